@@ -1,0 +1,60 @@
+"""cuda_library: compiles .cu files with nvcc for sm_90 (plus PTX).
+
+With no CUDA toolkit (@local_config_cuda's CUDA_ENABLED is False) the .cu
+sources are left out and the library is built from `cpu_srcs` alone, so the
+same target builds everywhere. Code that needs the toolkit tests the
+EMBER_WITH_CUDA macro, which this rule defines for dependents only when nvcc
+compiled the sources.
+"""
+
+load("@local_config_cuda//:defs.bzl", "CUDA_ENABLED", "NVCC")
+
+CUDA_ARCH_FLAGS = [
+    "-gencode=arch=compute_90,code=sm_90",
+    "-gencode=arch=compute_90,code=compute_90",
+]
+
+def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flags = [], **kwargs):
+    """A cc_library whose .cu sources are compiled by nvcc when CUDA exists.
+
+    Args:
+      name: target name.
+      srcs: .cu files (and any .cc compiled only with CUDA).
+      hdrs: headers, available in both configurations.
+      deps: cc deps of the library.
+      cpu_srcs: .cc files compiled in both configurations (e.g. the stubs
+        that report "CUDA is not available" in a CPU-only build).
+      nvcc_flags: extra nvcc flags.
+      **kwargs: passed to cc_library.
+    """
+    if not CUDA_ENABLED:
+        native.cc_library(name = name, srcs = cpu_srcs, hdrs = hdrs, deps = deps, **kwargs)
+        return
+    objs = []
+    cc_srcs = []
+    for src in srcs:
+        if not src.endswith(".cu"):
+            cc_srcs.append(src)
+            continue
+        obj = "_%s_cuda/%s.o" % (name, src[:-3])
+        native.genrule(
+            name = "%s_%s_nvcc" % (name, src[:-3].replace("/", "_")),
+            srcs = [src] + hdrs + native.glob(["**/*.h", "**/*.cuh"]),
+            outs = [obj],
+            cmd = " ".join([
+                NVCC,
+                "-std=c++17 -O3 -Xcompiler -fPIC -I. -DEMBER_WITH_CUDA",
+                " ".join(CUDA_ARCH_FLAGS),
+                " ".join(nvcc_flags),
+                "-c $(location %s) -o $@" % src,
+            ]),
+        )
+        objs.append(obj)
+    native.cc_library(
+        name = name,
+        srcs = objs + cc_srcs + cpu_srcs,
+        hdrs = hdrs,
+        defines = ["EMBER_WITH_CUDA"],
+        deps = deps + ["@local_config_cuda//:cudart"],
+        **kwargs
+    )
