@@ -1,0 +1,135 @@
+#include "tensor/allocator.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include "tensor/error.h"
+
+namespace ember {
+namespace {
+
+constexpr size_t kAlignment = 64;
+constexpr size_t kCacheMin = size_t{1} << 20;  // cache blocks of 1 MiB and more
+constexpr int kClassesPerOctave = 4;
+constexpr int kNumClasses = 64 * kClassesPerOctave;
+
+// Size class: each power-of-two octave split in kClassesPerOctave steps, so
+// rounding wastes under 25%.
+int size_class(size_t n, size_t* rounded) {
+  int octave = 63 - __builtin_clzll(n);
+  size_t base = size_t{1} << octave;
+  size_t step = base / kClassesPerOctave;
+  size_t k = (n - base + step - 1) / step;  // 0..kClassesPerOctave
+  *rounded = base + k * step;
+  return octave * kClassesPerOctave + static_cast<int>(k);
+}
+
+size_t class_bytes(int cls) {
+  int octave = cls / kClassesPerOctave;
+  size_t base = size_t{1} << octave;
+  return base + (cls % kClassesPerOctave) * (base / kClassesPerOctave);
+}
+
+void* raw_alloc(size_t n) {
+  void* p = std::aligned_alloc(kAlignment, (n + kAlignment - 1) / kAlignment * kAlignment);
+  if (p == nullptr) {
+    throw Error(absl::StrCat("DefaultCPUAllocator: not enough memory: you tried to allocate ", n,
+                             " bytes."));
+  }
+  return p;
+}
+
+class CpuCachingAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    DataPtr d;
+    d.device = kCPU;
+    d.deleter = &CpuCachingAllocator::free_block;
+    if (nbytes == 0) return d;  // empty tensors own no memory
+    if (nbytes < kCacheMin) {
+      d.ptr = raw_alloc(nbytes);
+      return d;  // ctx == nullptr: plain free
+    }
+    size_t rounded;
+    int cls = size_class(nbytes, &rounded);
+    // ctx carries the size class (+1, so that 0 means "not cached").
+    d.ctx = reinterpret_cast<void*>(static_cast<uintptr_t>(cls + 1));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& list = free_[cls];
+      if (!list.empty()) {
+        d.ptr = list.back();
+        list.pop_back();
+        cached_ -= rounded;
+        return d;
+      }
+    }
+    d.ptr = raw_alloc(rounded);
+    return d;
+  }
+
+  size_t cached_bytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cached_;
+  }
+
+  void empty_cache() {
+    std::vector<void*> all;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& l : free_) {
+        all.insert(all.end(), l.begin(), l.end());
+        l.clear();
+      }
+      cached_ = 0;
+    }
+    for (void* p : all) std::free(p);
+  }
+
+  static CpuCachingAllocator& instance() {
+    static auto* a = new CpuCachingAllocator();  // never destroyed: tensors may outlive main
+    return *a;
+  }
+
+ private:
+  static void free_block(void* ctx, void* ptr) {
+    if (ptr == nullptr) return;
+    if (ctx == nullptr) {
+      std::free(ptr);
+      return;
+    }
+    int cls = static_cast<int>(reinterpret_cast<uintptr_t>(ctx)) - 1;
+    CpuCachingAllocator& self = instance();
+    std::lock_guard<std::mutex> lock(self.mu_);
+    self.free_[cls].push_back(ptr);
+    self.cached_ += class_bytes(cls);
+  }
+
+  std::mutex mu_;
+  std::vector<void*> free_[kNumClasses];
+  size_t cached_ = 0;
+};
+
+Allocator* g_allocators[kNumDeviceTypes] = {nullptr, nullptr};
+
+}  // namespace
+
+Allocator* cpu_allocator() { return &CpuCachingAllocator::instance(); }
+
+Allocator* get_allocator(DeviceType t) {
+  if (t == kCPU) return g_allocators[0] ? g_allocators[0] : cpu_allocator();
+  Allocator* a = g_allocators[static_cast<int>(t)];
+  EMBER_CHECK(a != nullptr, "Torch not compiled with CUDA enabled");
+  return a;
+}
+
+void set_allocator(DeviceType t, Allocator* a) { g_allocators[static_cast<int>(t)] = a; }
+
+namespace cpu_cache {
+size_t cached_bytes() { return CpuCachingAllocator::instance().cached_bytes(); }
+void empty_cache() { CpuCachingAllocator::instance().empty_cache(); }
+}  // namespace cpu_cache
+
+}  // namespace ember

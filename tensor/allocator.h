@@ -1,0 +1,45 @@
+#ifndef EMBER_TENSOR_ALLOCATOR_H_
+#define EMBER_TENSOR_ALLOCATOR_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tensor/device.h"
+
+namespace ember {
+
+// Memory a Storage owns: the pointer, and how to give it back.
+struct DataPtr {
+  void* ptr = nullptr;
+  void* ctx = nullptr;                         // passed to deleter
+  void (*deleter)(void* ctx, void* ptr) = nullptr;
+  Device device = kCPU;
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual DataPtr allocate(size_t nbytes) = 0;
+};
+
+// The CPU allocator. Note [Caching host allocator]: glibc hands large blocks
+// back to the kernel on free, so every fresh 64 MiB result costs ~16k page
+// faults. Blocks of 1 MiB and more are kept in size-class free lists and
+// reused; empty_cache() returns them to the system. Blocks are 64-byte
+// aligned so kernels can use aligned vector loads.
+Allocator* cpu_allocator();
+
+// One registered allocator per device type (the CUDA backend registers its own).
+Allocator* get_allocator(DeviceType t);
+void set_allocator(DeviceType t, Allocator* a);
+
+namespace cpu_cache {
+// Bytes held in the CPU allocator's free lists.
+size_t cached_bytes();
+// Returns every cached block to the system.
+void empty_cache();
+}  // namespace cpu_cache
+
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_ALLOCATOR_H_

@@ -1,0 +1,177 @@
+#include "tensor/copy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/loops.h"
+
+namespace ember {
+namespace {
+
+CrossDeviceCopyFn g_cross_copy[kNumDeviceTypes] = {nullptr, nullptr};
+
+// An empty tensor with t's layout when it is dense, else contiguous.
+Tensor empty_preserving_layout(const Tensor& t, ScalarType dtype, Device device) {
+  TensorOptions o = TensorOptions(dtype).device(device);
+  if (!t.is_contiguous() && is_non_overlapping_and_dense(t)) {
+    return empty_strided(t.sizes(), t.strides(), o);
+  }
+  return empty(t.sizes(), o);
+}
+
+}  // namespace
+
+void register_cross_device_copy(DeviceType t, CrossDeviceCopyFn fn) {
+  g_cross_copy[static_cast<int>(t)] = fn;
+}
+
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  int64_t n = t.dim();
+  std::vector<int64_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+    if (t.sizes()[a] < 2) return false;
+    if (t.sizes()[b] < 2) return true;
+    return t.strides()[a] < t.strides()[b];
+  });
+  int64_t expected = 1;
+  for (int64_t d : perm) {
+    int64_t s = t.sizes()[d];
+    if (s == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= s;
+  }
+  return true;
+}
+
+Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
+  EMBER_CHECK(src.defined(), "copy_: the source tensor is undefined");
+  if (is_same(src)) return *this;
+  if (!is_cpu() || !src.is_cpu()) {
+    DeviceType t = is_cpu() ? src.device().type() : device().type();
+    CrossDeviceCopyFn fn = g_cross_copy[static_cast<int>(t)];
+    EMBER_CHECK(fn != nullptr, "Torch not compiled with CUDA enabled");
+    fn(*this, src);
+    impl_->bump_version();
+    return *this;
+  }
+  if (is_quantized() || src.is_quantized()) {
+    EMBER_CHECK(dtype() == src.dtype(), "copy_ between quantized and non-quantized tensors (",
+                scalar_type_name(src.dtype()), " to ", scalar_type_name(dtype()),
+                ") is not supported");
+    impl_->set_quant_params(src.impl()->quant_params());
+  }
+  IterConfig c;
+  c.promote_inputs = false;
+  c.cast_inputs = false;
+  c.check_output_cast = false;
+  c.allow_output_cast = false;
+  c.shape_from_output = true;
+  c.output_dtype = dtype();
+  TensorIterator iter(c);
+  iter.add_output(*this).add_input(src).build();
+  ScalarType dst_t = is_quantized() ? (dtype() == kQInt8 ? kChar : kByte) : dtype();
+  ScalarType src_t = src.is_quantized() ? (src.dtype() == kQInt8 ? kChar : kByte) : src.dtype();
+  if (dst_t == src_t) {
+    if (is_contiguous() && src.is_contiguous() && sizes() == src.sizes()) {
+      char* d = static_cast<char*>(data_ptr());
+      const char* s = static_cast<const char*>(src.data_ptr());
+      int64_t esz = element_size();
+      parallel_for(0, numel(), kGrainSize * 4, [&](int64_t b, int64_t e) {
+        std::memcpy(d + b * esz, s + b * esz, (e - b) * esz);
+      });
+      return *this;
+    }
+    switch (element_size()) {  // a plain copy only moves bytes
+      case 1: cpu_kernel(iter, [](uint8_t v) -> uint8_t { return v; }); break;
+      case 2: cpu_kernel(iter, [](uint16_t v) -> uint16_t { return v; }); break;
+      case 4: cpu_kernel(iter, [](uint32_t v) -> uint32_t { return v; }); break;
+      default: cpu_kernel(iter, [](uint64_t v) -> uint64_t { return v; }); break;
+    }
+    return *this;
+  }
+  EMBER_DISPATCH_ALL_TYPES(dst_t, "copy_", [&] {
+    using out_t = scalar_t;
+    EMBER_DISPATCH_ALL_TYPES(src_t, "copy_", [&] {
+      cpu_kernel(iter, [](scalar_t v) -> out_t { return cast_value<out_t>(v); });
+    });
+  });
+  return *this;
+}
+
+Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
+  ScalarType dt = options.has_dtype() ? options.dtype() : dtype();
+  Device dev = options.device();
+  if (!copy && dt == dtype() && dev == device()) return *this;
+  Tensor r = empty_preserving_layout(*this, dt, dev);
+  r.copy_(*this, non_blocking);
+  return r;
+}
+
+Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy) const {
+  return to(TensorOptions(dtype).device(device()), non_blocking, copy);
+}
+Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
+  return to(TensorOptions(dtype()).device(device), non_blocking, copy);
+}
+Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
+  return to(TensorOptions(dtype).device(device), non_blocking, copy);
+}
+Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy) const {
+  return to(other.options(), non_blocking, copy);
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  Tensor r = empty(sizes(), options());
+  if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
+  r.copy_(*this);
+  return r;
+}
+
+Tensor Tensor::clone() const {
+  Tensor r = empty_preserving_layout(*this, dtype(), device());
+  if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
+  r.copy_(*this);
+  return r;
+}
+
+Tensor Tensor::detach() const {
+  auto impl = std::make_shared<TensorImpl>(impl_->storage(), dtype(), sizes(), strides(),
+                                           storage_offset());
+  impl->set_quant_params(impl_->quant_params());
+  return Tensor(std::move(impl));
+}
+
+Tensor& Tensor::detach_() {
+  impl_->set_autograd_meta(nullptr);
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  if (!is_cpu()) {
+    Tensor v = scalar_tensor(value, TensorOptions(dtype()));
+    return fill_(v);
+  }
+  TensorIterator iter = TensorIterator::nullary_op(*this);
+  EMBER_DISPATCH_ALL_TYPES(dtype(), "fill_", [&] {
+    const scalar_t v = value.to<scalar_t>();
+    cpu_kernel(iter, [v]() -> scalar_t { return v; });
+  });
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0,
+              "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions.");
+  return copy_(value);
+}
+
+Tensor& Tensor::zero_() { return fill_(Scalar(0)); }
+
+}  // namespace ember

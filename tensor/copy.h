@@ -1,0 +1,19 @@
+#ifndef EMBER_TENSOR_COPY_H_
+#define EMBER_TENSOR_COPY_H_
+
+#include "tensor/tensor.h"
+
+namespace ember {
+
+// Copies between devices are done by the backend that owns the non-CPU side;
+// the CUDA backend registers its function here.
+using CrossDeviceCopyFn = void (*)(const Tensor& dst, const Tensor& src);
+void register_cross_device_copy(DeviceType t, CrossDeviceCopyFn fn);
+
+// True when the strides are a permutation of a contiguous layout (no holes,
+// no overlap); such tensors keep their layout through clone() and to().
+bool is_non_overlapping_and_dense(const Tensor& t);
+
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_COPY_H_

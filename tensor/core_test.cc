@@ -1,0 +1,169 @@
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tensor/copy.h"
+#include "tensor/empty.h"
+#include "tensor/iterator.h"
+#include "tensor/loops.h"
+#include "tensor/parallel.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace {
+
+TEST(DtypeTest, PromoteTypes) {
+  EXPECT_EQ(promote_types(kByte, kChar), kShort);
+  EXPECT_EQ(promote_types(kInt, kFloat), kFloat);
+  EXPECT_EQ(promote_types(kHalf, kBFloat16), kFloat);
+  EXPECT_EQ(promote_types(kBool, kLong), kLong);
+  EXPECT_EQ(promote_types(kLong, kDouble), kDouble);
+  EXPECT_EQ(promote_types(kByte, kLong), kLong);
+  EXPECT_EQ(promote_types(kShort, kInt), kInt);
+  EXPECT_FALSE(can_cast(kFloat, kLong));
+  EXPECT_TRUE(can_cast(kLong, kFloat));
+  EXPECT_FALSE(can_cast(kInt, kBool));
+}
+
+TEST(DtypeTest, HalfRoundTrip) {
+  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 1e-5f, 3.14159f}) {
+    Half h(f);
+    EXPECT_EQ(Half::from_float_portable(f), h.x) << f;
+    EXPECT_FLOAT_EQ(Half::to_float_portable(h.x), static_cast<float>(h));
+  }
+  EXPECT_EQ(static_cast<float>(Half(3.14159f)), 3.140625f);
+  EXPECT_EQ(static_cast<float>(BFloat16(3.14159f)), 3.140625f);
+}
+
+TEST(DtypeTest, DefaultDtype) {
+  EXPECT_EQ(get_default_dtype(), kFloat);
+  set_default_dtype(kDouble);
+  EXPECT_EQ(empty({2}).dtype(), kDouble);
+  set_default_dtype(kFloat);
+  EXPECT_THROW(set_default_dtype(kLong), TypeError);
+}
+
+TEST(DeviceTest, Parse) {
+  EXPECT_EQ(Device("cuda:1").index(), 1);
+  EXPECT_TRUE(Device("cuda").is_cuda());
+  EXPECT_EQ(Device("cpu").str(), "cpu");
+  EXPECT_THROW(Device("tpu"), Error);
+  EXPECT_THROW(Device("cuda:x"), Error);
+}
+
+TEST(EmptyTest, ShapeAndErrors) {
+  Tensor t = empty({2, 3}, kLong);
+  EXPECT_EQ(t.dim(), 2);
+  EXPECT_EQ(t.numel(), 6);
+  EXPECT_EQ(t.strides()[0], 3);
+  EXPECT_EQ(t.dtype(), kLong);
+  EXPECT_TRUE(t.is_contiguous());
+  EXPECT_EQ(t.size(-1), 3);
+  EXPECT_THROW(t.size(2), IndexError);
+  try {
+    empty({2, -1});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "Trying to create tensor with negative dimension -1: [2, -1]");
+  }
+}
+
+TEST(CopyTest, CastAndBroadcast) {
+  Tensor src = empty({3}, kInt);
+  int32_t* p = src.data_ptr<int32_t>();
+  p[0] = 1;
+  p[1] = -2;
+  p[2] = 3;
+  Tensor dst = empty({2, 3}, kFloat);
+  dst.copy_(src);
+  const float* d = dst.data_ptr<float>();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(d[r * 3 + 0], 1.0f);
+    EXPECT_EQ(d[r * 3 + 1], -2.0f);
+    EXPECT_EQ(d[r * 3 + 2], 3.0f);
+  }
+  Tensor b = src.to(kBool);
+  EXPECT_TRUE(b.data_ptr<bool>()[1]);
+}
+
+TEST(CopyTest, DataPtrTypeMismatch) {
+  Tensor t = empty({2}, kFloat);
+  try {
+    t.data_ptr<int64_t>();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "expected scalar type Long but found Float");
+  }
+}
+
+TEST(IteratorTest, BinaryBroadcastAndPromotion) {
+  Tensor a = empty({3, 1}, kInt);
+  Tensor b = empty({2}, kFloat);
+  for (int i = 0; i < 3; ++i) a.data_ptr<int32_t>()[i] = i + 1;
+  b.data_ptr<float>()[0] = 10;
+  b.data_ptr<float>()[1] = 20;
+  TensorIterator it = TensorIterator::binary_op(Tensor(), a, b);
+  EXPECT_EQ(it.common_dtype(), kFloat);
+  cpu_kernel(it, [](float x, float y) -> float { return x + y; });
+  Tensor out = it.output();
+  ASSERT_EQ(out.sizes(), IntArrayRef({3, 2}));
+  const float* o = out.data_ptr<float>();
+  EXPECT_EQ(o[0], 11);
+  EXPECT_EQ(o[1], 21);
+  EXPECT_EQ(o[4], 13);
+  EXPECT_EQ(o[5], 23);
+}
+
+TEST(IteratorTest, BroadcastError) {
+  try {
+    TensorIterator::binary_op(Tensor(), empty({2, 3}), empty({2, 4}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                 "dimension 1");
+  }
+}
+
+TEST(IteratorTest, WrappedNumberPromotion) {
+  Tensor i = empty({2}, kInt);
+  EXPECT_EQ(result_type(i, Scalar(2)), kInt);
+  EXPECT_EQ(result_type(i, Scalar(2.5)), kFloat);
+  Tensor h = empty({2}, kHalf);
+  EXPECT_EQ(result_type(h, Scalar(2.5)), kHalf);
+  EXPECT_EQ(result_type(empty({2}, kByte), empty({}, kLong)), kByte);
+  EXPECT_EQ(result_type(empty({2}, kByte), empty({}, kDouble)), kDouble);
+}
+
+TEST(IteratorTest, InPlaceCastError) {
+  Tensor out = empty({2}, kLong);
+  try {
+    TensorIterator::binary_op(out, out, empty({2}, kFloat));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "result type Float can't be cast to the desired output type Long");
+  }
+}
+
+TEST(ParallelTest, CoversRangeOnce) {
+  set_num_threads(2);
+  std::vector<int> hits(1000000, 0);
+  parallel_for(0, 1000000, 1000, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) hits[i]++;
+  });
+  for (int h : hits) ASSERT_EQ(h, 1);
+  EXPECT_THROW(parallel_for(0, 100000, 10, [](int64_t, int64_t) { throw Error("boom"); }), Error);
+  set_num_threads(1);
+  EXPECT_EQ(get_num_threads(), 1);
+}
+
+TEST(ParallelTest, FillLarge) {
+  set_num_threads(2);
+  Tensor t = empty({1 << 20}, kFloat);
+  t.fill_(2.5);
+  const float* p = t.data_ptr<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) ASSERT_EQ(p[i], 2.5f);
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,0 +1,283 @@
+#include "tensor/iterator.h"
+
+#include <algorithm>
+
+#include "tensor/empty.h"
+
+namespace ember {
+namespace {
+
+std::string shape_str(IntArrayRef s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) absl::StrAppend(&r, i ? ", " : "", s[i]);
+  return r + "]";
+}
+
+// PyTorch's ResultTypeState: dim tensors, 0-dim tensors and wrapped numbers
+// are promoted separately, then combined by category.
+struct ResultTypeState {
+  ScalarType dim_result = ScalarType::Undefined;
+  ScalarType zero_result = ScalarType::Undefined;
+  ScalarType wrapped_result = ScalarType::Undefined;
+};
+
+ScalarType promote_skip_undefined(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Undefined) return b;
+  if (b == ScalarType::Undefined) return a;
+  return promote_types(a, b);
+}
+
+void update_state(ResultTypeState& st, const Tensor& t) {
+  ScalarType cur = t.dtype();
+  if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
+    if (is_floating_point(cur)) cur = get_default_dtype();
+    st.wrapped_result = promote_skip_undefined(st.wrapped_result, cur);
+  } else if (t.dim() == 0) {
+    st.zero_result = promote_skip_undefined(st.zero_result, cur);
+  } else {
+    st.dim_result = promote_skip_undefined(st.dim_result, cur);
+  }
+}
+
+ScalarType combine_categories(ScalarType higher, ScalarType lower) {
+  if (is_floating_point(higher)) return higher;
+  if (higher == kBool || is_floating_point(lower)) return promote_skip_undefined(higher, lower);
+  if (higher != ScalarType::Undefined) return higher;
+  return lower;
+}
+
+ScalarType result_of(const ResultTypeState& st) {
+  return combine_categories(st.dim_result, combine_categories(st.zero_result, st.wrapped_result));
+}
+
+}  // namespace
+
+ScalarType result_type(TensorList tensors) {
+  ResultTypeState st;
+  for (const Tensor& t : tensors) update_state(st, t);
+  return result_of(st);
+}
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  ResultTypeState st;
+  update_state(st, a);
+  update_state(st, b);
+  return result_of(st);
+}
+
+ScalarType result_type(const Tensor& a, const Scalar& b) {
+  return result_type(a, wrapped_scalar_tensor(b));
+}
+
+DimVector infer_size(IntArrayRef a, IntArrayRef b) {
+  size_t na = a.size(), nb = b.size();
+  size_t n = std::max(na, nb);
+  DimVector out(n);
+  for (ptrdiff_t i = static_cast<ptrdiff_t>(n) - 1; i >= 0; --i) {
+    ptrdiff_t off = static_cast<ptrdiff_t>(n) - 1 - i;
+    ptrdiff_t ia = static_cast<ptrdiff_t>(na) - 1 - off;
+    ptrdiff_t ib = static_cast<ptrdiff_t>(nb) - 1 - off;
+    int64_t sa = ia >= 0 ? a[ia] : 1;
+    int64_t sb = ib >= 0 ? b[ib] : 1;
+    if (sa != sb && sa != 1 && sb != 1) {
+      throw Error(absl::StrCat("The size of tensor a (", sa, ") must match the size of tensor b (",
+                               sb, ") at non-singleton dimension ", i));
+    }
+    out[i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+TensorIterator& TensorIterator::add_output(const Tensor& out) {
+  EMBER_CHECK(ninputs() == 0, "TensorIterator: outputs must be added before inputs");
+  operands_.push_back(out);
+  ++num_outputs_;
+  return *this;
+}
+
+TensorIterator& TensorIterator::add_input(const Tensor& in) {
+  EMBER_CHECK(in.defined(), "TensorIterator: undefined input tensor");
+  EMBER_CHECK(ntensors() < kMaxOperands, "TensorIterator: too many operands");
+  operands_.push_back(in);
+  return *this;
+}
+
+TensorIterator& TensorIterator::build() {
+  compute_shape();
+  compute_types();
+  allocate_or_check_outputs();
+  coalesce();
+  return *this;
+}
+
+void TensorIterator::compute_shape() {
+  bool first = true;
+  if (config_.shape_from_output) {
+    broadcast_shape_.assign(operands_[0].sizes().begin(), operands_[0].sizes().end());
+    first = false;
+  }
+  for (int i = num_outputs_; i < ntensors(); ++i) {
+    const Tensor& t = operands_[i];
+    if (first) {
+      broadcast_shape_.assign(t.sizes().begin(), t.sizes().end());
+      first = false;
+    } else if (t.sizes() != IntArrayRef(broadcast_shape_)) {
+      broadcast_shape_ = infer_size(broadcast_shape_, t.sizes());
+    }
+  }
+  if (first) {  // no inputs: the output's shape
+    for (int i = 0; i < num_outputs_; ++i) {
+      if (operands_[i].defined()) {
+        broadcast_shape_.assign(operands_[i].sizes().begin(), operands_[i].sizes().end());
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < num_outputs_; ++i) {
+    const Tensor& o = operands_[i];
+    if (o.defined() && o.sizes() != IntArrayRef(broadcast_shape_)) {
+      throw Error(absl::StrCat("output with shape ", shape_str(o.sizes()),
+                               " doesn't match the broadcast shape ",
+                               shape_str(broadcast_shape_)));
+    }
+  }
+  numel_ = compute_numel(broadcast_shape_);
+}
+
+void TensorIterator::compute_types() {
+  if (config_.common_dtype) {
+    common_dtype_ = *config_.common_dtype;
+  } else if (ninputs() > 0) {
+    if (config_.promote_inputs) {
+      ResultTypeState st;
+      for (int i = num_outputs_; i < ntensors(); ++i) update_state(st, operands_[i]);
+      common_dtype_ = result_of(st);
+    } else {
+      common_dtype_ = input_dtype(0);
+    }
+  } else {
+    common_dtype_ = operands_[0].defined() ? operands_[0].dtype() : get_default_dtype();
+  }
+  if (config_.promote_integer_inputs_to_float && is_integral(common_dtype_, true)) {
+    common_dtype_ = get_default_dtype();
+  }
+  if (config_.cast_inputs) {
+    for (int i = num_outputs_; i < ntensors(); ++i) {
+      if (operands_[i].dtype() != common_dtype_) operands_[i] = operands_[i].to(common_dtype_);
+    }
+  }
+}
+
+void TensorIterator::allocate_or_check_outputs() {
+  ScalarType out_dtype = config_.output_dtype.value_or(common_dtype_);
+  for (int i = 0; i < num_outputs_; ++i) {
+    Tensor& o = operands_[i];
+    if (!o.defined()) {
+      o = empty(broadcast_shape_, TensorOptions(out_dtype).device(
+                                      ninputs() ? input(0).device() : Device(kCPU)));
+      continue;
+    }
+    if (config_.check_output_cast && !config_.output_dtype && !can_cast(common_dtype_, o.dtype())) {
+      throw Error(absl::StrCat("result type ", scalar_type_name(common_dtype_),
+                               " can't be cast to the desired output type ",
+                               scalar_type_name(o.dtype())));
+    }
+    for (int64_t d = 0; d < o.dim(); ++d) {
+      if (o.strides()[d] == 0 && o.sizes()[d] > 1) {
+        throw Error(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.");
+      }
+    }
+    if (o.dtype() != out_dtype && config_.allow_output_cast) {
+      original_outputs_.resize(num_outputs_);
+      original_outputs_[i] = o;
+      o = empty(broadcast_shape_, TensorOptions(out_dtype).device(o.device()));
+    }
+    o.unsafeGetTensorImpl()->bump_version();
+  }
+}
+
+void TensorIterator::coalesce() {
+  const int nt = ntensors();
+  const int nd = static_cast<int>(broadcast_shape_.size());
+  // Reverse order: dim 0 is the innermost. Broadcast dims get stride 0.
+  shape_.clear();
+  for (int i = 0; i < nt; ++i) strides_[i].clear();
+  for (int d = nd - 1; d >= 0; --d) {
+    int64_t size = broadcast_shape_[d];
+    if (size == 1) continue;
+    shape_.push_back(size);
+    for (int i = 0; i < nt; ++i) {
+      const Tensor& t = operands_[i];
+      int64_t td = d - (nd - t.dim());
+      int64_t st = 0;
+      if (td >= 0 && t.sizes()[td] != 1) st = t.strides()[td] * t.element_size();
+      strides_[i].push_back(st);
+    }
+  }
+  if (shape_.empty()) {
+    shape_.push_back(1);
+    for (int i = 0; i < nt; ++i) strides_[i].push_back(0);
+    return;
+  }
+  // Merge dim d+1 into d when every operand steps through them as one.
+  int out = 0;
+  for (size_t d = 1; d < shape_.size(); ++d) {
+    bool can = true;
+    for (int i = 0; i < nt && can; ++i) {
+      can = strides_[i][out] * shape_[out] == strides_[i][d];
+    }
+    if (can) {
+      shape_[out] *= shape_[d];
+    } else {
+      ++out;
+      shape_[out] = shape_[d];
+      for (int i = 0; i < nt; ++i) strides_[i][out] = strides_[i][d];
+    }
+  }
+  shape_.resize(out + 1);
+  for (int i = 0; i < nt; ++i) strides_[i].resize(out + 1);
+  EMBER_CHECK(shape_.size() <= 16, "TensorIterator supports at most 16 non-collapsible dims");
+}
+
+Tensor TensorIterator::output(int i) {
+  if (i < static_cast<int>(original_outputs_.size()) && original_outputs_[i].defined()) {
+    Tensor dst = original_outputs_[i];
+    dst.copy_(operands_[i]);
+    operands_[i] = dst;
+    original_outputs_[i] = Tensor();
+  }
+  return operands_[i];
+}
+
+TensorIterator TensorIterator::binary_op(const Tensor& out, const Tensor& a, const Tensor& b,
+                                         IterConfig config) {
+  TensorIterator it(config);
+  it.add_output(out).add_input(a).add_input(b).build();
+  return it;
+}
+
+TensorIterator TensorIterator::unary_op(const Tensor& out, const Tensor& a, IterConfig config) {
+  TensorIterator it(config);
+  it.add_output(out).add_input(a).build();
+  return it;
+}
+
+TensorIterator TensorIterator::comparison_op(const Tensor& out, const Tensor& a,
+                                             const Tensor& b) {
+  IterConfig c;
+  c.output_dtype = kBool;  // an in-place comparison computes bools, then casts back
+  c.check_output_cast = false;
+  TensorIterator it(c);
+  it.add_output(out).add_input(a).add_input(b).build();
+  return it;
+}
+
+TensorIterator TensorIterator::nullary_op(const Tensor& out) {
+  TensorIterator it;
+  it.add_output(out).build();
+  return it;
+}
+
+}  // namespace ember

@@ -1,0 +1,9 @@
+#include "tensor/storage.h"
+
+namespace ember {
+
+Storage make_storage(size_t nbytes, Device device) {
+  return std::make_shared<StorageImpl>(get_allocator(device.type())->allocate(nbytes), nbytes);
+}
+
+}  // namespace ember

@@ -1,0 +1,78 @@
+#include "tensor/tensor.h"
+
+#include "tensor/autograd_hook.h"
+#include "tensor/dispatch.h"
+
+namespace ember {
+namespace detail {
+
+[[noreturn]] void throw_data_ptr_type_mismatch(ScalarType expected, ScalarType actual) {
+  throw Error(absl::StrCat("expected scalar type ", scalar_type_name(expected),
+                           " but found ", scalar_type_name(actual)));
+}
+
+[[noreturn]] void throw_not_implemented(const char* name, ScalarType t) {
+  throw Error(absl::StrCat("\"", name, "\" not implemented for '", scalar_type_name(t), "'"));
+}
+
+// Wraps a possibly negative dim into [0, ndim), with PyTorch's IndexError.
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  int64_t n = ndim <= 0 ? 1 : ndim;  // scalars accept dims -1 and 0
+  int64_t lo = -n, hi = n - 1;
+  if (dim < lo || dim > hi) {
+    throw IndexError(absl::StrCat("Dimension out of range (expected to be in range of [", lo, ", ",
+                                  hi, "], but got ", dim, ")"));
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+}  // namespace detail
+
+namespace {
+AutogradHooks* g_hooks = nullptr;
+}  // namespace
+
+void set_autograd_hooks(AutogradHooks* hooks) { g_hooks = hooks; }
+AutogradHooks* autograd_hooks() { return g_hooks; }
+
+int64_t Tensor::size(int64_t dim) const {
+  EMBER_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
+  return sizes()[detail::wrap_dim(dim, this->dim())];
+}
+
+int64_t Tensor::stride(int64_t dim) const {
+  EMBER_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
+  return strides()[detail::wrap_dim(dim, this->dim())];
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "a Tensor with ", numel(),
+              " elements cannot be converted to Scalar");
+  Tensor t = is_cpu() ? *this : to(Device(kCPU));
+  if (t.is_quantized()) {  // the dequantized value
+    const QuantParams& q = t.impl()->quant_params();
+    int64_t v = t.dtype() == kQInt8 ? *static_cast<const int8_t*>(t.data_ptr())
+                                    : *static_cast<const uint8_t*>(t.data_ptr());
+    return Scalar(static_cast<double>(static_cast<float>((v - q.zero_point) * q.scale)));
+  }
+  return EMBER_DISPATCH_ALL_TYPES(t.dtype(), "item", [&]() -> Scalar {
+    return Scalar(*static_cast<const scalar_t*>(t.data_ptr()));
+  });
+}
+
+bool Tensor::requires_grad() const {
+  auto* m = impl_->autograd_meta();
+  return m != nullptr && m->requires_grad();
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  if (!requires_grad && impl_->autograd_meta() == nullptr) return *this;
+  EMBER_CHECK(!requires_grad || is_floating_point(),
+              "only Tensors of floating point dtype can require gradients");
+  EMBER_CHECK(g_hooks != nullptr,
+              "requires_grad_ needs ember's autograd library: link //autograd");
+  g_hooks->set_requires_grad(impl_.get(), requires_grad);
+  return *this;
+}
+
+}  // namespace ember

@@ -1,0 +1,434 @@
+#ifndef EMBER_TENSOR_TENSOR_H_
+#define EMBER_TENSOR_TENSOR_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "tensor/device.h"
+#include "tensor/dtype.h"
+#include "tensor/error.h"
+#include "tensor/scalar.h"
+#include "tensor/tensor_impl.h"
+#include "tensor/tensor_options.h"
+
+namespace ember {
+
+class Tensor;
+class TensorIndex;
+using TensorList = absl::Span<const Tensor>;
+using TensorIndexList = absl::Span<const TensorIndex>;
+
+// A handle to a TensorImpl. Copying a Tensor copies the handle, not the data:
+// `Tensor b = a;` aliases a, as in Python. Methods are defined next to the op
+// they forward to (creation.cc, shape.cc, math.cc, ...): one op, one place.
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+  // True when both handles refer to the same TensorImpl.
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  long use_count() const { return impl_.use_count(); }
+
+  // --- metadata -----------------------------------------------------------
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  IntArrayRef shape() const { return sizes(); }
+  int64_t size(int64_t dim) const;    // negative dims count from the end
+  int64_t stride(int64_t dim) const;
+  int64_t numel() const { return impl_->numel(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  int64_t element_size() const { return ::ember::element_size(dtype()); }
+  int64_t itemsize() const { return element_size(); }
+  int64_t nbytes() const { return numel() * element_size(); }
+  bool is_floating_point() const { return ::ember::is_floating_point(dtype()); }
+  bool is_signed() const { return ::ember::is_signed(dtype()); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_quantized() const { return ::ember::is_quantized(dtype()); }
+  bool is_complex() const { return false; }
+  bool is_same_size(const Tensor& o) const { return sizes() == o.sizes(); }
+  uint32_t _version() const { return impl_->version(); }
+
+  // Raw element pointer (element 0 of this view). Checks T against dtype().
+  template <typename T>
+  T* data_ptr() const;
+  void* data_ptr() const { return impl_->data(); }
+
+  // The single value of a one-element tensor.
+  Scalar item() const;
+  template <typename T>
+  T item() const {
+    return item().to<T>();
+  }
+
+  // --- autograd (behaviour installed by //autograd; see autograd_hook.h) ----
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+
+  // --- conversion (copy.cc) -------------------------------------------------
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const { return to(Device(kCPU)); }
+  Tensor cuda() const { return to(Device(kCUDA)); }
+  Tensor toType(ScalarType t) const { return to(t); }
+  Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor detach() const;
+  Tensor& detach_();
+  Tensor& fill_(const Scalar& value);
+  Tensor& fill_(const Tensor& value);
+  Tensor& zero_();
+
+  // --- shape and views (shape.cc) -------------------------------------------
+  Tensor view(IntArrayRef size) const;
+  Tensor view(ScalarType dtype) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t dim);
+  Tensor& unsqueeze_(int64_t dim);
+  Tensor expand(IntArrayRef size) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  Tensor t() const;
+  Tensor& t_();
+  Tensor mT() const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+               int64_t step = 1) const;
+  Tensor as_strided(IntArrayRef size, IntArrayRef stride,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor diag(int64_t diagonal = 0) const;
+
+  // --- indexing (indexing.cc) -------------------------------------------------
+  Tensor index(TensorIndexList indices) const;
+  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  Tensor& index_put_(TensorIndexList indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(TensorIndexList indices, const Scalar& value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  // x[i] for an integer i, like Python.
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor operator[](const Tensor& index) const;
+
+  // --- selection (selection.cc) ----------------------------------------------
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor nonzero() const;
+  Tensor take(const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                     const Scalar& alpha = 1);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  // (values, indices)
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false,
+                                  bool stable = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+
+  // --- elementwise math (math.cc, unary.cc, compare.cc) ---------------------
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  // rounding_mode: "" (true division), "trunc" or "floor".
+  Tensor div(const Tensor& other, const std::string& rounding_mode = "") const;
+  Tensor div(const Scalar& other, const std::string& rounding_mode = "") const;
+  Tensor& div_(const Tensor& other, const std::string& rounding_mode = "");
+  Tensor& div_(const Scalar& other, const std::string& rounding_mode = "");
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(const Scalar& other) const;
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(const Scalar& other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& pow_(const Scalar& exponent);
+  Tensor atan2(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor clamp(const Tensor& min, const Tensor& max) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const {
+    return clamp(min, max);
+  }
+
+#define EMBER_UNARY_METHOD(name) \
+  Tensor name() const;           \
+  Tensor& name##_();
+  EMBER_UNARY_METHOD(neg)
+  EMBER_UNARY_METHOD(abs)
+  EMBER_UNARY_METHOD(sqrt)
+  EMBER_UNARY_METHOD(rsqrt)
+  EMBER_UNARY_METHOD(square)
+  EMBER_UNARY_METHOD(exp)
+  EMBER_UNARY_METHOD(exp2)
+  EMBER_UNARY_METHOD(expm1)
+  EMBER_UNARY_METHOD(log)
+  EMBER_UNARY_METHOD(log2)
+  EMBER_UNARY_METHOD(log10)
+  EMBER_UNARY_METHOD(log1p)
+  EMBER_UNARY_METHOD(sin)
+  EMBER_UNARY_METHOD(cos)
+  EMBER_UNARY_METHOD(tan)
+  EMBER_UNARY_METHOD(asin)
+  EMBER_UNARY_METHOD(acos)
+  EMBER_UNARY_METHOD(atan)
+  EMBER_UNARY_METHOD(sinh)
+  EMBER_UNARY_METHOD(cosh)
+  EMBER_UNARY_METHOD(tanh)
+  EMBER_UNARY_METHOD(sigmoid)
+  EMBER_UNARY_METHOD(relu)
+  EMBER_UNARY_METHOD(erf)
+  EMBER_UNARY_METHOD(floor)
+  EMBER_UNARY_METHOD(ceil)
+  EMBER_UNARY_METHOD(round)
+  EMBER_UNARY_METHOD(trunc)
+  EMBER_UNARY_METHOD(frac)
+  EMBER_UNARY_METHOD(sign)
+  EMBER_UNARY_METHOD(reciprocal)
+  EMBER_UNARY_METHOD(logical_not)
+  EMBER_UNARY_METHOD(bitwise_not)
+#undef EMBER_UNARY_METHOD
+  Tensor round(int64_t decimals) const;
+  Tensor negative() const { return neg(); }
+  Tensor absolute() const { return abs(); }
+
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_xor(const Tensor& other) const;
+  Tensor bitwise_and(const Tensor& other) const;
+  Tensor bitwise_or(const Tensor& other) const;
+  Tensor bitwise_xor(const Tensor& other) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                 bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false) const;
+  bool equal(const Tensor& other) const;
+
+  // --- reductions (reduce.cc) ------------------------------------------------
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dim, bool keepdim = false,
+             std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  // correction: 1 is Bessel's (unbiased=True), 0 the population variance.
+  Tensor var(bool unbiased = true) const;
+  Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+
+  // --- linear algebra (linalg.cc) --------------------------------------------
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor vdot(const Tensor& other) const { return dot(other); }
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const { return outer(vec2); }
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+
+  // --- quantization (quantize.cc) ---------------------------------------------
+  Tensor dequantize() const;
+  Tensor int_repr() const;
+  double q_scale() const;
+  int64_t q_zero_point() const;
+
+  // --- random in place (random.cc) --------------------------------------------
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
+  Tensor& bernoulli_(double p = 0.5);
+  Tensor& random_(int64_t from, int64_t to);
+  Tensor& exponential_(double lambd = 1);
+
+  // Text form, exactly as PyTorch prints it (print.cc).
+  std::string toString() const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// Operators with tensors and numbers on either side (math.cc).
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
+Tensor operator!(const Tensor& a);
+
+// --- template definitions -------------------------------------------------
+
+namespace detail {
+[[noreturn]] void throw_data_ptr_type_mismatch(ScalarType expected, ScalarType actual);
+}
+
+template <typename T>
+T* Tensor::data_ptr() const {
+  constexpr ScalarType want = scalar_type_of<T>();
+  ScalarType have = dtype();
+  // Quantized tensors expose their integer representation.
+  bool ok = have == want || (have == kQInt8 && want == kChar) || (have == kQUInt8 && want == kByte);
+  if (!ok) detail::throw_data_ptr_type_mismatch(want, have);
+  return static_cast<T*>(impl_->data());
+}
+
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_TENSOR_H_

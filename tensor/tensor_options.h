@@ -1,0 +1,56 @@
+#ifndef EMBER_TENSOR_TENSOR_OPTIONS_H_
+#define EMBER_TENSOR_TENSOR_OPTIONS_H_
+
+#include <optional>
+
+#include "tensor/device.h"
+#include "tensor/dtype.h"
+
+namespace ember {
+
+// How to make a tensor: dtype (default: the default dtype, or what the data
+// says), device (default CPU) and requires_grad. Converts implicitly from a
+// dtype or a device, so `zeros({2, 3}, kLong)` and `ones({2}, Device("cuda"))`
+// read like libtorch.
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(ScalarType t) : dtype_(t) {}  // NOLINT
+  TensorOptions(Device d) : device_(d) {}     // NOLINT
+  TensorOptions(DeviceType d) : device_(d) {} // NOLINT
+
+  TensorOptions dtype(ScalarType t) const {
+    TensorOptions o = *this;
+    o.dtype_ = t;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
+  TensorOptions requires_grad(bool r) const {
+    TensorOptions o = *this;
+    o.requires_grad_ = r;
+    return o;
+  }
+
+  bool has_dtype() const { return dtype_.has_value(); }
+  ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
+  ScalarType dtype_or(ScalarType t) const { return dtype_.value_or(t); }
+  Device device() const { return device_; }
+  bool requires_grad() const { return requires_grad_; }
+
+ private:
+  std::optional<ScalarType> dtype_;
+  Device device_ = kCPU;
+  bool requires_grad_ = false;
+};
+
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_TENSOR_OPTIONS_H_
