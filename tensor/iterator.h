@@ -71,6 +71,8 @@ class TensorIterator {
   const Tensor& operand(int i) const { return operands_[i]; }
   const Tensor& input(int i = 0) const { return operands_[num_outputs_ + i]; }
   IntArrayRef shape() const { return broadcast_shape_; }
+  // The device the operands live on (the kernel table key).
+  DeviceType device_type() const { return operands_[0].device().type(); }
   int64_t numel() const { return numel_; }
 
   // Calls loop(char** data, const int64_t* strides, int64_t n) for runs of n

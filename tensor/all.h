@@ -1,0 +1,24 @@
+#ifndef EMBER_TENSOR_ALL_H_
+#define EMBER_TENSOR_ALL_H_
+
+// Everything //tensor offers. For users (through ember.h) and tests; the
+// project's own files include what they use.
+
+#include "tensor/creation.h"
+#include "tensor/device.h"
+#include "tensor/dtype.h"
+#include "tensor/empty.h"
+#include "tensor/error.h"
+#include "tensor/indexing.h"
+#include "tensor/linalg.h"
+#include "tensor/math.h"
+#include "tensor/parallel.h"
+#include "tensor/print.h"
+#include "tensor/quantize.h"
+#include "tensor/random.h"
+#include "tensor/reduce.h"
+#include "tensor/selection.h"
+#include "tensor/shape.h"
+#include "tensor/tensor.h"
+
+#endif  // EMBER_TENSOR_ALL_H_
