@@ -1,0 +1,22 @@
+#ifndef EMBER_BENCHMARKS_EMBER_BACKEND_H_
+#define EMBER_BENCHMARKS_EMBER_BACKEND_H_
+
+#include <vector>
+
+#include "tensor/all.h"
+
+namespace ember::bench {
+
+// ember as a backend of tensor_ops_cases.h.
+struct EmberBackend {
+  using Tensor = ember::Tensor;
+  static Tensor rand(std::vector<int64_t> sizes) { return ember::rand(sizes); }
+  static Tensor add(const Tensor& a, const Tensor& b) { return a + b; }
+  static Tensor sum(const Tensor& a) { return a.sum(); }
+  static Tensor mm(const Tensor& a, const Tensor& b) { return ember::mm(a, b); }
+  static void set_threads(int n) { ember::set_num_threads(n); }
+};
+
+}  // namespace ember::bench
+
+#endif  // EMBER_BENCHMARKS_EMBER_BACKEND_H_
