@@ -1,0 +1,172 @@
+// Ops that rearrange data into a new tensor: repeat, flip, roll, tril/triu,
+// diag. Each is a view of the input (or of the output) plus one copy_, so
+// the elementwise engine does the strided work and the casts.
+
+#include <algorithm>
+#include <cstring>
+
+#include "tensor/copy.h"
+#include "tensor/dim.h"
+#include "tensor/empty.h"
+#include "tensor/parallel.h"
+#include "tensor/shape.h"
+
+namespace ember {
+namespace {
+
+using detail::make_view;
+using detail::wrap_dim;
+
+// empty_like with PyTorch's MemoryFormat::Preserve: a dense input's layout
+// (e.g. transposed) is kept, anything else gets a contiguous result.
+Tensor empty_preserving_layout(const Tensor& t) {
+  Tensor r = (!t.is_contiguous() && is_non_overlapping_and_dense(t))
+                 ? empty_strided(t.sizes(), t.strides(), t.options())
+                 : empty(t.sizes(), t.options());
+  if (t.is_quantized()) r.impl()->set_quant_params(t.impl()->quant_params());
+  return r;
+}
+
+Tensor contiguous_copy(const Tensor& t) {
+  Tensor r = empty(t.sizes(), t.options());
+  r.copy_(t);
+  return r;
+}
+
+// Zeroes, in each matrix of the contiguous `r` (dims -2, -1), the columns
+// [lo(i), hi(i)) of row i. All-zero bytes are zero in every dtype.
+template <typename Range>
+void zero_row_ranges(Tensor& r, const Range& range) {
+  const int64_t m = r.size(-2), n = r.size(-1);
+  if (r.numel() == 0) return;
+  const int64_t rows = r.numel() / n;
+  const int64_t esz = r.element_size();
+  char* base = static_cast<char*>(r.data_ptr());
+  parallel_for(0, rows, std::max<int64_t>(kGrainSize / std::max<int64_t>(n, 1), 1),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t row = b; row < e; ++row) {
+                   int64_t lo, hi;
+                   range(row % m, &lo, &hi);
+                   lo = std::min(std::max<int64_t>(lo, 0), n);
+                   hi = std::min(std::max(hi, lo), n);
+                   if (hi > lo) std::memset(base + (row * n + lo) * esz, 0, (hi - lo) * esz);
+                 }
+               });
+}
+
+}  // namespace
+
+Tensor Tensor::repeat(IntArrayRef repeats) const {
+  EMBER_CHECK(static_cast<int64_t>(repeats.size()) >= dim(),
+              "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+              "of tensor");
+  const int64_t nd = static_cast<int64_t>(repeats.size());
+  const int64_t num_new = nd - dim();
+  DimVector padded(num_new, 1);
+  padded.insert(padded.end(), sizes().begin(), sizes().end());
+  DimVector target(nd);
+  bool zero_tensor = false;
+  for (int64_t i = 0; i < nd; ++i) {
+    target[i] = padded[i] * repeats[i];
+    if (repeats[i] == 0) zero_tensor = true;
+  }
+  if (zero_tensor) return empty(target, options());
+  Tensor x = expand(padded);
+  Tensor result = empty(target, options());
+  if (is_quantized()) result.impl()->set_quant_params(impl_->quant_params());
+  // Unfolding the result by each input size gives a view of shape
+  // [repeats..., sizes...] into which the input broadcasts.
+  Tensor ur = make_view(result, result.sizes(), result.strides(), 0);
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t s = x.sizes()[i];
+    ur = ur.unfold(i, s, std::max<int64_t>(s, 1));
+  }
+  ur.copy_(x.expand(ur.sizes()));
+  return result;
+}
+
+Tensor Tensor::flip(IntArrayRef dims) const {
+  absl::InlinedVector<bool, 6> flipped(std::max<int64_t>(dim(), 1), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, dim());
+    EMBER_CHECK(!flipped[w], "dim ", w, " appears multiple times in the list of dims");
+    flipped[w] = true;
+  }
+  // A view that walks the flipped dims backwards (negative strides, which
+  // only this internal view uses); copy_ then writes it out in order.
+  DimVector strides(this->strides().begin(), this->strides().end());
+  int64_t offset = storage_offset();
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (!flipped[d] || sizes()[d] <= 1) continue;
+    offset += (sizes()[d] - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  Tensor out = empty_preserving_layout(*this);
+  if (numel() == 0) return out;
+  out.copy_(make_view(*this, sizes(), strides, offset));
+  return out;
+}
+
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  if (dims.size() != 1 || shifts.size() != 1) {
+    EMBER_CHECK(!shifts.empty(), "`shifts` required");
+    if (dims.empty() && shifts.size() == 1) {  // roll the flattened tensor
+      return contiguous().view({numel()}).roll(shifts, {0}).view(sizes());
+    }
+    EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ",
+                shifts.size(), ", dims:", dims.size());
+    return roll(shifts.subspan(0, 1), dims.subspan(0, 1))
+        .roll(shifts.subspan(1), dims.subspan(1));
+  }
+  if (numel() == 0) return clone();
+  const int64_t d = dims[0];
+  const int64_t size = this->size(d);
+  int64_t start = (size - shifts[0]) % size;
+  if (start < 0) start += size;  // C++'s % keeps the sign; Python's does not
+  std::vector<Tensor> parts = {narrow(d, start, size - start), narrow(d, 0, start)};
+  return cat(parts, d);
+}
+
+Tensor Tensor::tril(int64_t diagonal) const {
+  wrap_dim(-2, dim());  // needs a matrix; PyTorch reports it as a bad dim
+  Tensor r = contiguous_copy(*this);
+  // Row i keeps columns j <= i + diagonal.
+  zero_row_ranges(r, [diagonal, n = size(-1)](int64_t i, int64_t* lo, int64_t* hi) {
+    *lo = i + diagonal + 1;
+    *hi = n;
+  });
+  return r;
+}
+
+Tensor Tensor::triu(int64_t diagonal) const {
+  wrap_dim(-2, dim());
+  Tensor r = contiguous_copy(*this);
+  // Row i keeps columns j >= i + diagonal.
+  zero_row_ranges(r, [diagonal](int64_t i, int64_t* lo, int64_t* hi) {
+    *lo = 0;
+    *hi = i + diagonal;
+  });
+  return r;
+}
+
+Tensor Tensor::diag(int64_t diagonal) const {
+  if (dim() == 1) {
+    const int64_t n = sizes()[0] + (diagonal >= 0 ? diagonal : -diagonal);
+    Tensor r = empty({n, n}, options());
+    r.zero_();
+    if (numel() > 0) r.diagonal(diagonal).copy_(*this);
+    return r;
+  }
+  EMBER_CHECK(dim() == 2, "matrix or a vector expected");
+  return contiguous_copy(this->diagonal(diagonal));
+}
+
+Tensor flip(const Tensor& self, IntArrayRef dims) { return self.flip(dims); }
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  return self.roll(shifts, dims);
+}
+Tensor tril(const Tensor& self, int64_t diagonal) { return self.tril(diagonal); }
+Tensor triu(const Tensor& self, int64_t diagonal) { return self.triu(diagonal); }
+Tensor diag(const Tensor& self, int64_t diagonal) { return self.diag(diagonal); }
+
+}  // namespace ember
