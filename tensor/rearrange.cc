@@ -27,6 +27,12 @@ Tensor empty_preserving_layout(const Tensor& t) {
   return r;
 }
 
+// tril/triu need a matrix; PyTorch reports a missing one as a bad dim -2.
+void check_matrix(const Tensor& t) {
+  EMBER_CHECK_INDEX(t.dim() > 0, "Dimension specified as -2 but tensor has no dimensions");
+  wrap_dim(-2, t.dim());
+}
+
 Tensor contiguous_copy(const Tensor& t) {
   Tensor r = empty(t.sizes(), t.options());
   r.copy_(t);
@@ -128,7 +134,7 @@ Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
 }
 
 Tensor Tensor::tril(int64_t diagonal) const {
-  wrap_dim(-2, dim());  // needs a matrix; PyTorch reports it as a bad dim
+  check_matrix(*this);
   Tensor r = contiguous_copy(*this);
   // Row i keeps columns j <= i + diagonal.
   zero_row_ranges(r, [diagonal, n = size(-1)](int64_t i, int64_t* lo, int64_t* hi) {
@@ -139,7 +145,7 @@ Tensor Tensor::tril(int64_t diagonal) const {
 }
 
 Tensor Tensor::triu(int64_t diagonal) const {
-  wrap_dim(-2, dim());
+  check_matrix(*this);
   Tensor r = contiguous_copy(*this);
   // Row i keeps columns j >= i + diagonal.
   zero_row_ranges(r, [diagonal](int64_t i, int64_t* lo, int64_t* hi) {
