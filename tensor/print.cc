@@ -136,8 +136,8 @@ constexpr bool is_float_like() {
 }
 
 template <typename Q>
-void dequantize_values(const Tensor& t, const QuantParams& q,
-                       const std::vector<int64_t>& offsets, Values* v) {
+void dequantize_values(const Tensor& t, const QuantParams& q, const std::vector<int64_t>& offsets,
+                       Values* v) {
   // PyTorch's CPU dequantize computes (float(q) - float(zp)) * float(scale)
   // in float32, so the printed digits depend on it.
   const Q* p = static_cast<const Q*>(t.data_ptr());
@@ -215,8 +215,8 @@ class Formatter {
     } else {
       sci_mode_ = wide_range || min_abs < 1.0e-4;
       for (double x : nonzero_finite) {
-        int64_t len = sci_mode_ ? format_sci(x, precision_).size()
-                                : format_fixed(x, precision_).size();
+        int64_t len =
+            sci_mode_ ? format_sci(x, precision_).size() : format_fixed(x, precision_).size();
         max_width_ = std::max(max_width_, len);
       }
     }
@@ -287,8 +287,8 @@ class Printer {
         size_t end = std::min(parts.size(), i + static_cast<size_t>(per_line));
         lines.push_back(absl::StrJoin(parts.begin() + i, parts.begin() + end, ", "));
       }
-      return absl::StrCat("[", absl::StrJoin(lines, absl::StrCat(",\n", std::string(indent + 1, ' '))),
-                          "]");
+      return absl::StrCat(
+          "[", absl::StrJoin(lines, absl::StrCat(",\n", std::string(indent + 1, ' '))), "]");
     }
     for (int64_t i = 0; i < head_end; ++i) parts.push_back(str(d + 1, indent + 1));
     if (summarized) parts.push_back("...");
@@ -430,7 +430,8 @@ std::string python_float_repr(double v) {
     out += mantissa[0];
     if (mantissa.size() > 1) absl::StrAppend(&out, ".", mantissa.substr(1));
     char exp_buf[16];
-    std::snprintf(exp_buf, sizeof(exp_buf), "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    std::snprintf(exp_buf, sizeof(exp_buf), "e%c%02d", exponent < 0 ? '-' : '+',
+                  std::abs(exponent));
     out += exp_buf;
   }
   return out;

@@ -15,10 +15,10 @@ namespace ember {
 
 // torch._tensor_str.PRINT_OPTS.
 struct PrintOptions {
-  int64_t precision = 4;     // digits after the point (fixed or scientific)
-  double threshold = 1000;   // more elements than this are summarized with "..."
-  int64_t edgeitems = 3;     // items kept at each end of a summarized dim
-  int64_t linewidth = 80;    // characters per line before a 1-D row wraps
+  int64_t precision = 4;    // digits after the point (fixed or scientific)
+  double threshold = 1000;  // more elements than this are summarized with "..."
+  int64_t edgeitems = 3;    // items kept at each end of a summarized dim
+  int64_t linewidth = 80;   // characters per line before a 1-D row wraps
   // true / false force scientific / fixed notation for floating tensors;
   // nullopt lets the formatter choose from the values (PyTorch's default).
   std::optional<bool> sci_mode;

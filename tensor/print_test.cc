@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor/allocator.h"
+#include "tensor/copy.h"
 #include "tensor/empty.h"
 #include "tensor/tensor.h"
 
@@ -85,8 +88,8 @@ Tensor build(const PrintCase& c) {
   std::string bytes = unhex(c.data_hex);
   Tensor base = empty({static_cast<int64_t>(bytes.size()) / element_size(dt)}, dt);
   if (!bytes.empty()) std::memcpy(base.data_ptr(), bytes.data(), bytes.size());
-  auto impl = std::make_shared<TensorImpl>(base.impl()->storage(), dt, c.sizes, c.strides,
-                                           c.offset);
+  auto impl =
+      std::make_shared<TensorImpl>(base.impl()->storage(), dt, c.sizes, c.strides, c.offset);
   if (is_quantized(dt)) impl->set_quant_params(QuantParams{c.scale, c.zero_point});
   std::string grad_fn = c.grad_fn;
   if (c.requires_grad || !grad_fn.empty()) {
@@ -132,9 +135,7 @@ TEST(PrintTest, StreamOperatorWritesToString) {
   EXPECT_EQ(os.str(), t.toString());
 }
 
-TEST(PrintTest, UndefinedTensor) {
-  EXPECT_EQ(Tensor().toString(), "[ Tensor (undefined) ]");
-}
+TEST(PrintTest, UndefinedTensor) { EXPECT_EQ(Tensor().toString(), "[ Tensor (undefined) ]"); }
 
 TEST(PrintTest, PythonFloatRepr) {
   for (const FloatRepr& f : kFloatReprs) {
@@ -142,6 +143,65 @@ TEST(PrintTest, PythonFloatRepr) {
     std::memcpy(&v, &f.bits, sizeof(v));
     EXPECT_EQ(python_float_repr(v), f.repr);
   }
+}
+
+// A stand-in CUDA backend whose "device memory" is host memory, so that the
+// device path (copy to CPU, device= suffix) runs on machines without a GPU.
+class HostBackedCudaAllocator : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override { return allocate_on(Device(kCUDA), nbytes); }
+  DataPtr allocate_on(Device device, size_t nbytes) override {
+    DataPtr d;
+    d.ptr = std::malloc(nbytes == 0 ? 1 : nbytes);
+    d.deleter = [](void*, void* p) { std::free(p); };
+    d.device = Device(kCUDA, device.has_index() ? device.index() : 0);
+    return d;
+  }
+};
+
+class FakeCudaBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_allocator(kCUDA, &allocator_);
+    register_cross_device_copy(kCUDA, [](const Tensor& dst, const Tensor& src) {
+      ASSERT_TRUE(dst.is_contiguous() && src.is_contiguous());
+      ASSERT_EQ(dst.nbytes(), src.nbytes());
+      std::memcpy(dst.data_ptr(), src.data_ptr(), src.nbytes());
+    });
+  }
+  void TearDown() override {
+    register_cross_device_copy(kCUDA, nullptr);
+    set_allocator(kCUDA, nullptr);
+  }
+
+  template <typename T>
+  Tensor on_device(std::vector<T> values, ScalarType dtype, int8_t index) {
+    Tensor t = empty({static_cast<int64_t>(values.size())},
+                     TensorOptions(dtype).device(Device(kCUDA, index)));
+    std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(T));
+    return t;
+  }
+
+  HostBackedCudaAllocator allocator_;
+};
+
+// PyTorch shows the device of every CUDA tensor, before the dtype and
+// autograd suffixes: tensor([1, 2, 3], device='cuda:0', dtype=torch.int32).
+TEST_F(FakeCudaBackendTest, DeviceSuffixComesFirst) {
+  EXPECT_EQ(on_device<float>({1.5f, 2.0f}, kFloat, 0).toString(),
+            "tensor([1.5000, 2.0000], device='cuda:0')");
+  EXPECT_EQ(on_device<int32_t>({1, 2, 3}, kInt, 0).toString(),
+            "tensor([1, 2, 3], device='cuda:0', dtype=torch.int32)");
+  EXPECT_EQ(on_device<int64_t>({7}, kLong, 1).toString(), "tensor([7], device='cuda:1')");
+  Tensor g = on_device<double>({0.25}, kDouble, 0);
+  g.impl()->set_autograd_meta(std::make_unique<FakeAutogradMeta>(true, ""));
+  EXPECT_EQ(g.toString(),
+            "tensor([0.2500], device='cuda:0', dtype=torch.float64, requires_grad=True)");
+}
+
+TEST_F(FakeCudaBackendTest, EmptyDeviceTensor) {
+  Tensor t = empty({0, 2}, TensorOptions(kFloat).device(Device(kCUDA, 0)));
+  EXPECT_EQ(t.toString(), "tensor([], device='cuda:0', size=(0, 2))");
 }
 
 TEST(PrintOptionsTest, DefaultsArePyTorchs) {

@@ -81,7 +81,7 @@ def gen():
     torch.manual_seed(1234)
     f = torch.float32
 
-    # --- the seed documents' printed tensors --------------------------------
+    # --- the seed documents' printed tensors ---------------------------------
     add("seed_rand_4x3", torch.tensor([[0.0479, 0.8201, 0.5482], [0.4645, 0.2504, 0.5394],
                                        [0.8791, 0.0699, 0.1394], [0.0695, 0.9159, 0.1081]]))
     add("seed_zeros_long", torch.zeros(4, 3, dtype=torch.long))
@@ -101,9 +101,10 @@ def gen():
     add("seed_bool_mask", torch.tensor([[False, True], [True, False]]))
     add("seed_broadcast", torch.tensor([[2, 3], [3, 4], [4, 5]]))
 
-    # --- floating values of many magnitudes -----------------------------------
+    # --- floating values of many magnitudes ----------------------------------
     for scale in [1e-6, 1e-4, 1e-2, 1.0, 10.0, 1e3, 1e5, 1e9]:
-        add("randn_3x4_scale_" + f"{scale:g}".replace("-", "m").replace("+", "").replace(".", "p"), torch.randn(3, 4) * scale)
+        tag = f"{scale:g}".replace("-", "m").replace("+", "").replace(".", "p")
+        add("randn_3x4_scale_" + tag, torch.randn(3, 4) * scale)
     add("randn_vec", torch.randn(7))
     add("randn_3d", torch.randn(2, 3, 4))
     add("randn_4d", torch.randn(2, 2, 2, 3))
@@ -117,14 +118,14 @@ def gen():
                                            dtype=torch.float64))
     add("negative_mixed", torch.tensor([-1.5, 2.25, -300.125]))
 
-    # --- integral floats (int mode) -----------------------------------------------
+    # --- integral floats (int mode) ------------------------------------------
     add("int_mode", torch.arange(-5, 5).float())
     add("int_mode_sci_ratio", torch.tensor([1., 2000.]))
     add("int_mode_sci_big", torch.tensor([1e9, 3e9]))
     add("int_mode_big_no_sci", torch.tensor([12345678., 99999999.]))
     add("int_mode_half_even", torch.tensor([2., 4., 6.]).double())
 
-    # --- nan / inf / zeros ---------------------------------------------------------
+    # --- nan / inf / zeros ---------------------------------------------------
     nan, inf = float("nan"), float("inf")
     add("nan_inf_mix", torch.tensor([nan, 1.5, inf, -inf]))
     add("nan_inf_only", torch.tensor([nan, inf, -inf]))
@@ -138,7 +139,7 @@ def gen():
     add("scalar_nan", torch.tensor(nan))
     add("scalar_neg_inf", torch.tensor(-inf))
 
-    # --- half / bfloat16 ---------------------------------------------------------------
+    # --- half / bfloat16 -----------------------------------------------------
     add("half_2x3", torch.randn(2, 3).half())
     add("bfloat16_2x3", torch.randn(2, 3).bfloat16())
     add("half_big", torch.tensor([60000., 0.001]).half())
@@ -146,7 +147,7 @@ def gen():
     add("bfloat16_sci", torch.tensor([1e20, 1.0]).bfloat16())
     add("half_scalar", torch.tensor(0.1).half())
 
-    # --- integral and bool dtypes ---------------------------------------------------------
+    # --- integral and bool dtypes --------------------------------------------
     add("int8", torch.randint(-128, 128, (3, 4), dtype=torch.int8))
     add("uint8", torch.randint(0, 256, (2, 5), dtype=torch.uint8))
     add("int16", torch.randint(-30000, 30000, (6,), dtype=torch.int16))
@@ -160,14 +161,14 @@ def gen():
     add("bool_scalar", torch.tensor(True))
     add("uint8_scalar", torch.tensor(200, dtype=torch.uint8))
 
-    # --- dtype suffix and default dtype ---------------------------------------------------
+    # --- dtype suffix and default dtype --------------------------------------
     add("float64_suffix", torch.tensor([1.5, 2.5], dtype=torch.float64))
     add("float64_default", torch.tensor([1.5, 2.5], dtype=torch.float64),
         default_dtype=torch.float64)
     add("float32_non_default", torch.tensor([1.5, 2.5]), default_dtype=torch.float64)
     add("empty_float32_non_default", torch.zeros(0), default_dtype=torch.float64)
 
-    # --- empty ---------------------------------------------------------------------------------
+    # --- empty ---------------------------------------------------------------
     add("empty_1d", torch.zeros(0))
     add("empty_2d", torch.zeros(0, 3))
     add("empty_3d_long", torch.zeros(2, 0, 3, dtype=torch.long))
@@ -175,7 +176,7 @@ def gen():
     add("empty_int32", torch.zeros(0, dtype=torch.int32))
     add("empty_requires_grad", torch.zeros(0, 2), requires_grad=True)
 
-    # --- summarization ---------------------------------------------------------------------------
+    # --- summarization -------------------------------------------------------
     add("arange_1001", torch.arange(1001))
     add("randn_1200", torch.randn(1200))
     add("randn_40x50", torch.randn(40, 50))
@@ -187,7 +188,7 @@ def gen():
     add("summarized_bool", torch.rand(30, 40) > 0.5)
     add("summarized_4d", torch.randn(8, 2, 8, 10))
 
-    # --- non-contiguous views ---------------------------------------------------------------------
+    # --- non-contiguous views ------------------------------------------------
     add("transposed", torch.randn(3, 4), lambda b: b.t())
     add("sliced_step", torch.randn(4, 6), lambda b: b[1:, 1::2])
     add("expanded", torch.randn(3, 1), lambda b: b.expand(3, 4))
@@ -199,7 +200,7 @@ def gen():
     add("scalar_view", torch.randn(3), lambda b: b[2])
     add("half_transposed", torch.randn(2, 3).half(), lambda b: b.t())
 
-    # --- line wrapping -------------------------------------------------------------------------------
+    # --- line wrapping -------------------------------------------------------
     add("wrap_vec", torch.randn(30))
     add("wrap_rows", torch.randn(3, 20))
     add("wrap_ints", torch.randint(-10**9, 10**9, (25,)))
@@ -208,12 +209,12 @@ def gen():
     add("wrap_grad_fn_suffix", torch.randn(2, 8), grad_fn="MulBackward0")
     add("wrap_dtype_suffix", torch.randn(9, dtype=torch.float64))
 
-    # --- autograd suffixes ---------------------------------------------------------------------------
+    # --- autograd suffixes ---------------------------------------------------
     add("requires_grad_scalar", torch.tensor(2.5), requires_grad=True)
     add("grad_fn_matrix", torch.randn(2, 2), grad_fn="MulBackward0")
     add("grad_fn_float64", torch.randn(3, dtype=torch.float64), grad_fn="MulBackward0")
 
-    # --- quantized -------------------------------------------------------------------------------------
+    # --- quantized -----------------------------------------------------------
     add("quint8", torch.quantize_per_tensor(torch.tensor([-1.0, 0.0, 1.0, 2.0]), 0.1, 10,
                                             torch.quint8))
     add("qint8_2x3", torch.quantize_per_tensor(torch.randn(2, 3), 0.05, -3, torch.qint8))
@@ -226,7 +227,7 @@ def gen():
     add("quint8_scalar", torch.quantize_per_tensor(torch.tensor(0.5), 0.25, 1, torch.quint8))
     add("quint8_empty", torch.quantize_per_tensor(torch.zeros(0, 2), 0.5, 0, torch.quint8))
 
-    # --- print options ----------------------------------------------------------------------------------
+    # --- print options -------------------------------------------------------
     r = torch.randn(3, 4)
     add("precision_2", r, opts=dict(precision=2))
     add("precision_8", r, opts=dict(precision=8))
@@ -306,7 +307,8 @@ def fuzz(count):
                         sci_mode=[None, True, False][rint(0, 2)])
         floating = base.dtype.is_floating_point
         add("fuzz_%d" % k, base, view, opts=opts,
-            requires_grad=floating and coin(0.2), grad_fn="MulBackward0" if floating and coin(0.1) else "",
+            requires_grad=floating and coin(0.2),
+            grad_fn="MulBackward0" if floating and coin(0.1) else "",
             default_dtype=torch.float64 if coin(0.2) else torch.float32)
 
 
