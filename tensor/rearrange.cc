@@ -124,8 +124,9 @@ Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
     return roll(shifts.subspan(0, 1), dims.subspan(0, 1))
         .roll(shifts.subspan(1), dims.subspan(1));
   }
-  if (numel() == 0) return clone();
   const int64_t d = dims[0];
+  EMBER_CHECK_INDEX(dim() > 0, "Dimension specified as ", d, " but tensor has no dimensions");
+  if (numel() == 0) return clone();
   const int64_t size = this->size(d);
   int64_t start = (size - shifts[0]) % size;
   if (start < 0) start += size;  // C++'s % keeps the sign; Python's does not

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "tensor/dim.h"
-#include "tensor/empty.h"
 #include "tensor/iterator.h"
 
 namespace ember {
@@ -314,6 +313,8 @@ Tensor Tensor::expand(IntArrayRef size) const {
       sz = target;
       st = 0;
     }
+    // A negative target other than -1 (PyTorch reports it from numel()).
+    EMBER_CHECK(sz >= 0, "numel: integer multiplication overflow");
     new_sizes[i] = sz;
     new_strides[i] = st;
   }
@@ -448,16 +449,15 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
                 sizes_str(stride));
   }
   EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
-  detail::check_sizes(size);
   // Elements the view reaches: 1 + sum((size - 1) * stride), or none.
   int64_t extent = 1;
   bool has_elements = true;
   for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK(size[i] >= 0, "Storage size calculation overflowed with sizes=",
+                sizes_str(size), " and strides=", sizes_str(stride));
     if (size[i] == 0) has_elements = false;
     extent += (size[i] - 1) * stride[i];
   }
-  EMBER_CHECK(!has_elements || extent >= 0, "Storage size calculation overflowed with sizes=",
-              sizes_str(size), " and strides=", sizes_str(stride));
   if (has_elements) {
     const int64_t itemsize = element_size();
     const int64_t needed = (offset + extent) * itemsize;

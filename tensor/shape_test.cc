@@ -260,6 +260,8 @@ TEST(ExpandTest, Errors) {
   ExpectError("expand_mismatch", [] { In({3}).expand({2, 4}); });
   ExpectError("expand_leading_m1", [] { In({3, 4}).expand({-1, -1, 4}); });
   ExpectError("expand_too_few", [] { In({3, 4}).expand({4}); });
+  ExpectError("expand_negative", [] { In({3, 4}).expand({-2, 3, 4}); });
+  ExpectError("expand_negative_singleton", [] { In({3, 1}).expand({3, -2}); });
   ExpectError("expand_double", [] { In({3, 4}, kDouble).expand({4}); });
 }
 
@@ -270,6 +272,7 @@ TEST(RepeatTest, TilesData) {
   ExpectValues("repeat_bool", In({3}, kBool).repeat({2, 2}));
   ExpectValues("repeat_half", In({2}, kHalf).repeat({3}));
   ExpectValues("repeat_zero", In({2, 3}).repeat({0, 2}));
+  ExpectValues("repeat_scalar", Scalar0(2).repeat({2, 3}));
   ExpectValues("repeat_expanded", In({3, 1}).expand({3, 2}).repeat({2, 1}));
   Tensor x = In({2, 3});
   Tensor r = x.repeat({1, 1});
@@ -358,6 +361,7 @@ TEST(AsStridedTest, ArbitraryGeometry) {
   ExpectView("as_strided_overlap", x.as_strided({3, 3}, {1, 1}));
   ExpectError("as_strided_oob", [&] { x.as_strided({13}, {1}); });
   ExpectError("as_strided_neg_stride", [&] { x.as_strided({2}, {-1}); });
+  ExpectError("as_strided_neg_size", [&] { x.as_strided({-1}, {1}); });
   ExpectError("as_strided_len", [&] { x.as_strided({2}, {1, 1}); });
   ExpectError("as_strided_neg_offset", [&] { x.as_strided({2}, {1}, -1); });
 }
@@ -519,6 +523,9 @@ TEST(RollTest, Shifts) {
   ExpectValues("roll_multi", x.roll({1, -2}, {0, 1}));
   ExpectValues("roll_transposed", x.t().roll({1}, {0}));
   ExpectValues("roll_int", In({2, 3}, kLong).roll({1}, {1}));
+  ExpectValues("roll_scalar", Scalar0(2).roll({1}, {}));
+  ExpectValues("roll_empty", empty({2, 0}).roll({1}, {1}));
+  ExpectError("roll_scalar_dim", [] { Scalar0(2).roll({1}, {0}); });
   ExpectError("roll_align", [&] { x.roll({1}, {0, 1}); });
   ExpectError("roll_flat_multi", [&] { x.roll({1, 2}, {}); });
   ExpectError("roll_no_shifts", [&] { x.roll({}, {}); });
@@ -555,6 +562,7 @@ TEST(TrilTriuTest, EveryDtypeClass) {
 }
 
 TEST(TrilTriuTest, Errors) {
+  ExpectView("tril_empty", empty({3, 0}).tril());
   ExpectError("tril_1d", [] { In({3}).tril(); });
   ExpectError("triu_scalar", [] { Scalar0(1).triu(); });
 }
@@ -566,6 +574,8 @@ TEST(DiagTest, VectorToMatrixAndBack) {
   ExpectView("diag_of_mat", In({3, 4}).diag());
   ExpectView("diag_of_mat_neg", In({3, 4}).diag(-1));
   ExpectView("diag_of_transposed", In({3, 4}).t().diag(1));
+  ExpectView("diag_from_empty", empty({0}).diag(1));
+  ExpectError("diag_scalar", [] { Scalar0(2).diag(); });
   ExpectError("diag_3d", [] { In({2, 3, 4}).diag(); });
 }
 
