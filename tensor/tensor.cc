@@ -53,7 +53,9 @@ Scalar Tensor::item() const {
     const QuantParams& q = t.impl()->quant_params();
     int64_t v = t.dtype() == kQInt8 ? *static_cast<const int8_t*>(t.data_ptr())
                                     : *static_cast<const uint8_t*>(t.data_ptr());
-    return Scalar(static_cast<double>(static_cast<float>((v - q.zero_point) * q.scale)));
+    // float32 arithmetic, as PyTorch's dequantize does.
+    return Scalar((static_cast<float>(v) - static_cast<float>(q.zero_point)) *
+                  static_cast<float>(q.scale));
   }
   return EMBER_DISPATCH_ALL_TYPES(t.dtype(), "item", [&]() -> Scalar {
     return Scalar(*static_cast<const scalar_t*>(t.data_ptr()));
