@@ -20,6 +20,12 @@ class Allocator {
  public:
   virtual ~Allocator() = default;
   virtual DataPtr allocate(size_t nbytes) = 0;
+  // Allocation on a given instance of the device type (index -1: the current
+  // one). Only device types with several instances (CUDA) override it.
+  virtual DataPtr allocate_on(Device device, size_t nbytes) {
+    (void)device;
+    return allocate(nbytes);
+  }
 };
 
 // The CPU allocator. Note [Caching host allocator]: glibc hands large blocks

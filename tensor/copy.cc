@@ -152,16 +152,21 @@ Tensor& Tensor::detach_() {
   return *this;
 }
 
-Tensor& Tensor::fill_(const Scalar& value) {
-  if (!is_cpu()) {
-    Tensor v = scalar_tensor(value, TensorOptions(dtype()));
-    return fill_(v);
-  }
-  TensorIterator iter = TensorIterator::nullary_op(*this);
-  EMBER_DISPATCH_ALL_TYPES(dtype(), "fill_", [&] {
+EMBER_DEFINE_KERNEL_TABLE(fill_kernel, FillFn);
+
+namespace {
+void fill_cpu(const Tensor& self, const Scalar& value) {
+  TensorIterator iter = TensorIterator::nullary_op(self);
+  EMBER_DISPATCH_ALL_TYPES(self.dtype(), "fill_", [&] {
     const scalar_t v = value.to<scalar_t>();
     cpu_kernel(iter, [v]() -> scalar_t { return v; });
   });
+}
+}  // namespace
+EMBER_REGISTER_KERNEL(fill_kernel, kCPU, &fill_cpu);
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  fill_kernel(device())(*this, value);
   return *this;
 }
 

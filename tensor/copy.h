@@ -1,6 +1,7 @@
 #ifndef EMBER_TENSOR_COPY_H_
 #define EMBER_TENSOR_COPY_H_
 
+#include "tensor/kernel_table.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -9,6 +10,11 @@ namespace ember {
 // the CUDA backend registers its function here.
 using CrossDeviceCopyFn = void (*)(const Tensor& dst, const Tensor& src);
 void register_cross_device_copy(DeviceType t, CrossDeviceCopyFn fn);
+
+// fill_'s loop for each device (Note [Kernel tables]); the CUDA backend
+// registers its kernel from tensor/cuda/.
+using FillFn = void (*)(const Tensor& self, const Scalar& value);
+EMBER_DECLARE_KERNEL_TABLE(fill_kernel, FillFn);
 
 // True when the strides are a permutation of a contiguous layout (no holes,
 // no overlap); such tensors keep their layout through clone() and to().

@@ -30,6 +30,10 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
     if not CUDA_ENABLED:
         native.cc_library(name = name, srcs = cpu_srcs, hdrs = hdrs, deps = deps, **kwargs)
         return
+    # nvcc runs in the execution root, where this repository's files are
+    # under external/<name>/ when ember is embedded in another workspace.
+    repo = native.repository_name()
+    root = "." if repo == "@" else "external/" + repo[1:]
     objs = []
     cc_srcs = []
     for src in srcs:
@@ -39,11 +43,11 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
         obj = "_%s_cuda/%s.o" % (name, src[:-3])
         native.genrule(
             name = "%s_%s_nvcc" % (name, src[:-3].replace("/", "_")),
-            srcs = [src] + hdrs + native.glob(["**/*.h", "**/*.cuh"]),
+            srcs = {f: None for f in [src] + hdrs + native.glob(["**/*.h", "**/*.cuh"])}.keys(),
             outs = [obj],
             cmd = " ".join([
                 NVCC,
-                "-std=c++17 -O3 -Xcompiler -fPIC -I. -DEMBER_WITH_CUDA",
+                "-std=c++17 -O3 -Xcompiler -fPIC -I%s -DEMBER_WITH_CUDA" % root,
                 " ".join(CUDA_ARCH_FLAGS),
                 " ".join(nvcc_flags),
                 "-c $(location %s) -o $@" % src,

@@ -1,0 +1,123 @@
+// The CUDA runtime API of cuda.h, in a build with the CUDA toolkit.
+
+#include "tensor/cuda/context.h"
+
+#include <string>
+
+#include "tensor/cuda/cuda.h"
+#include "tensor/error.h"
+
+namespace ember {
+namespace cuda {
+namespace detail {
+namespace {
+
+struct InitState {
+  int count = 0;
+  std::string error;  // why no device can be used; empty when count > 0
+};
+
+// PyTorch's device_count_impl (c10/cuda/CUDAFunctions.cpp): the runtime's
+// error is turned into the message a PyTorch user knows.
+InitState probe() {
+  InitState s;
+  cudaError_t err = cudaGetDeviceCount(&s.count);
+  if (err == cudaSuccess) {
+    if (s.count == 0) s.error = "No CUDA GPUs are available";
+    return s;
+  }
+  cudaGetLastError();  // clear the error so that it does not surface elsewhere
+  s.count = 0;
+  switch (err) {
+    case cudaErrorNoDevice:
+      s.error = "No CUDA GPUs are available";
+      break;
+    case cudaErrorInsufficientDriver: {
+      int version = -1;
+      if (cudaDriverGetVersion(&version) != cudaSuccess) cudaGetLastError();
+      if (version <= 0) {
+        s.error =
+            "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+            "and installed a driver from http://www.nvidia.com/Download/index.aspx";
+      } else {
+        s.error = absl::StrCat(
+            "The NVIDIA driver on your system is too old (found version ", version,
+            "). Please update your GPU driver by downloading and installing a new version "
+            "from the URL: http://www.nvidia.com/Download/index.aspx");
+      }
+      break;
+    }
+    case cudaErrorInitializationError:
+      s.error = "CUDA driver initialization failed, you might not have a CUDA gpu.";
+      break;
+    default:
+      s.error = absl::StrCat("Unexpected error from cudaGetDeviceCount(). Error ",
+                             static_cast<int>(err), ": ", cudaGetErrorString(err));
+  }
+  return s;
+}
+
+// Probed once: the answer cannot change within a process.
+const InitState& state() {
+  static const InitState* s = new InitState(probe());
+  return *s;
+}
+
+}  // namespace
+
+void check(cudaError_t err) {
+  if (err == cudaSuccess) return;
+  cudaGetLastError();
+  throw Error(absl::StrCat("CUDA error: ", cudaGetErrorString(err)));
+}
+
+int ensure_initialized() {
+  const InitState& s = state();
+  if (s.count == 0) throw Error(s.error);
+  return s.count;
+}
+
+int device_index(Device d) {
+  ensure_initialized();
+  if (d.has_index()) return d.index();
+  int current = 0;
+  check(cudaGetDevice(&current));
+  return current;
+}
+
+DeviceGuard::DeviceGuard(int device) : previous_(-1), device_(device) {
+  check(cudaGetDevice(&previous_));
+  if (previous_ != device_) check(cudaSetDevice(device_));
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (previous_ != device_) cudaSetDevice(previous_);  // a destructor must not throw
+}
+
+}  // namespace detail
+
+bool is_available() { return detail::state().count > 0; }
+
+size_t device_count() { return static_cast<size_t>(detail::state().count); }
+
+int current_device() {
+  detail::ensure_initialized();
+  int device = 0;
+  EMBER_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+void set_device(int device) {
+  detail::ensure_initialized();
+  EMBER_CUDA_CHECK(cudaSetDevice(device));
+}
+
+void synchronize(int64_t device_index) {
+  int device = detail::device_index(
+      device_index < 0 ? Device(kCUDA) : Device(kCUDA, static_cast<int8_t>(device_index)));
+  detail::DeviceGuard guard(device);
+  EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace cuda
+}  // namespace ember

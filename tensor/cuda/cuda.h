@@ -1,0 +1,44 @@
+#ifndef EMBER_TENSOR_CUDA_CUDA_H_
+#define EMBER_TENSOR_CUDA_CUDA_H_
+
+// The CUDA runtime as ember's users see it (libtorch's torch::cuda and
+// c10::cuda functions). The same API exists in every build: without a CUDA
+// toolkit (a CPU-only build) is_available() is false and the functions that
+// need a device throw "Torch not compiled with CUDA enabled"; with a toolkit
+// but no usable device they throw PyTorch's driver / no-device errors.
+//
+// Linking //tensor/cuda (part of //tensor) also registers the CUDA
+// allocator, the host<->device copies behind Tensor::to / copy_, and the CUDA
+// kernels of ops that have one (Note [Kernel tables]).
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ember {
+namespace cuda {
+
+// True when ember was built with CUDA and at least one device is usable.
+// Never throws.
+bool is_available();
+
+// Number of usable devices (0 without CUDA, driver or device). Never throws.
+size_t device_count();
+
+// Index of the device new CUDA tensors go to ("cuda" without an index).
+int current_device();
+void set_device(int device);
+
+// Waits for all work on `device_index` (-1: the current device) to finish.
+void synchronize(int64_t device_index = -1);
+
+// Returns the memory the CUDA caching allocator holds in its free lists to
+// the driver (torch.cuda.empty_cache()). A no-op without CUDA.
+void empty_cache();
+
+// Bytes the caching allocator holds for reuse, over all devices.
+size_t cached_bytes();
+
+}  // namespace cuda
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_CUDA_CUDA_H_

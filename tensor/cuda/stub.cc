@@ -1,0 +1,28 @@
+// cuda.h in a CPU-only build (no CUDA toolkit found at build time): the API
+// exists, nothing is available, and what needs a device says why, in
+// PyTorch's words. In a CUDA build context.cc and allocator.cc define these.
+
+#include "tensor/cuda/cuda.h"
+
+#ifndef EMBER_WITH_CUDA
+
+#include "tensor/error.h"
+
+namespace ember {
+namespace cuda {
+namespace {
+[[noreturn]] void not_compiled() { throw Error("Torch not compiled with CUDA enabled"); }
+}  // namespace
+
+bool is_available() { return false; }
+size_t device_count() { return 0; }
+int current_device() { not_compiled(); }
+void set_device(int) { not_compiled(); }
+void synchronize(int64_t) { not_compiled(); }
+void empty_cache() {}
+size_t cached_bytes() { return 0; }
+
+}  // namespace cuda
+}  // namespace ember
+
+#endif  // EMBER_WITH_CUDA
