@@ -1,0 +1,474 @@
+// Matrix products (linalg.h). Everything reduces to one strided GEMM
+// (gemm below) over raw pointers plus row/column strides, so views
+// (transposes, slices, expanded batch dims) reach BLAS without copies when
+// BLAS can express their layout.
+
+#include "tensor/linalg.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/iterator.h"
+#include "tensor/loops.h"
+
+namespace ember {
+namespace {
+
+// A view of t's storage with other sizes and strides (no copy).
+Tensor as_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides) {
+  return Tensor(std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides,
+                                             t.storage_offset()));
+}
+
+std::string dims_str(IntArrayRef s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) absl::StrAppend(&r, i ? ", " : "", s[i]);
+  return r + "]";
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", scalar_type_name(a.dtype()),
+              " but found ", scalar_type_name(b.dtype()));
+}
+
+// The operand layout BLAS understands: row-major with leading dimension ld
+// (trans = false), or the transpose of one (trans = true).
+struct BlasLayout {
+  bool ok = false;
+  bool trans = false;
+  int64_t ld = 1;
+};
+
+BlasLayout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  BlasLayout l;
+  if (rows >= INT_MAX || cols >= INT_MAX) return l;
+  if (cs == 1 || cols == 1) {
+    int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : rs;
+    if (ld >= std::max<int64_t>(cols, 1) && ld < INT_MAX) return {true, false, ld};
+  }
+  if (rs == 1 || rows == 1) {
+    int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : cs;
+    if (ld >= std::max<int64_t>(rows, 1) && ld < INT_MAX) return {true, true, ld};
+  }
+  return l;
+}
+
+// A strided matrix operand.
+template <typename T>
+struct Mat {
+  const T* p;
+  int64_t rs, cs;
+};
+
+// Copies a strided rows x cols matrix into a row-major buffer.
+template <typename T>
+Mat<T> pack(Mat<T> m, int64_t rows, int64_t cols, std::vector<T>& buf) {
+  buf.resize(rows * cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) buf[i * cols + j] = m.p[i * m.rs + j * m.cs];
+  }
+  return {buf.data(), cols, 1};
+}
+
+void blas_gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda,
+               const float* b, int ldb, float beta, float* c, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void blas_gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda,
+               const double* b, int ldb, double beta, double* c, int ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void blas_gemv(bool ta, int m, int n, float alpha, const float* a, int lda, const float* x,
+               int incx, float beta, float* y, int incy) {
+  cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta,
+              y, incy);
+}
+void blas_gemv(bool ta, int m, int n, double alpha, const double* a, int lda, const double* x,
+               int incx, double beta, double* y, int incy) {
+  cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta,
+              y, incy);
+}
+
+// C[M,N] (row-major, leading dim ldc) = beta * C + alpha * A[M,K] B[K,N].
+// beta == 0 overwrites C without reading it.
+template <typename T>
+void gemm(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T beta, T* C,
+          int64_t ldc) {
+  if (M == 0 || N == 0) return;
+  if constexpr (std::is_floating_point<T>::value) {
+    if (K == 0) {
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
+      }
+      return;
+    }
+    std::vector<T> abuf, bbuf;
+    BlasLayout la = blas_layout(M, K, A.rs, A.cs);
+    if (!la.ok) {
+      A = pack(A, M, K, abuf);
+      la = {true, false, K};
+    }
+    BlasLayout lb = blas_layout(K, N, B.rs, B.cs);
+    if (!lb.ok) {
+      B = pack(B, K, N, bbuf);
+      lb = {true, false, N};
+    }
+    if (N == 1) {
+      // Matrix-vector: gemv with B's column as the vector.
+      int64_t incx = K == 1 ? 1 : B.rs;
+      if (incx > 0 && incx < INT_MAX) {
+        blas_gemv(la.trans, la.trans ? K : M, la.trans ? M : K, alpha, A.p, la.ld, B.p, incx, beta,
+                  C, ldc);
+        return;
+      }
+    }
+    blas_gemm(la.trans, lb.trans, M, N, K, alpha, A.p, la.ld, B.p, lb.ld, beta, C, ldc);
+  } else {
+    // Exact integer product (wrapping like PyTorch's integer arithmetic):
+    // i-k-j order so the inner loop runs along rows of B and C.
+    using U = std::make_unsigned_t<T>;
+    for (int64_t i = 0; i < M; ++i) {
+      T* c = C + i * ldc;
+      for (int64_t j = 0; j < N; ++j) c[j] = beta == T(0) ? T(0) : static_cast<T>(U(beta) * U(c[j]));
+      for (int64_t k = 0; k < K; ++k) {
+        const U aik = U(alpha) * U(A.p[i * A.rs + k * A.cs]);
+        const T* b = B.p + k * B.rs;
+        if (B.cs == 1) {
+          for (int64_t j = 0; j < N; ++j) c[j] = static_cast<T>(U(c[j]) + aik * U(b[j]));
+        } else {
+          for (int64_t j = 0; j < N; ++j) c[j] = static_cast<T>(U(c[j]) + aik * U(b[j * B.cs]));
+        }
+      }
+    }
+  }
+}
+
+// Batched product over broadcast batch dims: a [batch_a..., M, K] and
+// b [batch_b..., K, N] (already broadcast to `batch`: stride 0 where
+// expanded) into out [batch..., M, N] (contiguous). beta applies to out.
+struct BatchGeometry {
+  DimVector batch;
+  DimVector a_bstrides, b_bstrides;
+  int64_t M, N, K;
+  int64_t a_rs, a_cs, b_rs, b_cs;
+};
+
+template <typename scalar_t>
+void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
+                        const Scalar& alpha, const Scalar& beta) {
+  int64_t nbatch = 1;
+  for (int64_t s : g.batch) nbatch *= s;
+  const int nd = static_cast<int>(g.batch.size());
+  const scalar_t* ap = a.data_ptr<scalar_t>();
+  const scalar_t* bp = b.data_ptr<scalar_t>();
+  scalar_t* cp = out.data_ptr<scalar_t>();
+  const scalar_t al = alpha.to<scalar_t>();
+  const scalar_t be = beta.to<scalar_t>();
+  for (int64_t bi = 0; bi < nbatch; ++bi) {
+    int64_t rest = bi, aoff = 0, boff = 0;
+    for (int d = nd - 1; d >= 0; --d) {
+      int64_t idx = rest % g.batch[d];
+      rest /= g.batch[d];
+      aoff += idx * g.a_bstrides[d];
+      boff += idx * g.b_bstrides[d];
+    }
+    gemm<scalar_t>(g.M, g.N, g.K, al, {ap + aoff, g.a_rs, g.a_cs}, {bp + boff, g.b_rs, g.b_cs}, be,
+                   cp + bi * g.M * g.N, g.N);
+  }
+}
+
+// out = beta * out + alpha * a @ b for the geometry g; bool is rejected
+// like PyTorch ("addmm_impl_cpu_" not implemented for 'Bool').
+void run_gemm(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
+              const Scalar& alpha = 1, const Scalar& beta = 0) {
+  // Integers and float/double (half and bfloat16 were converted to float).
+#define EMBER_GEMM_CASE [&] { batched_gemm_typed<scalar_t>(g, a, b, out, alpha, beta); }
+  EMBER_PRIVATE_SWITCH(out.dtype(), "addmm_impl_cpu_",
+                       EMBER_PRIVATE_INTEGRAL_CASES(EMBER_GEMM_CASE)
+                           EMBER_PRIVATE_CASE(Float, float, EMBER_GEMM_CASE)
+                               EMBER_PRIVATE_CASE(Double, double, EMBER_GEMM_CASE));
+#undef EMBER_GEMM_CASE
+}
+
+// The 2-D geometry of a @ b for matrices a [M, K], b [K, N].
+BatchGeometry matrix_geometry(const Tensor& a, const Tensor& b) {
+  BatchGeometry g;
+  g.M = a.sizes()[0];
+  g.K = a.sizes()[1];
+  g.N = b.sizes()[1];
+  g.a_rs = a.strides()[0];
+  g.a_cs = a.strides()[1];
+  g.b_rs = b.strides()[0];
+  g.b_cs = b.strides()[1];
+  return g;
+}
+
+void check_mm_shapes(int64_t m1r, int64_t m1c, int64_t m2r, int64_t m2c) {
+  EMBER_CHECK(m1c == m2r, "mat1 and mat2 shapes cannot be multiplied (", m1r, "x", m1c, " and ",
+              m2r, "x", m2c, ")");
+}
+
+// Views t [..., K] as [M', K] when its leading dims merge into one
+// strided dim; otherwise folds a contiguous copy.
+Tensor fold_leading(const Tensor& t) {
+  const int64_t nd = t.dim();
+  const int64_t k = t.sizes()[nd - 1];
+  int64_t rows = 1, rs = std::max<int64_t>(k, 1), expected = -1;
+  for (int64_t d = nd - 2; d >= 0; --d) {
+    const int64_t sz = t.sizes()[d];
+    rows *= sz;
+    if (sz == 1) continue;
+    if (expected == -1) {
+      rs = t.strides()[d];
+    } else if (t.strides()[d] != expected) {
+      return fold_leading(t.contiguous());
+    }
+    expected = t.strides()[d] * sz;
+  }
+  return as_view(t, {rows, k}, {rs, t.strides()[nd - 1]});
+}
+
+template <typename T>
+inline T multiply(T x, T y) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return x && y;
+  } else {
+    return static_cast<T>(x * y);
+  }
+}
+
+// bfloat16 and float16 products compute in float and round once.
+bool is_reduced_float(const Tensor& t) { return t.dtype() == kHalf || t.dtype() == kBFloat16; }
+
+}  // namespace
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  EMBER_CHECK(self.dim() == 2, "self must be a matrix");
+  EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
+  check_mm_shapes(self.sizes()[0], self.sizes()[1], mat2.sizes()[0], mat2.sizes()[1]);
+  check_same_dtype(self, mat2);
+  if (is_reduced_float(self)) return mm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
+  Tensor out = empty({self.sizes()[0], mat2.sizes()[1]}, self.options());
+  run_gemm(matrix_geometry(self, mat2), self, mat2, out);
+  return out;
+}
+
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+             const Scalar& alpha) {
+  EMBER_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
+  EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+  check_mm_shapes(mat1.sizes()[0], mat1.sizes()[1], mat2.sizes()[0], mat2.sizes()[1]);
+  EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype");
+  EMBER_CHECK(mat1.dtype() == mat2.dtype(), "mat1 and mat2 must have the same dtype");
+  const int64_t M = mat1.sizes()[0], N = mat2.sizes()[1];
+  // self broadcasts to [M, N] (expand's rule and message).
+  const int64_t target[2] = {M, N};
+  EMBER_CHECK(self.dim() <= 2, "expand(", dims_str(self.sizes()),
+              ", size=[", M, ", ", N, "]): the number of sizes provided (2) must be greater or "
+              "equal to the number of dimensions in the tensor (", self.dim(), ")");
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    int64_t d = 2 - self.dim() + i;
+    int64_t s = self.sizes()[i];
+    EMBER_CHECK(s == 1 || s == target[d], "The expanded size of the tensor (", target[d],
+                ") must match the existing size (", s, ") at non-singleton dimension ", i,
+                ".  Target sizes: [", M, ", ", N, "].  Tensor sizes: ", dims_str(self.sizes()));
+  }
+  if (is_reduced_float(mat1)) {
+    return addmm(self.to(kFloat), mat1.to(kFloat), mat2.to(kFloat), beta, alpha).to(mat1.dtype());
+  }
+  Tensor out = empty({M, N}, mat1.options());
+  const bool beta_zero = beta.toDouble() == 0;
+  if (beta_zero) {
+    run_gemm(matrix_geometry(mat1, mat2), mat1, mat2, out, alpha, 0);
+  } else {
+    out.copy_(self);  // broadcasting copy
+    run_gemm(matrix_geometry(mat1, mat2), mat1, mat2, out, alpha, beta);
+  }
+  return out;
+}
+
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  EMBER_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
+  EMBER_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
+  const int64_t B = self.sizes()[0], K = self.sizes()[2];
+  EMBER_CHECK(mat2.sizes()[0] == B && mat2.sizes()[1] == K,
+              "Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", K,
+              "] but got: [", mat2.sizes()[0], ", ", mat2.sizes()[1], "].");
+  check_same_dtype(self, mat2);
+  if (is_reduced_float(self)) return bmm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
+  BatchGeometry g;
+  g.batch = {B};
+  g.a_bstrides = {self.strides()[0]};
+  g.b_bstrides = {mat2.strides()[0]};
+  g.M = self.sizes()[1];
+  g.K = K;
+  g.N = mat2.sizes()[2];
+  g.a_rs = self.strides()[1];
+  g.a_cs = self.strides()[2];
+  g.b_rs = mat2.strides()[1];
+  g.b_cs = mat2.strides()[2];
+  Tensor out = empty({B, g.M, g.N}, self.options());
+  run_gemm(g, self, mat2, out);
+  return out;
+}
+
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  EMBER_CHECK(self.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got 1, ",
+              self.dim(), ", ", vec.dim());
+  EMBER_CHECK(self.sizes()[1] == vec.sizes()[0], "size mismatch, got ", self.sizes()[0], ", ",
+              self.sizes()[0], "x", self.sizes()[1], ",", vec.sizes()[0]);
+  check_same_dtype(self, vec);
+  if (is_reduced_float(self)) return mv(self.to(kFloat), vec.to(kFloat)).to(self.dtype());
+  Tensor col = as_view(vec, {vec.sizes()[0], 1}, {vec.strides()[0], 1});
+  Tensor out = empty({self.sizes()[0]}, self.options());
+  run_gemm(matrix_geometry(self, col), self, col, out);
+  return out;
+}
+
+Tensor dot(const Tensor& self, const Tensor& other) {
+  EMBER_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(),
+              "D and ", other.dim(), "D tensors");
+  EMBER_CHECK(self.dtype() == other.dtype(),
+              "dot : expected both vectors to have same dtype, but found ",
+              scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));
+  EMBER_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [",
+              self.numel(), "] and src [", other.numel(),
+              "] to have the same number of elements, but got ", self.numel(), " and ",
+              other.numel(), " elements respectively");
+  if (self.dtype() == kBool) detail::throw_not_implemented("dot", kBool);
+  if (is_reduced_float(self)) return dot(self.to(kFloat), other.to(kFloat)).to(self.dtype());
+  // A [1, n] x [n, 1] product: BLAS gemv for float and double (the dot
+  // product of a strided row with a strided column).
+  Tensor row = as_view(self, {1, self.numel()}, {self.numel(), self.strides()[0]});
+  Tensor col = as_view(other, {other.numel(), 1}, {other.strides()[0], 1});
+  Tensor out = empty({}, self.options());
+  run_gemm(matrix_geometry(row, col), row, col, out);
+  return out;
+}
+
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
+  EMBER_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  const int64_t n = self.sizes()[0], m = vec2.sizes()[0];
+  // self[:, None] * vec2[None, :] through the elementwise engine (type
+  // promotion included).
+  Tensor a = as_view(self, {n, m}, {self.strides()[0], 0});
+  Tensor b = as_view(vec2, {n, m}, {0, vec2.strides()[0]});
+  TensorIterator iter = TensorIterator::binary_op(Tensor(), a, b);
+  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "outer", [&] {
+    cpu_kernel(iter, [](scalar_t x, scalar_t y) -> scalar_t { return multiply(x, y); });
+  });
+  return iter.output();
+}
+
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  const int64_t da = self.dim(), db = other.dim();
+  EMBER_CHECK(da >= 1 && db >= 1, "both arguments to matmul need to be at least 1D, but they are ",
+              da, "D and ", db, "D");
+  if (da == 1 && db == 1) return dot(self, other);
+  if (da == 2 && db == 1) return mv(self, other);
+  if (da == 2 && db == 2) return mm(self, other);
+  if (da == 1 && db == 2) {
+    Tensor row = as_view(self, {1, self.sizes()[0]}, {self.sizes()[0], self.strides()[0]});
+    Tensor r = mm(row, other);
+    return as_view(r, {r.sizes()[1]}, {1});
+  }
+  if (da >= 3 && db <= 2) {
+    // Fold the batch dims of self into its rows: one mm / mv.
+    Tensor folded = fold_leading(self);
+    DimVector shape(self.sizes().begin(), self.sizes().end() - 1);
+    Tensor r;
+    if (db == 2) {
+      r = mm(folded, other);
+      shape.push_back(other.sizes()[1]);
+    } else {
+      r = mv(folded, other);
+    }
+    return as_view(r, shape, contiguous_strides(shape));
+  }
+  // Batched: at least one operand has batch dims; a 1-D self is a row
+  // [1, K], a 1-D other a column [K, 1].
+  const int64_t Ka = self.sizes()[da - 1];
+  const int64_t M = da >= 2 ? self.sizes()[da - 2] : 1;
+  const int64_t Kb = db >= 2 ? other.sizes()[db - 2] : other.sizes()[0];
+  const int64_t N = db >= 2 ? other.sizes()[db - 1] : 1;
+  IntArrayRef batch_a = da > 2 ? self.sizes().subspan(0, da - 2) : IntArrayRef{};
+  IntArrayRef batch_b = db > 2 ? other.sizes().subspan(0, db - 2) : IntArrayRef{};
+  if (Ka != Kb) {
+    // PyTorch 1.13 folds other's batch into rows of its transpose when self
+    // has no batch dims; its messages describe that product.
+    if (da <= 2) {
+      int64_t rows = N;
+      for (int64_t s : batch_b) rows *= s;
+      if (da == 1) {
+        throw Error(absl::StrCat("size mismatch, got ", rows, ", ", rows, "x", Kb, ",", Ka));
+      }
+      check_mm_shapes(rows, Kb, Ka, M);
+    }
+  }
+  DimVector batch = infer_size(batch_a, batch_b);
+  int64_t nbatch = 1;
+  for (int64_t s : batch) nbatch *= s;
+  EMBER_CHECK(Ka == Kb, "Expected size for first two dimensions of batch2 tensor to be: [", nbatch,
+              ", ", Ka, "] but got: [", nbatch, ", ", Kb, "].");
+  check_same_dtype(self, other);
+  if (is_reduced_float(self)) return matmul(self.to(kFloat), other.to(kFloat)).to(self.dtype());
+  BatchGeometry g;
+  g.batch = batch;
+  g.M = M;
+  g.N = N;
+  g.K = Ka;
+  const int64_t nb = static_cast<int64_t>(batch.size());
+  auto batch_strides = [&](const Tensor& t, int64_t nbt) {
+    DimVector s(nb, 0);
+    for (int64_t i = 0; i < nbt; ++i) {
+      int64_t d = nb - nbt + i;
+      s[d] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
+    }
+    return s;
+  };
+  g.a_bstrides = batch_strides(self, static_cast<int64_t>(batch_a.size()));
+  g.b_bstrides = batch_strides(other, static_cast<int64_t>(batch_b.size()));
+  if (da == 1) {
+    g.a_rs = Ka;
+    g.a_cs = self.strides()[0];
+  } else {
+    g.a_rs = self.strides()[da - 2];
+    g.a_cs = self.strides()[da - 1];
+  }
+  if (db == 1) {
+    g.b_rs = other.strides()[0];
+    g.b_cs = 1;
+  } else {
+    g.b_rs = other.strides()[db - 2];
+    g.b_cs = other.strides()[db - 1];
+  }
+  DimVector shape = batch;
+  if (da >= 2) shape.push_back(M);
+  if (db >= 2) shape.push_back(N);
+  Tensor out = empty(shape, self.options());
+  run_gemm(g, self, other, out);
+  return out;
+}
+
+Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& mat2) const { return ember::mm(*this, mat2); }
+Tensor Tensor::bmm(const Tensor& mat2) const { return ember::bmm(*this, mat2); }
+Tensor Tensor::mv(const Tensor& vec) const { return ember::mv(*this, vec); }
+Tensor Tensor::dot(const Tensor& other) const { return ember::dot(*this, other); }
+Tensor Tensor::outer(const Tensor& vec2) const { return ember::outer(*this, vec2); }
+Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                     const Scalar& alpha) const {
+  return ember::addmm(*this, mat1, mat2, beta, alpha);
+}
+
+}  // namespace ember

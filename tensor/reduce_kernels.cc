@@ -1,0 +1,359 @@
+// CPU kernels of the arithmetic reductions: sum (and mean), prod, var/std,
+// norm, logsumexp (Note [Reduction engine]).
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "tensor/dispatch.h"
+#include "tensor/loops.h"
+#include "tensor/reduce_engine.h"
+
+namespace ember {
+namespace reduce_detail {
+namespace {
+
+template <typename T>
+constexpr bool is_reduced_float() {
+  return std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value;
+}
+
+// Accumulator of sum/prod: int64 for bool and integers, double for floating
+// types (more accurate than PyTorch's float cascade; the result is rounded
+// to the output dtype once).
+template <typename T>
+using arith_acc_t = std::conditional_t<std::is_integral<T>::value, int64_t, double>;
+// The element type of sum/prod's output: int64 for bool and integers.
+template <typename T>
+using arith_out_t = std::conditional_t<std::is_integral<T>::value, int64_t, T>;
+
+template <typename T>
+inline double to_double(T x) {
+  if constexpr (is_reduced_float<T>()) {
+    return static_cast<double>(static_cast<float>(x));
+  } else {
+    return static_cast<double>(x);
+  }
+}
+
+// Sum of a contiguous float/double run: kLanes independent accumulators
+// (the compiler keeps them in vector registers), flushed into a double every
+// kBlock elements so that no float accumulator sums more than
+// kBlock / kLanes terms.
+template <typename T>
+double sum_contiguous(const T* p, int64_t n) {
+  constexpr int kLanes = 64 / sizeof(T);
+  constexpr int64_t kBlock = 2048;
+  double total = 0;
+  int64_t i = 0;
+  while (n - i >= kLanes) {
+    T lanes[kLanes] = {};
+    const int64_t end = i + std::min<int64_t>((n - i) / kLanes * kLanes, kBlock);
+    for (; i < end; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] += p[i + l];
+    }
+    for (int w = kLanes / 2; w > 0; w /= 2) {
+      for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+    }
+    total += static_cast<double>(lanes[0]);
+  }
+  for (; i < n; ++i) total += static_cast<double>(p[i]);
+  return total;
+}
+
+template <typename T>
+struct SumOp {
+  using scalar_t = T;
+  using acc_t = arith_acc_t<T>;
+  using out_t = arith_out_t<T>;
+  out_t* out;
+  double scale;  // 1, or 1/N for mean
+
+  acc_t identity() const { return 0; }
+  void step(acc_t& a, T x, int64_t) const {
+    if constexpr (std::is_integral<T>::value) {
+      a += static_cast<int64_t>(x);
+    } else {
+      a += to_double(x);
+    }
+  }
+  void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+      if (stride == 1) {
+        a += sum_contiguous(p, n);
+        return;
+      }
+    }
+    run_by_steps(*this, a, p, stride, n, idx0);
+  }
+  void combine(acc_t& a, const acc_t& b) const { a += b; }
+  void write(int64_t k, const acc_t& a) const {
+    if constexpr (std::is_integral<T>::value) {
+      out[k] = a;
+    } else if constexpr (std::is_same<T, double>::value) {
+      out[k] = a * scale;
+    } else {
+      out[k] = static_cast<out_t>(static_cast<float>(a * scale));
+    }
+  }
+};
+
+template <typename T>
+struct ProdOp {
+  using scalar_t = T;
+  using acc_t = arith_acc_t<T>;
+  using out_t = arith_out_t<T>;
+  out_t* out;
+
+  acc_t identity() const { return 1; }
+  void step(acc_t& a, T x, int64_t) const {
+    if constexpr (std::is_integral<T>::value) {
+      // Wraps like PyTorch's int64 arithmetic instead of overflowing UB.
+      a = static_cast<int64_t>(static_cast<uint64_t>(a) *
+                               static_cast<uint64_t>(static_cast<int64_t>(x)));
+    } else {
+      a *= to_double(x);
+    }
+  }
+  void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
+    run_by_steps(*this, a, p, stride, n, idx0);
+  }
+  void combine(acc_t& a, const acc_t& b) const { a = mul(a, b); }
+  static acc_t mul(acc_t a, acc_t b) {
+    if constexpr (std::is_integral<T>::value) {
+      return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    } else {
+      return a * b;
+    }
+  }
+  void write(int64_t k, const acc_t& a) const {
+    if constexpr (std::is_same<T, double>::value || std::is_integral<T>::value) {
+      out[k] = a;
+    } else {
+      out[k] = static_cast<out_t>(static_cast<float>(a));
+    }
+  }
+};
+
+// Welford's running mean and sum of squared deviations, merged with Chan's
+// formula across chunks.
+struct WelfordAcc {
+  double mean = 0;
+  double m2 = 0;
+  int64_t n = 0;
+};
+
+template <typename T>
+struct VarOp {
+  using scalar_t = T;
+  using acc_t = WelfordAcc;
+  T* var_out;
+  T* mean_out;  // may be null
+  int64_t correction;
+  bool take_sqrt;
+
+  acc_t identity() const { return {}; }
+  void step(acc_t& a, T x, int64_t) const {
+    double v = to_double(x);
+    a.n += 1;
+    double d = v - a.mean;
+    a.mean += d / static_cast<double>(a.n);
+    a.m2 += d * (v - a.mean);
+  }
+  void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
+    run_by_steps(*this, a, p, stride, n, idx0);
+  }
+  void combine(acc_t& a, const acc_t& b) const {
+    if (b.n == 0) return;
+    if (a.n == 0) {
+      a = b;
+      return;
+    }
+    double n = static_cast<double>(a.n + b.n);
+    double d = b.mean - a.mean;
+    a.mean += d * static_cast<double>(b.n) / n;
+    a.m2 += b.m2 + d * d * static_cast<double>(a.n) * static_cast<double>(b.n) / n;
+    a.n += b.n;
+  }
+  void write(int64_t k, const acc_t& a) const {
+    double divisor = std::max<double>(0, static_cast<double>(a.n - correction));
+    double v = a.m2 / divisor;
+    if (take_sqrt) v = std::sqrt(v);
+    var_out[k] = static_cast<T>(v);
+    if (mean_out != nullptr) {
+      mean_out[k] = static_cast<T>(a.n == 0 ? std::numeric_limits<double>::quiet_NaN() : a.mean);
+    }
+  }
+};
+
+enum class NormKind { kTwo, kOne, kInf, kNegInf, kZero, kOther };
+
+// NaN-propagating max / min.
+inline double nan_max(double a, double b) { return (b > a || std::isnan(b)) ? b : a; }
+inline double nan_min(double a, double b) { return (b < a || std::isnan(b)) ? b : a; }
+
+template <typename T>
+struct NormOp {
+  using scalar_t = T;
+  using acc_t = double;
+  T* out;
+  NormKind kind;
+  double p;
+
+  acc_t identity() const {
+    return kind == NormKind::kNegInf ? std::numeric_limits<double>::infinity() : 0.0;
+  }
+  void step(acc_t& a, T x, int64_t) const {
+    double v = std::abs(to_double(x));
+    switch (kind) {
+      case NormKind::kTwo: a += v * v; break;
+      case NormKind::kOne: a += v; break;
+      case NormKind::kInf: a = nan_max(a, v); break;
+      case NormKind::kNegInf: a = nan_min(a, v); break;
+      case NormKind::kZero: a += v != 0 ? 1.0 : (std::isnan(v) ? v : 0.0); break;
+      case NormKind::kOther: a += std::pow(v, p); break;
+    }
+  }
+  void run(acc_t& a, const T* q, int64_t stride, int64_t n, int64_t idx0) const {
+    // The kind is fixed for a call: hoist the switch out of the loop.
+    switch (kind) {
+      case NormKind::kTwo:
+        for (int64_t i = 0; i < n; ++i) {
+          double v = to_double(q[i * stride]);
+          a += v * v;
+        }
+        return;
+      case NormKind::kOne:
+        for (int64_t i = 0; i < n; ++i) a += std::abs(to_double(q[i * stride]));
+        return;
+      default:
+        run_by_steps(*this, a, q, stride, n, idx0);
+    }
+  }
+  void combine(acc_t& a, const acc_t& b) const {
+    if (kind == NormKind::kInf) {
+      a = nan_max(a, b);
+    } else if (kind == NormKind::kNegInf) {
+      a = nan_min(a, b);
+    } else {
+      a += b;
+    }
+  }
+  void write(int64_t k, const acc_t& a) const {
+    double r = a;
+    if (kind == NormKind::kTwo) r = std::sqrt(a);
+    if (kind == NormKind::kOther) r = std::pow(a, 1.0 / p);
+    out[k] = static_cast<T>(r);
+  }
+};
+
+// log(sum(exp(x))) in one pass: a running max m and sum s of exp(x - m);
+// when a larger x arrives, s is rescaled. Infinite and equal maxima are
+// handled so that inf - inf never appears.
+struct LseAcc {
+  double m = -std::numeric_limits<double>::infinity();
+  double s = 0;
+};
+
+template <typename T>
+struct LogSumExpOp {
+  using scalar_t = T;
+  using acc_t = LseAcc;
+  T* out;
+
+  acc_t identity() const { return {}; }
+  static void add(acc_t& a, double m, double s) {
+    if (m > a.m) {
+      a.s = a.s * std::exp(a.m - m) + s;
+      a.m = m;
+    } else if (m == a.m) {
+      a.s += s;
+    } else {
+      a.s += s * std::exp(m - a.m);
+    }
+  }
+  void step(acc_t& a, T x, int64_t) const {
+    double v = to_double(x);
+    if (std::isnan(v)) {
+      a.s = v;
+      return;
+    }
+    add(a, v, 1.0);
+  }
+  void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
+    run_by_steps(*this, a, p, stride, n, idx0);
+  }
+  void combine(acc_t& a, const acc_t& b) const {
+    if (std::isnan(b.s)) {
+      a.s = b.s;
+      return;
+    }
+    if (b.s == 0) return;
+    add(a, b.m, b.s);
+  }
+  void write(int64_t k, const acc_t& a) const {
+    double r;
+    if (std::isnan(a.s)) {
+      r = a.s;
+    } else if (std::isinf(a.m)) {
+      r = a.m;
+    } else {
+      r = a.m + std::log(a.s);
+    }
+    out[k] = static_cast<T>(r);
+  }
+};
+
+NormKind norm_kind(double p) {
+  if (p == 2) return NormKind::kTwo;
+  if (p == 1) return NormKind::kOne;
+  if (p == 0) return NormKind::kZero;
+  if (std::isinf(p)) return p > 0 ? NormKind::kInf : NormKind::kNegInf;
+  return NormKind::kOther;
+}
+
+}  // namespace
+
+void reduce_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask, const ReduceArgs& args,
+                Tensor* outs) {
+  const ReducePlan plan = make_plan(in, mask);
+  switch (kind) {
+    case ReduceKind::kSum:
+      EMBER_DISPATCH_ALL_TYPES(in.dtype(), "sum_cpu", [&] {
+        SumOp<scalar_t> op{outs[0].data_ptr<arith_out_t<scalar_t>>(), args.scale};
+        reduce_kernel(op, plan, in.data_ptr<scalar_t>());
+      });
+      return;
+    case ReduceKind::kProd:
+      EMBER_DISPATCH_ALL_TYPES(in.dtype(), "prod_cpu", [&] {
+        ProdOp<scalar_t> op{outs[0].data_ptr<arith_out_t<scalar_t>>()};
+        reduce_kernel(op, plan, in.data_ptr<scalar_t>());
+      });
+      return;
+    case ReduceKind::kVar:
+      EMBER_DISPATCH_FLOATING_TYPES(in.dtype(), "var_cpu", [&] {
+        VarOp<scalar_t> op{outs[0].data_ptr<scalar_t>(),
+                           outs[1].defined() ? outs[1].data_ptr<scalar_t>() : nullptr,
+                           args.correction, args.take_sqrt};
+        reduce_kernel(op, plan, in.data_ptr<scalar_t>());
+      });
+      return;
+    case ReduceKind::kNorm:
+      EMBER_DISPATCH_FLOATING_TYPES(in.dtype(), "norm_cpu", [&] {
+        NormOp<scalar_t> op{outs[0].data_ptr<scalar_t>(), norm_kind(args.p), args.p};
+        reduce_kernel(op, plan, in.data_ptr<scalar_t>());
+      });
+      return;
+    case ReduceKind::kLogSumExp:
+      EMBER_DISPATCH_FLOATING_TYPES(in.dtype(), "logsumexp_cpu", [&] {
+        LogSumExpOp<scalar_t> op{outs[0].data_ptr<scalar_t>()};
+        reduce_kernel(op, plan, in.data_ptr<scalar_t>());
+      });
+      return;
+    default:
+      reduce_minmax_cpu(kind, in, mask, args, outs);
+  }
+}
+
+}  // namespace reduce_detail
+}  // namespace ember
