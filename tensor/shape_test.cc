@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensor/empty.h"
+#include "tensor/parallel.h"
 
 namespace ember {
 namespace {
@@ -577,6 +578,32 @@ TEST(DiagTest, VectorToMatrixAndBack) {
   ExpectView("diag_from_empty", empty({0}).diag(1));
   ExpectError("diag_scalar", [] { Scalar0(2).diag(); });
   ExpectError("diag_3d", [] { In({2, 3, 4}).diag(); });
+}
+
+// --- large inputs: the parallel paths ---------------------------------------------
+
+// sum(value[i] * (i % 13 + 1)) and numel, as tools/golden/shape.py computes it.
+void ExpectChecksum(const std::string& name, const Tensor& t) {
+  SCOPED_TRACE(name);
+  std::vector<double> v = Values(t);
+  double sum = 0;
+  for (size_t i = 0; i < v.size(); ++i) sum += v[i] * static_cast<double>(i % 13 + 1);
+  EXPECT_EQ((std::vector<double>{sum, static_cast<double>(v.size())}), Find(name).values);
+}
+
+TEST(LargeTest, ParallelResultsMatch) {
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  Tensor big = In({300, 400});
+  ExpectChecksum("big_tril", big.tril(3));
+  ExpectChecksum("big_triu_transposed", big.t().triu(-2));
+  ExpectChecksum("big_flip", big.flip({1}));
+  ExpectChecksum("big_flip_both", big.t().flip({0, 1}));
+  ExpectChecksum("big_roll", big.roll({7, -11}, {0, 1}));
+  ExpectChecksum("big_cat", cat({big, big.t().reshape({300, 400})}, 1));
+  ExpectChecksum("big_repeat", In({150, 100}).repeat({2, 3}));
+  ExpectChecksum("big_reshape_copy", big.t().reshape({-1}));
+  set_num_threads(threads);
 }
 
 // --- aliasing ---------------------------------------------------------------------

@@ -307,6 +307,23 @@ geom("diag_from_empty", torch.zeros(0).diag(1))
 err("diag_scalar", lambda: torch.tensor(2.0).diag())
 err("diag_3d", lambda: x234.diag())
 
+# --- large inputs (parallel paths): weighted checksums of the results -------
+def checksum(name, t):
+    flat = t.contiguous().reshape(-1).to(torch.float64)
+    weights = (torch.arange(flat.numel(), dtype=torch.int64) % 13 + 1).to(torch.float64)
+    w.add(name, torch.tensor([float((flat * weights).sum()), flat.numel()], dtype=torch.float64))
+
+
+big = mk([300, 400])
+checksum("big_tril", big.tril(3))
+checksum("big_triu_transposed", big.t().triu(-2))
+checksum("big_flip", big.flip(1))
+checksum("big_flip_both", big.t().flip(0, 1))
+checksum("big_roll", big.roll((7, -11), (0, 1)))
+checksum("big_cat", torch.cat((big, big.t().reshape(300, 400)), 1))
+checksum("big_repeat", mk([150, 100]).repeat(2, 3))
+checksum("big_reshape_copy", big.t().reshape(-1))
+
 # --- aliasing: writes through a view reach the base ---------------------------
 a = mk([3, 4])
 a.t()[1].fill_(100)
