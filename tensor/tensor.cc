@@ -36,12 +36,12 @@ void set_autograd_hooks(AutogradHooks* hooks) { g_hooks = hooks; }
 AutogradHooks* autograd_hooks() { return g_hooks; }
 
 int64_t Tensor::size(int64_t dim) const {
-  EMBER_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(this->dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   return sizes()[detail::wrap_dim(dim, this->dim())];
 }
 
 int64_t Tensor::stride(int64_t dim) const {
-  EMBER_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(this->dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   return strides()[detail::wrap_dim(dim, this->dim())];
 }
 
