@@ -1,0 +1,425 @@
+// Index-tensor ops along one dimension: gather, scatter_/scatter_add_,
+// index_select, index_add_, index_fill_, index_copy_.
+
+#include <array>
+#include <cstring>
+
+#include "absl/strings/str_join.h"
+
+#include "tensor/dim.h"
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/iterator.h"
+#include "tensor/loops.h"
+#include "tensor/selection.h"
+#include "tensor/strided_walk.h"
+
+namespace ember {
+namespace {
+
+// Sizes and strides with a 0-dim tensor read as [1] (PyTorch's
+// ensure_nonempty_size), so that gather/scatter treat scalars as vectors.
+struct Geometry {
+  DimVector sizes, strides;
+  explicit Geometry(const Tensor& t) : sizes(t.sizes().begin(), t.sizes().end()),
+                                       strides(t.strides().begin(), t.strides().end()) {
+    if (sizes.empty()) {
+      sizes.push_back(1);
+      strides.push_back(1);
+    }
+  }
+};
+
+// The bytes of `value` converted to t's dtype, as an element-sized word.
+template <typename T>
+T scalar_bits(const Scalar& value, ScalarType dtype) {
+  T bits{};
+  EMBER_DISPATCH_ALL_TYPES(dtype, "scalar_bits", [&] {
+    scalar_t v = value.to<scalar_t>();
+    static_assert(sizeof(v) <= sizeof(uint64_t), "element too large");
+    std::memcpy(&bits, &v, sizeof(T));
+  });
+  return bits;
+}
+
+[[noreturn]] void throw_out_of_bounds(int64_t v, int64_t dim, int64_t size) {
+  throw Error(absl::StrCat("index ", v, " is out of bounds for dimension ", dim, " with size ",
+                           size));
+}
+
+void check_index_dims(const Tensor& self, const Tensor& index, const char* what) {
+  const int64_t sd = self.dim() == 0 ? 1 : self.dim();
+  const int64_t id = index.dim() == 0 ? 1 : index.dim();
+  EMBER_CHECK(sd == id, "Index tensor must have the same number of dimensions as ", what,
+              " tensor");
+}
+
+void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  EMBER_CHECK(index.dtype() == kLong, "scatter(): Expected dtype int64 for index");
+  if (src != nullptr) {
+    EMBER_CHECK(self.dtype() == src->dtype(),
+                "scatter(): Expected self.dtype to be equal to src.dtype");
+  }
+  check_index_dims(self, index, "self");
+  if (src != nullptr) check_index_dims(*src, index, "src");
+  const Geometry s(self), i(index);
+  bool bad = false;
+  for (size_t d = 0; d < i.sizes.size(); ++d) {
+    if (static_cast<int64_t>(d) != dim && i.sizes[d] > s.sizes[d]) bad = true;
+  }
+  if (src != nullptr) {
+    const Geometry r(*src);
+    for (size_t d = 0; d < i.sizes.size(); ++d) {
+      if (i.sizes[d] > r.sizes[d]) bad = true;
+    }
+  }
+  if (!bad) return;
+  std::string msg = absl::StrCat("Expected index ", detail::sizes_str(index.sizes()),
+                                 " to be smaller than self ", detail::sizes_str(self.sizes()),
+                                 " apart from dimension ", dim);
+  if (src != nullptr) {
+    absl::StrAppend(&msg, " and to be smaller size than src ", detail::sizes_str(src->sizes()));
+  }
+  throw Error(msg);
+}
+
+// The index as int64 values, contiguous.
+Tensor long_index(const Tensor& index) { return index.to(kLong).contiguous(); }
+
+// self's sizes and strides with `dim` removed: the shape of one slice.
+struct Slice {
+  DimVector sizes, strides;
+  int64_t dim_stride = 0, dim_size = 1;
+  Slice(const Tensor& t, int64_t dim) {
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (d == dim) {
+        dim_stride = t.strides()[d];
+        dim_size = t.sizes()[d];
+      } else {
+        sizes.push_back(t.sizes()[d]);
+        strides.push_back(t.strides()[d]);
+      }
+    }
+  }
+  int64_t numel() const { return compute_numel(sizes); }
+};
+
+// Calls f(dst_offset, src_offset) over the elements of slice pairs
+// (dst at dst_base, src at src_base) of the same slice shape.
+template <typename F>
+void walk_slices(const Slice& dst, const DimVector& src_strides, int64_t dst_base,
+                 int64_t src_base, const F& f) {
+  detail::strided_walk<2>(dst.sizes, {dst.strides.data(), src_strides.data()},
+                          {dst_base, src_base}, 0, dst.numel(),
+                          [&](const std::array<int64_t, 2>& o) { f(o[0], o[1]); });
+}
+
+}  // namespace
+
+// --- gather / scatter ------------------------------------------------------------
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  dim = detail::wrap_dim(dim, self.dim());
+  EMBER_CHECK(index.dtype() == kLong, "gather(): Expected dtype int64 for index");
+  check_index_dims(self, index, "input");
+  const Geometry s(self), i(index);
+  for (size_t d = 0; d < i.sizes.size(); ++d) {
+    if (static_cast<int64_t>(d) != dim && i.sizes[d] > s.sizes[d]) {
+      throw Error(absl::StrCat("Size does not match at dimension ", d, " expected index ",
+                               detail::sizes_str(index.sizes()), " to be smaller than self ",
+                               detail::sizes_str(self.sizes()), " apart from dimension ", dim));
+    }
+  }
+  Tensor out = empty(index.sizes(), self.options());
+  const Geometry o(out);
+  const int64_t len = i.sizes[dim], os = o.strides[dim], is = i.strides[dim];
+  const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
+  const int64_t* ip = index.data_ptr<int64_t>();
+  detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(self.data_ptr());
+    T* dst = static_cast<T*>(out.data_ptr());
+    detail::for_each_row<3>(i.sizes, dim, {o.strides.data(), i.strides.data(), s.strides.data()},
+                    [&](const std::array<int64_t, 3>& b) {
+                      for (int64_t k = 0; k < len; ++k) {
+                        const int64_t v = ip[b[1] + k * is];
+                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
+                        dst[b[0] + k * os] = src[b[2] + v * ss];
+                      }
+                    });
+  });
+  return out;
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  dim = detail::wrap_dim(dim, this->dim());
+  scatter_checks(*this, dim, index, &src);
+  impl()->bump_version();
+  if (index.numel() == 0) return *this;
+  const Geometry s(*this), i(index), r(src);
+  const int64_t len = i.sizes[dim], is = i.strides[dim], rs = r.strides[dim];
+  const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
+  const int64_t* ip = index.data_ptr<int64_t>();
+  detail::dispatch_by_element_size(element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = static_cast<T*>(data_ptr());
+    const T* sp = static_cast<const T*>(src.data_ptr());
+    detail::for_each_row<3>(i.sizes, dim, {s.strides.data(), i.strides.data(), r.strides.data()},
+                    [&](const std::array<int64_t, 3>& b) {
+                      for (int64_t k = 0; k < len; ++k) {
+                        const int64_t v = ip[b[1] + k * is];
+                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
+                        dst[b[0] + v * ss] = sp[b[2] + k * rs];
+                      }
+                    });
+  });
+  return *this;
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  dim = detail::wrap_dim(dim, this->dim());
+  scatter_checks(*this, dim, index, nullptr);
+  impl()->bump_version();
+  if (index.numel() == 0) return *this;
+  const Geometry s(*this), i(index);
+  const int64_t len = i.sizes[dim], is = i.strides[dim];
+  const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
+  const int64_t* ip = index.data_ptr<int64_t>();
+  detail::dispatch_by_element_size(element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T bits = scalar_bits<T>(value, dtype());
+    T* dst = static_cast<T*>(data_ptr());
+    detail::for_each_row<2>(i.sizes, dim, {s.strides.data(), i.strides.data()},
+                    [&](const std::array<int64_t, 2>& b) {
+                      for (int64_t k = 0; k < len; ++k) {
+                        const int64_t v = ip[b[1] + k * is];
+                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
+                        dst[b[0] + v * ss] = bits;
+                      }
+                    });
+  });
+  return *this;
+}
+
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  dim = detail::wrap_dim(dim, this->dim());
+  scatter_checks(*this, dim, index, &src);
+  impl()->bump_version();
+  if (index.numel() == 0) return *this;
+  const Geometry s(*this), i(index), r(src);
+  const int64_t len = i.sizes[dim], is = i.strides[dim], rs = r.strides[dim];
+  const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
+  const int64_t* ip = index.data_ptr<int64_t>();
+  EMBER_DISPATCH_ALL_TYPES(dtype(), "scatter_add_", [&] {
+    scalar_t* dst = data_ptr<scalar_t>();
+    const scalar_t* sp = src.data_ptr<scalar_t>();
+    detail::for_each_row<3>(i.sizes, dim, {s.strides.data(), i.strides.data(), r.strides.data()},
+                    [&](const std::array<int64_t, 3>& b) {
+                      for (int64_t k = 0; k < len; ++k) {
+                        const int64_t v = ip[b[1] + k * is];
+                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
+                        scalar_t& d = dst[b[0] + v * ss];
+                        d = static_cast<scalar_t>(d + sp[b[2] + k * rs]);
+                      }
+                    });
+  });
+  return *this;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = self.clone();
+  out.scatter_(dim, index, src);
+  return out;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self.clone();
+  out.scatter_(dim, index, value);
+  return out;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = self.clone();
+  out.scatter_add_(dim, index, src);
+  return out;
+}
+
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  return ::ember::gather(*this, dim, index);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ::ember::scatter(*this, dim, index, src);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ::ember::scatter(*this, dim, index, value);
+}
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ::ember::scatter_add(*this, dim, index, src);
+}
+
+// --- index_* --------------------------------------------------------------------
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt,
+              "index_select(): Expected dtype int32 or int64 for index");
+  dim = detail::wrap_dim(dim, self.dim());
+  const Tensor idx = long_index(index);
+  const int64_t n = idx.numel();
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  DimVector out_sizes(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) {
+    out_sizes[dim] = n;
+  } else {
+    EMBER_CHECK_INDEX(n == 1, "index_select(): Index to scalar can have only 1 value, got ", n,
+                      " value(s)");
+  }
+  const int64_t size = self.dim() > 0 ? self.sizes()[dim] : 1;
+  for (int64_t k = 0; k < n; ++k) {
+    EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index out of range in self");
+  }
+  Tensor out = empty(out_sizes, self.options());
+  const Slice src(self, dim), dst(out, dim);
+  const int64_t per = std::max<int64_t>(1, dst.numel());
+  detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* sp = static_cast<const T*>(self.data_ptr());
+    T* dp = static_cast<T*>(out.data_ptr());
+    parallel_for(0, n, std::max<int64_t>(1, kGrainSize / per), [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        walk_slices(dst, src.strides, k * dst.dim_stride, ip[k] * src.dim_stride,
+                    [&](int64_t o, int64_t i) { dp[o] = sp[i]; });
+      }
+    });
+  });
+  return out;
+}
+
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return ::ember::index_select(*this, dim, index);
+}
+
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha) {
+  dim = detail::wrap_dim(dim, this->dim());
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ",
+                    index.dim(), " with type: ", scalar_type_name(index.dtype()),
+                    " and size: ", detail::sizes_str(index.sizes()));
+  EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt,
+              "index_add_(): Expected dtype int32/int64 for index but got: ",
+              scalar_type_name(index.dtype()));
+  EMBER_CHECK(dtype() == source.dtype(), "index_add_(): self (", scalar_type_name(dtype()),
+              ") and source (", scalar_type_name(source.dtype()),
+              ") must have the same scalar type");
+  const int64_t src_len = source.dim() == 0 ? 1 : source.sizes()[dim];
+  EMBER_CHECK(index.numel() == src_len, "index_add_(): Number of indices (", index.numel(),
+              ") should be equal to source.size(dim): (", src_len, "), for dim: ", dim);
+  const Tensor idx = long_index(index);
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const Slice dst(*this, dim);
+  const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
+  for (int64_t k = 0; k < idx.numel(); ++k) {
+    EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index out of range in self");
+  }
+  // The source slice broadcasts to self's slice, as selfSlice.add_(srcSlice).
+  const Slice src(source, source.dim() == 0 ? 0 : dim);
+  const DimVector shape = infer_size(dst.sizes, src.sizes);
+  EMBER_CHECK(IntArrayRef(shape) == IntArrayRef(dst.sizes), "output with shape ",
+              detail::sizes_str(dst.sizes), " doesn't match the broadcast shape ",
+              detail::sizes_str(shape));
+  DimVector src_strides(dst.sizes.size(), 0);
+  const int64_t off = static_cast<int64_t>(dst.sizes.size() - src.sizes.size());
+  for (size_t d = 0; d < src.sizes.size(); ++d) {
+    if (src.sizes[d] != 1) src_strides[d + off] = src.strides[d];
+  }
+  impl()->bump_version();
+  EMBER_DISPATCH_ALL_TYPES(dtype(), "index_add_cpu_", [&] {
+    scalar_t* dp = data_ptr<scalar_t>();
+    const scalar_t* sp = source.data_ptr<scalar_t>();
+    const scalar_t a = alpha.to<scalar_t>();
+    // Repeated indices accumulate: the slices are added one after another.
+    for (int64_t k = 0; k < idx.numel(); ++k) {
+      walk_slices(dst, src_strides, ip[k] * dst.dim_stride, k * src.dim_stride,
+                  [&](int64_t o, int64_t i) {
+                    if constexpr (std::is_same<scalar_t, bool>::value) {
+                      dp[o] = dp[o] || (a && sp[i]);
+                    } else {
+                      dp[o] = static_cast<scalar_t>(dp[o] + a * sp[i]);
+                    }
+                  });
+    }
+  });
+  return *this;
+}
+
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  EMBER_CHECK_INDEX(index.dtype() == kLong, "index_fill_(): Expected dtype int64 for index.");
+  EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
+  dim = detail::wrap_dim(dim, this->dim());
+  const Tensor idx = long_index(index);
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const Slice dst(*this, dim);
+  const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
+  for (int64_t k = 0; k < idx.numel(); ++k) {
+    EMBER_CHECK_INDEX(ip[k] >= -size && ip[k] < size, "index ", ip[k],
+                      " is out of bounds for dimension ", dim, " with size ", size);
+  }
+  impl()->bump_version();
+  const DimVector none(dst.sizes.size(), 0);
+  detail::dispatch_by_element_size(element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T bits = scalar_bits<T>(value, dtype());
+    T* dp = static_cast<T*>(data_ptr());
+    for (int64_t k = 0; k < idx.numel(); ++k) {
+      const int64_t v = ip[k] < 0 ? ip[k] + size : ip[k];
+      walk_slices(dst, none, v * dst.dim_stride, 0, [&](int64_t o, int64_t) { dp[o] = bits; });
+    }
+  });
+  return *this;
+}
+
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  dim = detail::wrap_dim(dim, this->dim());
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_copy_(): Index should have dimension 1 or 0 (got ",
+                    index.dim(), ")");
+  EMBER_CHECK(index.dtype() == kLong, "index_copy_(): Expected a long tensor for index, but got ",
+              scalar_type_name(index.dtype()));
+  EMBER_CHECK(dtype() == source.dtype(),
+              "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+              scalar_type_name(dtype()), " and (source) ", scalar_type_name(source.dtype()));
+  EMBER_CHECK_INDEX(source.dim() == 0 || this->dim() == 0 || source.dim() == this->dim(),
+                    "index_copy_(): When source and destination are not scalars, their "
+                    "dimensionality must match. Source dimensionality (",
+                    source.dim(), "), destination dimensionality (", this->dim(), ")");
+  const int64_t src_len = source.dim() == 0 ? 1 : source.sizes()[dim];
+  EMBER_CHECK_INDEX(index.numel() == src_len, "index_copy_(): Number of indices (", index.numel(),
+                    ") should be equal to source.size(dim) (", src_len, ")");
+  const Slice dst(*this, dim), src(source, source.dim() == 0 ? 0 : dim);
+  if (dst.sizes != src.sizes) {
+    throw Error(absl::StrCat(
+        "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+        "slice shape: ",
+        absl::StrJoin(dst.sizes, " "), " at dimension ", dim,
+        " and source slice shape: ", absl::StrJoin(src.sizes, " "), " at dimension 0."));
+  }
+  const Tensor idx = long_index(index);
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
+  for (int64_t k = 0; k < idx.numel(); ++k) {
+    EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index_copy_(): index ", ip[k],
+                      " is out of bounds for dimension ", dim, " with size ", size);
+  }
+  impl()->bump_version();
+  detail::dispatch_by_element_size(element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    T* dp = static_cast<T*>(data_ptr());
+    const T* sp = static_cast<const T*>(source.data_ptr());
+    for (int64_t k = 0; k < idx.numel(); ++k) {
+      walk_slices(dst, src.strides, ip[k] * dst.dim_stride, k * src.dim_stride,
+                  [&](int64_t o, int64_t i) { dp[o] = sp[i]; });
+    }
+  });
+  return *this;
+}
+
+}  // namespace ember

@@ -1,0 +1,308 @@
+// where, nonzero, masked_select / masked_fill / masked_scatter_, take.
+
+#include "tensor/selection.h"
+
+#include <vector>
+
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/iterator.h"
+#include "tensor/loops.h"
+#include "tensor/strided_walk.h"
+
+namespace ember {
+
+EMBER_DEFINE_KERNEL_TABLE(where_kernel, void (*)(TensorIterator&));
+EMBER_DEFINE_KERNEL_TABLE(masked_fill_kernel, void (*)(TensorIterator&, const Scalar&));
+
+namespace {
+
+void where_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "where_cpu", [&] {
+    cpu_kernel(iter, [](bool c, scalar_t a, scalar_t b) -> scalar_t { return c ? a : b; });
+  });
+}
+EMBER_REGISTER_KERNEL(where_kernel, kCPU, &where_cpu);
+
+void masked_fill_cpu(TensorIterator& iter, const Scalar& value) {
+  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "masked_fill_cpu", [&] {
+    const scalar_t v = value.to<scalar_t>();
+    cpu_kernel(iter, [v](bool m, scalar_t a) -> scalar_t { return m ? v : a; });
+  });
+}
+EMBER_REGISTER_KERNEL(masked_fill_kernel, kCPU, &masked_fill_cpu);
+
+// PyTorch 1.13 still takes uint8 masks (deprecated); kernels see bool.
+Tensor as_bool_mask(const Tensor& mask) { return mask.dtype() == kBool ? mask : mask.to(kBool); }
+
+// Iterator over (out, mask, self) in self's dtype: mask first so that a
+// shape mismatch names the tensors in PyTorch's order.
+TensorIterator masked_iter(const Tensor& out, const Tensor& mask, const Tensor& self) {
+  IterConfig c;
+  c.promote_inputs = false;
+  c.cast_inputs = false;
+  c.common_dtype = self.dtype();
+  c.check_output_cast = false;
+  TensorIterator iter(c);
+  iter.add_output(out).add_input(as_bool_mask(mask)).add_input(self).build();
+  return iter;
+}
+
+void check_fill_mask(const Tensor& mask, const char* op) {
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte, op,
+              " only supports boolean masks, but got mask with dtype ",
+              scalar_type_name(mask.dtype()));
+}
+
+// Number of nonzero elements of a contiguous tensor, and their flat
+// positions (in order) when `positions` is given.
+template <typename T>
+int64_t scan_nonzero(const T* p, int64_t n, int64_t* positions) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (cast_value<bool>(p[i])) {
+      if (positions != nullptr) positions[count] = i;
+      ++count;
+    }
+  }
+  return count;
+}
+
+// Flat row-major positions of the nonzero elements of t.
+std::vector<int64_t> nonzero_positions(const Tensor& t) {
+  Tensor c = t.contiguous();
+  const int64_t n = c.numel();
+  std::vector<int64_t> pos;
+  EMBER_DISPATCH_ALL_TYPES(c.dtype(), "nonzero_cpu", [&] {
+    const scalar_t* p = c.data_ptr<scalar_t>();
+    pos.resize(scan_nonzero(p, n, nullptr));
+    scan_nonzero(p, n, pos.data());
+  });
+  return pos;
+}
+
+// Writes the coordinates of flat row-major `pos` in `sizes` to
+// out[j * col_stride] for each dim j.
+void unravel(int64_t pos, IntArrayRef sizes, int64_t* out, int64_t col_stride) {
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    out[d * col_stride] = pos % sizes[d];
+    pos /= sizes[d];
+  }
+}
+
+}  // namespace
+
+// --- where -------------------------------------------------------------------
+
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  EMBER_CHECK(condition.dtype() == kBool || condition.dtype() == kByte,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              scalar_type_name(condition.dtype()));
+  const ScalarType dt = result_type(self, other);
+  IterConfig c;
+  c.promote_inputs = false;
+  c.cast_inputs = false;
+  c.common_dtype = dt;
+  TensorIterator iter(c);
+  iter.add_output(Tensor())
+      .add_input(as_bool_mask(condition))
+      .add_input(self.to(dt))
+      .add_input(other.to(dt))
+      .build();
+  where_kernel(iter.device_type())(iter);
+  return iter.output();
+}
+
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return where(condition, wrapped_scalar_tensor(self), other);
+}
+
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return where(condition, self, wrapped_scalar_tensor(other));
+}
+
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  return where(condition, wrapped_scalar_tensor(self), wrapped_scalar_tensor(other));
+}
+
+std::vector<Tensor> where(const Tensor& condition) {
+  // A 0-dim condition reads as a 1-element vector, as in PyTorch.
+  std::vector<int64_t> pos = nonzero_positions(condition);
+  const int64_t n = static_cast<int64_t>(pos.size());
+  const int64_t nd = condition.dim() == 0 ? 1 : condition.dim();
+  DimVector sizes(condition.sizes().begin(), condition.sizes().end());
+  if (condition.dim() == 0) sizes.push_back(1);
+  std::vector<Tensor> out;
+  std::vector<int64_t*> cols;
+  for (int64_t d = 0; d < nd; ++d) {
+    out.push_back(empty({n}, TensorOptions(kLong).device(condition.device())));
+    cols.push_back(out.back().data_ptr<int64_t>());
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t p = pos[i];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      cols[d][i] = p % sizes[d];
+      p /= sizes[d];
+    }
+  }
+  return out;
+}
+
+Tensor nonzero(const Tensor& self) {
+  std::vector<int64_t> pos = nonzero_positions(self);
+  const int64_t n = static_cast<int64_t>(pos.size());
+  const int64_t nd = self.dim();
+  Tensor out = empty({n, nd}, TensorOptions(kLong).device(self.device()));
+  int64_t* o = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) unravel(pos[i], self.sizes(), o + i * nd, 1);
+  return out;
+}
+
+Tensor Tensor::nonzero() const { return ::ember::nonzero(*this); }
+
+// --- masked ops ----------------------------------------------------------------
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
+              "masked_select: expected BoolTensor or ByteTensor for mask");
+  const DimVector shape = infer_size(mask.sizes(), self.sizes());
+  const Tensor m = as_bool_mask(mask);
+  const DimVector ms = detail::broadcast_strides(m, shape);
+  const DimVector ss = detail::broadcast_strides(self, shape);
+  const int64_t numel = compute_numel(shape);
+  const bool* mp = m.data_ptr<bool>();
+  int64_t count = 0;
+  detail::strided_walk<1>(shape, {ms.data()}, {0}, 0, numel,
+                          [&](const std::array<int64_t, 1>& o) { count += mp[o[0]]; });
+  Tensor out = empty({count}, self.options());
+  detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(self.data_ptr());
+    T* dst = static_cast<T*>(out.data_ptr());
+    int64_t k = 0;
+    detail::strided_walk<2>(shape, {ms.data(), ss.data()}, {0, 0}, 0, numel,
+                            [&](const std::array<int64_t, 2>& o) {
+                              if (mp[o[0]]) dst[k++] = src[o[1]];
+                            });
+  });
+  return out;
+}
+
+Tensor Tensor::masked_select(const Tensor& mask) const {
+  return ::ember::masked_select(*this, mask);
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  check_fill_mask(mask, "masked_fill_");
+  TensorIterator iter = masked_iter(*this, mask, *this);
+  masked_fill_kernel(iter.device_type())(iter, value);
+  return *this;
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return masked_fill_(mask, value.item());
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_fill_mask(mask, "masked_fill_");
+  // Out of place, the result has the broadcast shape of self and mask.
+  TensorIterator iter = masked_iter(Tensor(), mask, self);
+  masked_fill_kernel(iter.device_type())(iter, value);
+  return iter.output();
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return masked_fill(self, mask, value.item());
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  return ::ember::masked_fill(*this, mask, value);
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  return ::ember::masked_fill(*this, mask, value);
+}
+
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+  check_fill_mask(mask, "masked_scatter_");
+  EMBER_CHECK(dtype() == source.dtype(),
+              "masked_scatter: expected self and source to have same dtypes but got",
+              scalar_type_name(dtype()), " and ", scalar_type_name(source.dtype()));
+  // The mask broadcasts to self (expand_inplace), with expand's message.
+  const int64_t off = dim() - mask.dim();
+  bool ok = off >= 0;
+  for (int64_t d = 0; ok && d < mask.dim(); ++d) {
+    int64_t ms = mask.sizes()[d], ts = sizes()[d + off];
+    if (ms != 1 && ms != ts) {
+      throw Error(absl::StrCat("The expanded size of the tensor (", ts,
+                               ") must match the existing size (", ms,
+                               ") at non-singleton dimension ", d + off, ".  Target sizes: ",
+                               detail::sizes_str(sizes()), ".  Tensor sizes: ",
+                               detail::sizes_str(mask.sizes())));
+    }
+  }
+  EMBER_CHECK(ok, "expand: the number of sizes provided (", dim(),
+              ") must be greater or equal to the number of dimensions in the tensor (",
+              mask.dim(), ")");
+  const Tensor m = as_bool_mask(mask);
+  const Tensor src = source.contiguous();
+  const DimVector ms = detail::broadcast_strides(m, sizes());
+  const bool* mp = m.data_ptr<bool>();
+  const int64_t src_n = src.numel();
+  impl()->bump_version();
+  detail::dispatch_by_element_size(element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = static_cast<const T*>(src.data_ptr());
+    T* dst = static_cast<T*>(data_ptr());
+    int64_t k = 0;
+    detail::strided_walk<2>(sizes(), {ms.data(), strides().data()}, {0, 0}, 0, numel(),
+                            [&](const std::array<int64_t, 2>& o) {
+                              if (!mp[o[0]]) return;
+                              EMBER_CHECK(k < src_n,
+                                          "Number of elements of source < number of ones in mask");
+                              dst[o[1]] = s[k++];
+                            });
+  });
+  return *this;
+}
+
+// --- take --------------------------------------------------------------------
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  EMBER_CHECK(index.dtype() == kLong, "take(): Expected a long tensor for index, but got ",
+              scalar_type_name(index.dtype()));
+  const Tensor src = self.contiguous();
+  const int64_t n = src.numel();
+  Tensor out = empty(index.sizes(), self.options());
+  const int64_t* ip = index.data_ptr<int64_t>();
+  detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = static_cast<const T*>(src.data_ptr());
+    T* dst = static_cast<T*>(out.data_ptr());
+    const int64_t total = index.numel();
+    parallel_for(0, total, kGrainSize, [&](int64_t b, int64_t e) {
+      int64_t k = b;
+      detail::strided_walk<1>(index.sizes(), {index.strides().data()}, {0}, b, e,
+                              [&](const std::array<int64_t, 1>& o) {
+                                int64_t i = ip[o[0]];
+                                if (i < -n || i >= n) {
+                                  throw IndexError(absl::StrCat(
+                                      "out of range: tried to access index ", i,
+                                      " on a tensor of ", n, " elements."));
+                                }
+                                dst[k++] = s[i < 0 ? i + n : i];
+                              });
+    });
+  });
+  return out;
+}
+
+Tensor Tensor::take(const Tensor& index) const { return ::ember::take(*this, index); }
+
+}  // namespace ember

@@ -1,0 +1,62 @@
+#ifndef EMBER_TENSOR_SELECTION_H_
+#define EMBER_TENSOR_SELECTION_H_
+
+// Selection ops: picking, filling and scattering elements by masks and
+// index tensors, and sorting. The Tensor methods are declared in tensor.h
+// (`x.gather(1, idx)`); these are the free-function spellings
+// (`ember::gather(x, 1, idx)`) and the ops that have no method form
+// (`where`). Semantics, dtype rules and error messages are PyTorch 1.13's.
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "tensor/kernel_table.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+
+class TensorIterator;
+
+// Elementwise `condition ? self : other`, broadcasting all three; self and
+// other are promoted to their result_type (numbers as wrapped scalars).
+// condition must be bool (uint8 is accepted, as PyTorch 1.13 still does).
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other);
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other);
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other);
+// The coordinates of the nonzero elements, one int64 tensor per dimension
+// (torch.where(cond) / nonzero(as_tuple=True)).
+std::vector<Tensor> where(const Tensor& condition);
+// int64 [n, dim] coordinates of the nonzero elements, in row-major order.
+Tensor nonzero(const Tensor& self);
+
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor take(const Tensor& self, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false,
+                                bool stable = false);
+Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false,
+               bool stable = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
+                                bool largest = true, bool sorted = true);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1,
+                                    bool keepdim = false);
+
+// Kernel tables (Note [Kernel tables]). The shape/dtype checks and output
+// allocation run once in selection.cc / gather.cc; these are the loops.
+// where: iterator over (out, condition(bool), self, other) of one dtype.
+EMBER_DECLARE_KERNEL_TABLE(where_kernel, void (*)(TensorIterator&));
+// masked_fill: iterator over (out, mask(bool), self).
+EMBER_DECLARE_KERNEL_TABLE(masked_fill_kernel, void (*)(TensorIterator&, const Scalar&));
+
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_SELECTION_H_

@@ -1,0 +1,208 @@
+// sort, argsort, topk, kthvalue: row by row along one dimension, rows in
+// parallel. NaN orders as the largest value, as in PyTorch.
+
+#include <algorithm>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+#include "tensor/dim.h"
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/selection.h"
+#include "tensor/strided_walk.h"
+
+namespace ember {
+namespace {
+
+// Keys are compared in acc_t: float for the 16-bit floating types, uint8
+// for bool (std::vector<bool> has no data()).
+template <typename T>
+using acc_t = std::conditional_t<
+    std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value, float,
+    std::conditional_t<std::is_same<T, bool>::value, uint8_t, T>>;
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// Strict orders with NaN above everything; equal keys fall back to the
+// position so that every order is total and results are deterministic.
+template <typename K>
+struct Ascending {
+  const K* keys;
+  bool operator()(int64_t a, int64_t b) const {
+    const K x = keys[a], y = keys[b];
+    const bool nx = is_nan(x), ny = is_nan(y);
+    if (nx || ny) return (!nx && ny) || (nx && ny && a < b);
+    if (x < y) return true;
+    if (y < x) return false;
+    return a < b;
+  }
+};
+
+template <typename K>
+struct Descending {
+  const K* keys;
+  bool operator()(int64_t a, int64_t b) const {
+    const K x = keys[a], y = keys[b];
+    const bool nx = is_nan(x), ny = is_nan(y);
+    if (nx || ny) return (nx && !ny) || (nx && ny && a < b);
+    if (y < x) return true;
+    if (x < y) return false;
+    return a < b;
+  }
+};
+
+// Geometry of self with a 0-dim tensor read as [1].
+DimVector sizes_of(const Tensor& t) {
+  DimVector s(t.sizes().begin(), t.sizes().end());
+  if (s.empty()) s.push_back(1);
+  return s;
+}
+DimVector strides_of(const Tensor& t) {
+  DimVector s(t.strides().begin(), t.strides().end());
+  if (s.empty()) s.push_back(1);
+  return s;
+}
+
+// For each row of self along dim: loads the keys, orders the first `k`
+// positions by `largest`/ascending with `select(first, kth, last, cmp)`,
+// and writes the first n_out values and indices to the outputs (which have self's shape
+// but k along dim).
+template <typename Select>
+void rows_select(const Tensor& self, int64_t dim, int64_t k, int64_t n_out, bool largest,
+                 const Tensor& values, const Tensor& indices, const char* name, bool allow_bool,
+                 const Select& select) {
+  const DimVector ss = strides_of(self), sizes = sizes_of(self);
+  const DimVector vs = strides_of(values), is = strides_of(indices);
+  const int64_t len = sizes[dim];
+  auto body = [&](auto tag) {
+    using scalar_t = decltype(tag);
+    using K = acc_t<scalar_t>;
+    const scalar_t* sp = self.data_ptr<scalar_t>();
+    scalar_t* vp = values.data_ptr<scalar_t>();
+    int64_t* ip = indices.data_ptr<int64_t>();
+    const int64_t sd = ss[dim], vd = vs[dim], id = is[dim];
+    const int64_t n_rows = compute_numel(sizes) / std::max<int64_t>(len, 1);
+    if (n_rows == 0 || len == 0) return;
+    DimVector outer = sizes;
+    outer[dim] = 1;
+    parallel_for(0, n_rows, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {
+      // One buffer per chunk of rows, not per row.
+      std::vector<K> keys(len);
+      std::vector<int64_t> order(len);
+      detail::strided_walk<3>(
+          outer, {ss.data(), vs.data(), is.data()}, {0, 0, 0}, b, e,
+          [&](const std::array<int64_t, 3>& o) {
+            for (int64_t j = 0; j < len; ++j) keys[j] = static_cast<K>(sp[o[0] + j * sd]);
+            std::iota(order.begin(), order.end(), 0);
+            if (largest) {
+              select(order.begin(), order.begin() + k, order.end(), Descending<K>{keys.data()});
+            } else {
+              select(order.begin(), order.begin() + k, order.end(), Ascending<K>{keys.data()});
+            }
+            for (int64_t j = 0; j < n_out; ++j) {
+              vp[o[1] + j * vd] = sp[o[0] + order[j] * sd];
+              ip[o[2] + j * id] = order[j];
+            }
+          });
+    });
+  };
+  if (allow_bool) {
+    EMBER_DISPATCH_ALL_TYPES(self.dtype(), name, [&] { body(scalar_t{}); });
+  } else {
+    EMBER_DISPATCH_NUMERIC_TYPES(self.dtype(), name, [&] { body(scalar_t{}); });
+  }
+}
+
+// The first k of the row in order (sort, topk).
+struct PartialSort {
+  template <typename It, typename Cmp>
+  void operator()(It first, It kth, It last, const Cmp& cmp) const {
+    if (kth == last) {
+      std::sort(first, last, cmp);
+    } else {
+      std::partial_sort(first, kth, last, cmp);
+    }
+  }
+};
+
+// Only the (k-1)-th in place (kthvalue): its value is order[k - 1].
+struct NthElement {
+  template <typename It, typename Cmp>
+  void operator()(It first, It kth, It last, const Cmp& cmp) const {
+    std::nth_element(first, kth - 1, last, cmp);
+    *first = *(kth - 1);
+  }
+};
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
+  // The orders are total (ties broken by position), so every sort is
+  // stable; `stable` needs no separate path.
+  (void)stable;
+  dim = detail::wrap_dim(dim, self.dim());
+  Tensor values = empty(self.sizes(), self.options());
+  Tensor indices = empty(self.sizes(), TensorOptions(kLong).device(self.device()));
+  const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
+  rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
+  return {values, indices};
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
+  return std::get<1>(sort(self, dim, descending, stable));
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                bool sorted) {
+  // sorted=false may return the k elements in any order; sorted order is one.
+  (void)sorted;
+  dim = detail::wrap_dim(dim, self.dim());
+  const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
+  EMBER_CHECK(k >= 0 && k <= len, "selected index k out of range");
+  DimVector out_sizes(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) out_sizes[dim] = k;
+  Tensor values = empty(out_sizes, self.options());
+  Tensor indices = empty(out_sizes, TensorOptions(kLong).device(self.device()));
+  rows_select(self, dim, k, k, largest, values, indices, "topk_cpu", false, PartialSort{});
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  dim = detail::wrap_dim(dim, self.dim());
+  const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
+  EMBER_CHECK(k >= 1 && k <= len, "kthvalue(): selected number k out of range for dimension ",
+              dim);
+  DimVector out_sizes(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) out_sizes[dim] = 1;
+  Tensor values = empty(out_sizes, self.options());
+  Tensor indices = empty(out_sizes, TensorOptions(kLong).device(self.device()));
+  rows_select(self, dim, k, 1, false, values, indices, "kthvalue_cpu", false, NthElement{});
+  if (!keepdim && self.dim() > 0) {
+    values = values.squeeze(dim);
+    indices = indices.squeeze(dim);
+  }
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending, bool stable) const {
+  return ::ember::sort(*this, dim, descending, stable);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending, bool stable) const {
+  return ::ember::argsort(*this, dim, descending, stable);
+}
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return ::ember::topk(*this, k, dim, largest, sorted);
+}
+std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  return ::ember::kthvalue(*this, k, dim, keepdim);
+}
+
+}  // namespace ember
