@@ -1,0 +1,420 @@
+// Binary arithmetic: add, sub, mul, div (true, trunc, floor), remainder,
+// fmod, floor_divide, and the arithmetic operators. See Note [Elementwise
+// engine] for broadcasting and promotion, Note [Kernel tables] for dispatch.
+
+#include <cmath>
+
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/loops.h"
+#include "tensor/math.h"
+#include "tensor/math_kernels.h"
+
+namespace ember {
+
+EMBER_DEFINE_KERNEL_TABLE(add_kernel, IterScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(mul_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(div_true_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(div_trunc_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(div_floor_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(remainder_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(fmod_kernel, IterKernelFn);
+
+namespace detail {
+
+ScalarType result_type_with_scalar(const Tensor& self, const Scalar& s) {
+  // Same as result_type(self, wrapped_scalar_tensor(s)) without the tensor:
+  // a number only changes the category (bool < integral < floating).
+  ScalarType t = self.dtype();
+  if (is_floating_point(t)) return t;
+  ScalarType st = s.is_floating_point() ? get_default_dtype() : s.type();
+  if (t == kBool || is_floating_point(st)) return promote_types(t, st);
+  return t;
+}
+
+Tensor wrap_scalar(const Scalar& s, ScalarType dtype) {
+  Tensor t = empty({}, TensorOptions(dtype));
+  EMBER_DISPATCH_ALL_TYPES(dtype, "wrap_scalar", [&] { *t.data_ptr<scalar_t>() = s.to<scalar_t>(); });
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+const char* typemeta_name(ScalarType t) {
+  switch (t) {
+    case kBool: return "bool";
+    case kByte: return "unsigned char";
+    case kChar: return "signed char";
+    case kShort: return "short int";
+    case kInt: return "int";
+    case kLong: return "long int";
+    case kHalf: return "c10::Half";
+    case kBFloat16: return "c10::BFloat16";
+    case kFloat: return "float";
+    case kDouble: return "double";
+    default: return scalar_type_name(t);
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::wrap_for;
+
+IterConfig float_config() {
+  IterConfig c;
+  c.promote_integer_inputs_to_float = true;
+  return c;
+}
+
+[[noreturn]] void throw_zero_division() { throw Error("ZeroDivisionError"); }
+
+// --- CPU kernels ------------------------------------------------------------
+
+void add_cpu(TensorIterator& iter, const Scalar& alpha_s) {
+  if (iter.common_dtype() == kBool) {
+    const bool alpha = alpha_s.toBool();
+    cpu_kernel(iter, [alpha](bool a, bool b) -> bool { return a || (alpha && b); });
+    return;
+  }
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "add_cpu/sub_cpu", [&] {
+    if (!alpha_s.is_floating_point() && alpha_s.toLong() == 1) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return a + b; });
+    } else {
+      const scalar_t alpha = alpha_s.to<scalar_t>();
+      // alpha * b is rounded to scalar_t first, as PyTorch's kernel does.
+      cpu_kernel(iter,
+                 [alpha](scalar_t a, scalar_t b) -> scalar_t { return a + scalar_t(alpha * b); });
+    }
+  });
+}
+
+void mul_cpu(TensorIterator& iter) {
+  if (iter.common_dtype() == kBool) {
+    cpu_kernel(iter, [](bool a, bool b) -> bool { return a && b; });
+    return;
+  }
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "mul_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return a * b; });
+  });
+}
+
+void div_true_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "div_true_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return a / b; });
+  });
+}
+
+void div_trunc_cpu(TensorIterator& iter) {
+  ScalarType dt = iter.common_dtype();
+  if (is_integral(dt, /*include_bool=*/false)) {
+    EMBER_DISPATCH_INTEGRAL_TYPES(dt, "div_trunc_cpu", [&] {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        if (b == 0) throw_zero_division();
+        return a / b;
+      });
+    });
+    return;
+  }
+  EMBER_DISPATCH_FLOATING_TYPES(dt, "div_trunc_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      const scalar_t q = a / b;  // rounded to scalar_t before truncating, as in PyTorch
+      return std::trunc(static_cast<opmath_t<scalar_t>>(q));
+    });
+  });
+}
+
+template <typename T>
+T div_floor_integer(T a, T b) {
+  if (b == 0) throw_zero_division();
+  if ((a < 0) != (b < 0)) {
+    const T q = a / b;
+    const T r = a % b;
+    return r ? q - 1 : q;
+  }
+  return a / b;
+}
+
+// PyTorch's div_floor_floating: floor(a / b) computed from fmod so that the
+// quotient is exact where a / b would round across an integer.
+template <typename T>
+T div_floor_floating(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
+  T floordiv;
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+  } else {
+    floordiv = std::copysign(T(0), a / b);
+  }
+  return floordiv;
+}
+
+void div_floor_cpu(TensorIterator& iter) {
+  ScalarType dt = iter.common_dtype();
+  if (is_integral(dt, /*include_bool=*/false)) {
+    EMBER_DISPATCH_INTEGRAL_TYPES(dt, "div_floor_cpu", [&] {
+      cpu_kernel(iter,
+                 [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_integer(a, b); });
+    });
+    return;
+  }
+  EMBER_DISPATCH_FLOATING_TYPES(dt, "div_floor_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      return div_floor_floating<acc_t>(a, b);
+    });
+  });
+}
+
+void remainder_cpu(TensorIterator& iter) {
+  ScalarType dt = iter.common_dtype();
+  if (is_integral(dt, /*include_bool=*/false)) {
+    EMBER_DISPATCH_INTEGRAL_TYPES(dt, "remainder_cpu", [&] {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        if (b == 0) throw_zero_division();
+        scalar_t r = a % b;
+        if (r != 0 && ((r < 0) != (b < 0))) r += b;
+        return r;
+      });
+    });
+    return;
+  }
+  EMBER_DISPATCH_FLOATING_TYPES(dt, "remainder_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      acc_t m = std::fmod(acc_t(a), acc_t(b));
+      if (m != 0 && ((b < 0) != (m < 0))) m += acc_t(b);
+      return m;
+    });
+  });
+}
+
+void fmod_cpu(TensorIterator& iter) {
+  ScalarType dt = iter.common_dtype();
+  if (is_integral(dt, /*include_bool=*/false)) {
+    EMBER_DISPATCH_INTEGRAL_TYPES(dt, "fmod_cpu", [&] {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        if (b == 0) throw_zero_division();
+        return a % b;
+      });
+    });
+    return;
+  }
+  EMBER_DISPATCH_FLOATING_TYPES(dt, "fmod_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter,
+               [](scalar_t a, scalar_t b) -> scalar_t { return std::fmod(acc_t(a), acc_t(b)); });
+  });
+}
+
+EMBER_REGISTER_KERNEL(add_kernel, kCPU, &add_cpu);
+EMBER_REGISTER_KERNEL(mul_kernel, kCPU, &mul_cpu);
+EMBER_REGISTER_KERNEL(div_true_kernel, kCPU, &div_true_cpu);
+EMBER_REGISTER_KERNEL(div_trunc_kernel, kCPU, &div_trunc_cpu);
+EMBER_REGISTER_KERNEL(div_floor_kernel, kCPU, &div_floor_cpu);
+EMBER_REGISTER_KERNEL(remainder_kernel, kCPU, &remainder_cpu);
+EMBER_REGISTER_KERNEL(fmod_kernel, kCPU, &fmod_cpu);
+
+// --- shape and dtype rules ----------------------------------------------------
+
+void alpha_check(ScalarType dtype, const Scalar& alpha) {
+  EMBER_CHECK(!alpha.is_bool() || dtype == kBool,
+              "Boolean alpha only supported for Boolean results.");
+  EMBER_CHECK(is_floating_point(dtype) || alpha.is_integral(/*include_bool=*/true),
+              "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+void sub_check(const Tensor& self, const Tensor& other) {
+  EMBER_CHECK(self.dtype() != kBool || other.dtype() != kBool,
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+              "or `logical_xor()` operator instead.");
+  EMBER_CHECK(self.dtype() != kBool && other.dtype() != kBool,
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+// out = self + alpha * other into `out` (undefined: allocated).
+Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  TensorIterator iter = TensorIterator::binary_op(out, self, other);
+  alpha_check(iter.common_dtype(), alpha);
+  add_kernel(iter.device_type())(iter, alpha);
+  return iter.output();
+}
+
+Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  sub_check(self, other);
+  TensorIterator iter = TensorIterator::binary_op(out, self, other);
+  alpha_check(iter.common_dtype(), alpha);
+  add_kernel(iter.device_type())(iter, -alpha);
+  return iter.output();
+}
+
+Tensor binary_out(const KernelTable<IterKernelFn>& table, const Tensor& out, const Tensor& self,
+                  const Tensor& other, IterConfig config = {}) {
+  TensorIterator iter = TensorIterator::binary_op(out, self, other, config);
+  table(iter.device_type())(iter);
+  return iter.output();
+}
+
+Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other,
+               const std::string& rounding_mode) {
+  if (rounding_mode.empty()) return binary_out(div_true_kernel, out, self, other, float_config());
+  if (rounding_mode == "trunc") return binary_out(div_trunc_kernel, out, self, other);
+  if (rounding_mode == "floor") return binary_out(div_floor_kernel, out, self, other);
+  throw Error(absl::StrCat(
+      "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+      rounding_mode, "'"));
+}
+
+}  // namespace
+
+// --- free functions -----------------------------------------------------------
+
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return add_out(Tensor(), self, other, alpha);
+}
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return add_out(Tensor(), self, wrap_for(self, other), alpha);
+}
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return sub_out(Tensor(), self, other, alpha);
+}
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub_out(Tensor(), self, wrap_for(self, other), alpha);
+}
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub_out(Tensor(), wrap_for(self, other), self, alpha);
+}
+Tensor mul(const Tensor& self, const Tensor& other) {
+  return binary_out(mul_kernel, Tensor(), self, other);
+}
+Tensor mul(const Tensor& self, const Scalar& other) {
+  return binary_out(mul_kernel, Tensor(), self, wrap_for(self, other));
+}
+Tensor div(const Tensor& self, const Tensor& other, const std::string& rounding_mode) {
+  return div_out(Tensor(), self, other, rounding_mode);
+}
+Tensor div(const Tensor& self, const Scalar& other, const std::string& rounding_mode) {
+  return div_out(Tensor(), self, wrap_for(self, other), rounding_mode);
+}
+Tensor true_divide(const Tensor& self, const Tensor& other) { return div(self, other); }
+Tensor true_divide(const Tensor& self, const Scalar& other) { return div(self, other); }
+Tensor remainder(const Tensor& self, const Tensor& other) {
+  return binary_out(remainder_kernel, Tensor(), self, other);
+}
+Tensor remainder(const Tensor& self, const Scalar& other) {
+  return binary_out(remainder_kernel, Tensor(), self, wrap_for(self, other));
+}
+Tensor remainder(const Scalar& self, const Tensor& other) {
+  return binary_out(remainder_kernel, Tensor(), wrapped_scalar_tensor(self), other);
+}
+Tensor fmod(const Tensor& self, const Tensor& other) {
+  return binary_out(fmod_kernel, Tensor(), self, other);
+}
+Tensor fmod(const Tensor& self, const Scalar& other) {
+  return binary_out(fmod_kernel, Tensor(), self, wrap_for(self, other));
+}
+Tensor floor_divide(const Tensor& self, const Tensor& other) {
+  return binary_out(div_floor_kernel, Tensor(), self, other);
+}
+Tensor floor_divide(const Tensor& self, const Scalar& other) {
+  return binary_out(div_floor_kernel, Tensor(), self, wrap_for(self, other));
+}
+
+// --- methods ------------------------------------------------------------------
+
+Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
+  return ember::add(*this, other, alpha);
+}
+Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
+  return ember::add(*this, other, alpha);
+}
+Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
+  add_out(*this, *this, other, alpha);
+  return *this;
+}
+Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
+  add_out(*this, *this, wrap_for(*this, other), alpha);
+  return *this;
+}
+Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
+  return ember::sub(*this, other, alpha);
+}
+Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
+  return ember::sub(*this, other, alpha);
+}
+Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  sub_out(*this, *this, other, alpha);
+  return *this;
+}
+Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
+  sub_out(*this, *this, wrap_for(*this, other), alpha);
+  return *this;
+}
+Tensor Tensor::mul(const Tensor& other) const { return ember::mul(*this, other); }
+Tensor Tensor::mul(const Scalar& other) const { return ember::mul(*this, other); }
+Tensor& Tensor::mul_(const Tensor& other) {
+  binary_out(mul_kernel, *this, *this, other);
+  return *this;
+}
+Tensor& Tensor::mul_(const Scalar& other) {
+  binary_out(mul_kernel, *this, *this, wrap_for(*this, other));
+  return *this;
+}
+Tensor Tensor::div(const Tensor& other, const std::string& rounding_mode) const {
+  return ember::div(*this, other, rounding_mode);
+}
+Tensor Tensor::div(const Scalar& other, const std::string& rounding_mode) const {
+  return ember::div(*this, other, rounding_mode);
+}
+Tensor& Tensor::div_(const Tensor& other, const std::string& rounding_mode) {
+  div_out(*this, *this, other, rounding_mode);
+  return *this;
+}
+Tensor& Tensor::div_(const Scalar& other, const std::string& rounding_mode) {
+  div_out(*this, *this, wrap_for(*this, other), rounding_mode);
+  return *this;
+}
+Tensor Tensor::remainder(const Tensor& other) const { return ember::remainder(*this, other); }
+Tensor Tensor::remainder(const Scalar& other) const { return ember::remainder(*this, other); }
+Tensor Tensor::fmod(const Tensor& other) const { return ember::fmod(*this, other); }
+Tensor Tensor::fmod(const Scalar& other) const { return ember::fmod(*this, other); }
+Tensor Tensor::floor_divide(const Tensor& other) const {
+  return ember::floor_divide(*this, other);
+}
+Tensor Tensor::floor_divide(const Scalar& other) const {
+  return ember::floor_divide(*this, other);
+}
+
+// --- operators ----------------------------------------------------------------
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add_out(Tensor(), a, b, 1); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return rsub(b, a); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+Tensor operator/(const Scalar& a, const Tensor& b) {
+  return div_out(Tensor(), wrap_for(b, a), b, "");
+}
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+}  // namespace ember

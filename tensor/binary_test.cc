@@ -1,0 +1,335 @@
+// Binary arithmetic and the other pointwise ops against PyTorch 1.13
+// (tools/golden/math.py).
+
+#include <gtest/gtest.h>
+
+#include "tensor/empty.h"
+#include "tensor/math.h"
+#include "tensor/math_test_util.h"
+
+namespace ember {
+namespace {
+
+using testing::check;
+using testing::check_error;
+using In = std::vector<Tensor>;
+
+TEST(AddTest, SameShape) {
+  check("add_float", [](In& x) { return x[0] + x[1]; });
+  check("add_double", [](In& x) { return x[0] + x[1]; });
+}
+
+TEST(AddTest, Broadcasting) {
+  check("add_broadcast", [](In& x) { return x[0] + x[1]; });
+}
+
+TEST(AddTest, NonContiguousInputs) {
+  check("add_transposed", [](In& x) { return x[0] + x[1]; });
+  check("add_sliced", [](In& x) { return x[0] + x[1]; });
+  check("add_expanded", [](In& x) { return x[0] + x[1]; });
+}
+
+TEST(AddTest, Alpha) {
+  check("add_alpha", [](In& x) { return add(x[0], x[1], 2.5); });
+  check("add_int_alpha", [](In& x) { return x[0].add(x[1], 3); });
+}
+
+TEST(AddTest, BoolAndTypePromotion) {
+  check("add_bool", [](In& x) { return x[0] + x[1]; });
+  check("add_bool_int", [](In& x) { return x[0] + x[1]; });
+  check("add_long_float", [](In& x) { return x[0] + x[1]; });
+  check("add_int8_int16", [](In& x) { return x[0] + x[1]; });
+  check("add_uint8_int8", [](In& x) { return x[0] + x[1]; });
+  check("add_half_float", [](In& x) { return x[0] + x[1]; });
+}
+
+TEST(AddTest, ReducedPrecision) {
+  check("add_half", [](In& x) { return x[0] + x[1]; });
+  check("add_bfloat16", [](In& x) { return x[0] + x[1]; });
+}
+
+TEST(AddTest, ZeroDimOperands) {
+  check("add_zero_dim_double", [](In& x) { return x[0] + x[1]; });
+  check("add_zero_dim_int_double", [](In& x) { return x[0] + x[1]; });
+}
+
+TEST(AddTest, Numbers) {
+  check("add_scalar_int", [](In& x) { return x[0] + 2; });
+  check("add_scalar_float_to_int", [](In& x) { return x[0] + 2.5; });
+  check("add_scalar_half", [](In& x) { return x[0] + 0.1; });
+  check("add_scalar_bool", [](In& x) { return x[0] + true; });
+  check("add_scalar_left", [](In& x) { return 3 + x[0]; });
+}
+
+TEST(AddTest, InPlace) {
+  check("add_inplace", [](In& x) {
+    Tensor& r = x[0].add_(x[1], 2);
+    EXPECT_TRUE(r.is_same(x[0]));
+    return r;
+  });
+  check("add_inplace_int8_int16", [](In& x) { return x[0] += x[1]; });
+  check("add_inplace_scalar", [](In& x) { return x[0] += 1; });
+  check("add_inplace_transposed", [](In& x) { return x[0].add_(x[1]); });
+}
+
+TEST(AddTest, InPlaceWritesThroughView) {
+  Tensor base = empty({2, 2}, kFloat);
+  base.fill_(1);
+  Tensor row(std::make_shared<TensorImpl>(base.impl()->storage(), kFloat, std::vector<int64_t>{2},
+                                          std::vector<int64_t>{1}, 2));
+  row += 5;
+  EXPECT_EQ(testing::values_of(base), (std::vector<double>{1, 1, 6, 6}));
+}
+
+TEST(AddTest, Errors) {
+  check_error("err_alpha_float_int", [](In& x) { add(x[0], x[1], 0.5); });
+  check_error("err_alpha_bool_int", [](In& x) { add(x[0], x[1], true); });
+  check_error("err_add_inplace_float_to_long", [](In& x) { x[0].add_(1.5); });
+  check_error("err_broadcast", [](In& x) { x[0] + x[1]; });
+  check_error("err_inplace_shape", [](In& x) { x[0].add_(x[1]); });
+  check_error("err_inplace_expanded", [](In& x) { x[0].add_(x[1]); });
+}
+
+TEST(SubTest, Values) {
+  check("sub_float", [](In& x) { return x[0] - x[1]; });
+  check("sub_alpha", [](In& x) { return sub(x[0], x[1], 2); });
+  check("sub_scalar", [](In& x) { return x[0] - 1.5; });
+  check("rsub_scalar", [](In& x) { return 2 - x[0]; });
+  check("sub_inplace", [](In& x) { return x[0] -= x[1]; });
+}
+
+TEST(SubTest, BoolErrors) {
+  check_error("err_sub_bools", [](In& x) { x[0] - x[1]; });
+  check_error("err_sub_bool_scalar", [](In& x) { x[0] - 1; });
+  check_error("err_rsub_bool", [](In& x) { 1 - x[0]; });
+  check_error("err_sub_uint8_bool", [](In& x) { x[0] - x[1]; });
+}
+
+TEST(MulTest, Values) {
+  check("mul_float", [](In& x) { return x[0] * x[1]; });
+  check("mul_int", [](In& x) { return mul(x[0], x[1]); });
+  check("mul_bool", [](In& x) { return x[0] * x[1]; });
+  check("mul_bool_scalar_float", [](In& x) { return x[0] * 2.5; });
+  check("mul_scalar_left", [](In& x) { return 2 * x[0]; });
+  check("mul_broadcast_int_float", [](In& x) { return x[0] * x[1]; });
+}
+
+TEST(MulTest, InPlace) {
+  check("mul_inplace", [](In& x) { return x[0] *= x[1]; });
+  check("mul_inplace_scalar", [](In& x) { return x[0].mul_(3); });
+  check_error("err_mul_inplace_long_float", [](In& x) { x[0].mul_(x[1]); });
+}
+
+TEST(DivTest, TrueDivision) {
+  check("div_float", [](In& x) { return x[0] / x[1]; });
+  check("div_int_int", [](In& x) { return x[0] / x[1]; });
+  check("div_float_zero", [](In& x) { return true_divide(x[0], x[1]); });
+  check("div_scalar", [](In& x) { return x[0] / 3; });
+  check("div_scalar_left", [](In& x) { return 1 / x[0]; });
+  check("div_half", [](In& x) { return x[0].div(x[1]); });
+}
+
+TEST(DivTest, RoundingModes) {
+  check("div_trunc_int", [](In& x) { return div(x[0], x[1], "trunc"); });
+  check("div_trunc_float", [](In& x) { return div(x[0], x[1], "trunc"); });
+  check("div_floor_int", [](In& x) { return div(x[0], x[1], "floor"); });
+  check("div_floor_float", [](In& x) { return x[0].div(x[1], "floor"); });
+  check("div_floor_uint8", [](In& x) { return div(x[0], x[1], "floor"); });
+}
+
+TEST(DivTest, InPlace) {
+  check("div_inplace", [](In& x) { return x[0] /= x[1]; });
+  check("div_inplace_floor_scalar", [](In& x) { return x[0].div_(2, "floor"); });
+  check_error("err_div_inplace_long", [](In& x) { x[0] /= 2; });
+}
+
+TEST(DivTest, Errors) {
+  check_error("err_rounding_mode", [](In& x) { div(x[0], x[1], "bad"); });
+  check_error("err_floor_divide_zero", [](In& x) { floor_divide(x[0], x[1]); });
+  check_error("err_div_trunc_zero", [](In& x) { div(x[0], 0, "trunc"); });
+  check_error("err_div_trunc_bool", [](In& x) { div(x[0], x[0], "trunc"); });
+  check_error("err_floor_divide_bool", [](In& x) { floor_divide(x[0], x[0]); });
+}
+
+TEST(RemainderTest, PythonSignRule) {
+  check("remainder_int", [](In& x) { return x[0] % x[1]; });
+  check("remainder_float", [](In& x) { return remainder(x[0], x[1]); });
+  check("remainder_scalar", [](In& x) { return x[0] % 3; });
+  check("remainder_scalar_left", [](In& x) { return remainder(5, x[0]); });
+  check_error("err_remainder_zero", [](In& x) { x[0] % 0; });
+  check_error("err_remainder_bool", [](In& x) { x[0] % x[0]; });
+}
+
+TEST(FmodTest, CSignRule) {
+  check("fmod_int", [](In& x) { return fmod(x[0], x[1]); });
+  check("fmod_float", [](In& x) { return x[0].fmod(x[1]); });
+  check("fmod_scalar", [](In& x) { return fmod(x[0], 1.5); });
+  check_error("err_fmod_zero", [](In& x) { fmod(x[0], 0); });
+}
+
+TEST(FloorDivideTest, Values) {
+  check("floor_divide_int", [](In& x) { return floor_divide(x[0], x[1]); });
+  check("floor_divide_float", [](In& x) { return x[0].floor_divide(x[1]); });
+  check("floor_divide_scalar", [](In& x) { return floor_divide(x[0], 4); });
+}
+
+TEST(PowTest, TensorExponent) {
+  check("pow_tensor_tensor", [](In& x) { return pow(x[0], x[1]); });
+  check("pow_int_tensor", [](In& x) { return pow(x[0], x[1]); });
+  check("pow_int8_wraps", [](In& x) { return x[0].pow(x[1]); });
+  check("pow_broadcast_transposed", [](In& x) { return pow(x[0], x[1]); });
+}
+
+TEST(PowTest, NumberExponent) {
+  check("pow_scalar_2", [](In& x) { return pow(x[0], 2); });
+  check("pow_scalar_3", [](In& x) { return pow(x[0], 3); });
+  check("pow_scalar_half", [](In& x) { return pow(x[0], 0.5); });
+  check("pow_scalar_minus_half", [](In& x) { return pow(x[0], -0.5); });
+  check("pow_scalar_minus_1", [](In& x) { return x[0].pow(-1); });
+  check("pow_scalar_minus_2", [](In& x) { return x[0].pow(-2); });
+  check("pow_scalar_2_5", [](In& x) { return x[0].pow(2.5); });
+  check("pow_scalar_double", [](In& x) { return x[0].pow(1.7); });
+  check("pow_zero_exponent", [](In& x) { return pow(x[0], 0); });
+  check("pow_one_exponent", [](In& x) { return pow(x[0], 1); });
+  check("pow_half", [](In& x) { return pow(x[0], 2); });
+  check("pow_half_scalar_1_5", [](In& x) { return pow(x[0], 1.5); });
+}
+
+TEST(PowTest, IntegerAndBoolBases) {
+  check("pow_int_scalar", [](In& x) { return pow(x[0], 3); });
+  check("pow_int_float_scalar", [](In& x) { return pow(x[0], 2.5); });
+  check("pow_bool_scalar", [](In& x) { return pow(x[0], 2); });
+}
+
+TEST(PowTest, NumberBase) {
+  check("pow_scalar_base_int", [](In& x) { return pow(2, x[0]); });
+  check("pow_scalar_base_float", [](In& x) { return pow(2.5, x[0]); });
+}
+
+TEST(PowTest, InPlace) {
+  check("pow_inplace", [](In& x) { return x[0].pow_(2); });
+  check("pow_inplace_tensor", [](In& x) { return x[0].pow_(x[1]); });
+}
+
+TEST(PowTest, Errors) {
+  check_error("err_pow_negative_int", [](In& x) { pow(x[0], -1); });
+  check_error("err_pow_bools", [](In& x) { pow(x[0], x[0]); });
+  check_error("err_pow_inplace_long_float", [](In& x) { x[0].pow_(0.5); });
+}
+
+TEST(Atan2Test, Values) {
+  check("atan2_float", [](In& x) { return atan2(x[0], x[1]); });
+  check("atan2_int", [](In& x) { return x[0].atan2(x[1]); });
+}
+
+TEST(MinMaxTest, NanPropagates) {
+  check("minimum_float_nan", [](In& x) { return minimum(x[0], x[1]); });
+  check("maximum_float_nan", [](In& x) { return maximum(x[0], x[1]); });
+}
+
+TEST(MinMaxTest, PromotionBroadcastBool) {
+  check("maximum_int_float", [](In& x) { return maximum(x[0], x[1]); });
+  check("minimum_int_broadcast", [](In& x) { return x[0].minimum(x[1]); });
+  check("minimum_bool", [](In& x) { return minimum(x[0], x[1]); });
+  check("maximum_bool", [](In& x) { return maximum(x[0], x[1]); });
+}
+
+TEST(MinMaxTest, FminFmaxIgnoreNan) {
+  check("fmin_nan", [](In& x) { return fmin(x[0], x[1]); });
+  check("fmax_nan", [](In& x) { return x[0].fmax(x[1]); });
+  check("fmax_int", [](In& x) { return fmax(x[0], x[1]); });
+}
+
+TEST(LerpTest, Values) {
+  check("lerp_small_weight", [](In& x) { return lerp(x[0], x[1], 0.25); });
+  check("lerp_large_weight", [](In& x) { return x[0].lerp(x[1], 0.75); });
+  check("lerp_double", [](In& x) { return lerp(x[0], x[1], 1.5); });
+}
+
+TEST(LerpTest, Errors) {
+  check_error("err_lerp_dtype", [](In& x) { lerp(x[0], x[1], 0.5); });
+  check_error("err_lerp_long", [](In& x) { lerp(x[0], x[0], 0.5); });
+  check_error("err_lerp_half", [](In& x) { lerp(x[0], x[0], 0.5); });
+}
+
+TEST(AddcmulTest, Values) {
+  check("addcmul_float", [](In& x) { return addcmul(x[0], x[1], x[2], 0.5); });
+  check("addcmul_int", [](In& x) { return addcmul(x[0], x[1], x[2], 2); });
+  check("addcmul_inplace", [](In& x) { return x[0].addcmul_(x[1], x[2]); });
+  check_error("err_addcmul_bool", [](In& x) { addcmul(x[0], x[0], x[0]); });
+}
+
+TEST(AddcdivTest, Values) {
+  check("addcdiv_float", [](In& x) { return addcdiv(x[0], x[1], x[2], -2); });
+  check("addcdiv_mixed", [](In& x) { return x[0].addcdiv(x[1], x[2]); });
+  check("addcdiv_inplace", [](In& x) { return x[0].addcdiv_(x[1], x[2], 0.5); });
+  check_error("err_addcdiv_int", [](In& x) { addcdiv(x[0], x[1], x[2]); });
+}
+
+TEST(ClampTest, NumberBounds) {
+  check("clamp_float", [](In& x) { return clamp(x[0], -1.0, 1.0); });
+  check("clamp_min_only", [](In& x) { return clamp(x[0], 0.0); });
+  check("clamp_max_only", [](In& x) { return clamp(x[0], std::nullopt, 0); });
+  check("clamp_int", [](In& x) { return x[0].clamp(-1, 2); });
+  check("clamp_min_greater_than_max", [](In& x) { return clamp(x[0], 2.0, 1.0); });
+  check("clamp_half", [](In& x) { return clamp(x[0], -1.0, 1.0); });
+  check("clamp_transposed", [](In& x) { return x[0].clip(-1, 1); });
+  check("clamp_min_fn", [](In& x) { return clamp_min(x[0], 1); });
+  check("clamp_max_fn", [](In& x) { return x[0].clamp_max(1.5); });
+}
+
+TEST(ClampTest, NumberBoundsPromote) {
+  check("clamp_int_float_bound", [](In& x) { return clamp(x[0], 0.5); });
+  check("clamp_bool_int_bounds", [](In& x) { return clamp(x[0], 0, 1); });
+}
+
+TEST(ClampTest, InPlace) {
+  check("clamp_inplace", [](In& x) { return x[0].clamp_(-1.0, 1.0); });
+  check_error("err_clamp_inplace_long", [](In& x) { x[0].clamp_(0.5); });
+  check_error("err_clamp_inplace_bool", [](In& x) { x[0].clamp_(0, 1); });
+}
+
+TEST(ClampTest, TensorBounds) {
+  check("clamp_tensor", [](In& x) { return clamp(x[0], x[1], x[2]); });
+  check("clamp_tensor_min_only", [](In& x) { return clamp(x[0], x[1], Tensor()); });
+  check("clamp_tensor_max_only", [](In& x) { return x[0].clamp(Tensor(), x[1]); });
+  check("clamp_tensor_int_float", [](In& x) { return clamp(x[0], x[1], x[2]); });
+}
+
+TEST(ClampTest, Errors) {
+  check_error("err_clamp_none", [](In& x) { clamp(x[0], std::nullopt, std::nullopt); });
+  check_error("err_clamp_bool_tensors", [](In& x) { clamp(x[0], x[0], x[0]); });
+  check_error("err_clamp_scalar_bool", [](In& x) { clamp(x[0], true, true); });
+}
+
+TEST(ReluTest, Values) {
+  check("relu_float", [](In& x) { return relu(x[0]); });
+  check("relu_int", [](In& x) { return x[0].relu(); });
+  check("relu_inplace", [](In& x) { return x[0].relu_(); });
+  check_error("err_relu_bool", [](In& x) { relu(x[0]); });
+}
+
+TEST(SquareTest, Values) {
+  check("square_float", [](In& x) { return square(x[0]); });
+  check("square_int", [](In& x) { return x[0].square(); });
+  check("square_bool", [](In& x) { return square(x[0]); });
+}
+
+TEST(BinaryTest, ParallelContiguousAdd) {
+  // Above kGrainSize the loop is split across threads; every element must
+  // still be written exactly once.
+  const int64_t n = 3 * kGrainSize + 17;
+  Tensor a = empty({n}, kFloat), b = empty({n}, kFloat);
+  float* pa = a.data_ptr<float>();
+  float* pb = b.data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    pa[i] = static_cast<float>(i);
+    pb[i] = 0.5f * static_cast<float>(i);
+  }
+  Tensor c = a + b;
+  const float* pc = c.data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(pc[i], 1.5f * static_cast<float>(i)) << i;
+}
+
+}  // namespace
+}  // namespace ember

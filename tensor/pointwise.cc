@@ -1,0 +1,465 @@
+// Pointwise ops beyond the four rules: pow, atan2, minimum/maximum,
+// fmin/fmax, lerp, addcmul, addcdiv, clamp (and relu, which is clamp_min).
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/loops.h"
+#include "tensor/math.h"
+#include "tensor/math_kernels.h"
+
+namespace ember {
+
+EMBER_DEFINE_KERNEL_TABLE(pow_tensor_tensor_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(pow_tensor_scalar_kernel, IterScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(atan2_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(minimum_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(maximum_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(fmin_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(fmax_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(lerp_scalar_kernel, IterScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(addcmul_kernel, IterScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(addcdiv_kernel, IterScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(clamp_scalar_kernel, IterTwoScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(clamp_min_scalar_kernel, IterScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(clamp_max_scalar_kernel, IterScalarKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(clamp_tensor_kernel, IterKernelFn);
+
+namespace {
+
+using detail::wrap_for;
+
+// Integer power by squaring, with PyTorch's answers for negative exponents
+// (1 and -1 stay units, everything else truncates to 0). The arithmetic is
+// unsigned so that overflow wraps instead of being undefined.
+template <typename T>
+T powi(T a, T b) {
+  if constexpr (std::is_signed<T>::value) {
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == -1) return (-b) % 2 ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, base = static_cast<U>(a);
+  U e = static_cast<U>(b);
+  while (e) {
+    if (e & 1) result = static_cast<U>(result * base);
+    e >>= 1;
+    base = static_cast<U>(base * base);
+  }
+  return static_cast<T>(result);
+}
+
+void pow_tensor_tensor_cpu(TensorIterator& iter) {
+  ScalarType dt = iter.common_dtype();
+  if (is_integral(dt, /*include_bool=*/false)) {
+    EMBER_DISPATCH_INTEGRAL_TYPES(dt, "pow", [&] {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); });
+    });
+    return;
+  }
+  EMBER_DISPATCH_FLOATING_TYPES(dt, "pow", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter,
+               [](scalar_t a, scalar_t b) -> scalar_t { return std::pow(acc_t(a), acc_t(b)); });
+  });
+}
+
+// PyTorch's fast paths for common exponents (they round differently from
+// std::pow, so the same exponents take them here).
+void pow_tensor_scalar_cpu(TensorIterator& iter, const Scalar& exp_s) {
+  ScalarType dt = iter.common_dtype();
+  if (is_integral(dt, /*include_bool=*/false)) {
+    EMBER_DISPATCH_INTEGRAL_TYPES(dt, "pow", [&] {
+      const scalar_t e = exp_s.to<scalar_t>();
+      cpu_kernel(iter, [e](scalar_t a) -> scalar_t { return powi(a, e); });
+    });
+    return;
+  }
+  const double e = exp_s.toDouble();
+  EMBER_DISPATCH_FLOATING_TYPES(dt, "pow", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    if (e == 0.5) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return std::sqrt(acc_t(a)); });
+    } else if (e == -0.5) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return acc_t(1) / std::sqrt(acc_t(a)); });
+    } else if (e == -1.0) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return acc_t(1) / acc_t(a); });
+    } else if (e == 2.0) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return acc_t(a) * acc_t(a); });
+    } else if (e == 3.0) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return acc_t(a) * acc_t(a) * acc_t(a); });
+    } else if (e == -2.0) {
+      cpu_kernel(iter, [](scalar_t a) -> scalar_t { return acc_t(1) / (acc_t(a) * acc_t(a)); });
+    } else if constexpr (std::is_same<scalar_t, float>::value ||
+                         std::is_same<scalar_t, double>::value) {
+      // float ** number is evaluated in double, as in PyTorch.
+      cpu_kernel(iter, [e](scalar_t a) -> scalar_t {
+        return static_cast<scalar_t>(std::pow(static_cast<double>(a), e));
+      });
+    } else {
+      const acc_t ee = static_cast<acc_t>(static_cast<scalar_t>(e));
+      cpu_kernel(iter, [ee](scalar_t a) -> scalar_t { return std::pow(acc_t(a), ee); });
+    }
+  });
+}
+
+void atan2_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "atan2_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter,
+               [](scalar_t a, scalar_t b) -> scalar_t { return std::atan2(acc_t(a), acc_t(b)); });
+  });
+}
+
+template <typename T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_integral<T>::value) {
+    return false;
+  } else {
+    return std::isnan(static_cast<opmath_t<T>>(v));
+  }
+}
+
+// kMax selects maximum; kPropagateNan selects minimum/maximum over fmin/fmax.
+template <bool kMax, bool kPropagateNan>
+void min_max_cpu(TensorIterator& iter) {
+  if (iter.common_dtype() == kBool) {
+    cpu_kernel(iter, [](bool a, bool b) -> bool { return kMax ? (a || b) : (a && b); });
+    return;
+  }
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "minimum_maximum_cpu", [&] {
+    if constexpr (std::is_integral<scalar_t>::value) {
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+        return kMax ? std::max(a, b) : std::min(a, b);
+      });
+    } else {
+      using acc_t = opmath_t<scalar_t>;
+      cpu_kernel(iter, [](scalar_t a_, scalar_t b_) -> scalar_t {
+        acc_t a = a_, b = b_;
+        if (kPropagateNan) {
+          if (std::isnan(a)) return a;
+          if (std::isnan(b)) return b;
+          return kMax ? std::max(a, b) : std::min(a, b);
+        }
+        return kMax ? std::fmax(a, b) : std::fmin(a, b);
+      });
+    }
+  });
+}
+
+void lerp_scalar_cpu(TensorIterator& iter, const Scalar& weight_s) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(iter.common_dtype(), "lerp_kernel_scalar", [&] {
+    const scalar_t w = weight_s.to<scalar_t>();
+    // The form that is exact at both ends (weight 0 and 1).
+    cpu_kernel(iter, [w](scalar_t self, scalar_t end) -> scalar_t {
+      return std::abs(w) < scalar_t(0.5) ? self + w * (end - self)
+                                         : end - (end - self) * (scalar_t(1) - w);
+    });
+  });
+}
+
+void addcmul_cpu(TensorIterator& iter, const Scalar& value_s) {
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "addcmul_cpu_out", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const acc_t v = static_cast<acc_t>(value_s.to<scalar_t>());
+    cpu_kernel(iter, [v](scalar_t s, scalar_t t1, scalar_t t2) -> scalar_t {
+      return acc_t(s) + v * acc_t(t1) * acc_t(t2);
+    });
+  });
+}
+
+void addcdiv_cpu(TensorIterator& iter, const Scalar& value_s) {
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "addcdiv_cpu_out", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const acc_t v = static_cast<acc_t>(value_s.to<scalar_t>());
+    cpu_kernel(iter, [v](scalar_t s, scalar_t t1, scalar_t t2) -> scalar_t {
+      return acc_t(s) + v * acc_t(t1) / acc_t(t2);
+    });
+  });
+}
+
+// std::min(std::max(a, lo), hi) keeps a NaN `a` (its comparisons are false).
+void clamp_scalar_cpu(TensorIterator& iter, const Scalar& lo_s, const Scalar& hi_s) {
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "clamp_scalar_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const acc_t lo = static_cast<acc_t>(lo_s.to<scalar_t>());
+    const acc_t hi = static_cast<acc_t>(hi_s.to<scalar_t>());
+    cpu_kernel(iter, [lo, hi](scalar_t a) -> scalar_t {
+      return std::min(std::max(acc_t(a), lo), hi);
+    });
+  });
+}
+
+void clamp_min_scalar_cpu(TensorIterator& iter, const Scalar& lo_s) {
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "clamp_min_scalar_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const acc_t lo = static_cast<acc_t>(lo_s.to<scalar_t>());
+    cpu_kernel(iter, [lo](scalar_t a) -> scalar_t { return std::max(acc_t(a), lo); });
+  });
+}
+
+void clamp_max_scalar_cpu(TensorIterator& iter, const Scalar& hi_s) {
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "clamp_max_scalar_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const acc_t hi = static_cast<acc_t>(hi_s.to<scalar_t>());
+    cpu_kernel(iter, [hi](scalar_t a) -> scalar_t { return std::min(acc_t(a), hi); });
+  });
+}
+
+// A NaN bound makes the result NaN.
+void clamp_tensor_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "clamp_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter, [](scalar_t a, scalar_t lo, scalar_t hi) -> scalar_t {
+      if (is_nan_value(lo)) return lo;
+      if (is_nan_value(hi)) return hi;
+      return std::min(std::max(acc_t(a), acc_t(lo)), acc_t(hi));
+    });
+  });
+}
+
+EMBER_REGISTER_KERNEL(pow_tensor_tensor_kernel, kCPU, &pow_tensor_tensor_cpu);
+EMBER_REGISTER_KERNEL(pow_tensor_scalar_kernel, kCPU, &pow_tensor_scalar_cpu);
+EMBER_REGISTER_KERNEL(atan2_kernel, kCPU, &atan2_cpu);
+EMBER_REGISTER_KERNEL(minimum_kernel, kCPU, (&min_max_cpu<false, true>));
+EMBER_REGISTER_KERNEL(maximum_kernel, kCPU, (&min_max_cpu<true, true>));
+EMBER_REGISTER_KERNEL(fmin_kernel, kCPU, (&min_max_cpu<false, false>));
+EMBER_REGISTER_KERNEL(fmax_kernel, kCPU, (&min_max_cpu<true, false>));
+EMBER_REGISTER_KERNEL(lerp_scalar_kernel, kCPU, &lerp_scalar_cpu);
+EMBER_REGISTER_KERNEL(addcmul_kernel, kCPU, &addcmul_cpu);
+EMBER_REGISTER_KERNEL(addcdiv_kernel, kCPU, &addcdiv_cpu);
+EMBER_REGISTER_KERNEL(clamp_scalar_kernel, kCPU, &clamp_scalar_cpu);
+EMBER_REGISTER_KERNEL(clamp_min_scalar_kernel, kCPU, &clamp_min_scalar_cpu);
+EMBER_REGISTER_KERNEL(clamp_max_scalar_kernel, kCPU, &clamp_max_scalar_cpu);
+EMBER_REGISTER_KERNEL(clamp_tensor_kernel, kCPU, &clamp_tensor_cpu);
+
+// --- shape and dtype rules ----------------------------------------------------
+
+Tensor binary(const KernelTable<IterKernelFn>& table, const Tensor& out, const Tensor& a,
+              const Tensor& b, IterConfig config = {}) {
+  TensorIterator iter = TensorIterator::binary_op(out, a, b, config);
+  table(iter.device_type())(iter);
+  return iter.output();
+}
+
+Tensor pow_scalar_out(const Tensor& out, const Tensor& self, const Scalar& exp) {
+  EMBER_CHECK(!(is_integral(self.dtype(), true) && exp.is_integral(true) && exp.toLong() < 0),
+              "Integers to negative integer powers are not allowed.");
+  IterConfig c;
+  c.common_dtype = detail::result_type_with_scalar(self, exp);
+  // PyTorch's structured-kernel wording for an in-place dtype change.
+  EMBER_CHECK(!out.defined() || out.dtype() == *c.common_dtype, "Found dtype ",
+              scalar_type_name(out.dtype()), " but expected ", scalar_type_name(*c.common_dtype));
+  TensorIterator iter = TensorIterator::unary_op(out, self, c);
+  if (!exp.is_bool() && exp.toDouble() == 0.0) {
+    // x ** 0 is 1, NaN included.
+    Tensor r = iter.output();
+    r.fill_(1);
+    return r;
+  }
+  if (!exp.is_bool() && exp.toDouble() == 1.0) {
+    Tensor r = iter.output();
+    if (!r.is_same(self)) r.copy_(self);
+    return r;
+  }
+  pow_tensor_scalar_kernel(iter.device_type())(iter, exp);
+  return iter.output();
+}
+
+void build_ternary(TensorIterator& iter, const Tensor& out, const Tensor& a, const Tensor& b,
+                   const Tensor& c) {
+  iter.add_output(out).add_input(a).add_input(b).add_input(c).build();
+}
+
+Tensor addcmul_out(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                   const Scalar& value) {
+  TensorIterator iter;
+  build_ternary(iter, out, self, t1, t2);
+  addcmul_kernel(iter.device_type())(iter, value);
+  return iter.output();
+}
+
+Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                   const Scalar& value) {
+  if (is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)) {
+    throw Error(
+        "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+        "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+        "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+        "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+        "addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+        "tensor2), for all dtypes.");
+  }
+  TensorIterator iter;
+  build_ternary(iter, out, self, t1, t2);
+  addcdiv_kernel(iter.device_type())(iter, value);
+  return iter.output();
+}
+
+// clamp's result dtype: numbers take part in promotion, and an in-place
+// clamp may not change self's dtype (PyTorch words this check with the
+// TypeMeta name: "... desired output type long int").
+ScalarType clamp_result_type(const Tensor& self, const std::optional<Scalar>& min,
+                             const std::optional<Scalar>& max, bool in_place) {
+  EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ScalarType rt = self.dtype();
+  if (is_floating_point(rt)) return rt;
+  // Promoting with one number, then the other, is promotion with both: a
+  // number only ever raises the category.
+  if (min) rt = detail::result_type_with_scalar(self, *min);
+  if (max) {
+    ScalarType with_max = detail::result_type_with_scalar(self, *max);
+    rt = promote_types(rt, with_max);
+  }
+  EMBER_CHECK(!in_place || rt == self.dtype(), "result type ", scalar_type_name(rt),
+              " can't be cast to the desired output type ", detail::typemeta_name(self.dtype()));
+  return rt;
+}
+
+Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
+                 const std::optional<Scalar>& max) {
+  IterConfig c;
+  c.common_dtype = clamp_result_type(self, min, max, out.defined() && out.is_same(self));
+  TensorIterator iter = TensorIterator::unary_op(out, self, c);
+  if (min && max) {
+    clamp_scalar_kernel(iter.device_type())(iter, *min, *max);
+  } else if (min) {
+    clamp_min_scalar_kernel(iter.device_type())(iter, *min);
+  } else {
+    clamp_max_scalar_kernel(iter.device_type())(iter, *max);
+  }
+  return iter.output();
+}
+
+}  // namespace
+
+// --- free functions -----------------------------------------------------------
+
+Tensor pow(const Tensor& self, const Tensor& exponent) {
+  return binary(pow_tensor_tensor_kernel, Tensor(), self, exponent);
+}
+Tensor pow(const Tensor& self, const Scalar& exponent) {
+  return pow_scalar_out(Tensor(), self, exponent);
+}
+Tensor pow(const Scalar& self, const Tensor& exponent) {
+  return binary(pow_tensor_tensor_kernel, Tensor(), wrapped_scalar_tensor(self), exponent);
+}
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  IterConfig c;
+  c.promote_integer_inputs_to_float = true;
+  return binary(atan2_kernel, Tensor(), self, other, c);
+}
+Tensor minimum(const Tensor& self, const Tensor& other) {
+  return binary(minimum_kernel, Tensor(), self, other);
+}
+Tensor maximum(const Tensor& self, const Tensor& other) {
+  return binary(maximum_kernel, Tensor(), self, other);
+}
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  return binary(fmin_kernel, Tensor(), self, other);
+}
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  return binary(fmax_kernel, Tensor(), self, other);
+}
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  EMBER_CHECK(self.dtype() == end.dtype(), "expected dtype ", detail::typemeta_name(self.dtype()),
+              " for `end` but got dtype ", detail::typemeta_name(end.dtype()));
+  TensorIterator iter = TensorIterator::binary_op(Tensor(), self, end);
+  lerp_scalar_kernel(iter.device_type())(iter, weight);
+  return iter.output();
+}
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  return addcmul_out(Tensor(), self, tensor1, tensor2, value);
+}
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  return addcdiv_out(Tensor(), self, tensor1, tensor2, value);
+}
+Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return clamp_out(Tensor(), self, min, max);
+}
+Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
+  EMBER_CHECK(min.defined() || max.defined(),
+              "torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (!max.defined()) return maximum(self, min);
+  if (!min.defined()) return minimum(self, max);
+  TensorIterator iter;
+  build_ternary(iter, Tensor(), self, min, max);
+  clamp_tensor_kernel(iter.device_type())(iter);
+  return iter.output();
+}
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return clamp_out(Tensor(), self, min, std::nullopt);
+}
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return clamp_out(Tensor(), self, std::nullopt, max);
+}
+Tensor relu(const Tensor& self) {
+  EMBER_CHECK(self.dtype() != kBool, "Boolean inputs not supported for relu");
+  return clamp_min(self, 0);
+}
+Tensor square(const Tensor& self) { return pow(self, 2); }
+
+// --- methods ------------------------------------------------------------------
+
+Tensor Tensor::pow(const Tensor& exponent) const { return ember::pow(*this, exponent); }
+Tensor Tensor::pow(const Scalar& exponent) const { return ember::pow(*this, exponent); }
+Tensor& Tensor::pow_(const Tensor& exponent) {
+  binary(pow_tensor_tensor_kernel, *this, *this, exponent);
+  return *this;
+}
+Tensor& Tensor::pow_(const Scalar& exponent) {
+  pow_scalar_out(*this, *this, exponent);
+  return *this;
+}
+Tensor Tensor::atan2(const Tensor& other) const { return ember::atan2(*this, other); }
+Tensor Tensor::minimum(const Tensor& other) const { return ember::minimum(*this, other); }
+Tensor Tensor::maximum(const Tensor& other) const { return ember::maximum(*this, other); }
+Tensor Tensor::fmin(const Tensor& other) const { return ember::fmin(*this, other); }
+Tensor Tensor::fmax(const Tensor& other) const { return ember::fmax(*this, other); }
+Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
+  return ember::lerp(*this, end, weight);
+}
+Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ember::addcmul(*this, t1, t2, value);
+}
+Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  addcmul_out(*this, *this, t1, t2, value);
+  return *this;
+}
+Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ember::addcdiv(*this, t1, t2, value);
+}
+Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  addcdiv_out(*this, *this, t1, t2, value);
+  return *this;
+}
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  clamp_out(*this, *this, min, max);
+  return *this;
+}
+Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor Tensor::clamp_min(const Scalar& min) const { return ember::clamp_min(*this, min); }
+Tensor Tensor::clamp_max(const Scalar& max) const { return ember::clamp_max(*this, max); }
+Tensor Tensor::relu() const { return ember::relu(*this); }
+Tensor& Tensor::relu_() {
+  EMBER_CHECK(dtype() != kBool, "Boolean inputs not supported for relu");
+  clamp_out(*this, *this, Scalar(0), std::nullopt);
+  return *this;
+}
+Tensor Tensor::square() const { return ember::square(*this); }
+Tensor& Tensor::square_() { return pow_(2); }
+
+}  // namespace ember

@@ -1,0 +1,276 @@
+// Unary elementwise ops. Floating functions (sqrt, exp, sin, sigmoid...)
+// turn integer and bool input into the default float dtype; rounding ops are
+// the identity on integers; bool input is refused where PyTorch refuses it.
+
+#include <cmath>
+#include <type_traits>
+
+#include "tensor/dispatch.h"
+#include "tensor/loops.h"
+#include "tensor/math.h"
+#include "tensor/math_kernels.h"
+
+namespace ember {
+
+#define EMBER_DEFINE_UNARY_TABLE(op) EMBER_DEFINE_KERNEL_TABLE(op##_kernel, IterKernelFn);
+EMBER_UNARY_KERNEL_TABLES(EMBER_DEFINE_UNARY_TABLE)
+#undef EMBER_DEFINE_UNARY_TABLE
+EMBER_DEFINE_KERNEL_TABLE(round_decimals_kernel, IterScalarKernelFn);
+
+namespace {
+
+// --- floating functions: computed in float for half / bfloat16 --------------
+
+// Defines and registers <op>_cpu over the floating dtypes from an
+// expression in `x` (of type acc_t, the opmath type); `name` is the kernel
+// name PyTorch's "not implemented" error shows.
+#define EMBER_FLOAT_UNARY_CPU_NAMED(op, name, expr)                                 \
+  void op##_cpu(TensorIterator& iter) {                                            \
+    EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), name, [&] {                 \
+      using acc_t = opmath_t<scalar_t>;                                            \
+      cpu_kernel(iter, [](scalar_t in) -> scalar_t {                               \
+        const acc_t x = static_cast<acc_t>(in);                                    \
+        return static_cast<acc_t>(expr);                                           \
+      });                                                                          \
+    });                                                                            \
+  }                                                                                \
+  EMBER_REGISTER_KERNEL(op##_kernel, kCPU, &op##_cpu);
+#define EMBER_FLOAT_UNARY_CPU(op, expr) EMBER_FLOAT_UNARY_CPU_NAMED(op, #op "_cpu", expr)
+
+EMBER_FLOAT_UNARY_CPU(sqrt, std::sqrt(x))
+EMBER_FLOAT_UNARY_CPU(rsqrt, acc_t(1) / std::sqrt(x))
+EMBER_FLOAT_UNARY_CPU(exp, std::exp(x))
+EMBER_FLOAT_UNARY_CPU(exp2, std::exp2(x))
+EMBER_FLOAT_UNARY_CPU(expm1, std::expm1(x))
+EMBER_FLOAT_UNARY_CPU(log, std::log(x))
+EMBER_FLOAT_UNARY_CPU(log2, std::log2(x))
+EMBER_FLOAT_UNARY_CPU(log10, std::log10(x))
+EMBER_FLOAT_UNARY_CPU(log1p, std::log1p(x))
+EMBER_FLOAT_UNARY_CPU(sin, std::sin(x))
+EMBER_FLOAT_UNARY_CPU(cos, std::cos(x))
+EMBER_FLOAT_UNARY_CPU(tan, std::tan(x))
+EMBER_FLOAT_UNARY_CPU(asin, std::asin(x))
+EMBER_FLOAT_UNARY_CPU(acos, std::acos(x))
+EMBER_FLOAT_UNARY_CPU(atan, std::atan(x))
+EMBER_FLOAT_UNARY_CPU(sinh, std::sinh(x))
+EMBER_FLOAT_UNARY_CPU(cosh, std::cosh(x))
+EMBER_FLOAT_UNARY_CPU(tanh, std::tanh(x))
+// 1 / (1 + e^-x) never overflows into NaN: for large -x, e^-x is inf and the
+// result 0; for large x, e^-x is 0 and the result 1.
+EMBER_FLOAT_UNARY_CPU(sigmoid, acc_t(1) / (acc_t(1) + std::exp(-x)))
+EMBER_FLOAT_UNARY_CPU(erf, std::erf(x))
+EMBER_FLOAT_UNARY_CPU(reciprocal, acc_t(1) / x)
+// Integer input never reaches these (the op returns a copy); bool does, and
+// gets PyTorch's "floor_vml_cpu" not implemented for 'Bool'.
+EMBER_FLOAT_UNARY_CPU_NAMED(floor, "floor_vml_cpu", std::floor(x))
+EMBER_FLOAT_UNARY_CPU_NAMED(ceil, "ceil_vml_cpu", std::ceil(x))
+// nearbyint rounds half to even in the default rounding mode.
+EMBER_FLOAT_UNARY_CPU_NAMED(round, "round_vml_cpu", std::nearbyint(x))
+EMBER_FLOAT_UNARY_CPU_NAMED(trunc, "trunc_vml_cpu", std::trunc(x))
+EMBER_FLOAT_UNARY_CPU(frac, x - std::trunc(x))
+#undef EMBER_FLOAT_UNARY_CPU
+#undef EMBER_FLOAT_UNARY_CPU_NAMED
+
+// --- ops over every numeric dtype --------------------------------------------
+
+void neg_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "neg_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return -a; });
+  });
+}
+
+template <typename T>
+T abs_value(T a) {
+  if constexpr (std::is_unsigned<T>::value) {
+    return a;
+  } else if constexpr (std::is_integral<T>::value) {
+    return a < 0 ? static_cast<T>(-a) : a;
+  } else {
+    return std::abs(static_cast<opmath_t<T>>(a));
+  }
+}
+
+void abs_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "abs_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return abs_value(a); });
+  });
+}
+
+void sign_cpu(TensorIterator& iter) {
+  if (iter.common_dtype() == kBool) {
+    cpu_kernel(iter, [](bool a) -> bool { return a; });
+    return;
+  }
+  EMBER_DISPATCH_NUMERIC_TYPES(iter.common_dtype(), "sign_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    // NaN compares false both ways and gets 0, as in PyTorch.
+    cpu_kernel(iter, [](scalar_t in) -> scalar_t {
+      const acc_t a = in;
+      return static_cast<acc_t>((acc_t(0) < a) - (a < acc_t(0)));
+    });
+  });
+}
+
+// Reads any dtype, writes bool (the iterator's output dtype).
+void logical_not_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "logical_not_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t a) -> bool { return !cast_value<bool>(a); });
+  });
+}
+
+void bitwise_not_cpu(TensorIterator& iter) {
+  if (iter.common_dtype() == kBool) {
+    cpu_kernel(iter, [](bool a) -> bool { return !a; });
+    return;
+  }
+  EMBER_DISPATCH_INTEGRAL_TYPES(iter.common_dtype(), "bitwise_not_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t a) -> scalar_t { return static_cast<scalar_t>(~a); });
+  });
+}
+
+void round_decimals_cpu(TensorIterator& iter, const Scalar& decimals_s) {
+  int64_t decimals = decimals_s.toLong();
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "round_cpu", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const bool neg = decimals < 0;
+    const acc_t ten_pow = static_cast<acc_t>(std::pow(10.0, static_cast<double>(neg ? -decimals : decimals)));
+    cpu_kernel(iter, [ten_pow, neg](scalar_t a) -> scalar_t {
+      return neg ? std::nearbyint(acc_t(a) / ten_pow) * ten_pow
+                 : std::nearbyint(acc_t(a) * ten_pow) / ten_pow;
+    });
+  });
+}
+
+EMBER_REGISTER_KERNEL(neg_kernel, kCPU, &neg_cpu);
+EMBER_REGISTER_KERNEL(abs_kernel, kCPU, &abs_cpu);
+EMBER_REGISTER_KERNEL(sign_kernel, kCPU, &sign_cpu);
+EMBER_REGISTER_KERNEL(logical_not_kernel, kCPU, &logical_not_cpu);
+EMBER_REGISTER_KERNEL(bitwise_not_kernel, kCPU, &bitwise_not_cpu);
+EMBER_REGISTER_KERNEL(round_decimals_kernel, kCPU, &round_decimals_cpu);
+
+// --- shape and dtype rules ----------------------------------------------------
+
+// out = op(self); `out` undefined allocates. Floating ops promote integers.
+Tensor unary_out(const KernelTable<IterKernelFn>& table, const Tensor& out, const Tensor& self,
+                 bool to_float) {
+  IterConfig c;
+  c.promote_integer_inputs_to_float = to_float;
+  TensorIterator iter = TensorIterator::unary_op(out, self, c);
+  table(iter.device_type())(iter);
+  return iter.output();
+}
+
+// floor / ceil / round / trunc: integers are already whole.
+Tensor rounding_out(const KernelTable<IterKernelFn>& table, const Tensor& out,
+                    const Tensor& self) {
+  if (is_integral(self.dtype(), /*include_bool=*/false)) {
+    if (!out.defined()) return self.clone();
+    return out;  // in place: nothing to do
+  }
+  return unary_out(table, out, self, false);
+}
+
+void check_neg(const Tensor& self) {
+  EMBER_CHECK(self.dtype() != kBool,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+              "to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+Tensor logical_not_out(const Tensor& out, const Tensor& self) {
+  IterConfig c;
+  c.output_dtype = kBool;
+  c.check_output_cast = false;
+  TensorIterator iter = TensorIterator::unary_op(out, self, c);
+  logical_not_kernel(iter.device_type())(iter);
+  return iter.output();
+}
+
+Tensor round_decimals_out(const Tensor& out, const Tensor& self, int64_t decimals) {
+  TensorIterator iter = TensorIterator::unary_op(out, self);
+  round_decimals_kernel(iter.device_type())(iter, decimals);
+  return iter.output();
+}
+
+}  // namespace
+
+// --- free functions and methods -------------------------------------------------
+
+// Floating functions: integer and bool input become the default float dtype.
+#define EMBER_FLOAT_UNARY_OP(op)                                                     \
+  Tensor op(const Tensor& self) { return unary_out(op##_kernel, Tensor(), self, true); } \
+  Tensor Tensor::op() const { return ember::op(*this); }                              \
+  Tensor& Tensor::op##_() {                                                           \
+    unary_out(op##_kernel, *this, *this, true);                                       \
+    return *this;                                                                     \
+  }
+EMBER_FLOAT_UNARY_OP(sqrt)
+EMBER_FLOAT_UNARY_OP(rsqrt)
+EMBER_FLOAT_UNARY_OP(exp)
+EMBER_FLOAT_UNARY_OP(exp2)
+EMBER_FLOAT_UNARY_OP(expm1)
+EMBER_FLOAT_UNARY_OP(log)
+EMBER_FLOAT_UNARY_OP(log2)
+EMBER_FLOAT_UNARY_OP(log10)
+EMBER_FLOAT_UNARY_OP(log1p)
+EMBER_FLOAT_UNARY_OP(sin)
+EMBER_FLOAT_UNARY_OP(cos)
+EMBER_FLOAT_UNARY_OP(tan)
+EMBER_FLOAT_UNARY_OP(asin)
+EMBER_FLOAT_UNARY_OP(acos)
+EMBER_FLOAT_UNARY_OP(atan)
+EMBER_FLOAT_UNARY_OP(sinh)
+EMBER_FLOAT_UNARY_OP(cosh)
+EMBER_FLOAT_UNARY_OP(tanh)
+EMBER_FLOAT_UNARY_OP(sigmoid)
+EMBER_FLOAT_UNARY_OP(erf)
+EMBER_FLOAT_UNARY_OP(reciprocal)
+#undef EMBER_FLOAT_UNARY_OP
+
+// Ops that keep the dtype (with `check` on self_ run first).
+#define EMBER_SAME_TYPE_UNARY_OP(op, check)                                           \
+  Tensor op(const Tensor& self_) {                                                    \
+    check;                                                                            \
+    return unary_out(op##_kernel, Tensor(), self_, false);                            \
+  }                                                                                   \
+  Tensor Tensor::op() const { return ember::op(*this); }                              \
+  Tensor& Tensor::op##_() {                                                           \
+    const Tensor& self_ = *this;                                                      \
+    check;                                                                            \
+    unary_out(op##_kernel, *this, *this, false);                                      \
+    return *this;                                                                     \
+  }
+EMBER_SAME_TYPE_UNARY_OP(neg, check_neg(self_))
+EMBER_SAME_TYPE_UNARY_OP(abs, (void)0)
+EMBER_SAME_TYPE_UNARY_OP(frac, (void)0)
+EMBER_SAME_TYPE_UNARY_OP(sign, (void)0)
+EMBER_SAME_TYPE_UNARY_OP(bitwise_not, (void)0)
+#undef EMBER_SAME_TYPE_UNARY_OP
+
+#define EMBER_ROUNDING_UNARY_OP(op)                                                   \
+  Tensor op(const Tensor& self) { return rounding_out(op##_kernel, Tensor(), self); } \
+  Tensor Tensor::op() const { return ember::op(*this); }                              \
+  Tensor& Tensor::op##_() {                                                           \
+    rounding_out(op##_kernel, *this, *this);                                          \
+    return *this;                                                                     \
+  }
+EMBER_ROUNDING_UNARY_OP(floor)
+EMBER_ROUNDING_UNARY_OP(ceil)
+EMBER_ROUNDING_UNARY_OP(round)
+EMBER_ROUNDING_UNARY_OP(trunc)
+#undef EMBER_ROUNDING_UNARY_OP
+
+Tensor round(const Tensor& self, int64_t decimals) {
+  return round_decimals_out(Tensor(), self, decimals);
+}
+Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
+
+Tensor logical_not(const Tensor& self) { return logical_not_out(Tensor(), self); }
+Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
+Tensor& Tensor::logical_not_() {
+  logical_not_out(*this, *this);
+  return *this;
+}
+
+Tensor operator-(const Tensor& a) { return neg(a); }
+
+}  // namespace ember
