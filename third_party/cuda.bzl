@@ -2,9 +2,12 @@
 
 With no CUDA toolkit (@local_config_cuda's CUDA_ENABLED is False) the .cu
 sources are left out and the library is built from `cpu_srcs` alone, so the
-same target builds everywhere. Code that needs the toolkit tests the
-EMBER_WITH_CUDA macro, which this rule defines for dependents only when nvcc
-compiled the sources.
+same target builds everywhere. The library's own sources can test the
+EMBER_WITH_CUDA macro, defined when nvcc compiled them. It is deliberately not
+passed to dependents: their compile commands stay the same in both
+configurations, so switching (--config=nocuda) recompiles only the
+cuda_library targets, not everything above them. Dependents ask at run time
+(ember::cuda::is_built(), is_available()).
 """
 
 load("@local_config_cuda//:defs.bzl", "CUDA_ENABLED", "NVCC")
@@ -58,7 +61,7 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
         name = name,
         srcs = objs + cc_srcs + cpu_srcs,
         hdrs = hdrs,
-        defines = ["EMBER_WITH_CUDA"],
+        local_defines = ["EMBER_WITH_CUDA"],
         deps = deps + ["@local_config_cuda//:cudart"],
         **kwargs
     )

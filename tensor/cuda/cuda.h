@@ -17,6 +17,10 @@
 namespace ember {
 namespace cuda {
 
+// True when ember was built with the CUDA toolkit (whether or not this
+// machine has a device): PyTorch's torch.backends.cuda.is_built().
+bool is_built();
+
 // True when ember was built with CUDA and at least one device is usable.
 // Never throws.
 bool is_available();

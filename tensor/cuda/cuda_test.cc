@@ -46,11 +46,7 @@ bool nvidia_driver_loaded() { return std::filesystem::exists("/proc/driver/nvidi
     }                                                                               \
   } while (0)
 
-#ifdef EMBER_WITH_CUDA
-constexpr bool kBuiltWithCuda = true;
-#else
-constexpr bool kBuiltWithCuda = false;
-#endif
+const bool kBuiltWithCuda = cuda::is_built();
 
 // A view of t's storage with the given geometry (the test depends on the
 // core library only, so it builds its views by hand).
@@ -110,6 +106,11 @@ void expect_same(const Tensor& a, const Tensor& b) {
 TEST(CudaApiTest, AvailabilityAgreesWithDeviceCount) {
   EXPECT_EQ(cuda::is_available(), cuda::device_count() > 0);
   cuda::empty_cache();  // never throws, device or not
+}
+
+TEST(CudaApiTest, IsBuiltMatchesTheToolkit) {
+  // The toolkit this test was built against, per @local_config_cuda.
+  EXPECT_EQ(cuda::is_built(), EMBER_TEST_CUDA_ENABLED == 1);
 }
 
 TEST(CudaApiTest, CpuOnlyBuildSaysNotCompiled) {

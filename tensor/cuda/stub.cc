@@ -14,6 +14,7 @@ namespace {
 [[noreturn]] void not_compiled() { throw Error("Torch not compiled with CUDA enabled"); }
 }  // namespace
 
+bool is_built() { return false; }
 bool is_available() { return false; }
 size_t device_count() { return 0; }
 int current_device() { not_compiled(); }
