@@ -186,7 +186,7 @@ class Tensor {
                                   bool sorted = true) const;
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
 
-  // --- elementwise math (math.cc, unary.cc, compare.cc) ---------------------
+  // --- elementwise math (binary.cc, pointwise.cc, unary.cc, compare.cc) ------
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
   Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
@@ -371,7 +371,8 @@ class Tensor {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
-// Operators with tensors and numbers on either side (math.cc).
+// Operators with tensors and numbers on either side (binary.cc, unary.cc,
+// compare.cc).
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator+(const Tensor& a, const Scalar& b);
 Tensor operator+(const Scalar& a, const Tensor& b);
