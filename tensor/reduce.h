@@ -63,6 +63,10 @@ Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim =
             std::optional<ScalarType> dtype = std::nullopt);
 // torch.norm(x, "fro", dim): the 2-norm over `dim` (every dim when empty).
 Tensor norm(const Tensor& self, const std::string& p, IntArrayRef dim = {}, bool keepdim = false);
+// (A string literal would otherwise convert to Scalar through bool.)
+inline Tensor norm(const Tensor& self, const char* p, IntArrayRef dim = {}, bool keepdim = false) {
+  return norm(self, std::string(p), dim, keepdim);
+}
 Tensor frobenius_norm(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
 
 // log(sum(exp(x))) computed without overflow (one pass with a running max).
