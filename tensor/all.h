@@ -5,6 +5,7 @@
 // project's own files include what they use.
 
 #include "tensor/creation.h"
+#include "tensor/cuda/cuda.h"
 #include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/empty.h"

@@ -137,6 +137,10 @@ void copy_host_to_device(const Tensor& dst, const Tensor& src) {
     return;
   }
   Tensor host = s.contiguous();
+  if (same_dense_layout(dst, host)) {  // a strided or broadcast source, made dense
+    memcpy_dense(dst, host, cudaMemcpyHostToDevice);
+    return;
+  }
   Tensor staged = empty(host.sizes(), dst.options());
   memcpy_dense(staged, host, cudaMemcpyHostToDevice);
   copy_on_device(dst, broadcast_view(staged, dst.sizes()));
