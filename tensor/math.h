@@ -4,7 +4,11 @@
 // Elementwise math as free functions (torch.add, torch.sqrt, ...). Each is
 // the same op as the Tensor method of the same name; binary.cc, pointwise.cc,
 // unary.cc and compare.cc define them. Semantics, promotion and errors are
-// PyTorch's (Note [Elementwise engine]).
+// PyTorch's (Note [Elementwise engine]), with one deliberate difference:
+// PyTorch 1.13 has no CPU float16 kernel for many ops (sqrt, exp, floor,
+// clamp, atan2...); ember computes float16 through float for every op that
+// takes floating input, as later PyTorch releases do. Ops that PyTorch 1.13
+// restricts to float/double for other reasons (lerp) keep the restriction.
 
 #include <optional>
 #include <string>

@@ -71,8 +71,7 @@ EMBER_DECLARE_KERNEL_TABLE(bitwise_xor_kernel, IterKernelFn);
 EMBER_DECLARE_KERNEL_TABLE(isnan_kernel, IterKernelFn);
 EMBER_DECLARE_KERNEL_TABLE(isinf_kernel, IterKernelFn);
 EMBER_DECLARE_KERNEL_TABLE(isfinite_kernel, IterKernelFn);
-// (self, other) -> bool; the Scalars are rtol, atol; equal_nan is a bool
-// Scalar packed in a third argument.
+// (self, other) -> bool, with isclose's tolerances (Note [isclose]).
 using IscloseKernelFn = void (*)(TensorIterator&, double rtol, double atol, bool equal_nan);
 EMBER_DECLARE_KERNEL_TABLE(isclose_kernel, IscloseKernelFn);
 

@@ -226,20 +226,20 @@ EMBER_FLOAT_UNARY_OP(erf)
 EMBER_FLOAT_UNARY_OP(reciprocal)
 #undef EMBER_FLOAT_UNARY_OP
 
-// Ops that keep the dtype (with `check` on self_ run first).
+// Ops that keep the dtype (with `check` on `input` run first).
 #define EMBER_SAME_TYPE_UNARY_OP(op, check)                                           \
-  Tensor op(const Tensor& self_) {                                                    \
+  Tensor op(const Tensor& input) {                                                    \
     check;                                                                            \
-    return unary_out(op##_kernel, Tensor(), self_, false);                            \
+    return unary_out(op##_kernel, Tensor(), input, false);                            \
   }                                                                                   \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
-    const Tensor& self_ = *this;                                                      \
+    const Tensor& input = *this;                                                      \
     check;                                                                            \
     unary_out(op##_kernel, *this, *this, false);                                      \
     return *this;                                                                     \
   }
-EMBER_SAME_TYPE_UNARY_OP(neg, check_neg(self_))
+EMBER_SAME_TYPE_UNARY_OP(neg, check_neg(input))
 EMBER_SAME_TYPE_UNARY_OP(abs, (void)0)
 EMBER_SAME_TYPE_UNARY_OP(frac, (void)0)
 EMBER_SAME_TYPE_UNARY_OP(sign, (void)0)
