@@ -42,8 +42,8 @@ inline double to_double(T x) {
 // kBlock / kLanes terms.
 template <typename T>
 double sum_contiguous(const T* p, int64_t n) {
-  constexpr int kLanes = 64 / sizeof(T);
-  constexpr int64_t kBlock = 2048;
+  constexpr int kLanes = 128 / sizeof(T);  // four AVX2 registers: hides add latency
+  constexpr int64_t kBlock = 4096;
   double total = 0;
   int64_t i = 0;
   while (n - i >= kLanes) {
