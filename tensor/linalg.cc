@@ -190,6 +190,9 @@ void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b
 // like PyTorch ("addmm_impl_cpu_" not implemented for 'Bool').
 void run_gemm(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
               const Scalar& alpha = 1, const Scalar& beta = 0) {
+  // No CUDA GEMM is registered yet: refuse device memory instead of reading it.
+  EMBER_CHECK(a.is_cpu() && b.is_cpu() && out.is_cpu(),
+              "Could not run 'aten::mm' with arguments from the 'CUDA' backend.");
   // Integers and float/double (half and bfloat16 were converted to float).
 #define EMBER_GEMM_CASE [&] { batched_gemm_typed<scalar_t>(g, a, b, out, alpha, beta); }
   EMBER_PRIVATE_SWITCH(out.dtype(), "addmm_impl_cpu_",
@@ -358,6 +361,8 @@ Tensor dot(const Tensor& self, const Tensor& other) {
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
   EMBER_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  EMBER_CHECK(self.is_cpu() && vec2.is_cpu(),
+              "Could not run 'aten::outer' with arguments from the 'CUDA' backend.");
   const int64_t n = self.sizes()[0], m = vec2.sizes()[0];
   // self[:, None] * vec2[None, :] through the elementwise engine (type
   // promotion included).
