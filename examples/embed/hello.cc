@@ -1,5 +1,10 @@
 // Uses ember from another Bazel workspace: makes tensors, computes with them
-// and prints lines that .ci/run compares with hello.expected.
+// and prints lines that .ci/run compares with hello.expected, which is what
+// PyTorch prints for the same program:
+//
+//   x = torch.arange(6).view(2, 3); y = x.to(torch.float) * 0.5 + 1
+//   print('ember from another workspace'); print(x); print(y.t())
+//   print('sum:', y.sum().item())
 
 #include <iostream>
 
