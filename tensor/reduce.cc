@@ -341,8 +341,8 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_impl(self, dim, keepdim, false);
 }
 
-Tensor var(const Tensor& self, bool unbiased) {
-  return std::get<0>(var_impl(self, std::nullopt, unbiased ? 1 : 0, false, false, false));
+Tensor Tensor::var_all(bool unbiased, bool take_sqrt) const {
+  return std::get<0>(var_impl(*this, std::nullopt, unbiased ? 1 : 0, false, take_sqrt, false));
 }
 Tensor var(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
   return std::get<0>(var_impl(self, dim, unbiased ? 1 : 0, keepdim, false, false));
@@ -351,9 +351,7 @@ Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int
            bool keepdim) {
   return std::get<0>(var_impl(self, dim, correction, keepdim, false, false));
 }
-Tensor std(const Tensor& self, bool unbiased) {
-  return std::get<0>(var_impl(self, std::nullopt, unbiased ? 1 : 0, false, true, false));
-}
+
 Tensor std(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
   return std::get<0>(var_impl(self, dim, unbiased ? 1 : 0, keepdim, true, false));
 }
@@ -449,11 +447,9 @@ Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
   return ember::argmin(*this, dim, keepdim);
 }
-Tensor Tensor::var(bool unbiased) const { return ember::var(*this, unbiased); }
 Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
   return ember::var(*this, dim, unbiased, keepdim);
 }
-Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
 Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
   return ember::std(*this, dim, unbiased, keepdim);
 }

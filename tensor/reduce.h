@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "tensor/tensor.h"
 
@@ -42,11 +43,21 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, boo
 // correction: the divisor is N - correction (1: Bessel's correction, what
 // unbiased=true means; 0: the population variance). `dim` nullopt reduces
 // every dim.
-Tensor var(const Tensor& self, bool unbiased = true);
+// `unbiased` alone is a template parameter so that `var(x, {1})` means
+// dim 1, never unbiased=true.
+inline Tensor var(const Tensor& self) { return self.var(); }
+template <typename B, std::enable_if_t<std::is_same<B, bool>::value, int> = 0>
+Tensor var(const Tensor& self, B unbiased) {
+  return self.var(unbiased);
+}
 Tensor var(const Tensor& self, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
 Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
            bool keepdim = false);
-Tensor std(const Tensor& self, bool unbiased = true);
+inline Tensor std(const Tensor& self) { return self.std(); }
+template <typename B, std::enable_if_t<std::is_same<B, bool>::value, int> = 0>
+Tensor std(const Tensor& self, B unbiased) {
+  return self.std(unbiased);
+}
 Tensor std(const Tensor& self, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
 Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
            bool keepdim = false);

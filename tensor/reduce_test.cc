@@ -260,6 +260,16 @@ TEST(VarStdTest, Values) {
   EXPECT_TRUE(Near(m, "std_mean_mean", kFloat, kF));
 }
 
+// A braced dim list is a dim list, never the `unbiased` flag.
+TEST(VarStdTest, BracedDimListIsADim) {
+  Tensor x = MakeInput({3, 4, 5});
+  EXPECT_TRUE(Near(x.var({1}), "var_dim1", kFloat, kF));
+  EXPECT_TRUE(Near(var(x, {1}), "var_dim1", kFloat, kF));
+  EXPECT_TRUE(Near(x.std({0}), "std_dim0", kFloat, kF));
+  EXPECT_TRUE(Near(std(x, {0}), "std_dim0", kFloat, kF));
+  EXPECT_TRUE(Near(x.var(true), "var_all", kFloat, kF));
+}
+
 TEST(VarStdTest, IntegerInputErrors) {
   EXPECT_EQ(ErrorOf([] { MakeInput({3}, kLong).var(); }),
             "std and var only support floating point and complex dtypes");

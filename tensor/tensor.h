@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -320,9 +321,19 @@ class Tensor {
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   // correction: 1 is Bessel's (unbiased=True), 0 the population variance.
-  Tensor var(bool unbiased = true) const;
+  // `unbiased` alone is a template parameter so that a braced dim list
+  // (`x.var({1})`) can never bind to it as a bool (libtorch's pitfall).
+  Tensor var() const { return var_all(true, /*take_sqrt=*/false); }
+  template <typename B, std::enable_if_t<std::is_same<B, bool>::value, int> = 0>
+  Tensor var(B unbiased) const {
+    return var_all(unbiased, /*take_sqrt=*/false);
+  }
   Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(bool unbiased = true) const;
+  Tensor std() const { return var_all(true, /*take_sqrt=*/true); }
+  template <typename B, std::enable_if_t<std::is_same<B, bool>::value, int> = 0>
+  Tensor std(B unbiased) const {
+    return var_all(unbiased, /*take_sqrt=*/true);
+  }
   Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
@@ -366,6 +377,9 @@ class Tensor {
   std::string toString() const;
 
  private:
+  // var()/std() over every element (reduce.cc).
+  Tensor var_all(bool unbiased, bool take_sqrt) const;
+
   std::shared_ptr<TensorImpl> impl_;
 };
 
