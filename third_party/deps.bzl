@@ -42,6 +42,7 @@ def ember_dependencies():
     _system_library("com_google_benchmark", Label("//third_party:benchmark.BUILD"))
     _system_library("gloo", Label("//third_party:gloo.BUILD"))
     _system_library("openblas", Label("//third_party:openblas.BUILD"))
+    _system_library("dnnl", Label("//third_party:dnnl.BUILD"))
     _system_library("zlib", Label("//third_party:zlib.BUILD"))
     _system_library("libtorch", Label("//third_party:libtorch.BUILD"))
     if not native.existing_rule("local_config_cuda"):
