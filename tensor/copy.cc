@@ -106,7 +106,12 @@ Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
 Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
   ScalarType dt = options.has_dtype() ? options.dtype() : dtype();
   Device dev = options.device();
-  if (!copy && dt == dtype() && dev == device()) return *this;
+  // "cuda" without an index names the device the tensor is on when it is
+  // already on one of that type (PyTorch compares against the current
+  // device, which is the same in single-device programs).
+  bool same_device = dev.type() == device().type() &&
+                     (!dev.has_index() || dev.index() == device().index());
+  if (!copy && dt == dtype() && same_device) return *this;
   Tensor r = empty_preserving_layout(*this, dt, dev);
   r.copy_(*this, non_blocking);
   return r;
