@@ -357,6 +357,9 @@ const Tensor& Contents::at(const std::string& name) const {
 std::string save(const NamedTensors& tensors, const Metadata& metadata) {
   Plan p = plan(tensors, metadata);
   std::string out;
+  size_t total = p.prefix.size();
+  for (const auto& td : p.data) total += static_cast<size_t>(td.second);
+  out.reserve(total);
   emit(p, [&](const void* d, size_t n) { out.append(static_cast<const char*>(d), n); });
   return out;
 }
