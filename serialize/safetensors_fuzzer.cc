@@ -4,8 +4,9 @@
 // report or another exception is a bug.
 //
 //   ./bazelw build --config=fuzz //serialize:safetensors_fuzzer
-//   bazel-bin/serialize/safetensors_fuzzer -max_total_time=20 \
+//   bazel-bin/serialize/safetensors_fuzzer -max_total_time=20 -rss_limit_mb=2048
 //       -dict=serialize/testdata/safetensors.dict CORPUS_DIR serialize/testdata/fuzz_seeds
+// (one command; CORPUS_DIR is a writable directory, empty at first).
 //
 // Without --config=fuzz the same binary replays files given on its command
 // line (fuzz_main.cc); safetensors_fuzzer_replay_test runs the seeds that way.
