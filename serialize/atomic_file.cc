@@ -42,8 +42,17 @@ void split_path(const std::string& path, std::string* dir, std::string* base) {
 void set_write_hook(WriteHook hook) { g_write_hook.store(hook); }
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
+  // Saving to a symlink replaces the file it points to, as open(2) would
+  // (a dangling link is replaced itself).
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      path_ = real;
+      ::free(real);
+    }
+  }
   std::string dir, base;
-  split_path(path, &dir, &base);
+  split_path(path_, &dir, &base);
   EMBER_CHECK(!base.empty(), "cannot save to '", path, "': the path names a directory");
   std::string tmpl = absl::StrCat(dir, "/.", base, ".tmp-XXXXXX");
   std::vector<char> buf(tmpl.begin(), tmpl.end());

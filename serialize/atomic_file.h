@@ -6,7 +6,9 @@
 // renamed over the destination, and the directory is fsynced so that the
 // rename itself survives a power cut. A process killed at any point leaves
 // the previous file intact at `path` (and at worst a stale ".NAME.tmp-XXXXXX"
-// beside it); readers never see a half-written file.
+// beside it); readers never see a half-written file. A `path` that is a
+// symlink is resolved first, so the file it points to is replaced (as
+// torch.save, which opens the path, would overwrite it).
 
 #include <cstddef>
 #include <cstdint>

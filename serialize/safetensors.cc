@@ -10,6 +10,7 @@
 #include <functional>
 #include <unordered_set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serialize/atomic_file.h"
@@ -384,39 +385,66 @@ Contents load(std::string_view data, Device device) {
       device);
 }
 
-Contents load_file(const std::string& path, Device device) {
+namespace {
+
+// An open safetensors file whose header has been read and validated.
+struct OpenFile {
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) {
+  Header header;
+  int64_t data_start = 0;
+};
+
+void open_and_parse(const std::string& path, OpenFile* out) {
+  out->f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (out->f.fd < 0) {
     int err = errno;
     throw Error(absl::StrCat("cannot open '", path, "': ", std::strerror(err)));
   }
   struct stat st;
-  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(out->f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     throw Error(absl::StrCat("cannot read '", path, "': not a regular file"));
   }
   uint64_t total = static_cast<uint64_t>(st.st_size);
+  if (total < 8) {
+    fail(absl::StrCat("it has ", total, " bytes, fewer than the 8 of the header length"));
+  }
+  unsigned char len[8];
+  pread_all(out->f.fd, path, 0, len, 8);
+  uint64_t n = read_le64(len);
+  check_header_length(n, total);
+  std::string header(n, '\0');
+  pread_all(out->f.fd, path, 8, header.data(), static_cast<int64_t>(n));
+  out->header = parse_header(header, total - 8 - n);
+  out->data_start = static_cast<int64_t>(8 + n);
+}
+
+}  // namespace
+
+Contents load_file(const std::string& path, Device device) {
+  OpenFile file;
   try {
-    if (total < 8) {
-      fail(absl::StrCat("it has ", total, " bytes, fewer than the 8 of the header length"));
-    }
-    unsigned char len[8];
-    pread_all(f.fd, path, 0, len, 8);
-    uint64_t n = read_le64(len);
-    check_header_length(n, total);
-    std::string header(n, '\0');
-    pread_all(f.fd, path, 8, header.data(), static_cast<int64_t>(n));
-    Header h = parse_header(header, total - 8 - n);
-    int64_t base = static_cast<int64_t>(8 + n);
+    open_and_parse(path, &file);
     return materialize(
-        h,
+        file.header,
         [&](int64_t off, void* dst, int64_t size) {
-          pread_all(f.fd, path, base + off, dst, size);
+          pread_all(file.f.fd, path, file.data_start + off, dst, size);
         },
         device);
   } catch (const Error& e) {
+    if (absl::StartsWith(e.what(), "cannot ")) throw;
     throw Error(absl::StrCat(path, ": ", e.what()));
   }
+}
+
+Metadata load_metadata(const std::string& path) {
+  OpenFile file;
+  try {
+    open_and_parse(path, &file);
+  } catch (const Error& e) {
+    if (absl::StartsWith(e.what(), "cannot ")) throw;
+    throw Error(absl::StrCat(path, ": ", e.what()));
+  }
+  return std::move(file.header.metadata);
 }
 
 }  // namespace safetensors

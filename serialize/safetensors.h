@@ -62,6 +62,10 @@ void save_file(const NamedTensors& tensors, const std::string& path,
 Contents load(std::string_view data, Device device = Device(kCPU));
 Contents load_file(const std::string& path, Device device = Device(kCPU));
 
+// The header's metadata alone, without reading any tensor data (Python's
+// safe_open(path).metadata()). The header is validated as by load_file.
+Metadata load_metadata(const std::string& path);
+
 // "F32" for kFloat...; throws for dtypes safetensors cannot hold (quantized).
 const char* dtype_to_string(ScalarType dtype);
 

@@ -1,6 +1,7 @@
 #include "serialize/safetensors.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -145,6 +146,41 @@ TEST(SafetensorsTest, SaveFileThenLoadFile) {
   save_file({{"x", tensor({7}, kLong)}}, path);
   EXPECT_EQ(load_file(path).tensors.size(), 1u);
   EXPECT_EQ(dir.files(), std::vector<std::string>{"a.safetensors"});
+}
+
+TEST(SafetensorsTest, SaveFileThroughASymlinkReplacesItsTarget) {
+  TempDir dir;
+  std::string target = dir.file("ckpt_10.safetensors");
+  std::string link = dir.file("latest.safetensors");
+  save_file({{"x", tensor({1}, kLong)}}, target);
+  ASSERT_EQ(::symlink("ckpt_10.safetensors", link.c_str()), 0);
+  save_file({{"x", tensor({2}, kLong)}}, link);
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(load_file(target).at("x").item<int64_t>(), 2);
+  EXPECT_EQ(dir.files().size(), 2u);
+}
+
+TEST(SafetensorsTest, LoadMetadataReadsOnlyTheHeader) {
+  TempDir dir;
+  std::string path = dir.file("m.safetensors");
+  save_file(interop_sample(), path, interop_sample_metadata());
+  EXPECT_EQ(load_metadata(path), interop_sample_metadata());
+  EXPECT_TRUE(load_metadata("serialize/testdata/python_made.safetensors") ==
+              interop_sample_metadata());
+  // The header is still validated: here the data is one byte short.
+  std::string bytes = read_bytes(path);
+  write_bytes(path, bytes.substr(0, bytes.size() - 1));
+  try {
+    load_metadata(path);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": invalid safetensors file: "),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(load_metadata(dir.file("missing")), Error);
 }
 
 TEST(SafetensorsTest, SaveFileMakesAnOrdinaryFile) {
