@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/loops.h"
@@ -238,36 +239,60 @@ void sub_check(const Tensor& self, const Tensor& other) {
 }
 
 // out = self + alpha * other into `out` (undefined: allocated).
+// Each *_out records itself for autograd (Note [Op recording]); `out` is
+// undefined (functional) or self (in place).
 Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  TensorIterator iter = TensorIterator::binary_op(out, self, other);
-  alpha_check(iter.common_dtype(), alpha);
-  add_kernel(iter.device_type())(iter, alpha);
-  return iter.output();
+  auto fwd = [&] {
+    TensorIterator iter = TensorIterator::binary_op(out, self, other);
+    alpha_check(iter.common_dtype(), alpha);
+    add_kernel(iter.device_type())(iter, alpha);
+    return iter.output();
+  };
+  if (!detail::input_requires_grad(self) && !detail::input_requires_grad(other)) {
+    return fwd();
+  }
+  return detail::record_out_op("add", out, {self, other}, fwd, [&] { return OpArgs{alpha}; });
 }
 
 Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   sub_check(self, other);
-  TensorIterator iter = TensorIterator::binary_op(out, self, other);
-  alpha_check(iter.common_dtype(), alpha);
-  add_kernel(iter.device_type())(iter, -alpha);
-  return iter.output();
+  auto fwd = [&] {
+    TensorIterator iter = TensorIterator::binary_op(out, self, other);
+    alpha_check(iter.common_dtype(), alpha);
+    add_kernel(iter.device_type())(iter, -alpha);
+    return iter.output();
+  };
+  return detail::record_out_op("sub", out, {self, other}, fwd, [&] { return OpArgs{alpha}; });
 }
 
-Tensor binary_out(const KernelTable<IterKernelFn>& table, const Tensor& out, const Tensor& self,
-                  const Tensor& other, IterConfig config = {}) {
+Tensor binary_out_impl(const KernelTable<IterKernelFn>& table, const Tensor& out,
+                       const Tensor& self, const Tensor& other, IterConfig config = {}) {
   TensorIterator iter = TensorIterator::binary_op(out, self, other, config);
   table(iter.device_type())(iter);
   return iter.output();
 }
 
+Tensor binary_out(const char* name, const KernelTable<IterKernelFn>& table, const Tensor& out,
+                  const Tensor& self, const Tensor& other, IterConfig config = {}) {
+  return detail::record_out_op(
+      name, out, {self, other}, [&] { return binary_out_impl(table, out, self, other, config); },
+      detail::no_args);
+}
+
 Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other,
                const std::string& rounding_mode) {
-  if (rounding_mode.empty()) return binary_out(div_true_kernel, out, self, other, float_config());
-  if (rounding_mode == "trunc") return binary_out(div_trunc_kernel, out, self, other);
-  if (rounding_mode == "floor") return binary_out(div_floor_kernel, out, self, other);
-  throw Error(absl::StrCat(
-      "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
-      rounding_mode, "'"));
+  auto fwd = [&] {
+    if (rounding_mode.empty()) {
+      return binary_out_impl(div_true_kernel, out, self, other, float_config());
+    }
+    if (rounding_mode == "trunc") return binary_out_impl(div_trunc_kernel, out, self, other);
+    if (rounding_mode == "floor") return binary_out_impl(div_floor_kernel, out, self, other);
+    throw Error(absl::StrCat(
+        "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+        rounding_mode, "'"));
+  };
+  return detail::record_out_op("div", out, {self, other}, fwd,
+                               [&] { return OpArgs{rounding_mode}; });
 }
 
 }  // namespace
@@ -290,10 +315,10 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub_out(Tensor(), wrap_for(self, other), self, alpha);
 }
 Tensor mul(const Tensor& self, const Tensor& other) {
-  return binary_out(mul_kernel, Tensor(), self, other);
+  return binary_out("mul", mul_kernel, Tensor(), self, other);
 }
 Tensor mul(const Tensor& self, const Scalar& other) {
-  return binary_out(mul_kernel, Tensor(), self, wrap_for(self, other));
+  return binary_out("mul", mul_kernel, Tensor(), self, wrap_for(self, other));
 }
 Tensor div(const Tensor& self, const Tensor& other, const std::string& rounding_mode) {
   return div_out(Tensor(), self, other, rounding_mode);
@@ -304,25 +329,25 @@ Tensor div(const Tensor& self, const Scalar& other, const std::string& rounding_
 Tensor true_divide(const Tensor& self, const Tensor& other) { return div(self, other); }
 Tensor true_divide(const Tensor& self, const Scalar& other) { return div(self, other); }
 Tensor remainder(const Tensor& self, const Tensor& other) {
-  return binary_out(remainder_kernel, Tensor(), self, other);
+  return binary_out("remainder", remainder_kernel, Tensor(), self, other);
 }
 Tensor remainder(const Tensor& self, const Scalar& other) {
-  return binary_out(remainder_kernel, Tensor(), self, wrap_for(self, other));
+  return binary_out("remainder", remainder_kernel, Tensor(), self, wrap_for(self, other));
 }
 Tensor remainder(const Scalar& self, const Tensor& other) {
-  return binary_out(remainder_kernel, Tensor(), wrapped_scalar_tensor(self), other);
+  return binary_out("remainder", remainder_kernel, Tensor(), wrapped_scalar_tensor(self), other);
 }
 Tensor fmod(const Tensor& self, const Tensor& other) {
-  return binary_out(fmod_kernel, Tensor(), self, other);
+  return binary_out("fmod", fmod_kernel, Tensor(), self, other);
 }
 Tensor fmod(const Tensor& self, const Scalar& other) {
-  return binary_out(fmod_kernel, Tensor(), self, wrap_for(self, other));
+  return binary_out("fmod", fmod_kernel, Tensor(), self, wrap_for(self, other));
 }
 Tensor floor_divide(const Tensor& self, const Tensor& other) {
-  return binary_out(div_floor_kernel, Tensor(), self, other);
+  return binary_out("floor_divide", div_floor_kernel, Tensor(), self, other);
 }
 Tensor floor_divide(const Tensor& self, const Scalar& other) {
-  return binary_out(div_floor_kernel, Tensor(), self, wrap_for(self, other));
+  return binary_out("floor_divide", div_floor_kernel, Tensor(), self, wrap_for(self, other));
 }
 
 // --- methods ------------------------------------------------------------------
@@ -358,11 +383,11 @@ Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
 Tensor Tensor::mul(const Tensor& other) const { return ember::mul(*this, other); }
 Tensor Tensor::mul(const Scalar& other) const { return ember::mul(*this, other); }
 Tensor& Tensor::mul_(const Tensor& other) {
-  binary_out(mul_kernel, *this, *this, other);
+  binary_out("mul", mul_kernel, *this, *this, other);
   return *this;
 }
 Tensor& Tensor::mul_(const Scalar& other) {
-  binary_out(mul_kernel, *this, *this, wrap_for(*this, other));
+  binary_out("mul", mul_kernel, *this, *this, wrap_for(*this, other));
   return *this;
 }
 Tensor Tensor::div(const Tensor& other, const std::string& rounding_mode) const {

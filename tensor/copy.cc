@@ -4,6 +4,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/loops.h"
@@ -50,6 +51,15 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
 
 Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
   EMBER_CHECK(src.defined(), "copy_: the source tensor is undefined");
+  if (!detail::input_requires_grad(*this) && !detail::input_requires_grad(src)) {
+    return copy_nograd_(src);
+  }
+  detail::record_out_op(
+      "copy_", *this, {*this, src}, [&] { return copy_nograd_(src); }, detail::no_args);
+  return *this;
+}
+
+Tensor& Tensor::copy_nograd_(const Tensor& src) {
   if (is_same(src)) return *this;
   if (!is_cpu() || !src.is_cpu()) {
     DeviceType t = is_cpu() ? src.device().type() : device().type();
@@ -112,9 +122,11 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   bool same_device = dev.type() == device().type() &&
                      (!dev.has_index() || dev.index() == device().index());
   if (!copy && dt == dtype() && same_device) return *this;
-  Tensor r = empty_preserving_layout(*this, dt, dev);
-  r.copy_(*this, non_blocking);
-  return r;
+  return detail::record_out_op("to", Tensor(), {*this}, [&] {
+    Tensor r = empty_preserving_layout(*this, dt, dev);
+    r.copy_(*this, non_blocking);
+    return r;
+  }, detail::no_args);
 }
 
 Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy) const {
@@ -132,17 +144,21 @@ Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy) const {
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
-  Tensor r = empty(sizes(), options());
-  if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
-  r.copy_(*this);
-  return r;
+  return detail::record_out_op("clone", Tensor(), {*this}, [&] {
+    Tensor r = empty(sizes(), options());
+    if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
+    r.copy_(*this);
+    return r;
+  }, detail::no_args);
 }
 
 Tensor Tensor::clone() const {
-  Tensor r = empty_preserving_layout(*this, dtype(), device());
-  if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
-  r.copy_(*this);
-  return r;
+  return detail::record_out_op("clone", Tensor(), {*this}, [&] {
+    Tensor r = empty_preserving_layout(*this, dtype(), device());
+    if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
+    r.copy_(*this);
+    return r;
+  }, detail::no_args);
 }
 
 Tensor Tensor::detach() const {

@@ -3,6 +3,7 @@
 // (transposes, slices, expanded batch dims) reach BLAS without copies when
 // BLAS can express their layout.
 
+#include "tensor/autograd_hook.h"
 #include "tensor/linalg.h"
 
 #include <cblas.h>
@@ -274,7 +275,7 @@ bool is_reduced_float(const Tensor& t) { return t.dtype() == kHalf || t.dtype() 
 
 }  // namespace
 
-Tensor mm(const Tensor& self, const Tensor& mat2) {
+static Tensor mm_nograd(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(self.dim() == 2, "self must be a matrix");
   EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
   check_mm_shapes(self.sizes()[0], self.sizes()[1], mat2.sizes()[0], mat2.sizes()[1]);
@@ -285,7 +286,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   return out;
 }
 
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+static Tensor addmm_nograd(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
   EMBER_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
   EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
@@ -319,7 +320,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   return out;
 }
 
-Tensor bmm(const Tensor& self, const Tensor& mat2) {
+static Tensor bmm_nograd(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
   const int64_t B = self.sizes()[0], K = self.sizes()[2];
@@ -344,7 +345,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   return out;
 }
 
-Tensor mv(const Tensor& self, const Tensor& vec) {
+static Tensor mv_nograd(const Tensor& self, const Tensor& vec) {
   EMBER_CHECK(self.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got 1, ",
               self.dim(), ", ", vec.dim());
   EMBER_CHECK(self.sizes()[1] == vec.sizes()[0], "size mismatch, got ", self.sizes()[0], ", ",
@@ -357,7 +358,7 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   return out;
 }
 
-Tensor dot(const Tensor& self, const Tensor& other) {
+static Tensor dot_nograd(const Tensor& self, const Tensor& other) {
   EMBER_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(),
               "D and ", other.dim(), "D tensors");
   EMBER_CHECK(self.dtype() == other.dtype(),
@@ -378,7 +379,7 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   return out;
 }
 
-Tensor outer(const Tensor& self, const Tensor& vec2) {
+static Tensor outer_nograd(const Tensor& self, const Tensor& vec2) {
   EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
   EMBER_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
   EMBER_CHECK(self.is_cpu() && vec2.is_cpu(),
@@ -395,7 +396,7 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
   return iter.output();
 }
 
-Tensor matmul(const Tensor& self, const Tensor& other) {
+static Tensor matmul_nograd(const Tensor& self, const Tensor& other) {
   const int64_t da = self.dim(), db = other.dim();
   EMBER_CHECK(da >= 1 && db >= 1, "both arguments to matmul need to be at least 1D, but they are ",
               da, "D and ", db, "D");
@@ -483,6 +484,39 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   Tensor out = empty(shape, self.options());
   run_gemm(g, self, other, out);
   return out;
+}
+
+// Recorded forms (Note [Op recording]).
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  return detail::record_out_op(
+      "outer", Tensor(), {self, vec2}, [&] { return outer_nograd(self, vec2); }, detail::no_args);
+}
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  return detail::record_out_op(
+      "mm", Tensor(), {self, mat2}, [&] { return mm_nograd(self, mat2); }, detail::no_args);
+}
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  return detail::record_out_op(
+      "bmm", Tensor(), {self, mat2}, [&] { return bmm_nograd(self, mat2); }, detail::no_args);
+}
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  return detail::record_out_op(
+      "mv", Tensor(), {self, vec}, [&] { return mv_nograd(self, vec); }, detail::no_args);
+}
+Tensor dot(const Tensor& self, const Tensor& other) {
+  return detail::record_out_op(
+      "dot", Tensor(), {self, other}, [&] { return dot_nograd(self, other); }, detail::no_args);
+}
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  return detail::record_out_op(
+      "matmul", Tensor(), {self, other}, [&] { return matmul_nograd(self, other); }, detail::no_args);
+}
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+             const Scalar& alpha) {
+  return detail::record_out_op(
+      "addmm", Tensor(), {self, mat1, mat2},
+      [&] { return addmm_nograd(self, mat1, mat2, beta, alpha); },
+      [&] { return OpArgs{beta, alpha}; });
 }
 
 Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/loops.h"
@@ -248,7 +249,7 @@ Tensor binary(const KernelTable<IterKernelFn>& table, const Tensor& out, const T
   return iter.output();
 }
 
-Tensor pow_scalar_out(const Tensor& out, const Tensor& self, const Scalar& exp) {
+Tensor pow_scalar_out_impl(const Tensor& out, const Tensor& self, const Scalar& exp) {
   EMBER_CHECK(!(is_integral(self.dtype(), true) && exp.is_integral(true) && exp.toLong() < 0),
               "Integers to negative integer powers are not allowed.");
   IterConfig c;
@@ -277,16 +278,16 @@ void build_ternary(TensorIterator& iter, const Tensor& out, const Tensor& a, con
   iter.add_output(out).add_input(a).add_input(b).add_input(c).build();
 }
 
-Tensor addcmul_out(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
-                   const Scalar& value) {
+Tensor addcmul_out_impl(const Tensor& out, const Tensor& self, const Tensor& t1,
+                        const Tensor& t2, const Scalar& value) {
   TensorIterator iter;
   build_ternary(iter, out, self, t1, t2);
   addcmul_kernel(iter.device_type())(iter, value);
   return iter.output();
 }
 
-Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
-                   const Scalar& value) {
+Tensor addcdiv_out_impl(const Tensor& out, const Tensor& self, const Tensor& t1,
+                        const Tensor& t2, const Scalar& value) {
   if (is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)) {
     throw Error(
         "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
@@ -322,8 +323,8 @@ ScalarType clamp_result_type(const Tensor& self, const std::optional<Scalar>& mi
   return rt;
 }
 
-Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
-                 const std::optional<Scalar>& max) {
+Tensor clamp_out_impl(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
   IterConfig c;
   c.common_dtype = clamp_result_type(self, min, max, out.defined() && out.is_same(self));
   TensorIterator iter = TensorIterator::unary_op(out, self, c);
@@ -337,29 +338,60 @@ Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scal
   return iter.output();
 }
 
+// Recorded forms (Note [Op recording]).
+Tensor addcmul_out(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                   const Scalar& value) {
+  return detail::record_out_op(
+      "addcmul", out, {self, t1, t2}, [&] { return addcmul_out_impl(out, self, t1, t2, value); },
+      [&] { return OpArgs{value}; });
+}
+Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                   const Scalar& value) {
+  return detail::record_out_op(
+      "addcdiv", out, {self, t1, t2}, [&] { return addcdiv_out_impl(out, self, t1, t2, value); },
+      [&] { return OpArgs{value}; });
+}
+Tensor pow_scalar_out(const Tensor& out, const Tensor& self, const Scalar& exp) {
+  return detail::record_out_op(
+      "pow", out, {self}, [&] { return pow_scalar_out_impl(out, self, exp); },
+      [&] { return OpArgs{exp}; });
+}
+Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
+                 const std::optional<Scalar>& max) {
+  return detail::record_out_op(
+      "clamp", out, {self}, [&] { return clamp_out_impl(out, self, min, max); }, [&] {
+        return OpArgs{min ? OpArg(*min) : OpArg(), max ? OpArg(*max) : OpArg()};
+      });
+}
+Tensor binary_rec(const char* name, const KernelTable<IterKernelFn>& table, const Tensor& out,
+                  const Tensor& a, const Tensor& b, IterConfig config = {}) {
+  return detail::record_out_op(
+      name, out, {a, b}, [&] { return binary(table, out, a, b, config); }, detail::no_args);
+}
+
 }  // namespace
 
 // --- free functions -----------------------------------------------------------
 
 Tensor pow(const Tensor& self, const Tensor& exponent) {
-  return binary(pow_tensor_tensor_kernel, Tensor(), self, exponent);
+  return binary_rec("pow_tensor", pow_tensor_tensor_kernel, Tensor(), self, exponent);
 }
 Tensor pow(const Tensor& self, const Scalar& exponent) {
   return pow_scalar_out(Tensor(), self, exponent);
 }
 Tensor pow(const Scalar& self, const Tensor& exponent) {
-  return binary(pow_tensor_tensor_kernel, Tensor(), wrapped_scalar_tensor(self), exponent);
+  return binary_rec("pow_tensor", pow_tensor_tensor_kernel, Tensor(), wrapped_scalar_tensor(self), exponent);
 }
 Tensor atan2(const Tensor& self, const Tensor& other) {
   IterConfig c;
   c.promote_integer_inputs_to_float = true;
-  return binary(atan2_kernel, Tensor(), self, other, c);
+  return binary_rec("atan2", atan2_kernel, Tensor(), self, other, c);
 }
 Tensor minimum(const Tensor& self, const Tensor& other) {
-  return binary(minimum_kernel, Tensor(), self, other);
+  return binary_rec("minimum", minimum_kernel, Tensor(), self, other);
 }
 Tensor maximum(const Tensor& self, const Tensor& other) {
-  return binary(maximum_kernel, Tensor(), self, other);
+  return binary_rec("maximum", maximum_kernel, Tensor(), self, other);
 }
 Tensor fmin(const Tensor& self, const Tensor& other) {
   return binary(fmin_kernel, Tensor(), self, other);
@@ -412,7 +444,7 @@ Tensor square(const Tensor& self) { return pow(self, 2); }
 Tensor Tensor::pow(const Tensor& exponent) const { return ember::pow(*this, exponent); }
 Tensor Tensor::pow(const Scalar& exponent) const { return ember::pow(*this, exponent); }
 Tensor& Tensor::pow_(const Tensor& exponent) {
-  binary(pow_tensor_tensor_kernel, *this, *this, exponent);
+  binary_rec("pow_tensor", pow_tensor_tensor_kernel, *this, *this, exponent);
   return *this;
 }
 Tensor& Tensor::pow_(const Scalar& exponent) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
 #include "tensor/reduce_engine.h"
@@ -298,41 +299,84 @@ DimMask single_dim_mask(const Tensor& self, int64_t dim) {
 
 // --- free functions ---------------------------------------------------------
 
+// Each differentiable reduction records itself (Note [Op recording]); the
+// args are what autograd/derivatives/reduce.cc reads.
+namespace {
+template <typename F, typename A>
+Tensor rec(const char* name, const Tensor& self, F&& fwd, A&& args) {
+  if (!detail::input_requires_grad(self)) return fwd();
+  return detail::record_out_op(name, Tensor(), {self}, fwd, args);
+}
+OpArgs dims_keep(IntArrayRef dim, bool keepdim) {
+  return {DimVector(dim.begin(), dim.end()), Scalar(keepdim)};
+}
+std::tuple<Tensor, Tensor> rec2(const char* name, const Tensor& self, int64_t dim, bool keepdim,
+                                std::tuple<Tensor, Tensor> (*fwd)(const Tensor&, int64_t, bool,
+                                                                  bool),
+                                bool flag) {
+  detail::OpScope scope(self);
+  auto r = fwd(self, dim, keepdim, flag);
+  if (scope.active()) {
+    scope.record(name, {self}, {std::get<0>(r), std::get<1>(r)}, {Scalar(dim), Scalar(keepdim)});
+  }
+  return r;
+}
+}  // namespace
+
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sum_or_prod(ReduceKind::kSum, self, reduce_detail::make_dim_mask(self, {}), false, dtype,
-                     "sum");
+  return rec("sum_all", self, [&] {
+    return sum_or_prod(ReduceKind::kSum, self, reduce_detail::make_dim_mask(self, {}), false,
+                       dtype, "sum");
+  }, [&] { return dims_keep({}, false); });
 }
 Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_or_prod(ReduceKind::kSum, self, reduce_detail::make_dim_mask(self, dim), keepdim,
-                     dtype, "sum");
+  return rec("sum", self, [&] {
+    return sum_or_prod(ReduceKind::kSum, self, reduce_detail::make_dim_mask(self, dim), keepdim,
+                       dtype, "sum");
+  }, [&] { return dims_keep(dim, keepdim); });
 }
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  return mean_impl(self, reduce_detail::make_dim_mask(self, {}), false, dtype);
+  return rec("mean_all", self, [&] {
+    return mean_impl(self, reduce_detail::make_dim_mask(self, {}), false, dtype);
+  }, [&] { return dims_keep({}, false); });
 }
 Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return mean_impl(self, reduce_detail::make_dim_mask(self, dim), keepdim, dtype);
+  return rec("mean", self, [&] {
+    return mean_impl(self, reduce_detail::make_dim_mask(self, dim), keepdim, dtype);
+  }, [&] { return dims_keep(dim, keepdim); });
 }
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sum_or_prod(ReduceKind::kProd, self, reduce_detail::make_dim_mask(self, {}), false, dtype,
-                     "prod");
+  return rec("prod", self, [&] {
+    return sum_or_prod(ReduceKind::kProd, self, reduce_detail::make_dim_mask(self, {}), false,
+                       dtype, "prod");
+  }, detail::no_args);
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_or_prod(ReduceKind::kProd, self, single_dim_mask(self, dim), keepdim, dtype, "prod");
+  return rec("prod", self, [&] {
+    return sum_or_prod(ReduceKind::kProd, self, single_dim_mask(self, dim), keepdim, dtype,
+                       "prod");
+  }, [&] { return OpArgs{Scalar(dim), Scalar(keepdim)}; });
 }
 
-Tensor max(const Tensor& self) { return max_min_all(self, true); }
-Tensor min(const Tensor& self) { return max_min_all(self, false); }
+Tensor max(const Tensor& self) {
+  return rec("max_all", self, [&] { return max_min_all(self, true); }, detail::no_args);
+}
+Tensor min(const Tensor& self) {
+  return rec("min_all", self, [&] { return max_min_all(self, false); }, detail::no_args);
+}
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return max_min_dim(self, dim, keepdim, true);
+  return rec2("max_dim", self, dim, keepdim, &max_min_dim, true);
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return max_min_dim(self, dim, keepdim, false);
+  return rec2("min_dim", self, dim, keepdim, &max_min_dim, false);
 }
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return amax_amin(self, dim, keepdim, true);
+  return rec("amax", self, [&] { return amax_amin(self, dim, keepdim, true); },
+             [&] { return dims_keep(dim, keepdim); });
 }
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return amax_amin(self, dim, keepdim, false);
+  return rec("amin", self, [&] { return amax_amin(self, dim, keepdim, false); },
+             [&] { return dims_keep(dim, keepdim); });
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_impl(self, dim, keepdim, true);
@@ -341,23 +385,35 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_impl(self, dim, keepdim, false);
 }
 
+namespace {
+Tensor var_rec(const Tensor& self, std::optional<IntArrayRef> dim,
+               std::optional<int64_t> correction, bool keepdim, bool take_sqrt) {
+  return rec(take_sqrt ? "std" : "var", self, [&] {
+    return std::get<0>(var_impl(self, dim, correction, keepdim, take_sqrt, false));
+  }, [&] {
+    IntArrayRef d = dim ? *dim : IntArrayRef{};
+    return OpArgs{DimVector(d.begin(), d.end()), Scalar(correction.value_or(1)), Scalar(keepdim)};
+  });
+}
+}  // namespace
+
 Tensor Tensor::var_all(bool unbiased, bool take_sqrt) const {
-  return std::get<0>(var_impl(*this, std::nullopt, unbiased ? 1 : 0, false, take_sqrt, false));
+  return var_rec(*this, std::nullopt, unbiased ? 1 : 0, false, take_sqrt);
 }
 Tensor var(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
-  return std::get<0>(var_impl(self, dim, unbiased ? 1 : 0, keepdim, false, false));
+  return var_rec(self, dim, unbiased ? 1 : 0, keepdim, false);
 }
 Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
            bool keepdim) {
-  return std::get<0>(var_impl(self, dim, correction, keepdim, false, false));
+  return var_rec(self, dim, correction, keepdim, false);
 }
 
 Tensor std(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
-  return std::get<0>(var_impl(self, dim, unbiased ? 1 : 0, keepdim, true, false));
+  return var_rec(self, dim, unbiased ? 1 : 0, keepdim, true);
 }
 Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
            bool keepdim) {
-  return std::get<0>(var_impl(self, dim, correction, keepdim, true, false));
+  return var_rec(self, dim, correction, keepdim, true);
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim, bool unbiased,
                                     bool keepdim) {
@@ -369,12 +425,18 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, bool un
 }
 
 Tensor norm(const Tensor& self, const Scalar& p) {
-  return norm_impl(self, p.toDouble(), reduce_detail::make_dim_mask(self, {}), false,
-                   std::nullopt);
+  return rec("norm", self, [&] {
+    return norm_impl(self, p.toDouble(), reduce_detail::make_dim_mask(self, {}), false,
+                     std::nullopt);
+  }, [&] { return OpArgs{Scalar(p.toDouble()), DimVector(), Scalar(false)}; });
 }
 Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
-  return norm_impl(self, p.toDouble(), reduce_detail::make_dim_mask(self, dim), keepdim, dtype);
+  return rec("norm", self, [&] {
+    return norm_impl(self, p.toDouble(), reduce_detail::make_dim_mask(self, dim), keepdim, dtype);
+  }, [&] {
+    return OpArgs{Scalar(p.toDouble()), DimVector(dim.begin(), dim.end()), Scalar(keepdim)};
+  });
 }
 Tensor norm(const Tensor& self, const std::string& p, IntArrayRef dim, bool keepdim) {
   EMBER_CHECK(p == "fro", "norm(): p must be a number or \"fro\" here; got \"", p, "\"");
@@ -383,15 +445,17 @@ Tensor norm(const Tensor& self, const std::string& p, IntArrayRef dim, bool keep
 Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
   EMBER_CHECK(dim.size() <= 2, "Expected at most 2 dimensions, but got ", dim.size(),
               " dimensions instead.");
-  return norm_impl(self, 2.0, reduce_detail::make_dim_mask(self, dim), keepdim, std::nullopt);
+  return norm(self, Scalar(2.0), dim, keepdim);
 }
 
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  check_cpu_or_cuda_input(self, "logsumexp");
-  // Integer inputs are computed in the default float dtype.
-  Tensor in = self.is_floating_point() ? self : self.to(get_default_dtype());
-  return run1(ReduceKind::kLogSumExp, in, reduce_detail::make_dim_mask(in, dim), keepdim,
-              in.dtype());
+  return rec("logsumexp", self, [&] {
+    check_cpu_or_cuda_input(self, "logsumexp");
+    // Integer inputs are computed in the default float dtype.
+    Tensor in = self.is_floating_point() ? self : self.to(get_default_dtype());
+    return run1(ReduceKind::kLogSumExp, in, reduce_detail::make_dim_mask(in, dim), keepdim,
+                in.dtype());
+  }, [&] { return dims_keep(dim, keepdim); });
 }
 
 Tensor all(const Tensor& self) {

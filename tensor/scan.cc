@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -192,16 +193,22 @@ Tensor scan(ScanKind kind, const Tensor& self, int64_t dim, std::optional<Scalar
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return scan(ScanKind::kCumsum, self, dim, dtype);
+  return detail::record_out_op(
+      "cumsum", Tensor(), {self}, [&] { return scan(ScanKind::kCumsum, self, dim, dtype); },
+      [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return scan(ScanKind::kCumprod, self, dim, dtype);
 }
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return scan(ScanKind::kSoftmax, self, dim, dtype);
+  return detail::record_out_op(
+      "softmax", Tensor(), {self}, [&] { return scan(ScanKind::kSoftmax, self, dim, dtype); },
+      [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return scan(ScanKind::kLogSoftmax, self, dim, dtype);
+  return detail::record_out_op(
+      "log_softmax", Tensor(), {self}, [&] { return scan(ScanKind::kLogSoftmax, self, dim, dtype); },
+      [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 
 }  // namespace ember

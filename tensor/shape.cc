@@ -1,5 +1,6 @@
 // Views: ops that return a new geometry on the same storage (Note [Views]).
 
+#include "tensor/autograd_hook.h"
 #include "tensor/shape.h"
 
 #include <algorithm>
@@ -143,6 +144,17 @@ Tensor try_view(const Tensor& self, IntArrayRef size) {
 
 }  // namespace
 
+// Views record themselves after the fact: making a view calls no public op
+// (Note [Op recording]).
+template <typename A>
+Tensor view_rec(const char* name, const Tensor& self, Tensor r, A&& args) {
+  if (detail::should_record(self)) {
+    detail::OpScope scope{detail::OpScope::Checked{}};
+    scope.record(name, {self}, {r}, args());
+  }
+  return r;
+}
+
 // --- Tensor methods ------------------------------------------------------------
 
 Tensor Tensor::view(IntArrayRef size) const {
@@ -150,7 +162,7 @@ Tensor Tensor::view(IntArrayRef size) const {
   EMBER_CHECK(v.defined(),
               "view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return v;
+  return view_rec("view", *this, v, [&] { return OpArgs{}; });
 }
 
 Tensor Tensor::view(ScalarType dtype) const {
@@ -199,7 +211,7 @@ Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); 
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   Tensor v = try_view(*this, shape);
-  if (v.defined()) return v;
+  if (v.defined()) return view_rec("view", *this, v, [&] { return OpArgs{}; });
   // Not viewable, so not contiguous: contiguous() copies, and a contiguous
   // tensor always has a view.
   return contiguous().view(shape);
@@ -247,21 +259,21 @@ Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const {
 Tensor Tensor::squeeze() const {
   DimVector sizes, strides;
   squeeze_geometry(*this, -1, &sizes, &strides);
-  return make_view(*this, sizes, strides, storage_offset());
+  return view_rec("squeeze", *this, make_view(*this, sizes, strides, storage_offset()), [&] { return OpArgs{}; });
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {
   dim = wrap_dim(dim, this->dim());
   DimVector sizes, strides;
   squeeze_geometry(*this, dim, &sizes, &strides);
-  return make_view(*this, sizes, strides, storage_offset());
+  return view_rec("squeeze_dim", *this, make_view(*this, sizes, strides, storage_offset()), [&] { return OpArgs{Scalar(dim)}; });
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
   dim = wrap_dim(dim, this->dim() + 1);
   DimVector sizes, strides;
   unsqueeze_geometry(*this, dim, &sizes, &strides);
-  return make_view(*this, sizes, strides, storage_offset());
+  return view_rec("unsqueeze", *this, make_view(*this, sizes, strides, storage_offset()), [&] { return OpArgs{Scalar(dim)}; });
 }
 
 Tensor& Tensor::squeeze_() {
@@ -318,7 +330,7 @@ Tensor Tensor::expand(IntArrayRef size) const {
     new_sizes[i] = sz;
     new_strides[i] = st;
   }
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  return view_rec("expand", *this, make_view(*this, new_sizes, new_strides, storage_offset()), [&] { return OpArgs{}; });
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
@@ -326,12 +338,16 @@ Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes(
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   dim0 = wrap_dim(dim0, dim());
   dim1 = wrap_dim(dim1, dim());
-  if (dim() == 0) return make_view(*this, {}, {}, storage_offset());
+  if (dim() == 0) {
+    return view_rec("transpose", *this, make_view(*this, {}, {}, storage_offset()),
+                    [&] { return OpArgs{Scalar(int64_t{0}), Scalar(int64_t{0})}; });
+  }
   DimVector sizes(this->sizes().begin(), this->sizes().end());
   DimVector strides(this->strides().begin(), this->strides().end());
   std::swap(sizes[dim0], sizes[dim1]);
   std::swap(strides[dim0], strides[dim1]);
-  return make_view(*this, sizes, strides, storage_offset());
+  return view_rec("transpose", *this, make_view(*this, sizes, strides, storage_offset()),
+                  [&] { return OpArgs{Scalar(dim0), Scalar(dim1)}; });
 }
 
 Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) {
@@ -378,7 +394,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     sizes[i] = this->sizes()[d];
     strides[i] = this->strides()[d];
   }
-  return make_view(*this, sizes, strides, storage_offset());
+  return view_rec("permute", *this, make_view(*this, sizes, strides, storage_offset()), [&] { return OpArgs{DimVector(dims.begin(), dims.end())}; });
 }
 
 Tensor Tensor::movedim(int64_t source, int64_t destination) const {
@@ -417,7 +433,7 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
   int64_t offset = storage_offset() + index * strides()[dim];
   new_sizes.erase(new_sizes.begin() + dim);
   new_strides.erase(new_strides.begin() + dim);
-  return make_view(*this, new_sizes, new_strides, offset);
+  return view_rec("select", *this, make_view(*this, new_sizes, new_strides, offset), [&] { return OpArgs{Scalar(dim), Scalar(index)}; });
 }
 
 Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
@@ -437,7 +453,9 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   DimVector new_strides(strides().begin(), strides().end());
   new_sizes[dim] = (e - s + step - 1) / step;
   new_strides[dim] *= step;
-  return make_view(*this, new_sizes, new_strides, storage_offset() + s * strides()[dim]);
+  return view_rec("slice", *this,
+                  make_view(*this, new_sizes, new_strides, storage_offset() + s * strides()[dim]),
+                  [&] { return OpArgs{Scalar(dim), Scalar(s), Scalar(e), Scalar(step)}; });
 }
 
 Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
@@ -512,7 +530,7 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1_in, int64_t dim2_in) const 
   new_strides.erase(new_strides.begin() + lo);
   new_sizes.push_back(diag_size);
   new_strides.push_back(strides()[dim1] + strides()[dim2]);
-  return make_view(*this, new_sizes, new_strides, start);
+  return view_rec("diagonal", *this, make_view(*this, new_sizes, new_strides, start), [&] { return OpArgs{Scalar(offset), Scalar(dim1), Scalar(dim2)}; });
 }
 
 // --- free functions ------------------------------------------------------------

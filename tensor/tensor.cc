@@ -67,6 +67,102 @@ bool Tensor::requires_grad() const {
   return m != nullptr && m->requires_grad();
 }
 
+namespace {
+AutogradHooks& hooks_or_throw(const char* what) {
+  if (g_hooks == nullptr) {
+    throw Error(absl::StrCat(what, " needs ember's autograd library: link //autograd"));
+  }
+  return *g_hooks;
+}
+}  // namespace
+
+const Tensor& Tensor::grad() const {
+  static const Tensor kUndefined;
+  if (impl_->autograd_meta() == nullptr || g_hooks == nullptr) return kUndefined;
+  return g_hooks->grad(*this);
+}
+Tensor& Tensor::mutable_grad() { return hooks_or_throw("mutable_grad").mutable_grad(*this); }
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  if (impl_->autograd_meta() == nullptr || g_hooks == nullptr) return nullptr;
+  return g_hooks->grad_fn(*this);
+}
+bool Tensor::is_leaf() const {
+  if (impl_->autograd_meta() == nullptr || g_hooks == nullptr) return true;
+  return g_hooks->is_leaf(*this);
+}
+int64_t Tensor::output_nr() const {
+  if (impl_->autograd_meta() == nullptr || g_hooks == nullptr) return 0;
+  return g_hooks->output_nr(*this);
+}
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph,
+                      bool create_graph) const {
+  hooks_or_throw("backward").backward(*this, gradient, retain_graph, create_graph);
+}
+void Tensor::retain_grad() const { hooks_or_throw("retain_grad").retain_grad(*this); }
+bool Tensor::retains_grad() const {
+  if (impl_->autograd_meta() == nullptr || g_hooks == nullptr) return false;
+  return g_hooks->retains_grad(*this);
+}
+void Tensor::remove_hook(unsigned handle) const {
+  hooks_or_throw("remove_hook").remove_hook(*this, handle);
+}
+
+namespace detail {
+unsigned register_tensor_hook(const Tensor& self, std::function<Tensor(const Tensor&)> hook) {
+  return hooks_or_throw("register_hook").register_hook(self, std::move(hook));
+}
+
+void OpScope::finish(OpRecord&& rec) {
+  done_ = true;
+  // below_autograd stays set while the hook builds the node, so that
+  // nothing it computes records.
+  try {
+    g_hooks->record(std::move(rec));
+  } catch (...) {
+    autograd_tls().below_autograd = false;
+    throw;
+  }
+  autograd_tls().below_autograd = false;
+}
+
+void OpScope::record(const char* name, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Tensor> outputs, OpArgs args) {
+  OpRecord rec;
+  rec.name = name;
+  rec.inputs.assign(inputs.begin(), inputs.end());
+  rec.outputs.assign(outputs.begin(), outputs.end());
+  rec.args = std::move(args);
+  finish(std::move(rec));
+}
+
+void OpScope::record_list(const char* name, TensorList inputs, TensorList outputs,
+                          OpArgs args) {
+  OpRecord rec;
+  rec.name = name;
+  rec.inputs.assign(inputs.begin(), inputs.end());
+  rec.outputs.assign(outputs.begin(), outputs.end());
+  rec.args = std::move(args);
+  finish(std::move(rec));
+}
+
+Tensor OpScope::before_inplace(const char* name, const Tensor& self) {
+  return g_hooks->before_inplace(name, self);
+}
+
+void OpScope::record_inplace(const char* name, const Tensor& self, Tensor self_before,
+                             TensorList other_inputs, OpArgs args) {
+  OpRecord rec;
+  rec.name = name;
+  rec.inputs.push_back(self);
+  rec.inputs.insert(rec.inputs.end(), other_inputs.begin(), other_inputs.end());
+  rec.outputs.push_back(self);
+  rec.args = std::move(args);
+  rec.inplace = true;
+  rec.self_before = std::move(self_before);
+  finish(std::move(rec));
+}
+}  // namespace detail
+
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   if (!requires_grad && impl_->autograd_meta() == nullptr) return *this;
   EMBER_CHECK(!requires_grad || is_floating_point(),

@@ -2,6 +2,7 @@
 #define EMBER_TENSOR_TENSOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -23,6 +24,9 @@ namespace ember {
 
 class Tensor;
 class TensorIndex;
+namespace autograd {
+class Node;
+}  // namespace autograd
 using TensorList = absl::Span<const Tensor>;
 using TensorIndexList = absl::Span<const TensorIndex>;
 
@@ -84,6 +88,28 @@ class Tensor {
   bool requires_grad() const;
   Tensor& requires_grad_(bool requires_grad = true);
   Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  // The accumulated gradient (undefined until a backward reaches this leaf).
+  const Tensor& grad() const;
+  // The .grad slot itself: assign an undefined Tensor to set it to None.
+  Tensor& mutable_grad();
+  // The node that made this tensor (nullptr for leaves); name() is PyTorch's
+  // ("MulBackward0").
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  int64_t output_nr() const;
+  // Backpropagates from this tensor: `gradient` may be undefined only for a
+  // one-element tensor. retain_graph defaults to create_graph.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  // Makes backward() fill grad() for this non-leaf tensor too.
+  void retain_grad() const;
+  bool retains_grad() const;
+  // A hook run with this tensor's gradient each time it is computed; it may
+  // return a replacement (a defined Tensor) or nothing (void / undefined).
+  // Returns a handle for remove_hook.
+  template <typename F>
+  unsigned register_hook(F&& hook) const;
+  void remove_hook(unsigned handle) const;
 
   // --- conversion (copy.cc) -------------------------------------------------
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
@@ -379,6 +405,8 @@ class Tensor {
  private:
   // var()/std() over every element (reduce.cc).
   Tensor var_all(bool unbiased, bool take_sqrt) const;
+  // copy_ without autograd recording (copy.cc).
+  Tensor& copy_nograd_(const Tensor& src);
 
   std::shared_ptr<TensorImpl> impl_;
 };
@@ -429,6 +457,24 @@ Tensor operator~(const Tensor& a);
 Tensor operator!(const Tensor& a);
 
 // --- template definitions -------------------------------------------------
+
+namespace detail {
+unsigned register_tensor_hook(const Tensor& self, std::function<Tensor(const Tensor&)> hook);
+}  // namespace detail
+
+template <typename F>
+unsigned Tensor::register_hook(F&& hook) const {
+  if constexpr (std::is_void<decltype(hook(std::declval<const Tensor&>()))>::value) {
+    return detail::register_tensor_hook(
+        *this, [h = std::forward<F>(hook)](const Tensor& g) mutable -> Tensor {
+          h(g);
+          return Tensor();
+        });
+  } else {
+    return detail::register_tensor_hook(*this, std::function<Tensor(const Tensor&)>(
+                                                   std::forward<F>(hook)));
+  }
+}
 
 namespace detail {
 [[noreturn]] void throw_data_ptr_type_mismatch(ScalarType expected, ScalarType actual);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/loops.h"
 #include "tensor/math.h"
@@ -151,23 +152,28 @@ EMBER_REGISTER_KERNEL(round_decimals_kernel, kCPU, &round_decimals_cpu);
 // --- shape and dtype rules ----------------------------------------------------
 
 // out = op(self); `out` undefined allocates. Floating ops promote integers.
-Tensor unary_out(const KernelTable<IterKernelFn>& table, const Tensor& out, const Tensor& self,
-                 bool to_float) {
-  IterConfig c;
-  c.promote_integer_inputs_to_float = to_float;
-  TensorIterator iter = TensorIterator::unary_op(out, self, c);
-  table(iter.device_type())(iter);
-  return iter.output();
+// Records itself for autograd as `name` (Note [Op recording]).
+Tensor unary_out(const char* name, const KernelTable<IterKernelFn>& table, const Tensor& out,
+                 const Tensor& self, bool to_float) {
+  auto fwd = [&] {
+    IterConfig c;
+    c.promote_integer_inputs_to_float = to_float;
+    TensorIterator iter = TensorIterator::unary_op(out, self, c);
+    table(iter.device_type())(iter);
+    return iter.output();
+  };
+  if (!detail::input_requires_grad(self)) return fwd();
+  return detail::record_out_op(name, out, {self}, fwd, detail::no_args);
 }
 
 // floor / ceil / round / trunc: integers are already whole.
-Tensor rounding_out(const KernelTable<IterKernelFn>& table, const Tensor& out,
+Tensor rounding_out(const char* name, const KernelTable<IterKernelFn>& table, const Tensor& out,
                     const Tensor& self) {
   if (is_integral(self.dtype(), /*include_bool=*/false)) {
     if (!out.defined()) return self.clone();
     return out;  // in place: nothing to do
   }
-  return unary_out(table, out, self, false);
+  return unary_out(name, table, out, self, false);
 }
 
 void check_neg(const Tensor& self) {
@@ -197,10 +203,10 @@ Tensor round_decimals_out(const Tensor& out, const Tensor& self, int64_t decimal
 
 // Floating functions: integer and bool input become the default float dtype.
 #define EMBER_FLOAT_UNARY_OP(op)                                                     \
-  Tensor op(const Tensor& self) { return unary_out(op##_kernel, Tensor(), self, true); } \
+  Tensor op(const Tensor& self) { return unary_out(#op, op##_kernel, Tensor(), self, true); } \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
-    unary_out(op##_kernel, *this, *this, true);                                       \
+    unary_out(#op, op##_kernel, *this, *this, true);                                       \
     return *this;                                                                     \
   }
 EMBER_FLOAT_UNARY_OP(sqrt)
@@ -230,13 +236,13 @@ EMBER_FLOAT_UNARY_OP(reciprocal)
 #define EMBER_SAME_TYPE_UNARY_OP(op, check)                                           \
   Tensor op(const Tensor& input) {                                                    \
     check;                                                                            \
-    return unary_out(op##_kernel, Tensor(), input, false);                            \
+    return unary_out(#op, op##_kernel, Tensor(), input, false);                            \
   }                                                                                   \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
     const Tensor& input = *this;                                                      \
     check;                                                                            \
-    unary_out(op##_kernel, *this, *this, false);                                      \
+    unary_out(#op, op##_kernel, *this, *this, false);                                      \
     return *this;                                                                     \
   }
 EMBER_SAME_TYPE_UNARY_OP(neg, check_neg(input))
@@ -247,10 +253,10 @@ EMBER_SAME_TYPE_UNARY_OP(bitwise_not, (void)0)
 #undef EMBER_SAME_TYPE_UNARY_OP
 
 #define EMBER_ROUNDING_UNARY_OP(op)                                                   \
-  Tensor op(const Tensor& self) { return rounding_out(op##_kernel, Tensor(), self); } \
+  Tensor op(const Tensor& self) { return rounding_out(#op, op##_kernel, Tensor(), self); } \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
-    rounding_out(op##_kernel, *this, *this);                                          \
+    rounding_out(#op, op##_kernel, *this, *this);                                          \
     return *this;                                                                     \
   }
 EMBER_ROUNDING_UNARY_OP(floor)

@@ -1,0 +1,331 @@
+// Core autograd behaviour: the seed tutorials, accumulation, grad mode,
+// retain_graph, in-place checks, autograd::grad and double backward, hooks
+// and callbacks, and every error message.
+#include <cmath>
+
+#include "autograd/autograd.h"
+#include "gtest/gtest.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace {
+
+using autograd::variable_list;
+
+void expect_all(const Tensor& t, double v) {
+  ASSERT_TRUE(t.defined());
+  Tensor d = t.to(kDouble).contiguous();
+  for (int64_t i = 0; i < d.numel(); ++i) EXPECT_DOUBLE_EQ(d.data_ptr<double>()[i], v) << i;
+}
+
+void expect_values(const Tensor& t, std::vector<double> v, double tol = 1e-12) {
+  ASSERT_TRUE(t.defined());
+  Tensor d = t.to(kDouble).contiguous();
+  ASSERT_EQ(d.numel(), static_cast<int64_t>(v.size()));
+  for (int64_t i = 0; i < d.numel(); ++i) EXPECT_NEAR(d.data_ptr<double>()[i], v[i], tol) << i;
+}
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+// Seed 002: out = (3 * (x + 2) * (x + 2)).mean(); x.grad is 4.5 everywhere.
+TEST(AutogradSeed, MeanOfSquares) {
+  Tensor x = ones({2, 2}, requires_grad());
+  Tensor y = x + 2;
+  Tensor z = y * y * 3;
+  Tensor out = z.mean();
+  EXPECT_EQ(y.toString(), "tensor([[3., 3.],\n        [3., 3.]], grad_fn=<AddBackward0>)");
+  EXPECT_EQ(z.toString(), "tensor([[27., 27.],\n        [27., 27.]], grad_fn=<MulBackward0>)");
+  EXPECT_EQ(out.toString(), "tensor(27., grad_fn=<MeanBackward0>)");
+  out.backward();
+  expect_all(x.grad(), 4.5);
+}
+
+// Seed 000: y = x ** 2, z = y * y * 3, out = z.mean(): grad 3, then
+// accumulation with x.sum() (4), then zeroing (1).
+TEST(AutogradSeed, AccumulateAndZero) {
+  Tensor x = ones({2, 2}, requires_grad());
+  EXPECT_EQ(x.toString(), "tensor([[1., 1.],\n        [1., 1.]], requires_grad=True)");
+  Tensor y = x.pow(2);
+  EXPECT_EQ(y.toString(), "tensor([[1., 1.],\n        [1., 1.]], grad_fn=<PowBackward0>)");
+  Tensor z = y * y * 3;
+  EXPECT_EQ(z.toString(), "tensor([[3., 3.],\n        [3., 3.]], grad_fn=<MulBackward0>)");
+  Tensor out = z.mean();
+  out.backward();
+  expect_all(x.grad(), 3);
+  x.sum().backward();
+  expect_all(x.grad(), 4);
+  x.mutable_grad().zero_();
+  x.sum().backward();
+  expect_all(x.grad(), 1);
+  x.mutable_grad() = Tensor();  // set to None
+  EXPECT_FALSE(x.grad().defined());
+  x.sum().backward();
+  expect_all(x.grad(), 1);
+}
+
+// Seed 002: y = x * 2 doubled until its norm reaches 1000, then a
+// vector-Jacobian product.
+TEST(AutogradSeed, VectorJacobianProduct) {
+  Tensor x = tensor({0.3, -0.7, 1.1}, requires_grad());
+  Tensor y = x * 2;
+  int k = 1;
+  while (y.norm().item<double>() < 1000) {
+    y = y * 2;
+    ++k;
+  }
+  std::vector<double> v = {0.1, 1.0, 0.0001};
+  y.backward(tensor({0.1, 1.0, 0.0001}));
+  const double scale = std::ldexp(1.0, k);
+  expect_values(x.grad(), {scale * v[0], scale * v[1], scale * v[2]}, 1e-6 * scale);
+  EXPECT_TRUE(y.requires_grad());
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");
+  EXPECT_EQ(x.grad_fn(), nullptr);
+}
+
+TEST(AutogradSeed, NoGradGuard) {
+  Tensor x = randn({3}, requires_grad());
+  EXPECT_TRUE(x.pow(2).requires_grad());
+  {
+    NoGradGuard guard;
+    EXPECT_FALSE(x.pow(2).requires_grad());
+    {
+      EnableGradGuard enable;
+      EXPECT_TRUE(x.pow(2).requires_grad());
+    }
+    EXPECT_FALSE(GradMode::is_enabled());
+  }
+  EXPECT_TRUE(GradMode::is_enabled());
+  Tensor d = x.detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_EQ(d.data_ptr(), x.data_ptr());
+  Tensor y = x * 2;
+  y.detach_();
+  EXPECT_FALSE(y.requires_grad());
+}
+
+TEST(AutogradErrors, ImplicitGradNeedsScalar) {
+  Tensor x = ones({3}, requires_grad());
+  Tensor y = x * 2;
+  EXPECT_EQ(error_of([&] { y.backward(); }),
+            "grad can be implicitly created only for scalar outputs");
+}
+
+TEST(AutogradErrors, NoGradFn) {
+  Tensor x = ones({3});
+  EXPECT_EQ(error_of([&] { x.sum().backward(); }),
+            "element 0 of tensors does not require grad and does not have a grad_fn");
+}
+
+TEST(AutogradErrors, GradientShapeMismatch) {
+  Tensor x = ones({3}, requires_grad());
+  Tensor y = x * 2;
+  EXPECT_EQ(error_of([&] { y.backward(ones({2})); }),
+            "Mismatch in shape: grad_output[0] has a shape of torch.Size([2]) and output[0] has "
+            "a shape of torch.Size([3]).");
+}
+
+TEST(AutogradErrors, BackwardTwiceWithoutRetainGraph) {
+  Tensor x = ones({2, 2}, requires_grad());
+  Tensor out = (x * x).sum();
+  out.backward();
+  EXPECT_EQ(error_of([&] { out.backward(); }),
+            "Trying to backward through the graph a second time (or directly access saved "
+            "tensors after they have already been freed). Saved intermediate values of the graph "
+            "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+            "you need to backward through the graph a second time or if you need to access saved "
+            "tensors after calling backward.");
+}
+
+TEST(Autograd, RetainGraphAllowsSecondBackward) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Tensor out = (x * x).sum();
+  out.backward(Tensor(), /*retain_graph=*/true);
+  out.backward();
+  expect_values(x.grad(), {4.0, 8.0});
+}
+
+TEST(AutogradErrors, ModifiedByInplace) {
+  Tensor a = ones({2, 2}, requires_grad());
+  Tensor b = a * 3;  // MulBackward0, output 0
+  Tensor c = b * b;  // saves b
+  b.add_(1);
+  EXPECT_EQ(error_of([&] { c.sum().backward(); }),
+            "one of the variables needed for gradient computation has been modified by an "
+            "inplace operation: [torch.FloatTensor [2, 2]], which is output 0 of MulBackward0, is "
+            "at version 1; expected version 0 instead. Hint: enable anomaly detection to find the "
+            "operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True).");
+}
+
+TEST(AutogradErrors, LeafInplace) {
+  Tensor a = ones({2}, requires_grad());
+  EXPECT_EQ(error_of([&] { a.add_(1); }),
+            "a leaf Variable that requires grad is being used in an in-place operation.");
+  {
+    NoGradGuard g;
+    a.add_(1);  // fine without grad mode, as PyTorch's optimizers do
+  }
+  expect_all(a, 2);
+}
+
+TEST(AutogradErrors, RequiresGradOnlyFloat) {
+  EXPECT_EQ(error_of([] { arange(3).requires_grad_(); }),
+            "only Tensors of floating point dtype can require gradients");
+  Tensor x = ones({2}, requires_grad());
+  Tensor y = x * 2;
+  EXPECT_EQ(error_of([&] { y.requires_grad_(false); }),
+            "you can only change requires_grad flags of leaf variables. If you want to use a "
+            "computed variable in a subgraph that doesn't require differentiation use "
+            "var_no_grad = var.detach().");
+}
+
+TEST(Autograd, InplaceOnNonLeafRecords) {
+  Tensor x = tensor({1.0, 2.0, 3.0}, requires_grad());
+  Tensor y = x * 1;
+  y.mul_(y);  // y = (x)^2, needs its old value
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");
+  EXPECT_EQ(y._version(), 1u);
+  y.sum().backward();
+  expect_values(x.grad(), {2.0, 4.0, 6.0});
+}
+
+TEST(Autograd, BroadcastingReducesGradient) {
+  Tensor a = ones({2, 3}, kDouble).requires_grad_();
+  Tensor b = tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_();
+  Tensor s = tensor(2.0, kFloat).requires_grad_();
+  ((a * b) * s).sum().backward();
+  expect_values(b.grad(), {4, 4, 4});
+  expect_values(a.grad(), {2, 4, 6, 2, 4, 6});
+  expect_values(s.grad(), {12});
+  EXPECT_EQ(s.grad().dtype(), kFloat);
+}
+
+TEST(Autograd, GradFunctionalAndUnused) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Tensor z = tensor({5.0}, requires_grad());
+  Tensor y = (x * x * x).sum();
+  variable_list g = autograd::grad({y}, {x}, {}, true);
+  expect_values(g[0], {3.0, 12.0});
+  EXPECT_FALSE(x.grad().defined());  // grad() leaves .grad alone
+  EXPECT_EQ(error_of([&] { autograd::grad({y}, {z}, {}, true); }),
+            "One of the differentiated Tensors appears to not have been used in the graph. Set "
+            "allow_unused=True if this is the desired behavior.");
+  variable_list u = autograd::grad({y}, {x, z}, {}, true, false, /*allow_unused=*/true);
+  EXPECT_TRUE(u[0].defined());
+  EXPECT_FALSE(u[1].defined());
+  Tensor c = ones({2});
+  EXPECT_EQ(error_of([&] { autograd::grad({y}, {c}); }),
+            "One of the differentiated Tensors does not require grad");
+}
+
+TEST(Autograd, SecondDerivative) {
+  Tensor x = tensor({1.0, 2.0, -1.0}, kDouble).requires_grad_();
+  Tensor y = (x.pow(3) + x.sin()).sum();
+  variable_list g = autograd::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true);
+  EXPECT_TRUE(g[0].requires_grad());
+  expect_values(g[0], {3 + std::cos(1.0), 12 + std::cos(2.0), 3 + std::cos(-1.0)}, 1e-12);
+  variable_list h = autograd::grad({g[0].sum()}, {x});
+  expect_values(h[0], {6 - std::sin(1.0), 12 - std::sin(2.0), -6 - std::sin(-1.0)}, 1e-12);
+}
+
+TEST(Autograd, SecondDerivativeMatmul) {
+  // f = sum((A @ x)^2): grad = 2 A^T A x, Hessian-vector product with ones
+  // = 2 A^T A 1.
+  Tensor a = tensor({{1.0, 2.0}, {3.0, 4.0}}, kDouble);
+  Tensor x = tensor({1.0, -1.0}, kDouble).requires_grad_();
+  Tensor f = a.matmul(x).pow(2).sum();
+  variable_list g = autograd::grad({f}, {x}, {}, std::nullopt, true);
+  // A x = (-1, -1); A^T (-1,-1) = (-4, -6); times 2.
+  expect_values(g[0], {-8, -12});
+  variable_list h = autograd::grad({g[0].sum()}, {x});
+  // 2 A^T A 1 = 2 * A^T (3, 7) = 2 * (24, 34)
+  expect_values(h[0], {48, 68});
+}
+
+TEST(Autograd, BackwardCreateGraphAccumulatesGraph) {
+  Tensor x = tensor({2.0}, kDouble).requires_grad_();
+  Tensor y = x.pow(3);
+  y.backward(Tensor(), std::nullopt, /*create_graph=*/true);
+  expect_values(x.grad(), {12});
+  EXPECT_TRUE(x.grad().requires_grad());
+  Tensor gx = x.grad();
+  x.mutable_grad() = Tensor();
+  gx.backward();
+  expect_values(x.grad(), {12});  // d(3x^2)/dx = 6x
+}
+
+TEST(AutogradHooks, TensorHookReplacesGradient) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Tensor y = x * 3;
+  std::vector<double> seen;
+  y.register_hook([&](const Tensor& g) { seen.push_back(g.sum().item<double>()); });
+  unsigned h = y.register_hook([](const Tensor& g) { return g * 10; });
+  x.register_hook([&](const Tensor& g) { return g + 1; });
+  y.sum().backward(Tensor(), true);
+  EXPECT_EQ(seen, std::vector<double>{2.0});
+  expect_values(x.grad(), {31, 31});
+  y.remove_hook(h);
+  x.mutable_grad() = Tensor();
+  y.sum().backward();
+  expect_values(x.grad(), {4, 4});
+  Tensor c = ones({1});
+  EXPECT_EQ(error_of([&] { c.register_hook([](const Tensor&) {}); }),
+            "cannot register a hook on a tensor that doesn't require gradient");
+}
+
+TEST(AutogradHooks, RetainGrad) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Tensor y = x * x;
+  y.retain_grad();
+  EXPECT_TRUE(y.retains_grad());
+  (y * 2).sum().backward();
+  expect_values(y.grad(), {2, 2});
+  expect_values(x.grad(), {4, 8});
+}
+
+TEST(AutogradHooks, PostAccumulateGradHookAndCallback) {
+  Tensor w = tensor({1.0, 2.0}, requires_grad());
+  std::vector<std::string> events;
+  autograd::register_post_accumulate_grad_hook(w, [&](Tensor& p) {
+    events.push_back("acc " + std::to_string(p.grad().sum().item<double>()));
+    autograd::queue_callback([&] { events.push_back("end"); });
+  });
+  (w * w).sum().backward();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0], "acc 6.000000");
+  EXPECT_EQ(events[1], "end");
+  EXPECT_EQ(error_of([] { autograd::queue_callback([] {}); }),
+            "Final callbacks can only be installed during backward pass.");
+}
+
+TEST(Autograd, ViewsAndShapes) {
+  Tensor x = arange(6, kDouble).reshape({2, 3}).requires_grad_();
+  Tensor y = x.t().select(0, 1) * 2 + x.index({indexing::Slice(), indexing::Slice(0, 2)}).sum();
+  y.sum().backward();
+  // select(0,1) of x^T is column 1 of x: +2; the slice adds 2 (two y
+  // elements) to columns 0 and 1.
+  expect_values(x.grad(), {2, 4, 0, 2, 4, 0});
+}
+
+TEST(Autograd, SoftmaxCrossEntropyLike) {
+  Tensor logits = tensor({{1.0, 2.0, 0.5}}, kDouble).requires_grad_();
+  Tensor loss = -logits.log_softmax(1).select(1, 1).sum();
+  loss.backward();
+  Tensor p = logits.detach().softmax(1);
+  expect_values(logits.grad(), {p[0][0].item<double>(), p[0][1].item<double>() - 1,
+                                p[0][2].item<double>()},
+                1e-12);
+}
+
+}  // namespace
+}  // namespace ember

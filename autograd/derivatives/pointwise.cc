@@ -1,0 +1,218 @@
+// Derivatives of elementwise ops (binary.cc, unary.cc, pointwise.cc,
+// selection.cc's where/masked_fill, copy.cc's conversions). Broadcasting and
+// dtype are undone by the node (derivatives.h).
+#include <cmath>
+
+#include "autograd/derivatives.h"
+#include "tensor/creation.h"
+#include "tensor/math.h"
+#include "tensor/selection.h"
+
+namespace ember {
+namespace autograd {
+namespace {
+
+using V = variable_list;
+using C = BackwardCtx;
+
+// g * mask, where a false mask gives 0 even for non-finite g.
+Tensor masked(const Tensor& g, const Tensor& mask) { return where(mask, g, Scalar(0.0)); }
+
+V add_bw(const C& c, const V& g) { return {g[0], c.needs(1) ? g[0] * c.scalar(0) : Tensor()}; }
+V sub_bw(const C& c, const V& g) { return {g[0], c.needs(1) ? g[0] * (-c.scalar(0)) : Tensor()}; }
+V mul_bw(const C& c, const V& g) {
+  return {c.needs(0) ? g[0] * c.input(1) : Tensor(), c.needs(1) ? g[0] * c.input(0) : Tensor()};
+}
+V div_bw(const C& c, const V& g) {
+  if (!c.str(0).empty()) {  // trunc / floor: zero almost everywhere
+    return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? zeros_like(g[0]) : Tensor()};
+  }
+  const Tensor& a = c.input(0);
+  const Tensor& b = c.input(1);
+  return {c.needs(0) ? g[0] / b : Tensor(), c.needs(1) ? -g[0] * a / (b * b) : Tensor()};
+}
+V neg_bw(const C&, const V& g) { return {-g[0]}; }
+V zero_bw(const C&, const V& g) { return {zeros_like(g[0])}; }
+V identity_bw(const C&, const V& g) { return {g[0]}; }
+V abs_bw(const C& c, const V& g) { return {g[0] * c.input(0).sign()}; }
+V sqrt_bw(const C& c, const V& g) { return {g[0] / (c.output(0) * 2)}; }
+V rsqrt_bw(const C& c, const V& g) { return {g[0] * c.output(0).pow(3) * (-0.5)}; }
+V exp_bw(const C& c, const V& g) { return {g[0] * c.output(0)}; }
+V exp2_bw(const C& c, const V& g) { return {g[0] * c.output(0) * std::log(2.0)}; }
+V expm1_bw(const C& c, const V& g) { return {g[0] * (c.output(0) + 1)}; }
+V log_bw(const C& c, const V& g) { return {g[0] / c.input(0)}; }
+V log2_bw(const C& c, const V& g) { return {g[0] / (c.input(0) * std::log(2.0))}; }
+V log10_bw(const C& c, const V& g) { return {g[0] / (c.input(0) * std::log(10.0))}; }
+V log1p_bw(const C& c, const V& g) { return {g[0] / (c.input(0) + 1)}; }
+V sin_bw(const C& c, const V& g) { return {g[0] * c.input(0).cos()}; }
+V cos_bw(const C& c, const V& g) { return {g[0] * -c.input(0).sin()}; }
+V tan_bw(const C& c, const V& g) { return {g[0] * (c.output(0) * c.output(0) + 1)}; }
+V asin_bw(const C& c, const V& g) { return {g[0] * (1 - c.input(0) * c.input(0)).rsqrt()}; }
+V acos_bw(const C& c, const V& g) { return {-g[0] * (1 - c.input(0) * c.input(0)).rsqrt()}; }
+V atan_bw(const C& c, const V& g) { return {g[0] / (c.input(0) * c.input(0) + 1)}; }
+V sinh_bw(const C& c, const V& g) { return {g[0] * c.input(0).cosh()}; }
+V cosh_bw(const C& c, const V& g) { return {g[0] * c.input(0).sinh()}; }
+V tanh_bw(const C& c, const V& g) { return {g[0] * (1 - c.output(0) * c.output(0))}; }
+V sigmoid_bw(const C& c, const V& g) { return {g[0] * c.output(0) * (1 - c.output(0))}; }
+V relu_bw(const C& c, const V& g) { return {masked(g[0], c.output(0) > 0)}; }
+V erf_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  return {g[0] * (-(x * x)).exp() * (2.0 / std::sqrt(M_PI))};
+}
+V reciprocal_bw(const C& c, const V& g) { return {-g[0] * c.output(0) * c.output(0)}; }
+
+// pow(self, scalar exponent)
+V pow_bw(const C& c, const V& g) {
+  const Scalar e = c.scalar(0);
+  if (e.toDouble() == 0.0) return {zeros_like(g[0])};
+  return {g[0] * e * c.input(0).pow(e.toDouble() - 1.0)};
+}
+// pow(self, exponent tensor)
+V pow_tensor_bw(const C& c, const V& g) {
+  const Tensor& a = c.input(0);
+  const Tensor& b = c.input(1);
+  V r(2);
+  if (c.needs(0)) r[0] = masked(g[0] * b * a.pow(b - 1), b != 0);
+  if (c.needs(1)) {
+    // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0.
+    r[1] = masked(g[0] * c.output(0) * a.log(), (a != 0).logical_or(b < 0));
+  }
+  return r;
+}
+V clamp_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  Tensor mask = ones_like(x, kBool);
+  if (c.has_arg(0)) mask = mask.logical_and(x >= c.scalar(0));
+  if (c.has_arg(1)) mask = mask.logical_and(x <= c.scalar(1));
+  return {masked(g[0], mask)};
+}
+V clamp_tensor_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& lo = c.input(1);
+  const Tensor& hi = c.input(2);
+  Tensor in_range = ones_like(x, kBool);
+  if (lo.defined()) in_range = in_range.logical_and(x >= lo);
+  if (hi.defined()) in_range = in_range.logical_and(x <= hi);
+  V r(3);
+  if (c.needs(0)) r[0] = masked(g[0], in_range);
+  if (c.needs(1)) {
+    Tensor m = x < lo;
+    if (hi.defined()) m = m.logical_and(lo <= hi);
+    r[1] = masked(g[0], m);
+  }
+  if (c.needs(2)) {
+    Tensor m = x > hi;
+    if (lo.defined()) m = m.logical_or(lo > hi);
+    r[2] = masked(g[0], m);
+  }
+  return r;
+}
+// maximum / minimum: ties split the gradient, as PyTorch 1.13 does.
+V max_min_bw(const C& c, const V& g, bool is_max) {
+  const Tensor& a = c.input(0);
+  const Tensor& b = c.input(1);
+  Tensor half = g[0] * 0.5;
+  Tensor a_wins = is_max ? a > b : a < b;
+  Tensor b_wins = is_max ? b > a : b < a;
+  V r(2);
+  if (c.needs(0)) r[0] = where(a == b, half, masked(g[0], a_wins));
+  if (c.needs(1)) r[1] = where(a == b, half, masked(g[0], b_wins));
+  return r;
+}
+V maximum_bw(const C& c, const V& g) { return max_min_bw(c, g, true); }
+V minimum_bw(const C& c, const V& g) { return max_min_bw(c, g, false); }
+V atan2_bw(const C& c, const V& g) {
+  const Tensor& a = c.input(0);
+  const Tensor& b = c.input(1);
+  Tensor recip = 1 / (a * a + b * b);
+  return {c.needs(0) ? g[0] * b * recip : Tensor(), c.needs(1) ? -g[0] * a * recip : Tensor()};
+}
+V lerp_bw(const C& c, const V& g) {
+  const double w = c.double_arg(0);
+  return {g[0] * (1.0 - w), g[0] * w};
+}
+V addcmul_bw(const C& c, const V& g) {
+  const Scalar v = c.scalar(0);
+  return {g[0], c.needs(1) ? g[0] * c.input(2) * v : Tensor(),
+          c.needs(2) ? g[0] * c.input(1) * v : Tensor()};
+}
+V addcdiv_bw(const C& c, const V& g) {
+  const Scalar v = c.scalar(0);
+  const Tensor& t1 = c.input(1);
+  const Tensor& t2 = c.input(2);
+  return {g[0], c.needs(1) ? g[0] * v / t2 : Tensor(),
+          c.needs(2) ? -g[0] * v * t1 / (t2 * t2) : Tensor()};
+}
+// where(condition, self, other)
+V where_bw(const C& c, const V& g) {
+  const Tensor& cond = c.input(0);
+  return {Tensor(), c.needs(1) ? where(cond, g[0], Scalar(0.0)) : Tensor(),
+          c.needs(2) ? where(cond, Scalar(0.0), g[0]) : Tensor()};
+}
+V masked_fill_bw(const C& c, const V& g) { return {g[0].masked_fill(c.input(1), 0), Tensor()}; }
+V masked_fill_tensor_bw(const C& c, const V& g) {
+  const Tensor& mask = c.input(1);
+  return {c.needs(0) ? g[0].masked_fill(mask, 0) : Tensor(), Tensor(),
+          c.needs(2) ? masked(g[0], mask).sum() : Tensor()};
+}
+// copy_(self, src): self is overwritten.
+V copy_bw(const C& c, const V& g) {
+  return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? g[0] : Tensor()};
+}
+
+EMBER_REGISTER_DERIVATIVES(
+    {"add", "AddBackward0", 0, false, add_bw},
+    {"sub", "SubBackward0", 0, false, sub_bw},
+    {"mul", "MulBackward0", kSaveSelf | kSaveOther, false, mul_bw},
+    {"div", "DivBackward0", kSaveSelf | kSaveOther, false, div_bw},
+    {"neg", "NegBackward0", 0, false, neg_bw},
+    {"abs", "AbsBackward0", kSaveSelf, false, abs_bw},
+    {"sqrt", "SqrtBackward0", 0, true, sqrt_bw},
+    {"rsqrt", "RsqrtBackward0", 0, true, rsqrt_bw},
+    {"exp", "ExpBackward0", 0, true, exp_bw},
+    {"exp2", "Exp2Backward0", 0, true, exp2_bw},
+    {"expm1", "Expm1Backward0", 0, true, expm1_bw},
+    {"log", "LogBackward0", kSaveSelf, false, log_bw},
+    {"log2", "Log2Backward0", kSaveSelf, false, log2_bw},
+    {"log10", "Log10Backward0", kSaveSelf, false, log10_bw},
+    {"log1p", "Log1PBackward0", kSaveSelf, false, log1p_bw},
+    {"sin", "SinBackward0", kSaveSelf, false, sin_bw},
+    {"cos", "CosBackward0", kSaveSelf, false, cos_bw},
+    {"tan", "TanBackward0", 0, true, tan_bw},
+    {"asin", "AsinBackward0", kSaveSelf, false, asin_bw},
+    {"acos", "AcosBackward0", kSaveSelf, false, acos_bw},
+    {"atan", "AtanBackward0", kSaveSelf, false, atan_bw},
+    {"sinh", "SinhBackward0", kSaveSelf, false, sinh_bw},
+    {"cosh", "CoshBackward0", kSaveSelf, false, cosh_bw},
+    {"tanh", "TanhBackward0", 0, true, tanh_bw},
+    {"sigmoid", "SigmoidBackward0", 0, true, sigmoid_bw},
+    {"relu", "ReluBackward0", 0, true, relu_bw},
+    {"erf", "ErfBackward0", kSaveSelf, false, erf_bw},
+    {"reciprocal", "ReciprocalBackward0", 0, true, reciprocal_bw},
+    {"floor", "FloorBackward0", 0, false, zero_bw},
+    {"ceil", "CeilBackward0", 0, false, zero_bw},
+    {"round", "RoundBackward0", 0, false, zero_bw},
+    {"trunc", "TruncBackward0", 0, false, zero_bw},
+    {"sign", "SignBackward0", 0, false, zero_bw},
+    {"frac", "FracBackward0", 0, false, identity_bw},
+    {"pow", "PowBackward0", kSaveSelf, false, pow_bw},
+    {"pow_tensor", "PowBackward1", kSaveSelf | kSaveOther, true, pow_tensor_bw},
+    {"clamp", "ClampBackward1", kSaveSelf, false, clamp_bw},
+    {"clamp_tensor", "ClampBackward0", kSaveAll, false, clamp_tensor_bw},
+    {"maximum", "MaximumBackward0", kSaveSelf | kSaveOther, false, maximum_bw},
+    {"minimum", "MinimumBackward0", kSaveSelf | kSaveOther, false, minimum_bw},
+    {"atan2", "Atan2Backward0", kSaveSelf | kSaveOther, false, atan2_bw},
+    {"lerp", "LerpBackward0", 0, false, lerp_bw},
+    {"addcmul", "AddcmulBackward0", kSaveOther | kSaveThird, false, addcmul_bw},
+    {"addcdiv", "AddcdivBackward0", kSaveOther | kSaveThird, false, addcdiv_bw},
+    {"where", "WhereBackward0", kSaveSelf, false, where_bw},
+    {"masked_fill", "MaskedFillBackward0", kSaveOther, false, masked_fill_bw},
+    {"masked_fill_tensor", "MaskedFillBackward1", kSaveOther, false, masked_fill_tensor_bw},
+    {"to", "ToCopyBackward0", 0, false, identity_bw},
+    {"clone", "CloneBackward0", 0, false, identity_bw},
+    {"copy_", "CopyBackwards", 0, false, copy_bw},
+    {"fill_", "FillBackward0", 0, false, zero_bw});
+
+}  // namespace
+}  // namespace autograd
+}  // namespace ember

@@ -1,0 +1,473 @@
+// Note [Autograd design]
+//
+// //tensor records, //autograd differentiates. Each primitive op of //tensor
+// reports itself once after its forward (Note [Op recording] in
+// tensor/autograd_hook.h); AutogradHooksImpl::record looks the op's name up
+// in the derivative table (derivatives.h) and makes one FormulaNode holding
+// what that entry asks to save: SavedVariables of chosen inputs/outputs
+// (with their version, for the in-place check), the inputs' shapes and
+// dtypes, and the op's non-tensor arguments. Formulas are plain functions
+// written with public tensor ops, so running them with grad mode on records
+// the backward itself (create_graph, double backward). The node reduces each
+// gradient to its input's shape and dtype, so broadcasting and promotion are
+// handled once, not per formula.
+//
+// This keeps PyTorch's structure (Node, Edge, AccumulateGrad, SavedVariable,
+// GraphRoot, a dependency-counting engine) while replacing its generated
+// per-op node classes with one table-driven class: one op, one entry.
+// Leaves hold their AccumulateGrad weakly; tensor hooks of leaves live on
+// the tensor, of non-leaves on their grad_fn (as pre-hooks).
+//
+// The engine is single-threaded: it counts dependencies over the part of the
+// graph that leads to what is wanted (all of it for backward, the inputs for
+// grad), runs ready nodes highest sequence number first (the most recently
+// recorded op first, as PyTorch does), sums gradients per node input, and
+// frees saved tensors after each node unless retain_graph.
+//
+// Not done: in-place ops on views do not rewrite the base's history (PyTorch's
+// CopySlices); an in-place op on a view of a tensor that requires grad only
+// changes the view's own history.
+#include "autograd/engine.h"
+
+#include <queue>
+
+#include <unordered_map>
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "autograd/derivatives.h"
+#include "autograd/grad_mode.h"
+#include "tensor/creation.h"
+#include "tensor/error.h"
+
+namespace ember {
+namespace autograd {
+
+namespace {
+
+std::string size_string(IntArrayRef s) {
+  return absl::StrCat("torch.Size([", absl::StrJoin(s, ", "), "])");
+}
+
+// --- FormulaNode -----------------------------------------------------------------
+
+class FormulaNode : public Node {
+ public:
+  FormulaNode(const Derivative* d, std::string op) : d_(d), op_(std::move(op)) {}
+
+  std::string name() const override {
+    if (d_ != nullptr) return d_->node_name;
+    return absl::StrCat("NotImplemented(", op_, ")");
+  }
+
+  variable_list apply(variable_list&& grads) override {
+    if (d_ == nullptr) {
+      throw Error(absl::StrCat("the derivative for '", op_, "' is not implemented."));
+    }
+    // Outputs whose gradient nobody computed get zeros.
+    bool any = false;
+    for (const Tensor& g : grads) any = any || g.defined();
+    if (!any) return variable_list(next_edges_.size());
+    for (size_t i = 0; i < grads.size() && i < out_meta_.size(); ++i) {
+      if (!grads[i].defined()) grads[i] = zeros(out_meta_[i].sizes, out_meta_[i].dtype);
+    }
+    std::shared_ptr<Node> self = shared_from_this();
+    variable_list ins(saved_in_.size()), outs(saved_out_.size());
+    for (size_t i = 0; i < saved_in_.size(); ++i) ins[i] = saved_in_[i].unpack(self);
+    for (size_t i = 0; i < saved_out_.size(); ++i) outs[i] = saved_out_[i].unpack(self);
+    std::vector<bool> needs(next_edges_.size());
+    for (size_t i = 0; i < needs.size(); ++i) needs[i] = next_edges_[i].is_valid();
+    BackwardCtx ctx(ins, outs, info_, args_, needs);
+    variable_list result = d_->formula(ctx, grads);
+    result.resize(next_edges_.size());
+    for (size_t i = 0; i < result.size(); ++i) {
+      Tensor& r = result[i];
+      if (!needs[i]) {
+        r = Tensor();
+        continue;
+      }
+      if (!r.defined()) continue;
+      if (r.sizes() != IntArrayRef(info_[i].sizes)) r = sum_to(r, info_[i].sizes);
+      if (r.dtype() != info_[i].dtype) r = r.to(info_[i].dtype);
+    }
+    return result;
+  }
+
+  void release_variables() override {
+    for (SavedVariable& v : saved_in_) v.reset_data();
+    for (SavedVariable& v : saved_out_) v.reset_data();
+  }
+
+  const Derivative* d_;
+  std::string op_;
+  std::vector<SavedVariable> saved_in_, saved_out_;
+  std::vector<BackwardCtx::InputInfo> info_;
+  std::vector<BackwardCtx::InputInfo> out_meta_;
+  absl::InlinedVector<OpArg, 4> args_;
+};
+
+class GraphRoot : public Node {
+ public:
+  GraphRoot(std::vector<Edge> edges, variable_list grads) : grads_(std::move(grads)) {
+    next_edges_ = std::move(edges);
+    num_inputs_ = 0;
+  }
+  std::string name() const override { return "GraphRoot"; }
+  variable_list apply(variable_list&&) override { return grads_; }
+
+ private:
+  variable_list grads_;
+};
+
+// --- the engine --------------------------------------------------------------------
+
+struct GraphTask {
+  std::vector<std::function<void()>> callbacks;
+};
+thread_local GraphTask* t_current_task = nullptr;
+
+struct ByPriority {
+  bool operator()(const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) const {
+    // GraphRoot first, then the most recent node.
+    if (a->num_inputs() == 0) return false;
+    if (b->num_inputs() == 0) return true;
+    return a->sequence_nr() < b->sequence_nr();
+  }
+};
+
+Tensor add_grads(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return a + b;
+}
+
+// Runs the graph from `roots`. With `accumulate`, leaves' AccumulateGrad
+// nodes run (backward); otherwise the gradients at `inputs` are returned
+// (grad).
+variable_list execute(const variable_list& roots, const variable_list& root_grads,
+                      bool keep_graph, bool create_graph, const variable_list& inputs,
+                      bool accumulate) {
+  std::vector<Edge> root_edges;
+  variable_list grads;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& r = roots[i];
+    EMBER_CHECK(r.defined(), "element ", i, " of tensors is undefined");
+    EMBER_CHECK(r.requires_grad(), "element ", i,
+                " of tensors does not require grad and does not have a grad_fn");
+    Tensor g = i < root_grads.size() ? root_grads[i] : Tensor();
+    if (!g.defined()) {
+      EMBER_CHECK(r.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      g = ones_like(r);
+    } else {
+      EMBER_CHECK(g.sizes() == r.sizes(), "Mismatch in shape: grad_output[", i,
+                  "] has a shape of ", size_string(g.sizes()), " and output[", i,
+                  "] has a shape of ", size_string(r.sizes()), ".");
+    }
+    root_edges.push_back(gradient_edge(r));
+    grads.push_back(std::move(g));
+  }
+  auto root = std::make_shared<GraphRoot>(std::move(root_edges), std::move(grads));
+
+  // Captures: (node, input_nr) -> indices into `inputs`.
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
+  std::vector<std::shared_ptr<Node>> keep_alive;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    EMBER_CHECK(inputs[k].defined() && inputs[k].requires_grad(),
+                "One of the differentiated Tensors does not require grad");
+    Edge e = gradient_edge(inputs[k]);
+    captures[e.function.get()].emplace_back(e.input_nr, k);
+    keep_alive.push_back(e.function);
+  }
+
+  // Post-order over the reachable graph.
+  struct Frame {
+    Node* node;
+    size_t next;
+  };
+  std::unordered_map<Node*, bool> needed;  // visited; value: leads to a wanted node
+  std::vector<Node*> post;
+  std::vector<Frame> stack{{root.get(), 0}};
+  needed[root.get()] = false;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next < f.node->num_outputs()) {
+      const Edge& e = f.node->next_edge(f.next++);
+      if (e.is_valid() && needed.emplace(e.function.get(), false).second) {
+        stack.push_back({e.function.get(), 0});
+      }
+      continue;
+    }
+    post.push_back(f.node);
+    stack.pop_back();
+  }
+  for (Node* n : post) {  // children before parents
+    bool want = accumulate || captures.count(n) > 0;
+    for (const Edge& e : n->next_edges()) {
+      if (want) break;
+      if (e.is_valid() && needed[e.function.get()]) want = true;
+    }
+    needed[n] = want;
+  }
+  std::unordered_map<Node*, int> deps;
+  for (Node* n : post) {
+    if (!needed[n]) continue;
+    for (const Edge& e : n->next_edges()) {
+      if (e.is_valid() && needed[e.function.get()]) ++deps[e.function.get()];
+    }
+  }
+
+  variable_list captured(inputs.size());
+  GraphTask task;
+  GraphTask* prev_task = t_current_task;
+  t_current_task = &task;
+  struct Restore {
+    GraphTask* prev;
+    ~Restore() { t_current_task = prev; }
+  } restore{prev_task};
+  AutoGradMode mode(create_graph);
+
+  std::unordered_map<Node*, variable_list> buffers;
+  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ByPriority>
+      ready;
+  ready.push(root);
+  while (!ready.empty()) {
+    std::shared_ptr<Node> node = ready.top();
+    ready.pop();
+    variable_list in;
+    auto it = buffers.find(node.get());
+    if (it != buffers.end()) {
+      in = std::move(it->second);
+      buffers.erase(it);
+    }
+    in.resize(node->num_inputs());
+    if (node->has_pre_hooks()) node->run_pre_hooks(in);
+    auto* acc = dynamic_cast<AccumulateGrad*>(node.get());
+    auto cap = captures.find(node.get());
+    if (cap != captures.end()) {
+      for (auto& [nr, k] : cap->second) {
+        Tensor g = nr < in.size() ? in[nr] : Tensor();
+        if (acc != nullptr) g = run_leaf_hooks(acc->variable(), g);
+        captured[k] = g;
+      }
+    }
+    if (acc != nullptr && !accumulate) continue;
+    bool feeds_any = false;
+    for (const Edge& e : node->next_edges()) {
+      feeds_any = feeds_any || (e.is_valid() && needed[e.function.get()]);
+    }
+    if (!feeds_any && acc == nullptr) {
+      if (!keep_graph) node->release_variables();
+      continue;
+    }
+    variable_list out = node->apply(std::move(in));
+    if (!keep_graph) node->release_variables();
+    for (size_t i = 0; i < node->num_outputs(); ++i) {
+      const Edge& e = node->next_edge(i);
+      if (!e.is_valid() || !needed[e.function.get()]) continue;
+      variable_list& buf = buffers[e.function.get()];
+      if (buf.size() < e.function->num_inputs()) buf.resize(e.function->num_inputs());
+      if (i < out.size() && out[i].defined()) {
+        buf[e.input_nr] = add_grads(buf[e.input_nr], out[i]);
+      }
+      if (--deps[e.function.get()] == 0) ready.push(e.function);
+    }
+  }
+  // Callbacks may queue more callbacks.
+  for (size_t i = 0; i < task.callbacks.size(); ++i) {
+    std::function<void()> cb = std::move(task.callbacks[i]);
+    cb();
+  }
+  return captured;
+}
+
+// --- the hooks //tensor calls ---------------------------------------------------------
+
+class AutogradHooksImpl : public AutogradHooks {
+ public:
+  void set_requires_grad(TensorImpl* impl, bool requires_grad) override {
+    if (impl->autograd_meta() == nullptr) {
+      impl->set_autograd_meta(std::make_unique<AutogradMeta>());
+    }
+    auto* m = static_cast<AutogradMeta*>(impl->autograd_meta());
+    if (m->grad_fn_) {
+      EMBER_CHECK(requires_grad,
+                  "you can only change requires_grad flags of leaf variables. If you want to use "
+                  "a computed variable in a subgraph that doesn't require differentiation use "
+                  "var_no_grad = var.detach().");
+      return;
+    }
+    m->requires_grad_ = requires_grad;
+  }
+
+  void record(OpRecord&& rec) override {
+    const Derivative* d = find_derivative(rec.name);
+    auto node = std::make_shared<FormulaNode>(d, rec.name);
+    const size_t n = rec.inputs.size();
+    std::vector<Edge>& edges = node->mutable_next_edges();
+    edges.resize(n);
+    node->info_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor& t = rec.inputs[i];
+      if (!t.defined()) continue;
+      node->info_[i] = {DimVector(t.sizes().begin(), t.sizes().end()), t.dtype(), true};
+      if (t.requires_grad()) edges[i] = gradient_edge(t);
+    }
+    const TensorImpl* self_impl =
+        rec.inplace ? rec.outputs[0].unsafeGetTensorImpl() : nullptr;
+    if (d != nullptr && d->save_inputs != 0) {
+      node->saved_in_.resize(n);
+      for (size_t i = 0; i < n && i < 32; ++i) {
+        if (!(d->save_inputs & (1u << i))) continue;
+        const Tensor& t = rec.inputs[i];
+        if (rec.inplace && t.defined() && t.unsafeGetTensorImpl() == self_impl) {
+          node->saved_in_[i] = SavedVariable(rec.self_before, false);
+        } else {
+          node->saved_in_[i] = SavedVariable(t, false);
+        }
+      }
+    }
+    node->args_ = std::move(rec.args);
+    node->set_num_inputs(rec.outputs.size());
+    node->out_meta_.resize(rec.outputs.size());
+    for (size_t j = 0; j < rec.outputs.size(); ++j) {
+      const Tensor& out = rec.outputs[j];
+      if (!out.defined()) continue;
+      node->out_meta_[j] = {DimVector(out.sizes().begin(), out.sizes().end()), out.dtype(), true};
+      if (!out.is_floating_point()) continue;  // indices: not differentiable
+      bool aliases_input = false;
+      if (!rec.inplace) {
+        for (const Tensor& t : rec.inputs) {
+          aliases_input = aliases_input || t.unsafeGetTensorImpl() == out.unsafeGetTensorImpl();
+        }
+      }
+      if (aliases_input) continue;  // the op returned its input itself
+      AutogradMeta& m = materialize_meta(out);
+      m.grad_fn_ = node;
+      m.output_nr_ = static_cast<uint32_t>(j);
+    }
+    if (d != nullptr && d->save_outputs) {
+      node->saved_out_.reserve(rec.outputs.size());
+      for (const Tensor& out : rec.outputs) node->saved_out_.emplace_back(out, true);
+    }
+  }
+
+  Tensor before_inplace(const char* name, const Tensor& self) override {
+    AutogradMeta* m = get_meta(self);
+    if (m != nullptr && m->requires_grad_ && !m->grad_fn_) {
+      throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
+    }
+    const Derivative* d = find_derivative(name);
+    if (d != nullptr && d->save_inputs != 0) return self.clone();
+    return Tensor();
+  }
+
+  const Tensor& grad(const Tensor& self) override {
+    static const Tensor kUndefined;
+    AutogradMeta* m = get_meta(self);
+    return m != nullptr ? m->grad_ : kUndefined;
+  }
+  Tensor& mutable_grad(const Tensor& self) override { return materialize_meta(self).grad_; }
+  std::shared_ptr<Node> grad_fn(const Tensor& self) override {
+    AutogradMeta* m = get_meta(self);
+    return m != nullptr ? m->grad_fn_ : nullptr;
+  }
+  bool is_leaf(const Tensor& self) override {
+    AutogradMeta* m = get_meta(self);
+    return m == nullptr || !m->grad_fn_;
+  }
+  int64_t output_nr(const Tensor& self) override {
+    AutogradMeta* m = get_meta(self);
+    return m != nullptr ? m->output_nr_ : 0;
+  }
+  void backward(const Tensor& self, const Tensor& gradient, std::optional<bool> retain_graph,
+                bool create_graph) override {
+    autograd::backward({self}, {gradient}, retain_graph, create_graph);
+  }
+
+  void retain_grad(const Tensor& self) override {
+    EMBER_CHECK(self.requires_grad(),
+                "can't retain_grad on Tensor that has requires_grad=False");
+    AutogradMeta& m = materialize_meta(self);
+    if (!m.grad_fn_ || m.retains_grad_) return;  // leaves keep their grad anyway
+    std::weak_ptr<TensorImpl> weak = self.impl();
+    m.retain_hook_id_ = m.grad_fn_->add_pre_hook(m.output_nr_, [weak](const Tensor& g) {
+      std::shared_ptr<TensorImpl> impl = weak.lock();
+      if (!impl) return Tensor();
+      Tensor t(impl);
+      AutogradMeta& meta = materialize_meta(t);
+      if (!meta.grad_.defined()) {
+        meta.grad_ = GradMode::is_enabled() ? g : g.detach().clone();
+      } else {
+        meta.grad_ = meta.grad_ + g;
+      }
+      return Tensor();
+    });
+    m.retains_grad_ = true;
+  }
+  bool retains_grad(const Tensor& self) override {
+    AutogradMeta* m = get_meta(self);
+    return m != nullptr && m->retains_grad_;
+  }
+
+  unsigned register_hook(const Tensor& self, std::function<Tensor(const Tensor&)> hook) override {
+    EMBER_CHECK(self.requires_grad(),
+                "cannot register a hook on a tensor that doesn't require gradient");
+    AutogradMeta& m = materialize_meta(self);
+    if (m.grad_fn_) return m.grad_fn_->add_pre_hook(m.output_nr_, std::move(hook));
+    unsigned id = next_hook_id();
+    m.hooks_.emplace_back(id, std::move(hook));
+    return id;
+  }
+  void remove_hook(const Tensor& self, unsigned handle) override {
+    AutogradMeta* m = get_meta(self);
+    if (m == nullptr) return;
+    if (m->grad_fn_ && m->grad_fn_->remove_pre_hook(handle)) return;
+    for (auto it = m->hooks_.begin(); it != m->hooks_.end(); ++it) {
+      if (it->first == handle) {
+        m->hooks_.erase(it);
+        return;
+      }
+    }
+  }
+};
+
+const bool kInstalled = [] {
+  static AutogradHooksImpl hooks;
+  set_autograd_hooks(&hooks);
+  return true;
+}();
+
+}  // namespace
+
+void backward(const variable_list& tensors, const variable_list& grad_tensors,
+              std::optional<bool> retain_graph, bool create_graph) {
+  EMBER_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(),
+              "got ", grad_tensors.size(), " tensors and ", tensors.size(),
+              " gradients");
+  execute(tensors, grad_tensors, retain_graph.value_or(create_graph), create_graph, {},
+          /*accumulate=*/true);
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                   const variable_list& grad_outputs, std::optional<bool> retain_graph,
+                   bool create_graph, bool allow_unused) {
+  EMBER_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(),
+              "grad requires one grad_output per output: got ", grad_outputs.size(),
+              " grad_outputs and ", outputs.size(), " outputs");
+  variable_list r = execute(outputs, grad_outputs, retain_graph.value_or(create_graph),
+                            create_graph, inputs, /*accumulate=*/false);
+  for (const Tensor& g : r) {
+    EMBER_CHECK(g.defined() || allow_unused,
+                "One of the differentiated Tensors appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior.");
+  }
+  return r;
+}
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(t_current_task != nullptr,
+              "Final callbacks can only be installed during backward pass.");
+  t_current_task->callbacks.push_back(std::move(callback));
+}
+
+}  // namespace autograd
+}  // namespace ember
