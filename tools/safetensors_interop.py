@@ -13,6 +13,11 @@
       plain struct/json and torch.frombuffer (the `safetensors` package is not
       installed here; if it is, it is used as well).
 
+  /usr/bin/python3 tools/safetensors_interop.py check-checkpoint FILE
+      checks an ember Checkpoint (bazel-bin/serialize/write_interop_sample
+      SAMPLE FILE) the same way: state dicts as "<name>/<key>" tensors,
+      numbers as 0-dim tensors, strings in the metadata.
+
 sample() must stay equal to serialize/interop_sample.cc.
 """
 import json
@@ -124,7 +129,25 @@ def check(path):
     print(f"OK: {path} holds the {len(want)} sample tensors and the metadata")
 
 
+def check_checkpoint(path):
+    got, metadata = read(path)
+    want = {f"model/{k}": v for k, v in sample().items()}
+    want["optimizer/state.0.momentum_buffer"] = torch.tensor([0.1, 0.2], dtype=torch.float32)
+    want["epoch"] = torch.tensor(3)
+    want["loss"] = torch.tensor(0.125, dtype=torch.float64)
+    want["best"] = torch.tensor(True)
+    assert list(got) == list(want), f"names/order differ: {list(got)}"
+    for name, t in want.items():
+        g = got[name]
+        assert g.dtype == t.dtype and g.shape == t.shape and torch.equal(g, t), name
+    assert metadata["note"] == "resumed", metadata
+    assert metadata["ember.format"] == "checkpoint", metadata
+    assert json.loads(metadata["ember.state_dicts"]) == ["model", "optimizer"], metadata
+    print(f"OK: {path} is the expected checkpoint ({len(want)} tensors, metadata {metadata})")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("make", "check"):
+    modes = {"make": make, "check": check, "check-checkpoint": check_checkpoint}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
-    (make if sys.argv[1] == "make" else check)(sys.argv[2])
+    modes[sys.argv[1]](sys.argv[2])
