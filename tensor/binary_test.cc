@@ -5,7 +5,8 @@
 
 #include "tensor/empty.h"
 #include "tensor/math.h"
-#include "tensor/math_test_util.h"
+#include "tensor/parallel.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
@@ -75,8 +76,7 @@ TEST(AddTest, InPlace) {
 TEST(AddTest, InPlaceWritesThroughView) {
   Tensor base = empty({2, 2}, kFloat);
   base.fill_(1);
-  Tensor row(std::make_shared<TensorImpl>(base.impl()->storage(), kFloat, std::vector<int64_t>{2},
-                                          std::vector<int64_t>{1}, 2));
+  Tensor row = testing::strided_view(base, {2}, {1}, /*offset=*/2);
   row += 5;
   EXPECT_EQ(testing::values_of(base), (std::vector<double>{1, 1, 6, 6}));
 }

@@ -6,38 +6,22 @@
 #include <string>
 #include <vector>
 
-#include "tensor/testdata/golden_entry.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
 
+using testing::expect_error;
 using testing::find_golden;
 using testing::GoldenEntry;
 using testing::matches_golden;
+using testing::strided_view;
 
 const GoldenEntry kGolden[] = {
 #include "tensor/testdata/creation_golden.inc"
 };
 
 const GoldenEntry& G(const std::string& name) { return find_golden(kGolden, name); }
-
-// A view of t's storage with other sizes and strides (a transposed or
-// expanded input without depending on //tensor:shape).
-Tensor strided_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides) {
-  return Tensor(std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides,
-                                             t.storage_offset()));
-}
-
-// Expects `fn` to throw E with exactly `message`.
-template <typename E, typename F>
-void ExpectError(F fn, const std::string& message) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception; expected: " << message;
-  } catch (const E& e) {
-    EXPECT_EQ(std::string(e.what()), message);
-  }
-}
 
 TEST(TensorFromDataTest, InfersDtypeLikePython) {
   EXPECT_TRUE(matches_golden(tensor({{1, 2}, {3, 4}}), G("tensor_int_nested")));
@@ -86,14 +70,14 @@ TEST(TensorFromDataTest, FromVector) {
 }
 
 TEST(TensorFromDataTest, RaggedListErrors) {
-  ExpectError<ValueError>([] { tensor({{1, 2, 3}, {1, 2}}); },
+  expect_error<ValueError>([] { tensor({{1, 2, 3}, {1, 2}}); },
                           "expected sequence of length 3 at dim 1 (got 2)");
-  ExpectError<ValueError>([] { tensor({{{1}, {2}}, {{3}, {4}, {5}}}); },
+  expect_error<ValueError>([] { tensor({{{1}, {2}}, {{3}, {4}, {5}}}); },
                           "expected sequence of length 2 at dim 1 (got 3)");
-  ExpectError<TypeError>([] { tensor({{1, 2}, 3}); }, "not a sequence");
-  ExpectError<TypeError>([] { tensor({1, {2, 3}}); },
+  expect_error<TypeError>([] { tensor({{1, 2}, 3}); }, "not a sequence");
+  expect_error<TypeError>([] { tensor({1, {2, 3}}); },
                          "'list' object cannot be interpreted as an integer");
-  ExpectError<TypeError>([] { tensor({1.5, {2, 3}}); }, "must be real number, not list");
+  expect_error<TypeError>([] { tensor({1.5, {2, 3}}); }, "must be real number, not list");
 }
 
 TEST(ZerosOnesTest, DtypesAndValues) {
@@ -108,7 +92,7 @@ TEST(ZerosOnesTest, DtypesAndValues) {
   Tensor h = ones({3}, kHalf);
   EXPECT_EQ(static_cast<float>(h.data_ptr<Half>()[2]), 1.0f);
   EXPECT_EQ(zeros({}).dim(), 0);
-  ExpectError<Error>([] { zeros({2, -1}); },
+  expect_error<Error>([] { zeros({2, -1}); },
                      "Trying to create tensor with negative dimension -1: [2, -1]");
 }
 
@@ -144,8 +128,8 @@ TEST(EyeTest, Values) {
 }
 
 TEST(EyeTest, Errors) {
-  ExpectError<Error>([] { eye(-1); }, "n must be greater or equal to 0, got -1");
-  ExpectError<Error>([] { eye(2, -1); }, "m must be greater or equal to 0, got -1");
+  expect_error<Error>([] { eye(-1); }, "n must be greater or equal to 0, got -1");
+  expect_error<Error>([] { eye(2, -1); }, "m must be greater or equal to 0, got -1");
 }
 
 TEST(ArangeTest, IntegerArgumentsGiveLong) {
@@ -175,12 +159,12 @@ TEST(ArangeTest, IntegralDtypes) {
 }
 
 TEST(ArangeTest, Errors) {
-  ExpectError<Error>([] { arange(0, 10, 0); }, "step must be nonzero");
-  ExpectError<Error>([] { arange(10, 0, 1); },
+  expect_error<Error>([] { arange(0, 10, 0); }, "step must be nonzero");
+  expect_error<Error>([] { arange(10, 0, 1); },
                      "upper bound and larger bound inconsistent with step sign");
-  ExpectError<Error>([] { arange(0, std::numeric_limits<double>::infinity()); },
+  expect_error<Error>([] { arange(0, std::numeric_limits<double>::infinity()); },
                      "unsupported range: 0 -> inf");
-  ExpectError<Error>([] { arange(5, kBool); }, "\"arange_cpu\" not implemented for 'Bool'");
+  expect_error<Error>([] { arange(5, kBool); }, "\"arange_cpu\" not implemented for 'Bool'");
 }
 
 TEST(RangeTest, InclusiveEnd) {
@@ -189,8 +173,8 @@ TEST(RangeTest, InclusiveEnd) {
   EXPECT_TRUE(matches_golden(range(0, 2, 0.3, kDouble), G("range_0_2_0.3_double")));
   EXPECT_TRUE(matches_golden(range(1, 10, 2, kLong), G("range_1_10_2_long")));
   EXPECT_TRUE(matches_golden(range(0, 30, 0.1), G("range_0_30_0.1")));
-  ExpectError<Error>([] { range(0, 10, 0); }, "step must be nonzero");
-  ExpectError<Error>([] { range(0, 10, -1); },
+  expect_error<Error>([] { range(0, 10, 0); }, "step must be nonzero");
+  expect_error<Error>([] { range(0, 10, -1); },
                      "upper bound and larger bound inconsistent with step sign");
 }
 
@@ -208,7 +192,7 @@ TEST(LinspaceTest, IntegralDtypesAndEdgeCounts) {
   EXPECT_TRUE(matches_golden(linspace(0, 100, 77, kInt), G("linspace_0_100_77_int32")));
   EXPECT_TRUE(matches_golden(linspace(5, 5, 1), G("linspace_5_5_1")));
   EXPECT_TRUE(matches_golden(linspace(0, 1, 0), G("linspace_0_1_0")));
-  ExpectError<Error>([] { linspace(0, 1, -1); }, "number of steps must be non-negative");
+  expect_error<Error>([] { linspace(0, 1, -1); }, "number of steps must be non-negative");
 }
 
 TEST(LogspaceTest, Values) {
@@ -222,8 +206,8 @@ TEST(LogspaceTest, Values) {
 }
 
 TEST(LogspaceTest, Errors) {
-  ExpectError<Error>([] { logspace(0, 1, -1); }, "number of steps must be non-negative");
-  ExpectError<Error>([] { logspace(0, 1, 3, 10.0, kHalf); },
+  expect_error<Error>([] { logspace(0, 1, -1); }, "number of steps must be non-negative");
+  expect_error<Error>([] { logspace(0, 1, 3, 10.0, kHalf); },
                      "\"logspace_cpu\" not implemented for 'Half'");
 }
 
@@ -254,7 +238,7 @@ TEST(FromBlobTest, StridesAndDtype) {
   Tensor c = t.contiguous();
   const int64_t want[] = {0, 3, 1, 4, 2, 5};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(c.data_ptr<int64_t>()[i], want[i]);
-  ExpectError<Error>([&] { from_blob(data, {3, 2}, {1}, kLong); },
+  expect_error<Error>([&] { from_blob(data, {3, 2}, {1}, kLong); },
                      "mismatch in length of strides and shape");
 }
 

@@ -5,13 +5,15 @@
 #include <string>
 
 #include "tensor/creation.h"
-#include "tensor/testdata/golden_entry.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
 
+using testing::expect_error;
 using testing::find_golden;
 using testing::GoldenEntry;
+using testing::golden_tensor;
 using testing::matches_golden;
 
 const GoldenEntry kGolden[] = {
@@ -20,13 +22,8 @@ const GoldenEntry kGolden[] = {
 
 const GoldenEntry& G(const std::string& name) { return find_golden(kGolden, name); }
 
-// The golden input as a float tensor.
-Tensor Input(const std::string& name) {
-  const GoldenEntry& g = G(name + "/input");
-  Tensor t = empty(g.sizes, kFloat);
-  for (size_t i = 0; i < g.values.size(); ++i) t.data_ptr<float>()[i] = static_cast<float>(g.values[i]);
-  return t;
-}
+// The golden input (a float tensor).
+Tensor Input(const std::string& name) { return golden_tensor(G(name + "/input")); }
 
 // Quantizes the golden input and checks int_repr and dequantize.
 void ExpectCase(const std::string& name, const Tensor& x, double scale, int64_t zero_point,
@@ -38,16 +35,6 @@ void ExpectCase(const std::string& name, const Tensor& x, double scale, int64_t 
   EXPECT_EQ(q.q_zero_point(), zero_point);
   EXPECT_TRUE(matches_golden(q.int_repr(), G(name + "/int_repr")));
   EXPECT_TRUE(matches_golden(q.dequantize(), G(name + "/dequantize")));
-}
-
-template <typename F>
-void ExpectError(F fn, const std::string& message) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception; expected: " << message;
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), message);
-  }
 }
 
 TEST(QuantizeTest, SeedExample) {
@@ -74,8 +61,7 @@ TEST(QuantizeTest, NonContiguousInput) {
   Tensor base = empty({3, 4}, kFloat);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j) base.data_ptr<float>()[i * 4 + j] = static_cast<float>(g.values[j * 3 + i]);
-  Tensor x(std::make_shared<TensorImpl>(base.impl()->storage(), kFloat, IntArrayRef{4, 3},
-                                        IntArrayRef{1, 4}, 0));
+  Tensor x = testing::strided_view(base, {4, 3}, {1, 4});
   ASSERT_FALSE(x.is_contiguous());
   ExpectCase("transposed", x, 0.11, 20, kQUInt8);
 }
@@ -86,23 +72,23 @@ TEST(QuantizeTest, ItemIsDequantized) {
 }
 
 TEST(QuantizeTest, Errors) {
-  ExpectError([] { quantize_per_tensor(tensor({1.0}, kDouble), 0.1, 10, kQUInt8); },
+  expect_error([] { quantize_per_tensor(tensor({1.0}, kDouble), 0.1, 10, kQUInt8); },
               "Quantize only works on Float Tensor, got Double");
-  ExpectError([] { quantize_per_tensor(tensor({1}), 0.1, 10, kQUInt8); },
+  expect_error([] { quantize_per_tensor(tensor({1}), 0.1, 10, kQUInt8); },
               "Quantize only works on Float Tensor, got Long");
-  ExpectError([] { quantize_per_tensor(tensor({1.0}), 0.1, 10, kFloat); },
+  expect_error([] { quantize_per_tensor(tensor({1.0}), 0.1, 10, kFloat); },
               "ScalarType Float is not supported in new_qtensor.");
-  ExpectError([] { quantize_per_tensor(tensor({1.0}), 0.1, 300, kQUInt8); },
+  expect_error([] { quantize_per_tensor(tensor({1.0}), 0.1, 300, kQUInt8); },
               "quantize_tensor_per_tensor_affine zero_point 300 is above upper bound.");
-  ExpectError([] { quantize_per_tensor(tensor({1.0}), 0.1, -1, kQUInt8); },
+  expect_error([] { quantize_per_tensor(tensor({1.0}), 0.1, -1, kQUInt8); },
               "quantize_tensor_per_tensor_affine zero_point -1 is below lower bound.");
-  ExpectError([] { quantize_per_tensor(tensor({1.0}), 0.1, -200, kQInt8); },
+  expect_error([] { quantize_per_tensor(tensor({1.0}), 0.1, -200, kQInt8); },
               "quantize_tensor_per_tensor_affine zero_point -200 is below lower bound.");
-  ExpectError([] { tensor({1.0}).q_scale(); },
+  expect_error([] { tensor({1.0}).q_scale(); },
               "Could not run 'aten::q_scale' with arguments from the 'CPU' backend.");
-  ExpectError([] { tensor({1.0}).q_zero_point(); },
+  expect_error([] { tensor({1.0}).q_zero_point(); },
               "Could not run 'aten::q_zero_point' with arguments from the 'CPU' backend.");
-  ExpectError([] { tensor({1.0}).int_repr(); },
+  expect_error([] { tensor({1.0}).int_repr(); },
               "Could not run 'aten::int_repr' with arguments from the 'CPU' backend.");
 }
 

@@ -7,14 +7,16 @@
 #include <vector>
 
 #include "tensor/creation.h"
-#include "tensor/testdata/golden_entry.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
 
+using testing::expect_error;
 using testing::find_golden;
 using testing::GoldenEntry;
 using testing::matches_golden;
+using testing::strided_view;
 
 const GoldenEntry kGolden[] = {
 #include "tensor/testdata/random_golden.inc"
@@ -22,29 +24,10 @@ const GoldenEntry kGolden[] = {
 
 const GoldenEntry& G(const std::string& name) { return find_golden(kGolden, name); }
 
-template <typename F>
-void ExpectError(F fn, const std::string& message) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception; expected: " << message;
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), message);
-  }
-}
-
 // Same sizes and values (without depending on //tensor:math).
 bool Same(const Tensor& a, const Tensor& b) {
-  if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) return false;
-  Tensor x = a.to(kDouble).contiguous(), y = b.to(kDouble).contiguous();
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    if (x.data_ptr<double>()[i] != y.data_ptr<double>()[i]) return false;
-  }
-  return true;
-}
-
-// A view of t's storage with other sizes and strides.
-Tensor strided_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset = 0) {
-  return Tensor(std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
+  return a.sizes() == b.sizes() && a.dtype() == b.dtype() &&
+         testing::values_of(a) == testing::values_of(b);
 }
 
 TEST(GeneratorTest, DefaultSeedIsPyTorchs) {
@@ -99,8 +82,8 @@ TEST(NormalTest, MeanAndStd) {
   EXPECT_TRUE(matches_golden(normal(-1.0, 0.5, {5}, kDouble), G("normal_-1_0.5_5_double_seed14")));
   manual_seed(15);
   EXPECT_TRUE(matches_golden(normal(2.0, 3.0, {20}, kDouble), G("normal_2_3_20_double_seed15")));
-  ExpectError([] { normal(0.0, -1.0, {3}); }, "normal expects std >= 0.0, but found std -1");
-  ExpectError([] { randn({3}, kLong); }, "\"normal_kernel_cpu\" not implemented for 'Long'");
+  expect_error([] { normal(0.0, -1.0, {3}); }, "normal expects std >= 0.0, but found std -1");
+  expect_error([] { randn({3}, kLong); }, "\"normal_kernel_cpu\" not implemented for 'Long'");
 }
 
 TEST(RandintTest, Values) {
@@ -117,13 +100,13 @@ TEST(RandintTest, Values) {
 }
 
 TEST(RandintTest, Errors) {
-  ExpectError([] { randint(5, 2, {3}); },
+  expect_error([] { randint(5, 2, {3}); },
               "random_ expects 'from' to be less than 'to', but got from=5 >= to=2");
-  ExpectError([] { randint(0, 300, {3}, kByte); }, "to - 1 is out of bounds for unsigned char");
-  ExpectError([] { randint(-1, 3, {3}, kByte); }, "from is out of bounds for unsigned char");
-  ExpectError([] { randint(0, 3, {3}, kBool); }, "to - 1 is out of bounds for bool");
-  ExpectError([] { randint(-40000, 3, {3}, kShort); }, "from is out of bounds for short int");
-  ExpectError([] { randint(-100000, 3, {3}, kHalf); }, "from is out of bounds for c10::Half");
+  expect_error([] { randint(0, 300, {3}, kByte); }, "to - 1 is out of bounds for unsigned char");
+  expect_error([] { randint(-1, 3, {3}, kByte); }, "from is out of bounds for unsigned char");
+  expect_error([] { randint(0, 3, {3}, kBool); }, "to - 1 is out of bounds for bool");
+  expect_error([] { randint(-40000, 3, {3}, kShort); }, "from is out of bounds for short int");
+  expect_error([] { randint(-100000, 3, {3}, kHalf); }, "from is out of bounds for c10::Half");
 }
 
 TEST(RandpermTest, Values) {
@@ -135,8 +118,8 @@ TEST(RandpermTest, Values) {
   EXPECT_TRUE(matches_golden(randperm(5, kInt), G("randperm_5_int32_seed23")));
   manual_seed(24);
   EXPECT_TRUE(matches_golden(randperm(30, kFloat), G("randperm_30_float_seed24")));
-  ExpectError([] { randperm(-1); }, "Trying to create tensor with negative dimension -1: [-1]");
-  ExpectError([] { randperm(3, kBool); }, "\"randperm\" not implemented for 'Bool'");
+  expect_error([] { randperm(-1); }, "Trying to create tensor with negative dimension -1: [-1]");
+  expect_error([] { randperm(3, kBool); }, "\"randperm\" not implemented for 'Bool'");
 }
 
 TEST(InPlaceTest, UniformBernoulliExponentialRandom) {
@@ -171,15 +154,15 @@ TEST(InPlaceTest, BumpsVersion) {
 }
 
 TEST(InPlaceTest, Errors) {
-  ExpectError([] { empty({3}).uniform_(1, 0); },
+  expect_error([] { empty({3}).uniform_(1, 0); },
               "uniform_ expects to return a [from, to) range, but found from=1 > to=0");
-  ExpectError([] { empty({3}, kLong).uniform_(); },
+  expect_error([] { empty({3}, kLong).uniform_(); },
               "\"check_uniform_bounds\" not implemented for 'Long'");
-  ExpectError([] { empty({3}).bernoulli_(1.5); },
+  expect_error([] { empty({3}).bernoulli_(1.5); },
               "bernoulli_ expects p to be in [0, 1], but got p=1.5");
-  ExpectError([] { empty({3}).exponential_(-1); },
+  expect_error([] { empty({3}).exponential_(-1); },
               "exponential_ expects lambda >= 0.0, but found lambda=-1");
-  ExpectError([] { empty({3}).normal_(0, -1); }, "normal expects std >= 0.0, but found std -1");
+  expect_error([] { empty({3}).normal_(0, -1); }, "normal expects std >= 0.0, but found std -1");
 }
 
 TEST(InPlaceTest, NonContiguousFillsInMemoryOrder) {

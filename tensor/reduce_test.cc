@@ -8,87 +8,35 @@
 #include <cmath>
 #include <string>
 
-#include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/parallel.h"
-#include "tensor/testdata/golden_entry.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
 
+using testing::error_of;
+using testing::from_values;
 using testing::GoldenEntry;
+using testing::make_input;  // mk() in tools/golden/golden_util.py
 
 const GoldenEntry kGolden[] = {
 #include "tensor/testdata/reduce_golden.inc"
 };
-
-// Mirrors mk() in tools/golden/reduce.py.
-Tensor MakeInput(std::vector<int64_t> shape, ScalarType dtype = kFloat) {
-  Tensor t = empty(shape, dtype);
-  EMBER_DISPATCH_ALL_TYPES(dtype, "MakeInput", [&] {
-    scalar_t* p = t.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      double v = static_cast<double>((i * 7) % 11);
-      if (dtype == kBool) {
-        v = static_cast<double>(static_cast<int64_t>(v) % 2);
-      } else if (dtype != kByte) {
-        v -= 3;
-      }
-      if (is_floating_point(dtype)) v *= 0.25;
-      p[i] = static_cast<scalar_t>(static_cast<float>(v));
-      if constexpr (std::is_integral<scalar_t>::value) p[i] = static_cast<scalar_t>(v);
-    }
-  });
-  return t;
-}
-
-Tensor FromValues(std::vector<int64_t> shape, const std::vector<double>& values,
-                  ScalarType dtype) {
-  Tensor t = empty(shape, kDouble);
-  for (size_t i = 0; i < values.size(); ++i) t.data_ptr<double>()[i] = values[i];
-  return t.to(dtype);
-}
 
 // Sizes, dtype and values of PyTorch's result; floating values within a
 // relative tolerance `rel` (PyTorch's float64 value vs ember's result in
 // `dtype`). Integer and bool results must be exact.
 ::testing::AssertionResult Near(const Tensor& t, const std::string& name, ScalarType dtype,
                                 double rel = 0) {
-  const GoldenEntry& g = testing::find_golden(kGolden, name);
-  if (t.dtype() != dtype) {
-    return ::testing::AssertionFailure() << name << ": dtype " << t.dtype() << ", expected " << dtype;
-  }
-  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
-  if (sizes != g.sizes) return ::testing::AssertionFailure() << name << ": sizes differ";
-  Tensor d = t.to(kDouble).contiguous();
-  const double* p = d.data_ptr<double>();
-  for (size_t i = 0; i < g.values.size(); ++i) {
-    const double want = g.values[i];
-    const bool ok = (std::isnan(want) && std::isnan(p[i])) || p[i] == want ||
-                    std::fabs(p[i] - want) <= rel * std::max(1.0, std::fabs(want));
-    if (!ok) {
-      return ::testing::AssertionFailure()
-             << name << ": element " << i << " is " << p[i] << ", PyTorch gives " << want;
-    }
-  }
-  return ::testing::AssertionSuccess();
+  return testing::near_golden(t, testing::find_golden(kGolden, name), dtype, rel);
 }
 
 constexpr double kF = 1e-6;   // float32 results vs PyTorch's float64
 constexpr double kH = 4e-3;   // float16 / bfloat16
 
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(SumTest, WholeAndAlongDims) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.sum(), "sum_all", kFloat, kF));
   EXPECT_TRUE(Near(x.sum({1}), "sum_dim1", kFloat, kF));
   EXPECT_TRUE(Near(x.sum({0, 2}, true), "sum_dims02_keep", kFloat, kF));
@@ -96,21 +44,21 @@ TEST(SumTest, WholeAndAlongDims) {
 }
 
 TEST(SumTest, NonContiguousInputs) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.transpose(0, 2).sum({0}), "sum_transposed_dim0", kFloat, kF));
   EXPECT_TRUE(Near(x.transpose(0, 2).sum({2}), "sum_transposed_dim2", kFloat, kF));
   EXPECT_TRUE(Near(x.slice(1, 0, 4, 2).slice(2, 1, 5).sum({1}), "sum_sliced", kFloat, kF));
-  EXPECT_TRUE(Near(MakeInput({1, 4}, kDouble).expand({3, 4}).sum({0}), "sum_expanded", kDouble));
+  EXPECT_TRUE(Near(make_input({1, 4}, kDouble).expand({3, 4}).sum({0}), "sum_expanded", kDouble));
 }
 
 TEST(SumTest, IntegerBoolAndReducedFloatDtypes) {
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kInt).sum({1}), "sum_int32", kLong));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kByte).sum(), "sum_uint8", kLong));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kBool).sum({0}), "sum_bool", kLong));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kInt).sum({1}, false, kFloat), "sum_int_dtype_float", kFloat));
-  EXPECT_EQ(MakeInput({3, 4}, kInt).sum(kInt).dtype(), kInt);
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kHalf).sum({1}), "sum_half", kHalf));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kBFloat16).sum({0}), "sum_bfloat16", kBFloat16));
+  EXPECT_TRUE(Near(make_input({3, 4}, kInt).sum({1}), "sum_int32", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}, kByte).sum(), "sum_uint8", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}, kBool).sum({0}), "sum_bool", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}, kInt).sum({1}, false, kFloat), "sum_int_dtype_float", kFloat));
+  EXPECT_EQ(make_input({3, 4}, kInt).sum(kInt).dtype(), kInt);
+  EXPECT_TRUE(Near(make_input({3, 4}, kHalf).sum({1}), "sum_half", kHalf));
+  EXPECT_TRUE(Near(make_input({3, 4}, kBFloat16).sum({0}), "sum_bfloat16", kBFloat16));
 }
 
 TEST(SumTest, EmptyReductionIsZero) {
@@ -140,41 +88,41 @@ TEST(SumTest, LargeParallelSumsMatchFloat64) {
 }
 
 TEST(MeanTest, FloatDtypes) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.mean({2}), "mean_dim2", kFloat, kF));
   EXPECT_TRUE(Near(x.mean(), "mean_all", kFloat, kF));
   EXPECT_TRUE(Near(x.mean({0, 1}, true), "mean_keep", kFloat, kF));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kHalf).mean({1}), "mean_half", kHalf, kH));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kInt).mean({1}, false, kDouble), "mean_int_dtype", kDouble));
+  EXPECT_TRUE(Near(make_input({3, 4}, kHalf).mean({1}), "mean_half", kHalf, kH));
+  EXPECT_TRUE(Near(make_input({3, 4}, kInt).mean({1}, false, kDouble), "mean_int_dtype", kDouble));
   EXPECT_TRUE(Near(empty({0}).mean(), "mean_empty", kFloat));
 }
 
 TEST(MeanTest, IntegerInputErrors) {
-  EXPECT_EQ(ErrorOf([] { MakeInput({3}, kLong).mean(); }),
+  EXPECT_EQ(error_of([] { make_input({3}, kLong).mean(); }),
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             "complex dtype. Got: Long");
-  EXPECT_EQ(ErrorOf([] { MakeInput({2, 3}).mean({1}, false, kLong); }),
+  EXPECT_EQ(error_of([] { make_input({2, 3}).mean({1}, false, kLong); }),
             "mean(): could not infer output dtype. Optional dtype must be either a floating point "
             "or complex dtype. Got: Long");
 }
 
 TEST(ProdTest, Dtypes) {
-  EXPECT_TRUE(Near(MakeInput({3, 4, 5}, kDouble).prod(1), "prod_dim1", kDouble, 1e-15));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kShort).prod(1), "prod_int", kLong));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kBool).prod(1), "prod_bool", kLong));
-  EXPECT_TRUE(Near(MakeInput({2, 3}, kDouble).prod(), "prod_all", kDouble));
+  EXPECT_TRUE(Near(make_input({3, 4, 5}, kDouble).prod(1), "prod_dim1", kDouble, 1e-15));
+  EXPECT_TRUE(Near(make_input({3, 4}, kShort).prod(1), "prod_int", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}, kBool).prod(1), "prod_bool", kLong));
+  EXPECT_TRUE(Near(make_input({2, 3}, kDouble).prod(), "prod_all", kDouble));
 }
 
 TEST(DimErrorsTest, BadAndRepeatedDims) {
-  Tensor x = MakeInput({2, 3});
-  EXPECT_EQ(ErrorOf([&] { x.sum({0, 0}); }), "dim 0 appears multiple times in the list of dims");
-  EXPECT_EQ(ErrorOf([&] { x.sum({2}); }),
+  Tensor x = make_input({2, 3});
+  EXPECT_EQ(error_of([&] { x.sum({0, 0}); }), "dim 0 appears multiple times in the list of dims");
+  EXPECT_EQ(error_of([&] { x.sum({2}); }),
             "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
   EXPECT_THROW(x.amax({-3}), IndexError);
 }
 
 TEST(MaxMinTest, WholeTensorAndAlongDim) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.max(), "max_all", kFloat));
   EXPECT_TRUE(Near(x.min(), "min_all", kFloat));
   auto [v, i] = x.max(1);
@@ -189,7 +137,7 @@ TEST(MaxMinTest, WholeTensorAndAlongDim) {
 }
 
 TEST(MaxMinTest, AmaxAminAndArgTiesPickFirst) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.amax({1, 2}), "amax_dims12", kFloat));
   EXPECT_TRUE(Near(x.amin({0}, true), "amin_dim0_keep", kFloat));
   EXPECT_TRUE(Near(x.argmax(), "argmax_all", kLong));
@@ -201,7 +149,7 @@ TEST(MaxMinTest, AmaxAminAndArgTiesPickFirst) {
 
 TEST(MaxMinTest, NanPropagates) {
   double nan = std::nan("");
-  Tensor t = FromValues({2, 4}, {1, nan, 3, nan, 2, 5, 5, -1}, kFloat);
+  Tensor t = from_values({2, 4}, {1, nan, 3, nan, 2, 5, 5, -1}, kFloat);
   EXPECT_TRUE(Near(t.max(), "max_nan", kFloat));
   auto [v, i] = t.max(1);
   EXPECT_TRUE(Near(v, "max_nan_values", kFloat));
@@ -211,50 +159,50 @@ TEST(MaxMinTest, NanPropagates) {
 }
 
 TEST(MaxMinTest, OtherDtypesAndScalars) {
-  EXPECT_TRUE(Near(std::get<0>(MakeInput({3, 4}, kChar).max(1)), "max_int8", kChar));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kChar).argmax(1), "argmax_int8", kLong));
-  EXPECT_TRUE(Near(std::get<0>(MakeInput({3, 4}, kBool).max(1)), "max_bool", kBool));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kHalf).amin({1}), "amin_half", kHalf));
-  Tensor s = FromValues({}, {2.5}, kFloat);
+  EXPECT_TRUE(Near(std::get<0>(make_input({3, 4}, kChar).max(1)), "max_int8", kChar));
+  EXPECT_TRUE(Near(make_input({3, 4}, kChar).argmax(1), "argmax_int8", kLong));
+  EXPECT_TRUE(Near(std::get<0>(make_input({3, 4}, kBool).max(1)), "max_bool", kBool));
+  EXPECT_TRUE(Near(make_input({3, 4}, kHalf).amin({1}), "amin_half", kHalf));
+  Tensor s = from_values({}, {2.5}, kFloat);
   EXPECT_TRUE(Near(std::get<0>(s.max(0)), "max_scalar_values", kFloat));
   EXPECT_TRUE(Near(std::get<1>(s.max(0)), "max_scalar_indices", kLong));
   EXPECT_TRUE(Near(std::get<0>(empty({0, 3}).max(1)), "max_empty_other_dim", kFloat));
-  EXPECT_EQ(ErrorOf([] { MakeInput({3}, kBool).argmax(); }),
+  EXPECT_EQ(error_of([] { make_input({3}, kBool).argmax(); }),
             "\"argmax_cpu\" not implemented for 'Bool'");
 }
 
 TEST(MaxMinTest, EmptyErrors) {
-  EXPECT_EQ(ErrorOf([] { empty({0}).max(); }),
+  EXPECT_EQ(error_of([] { empty({0}).max(); }),
             "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
             "reduction dim with the 'dim' argument.");
-  EXPECT_EQ(ErrorOf([] { empty({0}).min(); }),
+  EXPECT_EQ(error_of([] { empty({0}).min(); }),
             "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
             "reduction dim with the 'dim' argument.");
-  EXPECT_EQ(ErrorOf([] { empty({0}).amax(); }),
+  EXPECT_EQ(error_of([] { empty({0}).amax(); }),
             "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
             "reduction dim with the 'dim' argument.");
   EXPECT_THROW(empty({0}).argmax(), IndexError);
-  EXPECT_EQ(ErrorOf([] { empty({0}).argmax(); }),
+  EXPECT_EQ(error_of([] { empty({0}).argmax(); }),
             "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
   EXPECT_THROW(empty({2, 0}).max(1), IndexError);
-  EXPECT_EQ(ErrorOf([] { empty({2, 0}).max(1); }),
+  EXPECT_EQ(error_of([] { empty({2, 0}).max(1); }),
             "max(): Expected reduction dim 1 to have non-zero size.");
-  EXPECT_EQ(ErrorOf([] { empty({2, 0}).amax({1}); }),
+  EXPECT_EQ(error_of([] { empty({2, 0}).amax({1}); }),
             "amax(): Expected reduction dim 1 to have non-zero size.");
 }
 
 // Note: `x.var({1})` would pick var(bool unbiased) (a braced 1 converts to
 // bool), as in libtorch; dims are spelled IntArrayRef{...} here.
 TEST(VarStdTest, Values) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.var(), "var_all", kFloat, kF));
   EXPECT_TRUE(Near(x.var(IntArrayRef{1}), "var_dim1", kFloat, kF));
   EXPECT_TRUE(Near(x.var({0, 2}, false), "var_biased_dims", kFloat, kF));
   EXPECT_TRUE(Near(var(x, std::optional<IntArrayRef>(IntArrayRef{2}), std::optional<int64_t>(2), true), "var_correction2", kFloat, kF));
   EXPECT_TRUE(Near(x.std(IntArrayRef{0}), "std_dim0", kFloat, kF));
   EXPECT_TRUE(Near(x.transpose(0, 2).std(IntArrayRef{0}), "std_transposed", kFloat, kF));
-  EXPECT_TRUE(Near(FromValues({1}, {1}, kDouble).var(), "var_single", kDouble));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kHalf).var(IntArrayRef{1}), "var_half", kHalf, kH));
+  EXPECT_TRUE(Near(from_values({1}, {1}, kDouble).var(), "var_single", kDouble));
+  EXPECT_TRUE(Near(make_input({3, 4}, kHalf).var(IntArrayRef{1}), "var_half", kHalf, kH));
   auto [s, m] = std_mean(x, {1});
   EXPECT_TRUE(Near(s, "std_mean_std", kFloat, kF));
   EXPECT_TRUE(Near(m, "std_mean_mean", kFloat, kF));
@@ -262,7 +210,7 @@ TEST(VarStdTest, Values) {
 
 // A braced dim list is a dim list, never the `unbiased` flag.
 TEST(VarStdTest, BracedDimListIsADim) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.var({1}), "var_dim1", kFloat, kF));
   EXPECT_TRUE(Near(var(x, {1}), "var_dim1", kFloat, kF));
   EXPECT_TRUE(Near(x.std({0}), "std_dim0", kFloat, kF));
@@ -271,14 +219,14 @@ TEST(VarStdTest, BracedDimListIsADim) {
 }
 
 TEST(VarStdTest, IntegerInputErrors) {
-  EXPECT_EQ(ErrorOf([] { MakeInput({3}, kLong).var(); }),
+  EXPECT_EQ(error_of([] { make_input({3}, kLong).var(); }),
             "std and var only support floating point and complex dtypes");
-  EXPECT_EQ(ErrorOf([] { MakeInput({3}, kInt).std(); }),
+  EXPECT_EQ(error_of([] { make_input({3}, kInt).std(); }),
             "std and var only support floating point and complex dtypes");
 }
 
 TEST(NormTest, EveryP) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   const double inf = INFINITY;
   EXPECT_TRUE(Near(x.norm(2, {2}), "norm_p2_dim2", kFloat, kF));
   EXPECT_TRUE(Near(x.norm(1, {2}), "norm_p1_dim2", kFloat, kF));
@@ -290,66 +238,66 @@ TEST(NormTest, EveryP) {
   EXPECT_TRUE(Near(x.norm(), "norm_all", kFloat, kF));
   EXPECT_TRUE(Near(norm(x, "fro", {0, 1}), "norm_fro_dims", kFloat, kF));
   EXPECT_TRUE(Near(x.norm(1, {1, 2}, true), "norm_keep", kFloat, kF));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kBFloat16).norm(), "norm_bfloat16", kBFloat16, 1e-2));
-  EXPECT_EQ(ErrorOf([] { MakeInput({3}, kLong).norm(); }),
+  EXPECT_TRUE(Near(make_input({3, 4}, kBFloat16).norm(), "norm_bfloat16", kBFloat16, 1e-2));
+  EXPECT_EQ(error_of([] { make_input({3}, kLong).norm(); }),
             "norm(): input dtype should be either floating point or complex. Got Long instead.");
 }
 
 TEST(LogSumExpTest, StableValues) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.logsumexp({1}), "logsumexp_dim1", kFloat, kF));
   EXPECT_TRUE(Near(x.logsumexp({0, 2}, true), "logsumexp_dims", kFloat, kF));
-  EXPECT_TRUE(Near(FromValues({2, 3}, {1000, 1000, 990, -1000, -1001, -1002}, kDouble)
+  EXPECT_TRUE(Near(from_values({2, 3}, {1000, 1000, 990, -1000, -1001, -1002}, kDouble)
                        .logsumexp({1}),
                    "logsumexp_large", kDouble, 1e-15));
-  EXPECT_TRUE(Near(FromValues({2}, {-INFINITY, -INFINITY}, kFloat).logsumexp({0}),
+  EXPECT_TRUE(Near(from_values({2}, {-INFINITY, -INFINITY}, kFloat).logsumexp({0}),
                    "logsumexp_inf", kFloat));
-  EXPECT_TRUE(Near(FromValues({3}, {INFINITY, 1, INFINITY}, kFloat).logsumexp({0}),
+  EXPECT_TRUE(Near(from_values({3}, {INFINITY, 1, INFINITY}, kFloat).logsumexp({0}),
                    "logsumexp_posinf", kFloat));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kInt).logsumexp({1}), "logsumexp_int", kFloat, kF));
+  EXPECT_TRUE(Near(make_input({3, 4}, kInt).logsumexp({1}), "logsumexp_int", kFloat, kF));
 }
 
 TEST(AllAnyTest, DtypesAndDims) {
-  EXPECT_TRUE(Near(MakeInput({3, 4}).all(1), "all_dim1", kBool));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kInt).any(0), "any_dim0", kBool));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kByte).all(), "all_uint8", kByte));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kBool).any(1), "any_bool", kBool));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kBool).all(), "all_bool_all", kBool));
-  EXPECT_TRUE(Near(MakeInput({3, 4, 5}, kLong).count_nonzero(), "count_nonzero_all", kLong));
-  EXPECT_TRUE(Near(MakeInput({3, 4, 5}).count_nonzero(1), "count_nonzero_dim", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}).all(1), "all_dim1", kBool));
+  EXPECT_TRUE(Near(make_input({3, 4}, kInt).any(0), "any_dim0", kBool));
+  EXPECT_TRUE(Near(make_input({3, 4}, kByte).all(), "all_uint8", kByte));
+  EXPECT_TRUE(Near(make_input({3, 4}, kBool).any(1), "any_bool", kBool));
+  EXPECT_TRUE(Near(make_input({3, 4}, kBool).all(), "all_bool_all", kBool));
+  EXPECT_TRUE(Near(make_input({3, 4, 5}, kLong).count_nonzero(), "count_nonzero_all", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4, 5}).count_nonzero(1), "count_nonzero_dim", kLong));
 }
 
 TEST(CumulativeTest, CumsumCumprod) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.cumsum(1), "cumsum_dim1", kFloat, kF));
   EXPECT_TRUE(Near(x.cumsum(2), "cumsum_dim2", kFloat, kF));
   EXPECT_TRUE(Near(x.transpose(0, 2).cumsum(1), "cumsum_transposed", kFloat, kF));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kInt).cumsum(1), "cumsum_int", kLong));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kBool).cumsum(0), "cumsum_bool", kLong));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kInt).cumsum(1, kInt), "cumsum_int_dtype", kInt));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kDouble).cumprod(0), "cumprod_dim0", kDouble));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kLong).cumprod(1), "cumprod_int", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}, kInt).cumsum(1), "cumsum_int", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}, kBool).cumsum(0), "cumsum_bool", kLong));
+  EXPECT_TRUE(Near(make_input({3, 4}, kInt).cumsum(1, kInt), "cumsum_int_dtype", kInt));
+  EXPECT_TRUE(Near(make_input({3, 4}, kDouble).cumprod(0), "cumprod_dim0", kDouble));
+  EXPECT_TRUE(Near(make_input({3, 4}, kLong).cumprod(1), "cumprod_int", kLong));
   EXPECT_THROW(x.cumsum(3), IndexError);
 }
 
 TEST(SoftmaxTest, Values) {
-  Tensor x = MakeInput({3, 4, 5});
+  Tensor x = make_input({3, 4, 5});
   EXPECT_TRUE(Near(x.softmax(2), "softmax_dim2", kFloat, kF));
   EXPECT_TRUE(Near(x.softmax(0), "softmax_dim0", kFloat, kF));
   EXPECT_TRUE(Near(x.transpose(0, 2).softmax(1), "softmax_transposed", kFloat, kF));
   EXPECT_TRUE(Near(x.log_softmax(1), "log_softmax_dim1", kFloat, kF));
   EXPECT_TRUE(Near(log_softmax(x, -1), "log_softmax_dim2", kFloat, kF));
-  EXPECT_TRUE(Near(MakeInput({3, 4}, kLong).softmax(1, kFloat), "softmax_int_dtype", kFloat, kF));
-  Tensor big = FromValues({1, 3}, {1000, 999, -1000}, kDouble);
+  EXPECT_TRUE(Near(make_input({3, 4}, kLong).softmax(1, kFloat), "softmax_int_dtype", kFloat, kF));
+  Tensor big = from_values({1, 3}, {1000, 999, -1000}, kDouble);
   EXPECT_TRUE(Near(big.softmax(1), "softmax_large", kDouble, 1e-15));
   EXPECT_TRUE(Near(big.log_softmax(1), "log_softmax_large", kDouble, 1e-15));
-  EXPECT_TRUE(Near(FromValues({}, {3}, kFloat).softmax(0), "softmax_scalar", kFloat));
+  EXPECT_TRUE(Near(from_values({}, {3}, kFloat).softmax(0), "softmax_scalar", kFloat));
 }
 
 TEST(SoftmaxTest, IntegerInputErrors) {
-  EXPECT_EQ(ErrorOf([] { MakeInput({3}, kLong).softmax(0); }),
+  EXPECT_EQ(error_of([] { make_input({3}, kLong).softmax(0); }),
             "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'");
-  EXPECT_EQ(ErrorOf([] { MakeInput({3}, kLong).log_softmax(0); }),
+  EXPECT_EQ(error_of([] { make_input({3}, kLong).log_softmax(0); }),
             "\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'");
 }
 

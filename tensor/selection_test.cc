@@ -9,60 +9,35 @@
 
 #include "tensor/creation.h"
 #include "tensor/empty.h"
-#include "tensor/testdata/golden_entry.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
 
 using ::ember::testing::find_golden;
 using ::ember::testing::GoldenEntry;
+using ::ember::testing::GoldenError;
 using ::ember::testing::matches_golden;
 
 const GoldenEntry kGolden[] = {
 #include "tensor/testdata/selection_golden.inc"
 };
 
-struct GoldenError {
-  const char* name;
-  const char* type;  // Python's exception class
-  const char* message;
-};
 const GoldenError kErrors[] = {
 #include "tensor/testdata/selection_errors_golden.inc"
 };
 
 // An input tensor stored in the golden file, rebuilt with its dtype.
 Tensor in(const std::string& name) {
-  const GoldenEntry& g = find_golden(kGolden, "in_" + name);
-  Tensor d = empty(g.sizes, kDouble);
-  double* p = d.data_ptr<double>();
-  for (size_t i = 0; i < g.values.size(); ++i) p[i] = g.values[i];
-  return d.to(g.dtype);
+  return testing::golden_tensor(find_golden(kGolden, "in_" + name));
 }
 
 #define EXPECT_GOLDEN(t, name) EXPECT_TRUE(matches_golden((t), find_golden(kGolden, name)))
 
-// Runs f, which must throw PyTorch's message (and IndexError / ValueError
-// where Python raises those).
-template <typename F>
-void expect_error(const std::string& name, const F& f) {
-  const GoldenError* g = nullptr;
-  for (const GoldenError& e : kErrors) {
-    if (name == e.name) g = &e;
-  }
-  ASSERT_NE(g, nullptr) << "no golden error " << name;
-  try {
-    f();
-    ADD_FAILURE() << name << ": no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), g->message) << name;
-    const std::string type = g->type;
-    if (type == "IndexError") {
-      EXPECT_NE(dynamic_cast<const IndexError*>(&e), nullptr) << name << " should be IndexError";
-    } else if (type == "ValueError") {
-      EXPECT_NE(dynamic_cast<const ValueError*>(&e), nullptr) << name << " should be ValueError";
-    }
-  }
+// Runs f, which must throw PyTorch's message (as IndexError, TypeError or
+// ValueError exactly where Python raises those).
+void expect_error(const std::string& name, const std::function<void()>& f) {
+  testing::expect_golden_error(kErrors, name, f);
 }
 
 TEST(WhereTest, BroadcastsAndPromotes) {

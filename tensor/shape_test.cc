@@ -7,80 +7,43 @@
 
 #include <functional>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "tensor/empty.h"
 #include "tensor/parallel.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
 
-struct Golden {
-  const char* name;
-  std::vector<int64_t> sizes;
-  ScalarType dtype;
-  std::vector<double> values;
-};
+using testing::find_golden;
+using testing::GoldenEntry;
+using testing::GoldenError;
+using testing::shares_storage;
+using testing::values_of;
 
-const Golden kGolden[] = {
+const GoldenEntry kGolden[] = {
 #include "tensor/testdata/shape_golden.inc"
-};
-
-struct GoldenError {
-  const char* name;
-  const char* kind;
-  const char* message;
 };
 
 const GoldenError kGoldenErrors[] = {
-#define SHAPE_GOLDEN_ERRORS
-#include "tensor/testdata/shape_golden.inc"
-#undef SHAPE_GOLDEN_ERRORS
+#include "tensor/testdata/shape_errors_golden.inc"
 };
 
-const Golden& Find(const std::string& name) {
-  static const auto* index = [] {
-    auto* m = new std::map<std::string, const Golden*>;
-    for (const Golden& g : kGolden) (*m)[g.name] = &g;
-    return m;
-  }();
-  auto it = index->find(name);
-  if (it == index->end()) throw std::runtime_error("no golden entry " + name);
-  return *it->second;
-}
+const GoldenEntry& Find(const std::string& name) { return find_golden(kGolden, name); }
 
-// Mirrors mk() in tools/golden/shape.py.
+// mk() in tools/golden/golden_util.py.
 Tensor In(std::vector<int64_t> shape, ScalarType dtype = kFloat) {
-  Tensor d = empty(shape, kDouble);
-  double* p = d.data_ptr<double>();
-  const bool is_float = is_floating_point(dtype);
-  for (int64_t i = 0; i < d.numel(); ++i) {
-    int64_t v = (i * 7) % 11;
-    if (dtype == kBool) {
-      v %= 2;
-    } else if (dtype != kByte) {
-      v -= 3;
-    }
-    p[i] = is_float ? v * 0.25 : static_cast<double>(v);
-  }
-  return d.to(dtype);
-}
-
-// Values of t, row-major, as doubles.
-std::vector<double> Values(const Tensor& t) {
-  Tensor d = t.to(kDouble, false, /*copy=*/true).contiguous();
-  const double* p = d.data_ptr<double>();
-  return std::vector<double>(p, p + d.numel());
+  return testing::make_input(shape, dtype);
 }
 
 void ExpectValues(const std::string& name, const Tensor& t) {
   SCOPED_TRACE(name);
-  const Golden& g = Find(name);
+  const GoldenEntry& g = Find(name);
   EXPECT_EQ(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), g.sizes);
   EXPECT_EQ(t.dtype(), g.dtype);
-  EXPECT_EQ(Values(t), g.values);
+  EXPECT_EQ(values_of(t), g.values);
 }
 
 // Values plus strides, storage offset and is_contiguous.
@@ -102,27 +65,10 @@ void ExpectPieces(const std::string& name, const std::vector<Tensor>& pieces) {
 
 // f must throw the error PyTorch raised for `name`, with the same class.
 void ExpectError(const std::string& name, const std::function<void()>& f) {
-  SCOPED_TRACE(name);
-  const GoldenError* g = nullptr;
-  for (const GoldenError& e : kGoldenErrors) {
-    if (name == e.name) g = &e;
-  }
-  ASSERT_NE(g, nullptr) << "no golden error " << name;
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), g->message);
-    bool is_index = dynamic_cast<const IndexError*>(&e) != nullptr;
-    EXPECT_EQ(is_index, std::string(g->kind) == "IndexError");
-  }
+  testing::expect_golden_error(kGoldenErrors, name, f);
 }
 
 Tensor Scalar0(double v) { return scalar_tensor(v, kFloat); }
-
-bool SameStorage(const Tensor& a, const Tensor& b) {
-  return a.impl()->storage() == b.impl()->storage();
-}
 
 // --- view / reshape / flatten --------------------------------------------------
 
@@ -144,12 +90,12 @@ TEST(ViewTest, NonContiguousInputsUsePyTorchStrides) {
 TEST(ViewTest, SharesStorage) {
   Tensor x = In({3, 4});
   Tensor v = x.view({2, 6});
-  EXPECT_TRUE(SameStorage(x, v));
+  EXPECT_TRUE(shares_storage(x, v));
   EXPECT_FALSE(v.is_same(x));
   uint32_t before = x._version();
   v.fill_(1);
   EXPECT_GT(x._version(), before);
-  EXPECT_EQ(Values(x), std::vector<double>(12, 1.0));
+  EXPECT_EQ(values_of(x), std::vector<double>(12, 1.0));
 }
 
 TEST(ViewTest, Errors) {
@@ -182,11 +128,11 @@ TEST(ReshapeTest, ViewsWhenPossibleCopiesOtherwise) {
   Tensor x = In({3, 4});
   Tensor r = x.reshape({2, 6});
   ExpectView("reshape_view", r);
-  EXPECT_TRUE(SameStorage(r, x));
+  EXPECT_TRUE(shares_storage(r, x));
   Tensor t = In({4, 6}).t();
   Tensor c = t.reshape({24});
   ExpectView("reshape_copy", c);
-  EXPECT_FALSE(SameStorage(c, t));
+  EXPECT_FALSE(shares_storage(c, t));
   ExpectView("reshape_copy_int", In({4, 6}, kLong).t().reshape({3, -1}));
   ExpectValues("view_infer", reshape(x, {-1, 6}));
 }
@@ -277,7 +223,7 @@ TEST(RepeatTest, TilesData) {
   ExpectValues("repeat_expanded", In({3, 1}).expand({3, 2}).repeat({2, 1}));
   Tensor x = In({2, 3});
   Tensor r = x.repeat({1, 1});
-  EXPECT_FALSE(SameStorage(r, x));
+  EXPECT_FALSE(shares_storage(r, x));
   EXPECT_TRUE(r.is_contiguous());
 }
 
@@ -394,7 +340,7 @@ TEST(ChunkTest, PiecesAreViews) {
   ExpectPieces("chunk_more_than_size", In({2}).chunk(4));
   ExpectPieces("chunk_empty", empty({2, 0}).chunk(3, 1));
   Tensor x = In({4});
-  EXPECT_TRUE(SameStorage(x.chunk(2)[1], x));
+  EXPECT_TRUE(shares_storage(x.chunk(2)[1], x));
   ExpectError("chunk_zero", [] { In({3, 4}).chunk(0); });
   ExpectError("chunk_scalar", [] { Scalar0(1).chunk(1); });
 }
@@ -501,7 +447,7 @@ TEST(FlipTest, ValuesAndLayout) {
   ExpectView("flip_3d", In({2, 3, 4}).flip({-1, 0}));
   ExpectView("flip_sliced", In({4, 6}).slice(1, 1, std::nullopt, 2).flip({1}));
   ExpectView("flip_none", x.flip({}));
-  EXPECT_FALSE(SameStorage(x.flip({}), x));
+  EXPECT_FALSE(shares_storage(x.flip({}), x));
   ExpectError("flip_dup", [&] { x.flip({0, -2}); });
   ExpectError("flip_bad_dim", [&] { x.flip({2}); });
 }
@@ -585,7 +531,7 @@ TEST(DiagTest, VectorToMatrixAndBack) {
 // sum(value[i] * (i % 13 + 1)) and numel, as tools/golden/shape.py computes it.
 void ExpectChecksum(const std::string& name, const Tensor& t) {
   SCOPED_TRACE(name);
-  std::vector<double> v = Values(t);
+  std::vector<double> v = values_of(t);
   double sum = 0;
   for (size_t i = 0; i < v.size(); ++i) sum += v[i] * static_cast<double>(i % 13 + 1);
   EXPECT_EQ((std::vector<double>{sum, static_cast<double>(v.size())}), Find(name).values);

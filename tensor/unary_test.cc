@@ -5,7 +5,7 @@
 #include <string>
 
 #include "tensor/math.h"
-#include "tensor/math_test_util.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {

@@ -2,8 +2,9 @@
 addmm).
 
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/linalg.py
-Writes tensor/testdata/linalg_golden.inc. Inputs come from mk(), which the
-test mirrors exactly (MakeInput in linalg_test.cc); float results are
+Writes tensor/testdata/linalg_golden.inc. Inputs come from mk() in
+golden_util.py, which the test mirrors exactly (make_input in
+tensor/testing/golden.cc); float results are
 computed by PyTorch in float64 from the same values, so the test holds
 ember's float32 results to a tolerance independent of BLAS blocking.
 """
@@ -14,21 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import GoldenWriter  # noqa: E402
-
-FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-
-
-def mk(shape, dtype=torch.float32, seed=0):
-    """Deterministic, dtype-exact values; MakeInput mirrors it."""
-    n = 1
-    for s in shape:
-        n *= s
-    i = torch.arange(n, dtype=torch.int64) + seed
-    v = ((i * 7) % 11 - 3).to(torch.float64)
-    if dtype in FLOATS:
-        v = v * 0.25
-    return v.to(dtype).reshape(shape)
+from golden_util import GoldenWriter, mk  # noqa: E402
 
 
 def d(t):

@@ -7,18 +7,16 @@ Run with Debian's PyTorch (python3-torch, 1.13):
 Each case records its inputs exactly as PyTorch holds them (the whole
 storage, sizes, strides and offset, so that transposed, sliced and expanded
 views stay views), and either the result or the error message. The C++ test
-of the same name runs the same expression (tensor/math_test_util.h).
+of the same name runs the same expression (check() in
+tensor/testing/golden.h).
 """
 import json
 import math
 
 import torch
 
-DTYPES = {
-    torch.bool: "kBool", torch.uint8: "kByte", torch.int8: "kChar", torch.int16: "kShort",
-    torch.int32: "kInt", torch.int64: "kLong", torch.float16: "kHalf",
-    torch.bfloat16: "kBFloat16", torch.float32: "kFloat", torch.float64: "kDouble",
-}
+from golden_util import DTYPE_NAMES
+
 
 CASES = []
 NAMES = set()
@@ -42,7 +40,7 @@ def tensor_literal(t):
     if not isinstance(t, torch.Tensor):  # a bool result (allclose, equal)
         t = torch.tensor(bool(t))
     storage = t.storage().tolist()
-    return "{%s, %s, %s, %d, {%s}}" % (DTYPES[t.dtype], ints(t.shape), ints(t.stride()),
+    return "{%s, %s, %s, %d, {%s}}" % (DTYPE_NAMES[t.dtype], ints(t.shape), ints(t.stride()),
                                      t.storage_offset(), ", ".join(num(v) for v in storage))
 
 

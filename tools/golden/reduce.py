@@ -1,8 +1,9 @@
 """Golden values for tensor/reduce_test.cc (reductions, scans, softmax).
 
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/reduce.py
-Writes tensor/testdata/reduce_golden.inc. Inputs come from mk(), which the
-test mirrors exactly (MakeInput in reduce_test.cc). Float reductions are
+Writes tensor/testdata/reduce_golden.inc. Inputs come from mk() in
+golden_util.py, which the test mirrors exactly (make_input in
+tensor/testing/golden.cc). Float reductions are
 stored as computed by PyTorch in float64 from the same (dtype-exact) inputs,
 so the test can hold ember's float32 results to a tolerance that is
 independent of summation order.
@@ -14,26 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import GoldenWriter  # noqa: E402
-
-FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-
-
-def mk(shape, dtype=torch.float32):
-    """Deterministic, dtype-exact values with ties; MakeInput mirrors it."""
-    n = 1
-    for s in shape:
-        n *= s
-    i = torch.arange(n, dtype=torch.int64)
-    v = (i * 7) % 11
-    if dtype == torch.bool:
-        v = v % 2
-    elif dtype != torch.uint8:
-        v = v - 3
-    v = v.to(torch.float64)
-    if dtype in FLOATS:
-        v = v * 0.25
-    return v.to(dtype).reshape(shape)
+from golden_util import GoldenWriter, mk  # noqa: E402
 
 
 w = GoldenWriter("reduce")

@@ -1,11 +1,11 @@
 """Golden values for tensor/shape_test.cc (views, joining, splitting, copies).
 
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/shape.py
-Writes tensor/testdata/shape_golden.inc. Inputs come from mk(), which the
-test mirrors exactly (MakeInput in shape_test.cc). Each result is stored as
-values ("name") and, for views, geometry ("name:geom" = strides..., storage
-offset, is_contiguous). Error messages are stored verbatim, as PyTorch raises
-them, under SHAPE_GOLDEN_ERRORS.
+Writes tensor/testdata/shape_golden.inc and shape_errors_golden.inc. Inputs
+come from mk() in golden_util.py, which the test mirrors exactly (make_input
+in tensor/testing/golden.cc). Each result is stored as values ("name") and,
+for views, geometry ("name:geom" = strides..., storage offset,
+is_contiguous). Error messages are stored verbatim, as PyTorch raises them.
 """
 
 import os
@@ -14,30 +14,12 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import GoldenWriter, ROOT  # noqa: E402
-
-FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-
-
-def mk(shape, dtype=torch.float32):
-    """Deterministic, dtype-exact values; MakeInput in the test mirrors it."""
-    n = 1
-    for s in shape:
-        n *= s
-    i = torch.arange(n, dtype=torch.int64)
-    v = (i * 7) % 11
-    if dtype == torch.bool:
-        v = v % 2
-    elif dtype != torch.uint8:
-        v = v - 3
-    v = v.to(torch.float64)
-    if dtype in FLOATS:
-        v = v * 0.25
-    return v.to(dtype).reshape(shape)
+from golden_util import ErrorWriter, GoldenWriter, mk  # noqa: E402
 
 
 w = GoldenWriter("shape")
-errors = []
+errors = ErrorWriter("shape")
+err = errors.err
 
 
 def val(name, t):
@@ -49,16 +31,6 @@ def geom(name, t):
     w.add(name, t)
     g = list(t.stride()) + [t.storage_offset(), int(t.is_contiguous())]
     w.add(name + ":geom", torch.tensor(g, dtype=torch.int64))
-
-
-def err(name, f):
-    try:
-        f()
-    except Exception as e:  # noqa: BLE001
-        kind = type(e).__name__
-        errors.append((name, "IndexError" if kind == "IndexError" else "Error", str(e)))
-        return
-    raise AssertionError("no error for " + name)
 
 
 x34 = mk([3, 4])
@@ -345,20 +317,4 @@ a.view(torch.int32)[0, 0] = 0
 val("alias_view_dtype", a)
 
 w.write()
-# One file, two tables: the test includes it once per table.
-path = os.path.join(ROOT, "tensor", "testdata", "shape_golden.inc")
-with open(path) as f:
-    header = [next(f) for _ in range(2)]
-    body = f.read()
-with open(path, "w") as f:
-    f.writelines(header)
-    f.write("#ifndef SHAPE_GOLDEN_ERRORS\n")
-    f.write(body)
-    f.write("#else\n")
-    f.write("// {name, kind (IndexError or Error), message}\n")
-    for name, kind, msg in errors:
-        f.write('  {"%s", "%s", %s},\n' % (name, kind, '"' + msg.replace("\\", "\\\\")
-                                                      .replace('"', '\\"')
-                                                      .replace("\n", "\\n") + '"'))
-    f.write("#endif\n")
-print(len(errors), "errors")
+errors.write()
