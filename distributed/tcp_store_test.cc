@@ -1,0 +1,415 @@
+#include "distributed/tcp_store.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "distributed/tcp_store_wire.h"
+#include "distributed/testing/multiprocess.h"
+
+namespace ember::distributed {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+std::vector<uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+
+TCPStoreOptions server_opts(milliseconds timeout = milliseconds(5000)) {
+  TCPStoreOptions o;
+  o.port = 0;
+  o.is_server = true;
+  o.timeout = timeout;
+  return o;
+}
+
+TCPStoreOptions client_opts(uint16_t port, milliseconds timeout = milliseconds(5000)) {
+  TCPStoreOptions o;
+  o.port = port;
+  o.timeout = timeout;
+  return o;
+}
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+TEST(TCPStoreTest, SetGetAddCompareSetDeleteNumKeys) {
+  TCPStore store("127.0.0.1", server_opts());
+  EXPECT_TRUE(store.is_server());
+  EXPECT_GT(store.port(), 0);
+  store.set("a", std::string("hello"));
+  EXPECT_EQ(store.get_string("a"), "hello");
+  store.set("a", std::vector<uint8_t>{0, 255, 7});
+  EXPECT_EQ(store.get("a"), (std::vector<uint8_t>{0, 255, 7}));
+  EXPECT_EQ(store.add("n", 5), 5);
+  EXPECT_EQ(store.add("n", -2), 3);
+  EXPECT_EQ(store.get_string("n"), "3");  // counters are decimal text, as in PyTorch
+  // compare_set: absent + empty expected sets; a mismatch returns the current value.
+  EXPECT_EQ(store.compare_set("c", {}, bytes("x")), bytes("x"));
+  EXPECT_EQ(store.compare_set("c", bytes("y"), bytes("z")), bytes("x"));
+  EXPECT_EQ(store.compare_set("c", bytes("x"), bytes("z")), bytes("z"));
+  EXPECT_EQ(store.compare_set("absent", bytes("e"), bytes("d")), bytes("e"));
+  EXPECT_FALSE(store.check({"absent"}));
+  EXPECT_TRUE(store.check({"a", "n", "c"}));
+  EXPECT_FALSE(store.check({"a", "absent"}));
+  EXPECT_EQ(store.num_keys(), 3);
+  EXPECT_TRUE(store.delete_key("a"));
+  EXPECT_FALSE(store.delete_key("a"));
+  EXPECT_EQ(store.num_keys(), 2);
+  store.set("empty", std::string());
+  EXPECT_EQ(store.get("empty").size(), 0u);
+}
+
+TEST(TCPStoreTest, AddOnNonIntegerValueIsAnError) {
+  TCPStore store("127.0.0.1", server_opts());
+  store.set("k", std::string("abc"));
+  try {
+    store.add("k", 1);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'k' is not an integer"), std::string::npos);
+  }
+  EXPECT_EQ(store.get_string("k"), "abc");  // and the connection still works
+}
+
+TEST(TCPStoreTest, GetWaitsForAKeySetLater) {
+  TCPStore server("127.0.0.1", server_opts());
+  std::thread setter([port = server.port()] {
+    TCPStore client("127.0.0.1", client_opts(port));
+    std::this_thread::sleep_for(milliseconds(200));
+    client.set("late", std::string("value"));
+  });
+  const auto t0 = Clock::now();
+  EXPECT_EQ(server.get_string("late"), "value");
+  EXPECT_GE(seconds_since(t0), 0.1);
+  setter.join();
+}
+
+TEST(TCPStoreTest, GetAndWaitTimeOutNamingTheKeys) {
+  TCPStore store("127.0.0.1", server_opts(milliseconds(300)));
+  const auto t0 = Clock::now();
+  try {
+    store.get("never");
+    FAIL();
+  } catch (const TimeoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("never"), std::string::npos) << e.what();
+  }
+  EXPECT_GE(seconds_since(t0), 0.25);
+  EXPECT_LT(seconds_since(t0), 3.0);
+  store.set("one", std::string("1"));
+  EXPECT_THROW(store.wait({"one", "two"}, milliseconds(100)), TimeoutError);
+  store.wait({"one"}, milliseconds(100));  // present: returns at once
+  EXPECT_EQ(store.get_string("one"), "1");  // the connection survived the timeouts
+}
+
+TEST(TCPStoreTest, PortInUseNamesThePort) {
+  TCPStore first("127.0.0.1", server_opts());
+  TCPStoreOptions o = server_opts();
+  o.port = first.port();
+  try {
+    TCPStore second("127.0.0.1", o);
+    FAIL();
+  } catch (const DistBackendError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find(":" + std::to_string(first.port())), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Address already in use"), std::string::npos) << msg;
+  }
+}
+
+TEST(TCPStoreTest, ClientRetriesUntilTheServerStarts) {
+  const int port = testing::free_port();
+  std::unique_ptr<TCPStore> server;
+  std::thread late([&] {
+    std::this_thread::sleep_for(milliseconds(300));
+    TCPStoreOptions o = server_opts();
+    o.port = static_cast<uint16_t>(port);
+    server = std::make_unique<TCPStore>("127.0.0.1", o);
+    server->set("up", std::string("yes"));
+  });
+  TCPStore client("127.0.0.1", client_opts(static_cast<uint16_t>(port)));
+  EXPECT_EQ(client.get_string("up"), "yes");
+  late.join();
+}
+
+TEST(TCPStoreTest, ConnectTimesOutWhenNoServer) {
+  const int port = testing::free_port();
+  const auto t0 = Clock::now();
+  try {
+    TCPStore client("127.0.0.1", client_opts(static_cast<uint16_t>(port), milliseconds(300)));
+    FAIL();
+  } catch (const TimeoutError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Connection refused"), std::string::npos) << msg;
+  }
+  EXPECT_GE(seconds_since(t0), 0.29);
+  EXPECT_LT(seconds_since(t0), 3.0);
+}
+
+TEST(TCPStoreTest, NumWorkersTimeoutSaysHowManyJoined) {
+  TCPStoreOptions o = server_opts(milliseconds(300));
+  o.num_workers = 2;
+  try {
+    TCPStore server("127.0.0.1", o);
+    FAIL();
+  } catch (const TimeoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("1/2 clients joined"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TCPStoreTest, ServerWaitsForNumWorkers) {
+  const int port = testing::free_port();
+  std::thread client([port] {
+    TCPStoreOptions o = client_opts(static_cast<uint16_t>(port));
+    o.num_workers = 2;
+    TCPStore c("127.0.0.1", o);
+    c.set("from_client", std::string("1"));
+  });
+  TCPStoreOptions o = server_opts();
+  o.port = static_cast<uint16_t>(port);
+  o.num_workers = 2;
+  TCPStore server("127.0.0.1", o);  // returns once both joined
+  EXPECT_EQ(server.get_string("from_client"), "1");
+  client.join();
+}
+
+TEST(TCPStoreTest, RanksInSeparateProcesses) {
+  TCPStore server("127.0.0.1", server_opts());
+  const uint16_t port = server.port();
+  auto results = testing::run_processes(
+      3,
+      [port](int rank) {
+        TCPStore store("127.0.0.1", client_opts(port));
+        store.set("rank" + std::to_string(rank), std::to_string(rank * 10));
+        store.add("count", 1);
+        store.wait({"rank0", "rank1", "rank2"});
+        for (int r = 0; r < 3; ++r) {
+          EXPECT_EQ(store.get_string("rank" + std::to_string(r)), std::to_string(r * 10));
+        }
+      },
+      milliseconds(20000));
+  EXPECT_TRUE(testing::all_succeeded(results));
+  EXPECT_EQ(server.get_string("count"), "3");
+}
+
+TEST(TCPStoreTest, ServerProcessDeathIsAnErrorNotAHang) {
+  // The server lives in a child; the parent's client sees it go away.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  testing::Processes p(1, [&](int) {
+    TCPStore server("127.0.0.1", server_opts());
+    uint16_t port = server.port();
+    if (write(fds[1], &port, sizeof(port)) != sizeof(port)) _exit(2);
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  });
+  uint16_t port = 0;
+  ASSERT_EQ(read(fds[0], &port, sizeof(port)), static_cast<ssize_t>(sizeof(port)));
+  close(fds[0]);
+  close(fds[1]);
+  TCPStore client("127.0.0.1", client_opts(port, milliseconds(2000)));
+  client.set("k", std::string("v"));
+  p.kill(0, SIGKILL);
+  p.wait(milliseconds(5000));
+  const auto t0 = Clock::now();
+  EXPECT_THROW(client.get("missing"), Error);  // DistBackendError, or a reconnect timeout
+  EXPECT_LT(seconds_since(t0), 5.0);
+}
+
+// ---- raw sockets: malformed input closes only that connection ----
+
+int raw_connect(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void send_bytes(int fd, const std::vector<uint8_t>& b) {
+  ASSERT_EQ(::send(fd, b.data(), b.size(), MSG_NOSIGNAL), static_cast<ssize_t>(b.size()));
+}
+
+// True when the server closed fd within 3 s (no reply bytes first).
+bool closed_by_server(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, 3000) != 1) return false;
+  char c;
+  return ::recv(fd, &c, 1, 0) == 0;
+}
+
+std::vector<uint8_t> hello_frame() {
+  wire::Writer w;
+  w.u8(static_cast<uint8_t>(wire::Op::kHello));
+  w.str(wire::kMagic);
+  w.u32(wire::kVersion);
+  return w.finish();
+}
+
+// After the bad connection is gone, a normal client is still served.
+void expect_server_healthy(TCPStore& server) {
+  TCPStore client("127.0.0.1", client_opts(server.port()));
+  client.set("after", std::string("ok"));
+  EXPECT_EQ(server.get_string("after"), "ok");
+}
+
+class TCPStoreGarbageTest : public ::testing::Test {
+ protected:
+  TCPStore server_{"127.0.0.1", server_opts()};
+};
+
+TEST_F(TCPStoreGarbageTest, HttpRequestIsClosed) {
+  int fd = raw_connect(server_.port());
+  ASSERT_GE(fd, 0);
+  std::string http = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  send_bytes(fd, std::vector<uint8_t>(http.begin(), http.end()));
+  EXPECT_TRUE(closed_by_server(fd));
+  ::close(fd);
+  expect_server_healthy(server_);
+}
+
+TEST_F(TCPStoreGarbageTest, OversizedLengthIsClosedBeforeItsPayload) {
+  int fd = raw_connect(server_.port());
+  ASSERT_GE(fd, 0);
+  send_bytes(fd, {0xff, 0xff, 0xff, 0x7f});  // ~2 GiB announced, nothing sent
+  EXPECT_TRUE(closed_by_server(fd));
+  ::close(fd);
+  expect_server_healthy(server_);
+}
+
+TEST(TCPStoreServerTest, TruncatedFrameThenCloseFreesTheConnection) {
+  TCPStoreServer server(0);
+  int fd = raw_connect(server.port());
+  ASSERT_GE(fd, 0);
+  send_bytes(fd, hello_frame());
+  send_bytes(fd, {100, 0, 0, 0, static_cast<uint8_t>(wire::Op::kSet), 1, 2});  // 3 of 100 bytes
+  for (int i = 0; i < 300 && server.num_connections() != 1; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(server.num_connections(), 1);
+  ::close(fd);
+  for (int i = 0; i < 300 && server.num_connections() != 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(server.num_connections(), 0);
+  TCPStore client("127.0.0.1", client_opts(server.port()));
+  client.set("k", std::string("v"));
+  EXPECT_EQ(client.get_string("k"), "v");
+}
+
+TEST(TCPStoreServerTest, SlowPartialFrameDoesNotBlockOthers) {
+  TCPStoreServer server(0);
+  int fd = raw_connect(server.port());
+  ASSERT_GE(fd, 0);
+  send_bytes(fd, hello_frame());
+  std::vector<uint8_t> partial = {0, 0, 0, 1, static_cast<uint8_t>(wire::Op::kSet)};  // 16 MiB
+  partial.resize(1 << 20, 'x');
+  send_bytes(fd, partial);
+  TCPStore client("127.0.0.1", client_opts(server.port()));
+  client.set("k", std::string("v"));
+  EXPECT_EQ(client.get_string("k"), "v");
+  ::close(fd);
+}
+
+TEST_F(TCPStoreGarbageTest, RequestBeforeHelloIsClosed) {
+  int fd = raw_connect(server_.port());
+  ASSERT_GE(fd, 0);
+  wire::Writer w;
+  w.u8(static_cast<uint8_t>(wire::Op::kNumKeys));
+  send_bytes(fd, w.finish());
+  EXPECT_TRUE(closed_by_server(fd));
+  ::close(fd);
+  expect_server_healthy(server_);
+}
+
+TEST_F(TCPStoreGarbageTest, BadMagicIsClosed) {
+  int fd = raw_connect(server_.port());
+  ASSERT_GE(fd, 0);
+  wire::Writer w;
+  w.u8(static_cast<uint8_t>(wire::Op::kHello));
+  w.str("not-a-store");
+  w.u32(wire::kVersion);
+  send_bytes(fd, w.finish());
+  EXPECT_TRUE(closed_by_server(fd));
+  ::close(fd);
+}
+
+TEST_F(TCPStoreGarbageTest, FieldOverrunningItsFrameIsClosed) {
+  int fd = raw_connect(server_.port());
+  ASSERT_GE(fd, 0);
+  send_bytes(fd, hello_frame());
+  // A SET whose key claims 1000 bytes inside a 9-byte payload.
+  send_bytes(fd, {9, 0, 0, 0, static_cast<uint8_t>(wire::Op::kSet), 0xe8, 0x03, 0, 0, 'a', 'b',
+                  'c', 'd'});
+  // The HELLO reply arrives first, then the close.
+  uint8_t reply[5];
+  ASSERT_EQ(::recv(fd, reply, 5, MSG_WAITALL), 5);
+  EXPECT_EQ(reply[4], static_cast<uint8_t>(wire::Status::kOk));
+  EXPECT_TRUE(closed_by_server(fd));
+  ::close(fd);
+  expect_server_healthy(server_);
+}
+
+TEST_F(TCPStoreGarbageTest, UnknownOpcodeAndTrailingBytesAreClosed) {
+  for (std::vector<uint8_t> frame : {std::vector<uint8_t>{1, 0, 0, 0, 0x7e},
+                                     std::vector<uint8_t>{2, 0, 0, 0,
+                                                          static_cast<uint8_t>(wire::Op::kNumKeys),
+                                                          0}}) {
+    int fd = raw_connect(server_.port());
+    ASSERT_GE(fd, 0);
+    send_bytes(fd, hello_frame());
+    send_bytes(fd, frame);
+    uint8_t reply[5];
+    ASSERT_EQ(::recv(fd, reply, 5, MSG_WAITALL), 5);
+    EXPECT_TRUE(closed_by_server(fd));
+    ::close(fd);
+  }
+  expect_server_healthy(server_);
+}
+
+TEST_F(TCPStoreGarbageTest, ForgedKeyCountDoesNotAllocate) {
+  int fd = raw_connect(server_.port());
+  ASSERT_GE(fd, 0);
+  send_bytes(fd, hello_frame());
+  // CHECK with 2^32-1 keys announced in a 5-byte payload.
+  send_bytes(fd, {5, 0, 0, 0, static_cast<uint8_t>(wire::Op::kCheck), 0xff, 0xff, 0xff, 0xff});
+  uint8_t reply[5];
+  ASSERT_EQ(::recv(fd, reply, 5, MSG_WAITALL), 5);
+  EXPECT_TRUE(closed_by_server(fd));
+  ::close(fd);
+  expect_server_healthy(server_);
+}
+
+TEST_F(TCPStoreGarbageTest, RandomBytesNeverBreakTheServer) {
+  uint32_t x = 12345;
+  for (int round = 0; round < 50; ++round) {
+    int fd = raw_connect(server_.port());
+    ASSERT_GE(fd, 0);
+    if (round % 2) send_bytes(fd, hello_frame());
+    std::vector<uint8_t> junk(1 + round * 7);
+    for (auto& b : junk) {
+      x = x * 1664525u + 1013904223u;
+      b = static_cast<uint8_t>(x >> 24);
+    }
+    send_bytes(fd, junk);
+    ::close(fd);
+  }
+  expect_server_healthy(server_);
+}
+
+}  // namespace
+}  // namespace ember::distributed
