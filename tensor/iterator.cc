@@ -2,16 +2,11 @@
 
 #include <algorithm>
 
+#include "tensor/dim.h"
 #include "tensor/empty.h"
 
 namespace ember {
 namespace {
-
-std::string shape_str(IntArrayRef s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) absl::StrAppend(&r, i ? ", " : "", s[i]);
-  return r + "]";
-}
 
 // PyTorch's ResultTypeState: dim tensors, 0-dim tensors and wrapped numbers
 // are promoted separately, then combined by category.
@@ -136,9 +131,9 @@ void TensorIterator::compute_shape() {
   for (int i = 0; i < num_outputs_; ++i) {
     const Tensor& o = operands_[i];
     if (o.defined() && o.sizes() != IntArrayRef(broadcast_shape_)) {
-      throw Error(absl::StrCat("output with shape ", shape_str(o.sizes()),
+      throw Error(absl::StrCat("output with shape ", detail::sizes_str(o.sizes()),
                                " doesn't match the broadcast shape ",
-                               shape_str(broadcast_shape_)));
+                               detail::sizes_str(broadcast_shape_)));
     }
   }
   numel_ = compute_numel(broadcast_shape_);

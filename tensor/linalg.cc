@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/iterator.h"
@@ -29,12 +30,6 @@ namespace {
 Tensor as_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides) {
   return Tensor(std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides,
                                              t.storage_offset()));
-}
-
-std::string dims_str(IntArrayRef s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) absl::StrAppend(&r, i ? ", " : "", s[i]);
-  return r + "]";
 }
 
 void check_same_dtype(const Tensor& a, const Tensor& b) {
@@ -296,7 +291,7 @@ static Tensor addmm_nograd(const Tensor& self, const Tensor& mat1, const Tensor&
   const int64_t M = mat1.sizes()[0], N = mat2.sizes()[1];
   // self broadcasts to [M, N] (expand's rule and message).
   const int64_t target[2] = {M, N};
-  EMBER_CHECK(self.dim() <= 2, "expand(", dims_str(self.sizes()),
+  EMBER_CHECK(self.dim() <= 2, "expand(", detail::sizes_str(self.sizes()),
               ", size=[", M, ", ", N, "]): the number of sizes provided (2) must be greater or "
               "equal to the number of dimensions in the tensor (", self.dim(), ")");
   for (int64_t i = 0; i < self.dim(); ++i) {
@@ -304,7 +299,7 @@ static Tensor addmm_nograd(const Tensor& self, const Tensor& mat1, const Tensor&
     int64_t s = self.sizes()[i];
     EMBER_CHECK(s == 1 || s == target[d], "The expanded size of the tensor (", target[d],
                 ") must match the existing size (", s, ") at non-singleton dimension ", i,
-                ".  Target sizes: [", M, ", ", N, "].  Tensor sizes: ", dims_str(self.sizes()));
+                ".  Target sizes: [", M, ", ", N, "].  Tensor sizes: ", detail::sizes_str(self.sizes()));
   }
   if (is_reduced_float(mat1)) {
     return addmm(self.to(kFloat), mat1.to(kFloat), mat2.to(kFloat), beta, alpha).to(mat1.dtype());

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/iterator.h"

@@ -12,13 +12,6 @@
 namespace ember {
 namespace detail {
 
-std::string sizes_str(IntArrayRef sizes) {
-  std::string s = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) absl::StrAppend(&s, i ? ", " : "", sizes[i]);
-  s += "]";
-  return s;
-}
-
 DimVector infer_view_size(IntArrayRef shape, int64_t numel) {
   DimVector res(shape.begin(), shape.end());
   int64_t newsize = 1;

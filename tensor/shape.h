@@ -58,8 +58,6 @@ Tensor triu(const Tensor& self, int64_t diagonal = 0);
 Tensor diag(const Tensor& self, int64_t diagonal = 0);
 
 namespace detail {
-// "[2, 5]", as PyTorch prints sizes in messages.
-std::string sizes_str(IntArrayRef sizes);
 // Resolves a single -1 in `shape` for a tensor of `numel` elements, with
 // PyTorch's errors.
 DimVector infer_view_size(IntArrayRef shape, int64_t numel);

@@ -104,13 +104,6 @@ void dispatch_by_element_size(int64_t size, const F& f) {
   }
 }
 
-// The sizes as PyTorch prints them in messages: "[2, 3]".
-inline std::string sizes_str(IntArrayRef s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) absl::StrAppend(&r, i ? ", " : "", s[i]);
-  return r + "]";
-}
-
 }  // namespace detail
 }  // namespace ember
 

@@ -1,6 +1,8 @@
 #include "tensor/tensor.h"
 
+#include "absl/strings/str_join.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/dim.h"
 #include "tensor/dispatch.h"
 
 namespace ember {
@@ -24,6 +26,10 @@ int64_t wrap_dim(int64_t dim, int64_t ndim) {
                                   hi, "], but got ", dim, ")"));
   }
   return dim < 0 ? dim + n : dim;
+}
+
+std::string sizes_str(absl::Span<const int64_t> sizes) {
+  return absl::StrCat("[", absl::StrJoin(sizes, ", "), "]");
 }
 
 }  // namespace detail

@@ -15,6 +15,7 @@
 #include "tensor/copy.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/kernels.h"
+#include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/iterator.h"
@@ -25,19 +26,14 @@ namespace {
 
 using kernels::Geometry;
 
-std::string shape_str(IntArrayRef s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) absl::StrAppend(&r, i ? ", " : "", s[i]);
-  return r + "]";
-}
-
 // copy_ broadcasts src to dst's shape, with the CPU copy_'s errors.
 void check_copy_shapes(const Tensor& dst, const Tensor& src) {
   if (dst.sizes() == src.sizes()) return;
   DimVector shape = infer_size(dst.sizes(), src.sizes());
   if (IntArrayRef(shape) != dst.sizes()) {
-    throw Error(absl::StrCat("output with shape ", shape_str(dst.sizes()),
-                             " doesn't match the broadcast shape ", shape_str(shape)));
+    throw Error(absl::StrCat("output with shape ", ember::detail::sizes_str(dst.sizes()),
+                             " doesn't match the broadcast shape ",
+                             ember::detail::sizes_str(shape)));
   }
 }
 
