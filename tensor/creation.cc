@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "tensor/dispatch.h"
+#include "tensor/empty.h"
 #include "tensor/parallel.h"
 #include "tensor/storage.h"
 
@@ -343,27 +344,16 @@ Tensor ones(IntArrayRef size, const TensorOptions& options) {
   return full(size, 1, options.dtype(options.dtype()));
 }
 
-namespace {
-
-TensorOptions like_options(const Tensor& t, const TensorOptions& options) {
-  TensorOptions o = options;
-  if (!options.has_dtype()) o = o.dtype(t.dtype());
-  if (options.device() == Device(kCPU) && !t.is_cpu()) o = o.device(t.device());
-  return o;
-}
-
-}  // namespace
-
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
-  return zeros(t.sizes(), like_options(t, options));
+  return zeros(t.sizes(), detail::like_options(t, options));
 }
 
 Tensor ones_like(const Tensor& t, const TensorOptions& options) {
-  return ones(t.sizes(), like_options(t, options));
+  return ones(t.sizes(), detail::like_options(t, options));
 }
 
 Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options) {
-  return full(t.sizes(), fill_value, like_options(t, options));
+  return full(t.sizes(), fill_value, detail::like_options(t, options));
 }
 
 // --- eye ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "tensor/empty.h"
 
+#include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/storage.h"
 
@@ -10,10 +11,8 @@ int64_t check_sizes(IntArrayRef size) {
   int64_t n = 1;
   for (int64_t s : size) {
     if (s < 0) {
-      std::string shape;
-      for (size_t i = 0; i < size.size(); ++i) absl::StrAppend(&shape, i ? ", " : "", size[i]);
-      throw Error(absl::StrCat(
-          "Trying to create tensor with negative dimension ", s, ": [", shape, "]"));
+      throw Error(absl::StrCat("Trying to create tensor with negative dimension ", s, ": ",
+                               sizes_str(size)));
     }
     n *= s;
   }
@@ -22,6 +21,13 @@ int64_t check_sizes(IntArrayRef size) {
 
 void apply_requires_grad(Tensor& t, const TensorOptions& options) {
   if (options.requires_grad()) t.requires_grad_(true);
+}
+
+TensorOptions like_options(const Tensor& t, const TensorOptions& options) {
+  TensorOptions o = options;
+  if (!options.has_dtype()) o = o.dtype(t.dtype());
+  if (options.device() == Device(kCPU) && !t.is_cpu()) o = o.device(t.device());
+  return o;
 }
 
 }  // namespace detail
@@ -57,10 +63,7 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
 }
 
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
-  TensorOptions o = options;
-  if (!options.has_dtype()) o = o.dtype(t.dtype());
-  if (options.device() == Device(kCPU) && !t.is_cpu()) o = o.device(t.device());
-  Tensor r = empty(t.sizes(), o);
+  Tensor r = empty(t.sizes(), detail::like_options(t, options));
   if (t.is_quantized()) r.unsafeGetTensorImpl()->set_quant_params(t.unsafeGetTensorImpl()->quant_params());
   return r;
 }

@@ -21,6 +21,9 @@ namespace detail {
 int64_t check_sizes(IntArrayRef size);
 // Applies options.requires_grad() to a freshly made tensor.
 void apply_requires_grad(Tensor& t, const TensorOptions& options);
+// The options of a *_like factory: t's dtype and device unless `options`
+// name others.
+TensorOptions like_options(const Tensor& t, const TensorOptions& options);
 }  // namespace detail
 
 }  // namespace ember

@@ -501,28 +501,17 @@ Tensor randperm(int64_t n, const TensorOptions& options) {
   return randperm(n, default_generator(), options);
 }
 
-namespace {
-
-TensorOptions like_options(const Tensor& t, const TensorOptions& options) {
-  TensorOptions o = options;
-  if (!options.has_dtype()) o = o.dtype(t.dtype());
-  if (options.device() == Device(kCPU) && !t.is_cpu()) o = o.device(t.device());
-  return o;
-}
-
-}  // namespace
-
 Tensor rand_like(const Tensor& t, const TensorOptions& options) {
-  return rand(t.sizes(), like_options(t, options));
+  return rand(t.sizes(), detail::like_options(t, options));
 }
 Tensor randn_like(const Tensor& t, const TensorOptions& options) {
-  return randn(t.sizes(), like_options(t, options));
+  return randn(t.sizes(), detail::like_options(t, options));
 }
 Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options) {
-  return randint(0, high, t.sizes(), like_options(t, options));
+  return randint(0, high, t.sizes(), detail::like_options(t, options));
 }
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options) {
-  return randint(low, high, t.sizes(), like_options(t, options));
+  return randint(low, high, t.sizes(), detail::like_options(t, options));
 }
 
 }  // namespace ember
