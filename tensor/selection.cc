@@ -1,5 +1,6 @@
 // where, nonzero, masked_select / masked_fill / masked_scatter_, take.
 
+#include "tensor/autograd_hook.h"
 #include "tensor/selection.h"
 
 #include <vector>
@@ -100,18 +101,22 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
               "where expected condition to be a boolean tensor, but got a tensor with dtype ",
               scalar_type_name(condition.dtype()));
   const ScalarType dt = result_type(self, other);
-  IterConfig c;
-  c.promote_inputs = false;
-  c.cast_inputs = false;
-  c.common_dtype = dt;
-  TensorIterator iter(c);
-  iter.add_output(Tensor())
-      .add_input(as_bool_mask(condition))
-      .add_input(self.to(dt))
-      .add_input(other.to(dt))
-      .build();
-  where_kernel(iter.device_type())(iter);
-  return iter.output();
+  auto fwd = [&] {
+    IterConfig c;
+    c.promote_inputs = false;
+    c.cast_inputs = false;
+    c.common_dtype = dt;
+    TensorIterator iter(c);
+    iter.add_output(Tensor())
+        .add_input(as_bool_mask(condition))
+        .add_input(self.to(dt))
+        .add_input(other.to(dt))
+        .build();
+    where_kernel(iter.device_type())(iter);
+    return iter.output();
+  };
+  // Note [Op recording]: inputs (condition, self, other).
+  return detail::record_out_op("where", Tensor(), {condition, self, other}, fwd, detail::no_args);
 }
 
 Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
@@ -195,8 +200,11 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   check_fill_mask(mask, "masked_fill_");
-  TensorIterator iter = masked_iter(*this, mask, *this);
-  masked_fill_kernel(iter.device_type())(iter, value);
+  detail::record_out_op("masked_fill", *this, {*this, mask}, [&] {
+    TensorIterator iter = masked_iter(*this, mask, *this);
+    masked_fill_kernel(iter.device_type())(iter, value);
+    return *this;
+  }, [&] { return OpArgs{value}; });
   return *this;
 }
 
@@ -210,9 +218,11 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   check_fill_mask(mask, "masked_fill_");
   // Out of place, the result has the broadcast shape of self and mask.
-  TensorIterator iter = masked_iter(Tensor(), mask, self);
-  masked_fill_kernel(iter.device_type())(iter, value);
-  return iter.output();
+  return detail::record_out_op("masked_fill", Tensor(), {self, mask}, [&] {
+    TensorIterator iter = masked_iter(Tensor(), mask, self);
+    masked_fill_kernel(iter.device_type())(iter, value);
+    return iter.output();
+  }, [&] { return OpArgs{value}; });
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
