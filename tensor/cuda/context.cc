@@ -121,5 +121,26 @@ void synchronize(int64_t device_index) {
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+void* host_alloc(size_t nbytes) {
+  detail::ensure_initialized();
+  void* ptr = nullptr;
+  EMBER_CUDA_CHECK(cudaHostAlloc(&ptr, nbytes == 0 ? 1 : nbytes, cudaHostAllocDefault));
+  return ptr;
+}
+
+void host_free(void* ptr) {
+  if (ptr != nullptr) cudaFreeHost(ptr);  // called from deleters: never throws
+}
+
+bool is_pinned(const void* ptr) {
+  if (ptr == nullptr || !is_available()) return false;
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
 }  // namespace cuda
 }  // namespace ember

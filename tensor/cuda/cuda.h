@@ -42,6 +42,15 @@ void empty_cache();
 // Bytes the caching allocator holds for reuse, over all devices.
 size_t cached_bytes();
 
+// Page-locked (pinned) host memory from cudaHostAlloc, which copies to a
+// device at full bus speed and asynchronously (what pin_memory uses). Throws
+// where CUDA is not available; host_free(nullptr) does nothing.
+void* host_alloc(size_t nbytes);
+void host_free(void* ptr);
+// True when `ptr` points into page-locked host memory CUDA knows of. Never
+// throws (false without CUDA).
+bool is_pinned(const void* ptr);
+
 }  // namespace cuda
 }  // namespace ember
 

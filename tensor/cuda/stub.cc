@@ -22,6 +22,9 @@ void set_device(int) { not_compiled(); }
 void synchronize(int64_t) { not_compiled(); }
 void empty_cache() {}
 size_t cached_bytes() { return 0; }
+void* host_alloc(size_t) { not_compiled(); }
+void host_free(void*) {}
+bool is_pinned(const void*) { return false; }
 
 }  // namespace cuda
 }  // namespace ember

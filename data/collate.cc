@@ -1,0 +1,59 @@
+#include "data/collate.h"
+
+#include <cstring>
+
+#include "tensor/creation.h"
+#include "tensor/cuda/cuda.h"
+#include "tensor/error.h"
+#include "tensor/shape.h"
+
+namespace ember {
+namespace data {
+
+Tensor DefaultCollate<Tensor>::collate(std::vector<Tensor> samples) {
+  EMBER_CHECK(!samples.empty(), "default_collate: cannot collate an empty batch");
+  return stack(samples, 0);
+}
+
+Example DefaultCollate<Example>::collate(std::vector<Example> samples) {
+  EMBER_CHECK(!samples.empty(), "default_collate: cannot collate an empty batch");
+  std::vector<Tensor> data, target;
+  data.reserve(samples.size());
+  target.reserve(samples.size());
+  for (Example& e : samples) {
+    data.push_back(std::move(e.data));
+    if (e.target.defined()) target.push_back(std::move(e.target));
+  }
+  EMBER_CHECK(target.empty() || target.size() == samples.size(),
+              "default_collate: some samples have a target and some do not");
+  Example out;
+  out.data = stack(data, 0);
+  if (!target.empty()) out.target = stack(target, 0);
+  return out;
+}
+
+bool is_pinned(const Tensor& t) { return t.defined() && cuda::is_pinned(t.data_ptr()); }
+
+Tensor pin_memory(const Tensor& t) {
+  EMBER_CHECK(t.defined(), "pin_memory: undefined tensor");
+  EMBER_CHECK(t.is_cpu(), "cannot pin '", t.device().str(), "' memory: only dense CPU tensors can be pinned");
+  // Note [pin_memory without CUDA].
+  if (!cuda::is_available() || is_pinned(t)) return t;
+  const Tensor src = t.contiguous();
+  void* p = cuda::host_alloc(static_cast<size_t>(src.nbytes()));
+  Tensor out = from_blob(p, src.sizes(), [](void* q) { cuda::host_free(q); }, src.options());
+  if (src.nbytes() > 0) std::memcpy(p, src.data_ptr(), src.nbytes());
+  return out;
+}
+
+void pin_batch(Tensor& batch) {
+  if (batch.defined()) batch = pin_memory(batch);
+}
+
+void pin_batch(Example& batch) {
+  pin_batch(batch.data);
+  pin_batch(batch.target);
+}
+
+}  // namespace data
+}  // namespace ember
