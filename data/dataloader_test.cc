@@ -154,15 +154,22 @@ TEST(DataLoaderTest, MainThreadHasNoWorkerInfo) {
 TEST(DataLoaderTest, PrefetchBoundsTheBatchesAhead) {
   auto ds = std::make_shared<ProbeDataset>(400);
   DataLoader loader(ds, DataLoaderOptions().batch_size(4).num_workers(2).prefetch_factor(3));
+  // Waits (up to 10 s, for slow sanitizer runs) until the workers have
+  // loaded `want` samples, then a little longer to see that they stop there.
+  auto settle = [&](int64_t want) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ds->calls() < want && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return ds->calls();
+  };
   auto it = loader.begin();
   ASSERT_NE(it, loader.end());
-  // Give the workers time to run ahead as far as they may.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  // The batch in hand plus prefetch_factor * num_workers batches.
-  EXPECT_EQ(ds->calls(), (1 + 3 * 2) * 4);
+  // The batch in hand plus prefetch_factor * num_workers batches, no more.
+  EXPECT_EQ(settle((1 + 3 * 2) * 4), (1 + 3 * 2) * 4);
   ++it;
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(ds->calls(), (2 + 3 * 2) * 4);
+  EXPECT_EQ(settle((2 + 3 * 2) * 4), (2 + 3 * 2) * 4);
 }
 
 TEST(DataLoaderTest, WorkerExceptionNamesTheSampleAndTheEpochGoesOn) {
