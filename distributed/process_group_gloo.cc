@@ -31,9 +31,12 @@ bool GlooWork::is_completed() {
 }
 
 bool GlooWork::wait(std::chrono::milliseconds timeout) {
-  if (timeout == Store::kNoTimeout) timeout = default_timeout_;
   std::unique_lock<std::mutex> lock(mu_);
-  if (!cv_.wait_for(lock, timeout, [&] { return done_; })) {
+  if (timeout == Store::kNoTimeout) {
+    // The op itself ends by its own timeout (plus the failure report), so
+    // this wait is bounded too.
+    cv_.wait(lock, [&] { return done_; });
+  } else if (!cv_.wait_for(lock, timeout, [&] { return done_; })) {
     throw TimeoutError(absl::StrCat("ProcessGroupGloo: ", op_, " (sequence number ", seq_,
                                     ") did not complete within ", timeout.count(), " ms"));
   }
@@ -194,7 +197,7 @@ ProcessGroupGloo::Impl::~Impl() {
 std::shared_ptr<GlooWork> ProcessGroupGloo::Impl::make_work(const std::string& op,
                                                             bool collective) {
   std::lock_guard<std::mutex> lock(mu);
-  auto w = std::make_shared<GlooWork>(op, next_seq++, options.timeout);
+  auto w = std::make_shared<GlooWork>(op, next_seq++);
   w->collective = collective;
   if (collective) w->tag = next_tag++;
   return w;
@@ -304,7 +307,9 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
   if (work.collective) {
     try {
       std::lock_guard<std::mutex> lock(store_mu);
-      const std::string base = store_key(absl::StrCat("failed/", work.sequence_number(), "/"));
+      // Keyed by rank only: a group fails once, and ranks drift by an op or
+      // so (a ring all_reduce lets a rank finish while its neighbour waits).
+      const std::string base = store_key("failed/");
       store->set(base + std::to_string(rank), what);
       auto grace = std::min(options.failure_report_grace, options.timeout);
       auto deadline = std::chrono::steady_clock::now() + grace;

@@ -28,8 +28,7 @@ namespace ember::distributed {
 
 class GlooWork : public Work {
  public:
-  GlooWork(std::string op, uint64_t seq, std::chrono::milliseconds default_timeout)
-      : op_(std::move(op)), seq_(seq), default_timeout_(default_timeout) {}
+  GlooWork(std::string op, uint64_t seq) : op_(std::move(op)), seq_(seq) {}
 
   bool is_completed() override;
   bool wait(std::chrono::milliseconds timeout = Store::kNoTimeout) override;
@@ -54,7 +53,6 @@ class GlooWork : public Work {
  private:
   const std::string op_;
   const uint64_t seq_;
-  const std::chrono::milliseconds default_timeout_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;

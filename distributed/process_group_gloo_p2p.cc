@@ -82,7 +82,13 @@ std::shared_ptr<Work> post_recv(ProcessGroupGloo::Impl* impl, const Tensor& t,
                                                   uint32_t) {
     std::shared_ptr<gloo::transport::UnboundBuffer> buf =
         ctx->createUnboundBuffer(s.dense.data_ptr(), s.dense.nbytes());
-    buf->recv(sources, gloo::Slot::build(kP2PSlotPrefix, tag));
+    // One source goes through its pair, which fails the recv when that peer
+    // dies; gloo's any-source path only ends at the timeout.
+    if (sources.size() == 1) {
+      buf->recv(sources[0], gloo::Slot::build(kP2PSlotPrefix, tag));
+    } else {
+      buf->recv(sources, gloo::Slot::build(kP2PSlotPrefix, tag));
+    }
     impl->defer(
         weak.lock(),
         [buf, s, timeout] {

@@ -1,0 +1,126 @@
+// ProcessGroupGloo under faults, with real processes: a rank SIGKILLed in
+// the middle of all_reduce, a rank stopped with SIGSTOP. Every survivor must
+// fail with an error naming the op, its sequence number and the peer: within
+// 10 s for the dead rank (well before the 60 s timeout), just after the
+// timeout for the stopped one. Later ops fail at once with the same cause.
+
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "distributed/gloo_test_util.h"
+#include "distributed/process_group_gloo.h"
+#include "distributed/testing/multiprocess.h"
+#include "tensor/all.h"
+
+namespace ember::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(ProcessGroupGlooFault, SigkillDuringAllreduceFailsEverySurvivorNamingThePeer) {
+  const std::string dir = testing::make_temp_dir();
+  const int kWorld = 3, kVictim = 2;
+  testing::Processes procs(kWorld, [&](int rank) {
+    ProcessGroupGloo::Options o;
+    o.timeout = std::chrono::seconds(60);
+    auto pg = testing::make_group(dir, rank, kWorld, o);
+    // 4 MiB per all_reduce: the kill lands inside one.
+    std::vector<Tensor> v{ones({1 << 20})};
+    if (rank == kVictim) {
+      std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        raise(SIGKILL);
+      }).detach();
+    }
+    try {
+      for (;;) pg->allreduce(v)->wait();
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_TRUE(contains(msg, "allreduce (sequence number ")) << msg;
+      EXPECT_TRUE(contains(msg, "peer rank 2")) << msg;
+      EXPECT_TRUE(contains(msg, "on rank " + std::to_string(rank))) << msg;
+      // The group is broken now: the next op fails at once, same cause.
+      auto t0 = Clock::now();
+      try {
+        pg->allreduce(v)->wait();
+        ADD_FAILURE() << "an op succeeded after the failure";
+      } catch (const Error& e2) {
+        EXPECT_TRUE(contains(e2.what(), "failed earlier")) << e2.what();
+        EXPECT_TRUE(contains(e2.what(), "peer rank 2")) << e2.what();
+      }
+      EXPECT_LT(Clock::now() - t0, std::chrono::seconds(1));
+    }
+  });
+  auto victim = procs.wait(std::chrono::seconds(20), {kVictim});
+  ASSERT_EQ(victim[0].term_signal, SIGKILL) << victim[0];
+  auto survivors = procs.wait(std::chrono::seconds(10), {0, 1});
+  EXPECT_TRUE(testing::all_succeeded(survivors));
+  testing::remove_tree(dir);
+}
+
+TEST(ProcessGroupGlooFault, SigstoppedRankFailsSurvivorsAfterTheTimeout) {
+  const std::string dir = testing::make_temp_dir();
+  const int kWorld = 3, kStopped = 1;
+  const auto kOpTimeout = std::chrono::milliseconds(1500);
+  testing::Processes procs(kWorld, [&](int rank) {
+    ProcessGroupGloo::Options o;
+    o.timeout = kOpTimeout;
+    auto pg = testing::make_group(dir, rank, kWorld, o);
+    std::vector<Tensor> v{ones({1000})};
+    pg->allreduce(v)->wait();
+    if (rank == kStopped) raise(SIGSTOP);
+    auto t0 = Clock::now();
+    try {
+      pg->allreduce(v)->wait();
+      ADD_FAILURE() << "allreduce succeeded with rank 1 stopped";
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_TRUE(contains(msg, "allreduce (sequence number 1)")) << msg;
+      EXPECT_TRUE(contains(msg, "peer rank 1 did not respond")) << msg;
+      const auto took = Clock::now() - t0;
+      EXPECT_GE(took, kOpTimeout - std::chrono::milliseconds(100));
+      EXPECT_LT(took, kOpTimeout + std::chrono::seconds(5));
+    }
+  });
+  auto survivors = procs.wait(std::chrono::seconds(20), {0, 2});
+  EXPECT_TRUE(testing::all_succeeded(survivors));
+  // The stopped rank is SIGKILLed and reaped by ~Processes.
+  testing::remove_tree(dir);
+}
+
+TEST(ProcessGroupGlooFault, PeerThatExitsBeforeRecvFailsTheRecvNamingIt) {
+  const std::string dir = testing::make_temp_dir();
+  auto results = testing::run_processes(
+      2,
+      [&](int rank) {
+        auto pg = testing::make_group(dir, rank, 2);
+        if (rank == 1) {
+          pg->barrier()->wait();
+          _exit(0);  // leaves without sending
+        }
+        pg->barrier()->wait();
+        std::vector<Tensor> t{empty({4})};
+        try {
+          pg->recv(t, 1, 0)->wait();
+          ADD_FAILURE() << "recv completed";
+        } catch (const Error& e) {
+          EXPECT_TRUE(contains(e.what(), "recv (sequence number 1)")) << e.what();
+          EXPECT_TRUE(contains(e.what(), "peer rank 1")) << e.what();
+        }
+      },
+      std::chrono::seconds(30));
+  EXPECT_TRUE(testing::all_succeeded(results));
+  testing::remove_tree(dir);
+}
+
+}  // namespace
+}  // namespace ember::distributed
