@@ -382,6 +382,20 @@ void destroy_process_group() {
   // the store (and with it the TCPStore server this rank may run).
   w.groups.clear();
   w.default_group = Group();
+  // Note [Server outlives its clients]: the rank that runs the TCPStore
+  // server keeps serving until the other ranks let go of the store (they
+  // destroyed their groups or exited), at most min(timeout, 10 s): a rank
+  // that stopped the server right after a barrier would cut off the
+  // requests the others still have in flight.
+  if (auto* tcp = dynamic_cast<TCPStore*>(w.store.get()); tcp && tcp->is_server()) {
+    const auto limit = std::min<std::chrono::milliseconds>(
+        w.timeout.count() < 0 ? std::chrono::milliseconds(10000) : w.timeout,
+        std::chrono::milliseconds(10000));
+    const auto deadline = Clock::now() + limit;
+    while (tcp->num_server_connections() > 1 && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
   w.store.reset();
   w.group_count = 0;
   w.initialized = false;

@@ -130,7 +130,10 @@ struct InitOptions {
 
 void init_process_group(const Backend& backend, const InitOptions& options = {});
 bool is_initialized();
-// Destroys every group and the default group (and the store it made).
+// Destroys every group and the default group (and the store it made). The
+// rank running the TCPStore server first waits (at most min(timeout, 10 s))
+// until the other ranks have let go of the store, so that their requests in
+// flight are answered (Note [Server outlives its clients] in init.cc).
 void destroy_process_group();
 // Destroys one group made by new_group (its handle stops being usable
 // through the registry; ProcessGroup objects die with their last handle).

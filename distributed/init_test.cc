@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "distributed/tcp_store.h"
+#include "distributed/testing/fake_backend.h"
 #include "distributed/testing/multiprocess.h"
 
 namespace ember::distributed {
@@ -16,83 +17,10 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-// A test backend: barrier through the group's store; nothing else.
-class DoneWork : public Work {
- public:
-  explicit DoneWork(uint64_t seq) : seq_(seq) {}
-  bool is_completed() override { return true; }
-  bool wait(milliseconds) override { return true; }
-  std::exception_ptr exception() override { return nullptr; }
-  uint64_t sequence_number() const override { return seq_; }
-
- private:
-  uint64_t seq_;
-};
-
-class StoreBarrierGroup : public ProcessGroup {
- public:
-  StoreBarrierGroup(std::shared_ptr<Store> store, int rank, int size)
-      : ProcessGroup(rank, size), store_(std::move(store)) {}
-  std::string backend_name() const override { return "fake"; }
-  std::shared_ptr<Work> barrier() override {
-    const uint64_t seq = ++seq_;
-    const std::string key = "barrier/" + std::to_string(seq);
-    if (store_->add(key, 1) == size()) store_->set(key + "/done", std::string("1"));
-    store_->wait({key + "/done"});
-    return std::make_shared<DoneWork>(seq);
-  }
-  // The rest is not this fake's business.
-  std::shared_ptr<Work> broadcast(std::vector<Tensor>&, const BroadcastOptions&) override {
-    throw Error("fake backend: broadcast");
-  }
-  std::shared_ptr<Work> allreduce(std::vector<Tensor>&, const AllreduceOptions&) override {
-    throw Error("fake backend: allreduce");
-  }
-  std::shared_ptr<Work> reduce(std::vector<Tensor>&, const ReduceOptions&) override {
-    throw Error("fake backend: reduce");
-  }
-  std::shared_ptr<Work> allgather(std::vector<std::vector<Tensor>>&,
-                                  std::vector<Tensor>&) override {
-    throw Error("fake backend: allgather");
-  }
-  std::shared_ptr<Work> gather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&,
-                               int) override {
-    throw Error("fake backend: gather");
-  }
-  std::shared_ptr<Work> scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&,
-                                int) override {
-    throw Error("fake backend: scatter");
-  }
-  std::shared_ptr<Work> reduce_scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&,
-                                       ReduceOp) override {
-    throw Error("fake backend: reduce_scatter");
-  }
-  std::shared_ptr<Work> alltoall_base(Tensor&, Tensor&, std::vector<int64_t>,
-                                      std::vector<int64_t>) override {
-    throw Error("fake backend: alltoall_base");
-  }
-  std::shared_ptr<Work> send(std::vector<Tensor>&, int, int) override {
-    throw Error("fake backend: send");
-  }
-  std::shared_ptr<Work> recv(std::vector<Tensor>&, int, int) override {
-    throw Error("fake backend: recv");
-  }
-  std::shared_ptr<Work> recv_anysource(std::vector<Tensor>&, int) override {
-    throw Error("fake backend: recv_anysource");
-  }
-  void monitored_barrier(milliseconds, bool) override { barrier(); }
-
- private:
-  std::shared_ptr<Store> store_;
-  uint64_t seq_ = 0;
-};
-
 class InitTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    register_backend("fake", [](std::shared_ptr<Store> store, int rank, int size, milliseconds) {
-      return std::make_shared<StoreBarrierGroup>(std::move(store), rank, size);
-    });
+    testing::register_fake_backend();
   }
   void SetUp() override { dir_ = testing::make_temp_dir(); }
   void TearDown() override {
@@ -386,11 +314,15 @@ TEST_F(InitTest, NewGroupMembersAndNonMembers) {
 TEST_F(InitTest, NewGroupWithDifferentRankListsIsAnError) {
   const std::string url = file_url();
   auto results = testing::run_processes(
-      2,
+      3,
       [&](int rank) {
-        init_process_group("fake", {url, 2, rank, nullptr, milliseconds(20000)});
-        std::string msg = message_of([&] { new_group(rank == 0 ? std::vector<int>{0, 1}
-                                                               : std::vector<int>{1}); });
+        init_process_group("fake", {url, 3, rank, nullptr, milliseconds(20000)});
+        // Rank 1 disagrees; every rank is a member of its own list, so each
+        // one either registers first and sees the others' error, or fails
+        // its own check.
+        std::string msg = message_of([&] {
+          new_group(rank == 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2});
+        });
         EXPECT_NE(msg.find("every rank must pass the same world size and ranks"),
                   std::string::npos)
             << msg;

@@ -105,6 +105,8 @@ TEST(SpawnTest, SigtermIgnoredEscalatesToSigkill) {
       [](int i) {
         signal(SIGTERM, SIG_IGN);
         if (i == 0) std::this_thread::sleep_for(std::chrono::seconds(60));
+        // Late enough that process 0 already ignores SIGTERM.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
         if (i == 1) _exit(2);
       },
       2);

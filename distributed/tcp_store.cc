@@ -113,6 +113,10 @@ TCPStore::~TCPStore() {
   server_.reset();
 }
 
+int TCPStore::num_server_connections() const {
+  return server_ ? server_->num_connections() : -1;
+}
+
 void TCPStore::wait_for_workers(int num_workers) {
   try {
     wait({kWorkersDoneKey}, timeout_);

@@ -74,6 +74,9 @@ class TCPStore : public Store {
   // The port the server listens on (the one picked when 0 was asked for).
   uint16_t port() const { return port_; }
   bool is_server() const { return server_ != nullptr; }
+  // Connections the server has open (this store's own included); -1 when
+  // this store runs no server.
+  int num_server_connections() const;
 
  private:
   struct Reply;

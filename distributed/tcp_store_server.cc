@@ -383,6 +383,33 @@ struct TCPStoreServer::Impl {
     }
   }
 
+  // Replies already made (say, to every rank a barrier released) still
+  // reach their clients when the server stops right after: up to 500 ms.
+  void flush_before_shutdown() {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(500);
+    for (;;) {
+      std::vector<pollfd> fds;
+      std::vector<Conn*> pending;
+      for (Conn& c : conns) {
+        if (c.out_off < c.out.size()) {
+          fds.push_back({c.fd, POLLOUT, 0});
+          pending.push_back(&c);
+        }
+      }
+      if (fds.empty()) return;
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return;
+      if (::poll(fds.data(), fds.size(), static_cast<int>(left.count())) <= 0) return;
+      for (size_t i = 0; i < fds.size(); ++i) {
+        if (!fds[i].revents) continue;
+        if (fds[i].revents & (POLLERR | POLLHUP | POLLNVAL) || !flush(*pending[i])) {
+          pending[i]->out.clear();
+          pending[i]->out_off = 0;
+        }
+      }
+    }
+  }
+
   void loop() {
     std::vector<pollfd> fds;
     std::vector<std::list<Conn>::iterator> order;
@@ -414,7 +441,10 @@ struct TCPStoreServer::Impl {
       }
       int rc = ::poll(fds.data(), fds.size(), timeout_ms);
       if (rc < 0 && errno != EINTR) return;
-      if (fds[0].revents) return;  // shutdown
+      if (fds[0].revents) {
+        flush_before_shutdown();
+        return;
+      }
       if (fds[1].revents & POLLIN) accept_all();
       auto now = Clock::now();
       for (size_t i = 2; i < fds.size(); ++i) {

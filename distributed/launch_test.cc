@@ -1,0 +1,259 @@
+// //distributed:launch run as a real process over real workers
+// (testing/launch_test_worker.cc).
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "distributed/tcp_store.h"
+#include "distributed/testing/multiprocess.h"
+
+namespace ember::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+const char* kLaunch = "distributed/launch";
+const char* kWorker = "distributed/launch_test_worker";
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct LaunchRun {
+  int exit_code = -1;
+  bool timed_out = false;
+  std::string out, err;
+  double seconds = 0;
+};
+
+class LaunchTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::make_temp_dir(); }
+  void TearDown() override { testing::remove_tree(dir_); }
+
+  // Starts the launcher with output to files; its own process group, so a
+  // timeout kills everything it started.
+  pid_t start(std::vector<std::string> args) {
+    args.insert(args.begin(), kLaunch);
+    pid_t pid = fork();
+    if (pid == 0) {
+      setpgid(0, 0);
+      int o = open((dir_ + "/out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = open((dir_ + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(o, 1);
+      dup2(e, 2);
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(kLaunch, argv.data());
+      _exit(126);
+    }
+    setpgid(pid, pid);
+    start_ = Clock::now();
+    return pid;
+  }
+
+  LaunchRun finish(pid_t pid, milliseconds timeout) {
+    LaunchRun r;
+    const auto deadline = Clock::now() + timeout;
+    int st = 0;
+    for (;;) {
+      if (waitpid(pid, &st, WNOHANG) == pid) break;
+      if (Clock::now() >= deadline) {
+        r.timed_out = true;
+        kill(-pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        break;
+      }
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.out = slurp(dir_ + "/out");
+    r.err = slurp(dir_ + "/err");
+    return r;
+  }
+
+  LaunchRun run(std::vector<std::string> args, milliseconds timeout = milliseconds(20000)) {
+    return finish(start(std::move(args)), timeout);
+  }
+
+  // The pids the workers wrote into dir_.
+  std::vector<pid_t> worker_pids(int n) {
+    std::vector<pid_t> pids;
+    for (int r = 0; r < n; ++r) {
+      std::ifstream f(dir_ + "/" + std::to_string(r) + ".pid");
+      pid_t p;
+      if (f >> p) pids.push_back(p);
+    }
+    return pids;
+  }
+
+  bool wait_for_pids(int n, milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      if (static_cast<int>(worker_pids(n).size()) == n) return true;
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    return false;
+  }
+
+  static bool alive(pid_t pid) { return kill(pid, 0) == 0; }
+
+  std::string dir_;
+  Clock::time_point start_;
+};
+
+TEST_F(LaunchTest, SetsTheEnvironmentAndPrefixesLines) {
+  LaunchRun r = run({"--nproc_per_node", "3", "--master_port", "0", kWorker, "env"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int rank = 0; rank < 3; ++rank) {
+    std::string want = "[rank" + std::to_string(rank) + "]: RANK=" + std::to_string(rank) +
+                       " LOCAL_RANK=" + std::to_string(rank) +
+                       " WORLD_SIZE=3 LOCAL_WORLD_SIZE=3 GROUP_RANK=0 MASTER_ADDR=127.0.0.1 ";
+    EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(r.out.find("MASTER_PORT=0 "), std::string::npos) << r.out;  // a real port
+  EXPECT_NE(r.out.find("RESTART=0 AGENT_STORE=True"), std::string::npos) << r.out;
+}
+
+TEST_F(LaunchTest, SecondNodeRanks) {
+  const std::string port = std::to_string(testing::free_port());
+  LaunchRun r = run({"--nnodes=2", "--node_rank=1", "--nproc_per_node=2", "--master_addr=10.1.2.3",
+               "--master_port=" + port, kWorker, "env"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[rank2]: RANK=2 LOCAL_RANK=0 WORLD_SIZE=4 LOCAL_WORLD_SIZE=2 "
+                       "GROUP_RANK=1 MASTER_ADDR=10.1.2.3 MASTER_PORT=" + port),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("[rank3]: RANK=3 LOCAL_RANK=1 WORLD_SIZE=4"), std::string::npos) << r.out;
+}
+
+TEST_F(LaunchTest, WorkersInitializeThroughTheLaunchersStore) {
+  LaunchRun r = run({"--nproc_per_node", "3", "--master_port", "0", kWorker, "init"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (int rank = 0; rank < 3; ++rank) {
+    EXPECT_NE(r.out.find("[rank" + std::to_string(rank) + "]: joined rank " +
+                         std::to_string(rank) + " of 3"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
+TEST_F(LaunchTest, PartialLinesAndStderr) {
+  LaunchRun r = run({"--master_port", "0", kWorker, "lines"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "[rank0]: first\n[rank0]: second\n");
+  EXPECT_EQ(r.err, "[rank0]: to stderr\n");
+}
+
+TEST_F(LaunchTest, FailFastWithTheFirstFailuresExitCode) {
+  pid_t pid = start({"--nproc_per_node", "3", "--master_port", "0", kWorker, "fail", "1", "7",
+                     dir_});
+  LaunchRun r = finish(pid, milliseconds(20000));
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_NE(r.err.find("[rank1]: rank 1 failing on purpose"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rank 1 (local_rank 1, pid"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exited with code 7; stopping the other workers"), std::string::npos);
+  for (pid_t p : worker_pids(3)) EXPECT_FALSE(alive(p)) << "orphan " << p;
+}
+
+TEST_F(LaunchTest, WorkersIgnoringSigtermAreKilled) {
+  pid_t pid = start({"--nproc_per_node", "2", "--master_port", "0", kWorker, "fail", "0", "5",
+                     dir_, "ignore_term"});
+  LaunchRun r = finish(pid, milliseconds(20000));
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  for (pid_t p : worker_pids(2)) EXPECT_FALSE(alive(p)) << "orphan " << p;
+}
+
+TEST_F(LaunchTest, CtrlCIsForwarded) {
+  pid_t pid = start({"--nproc_per_node", "2", "--master_port", "0", kWorker, "sleep", dir_});
+  ASSERT_TRUE(wait_for_pids(2, milliseconds(10000)));
+  kill(pid, SIGINT);
+  LaunchRun r = finish(pid, milliseconds(10000));
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.err;
+  EXPECT_NE(r.out.find("[rank0]: worker 0 got SIGINT"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank1]: worker 1 got SIGINT"), std::string::npos) << r.out;
+  for (pid_t p : worker_pids(2)) EXPECT_FALSE(alive(p)) << "orphan " << p;
+}
+
+TEST_F(LaunchTest, KilledLauncherTakesItsWorkersWithIt) {
+  pid_t pid = start({"--nproc_per_node", "2", "--master_port", "0", kWorker, "sleep", dir_});
+  ASSERT_TRUE(wait_for_pids(2, milliseconds(10000)));
+  kill(pid, SIGKILL);  // only the launcher: PR_SET_PDEATHSIG must end the workers
+  int st;
+  waitpid(pid, &st, 0);
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  auto pids = worker_pids(2);
+  ASSERT_EQ(pids.size(), 2u);
+  while (Clock::now() < deadline && (alive(pids[0]) || alive(pids[1]))) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  for (pid_t p : pids) EXPECT_FALSE(alive(p)) << "orphan " << p;
+}
+
+TEST_F(LaunchTest, MaxRestarts) {
+  LaunchRun ok = run({"--nproc_per_node", "2", "--master_port", "0", "--max_restarts", "1", kWorker,
+                "flaky"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.err.find("restarting the workers (restart 1 of 1)"), std::string::npos) << ok.err;
+  EXPECT_NE(ok.out.find("[rank0]: attempt 1 ok"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("[rank1]: attempt 1 ok"), std::string::npos) << ok.out;
+  LaunchRun fail = run({"--nproc_per_node", "2", "--master_port", "0", kWorker, "flaky"});
+  EXPECT_EQ(fail.exit_code, 3) << fail.err;
+}
+
+TEST_F(LaunchTest, MissingProgramExits127) {
+  LaunchRun r = run({"--master_port", "0", "/nonexistent/program"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("cannot run '/nonexistent/program'"), std::string::npos) << r.err;
+}
+
+TEST_F(LaunchTest, UsageErrors) {
+  LaunchRun none = run({"--nproc_per_node", "2"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no program to run"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("usage: launch"), std::string::npos);
+  LaunchRun zero = run({"--nproc_per_node", "0", kWorker, "env"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("--nproc_per_node must be at least 1"), std::string::npos);
+  LaunchRun unknown = run({"--bogus", "1", kWorker, "env"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown option --bogus"), std::string::npos);
+  LaunchRun not_int = run({"--nnodes", "two", kWorker, "env"});
+  EXPECT_EQ(not_int.exit_code, 2);
+  LaunchRun port0 = run({"--nnodes", "2", "--master_port", "0", kWorker, "env"});
+  EXPECT_EQ(port0.exit_code, 2);
+  EXPECT_NE(port0.err.find("--master_port 0 needs --nnodes 1"), std::string::npos);
+}
+
+TEST_F(LaunchTest, MasterPortInUseNamesThePort) {
+  TCPStoreServer taken(0);
+  const std::string port = std::to_string(taken.port());
+  LaunchRun r = run({"--master_port", port, kWorker, "env"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot start the store on port " + port), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Address already in use"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ember::distributed
