@@ -17,6 +17,8 @@
 // again, otherwise the launcher exits with the first failure's exit code
 // (128 + signal for a worker killed by a signal). SIGINT / SIGTERM / SIGHUP
 // are forwarded to every worker; the launcher then exits 128 + signal.
+// After its workers succeed, node 0's launcher keeps the store up until the
+// other nodes' workers have disconnected (exit_barrier).
 //
 // Note [No orphans]: each worker leads its own process group (so a signal
 // reaches the worker's own children too, and the terminal's Ctrl-C reaches
@@ -411,6 +413,17 @@ RoundResult run_round(const Args& a, int port, int restart) {
   return result;
 }
 
+// torchrun's exit barrier: node 0's store serves until the workers of the
+// other nodes let go of it (their last requests would fail otherwise), at
+// most 300 s (torchrun's exit_barrier_timeout), or until a signal.
+void exit_barrier(const TCPStoreServer& server) {
+  const auto deadline = Clock::now() + std::chrono::seconds(300);
+  while (server.num_connections() > 0 && Clock::now() < deadline) {
+    pollfd p{g_signal_pipe[0], POLLIN, 0};
+    if (::poll(&p, 1, 10) > 0) return;
+  }
+}
+
 int launch_main(int argc, char** argv) {
   Args a;
   try {
@@ -435,7 +448,10 @@ int launch_main(int argc, char** argv) {
   }
   for (int restart = 0;; ++restart) {
     RoundResult r = run_round(a, port, restart);
-    if (r.exit_code == 0) return 0;
+    if (r.exit_code == 0) {
+      if (server) exit_barrier(*server);
+      return 0;
+    }
     if (r.signal_received || restart >= a.max_restarts) return r.exit_code;
     std::fprintf(stderr, "[launch] restarting the workers (restart %d of %d)\n", restart + 1,
                  a.max_restarts);

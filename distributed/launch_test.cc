@@ -50,13 +50,13 @@ class LaunchTest : public ::testing::Test {
 
   // Starts the launcher with output to files; its own process group, so a
   // timeout kills everything it started.
-  pid_t start(std::vector<std::string> args) {
+  pid_t start(std::vector<std::string> args, const std::string& name = "") {
     args.insert(args.begin(), kLaunch);
     pid_t pid = fork();
     if (pid == 0) {
       setpgid(0, 0);
-      int o = open((dir_ + "/out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int e = open((dir_ + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int o = open((dir_ + "/out" + name).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int e = open((dir_ + "/err" + name).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(o, 1);
       dup2(e, 2);
       std::vector<char*> argv;
@@ -70,7 +70,7 @@ class LaunchTest : public ::testing::Test {
     return pid;
   }
 
-  LaunchRun finish(pid_t pid, milliseconds timeout) {
+  LaunchRun finish(pid_t pid, milliseconds timeout, const std::string& name = "") {
     LaunchRun r;
     const auto deadline = Clock::now() + timeout;
     int st = 0;
@@ -86,8 +86,8 @@ class LaunchTest : public ::testing::Test {
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.out = slurp(dir_ + "/out");
-    r.err = slurp(dir_ + "/err");
+    r.out = slurp(dir_ + "/out" + name);
+    r.err = slurp(dir_ + "/err" + name);
     return r;
   }
 
@@ -155,6 +155,26 @@ TEST_F(LaunchTest, WorkersInitializeThroughTheLaunchersStore) {
               std::string::npos)
         << r.out;
   }
+}
+
+TEST_F(LaunchTest, TwoNodesFormOneWorld) {
+  // Two launchers on this machine play two nodes of 2 workers each; node 0
+  // runs the store, node 1's workers reach it through --master_addr/port.
+  const std::string port = std::to_string(testing::free_port());
+  auto node = [&](int rank) {
+    return std::vector<std::string>{"--nnodes", "2", "--node_rank", std::to_string(rank),
+                                    "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+                                    "--master_port", port, kWorker, "init"};
+  };
+  pid_t second = start(node(1), "1");
+  pid_t first = start(node(0), "0");
+  LaunchRun r0 = finish(first, milliseconds(20000), "0");
+  LaunchRun r1 = finish(second, milliseconds(20000), "1");
+  ASSERT_EQ(r0.exit_code, 0) << r0.out << r0.err;
+  ASSERT_EQ(r1.exit_code, 0) << r1.out << r1.err;
+  EXPECT_NE(r0.out.find("[rank1]: joined rank 1 of 4"), std::string::npos) << r0.out;
+  EXPECT_NE(r1.out.find("[rank2]: joined rank 2 of 4"), std::string::npos) << r1.out;
+  EXPECT_NE(r1.out.find("[rank3]: joined rank 3 of 4"), std::string::npos) << r1.out;
 }
 
 TEST_F(LaunchTest, PartialLinesAndStderr) {
