@@ -30,14 +30,20 @@ struct Geometry {
   }
 };
 
-// The bytes of `value` converted to t's dtype, as an element-sized word.
+// The bytes of `value` converted to t's dtype, as an element-sized word (T
+// is the unsigned integer of the dtype's element size).
 template <typename T>
 T scalar_bits(const Scalar& value, ScalarType dtype) {
   T bits{};
   EMBER_DISPATCH_ALL_TYPES(dtype, "scalar_bits", [&] {
-    scalar_t v = value.to<scalar_t>();
-    static_assert(sizeof(v) <= sizeof(uint64_t), "element too large");
-    std::memcpy(&bits, &v, sizeof(T));
+    // Only the dtypes of T's size are reachable; the others would copy past v.
+    if constexpr (sizeof(scalar_t) == sizeof(T)) {
+      scalar_t v = value.to<scalar_t>();
+      std::memcpy(&bits, &v, sizeof(T));
+    } else {
+      throw Error(absl::StrCat("scalar_bits: ", scalar_type_name(dtype), " is not ", sizeof(T),
+                               " bytes wide"));
+    }
   });
   return bits;
 }

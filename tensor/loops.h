@@ -93,7 +93,7 @@ void strided_loop(char** data, const int64_t* strides, int64_t n, const F& op,
                   std::index_sequence<I...>) {
   using out_t = typename traits::result_type;
   char* out = data[0];
-  char* in[sizeof...(I) + 1] = {data[I + 1]...};
+  [[maybe_unused]] char* in[sizeof...(I) + 1] = {data[I + 1]...};  // unused when nullary
   for (int64_t k = 0; k < n; ++k) {
     *reinterpret_cast<out_t*>(out + k * strides[0]) =
         op(*reinterpret_cast<const typename traits::template arg<I>*>(in[I] + k * strides[I + 1])...);

@@ -206,7 +206,7 @@ Tensor round_decimals_out(const Tensor& out, const Tensor& self, int64_t decimal
   Tensor op(const Tensor& self) { return unary_out(#op, op##_kernel, Tensor(), self, true); } \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
-    unary_out(#op, op##_kernel, *this, *this, true);                                       \
+    unary_out(#op, op##_kernel, *this, *this, true);                                  \
     return *this;                                                                     \
   }
 EMBER_FLOAT_UNARY_OP(sqrt)
@@ -236,13 +236,13 @@ EMBER_FLOAT_UNARY_OP(reciprocal)
 #define EMBER_SAME_TYPE_UNARY_OP(op, check)                                           \
   Tensor op(const Tensor& input) {                                                    \
     check;                                                                            \
-    return unary_out(#op, op##_kernel, Tensor(), input, false);                            \
+    return unary_out(#op, op##_kernel, Tensor(), input, false);                       \
   }                                                                                   \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
-    const Tensor& input = *this;                                                      \
+    [[maybe_unused]] const Tensor& input = *this; /* what `check` reads */            \
     check;                                                                            \
-    unary_out(#op, op##_kernel, *this, *this, false);                                      \
+    unary_out(#op, op##_kernel, *this, *this, false);                                 \
     return *this;                                                                     \
   }
 EMBER_SAME_TYPE_UNARY_OP(neg, check_neg(input))
@@ -256,7 +256,7 @@ EMBER_SAME_TYPE_UNARY_OP(bitwise_not, (void)0)
   Tensor op(const Tensor& self) { return rounding_out(#op, op##_kernel, Tensor(), self); } \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
-    rounding_out(#op, op##_kernel, *this, *this);                                          \
+    rounding_out(#op, op##_kernel, *this, *this);                                     \
     return *this;                                                                     \
   }
 EMBER_ROUNDING_UNARY_OP(floor)
