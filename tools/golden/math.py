@@ -86,7 +86,6 @@ def rnd(*shape, dtype=torch.float32, lo=-3.0, hi=3.0):
 
 
 def binary_cases():
-    f = torch.float32
     a, b = rnd(2, 3), rnd(2, 3)
     case("add_float", lambda x, y: x + y, a, b)
     case("add_broadcast", lambda x, y: x + y, rnd(2, 1, 3), rnd(4, 1))

@@ -79,7 +79,6 @@ def add(name, base, view=None, opts=None, requires_grad=False, grad_fn="",
 
 def gen():
     torch.manual_seed(1234)
-    f = torch.float32
 
     # --- the seed documents' printed tensors ---------------------------------
     add("seed_rand_4x3", torch.tensor([[0.0479, 0.8201, 0.5482], [0.4645, 0.2504, 0.5394],
