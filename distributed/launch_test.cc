@@ -151,7 +151,7 @@ TEST_F(LaunchTest, WorkersInitializeThroughTheLaunchersStore) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   for (int rank = 0; rank < 3; ++rank) {
     EXPECT_NE(r.out.find("[rank" + std::to_string(rank) + "]: joined rank " +
-                         std::to_string(rank) + " of 3"),
+                         std::to_string(rank) + " of 3 (attempt 0)"),
               std::string::npos)
         << r.out;
   }
@@ -172,9 +172,9 @@ TEST_F(LaunchTest, TwoNodesFormOneWorld) {
   LaunchRun r1 = finish(second, milliseconds(20000), "1");
   ASSERT_EQ(r0.exit_code, 0) << r0.out << r0.err;
   ASSERT_EQ(r1.exit_code, 0) << r1.out << r1.err;
-  EXPECT_NE(r0.out.find("[rank1]: joined rank 1 of 4"), std::string::npos) << r0.out;
-  EXPECT_NE(r1.out.find("[rank2]: joined rank 2 of 4"), std::string::npos) << r1.out;
-  EXPECT_NE(r1.out.find("[rank3]: joined rank 3 of 4"), std::string::npos) << r1.out;
+  EXPECT_NE(r0.out.find("[rank1]: joined rank 1 of 4 (attempt 0)"), std::string::npos) << r0.out;
+  EXPECT_NE(r1.out.find("[rank2]: joined rank 2 of 4 (attempt 0)"), std::string::npos) << r1.out;
+  EXPECT_NE(r1.out.find("[rank3]: joined rank 3 of 4 (attempt 0)"), std::string::npos) << r1.out;
 }
 
 TEST_F(LaunchTest, PartialLinesAndStderr) {
@@ -240,6 +240,16 @@ TEST_F(LaunchTest, MaxRestarts) {
   EXPECT_NE(ok.out.find("[rank1]: attempt 1 ok"), std::string::npos) << ok.out;
   LaunchRun fail = run({"--nproc_per_node", "2", "--master_port", "0", kWorker, "flaky"});
   EXPECT_EQ(fail.exit_code, 3) << fail.err;
+}
+
+TEST_F(LaunchTest, RestartInitializesInAFreshKeySpace) {
+  // Attempt 0 dies after rank 0 claimed its rank in the store; attempt 1
+  // must not see that claim (its keys live under /worker/attempt_1).
+  LaunchRun r = run({"--nproc_per_node", "2", "--master_port", "0", "--max_restarts", "1",
+                     kWorker, "flaky_init"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("[rank0]: joined rank 0 of 2 (attempt 1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank1]: joined rank 1 of 2 (attempt 1)"), std::string::npos) << r.out;
 }
 
 TEST_F(LaunchTest, MissingProgramExits127) {

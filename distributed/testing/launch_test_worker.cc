@@ -7,6 +7,8 @@
 //   sleep DIR           write DIR/<rank>.pid, then wait for SIGINT and say so
 //   init                init_process_group("fake") over env://, barrier
 //   flaky               on the first attempt rank 1 exits 3; later all succeed
+//   flaky_init          on the first attempt rank 1 exits 3 while the others
+//                       are initializing; later attempts initialize again
 //   lines               two stdout lines (the last without '\n'), one stderr line
 
 #include <signal.h>
@@ -72,14 +74,19 @@ int main(int argc, char** argv) {
     std::printf("worker %d got SIGINT\n", rank());
     return g_got_int ? 0 : 1;
   }
-  if (mode == "init") {
+  if (mode == "flaky_init" && env("TORCHELASTIC_RESTART_COUNT") == "0" && rank() == 1) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return 3;
+  }
+  if (mode == "init" || mode == "flaky_init") {
     namespace dist = ember::distributed;
     dist::testing::register_fake_backend();
     dist::InitOptions o;
     o.timeout = std::chrono::seconds(20);
     dist::init_process_group("fake", o);
     dist::get_default_group()->barrier()->wait();
-    std::printf("joined rank %d of %d\n", dist::get_rank(), dist::get_world_size());
+    std::printf("joined rank %d of %d (attempt %s)\n", dist::get_rank(), dist::get_world_size(),
+                env("TORCHELASTIC_RESTART_COUNT").c_str());
     dist::destroy_process_group();
     return 0;
   }
