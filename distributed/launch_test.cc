@@ -95,11 +95,11 @@ class LaunchTest : public ::testing::Test {
     return finish(start(std::move(args)), timeout);
   }
 
-  // The pids the workers wrote into dir_.
-  std::vector<pid_t> worker_pids(int n) {
+  // The pids the workers (or their children) wrote into dir_.
+  std::vector<pid_t> worker_pids(int n, const std::string& ext = ".pid") {
     std::vector<pid_t> pids;
     for (int r = 0; r < n; ++r) {
-      std::ifstream f(dir_ + "/" + std::to_string(r) + ".pid");
+      std::ifstream f(dir_ + "/" + std::to_string(r) + ext);
       pid_t p;
       if (f >> p) pids.push_back(p);
     }
@@ -115,7 +115,16 @@ class LaunchTest : public ::testing::Test {
     return false;
   }
 
-  static bool alive(pid_t pid) { return kill(pid, 0) == 0; }
+  // Still there 2 s from now? (A killed orphan is a zombie until its new
+  // parent reaps it.)
+  static bool alive(pid_t pid) {
+    const auto deadline = Clock::now() + std::chrono::seconds(2);
+    while (kill(pid, 0) == 0) {
+      if (Clock::now() >= deadline) return true;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return false;
+  }
 
   std::string dir_;
   Clock::time_point start_;
@@ -193,7 +202,11 @@ TEST_F(LaunchTest, FailFastWithTheFirstFailuresExitCode) {
   EXPECT_NE(r.err.find("[rank1]: rank 1 failing on purpose"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rank 1 (local_rank 1, pid"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("exited with code 7; stopping the other workers"), std::string::npos);
+  EXPECT_EQ(worker_pids(3).size(), 2u);
   for (pid_t p : worker_pids(3)) EXPECT_FALSE(alive(p)) << "orphan " << p;
+  // The workers' own children (ignoring SIGTERM) are gone too.
+  EXPECT_EQ(worker_pids(3, ".child").size(), 2u);
+  for (pid_t p : worker_pids(3, ".child")) EXPECT_FALSE(alive(p)) << "orphan grandchild " << p;
 }
 
 TEST_F(LaunchTest, WorkersIgnoringSigtermAreKilled) {

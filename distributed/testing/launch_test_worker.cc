@@ -2,7 +2,8 @@
 // argument picks what it does:
 //   env                 print the variables the launcher set
 //   fail R CODE DIR     rank R exits CODE after 200 ms; the others write
-//                       DIR/<rank>.pid and sleep (optionally ignoring SIGTERM
+//                       DIR/<rank>.pid (and their own child's DIR/<rank>.child)
+//                       and sleep (optionally ignoring SIGTERM
 //                       when a 5th argument "ignore_term" is given)
 //   sleep DIR           write DIR/<rank>.pid, then wait for SIGINT and say so
 //   init                init_process_group("fake") over env://, barrier
@@ -61,6 +62,14 @@ int main(int argc, char** argv) {
       return std::atoi(argv[3]);
     }
     if (argc > 5 && std::string(argv[5]) == "ignore_term") signal(SIGTERM, SIG_IGN);
+    // A grandchild that would outlive a worker killed alone.
+    pid_t child = fork();
+    if (child == 0) {
+      signal(SIGTERM, SIG_IGN);
+      std::this_thread::sleep_for(std::chrono::seconds(60));
+      _exit(0);
+    }
+    std::ofstream(std::string(argv[4]) + "/" + std::to_string(rank()) + ".child") << child << "\n";
     write_pid(argv[4]);
     std::this_thread::sleep_for(std::chrono::seconds(60));
     return 0;
