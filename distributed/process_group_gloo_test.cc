@@ -438,7 +438,10 @@ TEST(ProcessGroupGloo, WorkWaitTimesOutAndShutdownAbortsPendingRecv) {
       }
       EXPECT_FALSE(w->is_completed());
     }
-    // Destroying the group (at the end of the child) must not hang.
+    // Later ops still run while the recv is pending.
+    wait(pg.barrier());
+    // Destroying the group (at the end of the child) with the recv still
+    // pending must not hang.
   });
 }
 
