@@ -348,7 +348,7 @@ Tensor Tensor::index(TensorIndexList indices) const {
 }
 
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
-  return index(TensorIndexList(indices.begin(), indices.size()));
+  return index(TensorIndexList(indices));
 }
 
 Tensor Tensor::operator[](const Tensor& index) const { return this->index({index}); }
@@ -370,7 +370,7 @@ Tensor& Tensor::index_put_(TensorIndexList indices, const Tensor& value) {
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  return index_put_(TensorIndexList(indices.begin(), indices.size()), value);
+  return index_put_(TensorIndexList(indices), value);
 }
 
 Tensor& Tensor::index_put_(TensorIndexList indices, const Scalar& value) {
@@ -378,7 +378,7 @@ Tensor& Tensor::index_put_(TensorIndexList indices, const Scalar& value) {
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
-  return index_put_(TensorIndexList(indices.begin(), indices.size()), value);
+  return index_put_(TensorIndexList(indices), value);
 }
 
 }  // namespace ember

@@ -86,6 +86,13 @@ class TensorIndex {
   indexing::TensorIndexType type_;
 };
 
+inline TensorIndexList::TensorIndexList(std::initializer_list<TensorIndex> l)
+    : data_(l.begin()), size_(l.size()) {}
+inline TensorIndexList::TensorIndexList(const std::vector<TensorIndex>& v)
+    : data_(v.data()), size_(v.size()) {}
+inline const TensorIndex* TensorIndexList::end() const { return data_ + size_; }
+inline const TensorIndex& TensorIndexList::operator[](size_t i) const { return data_[i]; }
+
 // torch.Tensor.index_put_ with a list of optional index tensors (undefined
 // = the whole dimension), and accumulate=true adding into repeated places.
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,

@@ -28,7 +28,24 @@ namespace autograd {
 class Node;
 }  // namespace autograd
 using TensorList = absl::Span<const Tensor>;
-using TensorIndexList = absl::Span<const TensorIndex>;
+// A read-only run of indices (tensor/indexing.h). Unlike absl::Span it has no
+// (pointer, size) constructor: `x.index({0, 5})` in a file that forgot to
+// include indexing.h must fail to compile, not become Span(nullptr, 5).
+// The members are defined in tensor/indexing.h, where TensorIndex is complete.
+class TensorIndexList {
+ public:
+  TensorIndexList(std::initializer_list<TensorIndex> l);  // NOLINT
+  TensorIndexList(const std::vector<TensorIndex>& v);     // NOLINT
+  const TensorIndex* begin() const { return data_; }
+  const TensorIndex* end() const;
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const TensorIndex& operator[](size_t i) const;
+
+ private:
+  const TensorIndex* data_;
+  size_t size_;
+};
 
 // A handle to a TensorImpl. Copying a Tensor copies the handle, not the data:
 // `Tensor b = a;` aliases a, as in Python. Methods are defined next to the op
