@@ -51,6 +51,7 @@ struct World {
   std::shared_ptr<Store> store;  // the rendezvous store (unprefixed)
   Group default_group;
   bool initialized = false;
+  bool initializing = false;  // init_process_group is running (without mu)
   int group_count = 0;
   std::chrono::milliseconds timeout{kDefaultPgTimeout};
   std::map<std::string, Group> groups;
@@ -320,10 +321,24 @@ RendezvousResult rendezvous(const std::string& init_method, int rank, int world_
 
 // ---- the default group ----
 
+// Rendezvous, join and the backend's factory run without World::mu held, so
+// a factory may call get_rank() and friends.
 void init_process_group(const Backend& backend, const InitOptions& options) {
   World& w = world();
-  std::lock_guard<std::mutex> lock(w.mu);
-  if (w.initialized) throw Error("trying to initialize the default process group twice!");
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    if (w.initialized || w.initializing) {
+      throw Error("trying to initialize the default process group twice!");
+    }
+    w.initializing = true;
+  }
+  struct Reset {
+    World& w;
+    ~Reset() {
+      std::lock_guard<std::mutex> lock(w.mu);
+      w.initializing = false;
+    }
+  } reset{w};
   BackendFactory factory = find_factory(backend.str());
   if (!factory) not_built(backend);
 
@@ -360,6 +375,7 @@ void init_process_group(const Backend& backend, const InitOptions& options) {
   EMBER_CHECK(pg != nullptr, "backend '", backend.str(), "' returned no process group");
   std::vector<int> ranks(size);
   for (int i = 0; i < size; ++i) ranks[i] = i;
+  std::lock_guard<std::mutex> lock(w.mu);
   w.store = store;
   w.default_group = Group(pg, name, std::move(ranks), backend);
   w.timeout = options.timeout;
@@ -427,7 +443,7 @@ Group get_default_group() {
 Group new_group(std::vector<int> ranks, std::chrono::milliseconds timeout,
                 const std::string& backend_name) {
   World& w = world();
-  std::lock_guard<std::mutex> lock(w.mu);
+  std::unique_lock<std::mutex> lock(w.mu);
   if (!w.initialized) throw Error(kNotInitialized);
   const int world_size = w.default_group.size();
   const int global_rank = w.default_group.rank();
@@ -451,19 +467,23 @@ Group new_group(std::vector<int> ranks, std::chrono::milliseconds timeout,
   if (timeout == Store::kNoTimeout) timeout = w.timeout;
   // Every rank counts every group, members or not, so names agree.
   const std::string name = absl::StrCat(++w.group_count);
+  std::shared_ptr<Store> base = w.store;
+  lock.unlock();  // the join and the factory run without the lock (see init_process_group)
+
   auto pos = std::find(ranks.begin(), ranks.end(), global_rank);
   std::shared_ptr<ProcessGroup> pg;
   if (pos != ranks.end()) {
     const int group_rank = static_cast<int>(pos - ranks.begin());
     const int size = static_cast<int>(ranks.size());
-    auto group_store = std::make_shared<PrefixStore>(name, w.store);
+    auto group_store = std::make_shared<PrefixStore>(name, base);
     join(*group_store, group_rank, size, absl::StrCat("[", absl::StrJoin(ranks, ", "), "]"),
          "ranks ", timeout, name);
     pg = factory(group_store, group_rank, size, timeout);
     EMBER_CHECK(pg != nullptr, "backend '", backend.str(), "' returned no process group");
   }
   Group g(std::move(pg), name, std::move(ranks), backend);
-  w.groups[name] = g;
+  lock.lock();
+  if (w.initialized) w.groups[name] = g;
   return g;
 }
 

@@ -331,6 +331,25 @@ TEST_F(InitTest, NewGroupWithDifferentRankListsIsAnError) {
   EXPECT_TRUE(testing::all_succeeded(results));
 }
 
+TEST_F(InitTest, FactoryMayCallBackIntoInit) {
+  // The factory runs with no lock of init.cc held: calling back must not deadlock.
+  bool seen_initialized = true;
+  register_backend("reentrant", [&](std::shared_ptr<Store> store, int rank, int size,
+                                    milliseconds timeout) {
+    seen_initialized = is_initialized();
+    register_backend("inner", [](std::shared_ptr<Store>, int, int, milliseconds) {
+      return std::shared_ptr<ProcessGroup>();
+    });
+    return std::shared_ptr<ProcessGroup>();
+  });
+  // A factory returning no group is an error, and leaves nothing initialized.
+  EXPECT_EQ(message_of([&] { init_process_group("reentrant", {file_url(), 1, 0}); }),
+            "backend 'reentrant' returned no process group");
+  EXPECT_FALSE(seen_initialized);
+  EXPECT_FALSE(is_initialized());
+  EXPECT_TRUE(is_backend_registered("inner"));
+}
+
 TEST_F(InitTest, NewGroupValidatesRanks) {
   init_process_group("fake", {file_url(), 1, 0});
   EXPECT_EQ(message_of([] { new_group({0, 1}); }),
