@@ -3,16 +3,26 @@
 
 // Helpers for tests that run ranks as real processes (testonly).
 //
+//   TCPStoreOptions o;  // a server in the parent, before forking
+//   o.port = 0;
+//   o.is_server = true;
+//   TCPStore server("127.0.0.1", o);
 //   auto results = ember::distributed::testing::run_processes(
-//       3, [&](int rank) {
-//         TCPStore store("127.0.0.1", {.. port, rank == 0 ..});
-//         EXPECT_EQ(...);          // gtest assertions work in the child:
-//       }, std::chrono::seconds(20));  // a failed one makes it exit 1
-//   EXPECT_TRUE(all_succeeded(results));
+//       3,
+//       [&](int rank) {
+//         TCPStoreOptions c;
+//         c.port = server.port();
+//         TCPStore store("127.0.0.1", c);
+//         EXPECT_EQ(store.add("n", 1) > 0, true);  // gtest assertions work in
+//       },                                          // the child: a failed one
+//       std::chrono::seconds(20));                  // makes it exit 1
+//   EXPECT_TRUE(ember::distributed::testing::all_succeeded(results));
 //
 // Each child runs fn(rank) in a fork()ed copy of the test process (see
-// Note [Forked children] in distributed/spawn.h: fork before starting
-// threads; the children die with the parent). A child fails when fn throws
+// Note [Forked children] in distributed/spawn.h: the parent's threads do not
+// exist in a child, so a child must not use objects those threads serve,
+// such as the parent's own TCPStore client, while a server the parent runs
+// keeps serving the children; the children die with the parent). A child fails when fn throws
 // (the message comes back in ChildResult::error), when a gtest assertion
 // failed in it, when it exits non-zero or dies from a signal. Children still
 // running at the timeout are SIGKILLed and marked timed_out; every child is
