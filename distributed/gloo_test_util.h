@@ -52,6 +52,10 @@ std::shared_ptr<ProcessGroupGloo> make_group(const std::string& dir, int rank, i
 // difference (for EXPECT_TRUE in the children).
 ::testing::AssertionResult tensors_equal(const Tensor& actual, const Tensor& expected);
 
+// Runs every collective and point-to-point op on `pg` (all ranks call it)
+// and checks the results with gtest assertions (gloo_collective_checks.cc).
+void check_every_op(ProcessGroupGloo& pg);
+
 }  // namespace ember::distributed::testing
 
 #endif  // EMBER_DISTRIBUTED_GLOO_TEST_UTIL_H_
