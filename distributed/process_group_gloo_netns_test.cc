@@ -122,7 +122,7 @@ TEST(ProcessGroupGlooNetns, EveryOpAcrossTwoNamespaces) {
         const int h = rank % 2;  // ranks 0, 2 on host A; 1, 3 on host B
         hosts.enter(h);
         setenv("GLOO_SOCKET_IFNAME", hosts.dev(h).c_str(), 1);
-        ProcessGroupGloo pg(std::make_shared<testing::DirStore>(dir), rank, 4);
+        ProcessGroupGloo pg(testing::make_store(dir), rank, 4);
         // The other host is reachable only through the veth pair.
         EXPECT_EQ(ProcessGroupGloo::interfaces_from_env(), std::vector<std::string>{hosts.dev(h)});
         testing::check_every_op(pg);

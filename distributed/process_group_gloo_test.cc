@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "distributed/gloo_test_util.h"
+#include "distributed/init.h"
 #include "distributed/testing/multiprocess.h"
 #include "tensor/all.h"
 
@@ -138,7 +139,7 @@ TEST(ProcessGroupGloo, SocketIfnameListUsedRoundRobin) {
       [&](int rank) {
         setenv("GLOO_SOCKET_IFNAME", "lo,lo", 1);
         EXPECT_EQ(ProcessGroupGloo::interfaces_from_env(), (std::vector<std::string>{"lo", "lo"}));
-        ProcessGroupGloo pg(std::make_shared<testing::DirStore>(dir), rank, 2);
+        ProcessGroupGloo pg(testing::make_store(dir), rank, 2);
         EXPECT_EQ(pg.num_contexts(), 2);
         for (int i = 0; i < 5; ++i) {  // alternating contexts
           std::vector<Tensor> v{full({64}, rank + i, kInt)};
@@ -155,7 +156,7 @@ TEST(ProcessGroupGloo, UnknownSocketIfnameIsAnError) {
   const std::string dir = testing::make_temp_dir();
   setenv("GLOO_SOCKET_IFNAME", "nosuchif0", 1);
   try {
-    ProcessGroupGloo pg(std::make_shared<testing::DirStore>(dir), 0, 1);
+    ProcessGroupGloo pg(testing::make_store(dir), 0, 1);
     ADD_FAILURE() << "constructed on a missing interface";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("nosuchif0"), std::string::npos) << e.what();
@@ -164,12 +165,45 @@ TEST(ProcessGroupGloo, UnknownSocketIfnameIsAnError) {
   testing::remove_tree(dir);
 }
 
+// "gloo" through init_process_group's registry, and new_group on it.
+TEST(ProcessGroupGloo, InitProcessGroupGloo) {
+  const int port = testing::free_port();
+  auto results = testing::run_processes(
+      3,
+      [&](int rank) {
+        EXPECT_TRUE(is_gloo_available());
+        InitOptions o;
+        o.init_method = "tcp://127.0.0.1:" + std::to_string(port);
+        o.world_size = 3;
+        o.rank = rank;
+        o.timeout = std::chrono::seconds(30);
+        init_process_group(Backend("GLOO"), o);
+        EXPECT_EQ(get_backend().str(), "gloo");
+        std::vector<Tensor> v{full({4}, rank + 1, kInt)};
+        get_default_group()->allreduce(v)->wait();
+        EXPECT_TRUE(tensors_equal(v[0], full({4}, 6, kInt)));
+        Group sub = new_group({0, 2});
+        if (rank == 1) {
+          EXPECT_FALSE(sub.is_member());
+        } else {
+          std::vector<Tensor> s{full({2}, rank, kLong)};
+          sub->allreduce(s)->wait();
+          EXPECT_TRUE(tensors_equal(s[0], full({2}, 2, kLong)));
+        }
+        destroy_process_group();
+      },
+      kTimeout);
+  EXPECT_TRUE(testing::all_succeeded(results));
+}
+
 TEST(ProcessGroupGloo, BadRankOrSize) {
-  auto store = std::make_shared<testing::DirStore>("/nonexistent");
+  const std::string dir = testing::make_temp_dir();
+  auto store = testing::make_store(dir);
   EXPECT_THROW(ProcessGroupGloo(store, 2, 2), Error);
   EXPECT_THROW(ProcessGroupGloo(store, -1, 2), Error);
   EXPECT_THROW(ProcessGroupGloo(store, 0, 0), Error);
   EXPECT_THROW(ProcessGroupGloo(nullptr, 0, 1), Error);
+  testing::remove_tree(dir);
 }
 
 }  // namespace
