@@ -22,7 +22,12 @@
 //   never reported are the ones named as not responding (they died or are
 //   stopped). The error names the op, its sequence number and the peer(s),
 //   on every surviving rank; later ops fail at once with the same cause.
+// - Work::wait() without a timeout waits for the op itself, which ends by
+//   the group's timeout (plus the failure report's grace) at the latest.
 // - Tensors may be non-contiguous: they are staged through a dense copy.
+// - A single-source recv fails as soon as that peer's connection drops; an
+//   any-source recv only by the timeout (gloo's any-source path watches no
+//   connection).
 // - Beyond PyTorch's gloo: ReduceOp::AVG (sum, then divide; integers divide
 //   truncating, like NCCL), reduce_scatter (allreduce of the concatenated
 //   inputs, keeping this rank's part) and uneven all_to_all.
