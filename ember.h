@@ -5,6 +5,22 @@
 // a dependency on @ember//:ember. The project's own files include what they
 // use instead.
 
+#include "autograd/autograd.h"
+#include "data/collate.h"
+#include "data/dataloader.h"
+#include "data/dataset.h"
+#include "data/mnist.h"
+#include "data/sampler.h"
+#include "data/transforms.h"
+#include "distributed/file_store.h"
+#include "distributed/init.h"
+#include "distributed/prefix_store.h"
+#include "distributed/process_group.h"
+#include "distributed/process_group_gloo.h"
+#include "distributed/spawn.h"
+#include "distributed/tcp_store.h"
+#include "serialize/checkpoint.h"
+#include "serialize/safetensors.h"
 #include "tensor/all.h"
 
 #endif  // EMBER_EMBER_H_
