@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "data/test_golden.h"
+
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -20,22 +22,11 @@ namespace ember {
 namespace data {
 namespace {
 
-struct Golden {
-  const char* name;
-  std::vector<int64_t> values;
-};
-const Golden kGolden[] = {
+const testing::Golden<int64_t> kGolden[] = {
 #include "data/testdata/dataloader_golden.inc"
 };
 
-const std::vector<int64_t>& golden(const std::string& name) {
-  for (const Golden& g : kGolden) {
-    if (name == g.name) return g.values;
-  }
-  ADD_FAILURE() << "no golden entry " << name;
-  static const std::vector<int64_t> empty;
-  return empty;
-}
+const std::vector<int64_t>& golden(const std::string& name) { return testing::find_golden(kGolden, name); }
 
 std::vector<int64_t> ints(const Tensor& t) {
   const Tensor c = t.contiguous().to(kLong);

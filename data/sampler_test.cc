@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "data/test_golden.h"
+
 #include <algorithm>
 #include <set>
 #include <string>
@@ -15,22 +17,11 @@ namespace ember {
 namespace data {
 namespace {
 
-struct Golden {
-  const char* name;
-  std::vector<int64_t> values;
-};
-const Golden kGolden[] = {
+const testing::Golden<int64_t> kGolden[] = {
 #include "data/testdata/sampler_golden.inc"
 };
 
-const std::vector<int64_t>& golden(const std::string& name) {
-  for (const Golden& g : kGolden) {
-    if (name == g.name) return g.values;
-  }
-  ADD_FAILURE() << "no golden entry " << name;
-  static const std::vector<int64_t> empty;
-  return empty;
-}
+const std::vector<int64_t>& golden(const std::string& name) { return testing::find_golden(kGolden, name); }
 
 TEST(SequentialSamplerTest, InOrder) {
   SequentialSampler s(5);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "data/test_golden.h"
+
 #include <string>
 #include <vector>
 
@@ -15,21 +17,11 @@ namespace data {
 namespace transforms {
 namespace {
 
-struct Golden {
-  const char* name;
-  std::vector<float> values;
-};
-const Golden kGolden[] = {
+const testing::Golden<float> kGolden[] = {
 #include "data/testdata/transforms_golden.inc"
 };
 
-std::vector<float> golden(const std::string& name) {
-  for (const Golden& g : kGolden) {
-    if (name == g.name) return g.values;
-  }
-  ADD_FAILURE() << "no golden entry " << name;
-  return {};
-}
+const std::vector<float>& golden(const std::string& name) { return testing::find_golden(kGolden, name); }
 
 std::vector<float> values(const Tensor& t) {
   const Tensor c = t.contiguous().to(kFloat);
