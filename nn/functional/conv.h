@@ -1,0 +1,36 @@
+#ifndef EMBER_NN_FUNCTIONAL_CONV_H_
+#define EMBER_NN_FUNCTIONAL_CONV_H_
+
+// conv1d / conv2d: input [N, C_in, *] (or unbatched [C_in, *]), weight
+// [C_out, C_in / groups, *kernel], PyTorch's defaults and checks.
+//   F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).stride(2).padding(1))
+//   F::conv2d(x, w, F::Conv2dFuncOptions().padding(ember::kSame))
+
+#include <cstdint>
+
+#include "nn/functional/options.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace nn {
+namespace functional {
+
+template <size_t D>
+struct ConvFuncOptions {
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  EMBER_ARG(ConvPadding<D>, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
+  EMBER_ARG(int64_t, groups) = 1;
+};
+using Conv1dFuncOptions = ConvFuncOptions<1>;
+using Conv2dFuncOptions = ConvFuncOptions<2>;
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+
+}  // namespace functional
+}  // namespace nn
+}  // namespace ember
+
+#endif  // EMBER_NN_FUNCTIONAL_CONV_H_

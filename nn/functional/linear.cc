@@ -1,0 +1,25 @@
+#include "nn/functional/linear.h"
+
+#include "tensor/linalg.h"
+#include "tensor/math.h"
+
+namespace ember {
+namespace nn {
+namespace functional {
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  // PyTorch 1.13's aten::linear: addmm for 2-D input with bias, else matmul
+  // (+ bias), so grad_fn names match (AddmmBackward0 / MmBackward0 / ...).
+  if (input.dim() == 2 && bias.defined()) return ember::addmm(bias, input, weight.t());
+  Tensor out = ember::matmul(input, weight.t());
+  if (bias.defined()) out = out + bias;
+  return out;
+}
+
+Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
+  return input.flatten(start_dim, end_dim);
+}
+
+}  // namespace functional
+}  // namespace nn
+}  // namespace ember

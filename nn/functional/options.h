@@ -1,0 +1,99 @@
+#ifndef EMBER_NN_FUNCTIONAL_OPTIONS_H_
+#define EMBER_NN_FUNCTIONAL_OPTIONS_H_
+
+// What option structs of nn::functional (and of nn's modules) share, in
+// libtorch's spelling:
+//   EMBER_ARG(T, name) = default;   chained setter name(v) and getter name()
+//   ExpandingArray<D>                one int repeated, or D ints: 3 or {3, 5}
+//   ember::kMean / kSum / kNone      a loss's reduction
+//   ember::kValid / kSame            a convolution's padding mode
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "tensor/error.h"
+
+// libtorch's TORCH_ARG.
+#define EMBER_ARG(T, name)                                  \
+ public:                                                    \
+  inline auto name(const T& new_##name)->decltype(*this) {  \
+    this->name##_ = new_##name;                             \
+    return *this;                                           \
+  }                                                         \
+  inline auto name(T&& new_##name)->decltype(*this) {       \
+    this->name##_ = std::move(new_##name);                  \
+    return *this;                                           \
+  }                                                         \
+  inline const T& name() const noexcept { return this->name##_; } \
+  inline T& name() noexcept { return this->name##_; }       \
+                                                            \
+ private:                                                   \
+  T name##_
+
+namespace ember {
+
+// A loss's reduction (libtorch: torch::kMean, an enum-like type).
+enum class Reduction { kNone, kMean, kSum };
+inline constexpr Reduction kNone = Reduction::kNone;
+inline constexpr Reduction kMean = Reduction::kMean;
+inline constexpr Reduction kSum = Reduction::kSum;
+// "none" / "mean" / "sum", as PyTorch prints it.
+const char* reduction_name(Reduction r);
+
+// Padding given as a mode instead of sizes ('valid': none; 'same': output
+// as long as the input, stride 1 only).
+enum class PaddingMode { kValid, kSame };
+inline constexpr PaddingMode kValid = PaddingMode::kValid;
+inline constexpr PaddingMode kSame = PaddingMode::kSame;
+
+// D sizes given as one int (repeated) or D ints, as libtorch's
+// ExpandingArray: `.stride(2)` and `.stride({2, 1})` both work.
+template <size_t D>
+class ExpandingArray {
+ public:
+  ExpandingArray(int64_t v) { values_.fill(v); }  // NOLINT(runtime/explicit)
+  ExpandingArray(std::initializer_list<int64_t> list) {  // NOLINT(runtime/explicit)
+    EMBER_CHECK(list.size() == D, "Expected ", D, " values, but instead got ", list.size());
+    size_t i = 0;
+    for (int64_t v : list) values_[i++] = v;
+  }
+  ExpandingArray(const std::array<int64_t, D>& a) : values_(a) {}  // NOLINT
+  int64_t operator[](size_t i) const { return values_[i]; }
+  int64_t& operator[](size_t i) { return values_[i]; }
+  static constexpr size_t size() { return D; }
+  const int64_t* data() const { return values_.data(); }
+  const int64_t* begin() const { return values_.data(); }
+  const int64_t* end() const { return values_.data() + D; }
+  bool operator==(const ExpandingArray& o) const { return values_ == o.values_; }
+  bool operator!=(const ExpandingArray& o) const { return values_ != o.values_; }
+
+ private:
+  std::array<int64_t, D> values_{};
+};
+
+// A convolution's padding: sizes, or kValid / kSame (libtorch's padding_t):
+// `.padding(1)`, `.padding({1, 2})`, `.padding(ember::kSame)`.
+template <size_t D>
+class ConvPadding {
+ public:
+  ConvPadding(int64_t v) : sizes_(v) {}  // NOLINT(runtime/explicit)
+  ConvPadding(std::initializer_list<int64_t> list) : sizes_(list) {}  // NOLINT
+  ConvPadding(const ExpandingArray<D>& sizes) : sizes_(sizes) {}  // NOLINT
+  ConvPadding(PaddingMode mode) : sizes_(0), is_mode_(true), mode_(mode) {}  // NOLINT
+  bool is_mode() const { return is_mode_; }
+  PaddingMode mode() const { return mode_; }
+  // Meaningful when !is_mode().
+  const ExpandingArray<D>& sizes() const { return sizes_; }
+
+ private:
+  ExpandingArray<D> sizes_;
+  bool is_mode_ = false;
+  PaddingMode mode_ = PaddingMode::kValid;
+};
+
+}  // namespace ember
+
+#endif  // EMBER_NN_FUNCTIONAL_OPTIONS_H_
