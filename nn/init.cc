@@ -1,0 +1,101 @@
+#include "nn/init.h"
+
+#include <cmath>
+
+#include "autograd/grad_mode.h"
+#include "tensor/error.h"
+
+namespace ember {
+namespace nn {
+namespace init {
+
+double calculate_gain(Nonlinearity nonlinearity, double param) {
+  switch (nonlinearity) {
+    case kTanh:
+      return 5.0 / 3;
+    case kReLU:
+      return std::sqrt(2.0);
+    case kLeakyReLU:
+      return std::sqrt(2.0 / (1 + std::pow(param, 2)));
+    case kSELU:
+      return 3.0 / 4;  // Value found empirically (PyTorch's comment).
+    default:  // linear, conv*, sigmoid
+      return 1;
+  }
+}
+
+std::tuple<int64_t, int64_t> _calculate_fan_in_and_fan_out(const Tensor& tensor) {
+  EMBER_CHECK_VALUE(tensor.dim() >= 2,
+                    "Fan in and fan out can not be computed for tensor with fewer than 2 "
+                    "dimensions");
+  int64_t receptive_field = 1;
+  for (int64_t d = 2; d < tensor.dim(); ++d) receptive_field *= tensor.size(d);
+  return {tensor.size(1) * receptive_field, tensor.size(0) * receptive_field};
+}
+
+Tensor uniform_(Tensor tensor, double a, double b) {
+  NoGradGuard no_grad;
+  tensor.uniform_(a, b);
+  return tensor;
+}
+
+Tensor normal_(Tensor tensor, double mean, double std) {
+  NoGradGuard no_grad;
+  tensor.normal_(mean, std);
+  return tensor;
+}
+
+Tensor constant_(Tensor tensor, const Scalar& value) {
+  NoGradGuard no_grad;
+  tensor.fill_(value);
+  return tensor;
+}
+
+Tensor ones_(Tensor tensor) { return constant_(std::move(tensor), 1); }
+Tensor zeros_(Tensor tensor) { return constant_(std::move(tensor), 0); }
+
+Tensor eye_(Tensor tensor) {
+  EMBER_CHECK_VALUE(tensor.dim() == 2, "Only tensors with 2 dimensions are supported");
+  NoGradGuard no_grad;
+  tensor.zero_();
+  tensor.diagonal().fill_(1);
+  return tensor;
+}
+
+Tensor xavier_uniform_(Tensor tensor, double gain) {
+  auto [fan_in, fan_out] = _calculate_fan_in_and_fan_out(tensor);
+  const double std = gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out));
+  const double a = std::sqrt(3.0) * std;
+  return uniform_(std::move(tensor), -a, a);
+}
+
+Tensor xavier_normal_(Tensor tensor, double gain) {
+  auto [fan_in, fan_out] = _calculate_fan_in_and_fan_out(tensor);
+  const double std = gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out));
+  return normal_(std::move(tensor), 0, std);
+}
+
+namespace {
+// kaiming's std: gain / sqrt(fan), as Python computes it.
+double kaiming_std(const Tensor& tensor, double a, FanMode mode, Nonlinearity nonlinearity) {
+  auto [fan_in, fan_out] = _calculate_fan_in_and_fan_out(tensor);
+  const double fan = static_cast<double>(mode == kFanIn ? fan_in : fan_out);
+  return calculate_gain(nonlinearity, a) / std::sqrt(fan);
+}
+}  // namespace
+
+Tensor kaiming_uniform_(Tensor tensor, double a, FanMode mode, Nonlinearity nonlinearity) {
+  if (tensor.numel() == 0) return tensor;  // PyTorch warns: a no-op.
+  const double bound = std::sqrt(3.0) * kaiming_std(tensor, a, mode, nonlinearity);
+  return uniform_(std::move(tensor), -bound, bound);
+}
+
+Tensor kaiming_normal_(Tensor tensor, double a, FanMode mode, Nonlinearity nonlinearity) {
+  if (tensor.numel() == 0) return tensor;
+  const double std = kaiming_std(tensor, a, mode, nonlinearity);
+  return normal_(std::move(tensor), 0, std);
+}
+
+}  // namespace init
+}  // namespace nn
+}  // namespace ember

@@ -1,0 +1,184 @@
+#ifndef EMBER_NN_MODULE_H_
+#define EMBER_NN_MODULE_H_
+
+// nn::Module: the base of every layer and of users' networks, with
+// torch.nn.Module's semantics in libtorch's spelling.
+//
+//   struct NetImpl : nn::Module {
+//     NetImpl() : fc(register_module("fc", nn::Linear(4, 2))) {}
+//     Tensor forward(const Tensor& x) { return fc(x); }
+//     nn::Linear fc;
+//   };
+//   EMBER_MODULE(Net);
+//
+// Parameters, buffers and children keep their registration order, which
+// fixes the order of parameters(), state_dict() and the printed tree.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "nn/module_holder.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace nn {
+
+// An ordered list of named tensors: state_dict()'s result, and what
+// serialize's NamedTensors holds.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  // `name` overrides the printed class name (otherwise taken from the
+  // dynamic type, namespaces and an "Impl" suffix dropped: NetImpl -> Net).
+  explicit Module(std::string name);
+  Module();
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // The class name PyTorch prints ("Linear", "Net").
+  const std::string& name() const;
+
+  // --- registration -----------------------------------------------------------
+  // Registers (or replaces) a parameter and returns the stored handle, which
+  // the module's member should alias: `weight = register_parameter(...)`.
+  // An undefined tensor registers "no parameter" (bias=False): it is skipped
+  // by parameters() and state_dict(), as PyTorch's None.
+  Tensor& register_parameter(const std::string& name, Tensor tensor, bool requires_grad = true);
+  // persistent=false keeps the buffer out of state_dict().
+  Tensor& register_buffer(const std::string& name, Tensor tensor, bool persistent = true);
+  // Registers a child; returns the holder (or pointer) it was given.
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    static_assert(std::is_base_of<Module, M>::value, "register_module needs an nn::Module");
+    add_child(name, module);
+    return module;
+  }
+  // Holders (EMBER_MODULE's types) come back as their own type.
+  template <typename H, typename = std::enable_if_t<is_module_holder_v<H>>>
+  H register_module(const std::string& name, H holder) {
+    add_child(name, holder.ptr());
+    return holder;
+  }
+  // Replaces an existing child (libtorch's replace_module).
+  template <typename H>
+  H replace_module(const std::string& name, H module) {
+    replace_child(name, as_module_ptr(module));
+    return module;
+  }
+
+  // --- traversal --------------------------------------------------------------
+  // Each parameter once (shared ones are not repeated), in registration order,
+  // this module's first, then each child's (depth first).
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  NamedTensors named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  NamedTensors named_buffers(bool recurse = true) const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
+  // This module and all below it, pre-order, each once.
+  std::vector<std::shared_ptr<Module>> modules(bool include_self = true);
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(
+      const std::string& prefix = "", bool include_self = true);
+  // Runs fn on every submodule, then on this one (post-order, like PyTorch).
+  Module& apply(const std::function<void(Module&)>& fn);
+
+  // The parameter, buffer or child called `name` (dotted paths allowed);
+  // throws when absent.
+  Tensor& get_parameter(const std::string& name);
+  Tensor& get_buffer(const std::string& name);
+  std::shared_ptr<Module> get_submodule(const std::string& name);
+
+  // The module as its concrete type (an Impl type or a holder type), or
+  // nullptr when it is another kind.
+  template <typename T>
+  auto as() {
+    if constexpr (is_module_holder_v<T>) {
+      return dynamic_cast<typename T::ContainedType*>(this);
+    } else {
+      return dynamic_cast<T*>(this);
+    }
+  }
+
+  // --- modes ------------------------------------------------------------------
+  virtual void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  // Sets every parameter's grad to None (default) or to zeros.
+  void zero_grad(bool set_to_none = true);
+
+  // Note [Module::to keeps identity]: like PyTorch (param.data = ...), the
+  // tensors already handed out (to an optimizer, to a member) stay the same
+  // handles and see the converted data; requires_grad and hooks are kept,
+  // and a grad is converted with its parameter. to(dtype) converts only
+  // floating-point tensors (num_batches_tracked stays kLong).
+  virtual void to(Device device, bool non_blocking = false);
+  virtual void to(ScalarType dtype, bool non_blocking = false);
+  virtual void to(Device device, ScalarType dtype, bool non_blocking = false);
+
+  // --- state ------------------------------------------------------------------
+  // Parameters then persistent buffers of each module, pre-order, with dotted
+  // names; the tensors are detached aliases of the module's.
+  NamedTensors state_dict() const;
+  // Copies the values in place (no autograd recording). strict: the keys
+  // must match exactly. Shape mismatches are errors either way; the message
+  // is PyTorch's.
+  void load_state_dict(const NamedTensors& state_dict, bool strict = true);
+
+  // --- printing ---------------------------------------------------------------
+  // What goes between the parentheses of this module's line
+  // ("in_features=4, out_features=2, bias=True"); empty by default.
+  virtual std::string extra_repr() const { return ""; }
+  // The tree as PyTorch's repr() prints it.
+  std::string repr() const;
+
+ protected:
+  // Child registration without the holder's type (used by containers).
+  void add_child(const std::string& name, std::shared_ptr<Module> module);
+  void replace_child(const std::string& name, std::shared_ptr<Module> module);
+
+  template <typename M>
+  static std::shared_ptr<Module> as_module_ptr(const std::shared_ptr<M>& m) {
+    return m;
+  }
+  template <typename H, typename = std::enable_if_t<is_module_holder_v<H>>>
+  static std::shared_ptr<Module> as_module_ptr(const H& h) {
+    return h.ptr();
+  }
+
+ private:
+  struct Slot {
+    std::string name;
+    Tensor tensor;
+    bool persistent = true;
+  };
+  void apply_to_tensors(const std::function<Tensor(const Tensor&)>& convert);
+  void collect(const std::string& prefix, bool recurse, bool buffers, bool dedupe,
+               NamedTensors* out, std::vector<const TensorImpl*>* seen) const;
+  void collect_state(const std::string& prefix, NamedTensors* out) const;
+
+  mutable std::string name_;
+  bool training_ = true;
+  std::vector<Slot> parameters_;
+  std::vector<Slot> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Module& module);
+template <typename M>
+std::ostream& operator<<(std::ostream& os, const ModuleHolder<M>& holder) {
+  return os << *holder;
+}
+
+}  // namespace nn
+}  // namespace ember
+
+#endif  // EMBER_NN_MODULE_H_

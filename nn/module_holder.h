@@ -1,0 +1,108 @@
+#ifndef EMBER_NN_MODULE_HOLDER_H_
+#define EMBER_NN_MODULE_HOLDER_H_
+
+// libtorch's "pimpl" holder: `LinearImpl` is the module, `Linear` a
+// shared-pointer handle to one, made by EMBER_MODULE(Linear) (libtorch's
+// TORCH_MODULE). Copies of a holder share the module, as Python names do.
+//
+//   struct NetImpl : nn::Module { ... Tensor forward(Tensor x); };
+//   EMBER_MODULE(Net);
+//   Net net;                 // a fresh NetImpl
+//   net->forward(x); net(x); // the same call
+
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "tensor/error.h"
+
+namespace ember {
+namespace nn {
+
+// Marks holders so that templates taking "a module" accept them.
+struct ModuleHolderIndicator {};
+
+template <typename Contained>
+class ModuleHolder : ModuleHolderIndicator {
+ public:
+  using ContainedType = Contained;
+
+  // A fresh default-constructed module; holders of modules that need
+  // arguments have no default constructor (as in libtorch).
+  ModuleHolder() : impl_(default_construct()) {
+    static_assert(std::is_default_constructible<Contained>::value,
+                  "You are trying to default construct a module which has no default "
+                  "constructor. Use = nullptr to give it the empty state.");
+  }
+  // The empty holder (no module yet).
+  ModuleHolder(std::nullptr_t) {}  // NOLINT(runtime/explicit)
+  // Forwards the arguments to the module's constructor. The first argument
+  // must not be a holder or shared_ptr (those bind to the constructors below).
+  template <typename Head, typename... Tail,
+            typename = std::enable_if_t<
+                !(std::is_same<std::decay_t<Head>, ModuleHolder>::value && sizeof...(Tail) == 0) &&
+                !std::is_same<std::decay_t<Head>, std::nullptr_t>::value &&
+                !std::is_same<std::decay_t<Head>, std::shared_ptr<Contained>>::value>>
+  explicit ModuleHolder(Head&& head, Tail&&... tail)
+      : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
+  // Wraps an existing module.
+  ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}  // NOLINT
+
+  explicit operator bool() const noexcept { return !is_empty(); }
+  bool is_empty() const noexcept { return impl_ == nullptr; }
+
+  Contained* operator->() { return get(); }
+  const Contained* operator->() const { return get(); }
+  Contained& operator*() { return *get(); }
+  const Contained& operator*() const { return *get(); }
+  const std::shared_ptr<Contained>& ptr() const {
+    check_not_empty();
+    return impl_;
+  }
+  Contained* get() {
+    check_not_empty();
+    return impl_.get();
+  }
+  const Contained* get() const {
+    check_not_empty();
+    return impl_.get();
+  }
+
+  // Calls the module's forward().
+  template <typename... Args>
+  decltype(auto) operator()(Args&&... args) {
+    return get()->forward(std::forward<Args>(args)...);
+  }
+
+ private:
+  template <typename C = Contained>
+  static std::shared_ptr<C> default_construct() {
+    if constexpr (std::is_default_constructible<C>::value) {
+      return std::make_shared<C>();
+    } else {
+      return nullptr;
+    }
+  }
+  void check_not_empty() const {
+    EMBER_CHECK(impl_ != nullptr, "Accessing empty ModuleHolder");
+  }
+
+  std::shared_ptr<Contained> impl_;
+};
+
+template <typename T>
+constexpr bool is_module_holder_v = std::is_base_of<ModuleHolderIndicator, std::decay_t<T>>::value;
+
+}  // namespace nn
+}  // namespace ember
+
+// Defines the holder `Name` of `NameImpl` (libtorch's TORCH_MODULE).
+#define EMBER_MODULE(Name)                                   \
+  class Name : public ::ember::nn::ModuleHolder<Name##Impl> { \
+   public:                                                   \
+    using ::ember::nn::ModuleHolder<Name##Impl>::ModuleHolder; \
+    using Impl = Name##Impl;                                 \
+  }
+
+#endif  // EMBER_NN_MODULE_HOLDER_H_
