@@ -69,6 +69,12 @@ class ModuleHolder : ModuleHolderIndicator {
     return impl_.get();
   }
 
+  // Indexes the module (containers: seq[0]).
+  template <typename Arg>
+  decltype(auto) operator[](Arg&& arg) {
+    return (*get())[std::forward<Arg>(arg)];
+  }
+
   // Calls the module's forward().
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) {

@@ -1,0 +1,78 @@
+#ifndef EMBER_NN_CONV_H_
+#define EMBER_NN_CONV_H_
+
+// Conv1d and Conv2d:
+//   nn::Conv2d conv(nn::Conv2dOptions(1, 6, 5).stride(1).padding(2));
+//   nn::Conv2d same(nn::Conv2dOptions(2, 3, 3).padding(ember::kSame));
+// weight [out, in / groups, *kernel] and bias [out], initialized as PyTorch
+// does (kaiming_uniform_ with a = sqrt(5), bias U(+-1/sqrt(fan_in))).
+// Only zero padding (PyTorch's padding_mode='zeros').
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "nn/functional/conv.h"
+#include "nn/module.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace nn {
+
+template <size_t D>
+struct ConvOptions {
+  ConvOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  EMBER_ARG(int64_t, in_channels);
+  EMBER_ARG(int64_t, out_channels);
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  EMBER_ARG(ConvPadding<D>, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
+  EMBER_ARG(int64_t, groups) = 1;
+  EMBER_ARG(bool, bias) = true;
+};
+using Conv1dOptions = ConvOptions<1>;
+using Conv2dOptions = ConvOptions<2>;
+
+template <size_t D>
+class ConvNdImpl : public Module {
+ public:
+  explicit ConvNdImpl(const ConvOptions<D>& options);
+
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  ConvOptions<D> options;
+  Tensor weight;
+  Tensor bias;  // undefined with bias(false)
+
+ protected:
+  functional::ConvFuncOptions<D> func_options() const;
+};
+
+class Conv1dImpl : public ConvNdImpl<1> {
+ public:
+  Conv1dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size)
+      : Conv1dImpl(Conv1dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv1dImpl(const Conv1dOptions& options) : ConvNdImpl<1>(options) {}
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Conv1d);
+
+class Conv2dImpl : public ConvNdImpl<2> {
+ public:
+  Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
+      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv2dImpl(const Conv2dOptions& options) : ConvNdImpl<2>(options) {}
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Conv2d);
+
+extern template class ConvNdImpl<1>;
+extern template class ConvNdImpl<2>;
+
+}  // namespace nn
+}  // namespace ember
+
+#endif  // EMBER_NN_CONV_H_

@@ -1,0 +1,88 @@
+#ifndef EMBER_NN_LOSS_H_
+#define EMBER_NN_LOSS_H_
+
+// Loss modules: forward(input, target) calls the nn::functional loss with
+// the module's options (libtorch: MSELossOptions is the functional's).
+//   nn::CrossEntropyLoss loss(nn::CrossEntropyLossOptions().label_smoothing(0.1));
+// Class weights (and BCEWithLogitsLoss's pos_weight) are buffers, as in
+// PyTorch, so they follow to() and appear in state_dict().
+
+#include <string>
+
+#include "nn/functional/loss.h"
+#include "nn/module.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace nn {
+
+using MSELossOptions = functional::MSELossFuncOptions;
+using L1LossOptions = functional::L1LossFuncOptions;
+using SmoothL1LossOptions = functional::SmoothL1LossFuncOptions;
+using NLLLossOptions = functional::NLLLossFuncOptions;
+using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
+using BCELossOptions = functional::BinaryCrossEntropyFuncOptions;
+using BCEWithLogitsLossOptions = functional::BinaryCrossEntropyWithLogitsFuncOptions;
+
+// One loss module per functional loss; Options must hold the loss's
+// reduction.
+template <typename Options>
+class LossImpl : public Module {
+ public:
+  explicit LossImpl(const Options& options = {}) : options(options) {}
+  Options options;
+};
+
+class MSELossImpl : public LossImpl<MSELossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(MSELoss);
+
+class L1LossImpl : public LossImpl<L1LossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(L1Loss);
+
+class SmoothL1LossImpl : public LossImpl<SmoothL1LossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(SmoothL1Loss);
+
+class NLLLossImpl : public LossImpl<NLLLossOptions> {
+ public:
+  explicit NLLLossImpl(const NLLLossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(NLLLoss);
+
+class CrossEntropyLossImpl : public LossImpl<CrossEntropyLossOptions> {
+ public:
+  explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(CrossEntropyLoss);
+
+class BCELossImpl : public LossImpl<BCELossOptions> {
+ public:
+  explicit BCELossImpl(const BCELossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(BCELoss);
+
+class BCEWithLogitsLossImpl : public LossImpl<BCEWithLogitsLossOptions> {
+ public:
+  explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(BCEWithLogitsLoss);
+
+}  // namespace nn
+}  // namespace ember
+
+#endif  // EMBER_NN_LOSS_H_

@@ -1,0 +1,21 @@
+#ifndef EMBER_NN_NN_H_
+#define EMBER_NN_NN_H_
+
+// //nn for users: Module and EMBER_MODULE, the layers, containers, losses,
+// nn::init and nn::functional. The project's own files include what they
+// use instead.
+
+#include "nn/activation.h"
+#include "nn/container.h"
+#include "nn/conv.h"
+#include "nn/dropout.h"
+#include "nn/embedding.h"
+#include "nn/functional/functional.h"
+#include "nn/init.h"
+#include "nn/linear.h"
+#include "nn/loss.h"
+#include "nn/module.h"
+#include "nn/normalization.h"
+#include "nn/pooling.h"
+
+#endif  // EMBER_NN_NN_H_

@@ -1,0 +1,96 @@
+#ifndef EMBER_NN_NORMALIZATION_H_
+#define EMBER_NN_NORMALIZATION_H_
+
+// BatchNorm1d, BatchNorm2d and LayerNorm.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nn/functional/options.h"
+#include "nn/module.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace nn {
+
+struct BatchNormOptions {
+  /* implicit */ BatchNormOptions(int64_t num_features)  // NOLINT
+      : num_features_(num_features) {}
+  EMBER_ARG(int64_t, num_features);
+  EMBER_ARG(double, eps) = 1e-5;
+  // nullopt: a cumulative average (PyTorch's momentum=None).
+  EMBER_ARG(std::optional<double>, momentum) = 0.1;
+  EMBER_ARG(bool, affine) = true;
+  EMBER_ARG(bool, track_running_stats) = true;
+};
+
+// Parameters weight (ones) and bias (zeros) when affine; buffers
+// running_mean (zeros), running_var (ones) and num_batches_tracked (kLong
+// 0) when tracking running statistics, in PyTorch's order. Training
+// normalizes with the batch's statistics and updates the running ones; eval
+// uses the running ones.
+class BatchNormImplBase : public Module {
+ public:
+  explicit BatchNormImplBase(const BatchNormOptions& options);
+
+  Tensor forward(const Tensor& input);
+  void reset_running_stats();
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  BatchNormOptions options;
+  Tensor weight, bias;
+  Tensor running_mean, running_var, num_batches_tracked;
+
+ protected:
+  virtual void check_input_dim(const Tensor& input) const = 0;
+};
+
+// Input [N, C] or [N, C, L].
+class BatchNorm1dImpl : public BatchNormImplBase {
+ public:
+  using BatchNormImplBase::BatchNormImplBase;
+
+ protected:
+  void check_input_dim(const Tensor& input) const override;
+};
+EMBER_MODULE(BatchNorm1d);
+
+// Input [N, C, H, W].
+class BatchNorm2dImpl : public BatchNormImplBase {
+ public:
+  using BatchNormImplBase::BatchNormImplBase;
+
+ protected:
+  void check_input_dim(const Tensor& input) const override;
+};
+EMBER_MODULE(BatchNorm2d);
+
+struct LayerNormOptions {
+  /* implicit */ LayerNormOptions(std::vector<int64_t> normalized_shape)  // NOLINT
+      : normalized_shape_(std::move(normalized_shape)) {}
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, elementwise_affine) = true;
+};
+
+// Normalizes over the last normalized_shape.size() dims; weight (ones) and
+// bias (zeros) of that shape when elementwise_affine.
+class LayerNormImpl : public Module {
+ public:
+  explicit LayerNormImpl(const LayerNormOptions& options);
+  Tensor forward(const Tensor& input);
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  LayerNormOptions options;
+  Tensor weight, bias;
+};
+EMBER_MODULE(LayerNorm);
+
+}  // namespace nn
+}  // namespace ember
+
+#endif  // EMBER_NN_NORMALIZATION_H_
