@@ -13,6 +13,7 @@
 #include "tensor/indexing.h"
 #include "tensor/linalg.h"
 #include "tensor/math.h"
+#include "tensor/nn_ops.h"
 #include "tensor/parallel.h"
 #include "tensor/print.h"
 #include "tensor/quantize.h"

@@ -9,8 +9,6 @@ namespace functional {
 
 #define EMBER_PENDING(name) EMBER_CHECK(false, "nn::functional::" #name " is not implemented yet")
 
-Tensor conv1d(const Tensor&, const Tensor&, const Conv1dFuncOptions&) { EMBER_PENDING(conv1d); }
-Tensor conv2d(const Tensor&, const Tensor&, const Conv2dFuncOptions&) { EMBER_PENDING(conv2d); }
 Tensor max_pool2d(const Tensor&, const MaxPool2dFuncOptions&) { EMBER_PENDING(max_pool2d); }
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor&, const MaxPool2dFuncOptions&) {
   EMBER_PENDING(max_pool2d_with_indices);

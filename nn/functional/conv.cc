@@ -1,0 +1,62 @@
+#include "nn/functional/conv.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tensor/creation.h"
+#include "tensor/error.h"
+#include "tensor/nn_ops.h"
+#include "tensor/shape.h"
+
+namespace ember {
+namespace nn {
+namespace functional {
+namespace {
+
+// PyTorch 1.13's conv{1,2}d front end: unbatched inputs, 'valid'/'same'.
+template <size_t D>
+Tensor conv_nd(const Tensor& input, const Tensor& weight, const ConvFuncOptions<D>& o,
+               const char* name) {
+  const int64_t batched = D + 2;
+  EMBER_CHECK(input.dim() == batched - 1 || input.dim() == batched, "Expected ", batched - 1,
+              "D (unbatched) or ", batched, "D (batched) input to ", name,
+              ", but got input of size: [", absl::StrJoin(input.sizes(), ", "), "]");
+  const bool unbatched = input.dim() == batched - 1;
+  Tensor x = unbatched ? input.unsqueeze(0) : input;
+  DimVector stride(o.stride().begin(), o.stride().end());
+  DimVector dilation(o.dilation().begin(), o.dilation().end());
+  DimVector padding(D, 0);
+  if (!o.padding().is_mode()) {
+    padding.assign(o.padding().sizes().begin(), o.padding().sizes().end());
+  } else if (o.padding().mode() == kSame) {
+    for (int64_t s : stride) {
+      EMBER_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
+    }
+    EMBER_CHECK(weight.dim() == batched, "expected weight of ", batched, " dims for ", name);
+    for (size_t i = 0; i < D; ++i) {
+      const int64_t total = dilation[i] * (weight.size(2 + i) - 1);
+      padding[i] = total / 2;
+      if (total % 2 != 0) {
+        // Odd total padding: the extra zero goes on the right, as PyTorch's
+        // constant_pad_nd before the convolution.
+        DimVector zs(x.sizes().begin(), x.sizes().end());
+        zs[2 + i] = 1;
+        x = cat({x, zeros(zs, x.options())}, 2 + i);
+      }
+    }
+  }
+  Tensor out = convolution(x, weight, o.bias(), stride, padding, dilation, o.groups());
+  return unbatched ? out.squeeze(0) : out;
+}
+
+}  // namespace
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options) {
+  return conv_nd<1>(input, weight, options, "conv1d");
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options) {
+  return conv_nd<2>(input, weight, options, "conv2d");
+}
+
+}  // namespace functional
+}  // namespace nn
+}  // namespace ember

@@ -1,0 +1,62 @@
+#include "nn/functional/testing/nn_golden.h"
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace testing {
+namespace {
+
+const GoldenEntry kGolden[] = {
+#include "nn/functional/testdata/nn_ops_golden.inc"
+};
+const GoldenError kErrors[] = {
+#include "nn/functional/testdata/nn_ops_errors_golden.inc"
+};
+
+}  // namespace
+
+const GoldenEntry& nn_golden(const std::string& name) { return find_golden(kGolden, name); }
+
+Tensor case_input(const std::string& name, const char* dtype, int i) {
+  return golden_tensor(nn_golden(absl::StrCat(name, "/", dtype, "/in", i)));
+}
+
+void check_case(const std::string& name, int num_inputs, std::vector<int> grads,
+                const CaseFn& fn, int num_outputs) {
+  for (const char* dt : {"f32", "f64"}) {
+    SCOPED_TRACE(absl::StrCat(name, "/", dt));
+    const ScalarType dtype = std::string(dt) == "f32" ? kFloat : kDouble;
+    // float32 results differ from PyTorch's in summation order only.
+    const double rel = dtype == kFloat ? 2e-5 : 1e-10;
+    std::vector<Tensor> xs;
+    for (int i = 0; i < num_inputs; ++i) {
+      Tensor x = case_input(name, dt, i);
+      for (int g : grads) {
+        if (g == i) x.requires_grad_(true);
+      }
+      xs.push_back(x);
+    }
+    Tensor out = fn(xs);
+    const std::string base = absl::StrCat(name, "/", dt, "/");
+    EXPECT_TRUE(near_golden(out, nn_golden(base + "out"), dtype, rel));
+    (void)num_outputs;
+    if (grads.empty()) continue;
+    Tensor weight = make_input(out.sizes(), dtype, 7);
+    (out * weight).sum().backward();
+    for (int g : grads) {
+      SCOPED_TRACE(absl::StrCat("grad", g));
+      ASSERT_TRUE(xs[g].grad().defined());
+      EXPECT_TRUE(near_golden(xs[g].grad(), nn_golden(absl::StrCat(base, "grad", g)), dtype,
+                              rel * 10));
+    }
+  }
+}
+
+void expect_nn_error(const std::string& name, const std::function<void()>& f) {
+  expect_golden_error(kErrors, name, f);
+}
+
+}  // namespace testing
+}  // namespace ember

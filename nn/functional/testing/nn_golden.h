@@ -1,0 +1,33 @@
+#ifndef EMBER_NN_FUNCTIONAL_TESTING_NN_GOLDEN_H_
+#define EMBER_NN_FUNCTIONAL_TESTING_NN_GOLDEN_H_
+
+// The nn ops' golden cases (tools/golden/nn_ops.py): check_case runs `fn`
+// on the case's stored inputs in float32 and float64 and compares the
+// output and the gradients of sum(out * mk(out.shape, seed 7)) with
+// PyTorch's.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace testing {
+
+using CaseFn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+// `grads`: the inputs that require grad (those the generator differentiated).
+void check_case(const std::string& name, int num_inputs, std::vector<int> grads,
+                const CaseFn& fn, int num_outputs = 1);
+
+// The stored input `i` of case `name` in dtype "f32" / "f64".
+Tensor case_input(const std::string& name, const char* dtype, int i);
+const GoldenEntry& nn_golden(const std::string& name);
+
+void expect_nn_error(const std::string& name, const std::function<void()>& f);
+
+}  // namespace testing
+}  // namespace ember
+
+#endif  // EMBER_NN_FUNCTIONAL_TESTING_NN_GOLDEN_H_

@@ -1,0 +1,294 @@
+// convolution: im2col + GEMM (Note [Convolution by im2col]).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tensor/autograd_hook.h"
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/error.h"
+#include "tensor/nn_gemm.h"
+#include "tensor/nn_ops.h"
+#include "tensor/parallel.h"
+#include "tensor/shape.h"
+
+namespace ember {
+namespace {
+
+// Note [Convolution by im2col]: a chunk of the batch is unfolded into one
+// column matrix col[C * KH * KW, nb * OH * OW] and multiplied by each
+// group's weight rows in ONE GEMM, so the GEMM sees wide matrices (the
+// LeNet-sized layers of the benchmark are too small per sample to keep
+// oneDNN busy) and the parallelism is the GEMM's own. The batch is chunked
+// so that col stays under kColBudget elements. 1-D convolution is the 2-D
+// one with H = 1.
+constexpr int64_t kColBudget = int64_t{1} << 23;  // 32 MiB of float
+
+struct Geometry {
+  int64_t n, c, h, w;         // input
+  int64_t co, kh, kw;         // weight
+  int64_t oh, ow;             // output
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+  int64_t ckk() const { return c * kh * kw; }
+  int64_t l() const { return oh * ow; }
+};
+
+template <typename T>
+void im2col(const Geometry& g, const T* x, int64_t n0, int64_t nb, T* col) {
+  const int64_t L = g.l(), kk = g.kh * g.kw, cols = nb * L;
+  const int64_t units = g.ckk() * nb;
+  parallel_for(0, units, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
+               [&](int64_t b, int64_t e) {
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t r = u / nb, n = u % nb;
+      const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
+      const T* plane = x + ((n0 + n) * g.c + c) * g.h * g.w;
+      T* dst = col + r * cols + n * L;
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
+        T* row = dst + oy * g.ow;
+        if (iy < 0 || iy >= g.h) {
+          std::fill(row, row + g.ow, T(0));
+          continue;
+        }
+        const T* src = plane + iy * g.w;
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
+          row[ox] = (ix >= 0 && ix < g.w) ? src[ix] : T(0);
+        }
+      }
+    }
+  });
+}
+
+// Adds col back into gx (the adjoint of im2col); one (n, c) plane per unit
+// so that no two threads write the same element.
+template <typename T>
+void col2im(const Geometry& g, const T* col, int64_t n0, int64_t nb, T* gx) {
+  const int64_t L = g.l(), cols = nb * L;
+  parallel_for(0, nb * g.c, 1, [&](int64_t b, int64_t e) {
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t n = u / g.c, c = u % g.c;
+      T* plane = gx + ((n0 + n) * g.c + c) * g.h * g.w;
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          const int64_t r = (c * g.kh + ki) * g.kw + kj;
+          const T* src = col + r * cols + n * L;
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
+            if (iy < 0 || iy >= g.h) continue;
+            T* dst = plane + iy * g.w;
+            const T* s = src + oy * g.ow;
+            for (int64_t ox = 0; ox < g.ow; ++ox) {
+              const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
+              if (ix >= 0 && ix < g.w) dst[ix] += s[ox];
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+int64_t chunk_of(const Geometry& g) {
+  const int64_t per_sample = std::max<int64_t>(1, g.ckk() * g.l());
+  return std::max<int64_t>(1, std::min(g.n, kColBudget / per_sample));
+}
+
+template <typename T>
+void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* out) {
+  const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
+  const int64_t kg = cg * g.kh * g.kw;
+  const int64_t chunk = chunk_of(g);
+  std::vector<T> col(g.ckk() * chunk * L), res(g.co * chunk * L);
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.n - n0), cols = nb * L;
+    im2col(g, x, n0, nb, col.data());
+    for (int64_t gr = 0; gr < g.groups; ++gr) {
+      detail::nn_gemm(false, false, cog, cols, kg, T(1), w + gr * cog * kg, kg,
+                      col.data() + gr * kg * cols, cols, T(0), res.data() + gr * cog * cols,
+                      cols);
+    }
+    // res[co, n, l] -> out[n, co, l] (+ bias).
+    parallel_for(0, nb * g.co, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
+                 [&](int64_t b, int64_t e) {
+      for (int64_t u = b; u < e; ++u) {
+        const int64_t n = u / g.co, co = u % g.co;
+        const T* src = res.data() + co * cols + n * L;
+        T* dst = out + ((n0 + n) * g.co + co) * L;
+        const T add = bias ? bias[co] : T(0);
+        for (int64_t l = 0; l < L; ++l) dst[l] = src[l] + add;
+      }
+    });
+  }
+}
+
+template <typename T>
+void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
+  const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
+  const int64_t kg = cg * g.kh * g.kw;
+  const int64_t chunk = chunk_of(g);
+  std::vector<T> col(g.ckk() * chunk * L), gym(g.co * chunk * L);
+  if (gb) {
+    for (int64_t co = 0; co < g.co; ++co) gb[co] = T(0);
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t co = 0; co < g.co; ++co) {
+        const T* src = gy + (n * g.co + co) * L;
+        T s = 0;
+        for (int64_t l = 0; l < L; ++l) s += src[l];
+        gb[co] += s;
+      }
+    }
+  }
+  if (!gx && !gw) return;
+  if (gx) std::fill(gx, gx + g.n * g.c * g.h * g.w, T(0));
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.n - n0), cols = nb * L;
+    // gy[n, co, l] -> gym[co, n, l]
+    parallel_for(0, nb * g.co, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
+                 [&](int64_t b, int64_t e) {
+      for (int64_t u = b; u < e; ++u) {
+        const int64_t n = u / g.co, co = u % g.co;
+        std::memcpy(gym.data() + co * cols + n * L, gy + ((n0 + n) * g.co + co) * L,
+                    L * sizeof(T));
+      }
+    });
+    if (gw) {
+      im2col(g, x, n0, nb, col.data());
+      for (int64_t gr = 0; gr < g.groups; ++gr) {
+        detail::nn_gemm(false, true, cog, kg, cols, T(1), gym.data() + gr * cog * cols, cols,
+                        col.data() + gr * kg * cols, cols, n0 == 0 ? T(0) : T(1),
+                        gw + gr * cog * kg, kg);
+      }
+    }
+    if (gx) {
+      for (int64_t gr = 0; gr < g.groups; ++gr) {
+        detail::nn_gemm(true, false, kg, cols, cog, T(1), w + gr * cog * kg, kg,
+                        gym.data() + gr * cog * cols, cols, T(0), col.data() + gr * kg * cols,
+                        cols);
+      }
+      col2im(g, col.data(), n0, nb, gx);
+    }
+  }
+}
+
+std::string sizes_str(IntArrayRef s) { return absl::StrCat("[", absl::StrJoin(s, ", "), "]"); }
+
+// Checks arguments as PyTorch's convolution does and computes the geometry.
+Geometry make_geometry(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                       int64_t groups) {
+  const int64_t k = weight.dim() - 2;
+  EMBER_CHECK(k == 1 || k == 2, "convolution: only 1-D and 2-D convolutions are supported");
+  EMBER_CHECK(input.dim() == weight.dim(), "Expected ", weight.dim(),
+              "-dimensional input for ", weight.dim(), "-dimensional weight ",
+              sizes_str(weight.sizes()), ", but got ", input.dim(),
+              "-dimensional input of size ", sizes_str(input.sizes()), " instead");
+  EMBER_CHECK(static_cast<int64_t>(stride.size()) == k &&
+                  static_cast<int64_t>(padding.size()) == k &&
+                  static_cast<int64_t>(dilation.size()) == k,
+              "convolution: expected stride, padding and dilation of length ", k);
+  for (int64_t s : stride) EMBER_CHECK(s > 0, "non-positive stride is not supported");
+  for (int64_t p : padding) EMBER_CHECK(p >= 0, "negative padding is not supported");
+  for (int64_t d : dilation) {
+    EMBER_CHECK(d > 0, "dilation should be greater than zero, but got ", sizes_str(dilation));
+  }
+  EMBER_CHECK(groups > 0, "non-positive groups is not supported");
+  EMBER_CHECK(input.dtype() == weight.dtype(),
+              "expected scalar type ", scalar_type_name(input.dtype()), " but found ",
+              scalar_type_name(weight.dtype()));
+  EMBER_CHECK(weight.size(0) % groups == 0, "Given groups=", groups,
+              ", expected weight to be divisible by ", groups,
+              " at dimension 0, but got weight of size [", sizes_str(weight.sizes()),
+              "] instead");  // PyTorch's doubled brackets
+  EMBER_CHECK(input.size(1) == weight.size(1) * groups, "Given groups=", groups, ", weight of size ",
+              sizes_str(weight.sizes()), ", expected input", sizes_str(input.sizes()), " to have ",
+              weight.size(1) * groups, " channels, but got ", input.size(1), " channels instead");
+  if (bias.defined()) {
+    EMBER_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "Given weight of size ",
+                sizes_str(weight.sizes()), ", expected bias to be 1-dimensional with ",
+                weight.size(0), " elements, but got bias of size ", sizes_str(bias.sizes()),
+                " instead");
+  }
+  Geometry g;
+  g.n = input.size(0);
+  g.c = input.size(1);
+  g.co = weight.size(0);
+  g.groups = groups;
+  const bool one_d = k == 1;
+  g.h = one_d ? 1 : input.size(2);
+  g.w = input.size(-1);
+  g.kh = one_d ? 1 : weight.size(2);
+  g.kw = weight.size(-1);
+  g.sh = one_d ? 1 : stride[0];
+  g.sw = stride[k - 1];
+  g.ph = one_d ? 0 : padding[0];
+  g.pw = padding[k - 1];
+  g.dh = one_d ? 1 : dilation[0];
+  g.dw = dilation[k - 1];
+  const int64_t eh = g.h + 2 * g.ph, ew = g.w + 2 * g.pw;
+  const int64_t kh = g.dh * (g.kh - 1) + 1, kw = g.dw * (g.kw - 1) + 1;
+  if (eh < kh || ew < kw) {
+    std::string in = one_d ? absl::StrCat("(", ew, ")") : absl::StrCat("(", eh, " x ", ew, ")");
+    std::string ks = one_d ? absl::StrCat("(", kw, ")") : absl::StrCat("(", kh, " x ", kw, ")");
+    EMBER_CHECK(false, "Calculated padded input size per channel: ", in, ". Kernel size: ", ks,
+                ". Kernel size can't be greater than actual input size");
+  }
+  g.oh = (eh - kh) / g.sh + 1;
+  g.ow = (ew - kw) / g.sw + 1;
+  return g;
+}
+
+DimVector out_sizes(const Geometry& g, int64_t dims) {
+  if (dims == 3) return {g.n, g.co, g.ow};
+  return {g.n, g.co, g.oh, g.ow};
+}
+
+DimVector to_dims(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
+
+}  // namespace
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                   int64_t groups) {
+  const Geometry g = make_geometry(input, weight, bias, stride, padding, dilation, groups);
+  detail::OpScope scope(input, weight, bias);
+  Tensor x = input.contiguous(), w = weight.contiguous();
+  Tensor b = bias.defined() ? bias.to(input.dtype()).contiguous() : Tensor();
+  Tensor out = empty(out_sizes(g, input.dim()), input.options());
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "convolution", [&] {
+    conv_forward<scalar_t>(g, x.data_ptr<scalar_t>(), w.data_ptr<scalar_t>(),
+                           b.defined() ? b.data_ptr<scalar_t>() : nullptr,
+                           out.data_ptr<scalar_t>());
+  });
+  if (scope.active()) {
+    scope.record("convolution", {input, weight, bias}, {out},
+                 {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(
+    const Tensor& grad_output, const Tensor& input, const Tensor& weight, IntArrayRef stride,
+    IntArrayRef padding, IntArrayRef dilation, int64_t groups, std::array<bool, 3> mask) {
+  const Geometry g = make_geometry(input, weight, Tensor(), stride, padding, dilation, groups);
+  Tensor gy = grad_output.to(input.dtype()).contiguous();
+  EMBER_CHECK(gy.sizes() == IntArrayRef(out_sizes(g, input.dim())),
+              "convolution_backward: grad_output of size ", sizes_str(gy.sizes()),
+              " does not match the output");
+  Tensor x = input.contiguous(), w = weight.contiguous();
+  Tensor gx = mask[0] ? empty(input.sizes(), input.options()) : Tensor();
+  Tensor gw = mask[1] ? empty(weight.sizes(), weight.options()) : Tensor();
+  Tensor gb = mask[2] ? empty({g.co}, input.options()) : Tensor();
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "convolution_backward", [&] {
+    conv_backward<scalar_t>(g, gy.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(),
+                            w.data_ptr<scalar_t>(), mask[0] ? gx.data_ptr<scalar_t>() : nullptr,
+                            mask[1] ? gw.data_ptr<scalar_t>() : nullptr,
+                            mask[2] ? gb.data_ptr<scalar_t>() : nullptr);
+  });
+  return {gx, gw, gb};
+}
+
+}  // namespace ember

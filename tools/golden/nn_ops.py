@@ -1,0 +1,88 @@
+"""Golden values for nn/functional/*_test.cc (the nn ops of tensor/nn_ops.h
+through ember::nn::functional).
+
+Run with Debian's PyTorch: /usr/bin/python3 tools/golden/nn_ops.py
+Writes nn/functional/testdata/nn_ops_golden.inc and nn_ops_errors_golden.inc.
+
+Each case "<case>/<f32|f64>" stores its inputs (in0, in1...: contiguous,
+random, so that max pooling has no ties), the output ("out"), and the
+gradient of sum(out * mk(out.shape, seed=7)) for each floating input
+("grad0"...). A case's function applies the same views (transposes) in the
+C++ test as here.
+"""
+
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_util import ErrorWriter, GoldenWriter, mk  # noqa: E402
+
+w = GoldenWriter("nn_ops", package="nn/functional")
+errors = ErrorWriter("nn_ops", package="nn/functional")
+err = errors.err
+gen = torch.Generator().manual_seed(1234)
+
+
+def rnd(*shape):
+    return torch.randn(*shape, generator=gen, dtype=torch.float64)
+
+
+def idx(high, *shape):
+    return torch.randint(0, high, shape, generator=gen, dtype=torch.int64)
+
+
+def case(name, fn, inputs, grads=(0,), outputs=1):
+    """inputs: float64 / int64 tensors; grads: which inputs get gradients."""
+    for dtn, dt in (("f32", torch.float32), ("f64", torch.float64)):
+        xs = []
+        for i, x in enumerate(inputs):
+            x = x.to(dt) if x.is_floating_point() else x.clone()
+            w.add("%s/%s/in%d" % (name, dtn, i), x)
+            xs.append(x.clone().requires_grad_(i in grads))
+        out = fn(*xs)
+        outs = out if isinstance(out, tuple) else (out,)
+        for k, o in enumerate(outs[:outputs]):
+            w.add("%s/%s/out%s" % (name, dtn, "" if k == 0 else str(k)), o)
+        o = outs[0]
+        if o.requires_grad:
+            (o * mk(list(o.shape), dt, 7)).sum().backward()
+            for i in grads:
+                w.add("%s/%s/grad%d" % (name, dtn, i), xs[i].grad)
+
+
+# --- convolution ----------------------------------------------------------------
+case("conv2d_basic", lambda x, k, b: F.conv2d(x, k, b), [rnd(2, 3, 7, 6), rnd(4, 3, 3, 3), rnd(4)],
+     grads=(0, 1, 2))
+case("conv2d_stride_pad", lambda x, k, b: F.conv2d(x, k, b, stride=2, padding=1),
+     [rnd(2, 3, 7, 6), rnd(4, 3, 3, 3), rnd(4)], grads=(0, 1, 2))
+case("conv2d_dilation", lambda x, k: F.conv2d(x, k, stride=(1, 2), padding=(1, 2), dilation=2),
+     [rnd(2, 2, 8, 9), rnd(3, 2, 3, 2)], grads=(0, 1))
+case("conv2d_groups", lambda x, k, b: F.conv2d(x, k, b, groups=2),
+     [rnd(2, 4, 6, 5), rnd(6, 2, 3, 3), rnd(6)], grads=(0, 1, 2))
+case("conv2d_same", lambda x, k: F.conv2d(x, k, padding="same"),
+     [rnd(2, 2, 6, 5), rnd(3, 2, 4, 3)], grads=(0, 1))
+case("conv2d_valid", lambda x, k: F.conv2d(x, k, padding="valid"),
+     [rnd(1, 2, 5, 5), rnd(3, 2, 2, 2)], grads=(0, 1))
+case("conv2d_noncontig", lambda x, k: F.conv2d(x.transpose(2, 3), k.transpose(2, 3), padding=1),
+     [rnd(2, 3, 5, 6), rnd(4, 3, 3, 2)], grads=(0, 1))
+case("conv2d_unbatched", lambda x, k, b: F.conv2d(x, k, b),
+     [rnd(3, 5, 5), rnd(2, 3, 2, 2), rnd(2)], grads=(0, 1, 2))
+case("conv1d_basic", lambda x, k, b: F.conv1d(x, k, b, stride=2, padding=1),
+     [rnd(2, 3, 9), rnd(4, 3, 3), rnd(4)], grads=(0, 1, 2))
+case("conv1d_groups_dilation", lambda x, k: F.conv1d(x, k, groups=3, dilation=2),
+     [rnd(2, 3, 8), rnd(3, 1, 2)], grads=(0, 1))
+
+err("conv2d_dims", lambda: F.conv2d(torch.zeros(2, 3), torch.zeros(1, 1, 1, 1)))
+err("conv2d_channels", lambda: F.conv2d(torch.zeros(1, 5, 8, 8), torch.zeros(4, 3, 3, 3)))
+err("conv2d_groups", lambda: F.conv2d(torch.zeros(1, 4, 8, 8), torch.zeros(3, 2, 3, 3), groups=2))
+err("conv2d_kernel", lambda: F.conv2d(torch.zeros(1, 3, 2, 2), torch.zeros(4, 3, 3, 3)))
+err("conv2d_same_strided",
+    lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(4, 3, 3, 3), stride=2, padding="same"))
+err("conv2d_bias", lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(4, 3, 3, 3), torch.zeros(3)))
+err("conv1d_dims", lambda: F.conv1d(torch.zeros(2, 3, 4, 5), torch.zeros(1, 3, 1)))
+
+errors.write()
+w.write()
