@@ -327,5 +327,134 @@ TEST(Autograd, SoftmaxCrossEntropyLike) {
                 1e-12);
 }
 
+// Every differentiable op records the node PyTorch 1.13 records (names
+// taken from torch 1.13 on the same calls), so no gradient is silently lost.
+TEST(AutogradRecording, OpsRecordPyTorchNodes) {
+  using indexing::Slice;
+  Tensor a = randn({3, 4}, kDouble).requires_grad_();
+  Tensor b = randn({3, 4}, kDouble).requires_grad_();
+  Tensor idx = tensor({0L, 2L});
+  Tensor idx2 = tensor({{0L, 1L, 2L, 0L}, {2L, 0L, 1L, 1L}});
+  Tensor mask = a.detach() > 0;
+  auto c = [&] { return a * 1; };
+  std::vector<std::tuple<const char*, std::function<Tensor()>>> ops = {
+      {"CatBackward0", [&] { return cat({a, b}, 0); }},
+      {"StackBackward0", [&] { return stack({a, b}, 0); }},
+      {"IndexBackward0", [&] { return a.index({idx}); }},
+      {"IndexBackward0", [&] { return a.index({mask}); }},
+      {"GatherBackward0", [&] { return a.gather(0, idx2); }},
+      {"ScatterBackward0", [&] { return a.scatter(0, idx2.slice(0, 0, 1), b); }},
+      {"ScatterBackward1", [&] { return a.scatter(0, idx2, 1.5); }},
+      {"ScatterAddBackward0", [&] { return a.scatter_add(0, idx2, b); }},
+      {"IndexSelectBackward0", [&] { return a.index_select(1, idx); }},
+      {"MaskedSelectBackward0", [&] { return a.masked_select(mask); }},
+      {"SortBackward0", [&] { return std::get<0>(a.sort(1)); }},
+      {"TopkBackward0", [&] { return std::get<0>(a.topk(2, 1)); }},
+      {"KthvalueBackward0", [&] { return std::get<0>(a.kthvalue(2, 1)); }},
+      {"ClampBackward0", [&] { return a.clamp(b, b + 1); }},
+      {"ClampBackward0", [&] { return a.clamp(b, Tensor()); }},
+      {"LerpBackward0", [&] { return a.lerp(b, 0.3); }},
+      {"MaskedFillBackward1", [&] { return a.masked_fill(mask, b.sum()); }},
+      {"FillBackward2", [&] { return c().fill_(2.0); }},
+      {"FillBackward3", [&] { return c().fill_(b.sum()); }},
+      {"ZeroBackward0", [&] { return c().zero_(); }},
+      {"RemainderBackward1", [&] { return a.remainder(b); }},
+      {"RemainderBackward0", [&] { return a.remainder(0.7); }},
+      {"FmodBackward1", [&] { return a.fmod(b); }},
+      {"FmodBackward0", [&] { return a.fmod(0.7); }},
+      {"torch::autograd::NotImplemented", [&] { return a.floor_divide(b); }},
+      {"VarMeanBackward0", [&] { return std::get<1>(var_mean(a, {1})); }},
+      {"StdMeanBackward0", [&] { return std::get<0>(std_mean(a, {1})); }},
+      {"AsStridedBackward0", [&] { return a.as_strided({2, 2}, {1, 2}); }},
+      {"UnfoldBackward0", [&] { return a.unfold(1, 2, 1); }},
+      {"RollBackward0", [&] { return a.roll({1}, {1}); }},
+      {"RollBackward0", [&] { return a.roll({1}, {}); }},
+      {"FlipBackward0", [&] { return a.flip({1}); }},
+      {"CumprodBackward0", [&] { return a.cumprod(1); }},
+      {"TakeBackward0", [&] { return a.take(idx); }},
+      {"TrilBackward0", [&] { return a.tril(); }},
+      {"TriuBackward0", [&] { return a.triu(); }},
+      {"RepeatBackward0", [&] { return a.repeat({2, 1}); }},
+      {"SqueezeBackward2", [&] { return c().unsqueeze(0).squeeze_(); }},
+      {"SqueezeBackward3", [&] { return c().unsqueeze(0).squeeze_(0); }},
+      {"UnsqueezeBackward1", [&] { return c().unsqueeze_(0); }},
+      {"TransposeBackward1", [&] { return c().transpose_(0, 1); }},
+      {"TBackward1", [&] { return c().t_(); }},
+      {"IndexPutBackward0", [&] { return c().index_put_({idx}, b.index({idx})); }},
+      {"IndexAddBackward0", [&] { return c().index_add_(0, idx, b.index({idx})); }},
+      {"IndexCopyBackward0", [&] { return c().index_copy_(0, idx, b.index({idx})); }},
+      {"IndexFillBackward0", [&] { return c().index_fill_(0, idx, 1.0); }},
+      {"MaskedScatterBackward0", [&] { return c().masked_scatter_(mask, b); }},
+      {"ScatterBackward0", [&] { return c().scatter_(0, idx2, b); }},
+      {"ScatterAddBackward0", [&] { return c().scatter_add_(0, idx2, b); }},
+  };
+  for (auto& [name, f] : ops) {
+    Tensor t = f();
+    ASSERT_TRUE(t.grad_fn() != nullptr) << name;
+    EXPECT_EQ(t.grad_fn()->name(), name);
+  }
+}
+
+// Outputs that are not differentiable do not require grad (PyTorch).
+TEST(AutogradRecording, NonDifferentiableOutputs) {
+  Tensor a = randn({3, 4}, kDouble).requires_grad_();
+  Tensor b = randn({3, 4}, kDouble).requires_grad_();
+  EXPECT_FALSE(a.argmax(1).requires_grad());
+  EXPECT_FALSE(a.argmin().requires_grad());
+  EXPECT_FALSE(a.nonzero().requires_grad());
+  EXPECT_FALSE((a > b).requires_grad());
+  EXPECT_FALSE((a == b).requires_grad());
+  EXPECT_FALSE(std::get<1>(a.sort(1)).requires_grad());
+  EXPECT_FALSE(std::get<1>(a.topk(2)).requires_grad());
+  EXPECT_FALSE(std::get<1>(a.max(0)).requires_grad());
+  EXPECT_FALSE(a.argsort(1).requires_grad());
+  EXPECT_TRUE(std::get<0>(a.sort(1)).requires_grad());
+}
+
+// floor_divide has no derivative in PyTorch: backward through it fails
+// with PyTorch's message, and only when its gradient is needed.
+TEST(AutogradRecording, FloorDivideIsNotDifferentiable) {
+  Tensor a = randn({3}, kDouble).requires_grad_();
+  Tensor b = tensor({1.0, 2.0, 3.0}, kDouble);
+  Tensor y = a.floor_divide(b);
+  EXPECT_EQ(error_of([&] { y.sum().backward(); }),
+            "derivative for aten::floor_divide is not implemented");
+}
+
+// cat of tensors that require grad used to lose the gradient (the copies
+// into the result recorded onto views only).
+TEST(AutogradRecording, CatAndStackGradients) {
+  Tensor a = tensor({1.0, 2.0}, kDouble).requires_grad_();
+  Tensor b = tensor({3.0}, kDouble).requires_grad_();
+  (cat({a, b}) * tensor({1.0, 2.0, 3.0}, kDouble)).sum().backward();
+  expect_values(a.grad(), {1, 2});
+  expect_values(b.grad(), {3});
+  Tensor c = tensor({1.0, 2.0}, kDouble).requires_grad_();
+  (stack({c, c}, 1) * tensor({{1.0, 2.0}, {3.0, 4.0}}, kDouble)).sum().backward();
+  expect_values(c.grad(), {3, 7});
+}
+
+// In-place views keep the history: squeeze_ of a non-leaf, then backward.
+TEST(AutogradRecording, InplaceViewOnLeafIsRejected) {
+  Tensor a = randn({1, 3}, kDouble).requires_grad_();
+  EXPECT_EQ(error_of([&] { a.squeeze_(); }),
+            "a leaf Variable that requires grad is being used in an in-place operation.");
+  Tensor y = a * 2;
+  y.squeeze_();
+  EXPECT_EQ(y.sizes(), IntArrayRef({3}));
+  y.sum().backward();
+  expect_values(a.grad(), {2, 2, 2});
+}
+
+// prod's gradient with zeros, and its second derivative (the product of
+// the other elements, through cumprod/flip/cat which now record).
+TEST(AutogradRecording, ProdDoubleBackwardWithZero) {
+  Tensor x = tensor({1.0, 0.0, 2.0}, kDouble).requires_grad_();
+  Tensor g = autograd::grad({x.prod()}, {x}, {}, true, true)[0];
+  expect_values(g, {0, 2, 0});
+  // torch 1.13: grad(g.sum(), x) == [2, 3, 1].
+  expect_values(autograd::grad({g.sum()}, {x})[0], {2, 3, 1});
+}
+
 }  // namespace
 }  // namespace ember

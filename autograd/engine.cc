@@ -56,12 +56,14 @@ class FormulaNode : public Node {
 
   std::string name() const override {
     if (d_ != nullptr) return d_->node_name;
-    return absl::StrCat("NotImplemented(", op_, ")");
+    return "torch::autograd::NotImplemented";
   }
 
   variable_list apply(variable_list&& grads) override {
+    // An op recorded without a table entry (floor_divide, as in PyTorch)
+    // fails only when its gradient is needed.
     if (d_ == nullptr) {
-      throw Error(absl::StrCat("the derivative for '", op_, "' is not implemented."));
+      throw Error(absl::StrCat("derivative for aten::", op_, " is not implemented"));
     }
     // Outputs whose gradient nobody computed get zeros.
     bool any = false;
@@ -308,7 +310,11 @@ class AutogradHooksImpl : public AutogradHooks {
     for (size_t i = 0; i < n; ++i) {
       const Tensor& t = rec.inputs[i];
       if (!t.defined()) continue;
-      node->info_[i] = {DimVector(t.sizes().begin(), t.sizes().end()), t.dtype(), true};
+      // In place, self's shape before the op is self_before's (in-place
+      // views such as squeeze_ change it).
+      const Tensor& shape_of = i == 0 && rec.inplace && rec.self_before.defined() ? rec.self_before : t;
+      node->info_[i] = {DimVector(shape_of.sizes().begin(), shape_of.sizes().end()), t.dtype(),
+                        true};
       if (t.requires_grad()) edges[i] = gradient_edge(t);
     }
     const TensorImpl* self_impl =
@@ -355,8 +361,9 @@ class AutogradHooksImpl : public AutogradHooks {
     if (m != nullptr && m->requires_grad_ && !m->grad_fn_) {
       throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
     }
+    // Only a formula that reads self needs its old value.
     const Derivative* d = find_derivative(name);
-    if (d != nullptr && d->save_inputs != 0) return self.clone();
+    if (d != nullptr && (d->save_inputs & kSaveSelf)) return self.clone();
     return Tensor();
   }
 

@@ -331,8 +331,10 @@ Tensor true_divide(const Tensor& self, const Scalar& other) { return div(self, o
 Tensor remainder(const Tensor& self, const Tensor& other) {
   return binary_out("remainder", remainder_kernel, Tensor(), self, other);
 }
+// A Scalar divisor records its own op: PyTorch names the node
+// RemainderBackward0 / FmodBackward0 there, and ...Backward1 for a tensor.
 Tensor remainder(const Tensor& self, const Scalar& other) {
-  return binary_out("remainder", remainder_kernel, Tensor(), self, wrap_for(self, other));
+  return binary_out("remainder_scalar", remainder_kernel, Tensor(), self, wrap_for(self, other));
 }
 Tensor remainder(const Scalar& self, const Tensor& other) {
   return binary_out("remainder", remainder_kernel, Tensor(), wrapped_scalar_tensor(self), other);
@@ -341,7 +343,7 @@ Tensor fmod(const Tensor& self, const Tensor& other) {
   return binary_out("fmod", fmod_kernel, Tensor(), self, other);
 }
 Tensor fmod(const Tensor& self, const Scalar& other) {
-  return binary_out("fmod", fmod_kernel, Tensor(), self, wrap_for(self, other));
+  return binary_out("fmod_scalar", fmod_kernel, Tensor(), self, wrap_for(self, other));
 }
 Tensor floor_divide(const Tensor& self, const Tensor& other) {
   return binary_out("floor_divide", div_floor_kernel, Tensor(), self, other);

@@ -186,8 +186,17 @@ void fill_cpu(const Tensor& self, const Scalar& value) {
 }  // namespace
 EMBER_REGISTER_KERNEL(fill_kernel, kCPU, &fill_cpu);
 
+// fill_ / zero_ record under PyTorch's names for the in-place overloads
+// (FillBackward2, FillBackward3, ZeroBackward0): the value's gradient is the
+// sum of self's, self's is zero.
 Tensor& Tensor::fill_(const Scalar& value) {
-  fill_kernel(device())(*this, value);
+  detail::record_out_op(
+      "fill_", *this, {*this},
+      [&] {
+        fill_kernel(device())(*this, value);
+        return *this;
+      },
+      detail::no_args);
   return *this;
 }
 
@@ -195,9 +204,15 @@ Tensor& Tensor::fill_(const Tensor& value) {
   EMBER_CHECK(value.dim() == 0,
               "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
               " dimensions.");
-  return copy_(value);
+  detail::record_out_op(
+      "fill_tensor_", *this, {*this, value}, [&] { return copy_(value); }, detail::no_args);
+  return *this;
 }
 
-Tensor& Tensor::zero_() { return fill_(Scalar(0)); }
+Tensor& Tensor::zero_() {
+  detail::record_out_op(
+      "zero_", *this, {*this}, [&] { return fill_(Scalar(0)); }, detail::no_args);
+  return *this;
+}
 
 }  // namespace ember

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_join.h"
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -123,8 +124,15 @@ void walk_slices(const Slice& dst, const DimVector& src_strides, int64_t dst_bas
 }  // namespace
 
 // --- gather / scatter ------------------------------------------------------------
+//
+// Note [Recording index ops]: each public op records itself once (Note [Op
+// recording]) with its dim (as given) as the first arg. The in-place methods
+// re-enter themselves from inside the recording scope, where nothing
+// records, to run the kernel; the functional forms (clone, then the in-place
+// kernel) record as one op.
 
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+namespace {
+Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   dim = detail::wrap_dim(dim, self.dim());
   EMBER_CHECK(index.dtype() == kLong, "gather(): Expected dtype int64 for index");
   check_index_dims(self, index, "input");
@@ -156,8 +164,22 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   });
   return out;
 }
+OpArgs dim_arg(int64_t dim) { return {Scalar(dim)}; }
+}  // namespace
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  return detail::record_out_op(
+      "gather", Tensor(), {self, index}, [&] { return gather_impl(self, dim, index); },
+      [&] { return dim_arg(dim); });
+}
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (detail::should_record(*this, src)) {
+    detail::record_out_op(
+        "scatter", *this, {*this, index, src}, [&] { return scatter_(dim, index, src); },
+        [&] { return dim_arg(dim); });
+    return *this;
+  }
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, &src);
   impl()->bump_version();
@@ -183,6 +205,12 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
 }
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  if (detail::should_record(*this)) {
+    detail::record_out_op(
+        "scatter_value", *this, {*this, index}, [&] { return scatter_(dim, index, value); },
+        [&] { return dim_arg(dim); });
+    return *this;
+  }
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, nullptr);
   impl()->bump_version();
@@ -208,6 +236,12 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
 }
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (detail::should_record(*this, src)) {
+    detail::record_out_op(
+        "scatter_add", *this, {*this, index, src}, [&] { return scatter_add_(dim, index, src); },
+        [&] { return dim_arg(dim); });
+    return *this;
+  }
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, &src);
   impl()->bump_version();
@@ -233,21 +267,36 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = self.clone();
-  out.scatter_(dim, index, src);
-  return out;
+  return detail::record_out_op(
+      "scatter", Tensor(), {self, index, src},
+      [&] {
+        Tensor out = self.clone();
+        out.scatter_(dim, index, src);
+        return out;
+      },
+      [&] { return dim_arg(dim); });
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor out = self.clone();
-  out.scatter_(dim, index, value);
-  return out;
+  return detail::record_out_op(
+      "scatter_value", Tensor(), {self, index},
+      [&] {
+        Tensor out = self.clone();
+        out.scatter_(dim, index, value);
+        return out;
+      },
+      [&] { return dim_arg(dim); });
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = self.clone();
-  out.scatter_add_(dim, index, src);
-  return out;
+  return detail::record_out_op(
+      "scatter_add", Tensor(), {self, index, src},
+      [&] {
+        Tensor out = self.clone();
+        out.scatter_add_(dim, index, src);
+        return out;
+      },
+      [&] { return dim_arg(dim); });
 }
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
@@ -265,7 +314,8 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
 
 // --- index_* --------------------------------------------------------------------
 
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+namespace {
+Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt,
               "index_select(): Expected dtype int32 or int64 for index");
@@ -300,6 +350,13 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   });
   return out;
 }
+}  // namespace
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  return detail::record_out_op(
+      "index_select", Tensor(), {self, index}, [&] { return index_select_impl(self, dim, index); },
+      [&] { return dim_arg(dim); });
+}
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ::ember::index_select(*this, dim, index);
@@ -307,6 +364,13 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha) {
+  if (detail::should_record(*this, source)) {
+    detail::record_out_op(
+        "index_add", *this, {*this, index, source},
+        [&] { return index_add_(dim, index, source, alpha); },
+        [&] { return OpArgs{Scalar(dim), alpha}; });
+    return *this;
+  }
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ",
                     index.dim(), " with type: ", scalar_type_name(index.dtype()),
@@ -359,6 +423,12 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
 }
 
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  if (detail::should_record(*this)) {
+    detail::record_out_op(
+        "index_fill", *this, {*this, index}, [&] { return index_fill_(dim, index, value); },
+        [&] { return dim_arg(dim); });
+    return *this;
+  }
   EMBER_CHECK_INDEX(index.dtype() == kLong, "index_fill_(): Expected dtype int64 for index.");
   EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   dim = detail::wrap_dim(dim, this->dim());
@@ -385,6 +455,12 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
 }
 
 Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  if (detail::should_record(*this, source)) {
+    detail::record_out_op(
+        "index_copy", *this, {*this, index, source},
+        [&] { return index_copy_(dim, index, source); }, [&] { return dim_arg(dim); });
+    return *this;
+  }
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_copy_(): Index should have dimension 1 or 0 (got ",
                     index.dim(), ")");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -235,7 +236,19 @@ struct AdvancedIndex {
 
 }  // namespace
 
+// index and index_put_ record with inputs (self, [values,] indices...), the
+// indices as given (undefined: a whole dim; masks stay masks).
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  if (detail::should_record(self)) {
+    detail::OpScope scope{detail::OpScope::Checked{}};
+    Tensor r = index(self, indices);  // nothing records inside the scope
+    if (scope.active()) {
+      std::vector<Tensor> inputs{self};
+      inputs.insert(inputs.end(), indices.begin(), indices.end());
+      scope.record_list("index", inputs, {r});
+    }
+    return r;
+  }
   AdvancedIndex ai(self, indices);
   Tensor out = empty(ai.out_shape, self.options());
   if (out.numel() == 0) return out;
@@ -260,6 +273,17 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                    bool accumulate) {
+  if (detail::should_record(self, values)) {
+    detail::OpScope scope{detail::OpScope::Checked{}};
+    if (scope.active()) {
+      Tensor before = scope.before_inplace("index_put", self);
+      index_put_(self, indices, values, accumulate);  // nothing records inside the scope
+      std::vector<Tensor> others{values};
+      others.insert(others.end(), indices.begin(), indices.end());
+      scope.record_inplace("index_put", self, std::move(before), others, {Scalar(accumulate)});
+      return self;
+    }
+  }
   EMBER_CHECK(self.dtype() == values.dtype(),
               "Index put requires the source and destination dtypes match, got ",
               scalar_type_name(self.dtype()), " for the destination and ",

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
 #include "tensor/iterator.h"
@@ -36,9 +37,7 @@ Tensor atleast_2d(const Tensor& t) {
   return t;
 }
 
-}  // namespace
-
-Tensor cat(TensorList tensors, int64_t dim) {
+Tensor cat_impl(TensorList tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i,
                 ") cannot be concatenated");
@@ -85,6 +84,28 @@ Tensor cat(TensorList tensors, int64_t dim) {
   return result;
 }
 
+}  // namespace
+
+// cat and stack record themselves as one op each (Note [Op recording]): the
+// copies into the result would otherwise record onto views of a tensor that
+// does not require grad, and the gradient would be lost. Args: the wrapped
+// dim.
+Tensor cat(TensorList tensors, int64_t dim) {
+  detail::OpScope scope(detail::OpScope::List{}, tensors);
+  Tensor r = cat_impl(tensors, dim);
+  if (scope.active()) {
+    const Tensor* ref = &tensors[0];
+    for (const Tensor& t : tensors) {
+      if (!cat_should_skip(t)) {
+        ref = &t;
+        break;
+      }
+    }
+    scope.record_list("cat", tensors, {r}, {Scalar(wrap_dim(dim, ref->dim()))});
+  }
+  return r;
+}
+
 Tensor stack(TensorList tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   const int64_t wrapped = wrap_dim(dim, tensors[0].dim() + 1);
@@ -96,8 +117,11 @@ Tensor stack(TensorList tensors, int64_t dim) {
   }
   std::vector<Tensor> inputs;
   inputs.reserve(tensors.size());
+  detail::OpScope scope(detail::OpScope::List{}, tensors);
   for (const Tensor& t : tensors) inputs.push_back(t.unsqueeze(wrapped));
-  return cat(inputs, wrapped);
+  Tensor r = cat_impl(inputs, wrapped);
+  if (scope.active()) scope.record_list("stack", tensors, {r}, {Scalar(wrapped)});
+  return r;
 }
 
 Tensor hstack(TensorList tensors) {

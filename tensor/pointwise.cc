@@ -394,17 +394,22 @@ Tensor maximum(const Tensor& self, const Tensor& other) {
   return binary_rec("maximum", maximum_kernel, Tensor(), self, other);
 }
 Tensor fmin(const Tensor& self, const Tensor& other) {
-  return binary(fmin_kernel, Tensor(), self, other);
+  return binary_rec("fmin", fmin_kernel, Tensor(), self, other);
 }
 Tensor fmax(const Tensor& self, const Tensor& other) {
-  return binary(fmax_kernel, Tensor(), self, other);
+  return binary_rec("fmax", fmax_kernel, Tensor(), self, other);
 }
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
   EMBER_CHECK(self.dtype() == end.dtype(), "expected dtype ", detail::typemeta_name(self.dtype()),
               " for `end` but got dtype ", detail::typemeta_name(end.dtype()));
-  TensorIterator iter = TensorIterator::binary_op(Tensor(), self, end);
-  lerp_scalar_kernel(iter.device_type())(iter, weight);
-  return iter.output();
+  return detail::record_out_op(
+      "lerp", Tensor(), {self, end},
+      [&] {
+        TensorIterator iter = TensorIterator::binary_op(Tensor(), self, end);
+        lerp_scalar_kernel(iter.device_type())(iter, weight);
+        return iter.output();
+      },
+      [&] { return OpArgs{weight}; });
 }
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                const Scalar& value) {
@@ -420,12 +425,18 @@ Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar
 Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
   EMBER_CHECK(min.defined() || max.defined(),
               "torch.clamp: At least one of 'min' or 'max' must not be None");
-  if (!max.defined()) return maximum(self, min);
-  if (!min.defined()) return minimum(self, max);
-  TensorIterator iter;
-  build_ternary(iter, Tensor(), self, min, max);
-  clamp_tensor_kernel(iter.device_type())(iter);
-  return iter.output();
+  // One op for autograd (ClampBackward0) whichever bounds are given.
+  return detail::record_out_op(
+      "clamp_tensor", Tensor(), {self, min, max},
+      [&] {
+        if (!max.defined()) return maximum(self, min);
+        if (!min.defined()) return minimum(self, max);
+        TensorIterator iter;
+        build_ternary(iter, Tensor(), self, min, max);
+        clamp_tensor_kernel(iter.device_type())(iter);
+        return iter.output();
+      },
+      detail::no_args);
 }
 Tensor clamp_min(const Tensor& self, const Scalar& min) {
   return clamp_out(Tensor(), self, min, std::nullopt);

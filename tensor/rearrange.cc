@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/copy.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
@@ -60,9 +61,20 @@ void zero_row_ranges(Tensor& r, const Range& range) {
                });
 }
 
+DimVector dim_vector(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
+
 }  // namespace
 
+// Each op here records itself once (Note [Op recording]): when the input
+// requires grad, the op re-enters itself inside the recording scope, where
+// the views and copies it makes record nothing.
+
 Tensor Tensor::repeat(IntArrayRef repeats) const {
+  if (detail::should_record(*this)) {
+    return detail::record_out_op(
+        "repeat", Tensor(), {*this}, [&] { return repeat(repeats); },
+        [&] { return OpArgs{dim_vector(repeats)}; });
+  }
   EMBER_CHECK(static_cast<int64_t>(repeats.size()) >= dim(),
               "Number of dimensions of repeat dims can not be smaller than number of dimensions "
               "of tensor");
@@ -92,6 +104,11 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
 }
 
 Tensor Tensor::flip(IntArrayRef dims) const {
+  if (detail::should_record(*this)) {
+    return detail::record_out_op(
+        "flip", Tensor(), {*this}, [&] { return flip(dims); },
+        [&] { return OpArgs{dim_vector(dims)}; });
+  }
   absl::InlinedVector<bool, 6> flipped(std::max<int64_t>(dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, dim());
@@ -114,6 +131,11 @@ Tensor Tensor::flip(IntArrayRef dims) const {
 }
 
 Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  if (detail::should_record(*this)) {
+    return detail::record_out_op(
+        "roll", Tensor(), {*this}, [&] { return roll(shifts, dims); },
+        [&] { return OpArgs{dim_vector(shifts), dim_vector(dims)}; });
+  }
   if (dims.size() != 1 || shifts.size() != 1) {
     EMBER_CHECK(!shifts.empty(), "`shifts` required");
     if (dims.empty() && shifts.size() == 1) {  // roll the flattened tensor
@@ -135,6 +157,11 @@ Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
 }
 
 Tensor Tensor::tril(int64_t diagonal) const {
+  if (detail::should_record(*this)) {
+    return detail::record_out_op(
+        "tril", Tensor(), {*this}, [&] { return tril(diagonal); },
+        [&] { return OpArgs{Scalar(diagonal)}; });
+  }
   check_matrix(*this);
   Tensor r = contiguous_copy(*this);
   // Row i keeps columns j <= i + diagonal.
@@ -146,6 +173,11 @@ Tensor Tensor::tril(int64_t diagonal) const {
 }
 
 Tensor Tensor::triu(int64_t diagonal) const {
+  if (detail::should_record(*this)) {
+    return detail::record_out_op(
+        "triu", Tensor(), {*this}, [&] { return triu(diagonal); },
+        [&] { return OpArgs{Scalar(diagonal)}; });
+  }
   check_matrix(*this);
   Tensor r = contiguous_copy(*this);
   // Row i keeps columns j >= i + diagonal.
@@ -157,6 +189,11 @@ Tensor Tensor::triu(int64_t diagonal) const {
 }
 
 Tensor Tensor::diag(int64_t diagonal) const {
+  if (detail::should_record(*this)) {
+    return detail::record_out_op(
+        "diag", Tensor(), {*this}, [&] { return diag(diagonal); },
+        [&] { return OpArgs{Scalar(diagonal)}; });
+  }
   if (dim() == 1) {
     const int64_t n = sizes()[0] + (diagonal >= 0 ? diagonal : -diagonal);
     Tensor r = empty({n, n}, options());

@@ -415,13 +415,29 @@ Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int
            bool keepdim) {
   return var_rec(self, dim, correction, keepdim, true);
 }
+namespace {
+// One op with two differentiable outputs (VarMeanBackward0 /
+// StdMeanBackward0); args as var/std's.
+std::tuple<Tensor, Tensor> var_mean_rec(const Tensor& self, IntArrayRef dim, bool unbiased,
+                                        bool keepdim, bool take_sqrt) {
+  detail::OpScope scope(self);
+  auto r = var_impl(self, dim, unbiased ? 1 : 0, keepdim, take_sqrt, true);
+  if (scope.active()) {
+    scope.record(take_sqrt ? "std_mean" : "var_mean", {self}, {std::get<0>(r), std::get<1>(r)},
+                 {DimVector(dim.begin(), dim.end()), Scalar(int64_t{unbiased ? 1 : 0}),
+                  Scalar(keepdim)});
+  }
+  return r;
+}
+}  // namespace
+
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim, bool unbiased,
                                     bool keepdim) {
-  return var_impl(self, dim, unbiased ? 1 : 0, keepdim, false, true);
+  return var_mean_rec(self, dim, unbiased, keepdim, false);
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, bool unbiased,
                                     bool keepdim) {
-  return var_impl(self, dim, unbiased ? 1 : 0, keepdim, true, true);
+  return var_mean_rec(self, dim, unbiased, keepdim, true);
 }
 
 Tensor norm(const Tensor& self, const Scalar& p) {

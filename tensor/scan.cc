@@ -198,7 +198,9 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) 
       [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return scan(ScanKind::kCumprod, self, dim, dtype);
+  return detail::record_out_op(
+      "cumprod", Tensor(), {self}, [&] { return scan(ScanKind::kCumprod, self, dim, dtype); },
+      [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return detail::record_out_op(

@@ -168,7 +168,8 @@ Tensor Tensor::nonzero() const { return ::ember::nonzero(*this); }
 
 // --- masked ops ----------------------------------------------------------------
 
-Tensor masked_select(const Tensor& self, const Tensor& mask) {
+namespace {
+Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
               "masked_select: expected BoolTensor or ByteTensor for mask");
   const DimVector shape = infer_size(mask.sizes(), self.sizes());
@@ -193,6 +194,13 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   });
   return out;
 }
+}  // namespace
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  return detail::record_out_op(
+      "masked_select", Tensor(), {self, mask}, [&] { return masked_select_impl(self, mask); },
+      detail::no_args);
+}
 
 Tensor Tensor::masked_select(const Tensor& mask) const {
   return ::ember::masked_select(*this, mask);
@@ -212,7 +220,11 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0,
               "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  return masked_fill_(mask, value.item());
+  // A value that requires grad gets its gradient (MaskedFillBackward1).
+  detail::record_out_op(
+      "masked_fill_tensor", *this, {*this, mask, value},
+      [&] { return masked_fill_(mask, value.item()); }, detail::no_args);
+  return *this;
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -229,7 +241,9 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
   EMBER_CHECK(value.dim() == 0,
               "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  return masked_fill(self, mask, value.item());
+  return detail::record_out_op(
+      "masked_fill_tensor", Tensor(), {self, mask, value},
+      [&] { return masked_fill(self, mask, value.item()); }, detail::no_args);
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
@@ -241,6 +255,13 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 }
 
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+  // Note [Recording index ops] in gather.cc.
+  if (detail::should_record(*this, source)) {
+    detail::record_out_op(
+        "masked_scatter", *this, {*this, mask, source},
+        [&] { return masked_scatter_(mask, source); }, detail::no_args);
+    return *this;
+  }
   check_fill_mask(mask, "masked_scatter_");
   EMBER_CHECK(dtype() == source.dtype(),
               "masked_scatter: expected self and source to have same dtypes but got",
@@ -285,7 +306,8 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
 
 // --- take --------------------------------------------------------------------
 
-Tensor take(const Tensor& self, const Tensor& index) {
+namespace {
+Tensor take_impl(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kLong, "take(): Expected a long tensor for index, but got ",
               scalar_type_name(index.dtype()));
   const Tensor src = self.contiguous();
@@ -312,6 +334,12 @@ Tensor take(const Tensor& self, const Tensor& index) {
     });
   });
   return out;
+}
+}  // namespace
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  return detail::record_out_op(
+      "take", Tensor(), {self, index}, [&] { return take_impl(self, index); }, detail::no_args);
 }
 
 Tensor Tensor::take(const Tensor& index) const { return ::ember::take(*this, index); }

@@ -148,6 +148,23 @@ Tensor view_rec(const char* name, const Tensor& self, Tensor r, A&& args) {
   return r;
 }
 
+// In-place views change self's geometry; with autograd they record like an
+// in-place op (SqueezeBackward2...), an alias with the old geometry standing
+// for self's value before (the node reads the input's shape from it).
+Tensor& inplace_view_rec(const char* name, Tensor& self, IntArrayRef sizes, IntArrayRef strides,
+                         OpArgs args) {
+  if (!detail::should_record(self)) {
+    self.impl()->set_sizes_and_strides(sizes, strides);
+    return self;
+  }
+  detail::OpScope scope{detail::OpScope::Checked{}};
+  scope.before_inplace(name, self);  // rejects leaves that require grad
+  Tensor before = make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  self.impl()->set_sizes_and_strides(sizes, strides);
+  scope.record_inplace(name, self, std::move(before), {}, std::move(args));
+  return self;
+}
+
 // --- Tensor methods ------------------------------------------------------------
 
 Tensor Tensor::view(IntArrayRef size) const {
@@ -272,24 +289,21 @@ Tensor Tensor::unsqueeze(int64_t dim) const {
 Tensor& Tensor::squeeze_() {
   DimVector sizes, strides;
   squeeze_geometry(*this, -1, &sizes, &strides);
-  impl_->set_sizes_and_strides(sizes, strides);
-  return *this;
+  return inplace_view_rec("squeeze_", *this, sizes, strides, {});
 }
 
 Tensor& Tensor::squeeze_(int64_t dim) {
   dim = wrap_dim(dim, this->dim());
   DimVector sizes, strides;
   squeeze_geometry(*this, dim, &sizes, &strides);
-  impl_->set_sizes_and_strides(sizes, strides);
-  return *this;
+  return inplace_view_rec("squeeze_dim_", *this, sizes, strides, {Scalar(dim)});
 }
 
 Tensor& Tensor::unsqueeze_(int64_t dim) {
   dim = wrap_dim(dim, this->dim() + 1);
   DimVector sizes, strides;
   unsqueeze_geometry(*this, dim, &sizes, &strides);
-  impl_->set_sizes_and_strides(sizes, strides);
-  return *this;
+  return inplace_view_rec("unsqueeze_", *this, sizes, strides, {Scalar(dim)});
 }
 
 // PyTorch's inferExpandGeometry.
@@ -343,16 +357,23 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
                   [&] { return OpArgs{Scalar(dim0), Scalar(dim1)}; });
 }
 
+namespace {
+Tensor& transpose_rec(const char* name, Tensor& self, int64_t dim0, int64_t dim1) {
+  dim0 = wrap_dim(dim0, self.dim());
+  dim1 = wrap_dim(dim1, self.dim());
+  if (self.dim() == 0) dim0 = dim1 = 0;
+  DimVector sizes(self.sizes().begin(), self.sizes().end());
+  DimVector strides(self.strides().begin(), self.strides().end());
+  if (self.dim() > 0) {
+    std::swap(sizes[dim0], sizes[dim1]);
+    std::swap(strides[dim0], strides[dim1]);
+  }
+  return inplace_view_rec(name, self, sizes, strides, {Scalar(dim0), Scalar(dim1)});
+}
+}  // namespace
+
 Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) {
-  dim0 = wrap_dim(dim0, dim());
-  dim1 = wrap_dim(dim1, dim());
-  if (dim() == 0 || dim0 == dim1) return *this;
-  DimVector sizes(this->sizes().begin(), this->sizes().end());
-  DimVector strides(this->strides().begin(), this->strides().end());
-  std::swap(sizes[dim0], sizes[dim1]);
-  std::swap(strides[dim0], strides[dim1]);
-  impl_->set_sizes_and_strides(sizes, strides);
-  return *this;
+  return transpose_rec("transpose_", *this, dim0, dim1);
 }
 
 Tensor Tensor::t() const {
@@ -362,7 +383,7 @@ Tensor Tensor::t() const {
 
 Tensor& Tensor::t_() {
   EMBER_CHECK(dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  return transpose_(0, dim() < 2 ? 0 : 1);
+  return transpose_rec("t_", *this, 0, dim() < 2 ? 0 : 1);
 }
 
 Tensor Tensor::mT() const {
@@ -478,7 +499,13 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
                 " requiring a storage size of ", needed, " are out of bounds for storage of size ",
                 have);
   }
-  return make_view(*this, size, stride, offset);
+  // Args: the view's geometry, then the input's (the gradient goes through
+  // storage positions: the input may itself be a view).
+  return view_rec("as_strided", *this, make_view(*this, size, stride, offset), [&] {
+    return OpArgs{DimVector(size.begin(), size.end()), DimVector(stride.begin(), stride.end()),
+                  Scalar(offset), DimVector(strides().begin(), strides().end()),
+                  Scalar(this->storage_offset())};
+  });
 }
 
 Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
@@ -499,7 +526,8 @@ Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
     throw Error(absl::StrCat("Storage size calculation overflowed with sizes=",
                              sizes_str(new_sizes), " and strides=", sizes_str(new_strides)));
   }
-  return make_view(*this, new_sizes, new_strides, storage_offset());
+  return view_rec("unfold", *this, make_view(*this, new_sizes, new_strides, storage_offset()),
+                  [&] { return OpArgs{Scalar(d), Scalar(size), Scalar(step)}; });
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1_in, int64_t dim2_in) const {

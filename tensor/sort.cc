@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -148,11 +149,14 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   // The orders are total (ties broken by position), so every sort is
   // stable; `stable` needs no separate path.
   (void)stable;
+  detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   Tensor values = empty(self.sizes(), self.options());
   Tensor indices = empty(self.sizes(), TensorOptions(kLong).device(self.device()));
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
   rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
+  // Only the values are differentiable (Note [Op recording]); args: dim, keepdim.
+  if (scope.active()) scope.record("sort", {self}, {values, indices}, {Scalar(dim), Scalar(true)});
   return {values, indices};
 }
 
@@ -164,6 +168,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
                                 bool sorted) {
   // sorted=false may return the k elements in any order; sorted order is one.
   (void)sorted;
+  detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
   EMBER_CHECK(k >= 0 && k <= len, "selected index k out of range");
@@ -172,10 +177,12 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   Tensor values = empty(out_sizes, self.options());
   Tensor indices = empty(out_sizes, TensorOptions(kLong).device(self.device()));
   rows_select(self, dim, k, k, largest, values, indices, "topk_cpu", false, PartialSort{});
+  if (scope.active()) scope.record("topk", {self}, {values, indices}, {Scalar(dim), Scalar(true)});
   return {values, indices};
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
   EMBER_CHECK(k >= 1 && k <= len, "kthvalue(): selected number k out of range for dimension ",
@@ -188,6 +195,9 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   if (!keepdim && self.dim() > 0) {
     values = values.squeeze(dim);
     indices = indices.squeeze(dim);
+  }
+  if (scope.active()) {
+    scope.record("kthvalue", {self}, {values, indices}, {Scalar(dim), Scalar(keepdim)});
   }
   return {values, indices};
 }

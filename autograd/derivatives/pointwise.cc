@@ -155,6 +155,29 @@ V masked_fill_tensor_bw(const C& c, const V& g) {
   return {c.needs(0) ? g[0].masked_fill(mask, 0) : Tensor(), Tensor(),
           c.needs(2) ? masked(g[0], mask).sum() : Tensor()};
 }
+// remainder / fmod: self - other * floor(self / other) (trunc for fmod).
+V remainder_bw(const C& c, const V& g) {
+  return {g[0], c.needs(1) ? -g[0] * c.input(0).div(c.input(1), "floor") : Tensor()};
+}
+V fmod_bw(const C& c, const V& g) {
+  return {g[0], c.needs(1) ? -g[0] * c.input(0).div(c.input(1), "trunc") : Tensor()};
+}
+V scalar_divisor_bw(const C&, const V& g) { return {g[0], Tensor()}; }
+// fmax / fmin: the gradient goes to the chosen operand (self on ties; the
+// other where self is NaN).
+V fmax_fmin_bw(const C& c, const V& g, bool is_max) {
+  const Tensor& a = c.input(0);
+  const Tensor& b = c.input(1);
+  Tensor self_wins = (is_max ? a >= b : a <= b).logical_or(b.isnan());
+  return {c.needs(0) ? masked(g[0], self_wins) : Tensor(),
+          c.needs(1) ? masked(g[0], self_wins.logical_not()) : Tensor()};
+}
+V fmax_bw(const C& c, const V& g) { return fmax_fmin_bw(c, g, true); }
+V fmin_bw(const C& c, const V& g) { return fmax_fmin_bw(c, g, false); }
+// fill_(self, value tensor): self is overwritten by the value.
+V fill_tensor_bw(const C& c, const V& g) {
+  return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? g[0].sum() : Tensor()};
+}
 // copy_(self, src): self is overwritten.
 V copy_bw(const C& c, const V& g) {
   return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? g[0] : Tensor()};
@@ -211,7 +234,15 @@ EMBER_REGISTER_DERIVATIVES(
     {"to", "ToCopyBackward0", 0, false, identity_bw},
     {"clone", "CloneBackward0", 0, false, identity_bw},
     {"copy_", "CopyBackwards", 0, false, copy_bw},
-    {"fill_", "FillBackward0", 0, false, zero_bw});
+    {"fill_", "FillBackward2", 0, false, zero_bw},
+    {"fill_tensor_", "FillBackward3", 0, false, fill_tensor_bw},
+    {"zero_", "ZeroBackward0", 0, false, zero_bw},
+    {"remainder", "RemainderBackward1", kSaveSelf | kSaveOther, false, remainder_bw},
+    {"remainder_scalar", "RemainderBackward0", 0, false, scalar_divisor_bw},
+    {"fmod", "FmodBackward1", kSaveSelf | kSaveOther, false, fmod_bw},
+    {"fmod_scalar", "FmodBackward0", 0, false, scalar_divisor_bw},
+    {"fmax", "FmaxBackward0", kSaveSelf | kSaveOther, false, fmax_bw},
+    {"fmin", "FminBackward0", kSaveSelf | kSaveOther, false, fmin_bw});
 
 }  // namespace
 }  // namespace autograd

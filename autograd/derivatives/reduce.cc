@@ -155,6 +155,41 @@ V log_softmax_bw(const C& c, const V& g) {
   const int64_t dim = c.int_arg(0);
   return {g[0] - c.output(0).exp() * g[0].sum({dim}, true)};
 }
+// cumprod: d out[j] / d x[k] = prod_{i<=j, i!=k} x[i] for j >= k. Without
+// zeros that is sum_{j>=k} g[j] out[j] / x[k]; with zeros, the products
+// left of k times S[k] = g[k] + x[k+1] S[k+1] (a backward recurrence).
+V cumprod_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  if (x.dim() == 0) return {g[0]};
+  const int64_t dim = c.int_arg(0);
+  const int64_t n = x.size(dim);
+  if (n == 0) return {g[0]};
+  if (!(x == 0).any().item<bool>()) {
+    return {(g[0] * c.output(0)).flip({dim}).cumsum(dim).flip({dim}) / x};
+  }
+  Tensor left = cat({ones_like(x.narrow(dim, 0, 1)), x.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  std::vector<Tensor> s(n);
+  s[n - 1] = g[0].narrow(dim, n - 1, 1);
+  for (int64_t k = n - 2; k >= 0; --k) {
+    s[k] = g[0].narrow(dim, k, 1) + x.narrow(dim, k + 1, 1) * s[k + 1];
+  }
+  return {left * cat(s, dim)};
+}
+// var_mean / std_mean: both outputs' gradients (args as var/std's).
+V var_mean_bw(const C& c, const V& g) {
+  const DimVector& dims = c.dims(0);
+  const bool keepdim = c.bool_arg(2);
+  const double n = static_cast<double>(reduced_count(c, dims));
+  Tensor gx = var_bw(c, {g[0]})[0];
+  return {gx + expand_back(c, g[1], dims, keepdim) / n};
+}
+V std_mean_bw(const C& c, const V& g) {
+  const DimVector& dims = c.dims(0);
+  const bool keepdim = c.bool_arg(2);
+  const double n = static_cast<double>(reduced_count(c, dims));
+  Tensor gx = std_bw(c, {g[0]})[0];
+  return {gx + expand_back(c, g[1], dims, keepdim) / n};
+}
 V cumsum_bw(const C& c, const V& g) {
   const int64_t dim = c.int_arg(0);
   if (g[0].dim() == 0) return {g[0]};
@@ -179,7 +214,10 @@ EMBER_REGISTER_DERIVATIVES(
     {"logsumexp", "LogsumexpBackward0", kSaveSelf, true, logsumexp_bw},
     {"softmax", "SoftmaxBackward0", 0, true, softmax_bw},
     {"log_softmax", "LogSoftmaxBackward0", 0, true, log_softmax_bw},
-    {"cumsum", "CumsumBackward0", 0, false, cumsum_bw});
+    {"cumsum", "CumsumBackward0", 0, false, cumsum_bw},
+    {"cumprod", "CumprodBackward0", kSaveSelf, true, cumprod_bw},
+    {"var_mean", "VarMeanBackward0", kSaveSelf, false, var_mean_bw},
+    {"std_mean", "StdMeanBackward0", kSaveSelf, true, std_mean_bw});
 
 }  // namespace
 }  // namespace autograd

@@ -1,11 +1,13 @@
 // Derivatives of views, shape ops, joins and indexing (shape.cc, join.cc,
-// indexing.cc, gather.cc, selection.cc, sort.cc).
+// indexing.cc, gather.cc, selection.cc, sort.cc, rearrange.cc).
 //
 // The backward of a view that picks part of its input (select, slice,
 // diagonal, advanced indexing, index_select, masked_select) writes the
 // gradient into zeros. Those writes are in place, so each is wrapped as a
 // recorded op of its own here ("select_backward", ...), whose derivative is
 // the forward view again: double backward works through them, as in PyTorch.
+#include <algorithm>
+
 #include "autograd/derivatives.h"
 #include "tensor/creation.h"
 #include "tensor/indexing.h"
@@ -76,6 +78,16 @@ Tensor masked_select_backward(const Tensor& g, IntArrayRef sizes, const Tensor& 
   return r;
 }
 
+// The gradient of an op that reads input positions `positions` (a long
+// tensor shaped like g) out of a flat buffer of n elements: each element of
+// g added at its position (repeats accumulate). Recorded through
+// index_put_, so it is differentiable again.
+Tensor accumulate_at(const Tensor& g, const Tensor& positions, int64_t n) {
+  Tensor r = zeros({n}, g.dtype());
+  index_put_(r, {positions.reshape({-1})}, g.reshape({-1}), /*accumulate=*/true);
+  return r;
+}
+
 // --- views ---------------------------------------------------------------------
 V reshape_bw(const C& c, const V& g) { return {g[0].reshape(c.input_sizes(0))}; }
 V expand_bw(const C&, const V& g) { return {g[0]}; }  // the node's sum_to reduces it
@@ -108,6 +120,85 @@ V cat_bw(const C& c, const V& g) {
     offset += len;
   }
   return r;
+}
+
+V stack_bw(const C& c, const V& g) {
+  const int64_t dim = c.int_arg(0);
+  V r(c.num_inputs());
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    if (c.needs(i)) r[i] = g[0].select(dim, static_cast<int64_t>(i));
+  }
+  return r;
+}
+// as_strided (args: size, stride, offset, then the input's strides and
+// offset): through storage positions, as PyTorch's as_strided_backward for
+// inputs whose elements do not overlap.
+V as_strided_bw(const C& c, const V& g) {
+  const DimVector& size = c.dims(0);
+  const DimVector& stride = c.dims(1);
+  const int64_t offset = c.int_arg(2);
+  const DimVector& in_strides = c.dims(3);
+  const int64_t in_offset = c.int_arg(4);
+  IntArrayRef in_sizes = c.input_sizes(0);
+  auto last = [](IntArrayRef sz, IntArrayRef st, int64_t off) {
+    int64_t e = off;
+    for (size_t i = 0; i < sz.size(); ++i) {
+      if (sz[i] == 0) return int64_t{0};
+      e += (sz[i] - 1) * st[i];
+    }
+    return e + 1;
+  };
+  const int64_t extent =
+      std::max(last(size, stride, offset), last(in_sizes, in_strides, in_offset));
+  Tensor pos = arange(extent, kLong);
+  Tensor buf = accumulate_at(g[0], pos.as_strided(size, stride, offset), extent);
+  return {index(buf, {pos.as_strided(in_sizes, in_strides, in_offset)})};
+}
+// unfold (args: dim, size, step): windows overlap, so positions accumulate.
+V unfold_bw(const C& c, const V& g) {
+  IntArrayRef in_sizes = c.input_sizes(0);
+  int64_t n = 1;
+  for (int64_t s : in_sizes) n *= s;
+  Tensor pos = arange(n, kLong).view(in_sizes).unfold(c.int_arg(0), c.int_arg(1), c.int_arg(2));
+  return {accumulate_at(g[0], pos, n).view(in_sizes)};
+}
+V flip_bw(const C& c, const V& g) { return {g[0].flip(c.dims(0))}; }
+V roll_bw(const C& c, const V& g) {
+  DimVector back = c.dims(0);
+  for (int64_t& s : back) s = -s;
+  return {g[0].roll(back, c.dims(1))};
+}
+// repeat: the copies of each element summed, from g viewed as
+// [r0, s0, r1, s1, ...] (the node's sum_to drops the new leading dims).
+V repeat_bw(const C& c, const V& g) {
+  const DimVector& repeats = c.dims(0);
+  IntArrayRef in_sizes = c.input_sizes(0);
+  const size_t num_new = repeats.size() - in_sizes.size();
+  DimVector split, sum_dims;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    const int64_t s = i < num_new ? 1 : in_sizes[i - num_new];
+    sum_dims.push_back(static_cast<int64_t>(split.size()));
+    split.push_back(repeats[i]);
+    split.push_back(s);
+  }
+  if (sum_dims.empty()) return {g[0]};
+  return {g[0].reshape(split).sum(sum_dims)};
+}
+V tril_bw(const C& c, const V& g) { return {g[0].tril(c.int_arg(0))}; }
+V triu_bw(const C& c, const V& g) { return {g[0].triu(c.int_arg(0))}; }
+V diag_bw(const C& c, const V& g) {
+  const int64_t k = c.int_arg(0);
+  if (c.input_sizes(0).size() == 1) return {g[0].diagonal(k)};
+  return {diagonal_backward(g[0], c.input_sizes(0), k, 0, 1)};
+}
+V take_bw(const C& c, const V& g) {
+  IntArrayRef in_sizes = c.input_sizes(0);
+  int64_t n = 1;
+  for (int64_t s : in_sizes) n *= s;
+  if (n == 0) return {zeros(in_sizes, g[0].dtype()), Tensor()};
+  // Negative indices count from the end, as take reads them.
+  Tensor idx = c.input(1).remainder(n);
+  return {accumulate_at(g[0], idx, n).reshape(in_sizes), Tensor()};
 }
 
 // --- backward helpers' own derivatives ----------------------------------------
@@ -147,17 +238,85 @@ V gather_bw(const C& c, const V& g) {
   return {zeros(c.input_sizes(0), g[0].dtype()).scatter_add(c.int_arg(0), c.input(1), g[0]),
           Tensor()};
 }
+// The gradient of scatter's src: src elements beyond the index's extent
+// (the index may be smaller than src in any dim) were not read.
+Tensor src_grad(const C& c, const Tensor& g) {
+  const int64_t dim = c.int_arg(0);
+  Tensor r = g.gather(dim, c.input(1));
+  IntArrayRef src_sizes = c.input_sizes(2);
+  if (r.dim() == 0 || r.sizes() == src_sizes) return r;
+  DimVector sizes(r.sizes().begin(), r.sizes().end());
+  for (int64_t d = 0; d < r.dim(); ++d) {
+    if (sizes[d] == src_sizes[d]) continue;
+    const int64_t n = sizes[d];
+    sizes[d] = src_sizes[d];
+    r = slice_backward(r, sizes, d, 0, n, 1);
+  }
+  return r;
+}
 V scatter_bw(const C& c, const V& g) {
   const int64_t dim = c.int_arg(0);
   const Tensor& index = c.input(1);
   return {c.needs(0) ? g[0].scatter(dim, index, Scalar(0.0)) : Tensor(), Tensor(),
-          c.needs(2) ? g[0].gather(dim, index) : Tensor()};
+          c.needs(2) ? src_grad(c, g[0]) : Tensor()};
 }
 V scatter_value_bw(const C& c, const V& g) {
   return {g[0].scatter(c.int_arg(0), c.input(1), Scalar(0.0)), Tensor()};
 }
 V scatter_add_bw(const C& c, const V& g) {
-  return {g[0], Tensor(), c.needs(2) ? g[0].gather(c.int_arg(0), c.input(1)) : Tensor()};
+  return {g[0], Tensor(), c.needs(2) ? src_grad(c, g[0]) : Tensor()};
+}
+// index_put_ (inputs: self, values, indices...; args: accumulate).
+V index_put_bw(const C& c, const V& g) {
+  std::vector<Tensor> idx = saved_indices(c, 2);
+  V r(c.num_inputs());
+  if (c.needs(0)) {
+    if (c.bool_arg(0)) {
+      r[0] = g[0];
+    } else {
+      r[0] = g[0].clone();
+      index_put_(r[0], idx, zeros({}, g[0].dtype()));
+    }
+  }
+  if (c.needs(1)) r[1] = index(g[0], idx);
+  return r;
+}
+// index_add_ (inputs: self, index, source; args: dim, alpha).
+V index_add_bw(const C& c, const V& g) {
+  return {g[0], Tensor(),
+          c.needs(2) ? g[0].index_select(c.int_arg(0), c.input(1)) * c.scalar(1) : Tensor()};
+}
+V index_fill_bw(const C& c, const V& g) {
+  Tensor r = g[0].clone();
+  r.index_fill_(c.int_arg(0), c.input(1), 0);
+  return {r, Tensor()};
+}
+V index_copy_bw(const C& c, const V& g) {
+  const int64_t dim = c.int_arg(0);
+  V r(3);
+  if (c.needs(0)) {
+    r[0] = g[0].clone();
+    r[0].index_fill_(dim, c.input(1), 0);
+  }
+  if (c.needs(2)) r[2] = g[0].index_select(dim, c.input(1));
+  return r;
+}
+// masked_scatter_ (inputs: self, mask, source): source's first elements
+// went to the masked places, the rest were unused.
+V masked_scatter_bw(const C& c, const V& g) {
+  const Tensor& mask = c.input(1);
+  V r(3);
+  if (c.needs(0)) r[0] = g[0].masked_fill(mask, 0);
+  if (c.needs(2)) {
+    IntArrayRef src_sizes = c.input_sizes(2);
+    int64_t n = 1;
+    for (int64_t s : src_sizes) n *= s;
+    Tensor used = g[0].masked_select(mask);
+    const int64_t pad = n - used.numel();
+    if (pad > 0) used = cat({used, zeros({pad}, used.dtype())}, 0);
+    r[2] = used.reshape(src_sizes);
+  }
+  return r;
 }
 // sort / topk / kthvalue values: (values, indices) along dim (args: dim,
 // keepdim).
@@ -173,7 +332,6 @@ V values_bw(const C& c, const V& g) {
 
 EMBER_REGISTER_DERIVATIVES(
     {"view", "ViewBackward0", 0, false, reshape_bw},
-    {"reshape_alias", "UnsafeViewBackward0", 0, false, reshape_bw},
     {"squeeze", "SqueezeBackward0", 0, false, reshape_bw},
     {"squeeze_dim", "SqueezeBackward1", 0, false, reshape_bw},
     {"unsqueeze", "UnsqueezeBackward0", 0, false, reshape_bw},
@@ -200,7 +358,29 @@ EMBER_REGISTER_DERIVATIVES(
     {"scatter_add", "ScatterAddBackward0", kSaveOther, false, scatter_add_bw},
     {"sort", "SortBackward0", 0, true, values_bw},
     {"topk", "TopkBackward0", 0, true, values_bw},
-    {"kthvalue", "KthvalueBackward0", 0, true, values_bw});
+    {"kthvalue", "KthvalueBackward0", 0, true, values_bw},
+    {"stack", "StackBackward0", 0, false, stack_bw},
+    {"as_strided", "AsStridedBackward0", 0, false, as_strided_bw},
+    {"unfold", "UnfoldBackward0", 0, false, unfold_bw},
+    {"flip", "FlipBackward0", 0, false, flip_bw},
+    {"roll", "RollBackward0", 0, false, roll_bw},
+    {"repeat", "RepeatBackward0", 0, false, repeat_bw},
+    {"tril", "TrilBackward0", 0, false, tril_bw},
+    {"triu", "TriuBackward0", 0, false, triu_bw},
+    {"diag", "DiagBackward0", 0, false, diag_bw},
+    {"take", "TakeBackward0", kSaveOther, false, take_bw},
+    // In-place views (PyTorch's names for the in-place overloads).
+    {"squeeze_", "SqueezeBackward2", 0, false, reshape_bw},
+    {"squeeze_dim_", "SqueezeBackward3", 0, false, reshape_bw},
+    {"unsqueeze_", "UnsqueezeBackward1", 0, false, reshape_bw},
+    {"transpose_", "TransposeBackward1", 0, false, transpose_bw},
+    {"t_", "TBackward1", 0, false, transpose_bw},
+    // In-place index writes.
+    {"index_put", "IndexPutBackward0", kSaveAll & ~(kSaveSelf | kSaveOther), false, index_put_bw},
+    {"index_add", "IndexAddBackward0", kSaveOther, false, index_add_bw},
+    {"index_fill", "IndexFillBackward0", kSaveOther, false, index_fill_bw},
+    {"index_copy", "IndexCopyBackward0", kSaveOther, false, index_copy_bw},
+    {"masked_scatter", "MaskedScatterBackward0", kSaveOther, false, masked_scatter_bw});
 
 }  // namespace
 }  // namespace autograd
