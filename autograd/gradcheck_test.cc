@@ -267,6 +267,16 @@ std::vector<Case> cases() {
          return V{s, m};
        },
        [] { return V{rt(3, 4)}; }},
+      // --- nn ops (first order: the backward kernels are not recorded) ---
+      {"convolution", [](const V& x) {
+         return V{convolution(x[0], x[1], x[2], {1, 2}, {1, 0}, {1, 1}, 1),
+                  convolution(x[0].select(3, 0), x[3], Tensor(), {2}, {1}, {2}, 2)};
+       },
+       [] {
+         return V{leaf(r({2, 2, 3, 2})).transpose(0, 1), leaf(r({3, 2, 2, 2})),
+                  leaf(r({3})), leaf(r({4, 1, 2}))};
+       },
+       false},
       // --- the backward's own ops, through the vector-Jacobian product ---
       {"select_backward", vjp_of([](const Tensor& t) { return t.select(1, 2); }),
        [] { return V{rt(2, 3), leaf(r({2}))}; }},
