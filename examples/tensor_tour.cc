@@ -9,11 +9,7 @@
 namespace ember::examples {
 
 namespace {
-std::ostream& shape(std::ostream& out, const Tensor& t) {
-  out << "torch.Size([";
-  for (int64_t i = 0; i < t.dim(); ++i) out << (i ? ", " : "") << t.size(i);
-  return out << "])";
-}
+std::ostream& shape(std::ostream& out, const Tensor& t) { return out << size_repr(t.sizes()); }
 const char* py_bool(bool b) { return b ? "True" : "False"; }
 }  // namespace
 

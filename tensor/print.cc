@@ -394,6 +394,15 @@ PrintOptions get_printoptions() {
   return options_storage();
 }
 
+std::string size_repr(IntArrayRef sizes) {
+  std::string s = "torch.Size([";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(sizes[i]);
+  }
+  return s + "])";
+}
+
 std::string python_float_repr(double v) {
   std::string s;
   if (format_nonfinite(v, &s)) return s;

@@ -45,6 +45,10 @@ PrintOptions get_printoptions();
 // digits that round-trip. Exposed because PyTorch prints scale= this way.
 std::string python_float_repr(double v);
 
+// What Python prints for a tensor's .shape: "torch.Size([2, 3])". PyTorch's
+// error messages quote sizes this way too.
+std::string size_repr(IntArrayRef sizes);
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_PRINT_H_

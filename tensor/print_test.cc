@@ -137,6 +137,12 @@ TEST(PrintTest, StreamOperatorWritesToString) {
 
 TEST(PrintTest, UndefinedTensor) { EXPECT_EQ(Tensor().toString(), "[ Tensor (undefined) ]"); }
 
+TEST(PrintTest, SizeRepr) {
+  EXPECT_EQ(size_repr({}), "torch.Size([])");
+  EXPECT_EQ(size_repr({0}), "torch.Size([0])");
+  EXPECT_EQ(size_repr({2, 3, 28}), "torch.Size([2, 3, 28])");
+}
+
 TEST(PrintTest, PythonFloatRepr) {
   for (const FloatRepr& f : kFloatReprs) {
     double v;
