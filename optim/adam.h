@@ -1,0 +1,72 @@
+#ifndef EMBER_OPTIM_ADAM_H_
+#define EMBER_OPTIM_ADAM_H_
+// torch.optim.Adam and torch.optim.AdamW (PyTorch 1.13, foreach=False),
+// libtorch's spelling:
+//   optim::Adam opt(params, optim::AdamOptions(1e-3).betas({0.9, 0.999}));
+//   optim::AdamW opt(params, optim::AdamWOptions(1e-3));  // weight_decay 1e-2
+// State per parameter: step, "exp_avg", "exp_avg_sq", and "max_exp_avg_sq"
+// with amsgrad. They differ only in weight decay: Adam adds it to the
+// gradient, AdamW decays the parameter itself (decoupled).
+
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "optim/optimizer.h"
+
+namespace ember {
+namespace optim {
+
+// (beta1, beta2); AdamOptions(1e-3).betas({0.9, 0.999}).
+using Betas = std::tuple<double, double>;
+
+struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
+  AdamOptions(double lr = 1e-3);  // NOLINT: as libtorch
+  void visit(OptionVisitor& v) override;
+
+  EMBER_ARG(double, lr);
+  EMBER_ARG(Betas, betas) = std::make_tuple(0.9, 0.999);
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, amsgrad) = false;
+  EMBER_ARG(bool, maximize) = false;
+};
+
+struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
+  AdamWOptions(double lr = 1e-3);  // NOLINT: as libtorch
+  void visit(OptionVisitor& v) override;
+
+  EMBER_ARG(double, lr);
+  EMBER_ARG(Betas, betas) = std::make_tuple(0.9, 0.999);
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 1e-2;
+  EMBER_ARG(bool, amsgrad) = false;
+  EMBER_ARG(bool, maximize) = false;
+};
+
+// Both throw PyTorch's ValueErrors for a negative lr, eps or weight_decay
+// and for betas outside [0, 1).
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults = {});
+  Adam(std::vector<Tensor> params, const AdamOptions& defaults = {})
+      : Adam(detail::single_group(std::move(params)), defaults) {}
+
+ protected:
+  void step_group(OptimizerParamGroup& group) override;
+};
+
+class AdamW : public Optimizer {
+ public:
+  AdamW(std::vector<OptimizerParamGroup> groups, const AdamWOptions& defaults = {});
+  AdamW(std::vector<Tensor> params, const AdamWOptions& defaults = {})
+      : AdamW(detail::single_group(std::move(params)), defaults) {}
+
+ protected:
+  void step_group(OptimizerParamGroup& group) override;
+};
+
+}  // namespace optim
+}  // namespace ember
+
+#endif  // EMBER_OPTIM_ADAM_H_

@@ -1,0 +1,158 @@
+#ifndef EMBER_OPTIM_LR_SCHEDULER_H_
+#define EMBER_OPTIM_LR_SCHEDULER_H_
+// Learning-rate schedulers as PyTorch 1.13's torch.optim.lr_scheduler
+// computes them (the chainable form that scheduler.step() uses):
+//
+//   optim::SGD opt(params, optim::SGDOptions(0.1));
+//   optim::StepLR sched(opt, /*step_size=*/30, /*gamma=*/0.1);
+//   for (epoch...) { train(...); opt.step(); ... sched.step(); }
+//
+// Constructing a scheduler does PyTorch's initial step: it records each
+// group's initial_lr (kept in the optimizer's state dict), sets base_lrs,
+// and sets the lr of epoch last_epoch + 1 (0 for a new run).
+//
+// state_dict() is already flat, for checkpoints: PyTorch's keys as tensors,
+//   last_epoch, _step_count            0-dim int64
+//   base_lrs, _last_lr                 1-D float64, one per group
+//   gamma, eta_min                     0-dim float64
+//   step_size, T_max                   0-dim int64
+//   milestones                         1-D int64, sorted, repeats kept
+// LambdaLR's functions are not saved (PyTorch saves None for lambdas).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optim/optimizer.h"
+
+namespace ember {
+namespace optim {
+
+// Visits a scheduler's state by PyTorch's attribute names.
+class SchedulerVisitor {
+ public:
+  virtual ~SchedulerVisitor() = default;
+  virtual void field(const char* name, int64_t& value) = 0;
+  virtual void field(const char* name, double& value) = 0;
+  virtual void field(const char* name, std::vector<int64_t>& value) = 0;
+  virtual void field(const char* name, std::vector<double>& value) = 0;
+};
+
+class LRScheduler {
+ public:
+  LRScheduler(const LRScheduler&) = delete;
+  LRScheduler& operator=(const LRScheduler&) = delete;
+  virtual ~LRScheduler() = default;
+
+  // Advances one epoch and sets every group's lr.
+  void step();
+  // The lr of each group that the last step() set.
+  const std::vector<double>& get_last_lr() const { return last_lr_; }
+  int64_t last_epoch() const { return last_epoch_; }
+  const std::vector<double>& base_lrs() const { return base_lrs_; }
+  Optimizer& optimizer() { return optimizer_; }
+
+  NamedTensors state_dict();
+  // Restores what state_dict() saved; keys this scheduler lacks are an error.
+  void load_state_dict(const NamedTensors& state_dict);
+
+ protected:
+  // last_epoch -1 starts a new schedule; any other value resumes one and
+  // needs initial_lr in every group (PyTorch's KeyError otherwise).
+  LRScheduler(Optimizer& optimizer, int64_t last_epoch);
+  // PyTorch's _initial_step: each constructor calls it last, once the
+  // subclass can answer get_lr().
+  void initial_step();
+  // The lrs of epoch last_epoch_ (already advanced), from the current ones.
+  virtual std::vector<double> get_lr() = 0;
+  virtual void visit(SchedulerVisitor& v);
+  // Every group's current lr.
+  std::vector<double> current_lrs() const;
+
+  Optimizer& optimizer_;
+  int64_t last_epoch_;
+  int64_t step_count_ = 0;
+  std::vector<double> base_lrs_;
+  std::vector<double> last_lr_;
+};
+
+// lr = base_lr * lr_lambda(epoch), one function for all groups or one per
+// group.
+class LambdaLR : public LRScheduler {
+ public:
+  using LrLambda = std::function<double(int64_t)>;
+  LambdaLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch = -1);
+  LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, int64_t last_epoch = -1);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::vector<LrLambda> lr_lambdas_;
+};
+
+// lr *= gamma every step_size epochs.
+class StepLR : public LRScheduler {
+ public:
+  StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1, int64_t last_epoch = -1);
+
+ protected:
+  std::vector<double> get_lr() override;
+  void visit(SchedulerVisitor& v) override;
+
+ private:
+  int64_t step_size_;
+  double gamma_;
+};
+
+// lr *= gamma at each milestone (gamma^k for a milestone listed k times).
+class MultiStepLR : public LRScheduler {
+ public:
+  MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma = 0.1,
+              int64_t last_epoch = -1);
+
+ protected:
+  std::vector<double> get_lr() override;
+  void visit(SchedulerVisitor& v) override;
+
+ private:
+  std::vector<int64_t> milestones_;  // sorted
+  double gamma_;
+};
+
+// lr *= gamma every epoch.
+class ExponentialLR : public LRScheduler {
+ public:
+  ExponentialLR(Optimizer& optimizer, double gamma, int64_t last_epoch = -1);
+
+ protected:
+  std::vector<double> get_lr() override;
+  void visit(SchedulerVisitor& v) override;
+
+ private:
+  double gamma_;
+};
+
+// Cosine annealing from base_lr to eta_min over T_max epochs, in PyTorch's
+// recursive form (so it composes with other changes to lr, and matches
+// PyTorch's values exactly, including past T_max).
+class CosineAnnealingLR : public LRScheduler {
+ public:
+  CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0,
+                    int64_t last_epoch = -1);
+
+ protected:
+  std::vector<double> get_lr() override;
+  void visit(SchedulerVisitor& v) override;
+
+ private:
+  int64_t T_max_;
+  double eta_min_;
+};
+
+}  // namespace optim
+}  // namespace ember
+
+#endif  // EMBER_OPTIM_LR_SCHEDULER_H_

@@ -1,0 +1,10 @@
+#ifndef EMBER_OPTIM_OPTIM_H_
+#define EMBER_OPTIM_OPTIM_H_
+// //optim for users: optimizers and LR schedulers.
+#include "optim/adam.h"
+#include "optim/lr_scheduler.h"
+#include "optim/optimizer.h"
+#include "optim/rmsprop.h"
+#include "optim/sgd.h"
+
+#endif  // EMBER_OPTIM_OPTIM_H_

@@ -1,0 +1,392 @@
+// Optimizers against PyTorch 1.13 (tools/golden/optim.py): parameters and
+// state after 10 steps, through the fused loops and the tensor-op path
+// (Note [Fused updates]); state dicts; zero_grad; errors.
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "autograd/autograd.h"
+#include "gtest/gtest.h"
+#include "optim/fused.h"
+#include "optim/optim.h"
+#include "tensor/all.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace optim {
+namespace {
+
+using ::ember::testing::expect_golden_error;
+using ::ember::testing::find_golden;
+using ::ember::testing::GoldenEntry;
+using ::ember::testing::GoldenError;
+using ::ember::testing::make_input;
+using ::ember::testing::near_golden;
+
+const GoldenEntry kGolden[] = {
+#include "optim/testdata/optim_golden.inc"
+};
+const GoldenError kErrors[] = {
+#include "optim/testdata/optim_errors_golden.inc"
+};
+
+constexpr double kRel = 1e-6;
+
+// The generator's start: w = mk((3, 4), float64, 0) / 2, b = mk((4,), float64, 5) / 2.
+std::vector<Tensor> start(ScalarType dtype = kDouble) {
+  Tensor w = (make_input({3, 4}, kDouble, 0) * 0.5).to(dtype).requires_grad_();
+  Tensor b = (make_input({4}, kDouble, 5) * 0.5).to(dtype).requires_grad_();
+  return {w, b};
+}
+
+Tensor loss_of(const std::vector<Tensor>& params) {
+  Tensor total;
+  for (const auto& p : params) {
+    Tensor l = 0.1 * (p * p * p * p).sum() + ((p - 0.5) * (p - 0.5)).sum();
+    total = total.defined() ? total + l : l;
+  }
+  return total;
+}
+
+void train(Optimizer& opt, const std::vector<Tensor>& params, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    opt.zero_grad();
+    loss_of(params).backward();
+    opt.step();
+  }
+}
+
+using Factory = std::function<std::unique_ptr<Optimizer>(std::vector<Tensor>)>;
+
+// The cases of tools/golden/optim.py, same names, same options.
+const std::map<std::string, Factory>& cases() {
+  static const auto* m = new std::map<std::string, Factory>{
+      {"sgd", [](std::vector<Tensor> p) { return std::make_unique<SGD>(p, SGDOptions(0.1)); }},
+      {"sgd_momentum",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<SGD>(p, SGDOptions(0.05).momentum(0.9));
+       }},
+      {"sgd_dampening",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<SGD>(
+             p, SGDOptions(0.05).momentum(0.9).dampening(0.3).weight_decay(0.1));
+       }},
+      {"sgd_nesterov",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<SGD>(
+             p, SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(0.01));
+       }},
+      {"sgd_maximize",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<SGD>(p, SGDOptions(0.01).momentum(0.5).maximize(true));
+       }},
+      {"adam", [](std::vector<Tensor> p) { return std::make_unique<Adam>(p, AdamOptions(0.05)); }},
+      {"adam_wd_amsgrad",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<Adam>(
+             p, AdamOptions(0.05).betas({0.8, 0.9}).weight_decay(0.1).amsgrad(true));
+       }},
+      {"adam_maximize",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<Adam>(p, AdamOptions(0.01).eps(1e-3).maximize(true));
+       }},
+      {"adamw",
+       [](std::vector<Tensor> p) { return std::make_unique<AdamW>(p, AdamWOptions(0.05)); }},
+      {"adamw_amsgrad",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<AdamW>(p, AdamWOptions(0.05).weight_decay(0.1).amsgrad(true));
+       }},
+      {"rmsprop",
+       [](std::vector<Tensor> p) { return std::make_unique<RMSprop>(p, RMSpropOptions(0.01)); }},
+      {"rmsprop_momentum",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<RMSprop>(p, RMSpropOptions(0.01).momentum(0.9));
+       }},
+      {"rmsprop_centered",
+       [](std::vector<Tensor> p) {
+         return std::make_unique<RMSprop>(
+             p, RMSpropOptions(0.01).alpha(0.9).momentum(0.5).centered(true).weight_decay(0.1));
+       }},
+      {"sgd_groups",
+       [](std::vector<Tensor> p) {
+         std::vector<OptimizerParamGroup> groups;
+         groups.emplace_back(std::vector<Tensor>{p[0]});
+         groups.emplace_back(std::vector<Tensor>{p[1]},
+                             std::make_unique<SGDOptions>(SGDOptions(0.01).momentum(0.5)));
+         return std::make_unique<SGD>(std::move(groups), SGDOptions(0.1).momentum(0.9));
+       }},
+      {"adam_groups",
+       [](std::vector<Tensor> p) {
+         std::vector<OptimizerParamGroup> groups;
+         groups.emplace_back(std::vector<Tensor>{p[0]});
+         groups.emplace_back(std::vector<Tensor>{p[1]}, std::make_unique<AdamOptions>(0.2));
+         return std::make_unique<Adam>(std::move(groups), AdamOptions(0.05));
+       }},
+  };
+  return *m;
+}
+
+// Checks params and every state entry against the golden table, and that
+// the table has no state entry the optimizer lacks.
+void expect_golden(const std::string& name, Optimizer& opt, const std::vector<Tensor>& params) {
+  EXPECT_TRUE(near_golden(params[0], find_golden(kGolden, name + ".w"), kDouble, kRel)) << name;
+  EXPECT_TRUE(near_golden(params[1], find_golden(kGolden, name + ".b"), kDouble, kRel)) << name;
+  size_t checked = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    ParamState* st = opt.state(params[i]);
+    ASSERT_NE(st, nullptr) << name;
+    const std::string prefix = absl::StrCat(name, ".state.", i, ".");
+    if (st->step) {
+      EXPECT_TRUE(near_golden(scalar_tensor(*st->step, kLong),
+                              find_golden(kGolden, prefix + "step"), kLong))
+          << name;
+      ++checked;
+    }
+    for (const auto& b : st->buffers) {
+      EXPECT_TRUE(near_golden(b.second, find_golden(kGolden, prefix + b.first), kDouble, kRel))
+          << prefix << b.first;
+      ++checked;
+    }
+  }
+  size_t want = 0;
+  for (const auto& g : kGolden) {
+    if (absl::StartsWith(g.name, name + ".state.")) ++want;
+  }
+  EXPECT_EQ(checked, want) << name;
+}
+
+class GoldenTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { detail::set_fused_kernels_enabled(GetParam()); }
+  void TearDown() override { detail::set_fused_kernels_enabled(true); }
+};
+
+TEST_P(GoldenTest, TenStepsMatchPyTorch) {
+  for (const auto& c : cases()) {
+    std::vector<Tensor> params = start();
+    auto opt = c.second(params);
+    train(*opt, params, 10);
+    expect_golden(c.first, *opt, params);
+    // The parameterization is real: these float64 params take the fused loop.
+    EXPECT_EQ(detail::fusable(params[0], params[0].grad(), {}), GetParam());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FusedAndOps, GoldenTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "fused" : "ops";
+                         });
+
+// float32 runs the float instantiation of the fused loops; the op path is
+// the reference.
+TEST(OptimizerTest, FusedFloatMatchesOps) {
+  for (const auto& c : cases()) {
+    std::vector<Tensor> fused = start(kFloat), ops = start(kFloat);
+    auto a = c.second(fused);
+    train(*a, fused, 10);
+    detail::set_fused_kernels_enabled(false);
+    auto b = c.second(ops);
+    train(*b, ops, 10);
+    detail::set_fused_kernels_enabled(true);
+    for (size_t i = 0; i < fused.size(); ++i) {
+      EXPECT_TRUE(fused[i].allclose(ops[i], 1e-5, 1e-6)) << c.first;
+    }
+  }
+}
+
+TEST(OptimizerTest, ParamsWithoutGradAreSkipped) {
+  std::vector<Tensor> params = start();
+  Tensor frozen = ones({3}, kDouble).requires_grad_();
+  SGD opt({params[0], params[1], frozen}, SGDOptions(0.1).momentum(0.9));
+  train(opt, params, 3);
+  EXPECT_TRUE(frozen.equal(ones({3}, kDouble)));
+  EXPECT_EQ(opt.state(frozen), nullptr);
+  EXPECT_NE(opt.state(params[0]), nullptr);
+}
+
+TEST(OptimizerTest, StepBumpsVersion) {
+  std::vector<Tensor> params = start();
+  Adam opt(params, AdamOptions(0.1));
+  loss_of(params).backward();
+  const uint32_t before = params[0]._version();
+  opt.step();
+  EXPECT_GT(params[0]._version(), before);
+}
+
+TEST(OptimizerTest, ZeroGradSetsToNoneByDefault) {
+  std::vector<Tensor> params = start();
+  SGD opt(params, SGDOptions(0.1));
+  loss_of(params).backward();
+  ASSERT_TRUE(params[0].grad().defined());
+  opt.zero_grad();
+  EXPECT_FALSE(params[0].grad().defined());
+  EXPECT_FALSE(params[1].grad().defined());
+}
+
+TEST(OptimizerTest, ZeroGradToZeros) {
+  std::vector<Tensor> params = start();
+  SGD opt(params, SGDOptions(0.1));
+  loss_of(params).backward();
+  Tensor grad = params[0].grad();
+  opt.zero_grad(/*set_to_none=*/false);
+  ASSERT_TRUE(params[0].grad().defined());
+  EXPECT_TRUE(params[0].grad().is_same(grad));  // zeroed in place, as PyTorch
+  EXPECT_TRUE(params[0].grad().equal(zeros({3, 4}, kDouble)));
+}
+
+TEST(OptimizerTest, StepRunsClosureWithGradAndReturnsLoss) {
+  std::vector<Tensor> params = start();
+  SGD opt(params, SGDOptions(0.1));
+  NoGradGuard no_grad;  // the closure still records: step enables grad
+  Tensor loss = opt.step([&] {
+    opt.zero_grad();
+    Tensor l = loss_of(params);
+    l.backward();
+    return l;
+  });
+  EXPECT_NEAR(loss.item<double>(), loss_of(start()).item<double>(), 1e-12);
+  EXPECT_FALSE(opt.step().defined());  // no closure, no loss
+}
+
+TEST(OptimizerTest, AddParamGroupTakesDefaultsForMissingOptions) {
+  std::vector<Tensor> params = start();
+  SGD opt({params[0]}, SGDOptions(0.1).momentum(0.9));
+  opt.add_param_group(OptimizerParamGroup({params[1]}));
+  opt.add_param_group(
+      OptimizerParamGroup({ones({2}, kDouble).requires_grad_()}, std::make_unique<SGDOptions>(0.5)));
+  ASSERT_EQ(opt.param_groups().size(), 3u);
+  const auto& g1 = static_cast<const SGDOptions&>(opt.param_groups()[1].options());
+  EXPECT_EQ(g1.lr(), 0.1);
+  EXPECT_EQ(g1.momentum(), 0.9);
+  const auto& g2 = static_cast<const SGDOptions&>(opt.param_groups()[2].options());
+  EXPECT_EQ(g2.lr(), 0.5);
+  EXPECT_EQ(g2.momentum(), 0.0);
+  EXPECT_EQ(opt.parameters().size(), 3u);
+}
+
+TEST(OptimizerTest, StateDictHasPyTorchStructure) {
+  std::vector<Tensor> params = start();
+  auto opt = cases().at("adam_groups")(params);
+  train(*opt, params, 2);
+  OptimizerStateDict sd = opt->state_dict();
+  ASSERT_EQ(sd.param_groups.size(), 2u);
+  EXPECT_EQ(sd.param_groups[0].params, std::vector<int64_t>{0});
+  EXPECT_EQ(sd.param_groups[1].params, std::vector<int64_t>{1});
+  ASSERT_EQ(sd.state.size(), 2u);
+  std::vector<std::string> keys;
+  for (const auto& kv : sd.state.at(1)) keys.push_back(kv.first);
+  EXPECT_EQ(keys, (std::vector<std::string>{"step", "exp_avg", "exp_avg_sq"}));
+  keys.clear();
+  for (const auto& kv : sd.param_groups[1].options) keys.push_back(kv.first);
+  EXPECT_EQ(keys, (std::vector<std::string>{"lr", "betas", "eps", "weight_decay", "amsgrad",
+                                            "maximize"}));
+  EXPECT_EQ(std::get<double>(sd.param_groups[1].options[0].second), 0.2);
+}
+
+TEST(OptimizerTest, NamedTensorKeys) {
+  std::vector<Tensor> params = start();
+  SGD opt(params, SGDOptions(0.1).momentum(0.9));
+  train(opt, params, 1);
+  std::vector<std::string> keys;
+  NamedTensors named = opt.state_dict().to_named_tensors();
+  for (const auto& kv : named) keys.push_back(kv.first);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "state.0.momentum_buffer", "state.1.momentum_buffer",
+                      "param_groups.0.lr", "param_groups.0.momentum", "param_groups.0.dampening",
+                      "param_groups.0.weight_decay", "param_groups.0.nesterov",
+                      "param_groups.0.maximize", "param_groups.0.params"}));
+  EXPECT_EQ(named[2].second.dim(), 0);
+  EXPECT_EQ(named[2].second.dtype(), kDouble);
+  EXPECT_EQ(named[6].second.dtype(), kBool);
+  EXPECT_TRUE(named[8].second.equal(tensor({0, 1}, kLong)));
+}
+
+// An optimizer restored from the flat state dict, over copies of the
+// parameters, continues exactly as the original.
+TEST(OptimizerTest, RestoredOptimizerContinuesExactly) {
+  for (const char* name : {"sgd_groups", "adam_wd_amsgrad", "adamw", "rmsprop_centered"}) {
+    std::vector<Tensor> params = start();
+    auto opt = cases().at(name)(params);
+    train(*opt, params, 4);
+    NamedTensors saved = opt->state_dict().to_named_tensors();
+
+    std::vector<Tensor> copies;
+    for (const auto& p : params) copies.push_back(p.detach().clone().requires_grad_());
+    auto restored = cases().at(name)(copies);
+    // Other options, to see load_state_dict replace them.
+    for (auto& g : restored->param_groups()) g.options().set_lr(123.0);
+    restored->load_state_dict(OptimizerStateDict::from_named_tensors(saved));
+
+    train(*opt, params, 6);
+    train(*restored, copies, 6);
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(params[i].equal(copies[i])) << name;
+    }
+    expect_golden(name, *restored, copies);
+  }
+}
+
+TEST(OptimizerTest, LoadStateDictCastsBuffersToParamDtype) {
+  std::vector<Tensor> params = start();
+  SGD opt(params, SGDOptions(0.1).momentum(0.9));
+  train(opt, params, 1);
+  std::vector<Tensor> floats = start(kFloat);
+  SGD other(floats, SGDOptions(0.1).momentum(0.9));
+  other.load_state_dict(opt.state_dict());
+  ASSERT_NE(other.state(floats[0]), nullptr);
+  EXPECT_EQ(other.state(floats[0])->find("momentum_buffer")->dtype(), kFloat);
+}
+
+TEST(OptimizerTest, FromNamedTensorsRejectsUnknownKeys) {
+  NamedTensors bad = {{"states.0.step", scalar_tensor(1, kLong)}};
+  ::ember::testing::expect_error<ValueError>(
+      [&] { OptimizerStateDict::from_named_tensors(bad); },
+      "unexpected key 'states.0.step' in an optimizer state dict");
+}
+
+TEST(OptimizerTest, PyTorchErrors) {
+  auto p = [] { return std::vector<Tensor>{zeros({2}, kDouble).requires_grad_()}; };
+  auto err = [&](const char* name, const std::function<void()>& f) {
+    expect_golden_error(kErrors, name, f);
+  };
+  err("sgd_lr", [&] { SGD(p(), SGDOptions(-0.1)); });
+  err("sgd_momentum", [&] { SGD(p(), SGDOptions(0.1).momentum(-0.5)); });
+  err("sgd_weight_decay", [&] { SGD(p(), SGDOptions(0.1).weight_decay(-1e-05)); });
+  err("sgd_nesterov", [&] { SGD(p(), SGDOptions(0.1).nesterov(true)); });
+  err("sgd_nesterov_dampening",
+      [&] { SGD(p(), SGDOptions(0.1).momentum(0.9).dampening(0.1).nesterov(true)); });
+  err("adam_lr", [&] { Adam(p(), AdamOptions(-0.001)); });
+  err("adam_eps", [&] { Adam(p(), AdamOptions().eps(-1e-08)); });
+  err("adam_beta0", [&] { Adam(p(), AdamOptions().betas({1.0, 0.999})); });
+  err("adam_beta1", [&] { Adam(p(), AdamOptions().betas({0.9, -0.5})); });
+  err("adam_weight_decay", [&] { Adam(p(), AdamOptions().weight_decay(-0.1)); });
+  err("adamw_weight_decay", [&] { AdamW(p(), AdamWOptions().weight_decay(-0.01)); });
+  err("rmsprop_alpha", [&] { RMSprop(p(), RMSpropOptions().alpha(-0.99)); });
+  err("rmsprop_momentum", [&] { RMSprop(p(), RMSpropOptions().momentum(-0.9)); });
+  err("rmsprop_eps", [&] { RMSprop(p(), RMSpropOptions().eps(-1e-08)); });
+  err("empty", [&] { SGD(std::vector<Tensor>{}, SGDOptions(0.1)); });
+  err("non_leaf", [&] { SGD({p()[0] * 2}, SGDOptions(0.1)); });
+  err("duplicate", [&] {
+    auto a = p();
+    SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(a), OptimizerParamGroup(a)},
+        SGDOptions(0.1));
+  });
+  err("load_groups", [&] {
+    auto a = p(), b = p();
+    SGD two(std::vector<OptimizerParamGroup>{OptimizerParamGroup(a), OptimizerParamGroup(b)},
+            SGDOptions(0.1));
+    SGD({a[0], b[0]}, SGDOptions(0.1)).load_state_dict(two.state_dict());
+  });
+  err("load_sizes", [&] {
+    auto a = p(), b = p();
+    SGD({a[0]}, SGDOptions(0.1)).load_state_dict(SGD({a[0], b[0]}, SGDOptions(0.1)).state_dict());
+  });
+}
+
+}  // namespace
+}  // namespace optim
+}  // namespace ember
