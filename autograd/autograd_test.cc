@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "autograd/autograd.h"
+#include "autograd/gradcheck.h"
 #include "gtest/gtest.h"
 #include "tensor/all.h"
 
@@ -454,6 +455,81 @@ TEST(AutogradRecording, ProdDoubleBackwardWithZero) {
   expect_values(g, {0, 2, 0});
   // torch 1.13: grad(g.sum(), x) == [2, 3, 1].
   expect_values(autograd::grad({g.sum()}, {x})[0], {2, 3, 1});
+}
+
+// CopySlices: an in-place op on a view rewrites the base's history.
+TEST(AutogradViews, InplaceOnViewReachesBase) {
+  Tensor a = tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_();
+  Tensor x = a.clone();
+  x[0].mul_(2);
+  EXPECT_EQ(x.grad_fn()->name(), "CopySlices");
+  expect_values(x, {2, 2, 3});
+  x.sum().backward();
+  expect_values(a.grad(), {2, 1, 1});
+}
+
+TEST(AutogradViews, CopyIntoViewGivesSourceItsGradient) {
+  Tensor a = tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_();
+  Tensor b = tensor({5.0, 7.0}, kDouble).requires_grad_();
+  Tensor w = tensor({10.0, 20.0, 30.0}, kDouble);
+  Tensor x = a.clone();
+  x.narrow(0, 1, 2).copy_(b);
+  (x * w).sum().backward();
+  expect_values(a.grad(), {10, 0, 0});
+  expect_values(b.grad(), {20, 30});
+}
+
+TEST(AutogradViews, IndexPutOnSliceReachesBase) {
+  using indexing::Slice;
+  Tensor a = tensor({{1.0, 2.0}, {3.0, 4.0}}, kDouble).requires_grad_();
+  Tensor b = tensor({5.0, 7.0}, kDouble).requires_grad_();
+  Tensor x = a * 1;
+  x.index_put_({Slice(), 1}, b * 3);
+  x.sum().backward();
+  expect_values(a.grad(), {1, 0, 1, 0});
+  expect_values(b.grad(), {3, 3});
+}
+
+// A view whose base changed in place reads the new values: its grad_fn is
+// remade from the base's history (AsStridedBackward0, as PyTorch).
+TEST(AutogradViews, ViewSeesInplaceOnBase) {
+  Tensor a = tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_();
+  Tensor x = a.clone();
+  Tensor v = x[0];
+  EXPECT_EQ(v.grad_fn()->name(), "SelectBackward0");
+  x.mul_(3);
+  EXPECT_EQ(v.grad_fn()->name(), "AsStridedBackward0");
+  (v * 1).backward();
+  expect_values(a.grad(), {3, 0, 0});
+}
+
+TEST(AutogradViews, InplaceOnViewOfLeafIsRejected) {
+  Tensor a = tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_();
+  EXPECT_EQ(error_of([&] { a[0].mul_(2); }),
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation.");
+  NoGradGuard no_grad;
+  a[0].mul_(2);  // allowed without grad mode
+  expect_values(a.detach(), {2, 2, 3});
+}
+
+// First and second derivatives through CopySlices match finite
+// differences (non-contiguous view, a second input, create_graph).
+TEST(AutogradViews, InplaceOnViewGradcheck) {
+  autograd::GradcheckFn f = [](const variable_list& x) {
+    Tensor y = x[0] * x[0];
+    Tensor v = y.t().select(0, 1);  // column 1 of y: strided
+    v.mul_(x[1]);
+    y.narrow(0, 0, 1).add_(x[1].sum());
+    return variable_list{y};
+  };
+  autograd::GradcheckOptions o;
+  o.check_grad_grad = true;
+  manual_seed(1);
+  EXPECT_EQ(autograd::gradcheck(f, {randn({2, 3}, kDouble).requires_grad_(),
+                                   randn({2}, kDouble).requires_grad_()},
+                                o),
+            "");
 }
 
 }  // namespace

@@ -24,11 +24,17 @@
 // recorded op first, as PyTorch does), sums gradients per node input, and
 // frees saved tensors after each node unless retain_graph.
 //
-// Not done: in-place ops on views do not rewrite the base's history (PyTorch's
-// CopySlices); an in-place op on a view of a tensor that requires grad only
-// changes the view's own history.
+// Views and in-place ops follow PyTorch (Note [Views and in-place]): a
+// recorded view remembers its base; an in-place op on it rewrites the
+// base's history (CopySlices) and the view's grad_fn is remade from the
+// base's whenever the storage version moved on. Views are tracked only when
+// recorded, i.e. when their base requires grad: an in-place op that makes a
+// view of a tensor that does not require grad require grad (zeros(3)
+// .narrow(0, 0, 1).copy_(x)) changes the view's history only.
 #include "autograd/engine.h"
 
+#include <algorithm>
+#include <cstring>
 #include <queue>
 
 #include <unordered_map>
@@ -37,6 +43,7 @@
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
 #include "tensor/creation.h"
+#include "tensor/indexing.h"
 #include "tensor/error.h"
 
 namespace ember {
@@ -105,6 +112,61 @@ class FormulaNode : public Node {
   std::vector<BackwardCtx::InputInfo> info_;
   std::vector<BackwardCtx::InputInfo> out_meta_;
   absl::InlinedVector<OpArg, 4> args_;
+};
+
+// See Note [Views and in-place]. Gets the gradient of the base's new value;
+// gives the gradient of its old value (the view's part replaced by what
+// `fn` gives for the view's old value) and of fn's other inputs. Written
+// with recorded ops (positions in the storage, index/index_put_), so it is
+// differentiable again under create_graph.
+class CopySlices : public Node {
+ public:
+  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<FormulaNode> fn)
+      : base_sizes_(base.sizes().begin(), base.sizes().end()),
+        base_strides_(base.strides().begin(), base.strides().end()),
+        view_sizes_(view.sizes().begin(), view.sizes().end()),
+        view_strides_(view.strides().begin(), view.strides().end()),
+        base_offset_(base.storage_offset()),
+        view_offset_(view.storage_offset()),
+        fn_(std::move(fn)) {}
+
+  std::string name() const override { return "CopySlices"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(next_edges_.size());
+    const Tensor& g = grads[0];
+    if (!g.defined()) return out;
+    const int64_t extent = std::max(end_of(base_sizes_, base_strides_, base_offset_),
+                                    end_of(view_sizes_, view_strides_, view_offset_));
+    Tensor pos = arange(extent, kLong);
+    Tensor base_pos = pos.as_strided(base_sizes_, base_strides_, base_offset_);
+    Tensor view_pos = pos.as_strided(view_sizes_, view_strides_, view_offset_);
+    Tensor buf = zeros({extent}, g.dtype());
+    index_put_(buf, {base_pos.reshape({-1})}, g.reshape({-1}));
+    variable_list res = fn_->apply({index(buf, {view_pos})});
+    Tensor slice = res[0].defined() ? res[0] : zeros(view_sizes_, g.dtype());
+    index_put_(buf, {view_pos}, slice);
+    out[0] = index(buf, {base_pos});
+    for (size_t i = 1; i < out.size() && i < res.size(); ++i) out[i] = std::move(res[i]);
+    return out;
+  }
+
+  void release_variables() override { fn_->release_variables(); }
+
+ private:
+  // One past the last storage position the geometry reaches.
+  static int64_t end_of(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+    int64_t e = offset;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] == 0) return 0;
+      e += (sizes[i] - 1) * strides[i];
+    }
+    return e + 1;
+  }
+
+  DimVector base_sizes_, base_strides_, view_sizes_, view_strides_;
+  int64_t base_offset_, view_offset_;
+  std::shared_ptr<FormulaNode> fn_;
 };
 
 class GraphRoot : public Node {
@@ -301,6 +363,19 @@ class AutogradHooksImpl : public AutogradHooks {
   }
 
   void record(OpRecord&& rec) override {
+    if (rec.inplace && !is_inplace_view(rec.name)) {
+      AutogradMeta* m = get_meta(rec.outputs[0]);
+      if (m != nullptr && m->view_base_.defined()) {
+        record_inplace_on_view(std::move(rec), *m);
+        return;
+      }
+    }
+    build_node(std::move(rec), /*attach=*/true);
+  }
+
+  // Builds the op's node; with `attach`, its outputs get it as grad_fn (and
+  // outputs that share an input's storage become views of it).
+  std::shared_ptr<FormulaNode> build_node(OpRecord&& rec, bool attach) {
     const Derivative* d = find_derivative(rec.name);
     auto node = std::make_shared<FormulaNode>(d, rec.name);
     const size_t n = rec.inputs.size();
@@ -345,26 +420,98 @@ class AutogradHooksImpl : public AutogradHooks {
           aliases_input = aliases_input || t.unsafeGetTensorImpl() == out.unsafeGetTensorImpl();
         }
       }
-      if (aliases_input) continue;  // the op returned its input itself
+      if (aliases_input || !attach) continue;  // the op returned its input itself
       AutogradMeta& m = materialize_meta(out);
       m.grad_fn_ = node;
       m.output_nr_ = static_cast<uint32_t>(j);
+      const Tensor& in0 = rec.inputs.empty() ? out : rec.inputs[0];
+      if (!rec.inplace && in0.defined() && in0.unsafeGetTensorImpl() != out.unsafeGetTensorImpl() &&
+          in0.unsafeGetTensorImpl()->storage() == out.unsafeGetTensorImpl()->storage()) {
+        AutogradMeta* im = get_meta(in0);
+        m.view_base_ = im != nullptr && im->view_base_.defined() ? im->view_base_ : in0;
+        m.view_version_ = out._version();
+      }
     }
     if (d != nullptr && d->save_outputs) {
       node->saved_out_.reserve(rec.outputs.size());
       for (const Tensor& out : rec.outputs) node->saved_out_.emplace_back(out, true);
     }
+    return node;
+  }
+
+  static bool is_inplace_view(const char* name) {
+    for (const char* v : {"squeeze_", "squeeze_dim_", "unsqueeze_", "transpose_", "t_"}) {
+      if (std::strcmp(name, v) == 0) return true;
+    }
+    return false;
+  }
+
+  // The view's grad_fn, made again from its base's current history: the
+  // view reads its base's storage through its own geometry.
+  void remake_view_grad_fn(const Tensor& view, AutogradMeta& m) {
+    const Tensor base = m.view_base_;
+    m.view_version_ = view._version();
+    if (!base.requires_grad()) return;
+    OpRecord rec;
+    rec.name = "as_strided";
+    rec.inputs.push_back(base);
+    rec.outputs.push_back(view);
+    rec.args = {DimVector(view.sizes().begin(), view.sizes().end()),
+                DimVector(view.strides().begin(), view.strides().end()),
+                Scalar(view.storage_offset()),
+                DimVector(base.strides().begin(), base.strides().end()),
+                Scalar(base.storage_offset())};
+    build_node(std::move(rec), /*attach=*/true);
+  }
+
+  // Note [Views and in-place]: an in-place op on a view changes its base's
+  // value too. As PyTorch, the op's node becomes part of a CopySlices node
+  // that is the base's new grad_fn, and the view's grad_fn is remade from
+  // it.
+  void record_inplace_on_view(OpRecord&& rec, AutogradMeta& m) {
+    const Tensor view = rec.outputs[0];
+    const Tensor base = m.view_base_;
+    std::shared_ptr<FormulaNode> fn = build_node(std::move(rec), /*attach=*/false);
+    auto copy_slices = std::make_shared<CopySlices>(base, view, fn);
+    std::vector<Edge>& edges = copy_slices->mutable_next_edges();
+    edges = fn->next_edges();
+    edges[0] = gradient_edge(base);
+    AutogradMeta& bm = materialize_meta(base);
+    bm.grad_fn_ = copy_slices;
+    bm.output_nr_ = 0;
+    remake_view_grad_fn(view, m);
   }
 
   Tensor before_inplace(const char* name, const Tensor& self) override {
     AutogradMeta* m = get_meta(self);
+    if (m != nullptr && m->view_base_.defined() && !is_inplace_view(name)) {
+      AutogradMeta* bm = get_meta(m->view_base_);
+      if (bm != nullptr && bm->requires_grad_ && !bm->grad_fn_) {
+        throw Error(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation.");
+      }
+    }
     if (m != nullptr && m->requires_grad_ && !m->grad_fn_) {
       throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
     }
-    // Only a formula that reads self needs its old value.
+    // Only a formula that reads self needs its old value. The copy is
+    // recorded (this runs inside the op's scope, where nothing records), so
+    // that the saved old value keeps its history for double backward.
     const Derivative* d = find_derivative(name);
-    if (d != nullptr && (d->save_inputs & kSaveSelf)) return self.clone();
-    return Tensor();
+    if (d == nullptr || !(d->save_inputs & kSaveSelf)) return Tensor();
+    detail::AutogradTLS& tls = detail::autograd_tls();
+    const bool below = tls.below_autograd;
+    tls.below_autograd = false;
+    Tensor before;
+    try {
+      before = self.clone();
+    } catch (...) {
+      tls.below_autograd = below;
+      throw;
+    }
+    tls.below_autograd = below;
+    return before;
   }
 
   const Tensor& grad(const Tensor& self) override {
@@ -375,7 +522,11 @@ class AutogradHooksImpl : public AutogradHooks {
   Tensor& mutable_grad(const Tensor& self) override { return materialize_meta(self).grad_; }
   std::shared_ptr<Node> grad_fn(const Tensor& self) override {
     AutogradMeta* m = get_meta(self);
-    return m != nullptr ? m->grad_fn_ : nullptr;
+    if (m == nullptr) return nullptr;
+    if (m->view_base_.defined() && m->view_version_ != self._version()) {
+      remake_view_grad_fn(self, *m);
+    }
+    return m->grad_fn_;
   }
   bool is_leaf(const Tensor& self) override {
     AutogradMeta* m = get_meta(self);
@@ -437,13 +588,21 @@ class AutogradHooksImpl : public AutogradHooks {
   }
 };
 
-const bool kInstalled = [] {
+AutogradHooksImpl& hooks_impl() {
   static AutogradHooksImpl hooks;
-  set_autograd_hooks(&hooks);
+  return hooks;
+}
+
+const bool kInstalled = [] {
+  set_autograd_hooks(&hooks_impl());
   return true;
 }();
 
 }  // namespace
+
+void refresh_view_grad_fn(const Tensor& view, AutogradMeta& m) {
+  hooks_impl().remake_view_grad_fn(view, m);
+}
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors,
               std::optional<bool> retain_graph, bool create_graph) {

@@ -189,6 +189,9 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
+  if (m != nullptr && m->view_base_.defined() && m->view_version_ != t._version()) {
+    refresh_view_grad_fn(t, *m);
+  }
   if (m != nullptr && m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
   return Edge(grad_accumulator(t), 0);
 }

@@ -119,6 +119,11 @@ class AutogradMeta : public AutogradMetaInterface {
   // Leaf tensor hooks (non-leaf hooks live on the grad_fn).
   std::vector<std::pair<unsigned, TensorHook>> hooks_;
   std::vector<std::pair<unsigned, std::function<void(Tensor&)>>> post_acc_hooks_;
+  // A view made by a recorded view op (Note [Views and in-place] in
+  // engine.cc): the tensor whose storage it views (never itself a view),
+  // and the storage version its grad_fn was made at.
+  Tensor view_base_;
+  uint32_t view_version_ = 0;
 };
 
 // The tensor's AutogradMeta, or nullptr.
@@ -142,7 +147,12 @@ class AccumulateGrad : public Node {
 // weakly, the graph strongly).
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
 // Where the gradient of `t` flows: (grad_fn, output_nr) or (accumulator, 0).
+// A view whose storage was modified in place since its grad_fn was made
+// gets a fresh one first (Note [Views and in-place]).
 Edge gradient_edge(const Tensor& t);
+// Remakes a view's grad_fn from its base's current history when the
+// storage version moved on (defined in engine.cc).
+void refresh_view_grad_fn(const Tensor& view, AutogradMeta& m);
 // Runs a leaf's tensor hooks on its gradient.
 Tensor run_leaf_hooks(const Tensor& leaf, Tensor grad);
 
