@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "tensor/print.h"
 
 namespace ember {
 namespace nn {
@@ -38,11 +39,6 @@ std::string class_name(const std::type_info& type) {
     name.resize(name.size() - impl.size());
   }
   return name;
-}
-
-// torch.Size's repr.
-std::string size_repr(IntArrayRef sizes) {
-  return absl::StrCat("torch.Size([", absl::StrJoin(sizes, ", "), "])");
 }
 
 // Python's _addindent: every line but the first indented by `spaces`.

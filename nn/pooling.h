@@ -5,7 +5,9 @@
 //   nn::MaxPool2d pool(2);   // stride defaults to the kernel size
 //   nn::AvgPool2d avg(nn::AvgPool2dOptions(3).stride(2).padding(1));
 
+#include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "nn/functional/pooling.h"
 #include "nn/module.h"
@@ -20,8 +22,8 @@ using AdaptiveAvgPool2dOptions = functional::AdaptiveAvgPool2dFuncOptions;
 
 class MaxPool2dImpl : public Module {
  public:
-  explicit MaxPool2dImpl(ExpandingArray<2> kernel_size)
-      : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
+  explicit MaxPool2dImpl(int64_t kernel_size)
+      : MaxPool2dImpl(MaxPool2dOptions(ExpandingArray<2>(kernel_size))) {}
   explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
   Tensor forward(const Tensor& input);
   // (output, indices), as return_indices=True.
@@ -33,8 +35,8 @@ EMBER_MODULE(MaxPool2d);
 
 class AvgPool2dImpl : public Module {
  public:
-  explicit AvgPool2dImpl(ExpandingArray<2> kernel_size)
-      : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
+  explicit AvgPool2dImpl(int64_t kernel_size)
+      : AvgPool2dImpl(AvgPool2dOptions(ExpandingArray<2>(kernel_size))) {}
   explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options(options) {}
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
@@ -44,8 +46,8 @@ EMBER_MODULE(AvgPool2d);
 
 class AdaptiveAvgPool2dImpl : public Module {
  public:
-  explicit AdaptiveAvgPool2dImpl(ExpandingArray<2> output_size)
-      : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
+  explicit AdaptiveAvgPool2dImpl(int64_t output_size)
+      : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(ExpandingArray<2>(output_size))) {}
   explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
