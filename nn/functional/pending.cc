@@ -9,14 +9,6 @@ namespace functional {
 
 #define EMBER_PENDING(name) EMBER_CHECK(false, "nn::functional::" #name " is not implemented yet")
 
-Tensor max_pool2d(const Tensor&, const MaxPool2dFuncOptions&) { EMBER_PENDING(max_pool2d); }
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor&, const MaxPool2dFuncOptions&) {
-  EMBER_PENDING(max_pool2d_with_indices);
-}
-Tensor avg_pool2d(const Tensor&, const AvgPool2dFuncOptions&) { EMBER_PENDING(avg_pool2d); }
-Tensor adaptive_avg_pool2d(const Tensor&, const AdaptiveAvgPool2dFuncOptions&) {
-  EMBER_PENDING(adaptive_avg_pool2d);
-}
 Tensor batch_norm(const Tensor&, const Tensor&, const Tensor&, const BatchNormFuncOptions&) {
   EMBER_PENDING(batch_norm);
 }

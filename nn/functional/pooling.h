@@ -7,6 +7,7 @@
 //   F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1))
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <tuple>
 
@@ -21,6 +22,11 @@ struct MaxPool2dFuncOptions {
   // stride defaults to the kernel size, as in PyTorch.
   /* implicit */ MaxPool2dFuncOptions(ExpandingArray<2> kernel_size)  // NOLINT
       : kernel_size_(kernel_size), stride_(kernel_size) {}
+  // One size or (H, W): F::max_pool2d(x, 2) and (x, {3, 2}) read as in Python.
+  /* implicit */ MaxPool2dFuncOptions(int64_t kernel_size)  // NOLINT
+      : MaxPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
+  /* implicit */ MaxPool2dFuncOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT
+      : MaxPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
   EMBER_ARG(ExpandingArray<2>, kernel_size);
   EMBER_ARG(ExpandingArray<2>, stride);
   EMBER_ARG(ExpandingArray<2>, padding) = 0;
@@ -35,6 +41,11 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
 struct AvgPool2dFuncOptions {
   /* implicit */ AvgPool2dFuncOptions(ExpandingArray<2> kernel_size)  // NOLINT
       : kernel_size_(kernel_size), stride_(kernel_size) {}
+  // One size or (H, W): F::avg_pool2d(x, 2) and (x, {3, 2}) read as in Python.
+  /* implicit */ AvgPool2dFuncOptions(int64_t kernel_size)  // NOLINT
+      : AvgPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
+  /* implicit */ AvgPool2dFuncOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT
+      : AvgPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
   EMBER_ARG(ExpandingArray<2>, kernel_size);
   EMBER_ARG(ExpandingArray<2>, stride);
   EMBER_ARG(ExpandingArray<2>, padding) = 0;
@@ -47,6 +58,11 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 struct AdaptiveAvgPool2dFuncOptions {
   /* implicit */ AdaptiveAvgPool2dFuncOptions(ExpandingArray<2> output_size)  // NOLINT
       : output_size_(output_size) {}
+  // One size or (H, W): F::adaptive_avg_pool2d(x, 2) and (x, {3, 2}) read as in Python.
+  /* implicit */ AdaptiveAvgPool2dFuncOptions(int64_t output_size)  // NOLINT
+      : AdaptiveAvgPool2dFuncOptions(ExpandingArray<2>(output_size)) {}
+  /* implicit */ AdaptiveAvgPool2dFuncOptions(std::initializer_list<int64_t> output_size)  // NOLINT
+      : AdaptiveAvgPool2dFuncOptions(ExpandingArray<2>(output_size)) {}
   EMBER_ARG(ExpandingArray<2>, output_size);
 };
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);

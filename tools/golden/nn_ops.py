@@ -84,5 +84,29 @@ err("conv2d_same_strided",
 err("conv2d_bias", lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(4, 3, 3, 3), torch.zeros(3)))
 err("conv1d_dims", lambda: F.conv1d(torch.zeros(2, 3, 4, 5), torch.zeros(1, 3, 1)))
 
+# --- pooling ----------------------------------------------------------------------
+case("max_pool2d_k2", lambda x: F.max_pool2d(x, 2, return_indices=True), [rnd(2, 3, 6, 5)],
+     outputs=2)
+case("max_pool2d_s2p1", lambda x: F.max_pool2d(x, 3, stride=2, padding=1), [rnd(2, 2, 7, 6)])
+case("max_pool2d_ceil_dil", lambda x: F.max_pool2d(x, (3, 2), stride=(2, 1), dilation=(1, 2),
+                                                   ceil_mode=True), [rnd(1, 2, 8, 7)])
+case("max_pool2d_unbatched_nc", lambda x: F.max_pool2d(x.transpose(1, 2), 2), [rnd(3, 5, 6)])
+case("avg_pool2d_k2", lambda x: F.avg_pool2d(x, 2), [rnd(2, 3, 6, 5)])
+case("avg_pool2d_pad_exclude", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1,
+                                                      count_include_pad=False), [rnd(2, 2, 7, 6)])
+case("avg_pool2d_ceil", lambda x: F.avg_pool2d(x, (3, 2), stride=2, padding=1, ceil_mode=True),
+     [rnd(1, 2, 6, 7)])
+case("avg_pool2d_divisor", lambda x: F.avg_pool2d(x.transpose(2, 3), 2, divisor_override=3),
+     [rnd(2, 2, 5, 6)])
+case("adaptive_avg_pool2d_3x2", lambda x: F.adaptive_avg_pool2d(x, (3, 2)), [rnd(2, 3, 7, 5)])
+case("adaptive_avg_pool2d_1", lambda x: F.adaptive_avg_pool2d(x, 1), [rnd(3, 4, 6)])
+
+err("max_pool2d_dims", lambda: F.max_pool2d(torch.zeros(2, 3), 2))
+err("max_pool2d_pad", lambda: F.max_pool2d(torch.zeros(1, 1, 5, 5), 3, padding=2))
+err("max_pool2d_small", lambda: F.max_pool2d(torch.zeros(1, 1, 2, 2), 3))
+err("max_pool2d_dilation", lambda: F.max_pool2d(torch.zeros(1, 1, 5, 5), 2, dilation=0))
+err("avg_pool2d_divisor", lambda: F.avg_pool2d(torch.zeros(1, 1, 5, 5), 2, divisor_override=0))
+err("adaptive_avg_pool2d_dims", lambda: F.adaptive_avg_pool2d(torch.zeros(2, 3), 2))
+
 errors.write()
 w.write()

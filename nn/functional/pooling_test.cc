@@ -1,0 +1,103 @@
+#include "nn/functional/pooling.h"
+
+#include "autograd/autograd.h"
+#include "autograd/gradcheck.h"
+#include "gtest/gtest.h"
+#include "nn/functional/testing/nn_golden.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using testing::check_case;
+using V = std::vector<Tensor>;
+
+TEST(MaxPool2d, KernelTwoWithIndices) {
+  check_case("max_pool2d_k2", 1, {0}, [](const V& x) { return F::max_pool2d(x[0], 2); });
+  auto [out, idx] = F::max_pool2d_with_indices(testing::case_input("max_pool2d_k2", "f64", 0), 2);
+  EXPECT_TRUE(testing::near_golden(idx, testing::nn_golden("max_pool2d_k2/f64/out1"), kLong));
+}
+TEST(MaxPool2d, StridePadding) {
+  check_case("max_pool2d_s2p1", 1, {0}, [](const V& x) {
+    return F::max_pool2d(x[0], F::MaxPool2dFuncOptions(3).stride(2).padding(1));
+  });
+}
+TEST(MaxPool2d, CeilModeDilation) {
+  check_case("max_pool2d_ceil_dil", 1, {0}, [](const V& x) {
+    return F::max_pool2d(
+        x[0], F::MaxPool2dFuncOptions({3, 2}).stride({2, 1}).dilation({1, 2}).ceil_mode(true));
+  });
+}
+TEST(MaxPool2d, UnbatchedNonContiguous) {
+  check_case("max_pool2d_unbatched_nc", 1, {0},
+             [](const V& x) { return F::max_pool2d(x[0].transpose(1, 2), 2); });
+}
+TEST(AvgPool2d, KernelTwo) {
+  check_case("avg_pool2d_k2", 1, {0}, [](const V& x) { return F::avg_pool2d(x[0], 2); });
+}
+TEST(AvgPool2d, PaddingExcluded) {
+  check_case("avg_pool2d_pad_exclude", 1, {0}, [](const V& x) {
+    return F::avg_pool2d(
+        x[0], F::AvgPool2dFuncOptions(3).stride(2).padding(1).count_include_pad(false));
+  });
+}
+TEST(AvgPool2d, CeilMode) {
+  check_case("avg_pool2d_ceil", 1, {0}, [](const V& x) {
+    return F::avg_pool2d(x[0], F::AvgPool2dFuncOptions({3, 2}).stride(2).padding(1).ceil_mode(true));
+  });
+}
+TEST(AvgPool2d, DivisorOverride) {
+  check_case("avg_pool2d_divisor", 1, {0}, [](const V& x) {
+    return F::avg_pool2d(x[0].transpose(2, 3), F::AvgPool2dFuncOptions(2).divisor_override(3));
+  });
+}
+TEST(AdaptiveAvgPool2d, Sizes) {
+  check_case("adaptive_avg_pool2d_3x2", 1, {0},
+             [](const V& x) { return F::adaptive_avg_pool2d(x[0], {3, 2}); });
+  check_case("adaptive_avg_pool2d_1", 1, {0},
+             [](const V& x) { return F::adaptive_avg_pool2d(x[0], 1); });
+}
+
+TEST(Pool2d, GradNames) {
+  Tensor x = randn({1, 2, 4, 4}).requires_grad_(true);
+  EXPECT_EQ(F::max_pool2d(x, 2).grad_fn()->name(), "MaxPool2DWithIndicesBackward0");
+  EXPECT_EQ(F::avg_pool2d(x, 2).grad_fn()->name(), "AvgPool2DBackward0");
+  EXPECT_EQ(F::adaptive_avg_pool2d(x, 2).grad_fn()->name(), "AdaptiveAvgPool2DBackward0");
+}
+
+TEST(Pool2d, Errors) {
+  using testing::expect_nn_error;
+  expect_nn_error("max_pool2d_dims", [] { F::max_pool2d(zeros({2, 3}), 2); });
+  expect_nn_error("max_pool2d_pad",
+                  [] { F::max_pool2d(zeros({1, 1, 5, 5}), F::MaxPool2dFuncOptions(3).padding(2)); });
+  expect_nn_error("max_pool2d_small", [] { F::max_pool2d(zeros({1, 1, 2, 2}), 3); });
+  expect_nn_error("max_pool2d_dilation",
+                  [] { F::max_pool2d(zeros({1, 1, 5, 5}), F::MaxPool2dFuncOptions(2).dilation(0)); });
+  expect_nn_error("avg_pool2d_divisor", [] {
+    F::avg_pool2d(zeros({1, 1, 5, 5}), F::AvgPool2dFuncOptions(2).divisor_override(0));
+  });
+  expect_nn_error("adaptive_avg_pool2d_dims", [] { F::adaptive_avg_pool2d(zeros({2, 3}), 2); });
+}
+
+TEST(Pool2d, Gradcheck) {
+  TensorOptions d = TensorOptions(kDouble).requires_grad(true);
+  Tensor x = randn({2, 2, 7, 6}, d);
+  auto check = [&](std::function<Tensor(const Tensor&)> f) {
+    return autograd::gradcheck(
+        [&](const autograd::variable_list& v) { return autograd::variable_list{f(v[0])}; }, {x});
+  };
+  EXPECT_EQ(check([](const Tensor& t) {
+              return F::max_pool2d(t, F::MaxPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true));
+            }),
+            "");
+  EXPECT_EQ(check([](const Tensor& t) {
+              return F::avg_pool2d(t, F::AvgPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(
+                                          true).count_include_pad(false));
+            }),
+            "");
+  EXPECT_EQ(check([](const Tensor& t) { return F::adaptive_avg_pool2d(t, {4, 5}); }), "");
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,0 +1,315 @@
+// 2-D pooling: max (with indices), average, adaptive average. Input
+// [N, C, H, W] or [C, H, W]; each (n, c) plane is one unit of work.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tensor/creation.h"
+#include "tensor/autograd_hook.h"
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/error.h"
+#include "tensor/nn_ops.h"
+#include "tensor/parallel.h"
+
+namespace ember {
+namespace {
+
+struct Pool {
+  int64_t planes, h, w, oh, ow;
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+// PyTorch's pooling_output_shape.
+int64_t pooled(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil) {
+  EMBER_CHECK(stride != 0, "stride should not be zero");
+  EMBER_CHECK(pad >= 0, "pad must be non-negative, but got pad: ", pad);
+  EMBER_CHECK(pad <= k / 2, "pad should be at most half of kernel size, but got pad=", pad,
+              " and kernel_size=", k);
+  const int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil ? stride - 1 : 0);
+  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
+  if (ceil && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+int64_t arg(IntArrayRef v, int i, int64_t dflt) {
+  if (v.empty()) return dflt;
+  return v.size() == 1 ? v[0] : v[i];
+}
+
+Pool make_pool(const Tensor& input, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
+               IntArrayRef dilation, bool ceil_mode) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
+              "non-empty 3D or 4D (batch mode) tensor expected for input");
+  EMBER_CHECK(!kernel.empty() && kernel.size() <= 2,
+              "pool2d: kernel_size must either be a single int, or a tuple of two ints");
+  Pool p;
+  p.kh = arg(kernel, 0, 1);
+  p.kw = arg(kernel, 1, 1);
+  p.sh = arg(stride, 0, p.kh);
+  p.sw = arg(stride, 1, p.kw);
+  p.ph = arg(padding, 0, 0);
+  p.pw = arg(padding, 1, 0);
+  p.dh = arg(dilation, 0, 1);
+  p.dw = arg(dilation, 1, 1);
+  p.h = input.size(-2);
+  p.w = input.size(-1);
+  p.planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
+  p.oh = pooled(p.h, p.kh, p.ph, p.sh, p.dh, ceil_mode);
+  p.ow = pooled(p.w, p.kw, p.pw, p.sw, p.dw, ceil_mode);
+  EMBER_CHECK(p.kh > 0 && p.kw > 0, "kernel size should be greater than zero, but got kH: ", p.kh,
+              " kW: ", p.kw);
+  EMBER_CHECK(p.sh > 0 && p.sw > 0, "stride should be greater than zero, but got dH: ", p.sh,
+              " dW: ", p.sw);
+  EMBER_CHECK(p.dh > 0 && p.dw > 0, "dilation should be greater than zero, but got dilationH: ",
+              p.dh, " dilationW: ", p.dw);
+  const int64_t c = input.size(-3);
+  EMBER_CHECK(p.oh >= 1 && p.ow >= 1, "Given input size: (", c, "x", p.h, "x", p.w,
+              "). Calculated output size: (", c, "x", p.oh, "x", p.ow,
+              "). Output size is too small");
+  return p;
+}
+
+DimVector out_sizes(const Tensor& input, int64_t oh, int64_t ow) {
+  DimVector s(input.sizes().begin(), input.sizes().end());
+  s[s.size() - 2] = oh;
+  s[s.size() - 1] = ow;
+  return s;
+}
+
+DimVector dv(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
+
+int64_t grain_for(int64_t per_plane) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, per_plane)); }
+
+template <typename T>
+void max_pool_kernel(const Pool& p, const T* x, T* out, int64_t* idx) {
+  parallel_for(0, p.planes, grain_for(p.h * p.w), [&](int64_t b, int64_t e) {
+    for (int64_t pl = b; pl < e; ++pl) {
+      const T* in = x + pl * p.h * p.w;
+      T* o = out + pl * p.oh * p.ow;
+      int64_t* id = idx + pl * p.oh * p.ow;
+      for (int64_t oy = 0; oy < p.oh; ++oy) {
+        int64_t y0 = oy * p.sh - p.ph;
+        const int64_t y1 = std::min(y0 + (p.kh - 1) * p.dh + 1, p.h);
+        while (y0 < 0) y0 += p.dh;
+        for (int64_t ox = 0; ox < p.ow; ++ox) {
+          int64_t x0 = ox * p.sw - p.pw;
+          const int64_t x1 = std::min(x0 + (p.kw - 1) * p.dw + 1, p.w);
+          while (x0 < 0) x0 += p.dw;
+          int64_t best = y0 * p.w + x0;
+          T m = -std::numeric_limits<T>::infinity();
+          for (int64_t y = y0; y < y1; y += p.dh) {
+            for (int64_t xx = x0; xx < x1; xx += p.dw) {
+              const T v = in[y * p.w + xx];
+              if (v > m || std::isnan(v)) {
+                m = v;
+                best = y * p.w + xx;
+              }
+            }
+          }
+          o[oy * p.ow + ox] = m;
+          id[oy * p.ow + ox] = best;
+        }
+      }
+    }
+  });
+}
+
+// PyTorch's avg_pool2d window rule (the divisor counts padding unless told).
+template <typename T, typename Visit>
+void avg_windows(const Pool& p, bool count_include_pad, std::optional<int64_t> divisor,
+                 int64_t oy, int64_t ox, const Visit& visit) {
+  int64_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
+  int64_t y1 = std::min(y0 + p.kh, p.h + p.ph), x1 = std::min(x0 + p.kw, p.w + p.pw);
+  const int64_t pool_size = (y1 - y0) * (x1 - x0);
+  y0 = std::max<int64_t>(y0, 0);
+  x0 = std::max<int64_t>(x0, 0);
+  y1 = std::min(y1, p.h);
+  x1 = std::min(x1, p.w);
+  if (y0 >= y1 || x0 >= x1) return;
+  const int64_t div = divisor ? *divisor : count_include_pad ? pool_size : (y1 - y0) * (x1 - x0);
+  visit(y0, y1, x0, x1, T(1) / static_cast<T>(div));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                   IntArrayRef stride, IntArrayRef padding,
+                                                   IntArrayRef dilation, bool ceil_mode) {
+  const Pool p = make_pool(input, kernel_size, stride, padding, dilation, ceil_mode);
+  detail::OpScope scope(input);
+  Tensor x = input.contiguous();
+  Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
+  Tensor idx = empty(out_sizes(input, p.oh, p.ow), kLong);
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "max_pool2d", [&] {
+    max_pool_kernel<scalar_t>(p, x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(),
+                              idx.data_ptr<int64_t>());
+  });
+  if (scope.active()) {
+    scope.record("max_pool2d_with_indices", {input}, {out, idx},
+                 {dv(kernel_size), dv(stride), dv(padding), dv(dilation), Scalar(ceil_mode)});
+  }
+  return {out, idx};
+}
+
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef input_sizes,
+                                        const Tensor& indices) {
+  Tensor gy = grad_output.contiguous(), id = indices.contiguous();
+  Tensor gx = zeros(input_sizes, grad_output.options());
+  const int64_t hw = input_sizes[input_sizes.size() - 2] * input_sizes.back();
+  const int64_t planes = hw == 0 ? 0 : gx.numel() / hw;
+  const int64_t ohw = planes == 0 ? 0 : gy.numel() / planes;
+  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "max_pool2d_backward", [&] {
+    const scalar_t* g = gy.data_ptr<scalar_t>();
+    const int64_t* ix = id.data_ptr<int64_t>();
+    scalar_t* o = gx.data_ptr<scalar_t>();
+    parallel_for(0, planes, grain_for(hw), [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        for (int64_t j = 0; j < ohw; ++j) o[pl * hw + ix[pl * ohw + j]] += g[pl * ohw + j];
+      }
+    });
+  });
+  return gx;
+}
+
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  const Pool p = make_pool(input, kernel_size, stride, padding, {}, ceil_mode);
+  detail::OpScope scope(input);
+  Tensor x = input.contiguous();
+  Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "avg_pool2d", [&] {
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    scalar_t* op = out.data_ptr<scalar_t>();
+    parallel_for(0, p.planes, grain_for(p.h * p.w), [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        const scalar_t* in = xp + pl * p.h * p.w;
+        for (int64_t oy = 0; oy < p.oh; ++oy) {
+          for (int64_t ox = 0; ox < p.ow; ++ox) {
+            scalar_t& o = op[(pl * p.oh + oy) * p.ow + ox];
+            o = 0;
+            avg_windows<scalar_t>(p, count_include_pad, divisor_override, oy, ox,
+                                  [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, scalar_t s) {
+              scalar_t sum = 0;
+              for (int64_t y = y0; y < y1; ++y) {
+                for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * p.w + xx];
+              }
+              o = sum * s;
+            });
+          }
+        }
+      }
+    });
+  });
+  if (scope.active()) {
+    OpArgs args{dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
+                Scalar(count_include_pad)};
+    args.push_back(divisor_override ? OpArg(Scalar(*divisor_override)) : OpArg());
+    scope.record("avg_pool2d", {input}, {out}, std::move(args));
+  }
+  return out;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
+                           IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                           bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  Tensor gx = zeros(input_sizes, grad_output.options());
+  const Pool p = make_pool(gx, kernel_size, stride, padding, {}, ceil_mode);
+  Tensor gy = grad_output.contiguous();
+  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "avg_pool2d_backward", [&] {
+    const scalar_t* g = gy.data_ptr<scalar_t>();
+    scalar_t* o = gx.data_ptr<scalar_t>();
+    parallel_for(0, p.planes, grain_for(p.h * p.w), [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        scalar_t* in = o + pl * p.h * p.w;
+        for (int64_t oy = 0; oy < p.oh; ++oy) {
+          for (int64_t ox = 0; ox < p.ow; ++ox) {
+            const scalar_t gv = g[(pl * p.oh + oy) * p.ow + ox];
+            avg_windows<scalar_t>(p, count_include_pad, divisor_override, oy, ox,
+                                  [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, scalar_t s) {
+              for (int64_t y = y0; y < y1; ++y) {
+                for (int64_t xx = x0; xx < x1; ++xx) in[y * p.w + xx] += gv * s;
+              }
+            });
+          }
+        }
+      }
+    });
+  });
+  return gx;
+}
+
+namespace {
+// Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
+int64_t a_start(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+int64_t a_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+}  // namespace
+
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
+              "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [",
+              absl::StrJoin(input.sizes(), ", "), "]");
+  EMBER_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
+  const int64_t oh = output_size[0], ow = output_size[1];
+  const int64_t h = input.size(-2), w = input.size(-1);
+  const int64_t planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
+  detail::OpScope scope(input);
+  Tensor x = input.contiguous();
+  Tensor out = empty(out_sizes(input, oh, ow), input.options());
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "adaptive_avg_pool2d", [&] {
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    scalar_t* op = out.data_ptr<scalar_t>();
+    parallel_for(0, planes, grain_for(h * w), [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            const int64_t x0 = a_start(ox, w, ow), x1 = a_end(ox, w, ow);
+            scalar_t sum = 0;
+            for (int64_t y = y0; y < y1; ++y) {
+              for (int64_t xx = x0; xx < x1; ++xx) sum += xp[(pl * h + y) * w + xx];
+            }
+            op[(pl * oh + oy) * ow + ox] = sum / static_cast<scalar_t>((y1 - y0) * (x1 - x0));
+          }
+        }
+      }
+    });
+  });
+  if (scope.active()) scope.record("adaptive_avg_pool2d", {input}, {out}, {dv(output_size)});
+  return out;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes) {
+  Tensor gx = zeros(input_sizes, grad_output.options());
+  Tensor gy = grad_output.contiguous();
+  const int64_t h = input_sizes[input_sizes.size() - 2], w = input_sizes.back();
+  const int64_t oh = gy.size(-2), ow = gy.size(-1);
+  const int64_t planes = h * w == 0 ? 0 : gx.numel() / (h * w);
+  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "adaptive_avg_pool2d_backward", [&] {
+    const scalar_t* g = gy.data_ptr<scalar_t>();
+    scalar_t* o = gx.data_ptr<scalar_t>();
+    parallel_for(0, planes, grain_for(h * w), [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            const int64_t x0 = a_start(ox, w, ow), x1 = a_end(ox, w, ow);
+            const scalar_t v =
+                g[(pl * oh + oy) * ow + ox] / static_cast<scalar_t>((y1 - y0) * (x1 - x0));
+            for (int64_t y = y0; y < y1; ++y) {
+              for (int64_t xx = x0; xx < x1; ++xx) o[(pl * h + y) * w + xx] += v;
+            }
+          }
+        }
+      }
+    });
+  });
+  return gx;
+}
+
+}  // namespace ember
