@@ -179,6 +179,10 @@ TEST(LayersInitTest, LossWeightsAreBuffers) {
   ASSERT_EQ(ce->state_dict().size(), 1u);
   EXPECT_EQ(ce->state_dict()[0].first, "weight");
   EXPECT_TRUE(MSELoss()->state_dict().empty());
+  // to() converts the buffer in place, so the options the loss calls with
+  // hold the converted weight.
+  ce->to(kDouble);
+  EXPECT_EQ(ce->options.weight().dtype(), kDouble);
   BCEWithLogitsLoss bce(BCEWithLogitsLossOptions().pos_weight(ember::ones({2})));
   EXPECT_EQ(bce->named_buffers().at(0).first, "pos_weight");
 }

@@ -82,6 +82,10 @@ const std::string& Module::name() const {
 Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool requires_grad) {
   EMBER_CHECK(!name.empty(), "parameter name can't be empty string \"\"");
   EMBER_CHECK(name.find('.') == std::string::npos, "parameter name can't contain \".\"");
+  EMBER_CHECK_VALUE(!tensor.defined() || tensor.is_leaf(), "Cannot assign non-leaf Tensor to ",
+                    "parameter '", name, "'. Model parameters must be created explicitly. To ",
+                    "express '", name, "' as a function of another Tensor, compute the value in ",
+                    "the forward() method.");
   if (tensor.defined()) tensor.set_requires_grad(requires_grad);
   for (Slot& s : parameters_) {
     if (s.name == name) {

@@ -134,6 +134,11 @@ TEST(ModuleTest, RegistrationErrors) {
                         "parameter name can't contain \".\"");
   expect_error([&] { small->register_buffer("", ember::ones({1})); },
                         "buffer name can't be empty string \"\"");
+  Tensor leaf = ember::ones({1}).requires_grad_();
+  expect_error([&] { small->register_parameter("w", leaf * 2); },
+               "Cannot assign non-leaf Tensor to parameter 'w'. Model parameters must be created "
+               "explicitly. To express 'w' as a function of another Tensor, compute the value in "
+               "the forward() method.");
   Fc empty = nullptr;
   EXPECT_TRUE(empty.is_empty());
   expect_error([&] { empty->forward(ember::ones({1})); }, "Accessing empty ModuleHolder");
