@@ -532,5 +532,22 @@ TEST(AutogradViews, InplaceOnViewGradcheck) {
             "");
 }
 
+// x[i] = value into a tensor that does not require grad: the tensor
+// records the write and the value gets its gradient.
+TEST(AutogradViews, SetitemIntoTensorWithoutGrad) {
+  using indexing::Slice;
+  Tensor a = tensor({1.0, 2.0}, kDouble).requires_grad_();
+  Tensor out = zeros({2, 3}, kDouble);
+  out.index_put_({Slice(), 1}, a * 2);
+  EXPECT_EQ(out.grad_fn()->name(), "IndexPutBackward0");
+  out.index_put_({0, Slice(0, 1)}, a.sum());  // now through a tracked view
+  EXPECT_EQ(out.grad_fn()->name(), "CopySlices");
+  expect_values(out.detach(), {3, 2, 0, 0, 4, 0});
+  (out * tensor({{1.0, 10.0, 100.0}, {1000.0, 10000.0, 100000.0}}, kDouble)).sum().backward();
+  // d/da of 2*a[0]*10 + 2*a[1]*10000 + (a0 + a1)*1; column 1 of row 0 is
+  // then still 2*a[0].
+  expect_values(a.grad(), {21, 20001});
+}
+
 }  // namespace
 }  // namespace ember
