@@ -388,6 +388,11 @@ TEST(AutogradRecording, OpsRecordPyTorchNodes) {
       {"MaskedScatterBackward0", [&] { return c().masked_scatter_(mask, b); }},
       {"ScatterBackward0", [&] { return c().scatter_(0, idx2, b); }},
       {"ScatterAddBackward0", [&] { return c().scatter_add_(0, idx2, b); }},
+      {"UniformBackward0", [&] { return c().uniform_(); }},
+      {"NormalBackward0", [&] { return c().normal_(); }},
+      {"BernoulliBackward2", [&] { return c().bernoulli_(0.5); }},
+      {"RandomBackward0", [&] { return c().random_(0, 5); }},
+      {"ExponentialBackward0", [&] { return c().exponential_(); }},
   };
   for (auto& [name, f] : ops) {
     Tensor t = f();

@@ -42,6 +42,17 @@ std::function<variable_list(const variable_list&)> vjp_of(std::function<Tensor(c
   };
 }
 
+// y = x * 1 filled in place by `fill` (seeded), plus x: the fill's
+// gradient is zero, x's one.
+std::function<variable_list(const variable_list&)> random_fill(void (*fill)(Tensor&)) {
+  return [fill](const variable_list& x) {
+    manual_seed(7);
+    Tensor y = x[0] * 1;
+    fill(y);
+    return variable_list{y * y + x[0]};
+  };
+}
+
 std::vector<Case> cases() {
   using V = variable_list;
   auto un = [](Tensor (*f)(const Tensor&)) {
@@ -182,6 +193,12 @@ std::vector<Case> cases() {
        [] { return V{rt(2, 3), leaf(tensor(0.5))}; }},
       {"zero_", [](const V& x) { Tensor y = x[0] * 1; y.zero_(); return V{y + x[0]}; },
        [] { return V{rt(2, 3)}; }},
+      // Random fills: seeded, so that every evaluation draws the same.
+      {"uniform_", random_fill([](Tensor& y) { y.uniform_(-1, 2); }), [] { return V{rt(2, 3)}; }},
+      {"normal_", random_fill([](Tensor& y) { y.normal_(1, 2); }), [] { return V{rt(2, 3)}; }},
+      {"bernoulli_", random_fill([](Tensor& y) { y.bernoulli_(0.5); }), [] { return V{rt(2, 3)}; }},
+      {"random_", random_fill([](Tensor& y) { y.random_(0, 5); }), [] { return V{rt(2, 3)}; }},
+      {"exponential_", random_fill([](Tensor& y) { y.exponential_(2); }), [] { return V{rt(2, 3)}; }},
       {"index_put", [](const V& x) {
          Tensor y = x[0] * 1, z = x[0] * 1;
          index_put_(y, {longs({2, 0})}, x[1]);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 
 namespace ember {
@@ -320,7 +321,15 @@ void check_in_range(int64_t v, const char* what) {
 
 // --- in-place fills ---------------------------------------------------------------
 
+// Note [Random fills and autograd]: filling a tensor that requires grad
+// with random numbers records the fill (UniformBackward0...), whose
+// gradient is zero, as in PyTorch; the fill re-enters itself inside the
+// recording scope to run.
 Tensor& uniform_(Tensor& t, double from, double to, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op("uniform_", t, {t}, [&] { return uniform_(t, from, to, gen); }, detail::no_args);
+    return t;
+  }
   check_cpu(t, "uniform_");
   EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "check_uniform_bounds", [&] {
     EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
@@ -338,6 +347,10 @@ Tensor& uniform_(Tensor& t, double from, double to, const Generator& gen) {
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op("normal_", t, {t}, [&] { return normal_(t, mean, std, gen); }, detail::no_args);
+    return t;
+  }
   check_cpu(t, "normal_");
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   GeneratorImpl* g = gen.impl();
@@ -356,6 +369,10 @@ Tensor& normal_(Tensor& t, double mean, double std, const Generator& gen) {
 }
 
 Tensor& bernoulli_(Tensor& t, double p, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
+    return t;
+  }
   check_cpu(t, "bernoulli_");
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   GeneratorImpl* g = gen.impl();
@@ -370,6 +387,10 @@ Tensor& bernoulli_(Tensor& t, double p, const Generator& gen) {
 }
 
 Tensor& exponential_(Tensor& t, double lambd, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op("exponential_", t, {t}, [&] { return exponential_(t, lambd, gen); }, detail::no_args);
+    return t;
+  }
   check_cpu(t, "exponential_");
   EMBER_CHECK(lambd >= 0.0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
   GeneratorImpl* g = gen.impl();
@@ -385,6 +406,10 @@ Tensor& exponential_(Tensor& t, double lambd, const Generator& gen) {
 }
 
 Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op("random_", t, {t}, [&] { return random_(t, from, to, gen); }, detail::no_args);
+    return t;
+  }
   check_cpu(t, "random_");
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from,
               " >= to=", to);
