@@ -55,36 +55,60 @@ struct AdamStep {
         bias_correction2_sqrt(std::sqrt(1 - std::pow(h.beta2, static_cast<double>(step)))) {}
 };
 
+// The per-step scalars in the parameter's type, passed by value so that
+// the loop keeps them in registers (see sgd.cc).
+template <typename T>
+struct AdamScalars {
+  T beta1, beta2, one_m_beta1, one_m_beta2, wd, eps, decay, bc2_sqrt, neg_step_size, sign;
+};
+
+// Elements [0, n) of one chunk. kDecoupled: AdamW's decay of the parameter;
+// kWd: Adam's weight decay of the gradient; kAmsgrad: vmax is used.
+template <typename T, bool kDecoupled, bool kWd, bool kAmsgrad>
+void adam_chunk(const AdamScalars<T> s, T* __restrict p, const T* __restrict g, T* __restrict m,
+                T* __restrict v, T* __restrict vmax, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    T grad = s.sign * g[i];
+    T param = p[i];
+    if (kDecoupled) param *= s.decay;
+    if (kWd) grad += s.wd * param;
+    const T mi = m[i] * s.beta1 + s.one_m_beta1 * grad;
+    const T vi = v[i] * s.beta2 + s.one_m_beta2 * grad * grad;
+    m[i] = mi;
+    v[i] = vi;
+    T second = vi;
+    if (kAmsgrad) {
+      second = std::max(vmax[i], vi);
+      vmax[i] = second;
+    }
+    const T denom = std::sqrt(second) / s.bc2_sqrt + s.eps;
+    p[i] = param + s.neg_step_size * mi / denom;
+  }
+}
+
 // One pass over a contiguous parameter (Note [Fused updates]).
 template <typename T>
-void adam_fused(const AdamHyper& h, const AdamStep& s, T* p, const T* g, T* m, T* v, T* vmax,
+void adam_fused(const AdamHyper& h, const AdamStep& st, T* p, const T* g, T* m, T* v, T* vmax,
                 int64_t n) {
-  const T beta1 = static_cast<T>(h.beta1), beta2 = static_cast<T>(h.beta2);
-  const T one_m_beta1 = static_cast<T>(1 - h.beta1), one_m_beta2 = static_cast<T>(1 - h.beta2);
-  const T wd = static_cast<T>(h.weight_decay), eps = static_cast<T>(h.eps);
-  const T decay = static_cast<T>(1 - h.lr * h.weight_decay);
-  const T bc2_sqrt = static_cast<T>(s.bias_correction2_sqrt);
-  const T neg_step_size = static_cast<T>(-s.step_size);
-  const T sign = h.maximize ? T(-1) : T(1);
-  const bool decoupled = h.decoupled;
-  detail::for_each_chunk(n, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      T grad = sign * g[i];
-      if (decoupled) {
-        p[i] *= decay;
-      } else if (wd != 0) {
-        grad += wd * p[i];
-      }
-      m[i] = m[i] * beta1 + one_m_beta1 * grad;
-      v[i] = v[i] * beta2 + one_m_beta2 * grad * grad;
-      T second = v[i];
-      if (vmax != nullptr) {
-        vmax[i] = std::max(vmax[i], v[i]);
-        second = vmax[i];
-      }
-      const T denom = std::sqrt(second) / bc2_sqrt + eps;
-      p[i] += neg_step_size * m[i] / denom;
-    }
+  const AdamScalars<T> s{static_cast<T>(h.beta1),
+                         static_cast<T>(h.beta2),
+                         static_cast<T>(1 - h.beta1),
+                         static_cast<T>(1 - h.beta2),
+                         static_cast<T>(h.weight_decay),
+                         static_cast<T>(h.eps),
+                         static_cast<T>(1 - h.lr * h.weight_decay),
+                         static_cast<T>(st.bias_correction2_sqrt),
+                         static_cast<T>(-st.step_size),
+                         h.maximize ? T(-1) : T(1)};
+  detail::with_flag(h.decoupled, [&](auto decoupled) {
+    detail::with_flag(!h.decoupled && h.weight_decay != 0, [&](auto wd) {
+      detail::with_flag(vmax != nullptr, [&](auto amsgrad) {
+        detail::for_each_chunk(n, [=](int64_t begin, int64_t end) {
+          adam_chunk<T, decoupled, wd, amsgrad>(s, p + begin, g + begin, m + begin, v + begin,
+                                                amsgrad ? vmax + begin : nullptr, end - begin);
+        });
+      });
+    });
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 
 #include "tensor/parallel.h"
 #include "tensor/tensor.h"
@@ -32,6 +33,18 @@ bool fusable(const Tensor& p, const Tensor& grad, std::initializer_list<const Te
 template <typename F>
 void for_each_chunk(int64_t n, const F& f) {
   parallel_for(0, n, kGrainSize / 2, f);
+}
+
+// Calls f(std::true_type{}) or f(std::false_type{}): a loop-invariant flag
+// becomes a template argument, so each fused loop is branch-free and
+// vectorizes (GCC if-converts branches on runtime flags only partly).
+template <typename F>
+void with_flag(bool flag, const F& f) {
+  if (flag) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
+  }
 }
 
 // After a fused loop wrote t through its data pointer: what an in-place op

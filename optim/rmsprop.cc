@@ -30,32 +30,57 @@ void check_rmsprop_options(const RMSpropOptions& o) {
   detail::check_option(o.alpha() >= 0, "Invalid alpha value", o.alpha());
 }
 
+// The hyper-parameters in the parameter's type, passed by value so that
+// the loop keeps them in registers (see sgd.cc).
+template <typename T>
+struct RmspropScalars {
+  T lr, alpha, one_m_alpha, eps, wd, momentum, sign;
+};
+
+// Elements [0, n) of one chunk; kCentered: gavg is used, kMomentum: buf.
+template <typename T, bool kWd, bool kCentered, bool kMomentum>
+void rmsprop_chunk(const RmspropScalars<T> s, T* __restrict p, const T* __restrict g,
+                   T* __restrict sq, T* __restrict gavg, T* __restrict buf, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    T grad = s.sign * g[i];
+    if (kWd) grad += s.wd * p[i];
+    const T sqi = sq[i] * s.alpha + s.one_m_alpha * grad * grad;
+    sq[i] = sqi;
+    T avg;
+    if (kCentered) {
+      const T ga = gavg[i] * s.alpha + s.one_m_alpha * grad;
+      gavg[i] = ga;
+      avg = std::sqrt(sqi - ga * ga) + s.eps;
+    } else {
+      avg = std::sqrt(sqi) + s.eps;
+    }
+    if (kMomentum) {
+      const T b = buf[i] * s.momentum + grad / avg;
+      buf[i] = b;
+      p[i] -= s.lr * b;
+    } else {
+      p[i] -= s.lr * (grad / avg);
+    }
+  }
+}
+
 // One pass over a contiguous parameter (Note [Fused updates]).
 template <typename T>
 void rmsprop_fused(const RMSpropOptions& o, T* p, const T* g, T* sq, T* gavg, T* buf, int64_t n) {
-  const T lr = static_cast<T>(o.lr()), alpha = static_cast<T>(o.alpha());
-  const T one_m_alpha = static_cast<T>(1 - o.alpha()), eps = static_cast<T>(o.eps());
-  const T wd = static_cast<T>(o.weight_decay()), momentum = static_cast<T>(o.momentum());
-  const T sign = o.maximize() ? T(-1) : T(1);
-  detail::for_each_chunk(n, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      T grad = sign * g[i];
-      if (wd != 0) grad += wd * p[i];
-      sq[i] = sq[i] * alpha + one_m_alpha * grad * grad;
-      T avg;
-      if (gavg != nullptr) {
-        gavg[i] = gavg[i] * alpha + one_m_alpha * grad;
-        avg = std::sqrt(sq[i] - gavg[i] * gavg[i]) + eps;
-      } else {
-        avg = std::sqrt(sq[i]) + eps;
-      }
-      if (buf != nullptr) {
-        buf[i] = buf[i] * momentum + grad / avg;
-        p[i] -= lr * buf[i];
-      } else {
-        p[i] -= lr * (grad / avg);
-      }
-    }
+  const RmspropScalars<T> s{static_cast<T>(o.lr()),       static_cast<T>(o.alpha()),
+                            static_cast<T>(1 - o.alpha()), static_cast<T>(o.eps()),
+                            static_cast<T>(o.weight_decay()), static_cast<T>(o.momentum()),
+                            o.maximize() ? T(-1) : T(1)};
+  detail::with_flag(o.weight_decay() != 0, [&](auto wd) {
+    detail::with_flag(gavg != nullptr, [&](auto centered) {
+      detail::with_flag(buf != nullptr, [&](auto momentum) {
+        detail::for_each_chunk(n, [=](int64_t begin, int64_t end) {
+          rmsprop_chunk<T, wd, centered, momentum>(s, p + begin, g + begin, sq + begin,
+                                                   centered ? gavg + begin : nullptr,
+                                                   momentum ? buf + begin : nullptr, end - begin);
+        });
+      });
+    });
   });
 }
 

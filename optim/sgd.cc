@@ -2,7 +2,7 @@
 
 #include "optim/fused.h"
 #include "tensor/dispatch.h"
-#include "tensor/empty.h"
+#include "tensor/creation.h"
 
 namespace ember {
 namespace optim {
@@ -28,26 +28,53 @@ void check_sgd_options(const SGDOptions& o) {
                     "Nesterov momentum requires a momentum and zero dampening");
 }
 
-// One pass over a contiguous parameter (Note [Fused updates]). `fresh`: the
-// momentum buffer was just created and takes d_p itself, as PyTorch's
-// clone() of the first step.
+// The hyper-parameters in the parameter's type, passed by value: a loop
+// that read them through a reference could not keep them in registers (its
+// stores might alias them) and would not vectorize.
+template <typename T>
+struct SgdScalars {
+  T lr, wd, momentum, sign;
+  // buf = buf * buf_decay + buf_damp * d: momentum and 1 - dampening, or
+  // 0 and 1 on the first step, when PyTorch's buffer starts as d itself (the
+  // buffer then holds zeros, and 0 * 0 + 1 * d is d exactly).
+  T buf_decay, buf_damp;
+};
+
+// Elements [0, n) of one chunk; kMomentum: buf is used.
+template <typename T, bool kWd, bool kMomentum, bool kNesterov>
+void sgd_chunk(const SgdScalars<T> s, T* __restrict p, const T* __restrict g, T* __restrict buf,
+               int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    T d = s.sign * g[i];
+    if (kWd) d += s.wd * p[i];
+    if (kMomentum) {
+      const T b = buf[i] * s.buf_decay + s.buf_damp * d;
+      buf[i] = b;
+      d = kNesterov ? d + s.momentum * b : b;
+    }
+    p[i] -= s.lr * d;
+  }
+}
+
+// One pass over a contiguous parameter (Note [Fused updates]). `buf` null:
+// no momentum; `fresh`: buf was just created (zeros).
 template <typename T>
 void sgd_fused(const SGDOptions& o, T* p, const T* g, T* buf, bool fresh, int64_t n) {
-  const T lr = static_cast<T>(o.lr()), wd = static_cast<T>(o.weight_decay());
-  const T momentum = static_cast<T>(o.momentum()), damp = static_cast<T>(1 - o.dampening());
-  const T sign = o.maximize() ? T(-1) : T(1);
-  const bool nesterov = o.nesterov();
-  detail::for_each_chunk(n, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      T d = sign * g[i];
-      if (wd != 0) d += wd * p[i];
-      if (buf != nullptr) {
-        const T b = fresh ? d : buf[i] * momentum + damp * d;
-        buf[i] = b;
-        d = nesterov ? d + momentum * b : b;
-      }
-      p[i] -= lr * d;
-    }
+  const SgdScalars<T> s{static_cast<T>(o.lr()),
+                        static_cast<T>(o.weight_decay()),
+                        static_cast<T>(o.momentum()),
+                        o.maximize() ? T(-1) : T(1),
+                        fresh ? T(0) : static_cast<T>(o.momentum()),
+                        fresh ? T(1) : static_cast<T>(1 - o.dampening())};
+  detail::with_flag(o.weight_decay() != 0, [&](auto wd) {
+    detail::with_flag(buf != nullptr, [&](auto momentum) {
+      detail::with_flag(o.nesterov(), [&](auto nesterov) {
+        detail::for_each_chunk(n, [=](int64_t begin, int64_t end) {
+          sgd_chunk<T, wd, momentum, nesterov>(s, p + begin, g + begin,
+                                               momentum ? buf + begin : nullptr, end - begin);
+        });
+      });
+    });
   });
 }
 
@@ -89,7 +116,7 @@ void SGD::step_group(OptimizerParamGroup& group) {
       continue;
     }
     if (fresh) {
-      st.buffers.emplace_back("momentum_buffer", empty_like(p));
+      st.buffers.emplace_back("momentum_buffer", zeros_like(p));
       buf = &st.buffers.back().second;
     }
     EMBER_DISPATCH_FLOAT_DOUBLE(p.dtype(), "sgd", [&] {
