@@ -300,3 +300,36 @@ TEST(ModuleHolderTest, CopiesShareTheModule) {
 }  // namespace
 }  // namespace nn
 }  // namespace ember
+
+namespace ember {
+namespace nn {
+namespace {
+
+TEST(ModuleCudaTest, ToCudaAndBackKeepsHandlesAndValues) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  Small small;
+  for (Tensor& p : small->parameters()) p.detach().uniform_(-1, 1);
+  const NamedTensors before = small->state_dict();
+  std::vector<Tensor> cpu_values;
+  for (const auto& kv : before) cpu_values.push_back(kv.second.clone());
+  Tensor weight = small->fc->weight;
+  small->fc(ember::ones({2, 3})).sum().backward();
+  small->to(Device(kCUDA));
+  EXPECT_TRUE(weight.is_cuda());
+  EXPECT_TRUE(weight.grad().is_cuda());
+  EXPECT_TRUE(weight.requires_grad());
+  EXPECT_TRUE(small->get_buffer("bn.num_batches_tracked").is_cuda());
+  // (No forward here: //tensor's CUDA backend has no mm yet.)
+  small->to(Device(kCPU), kDouble);
+  EXPECT_TRUE(weight.is_cpu());
+  EXPECT_EQ(weight.dtype(), kDouble);
+  const NamedTensors after = small->state_dict();
+  for (size_t i = 0; i < after.size(); ++i) {
+    SCOPED_TRACE(after[i].first);
+    EXPECT_TRUE(after[i].second.to(cpu_values[i].dtype()).equal(cpu_values[i]));
+  }
+}
+
+}  // namespace
+}  // namespace nn
+}  // namespace ember
