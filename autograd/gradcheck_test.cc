@@ -150,6 +150,24 @@ std::vector<Case> cases() {
       {"slice", [](const V& x) { return V{x[0].slice(1, 1, 5, 2) * 2, x[0].narrow(0, 1, 1) * 3}; },
        [] { return V{leaf(r({2, 5}))}; }},
       {"diagonal", [](const V& x) { return V{x[0].diagonal(1) * 2}; }, [] { return V{leaf(r({3, 3}))}; }},
+      {"reshape_alias", [](const V& x) { return V{x[0].reshape({3, 2}), x[0].flatten()}; },
+       [] { return V{leaf(r({2, 3}))}; }},
+      {"unsafe_view", [](const V& x) { return V{x[0].reshape({6})}; }, [] { return V{rt(2, 3)}; }},
+      {"alias", [](const V& x) { return V{x[0].index({"..."}) * 2}; }, [] { return V{rt(2, 3)}; }},
+      {"t", [](const V& x) { return V{x[0].t() * 2, x[1].t() * 3}; },
+       [] { return V{rt(2, 3), leaf(r({3}))}; }},
+      {"split", [](const V& x) { return x[0].split(2, 1); }, [] { return V{rt(2, 5)}; }},
+      {"split", [](const V& x) { return V{x[0].chunk(3, 0)[1] * 2}; }, [] { return V{rt(3, 2)}; }},
+      {"split_with_sizes", [](const V& x) { return x[0].split_with_sizes({1, 3}, 1); },
+       [] { return V{rt(2, 4)}; }},
+      {"unbind", [](const V& x) {
+         std::vector<Tensor> p = x[0].unbind(1);
+         return V{p[0] * p[2], p[1]};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"rsub", [](const V& x) { return V{2.5 - x[0], rsub(x[0], 1.5, 3)}; }, [] { return V{rt(2, 3)}; }},
+      {"div_rounding", [](const V& x) { return V{x[0].div(x[1], "floor"), x[0].div(0.7, "trunc")}; },
+       [] { return V{leaf(tensor({{0.3, 1.7, -0.4}, {2.2, -1.3, 0.5}})), dleaf({0.7, 0.9, 1.1})}; }},
       // --- piecewise-constant and piecewise-linear ops (away from kinks) ---
       {"floor", un(&floor), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
       {"ceil", un(&ceil), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},

@@ -254,7 +254,8 @@ Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, const
   return detail::record_out_op("add", out, {self, other}, fwd, [&] { return OpArgs{alpha}; });
 }
 
-Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha,
+               const char* name = "sub") {
   sub_check(self, other);
   auto fwd = [&] {
     TensorIterator iter = TensorIterator::binary_op(out, self, other);
@@ -262,7 +263,7 @@ Tensor sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const
     add_kernel(iter.device_type())(iter, -alpha);
     return iter.output();
   };
-  return detail::record_out_op("sub", out, {self, other}, fwd, [&] { return OpArgs{alpha}; });
+  return detail::record_out_op(name, out, {self, other}, fwd, [&] { return OpArgs{alpha}; });
 }
 
 Tensor binary_out_impl(const KernelTable<IterKernelFn>& table, const Tensor& out,
@@ -291,8 +292,9 @@ Tensor div_out(const Tensor& out, const Tensor& self, const Tensor& other,
         "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
         rounding_mode, "'"));
   };
-  return detail::record_out_op("div", out, {self, other}, fwd,
-                               [&] { return OpArgs{rounding_mode}; });
+  // Rounding divisions are another node in PyTorch (DivBackward2).
+  return detail::record_out_op(rounding_mode.empty() ? "div" : "div_rounding", out, {self, other},
+                               fwd, [&] { return OpArgs{rounding_mode}; });
 }
 
 }  // namespace
@@ -312,7 +314,8 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub_out(Tensor(), self, wrap_for(self, other), alpha);
 }
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return sub_out(Tensor(), wrap_for(self, other), self, alpha);
+  // PyTorch's node for scalar - tensor is RsubBackward1.
+  return sub_out(Tensor(), wrap_for(self, other), self, alpha, "rsub");
 }
 Tensor mul(const Tensor& self, const Tensor& other) {
   return binary_out("mul", mul_kernel, Tensor(), self, other);

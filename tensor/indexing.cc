@@ -365,7 +365,11 @@ Tensor Tensor::index(TensorIndexList indices) const {
   Tensor result = apply_slicing(*this, indices, adv);
   if (adv.empty()) {
     // Always a new view, never this very handle (x[...] is an alias).
-    if (result.is_same(*this)) result = as_strided(sizes(), strides(), storage_offset());
+    if (result.is_same(*this)) {
+      detail::OpScope scope(*this);  // PyTorch's AliasBackward0
+      result = as_strided(sizes(), strides(), storage_offset());
+      if (scope.active()) scope.record("alias", {*this}, {result});
+    }
     return result;
   }
   return ::ember::index(result, adv);

@@ -164,11 +164,16 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
   int64_t num_splits = 1;
   if (split_size != 0) num_splits = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
   const int64_t last_split_size = split_size - (split_size * num_splits - dim_size);
+  // The pieces record as one op (SplitBackward0), as in PyTorch.
+  detail::OpScope scope(*this);
   std::vector<Tensor> out;
   out.reserve(num_splits);
   for (int64_t i = 0; i < num_splits; ++i) {
     int64_t length = i < num_splits - 1 ? split_size : last_split_size;
     out.push_back(narrow(dim, i * split_size, length));
+  }
+  if (scope.active()) {
+    scope.record_list("split", {*this}, out, {Scalar(wrap_dim(dim, this->dim()))});
   }
   return out;
 }
@@ -180,6 +185,7 @@ std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t dim) const {
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
   EMBER_CHECK(this->dim() != 0, "split expects at least a 1-dimensional tensor");
   const int64_t dim_size = size(dim);
+  detail::OpScope scope(*this);
   std::vector<Tensor> out;
   out.reserve(split_sizes.size());
   int64_t start = 0;
@@ -194,6 +200,9 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t di
   EMBER_CHECK(start == dim_size, "split_with_sizes expects split_sizes to sum exactly to ",
               dim_size, " (input tensor's size at dimension ", dim, "), but got split_sizes=",
               sizes_str(split_sizes));
+  if (scope.active()) {
+    scope.record_list("split_with_sizes", {*this}, out, {Scalar(wrap_dim(dim, this->dim()))});
+  }
   return out;
 }
 
@@ -202,9 +211,11 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const {
                     " but tensor has no dimensions");
   dim = wrap_dim(dim, this->dim());
   const int64_t n = sizes()[dim];
+  detail::OpScope scope(*this);
   std::vector<Tensor> out;
   out.reserve(n);
   for (int64_t i = 0; i < n; ++i) out.push_back(select(dim, i));
+  if (scope.active()) scope.record_list("unbind", {*this}, out, {Scalar(dim)});
   return out;
 }
 

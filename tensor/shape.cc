@@ -219,12 +219,15 @@ Tensor Tensor::view(ScalarType dtype) const {
 
 Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
 
+// PyTorch 1.13 records reshape as its own nodes: ReshapeAliasBackward0 for
+// a view, UnsafeViewBackward0 over the copy otherwise.
 Tensor Tensor::reshape(IntArrayRef shape) const {
   Tensor v = try_view(*this, shape);
-  if (v.defined()) return view_rec("view", *this, v, [&] { return OpArgs{}; });
+  if (v.defined()) return view_rec("reshape_alias", *this, v, [&] { return OpArgs{}; });
   // Not viewable, so not contiguous: contiguous() copies, and a contiguous
   // tensor always has a view.
-  return contiguous().view(shape);
+  Tensor c = contiguous();
+  return view_rec("unsafe_view", c, try_view(c, shape), [&] { return OpArgs{}; });
 }
 
 Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
@@ -378,7 +381,13 @@ Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) {
 
 Tensor Tensor::t() const {
   EMBER_CHECK(dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  return transpose(0, dim() < 2 ? 0 : 1);
+  // Its own node in PyTorch (TBackward0); args as transpose's.
+  const int64_t d1 = dim() < 2 ? 0 : 1;
+  if (!detail::should_record(*this)) return transpose(0, d1);
+  detail::OpScope scope{detail::OpScope::Checked{}};
+  Tensor r = transpose(0, d1);  // records nothing inside the scope
+  scope.record("t", {*this}, {r}, {Scalar(int64_t{0}), Scalar(d1)});
+  return r;
 }
 
 Tensor& Tensor::t_() {

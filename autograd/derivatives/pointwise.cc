@@ -23,10 +23,11 @@ V sub_bw(const C& c, const V& g) { return {g[0], c.needs(1) ? g[0] * (-c.scalar(
 V mul_bw(const C& c, const V& g) {
   return {c.needs(0) ? g[0] * c.input(1) : Tensor(), c.needs(1) ? g[0] * c.input(0) : Tensor()};
 }
+// div with rounding_mode trunc / floor: zero almost everywhere.
+V div_rounding_bw(const C& c, const V& g) {
+  return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? zeros_like(g[0]) : Tensor()};
+}
 V div_bw(const C& c, const V& g) {
-  if (!c.str(0).empty()) {  // trunc / floor: zero almost everywhere
-    return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? zeros_like(g[0]) : Tensor()};
-  }
   const Tensor& a = c.input(0);
   const Tensor& b = c.input(1);
   return {c.needs(0) ? g[0] / b : Tensor(), c.needs(1) ? -g[0] * a / (b * b) : Tensor()};
@@ -188,6 +189,8 @@ EMBER_REGISTER_DERIVATIVES(
     {"sub", "SubBackward0", 0, false, sub_bw},
     {"mul", "MulBackward0", kSaveSelf | kSaveOther, false, mul_bw},
     {"div", "DivBackward0", kSaveSelf | kSaveOther, false, div_bw},
+    {"div_rounding", "DivBackward2", 0, false, div_rounding_bw},
+    {"rsub", "RsubBackward1", 0, false, sub_bw},
     {"neg", "NegBackward0", 0, false, neg_bw},
     {"abs", "AbsBackward0", kSaveSelf, false, abs_bw},
     {"sqrt", "SqrtBackward0", 0, true, sqrt_bw},

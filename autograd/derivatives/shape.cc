@@ -122,6 +122,10 @@ V cat_bw(const C& c, const V& g) {
   return r;
 }
 
+// split / unbind: one node for all the pieces (args: dim); the node gives
+// zeros for pieces whose gradient nobody computed.
+V split_bw(const C& c, const V& g) { return {cat(g, c.int_arg(0))}; }
+V unbind_bw(const C& c, const V& g) { return {stack(g, c.int_arg(0))}; }
 V stack_bw(const C& c, const V& g) {
   const int64_t dim = c.int_arg(0);
   V r(c.num_inputs());
@@ -332,6 +336,13 @@ V values_bw(const C& c, const V& g) {
 
 EMBER_REGISTER_DERIVATIVES(
     {"view", "ViewBackward0", 0, false, reshape_bw},
+    {"reshape_alias", "ReshapeAliasBackward0", 0, false, reshape_bw},
+    {"unsafe_view", "UnsafeViewBackward0", 0, false, reshape_bw},
+    {"alias", "AliasBackward0", 0, false, reshape_bw},
+    {"t", "TBackward0", 0, false, transpose_bw},
+    {"split", "SplitBackward0", 0, false, split_bw},
+    {"split_with_sizes", "SplitWithSizesBackward0", 0, false, split_bw},
+    {"unbind", "UnbindBackward0", 0, false, unbind_bw},
     {"squeeze", "SqueezeBackward0", 0, false, reshape_bw},
     {"squeeze_dim", "SqueezeBackward1", 0, false, reshape_bw},
     {"unsqueeze", "UnsqueezeBackward0", 0, false, reshape_bw},
