@@ -49,6 +49,58 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes);
 
+// --- activations (activation.cc) ---------------------------------------------------
+// approximate: "none" (erf) or "tanh".
+Tensor gelu(const Tensor& self, const std::string& approximate = "none");
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01);
+
+// --- normalization (normalization.cc) ------------------------------------------------
+// (output, mean, invstd) over every dim but 1. Training: batch statistics,
+// and running_mean / running_var (if defined) updated in place with
+// momentum, the variance unbiased. Eval: the running statistics, which
+// come back as mean and 1 / sqrt(running_var + eps).
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const Tensor& weight,
+                                                     const Tensor& bias, const Tensor& running_mean,
+                                                     const Tensor& running_var, bool training,
+                                                     double momentum, double eps);
+// (output, mean, rstd) over the trailing normalized_shape dims; mean and
+// rstd keep those dims as size 1.
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
+                                                     IntArrayRef normalized_shape,
+                                                     const Tensor& weight, const Tensor& bias,
+                                                     double eps);
+
+// --- embedding (embedding.cc) ---------------------------------------------------------
+// weight[indices]; padding_idx < 0: none. Rows at padding_idx get no gradient.
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights,
+                          int64_t padding_idx);
+
+// --- losses (loss.cc) -----------------------------------------------------------------
+// ATen's Reduction enum: the int64 reduction argument of the losses.
+namespace loss_reduction {
+constexpr int64_t kNone = 0;
+constexpr int64_t kMean = 1;
+constexpr int64_t kSum = 2;
+}  // namespace loss_reduction
+
+// input [C], [N, C] or [N, C, d...] of log-probabilities; target int64
+// [], [N] or [N, d...]. (loss, total_weight).
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction,
+                                            int64_t ignore_index);
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                         const Tensor& weight, int64_t reduction, int64_t ignore_index,
+                         const Tensor& total_weight);
+Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta);
+// input in [0, 1]; weight (optional) broadcasts to input.
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            int64_t reduction);
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight, const Tensor& pos_weight,
+                                        int64_t reduction);
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_NN_OPS_H_

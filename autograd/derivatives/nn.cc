@@ -1,8 +1,14 @@
 // Derivatives of the nn ops (tensor/nn_ops.h). Formulas that need a
 // dedicated kernel call the op's *_backward from //tensor (not recorded:
 // no double backward through them); the others are written with public ops.
+#include <cmath>
+
 #include "autograd/derivatives.h"
+#include "tensor/math.h"
 #include "tensor/nn_ops.h"
+#include "tensor/reduce.h"
+#include "tensor/selection.h"
+#include "tensor/shape.h"
 
 namespace ember {
 namespace autograd {
@@ -37,11 +43,155 @@ V adaptive_avg_pool2d_bw(const C& c, const V& g) {
   return {adaptive_avg_pool2d_backward(g[0], c.input_sizes(0))};
 }
 
+V gelu_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  if (c.str(0) == "none") {
+    Tensor cdf = (1 + (x * M_SQRT1_2).erf()) * 0.5;
+    Tensor pdf = (x * x * -0.5).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
+    return {g[0] * (cdf + x * pdf)};
+  }
+  const double k = std::sqrt(2.0 / M_PI), a = 0.044715;
+  Tensor t = ((x + x * x * x * a) * k).tanh();
+  Tensor d = (1 + t) * 0.5 + x * 0.5 * (1 - t * t) * k * (1 + x * x * (3 * a));
+  return {g[0] * d};
+}
+V leaky_relu_bw(const C& c, const V& g) {
+  return {where(c.input(0) > 0, g[0], g[0] * c.scalar(0))};
+}
+
+// [1, C, 1, ...]: a per-channel vector against an input of `dim` dims.
+Tensor per_channel(const Tensor& v, int64_t dim) {
+  DimVector s(dim, 1);
+  s[1] = v.numel();
+  return v.reshape(s);
+}
+
+// native_batch_norm(input, weight, bias; training, eps) ->
+// (out, mean, invstd): in eval mode mean/invstd are the running ones.
+V batch_norm_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& w = c.input(1);
+  const int64_t nd = x.dim();
+  DimVector dims{0};
+  for (int64_t d = 2; d < nd; ++d) dims.push_back(d);
+  Tensor xhat = (x - per_channel(c.output(1), nd)) * per_channel(c.output(2), nd);
+  const Tensor& gy = g[0];
+  Tensor gsum = gy.sum(dims);
+  Tensor gxhat_sum = (gy * xhat).sum(dims);
+  V r(3);
+  if (c.needs(0)) {
+    Tensor scale = per_channel(c.output(2), nd);
+    if (w.defined()) scale = scale * per_channel(w, nd);
+    if (c.bool_arg(0)) {
+      const double m = static_cast<double>(x.numel() / x.size(1));
+      r[0] = scale * (gy - per_channel(gsum, nd) / m - xhat * per_channel(gxhat_sum, nd) / m);
+    } else {
+      r[0] = gy * scale;
+    }
+  }
+  if (c.needs(1)) r[1] = gxhat_sum;
+  if (c.needs(2)) r[2] = gsum;
+  return r;
+}
+
+// native_layer_norm(input, weight, bias; normalized_shape, eps) -> (out, mean, rstd)
+V layer_norm_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& w = c.input(1);
+  const int64_t k = static_cast<int64_t>(c.dims(0).size());
+  DimVector norm_dims, lead_dims;
+  for (int64_t d = 0; d < x.dim(); ++d) (d < x.dim() - k ? lead_dims : norm_dims).push_back(d);
+  Tensor xhat = (x - c.output(1)) * c.output(2);
+  const Tensor& gy = g[0];
+  V r(3);
+  if (c.needs(0)) {
+    Tensor gxhat = w.defined() ? gy * w : gy;
+    r[0] = c.output(2) * (gxhat - gxhat.mean(norm_dims, true) -
+                          xhat * (gxhat * xhat).mean(norm_dims, true));
+  }
+  auto lead_sum = [&](const Tensor& t) { return lead_dims.empty() ? t : t.sum(lead_dims); };
+  if (c.needs(1)) r[1] = lead_sum(gy * xhat);
+  if (c.needs(2)) r[2] = lead_sum(gy);
+  return r;
+}
+
+// embedding(weight, indices; padding_idx)
+V embedding_bw(const C& c, const V& g) {
+  return {embedding_backward(g[0], c.input(1), c.input_sizes(0)[0], c.int_arg(0)), Tensor()};
+}
+
+// nll_loss(input, target, weight; reduction, ignore_index) -> (loss, total_weight)
+V nll_loss_bw(const C& c, const V& g) {
+  return {nll_loss_backward(g[0], c.input(0), c.input(1), c.input(2), c.int_arg(0),
+                            c.int_arg(1), c.output(1)),
+          Tensor(), Tensor()};
+}
+
+// The gradient of a loss's reduction, to multiply the elementwise one by.
+Tensor reduced_grad(const C& c, const Tensor& g, int64_t reduction) {
+  if (reduction != loss_reduction::kMean) return g;
+  int64_t n = 1;
+  for (int64_t s : c.input_sizes(0)) n *= s;
+  return g / static_cast<double>(n);
+}
+
+V mse_loss_bw(const C& c, const V& g) {
+  Tensor gl = (c.input(0) - c.input(1)) * 2 * reduced_grad(c, g[0], c.int_arg(0));
+  return {gl, c.needs(1) ? -gl : Tensor()};
+}
+V smooth_l1_loss_bw(const C& c, const V& g) {
+  const double beta = c.double_arg(1);
+  Tensor d = c.input(0) - c.input(1);
+  Tensor dl = beta == 0 ? d.sign() : where(d.abs() < beta, d / beta, d.sign());
+  Tensor gl = dl * reduced_grad(c, g[0], c.int_arg(0));
+  return {gl, c.needs(1) ? -gl : Tensor()};
+}
+// binary_cross_entropy(input, target, weight; reduction)
+V bce_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& t = c.input(1);
+  Tensor gr = reduced_grad(c, g[0], c.int_arg(0));
+  if (c.input(2).defined()) gr = gr * c.input(2);
+  V r(3);
+  if (c.needs(0)) r[0] = gr * (x - t) / ((1 - x) * x).clamp_min(1e-12);
+  if (c.needs(1)) r[1] = gr * ((1 - x).log().clamp_min(-100) - x.log().clamp_min(-100));
+  return r;
+}
+// binary_cross_entropy_with_logits(input, target, weight, pos_weight; reduction)
+V bce_logits_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& t = c.input(1);
+  const Tensor& pw = c.input(3);
+  Tensor gr = reduced_grad(c, g[0], c.int_arg(0));
+  if (c.input(2).defined()) gr = gr * c.input(2);
+  Tensor softplus_neg = (-x.abs()).exp().log1p() + (-x).clamp_min(0);
+  V r(4);
+  if (c.needs(0)) {
+    Tensor s = x.sigmoid();
+    r[0] = gr * (pw.defined() ? ((pw - 1) * t + 1) * s - pw * t : s - t);
+  }
+  if (c.needs(1)) r[1] = gr * (pw.defined() ? (pw - 1) * softplus_neg - x : -x);
+  if (c.needs(3)) r[3] = gr * t * softplus_neg;
+  return r;
+}
+
 EMBER_REGISTER_DERIVATIVES(
     {"convolution", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, convolution_bw},
     {"max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", 0, true, max_pool2d_bw},
     {"avg_pool2d", "AvgPool2DBackward0", 0, false, avg_pool2d_bw},
-    {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 0, false, adaptive_avg_pool2d_bw});
+    {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 0, false, adaptive_avg_pool2d_bw},
+    {"gelu", "GeluBackward0", kSaveSelf, false, gelu_bw},
+    {"leaky_relu", "LeakyReluBackward0", kSaveSelf, false, leaky_relu_bw},
+    {"native_batch_norm", "NativeBatchNormBackward0", kSaveSelf | kSaveOther, true, batch_norm_bw},
+    {"native_layer_norm", "NativeLayerNormBackward0", kSaveSelf | kSaveOther, true, layer_norm_bw},
+    {"embedding", "EmbeddingBackward0", kSaveOther, false, embedding_bw},
+    {"nll_loss", "NllLossBackward0", kSaveAll, true, nll_loss_bw},
+    {"nll_loss2d", "NllLoss2DBackward0", kSaveAll, true, nll_loss_bw},
+    {"mse_loss", "MseLossBackward0", kSaveAll, false, mse_loss_bw},
+    {"smooth_l1_loss", "SmoothL1LossBackward0", kSaveAll, false, smooth_l1_loss_bw},
+    {"binary_cross_entropy", "BinaryCrossEntropyBackward0", kSaveAll, false, bce_bw},
+    {"binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", kSaveAll, false,
+     bce_logits_bw});
 
 }  // namespace
 }  // namespace autograd

@@ -1,6 +1,7 @@
 #include "nn/functional/activation.h"
 
 #include "tensor/math.h"
+#include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 
@@ -17,13 +18,17 @@ Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
 }
 
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options) {
-  // TODO(nn_ops): a recorded primitive (LeakyReluBackward0).
-  Tensor r = ember::where(input > 0, input, input * options.negative_slope());
+  Tensor r = ember::leaky_relu(input, options.negative_slope());
   if (options.inplace()) {
+    // In place through copy_ (CopyBackwards), not PyTorch's leaky_relu_.
     Tensor t = input;
     return t.copy_(r);
   }
   return r;
+}
+
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
+  return ember::gelu(input, options.approximate());
 }
 
 Tensor sigmoid(const Tensor& input) { return ember::sigmoid(input); }

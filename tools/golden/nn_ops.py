@@ -108,5 +108,96 @@ err("max_pool2d_dilation", lambda: F.max_pool2d(torch.zeros(1, 1, 5, 5), 2, dila
 err("avg_pool2d_divisor", lambda: F.avg_pool2d(torch.zeros(1, 1, 5, 5), 2, divisor_override=0))
 err("adaptive_avg_pool2d_dims", lambda: F.adaptive_avg_pool2d(torch.zeros(2, 3), 2))
 
+# --- activations --------------------------------------------------------------------
+case("relu", lambda x: F.relu(x.t()), [rnd(4, 3)])
+case("leaky_relu", lambda x: F.leaky_relu(x, 0.2), [rnd(3, 4)])
+case("gelu", lambda x: F.gelu(x.t()), [rnd(4, 5)])
+case("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), [rnd(3, 5)])
+case("sigmoid", lambda x: torch.sigmoid(x), [rnd(3, 4)])
+case("tanh", lambda x: torch.tanh(x), [rnd(3, 4)])
+case("softmax", lambda x: F.softmax(x, 1), [rnd(3, 4, 2)])
+case("log_softmax", lambda x: F.log_softmax(x.transpose(0, 1), -1), [rnd(3, 4)])
+case("linear", lambda x, k, b: F.linear(x, k, b), [rnd(2, 3, 4), rnd(5, 4), rnd(5)],
+     grads=(0, 1, 2))
+case("linear_2d_nobias", lambda x, k: F.linear(x, k), [rnd(3, 4), rnd(2, 4)], grads=(0, 1))
+
+err("gelu_approximate", lambda: F.gelu(torch.zeros(2), approximate="foo"))
+err("dropout_p", lambda: F.dropout(torch.zeros(2), p=1.5))
+
+# dropout draws bernoulli_(1 - p) from the default generator.
+torch.manual_seed(0)
+w.add("dropout/out", F.dropout(mk([4, 5], torch.float32), p=0.3))
+
+# --- normalization --------------------------------------------------------------------
+
+
+def bn_train(x, k, b, rm, rv):
+    out = F.batch_norm(x, rm, rv, k, b, training=True, momentum=0.2, eps=1e-3)
+    return out, rm, rv
+
+
+case("batch_norm_train", bn_train, [rnd(4, 3, 2, 3), rnd(3), rnd(3), rnd(3), rnd(3).abs()],
+     grads=(0, 1, 2), outputs=3)
+case("batch_norm_train_1d", lambda x: F.batch_norm(x, None, None, training=True), [rnd(5, 3)])
+case("batch_norm_eval", lambda x, k, b, rm, rv: F.batch_norm(x.transpose(2, 3), rm, rv, k, b),
+     [rnd(2, 3, 3, 4), rnd(3), rnd(3), rnd(3), rnd(3).abs()], grads=(0, 1, 2))
+case("layer_norm", lambda x, k, b: F.layer_norm(x, [4, 5], k, b),
+     [rnd(2, 3, 4, 5), rnd(4, 5), rnd(4, 5)], grads=(0, 1, 2))
+case("layer_norm_plain", lambda x: F.layer_norm(x.t(), [3], eps=1e-2), [rnd(3, 4)])
+
+err("batch_norm_running", lambda: F.batch_norm(torch.zeros(2, 3), torch.zeros(4), torch.zeros(3)))
+err("batch_norm_one_value",
+    lambda: F.batch_norm(torch.zeros(1, 3), torch.zeros(3), torch.zeros(3), training=True))
+err("layer_norm_shape", lambda: F.layer_norm(torch.zeros(2, 3, 4), [5]))
+
+# --- embedding ------------------------------------------------------------------------
+case("embedding", lambda k, i: F.embedding(i, k), [rnd(10, 3), torch.tensor([[1, 2, 4], [4, 3, 9]])])
+case("embedding_padding", lambda k, i: F.embedding(i, k, padding_idx=-6),
+     [rnd(10, 3), torch.tensor([[1, 2, 4], [4, 3, 9]])])
+err("embedding_range", lambda: F.embedding(torch.tensor([0, 5]), torch.zeros(5, 2)))
+
+# --- losses ---------------------------------------------------------------------------
+for r in ("none", "mean", "sum"):
+    case("mse_loss_" + r, lambda x, t: F.mse_loss(x, t, reduction=r), [rnd(3, 4), rnd(3, 4)],
+         grads=(0, 1))
+    case("l1_loss_" + r, lambda x, t: F.l1_loss(x.t(), t, reduction=r), [rnd(4, 3), rnd(3, 4)],
+         grads=(0, 1))
+    case("smooth_l1_loss_" + r, lambda x, t: F.smooth_l1_loss(x, t, reduction=r, beta=0.5),
+         [rnd(3, 4), rnd(3, 4)], grads=(0, 1))
+    case("nll_loss_" + r, lambda x, t, k: F.nll_loss(x, t, k, ignore_index=1, reduction=r),
+         [rnd(5, 4), torch.tensor([0, 1, 3, 2, 3]), rnd(4).abs()])
+    case("nll_loss_2d_" + r, lambda x, t: F.nll_loss(x, t, reduction=r),
+         [rnd(2, 3, 2, 4), idx(3, 2, 2, 4)])
+    case("cross_entropy_" + r, lambda x, t: F.cross_entropy(x, t, reduction=r),
+         [rnd(5, 4), torch.tensor([0, 1, 3, 2, 3])])
+    case("cross_entropy_smooth_" + r,
+         lambda x, t, k: F.cross_entropy(x, t, k, ignore_index=2, label_smoothing=0.1, reduction=r),
+         [rnd(5, 4), torch.tensor([0, 1, 3, 2, 3]), rnd(4).abs()])
+    case("cross_entropy_nd_" + r, lambda x, t: F.cross_entropy(x, t, reduction=r, label_smoothing=0.2),
+         [rnd(2, 3, 4), idx(3, 2, 4)])
+    case("cross_entropy_probs_" + r,
+         lambda x, t: F.cross_entropy(x, t, reduction=r, label_smoothing=0.1),
+         [rnd(3, 4), torch.rand(3, 4, generator=gen, dtype=torch.float64)])
+    case("bce_" + r, lambda x, t, k: F.binary_cross_entropy(x, t, k, reduction=r),
+         [torch.rand(3, 4, generator=gen, dtype=torch.float64) * 0.9 + 0.05,
+          torch.rand(3, 4, generator=gen, dtype=torch.float64), rnd(4).abs()], grads=(0, 1))
+    case("bce_logits_" + r,
+         lambda x, t, k, p: F.binary_cross_entropy_with_logits(x, t, k, reduction=r, pos_weight=p),
+         [rnd(3, 4), torch.rand(3, 4, generator=gen, dtype=torch.float64), rnd(3, 1).abs(),
+          rnd(4).abs()], grads=(0, 1))
+case("bce_logits_plain", lambda x, t: F.binary_cross_entropy_with_logits(x, t),
+     [rnd(3, 4) * 3, torch.rand(3, 4, generator=gen, dtype=torch.float64)], grads=(0, 1))
+case("nll_loss_1d", lambda x, t: F.nll_loss(x, t), [rnd(4), torch.tensor(2)])
+
+err("nll_loss_batch", lambda: F.nll_loss(torch.zeros(3, 4), torch.tensor([0, 1])))
+err("nll_loss_target", lambda: F.nll_loss(torch.zeros(2, 4), torch.tensor([0, 5])))
+err("nll_loss_weight", lambda: F.nll_loss(torch.zeros(2, 4), torch.tensor([0, 1]),
+                                          weight=torch.zeros(3)))
+err("nll_loss_nd_target", lambda: F.nll_loss(torch.zeros(2, 4, 3), torch.tensor([0, 1])))
+err("cross_entropy_target", lambda: F.cross_entropy(torch.zeros(2, 4), torch.tensor([0, 5])))
+err("bce_size", lambda: F.binary_cross_entropy(torch.zeros(2, 3), torch.zeros(3)))
+err("bce_range", lambda: F.binary_cross_entropy(torch.zeros(2, 3) + 2, torch.zeros(2, 3)))
+err("bce_logits_size", lambda: F.binary_cross_entropy_with_logits(torch.zeros(2, 3), torch.zeros(3)))
+
 errors.write()
 w.write()

@@ -1,0 +1,201 @@
+// Loss primitives: nll_loss (a kernel), mse_loss, smooth_l1_loss,
+// binary_cross_entropy(_with_logits) (their forward composed of public ops
+// inside the op's scope, so each records once under ATen's name).
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_join.h"
+#include "tensor/autograd_hook.h"
+#include "tensor/creation.h"
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/error.h"
+#include "tensor/math.h"
+#include "tensor/nn_ops.h"
+#include "tensor/reduce.h"
+#include "tensor/selection.h"
+
+namespace ember {
+namespace {
+
+Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
+  if (reduction == loss_reduction::kMean) return loss.mean();
+  if (reduction == loss_reduction::kSum) return loss.sum();
+  return loss;
+}
+
+std::string sizes_str(IntArrayRef s) { return absl::StrCat("[", absl::StrJoin(s, ", "), "]"); }
+
+// input [N, C, K...] as (N, C, K); a 1-D input is one sample.
+struct NllGeometry {
+  int64_t n, c, k;
+};
+
+NllGeometry check_nll(const Tensor& input, const Tensor& target, const Tensor& weight) {
+  EMBER_CHECK(input.dim() >= 1, "input tensor should be 1D or 2D");
+  EMBER_CHECK(target.dtype() == kLong, "expected scalar type Long but found ",
+              scalar_type_name(target.dtype()));
+  NllGeometry g;
+  if (input.dim() == 1) {
+    EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+    g = {1, input.size(0), 1};
+  } else {
+    g.n = input.size(0);
+    g.c = input.size(1);
+    g.k = 1;
+    for (int64_t d = 2; d < input.dim(); ++d) g.k *= input.size(d);
+    if (input.dim() == 2) {
+      EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+      EMBER_CHECK_VALUE(target.dim() == 1 && target.size(0) == g.n, "Expected input batch_size (",
+                        g.n, ") to match target batch_size (",
+                        target.dim() == 0 ? 1 : target.size(0), ").");
+    } else {
+      DimVector want{g.n};
+      for (int64_t d = 2; d < input.dim(); ++d) want.push_back(input.size(d));
+      EMBER_CHECK(target.sizes() == IntArrayRef(want), "Expected target size ", sizes_str(want),
+                  ", got ", sizes_str(target.sizes()));
+    }
+  }
+  if (weight.defined()) {
+    EMBER_CHECK(weight.numel() == g.c, "weight tensor should be defined either for all ", g.c,
+                " classes or no classes but got weight tensor of shape: ",
+                sizes_str(weight.sizes()));
+  }
+  return g;
+}
+
+DimVector nll_none_sizes(const Tensor& input) {
+  if (input.dim() == 1) return {};
+  DimVector s{input.size(0)};
+  for (int64_t d = 2; d < input.dim(); ++d) s.push_back(input.size(d));
+  return s;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction,
+                                            int64_t ignore_index) {
+  const NllGeometry g = check_nll(input, target, weight);
+  detail::OpScope scope(input, weight);  // target: int64, never differentiable
+  Tensor x = input.contiguous(), t = target.contiguous();
+  Tensor w = weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
+  Tensor out = reduction == loss_reduction::kNone ? empty(nll_none_sizes(input), input.options())
+                                                  : empty({}, input.options());
+  Tensor total = empty({}, input.options());
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "nll_loss", [&] {
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    const int64_t* tp = t.data_ptr<int64_t>();
+    const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
+    scalar_t* op = out.data_ptr<scalar_t>();
+    double sum = 0, wsum = 0;
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t k = 0; k < g.k; ++k) {
+        const int64_t cls = tp[n * g.k + k];
+        double l = 0;
+        if (cls != ignore_index) {
+          EMBER_CHECK_INDEX(cls >= 0 && cls < g.c, "Target ", cls, " is out of bounds.");
+          const double wt = wp ? static_cast<double>(wp[cls]) : 1.0;
+          l = -wt * static_cast<double>(xp[(n * g.c + cls) * g.k + k]);
+          wsum += wt;
+        }
+        if (reduction == loss_reduction::kNone) op[n * g.k + k] = static_cast<scalar_t>(l);
+        sum += l;
+      }
+    }
+    total.data_ptr<scalar_t>()[0] = static_cast<scalar_t>(wsum);
+    if (reduction == loss_reduction::kSum) op[0] = static_cast<scalar_t>(sum);
+    if (reduction == loss_reduction::kMean) op[0] = static_cast<scalar_t>(sum / wsum);
+  });
+  if (scope.active()) {
+    scope.record(input.dim() <= 2 ? "nll_loss" : "nll_loss2d", {input, target, weight},
+                 {out, total},
+                 {Scalar(reduction), Scalar(ignore_index)});
+  }
+  return {out, total};
+}
+
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                         const Tensor& weight, int64_t reduction, int64_t ignore_index,
+                         const Tensor& total_weight) {
+  const NllGeometry g = check_nll(input, target, weight);
+  Tensor gx = zeros(input.sizes(), input.options());
+  Tensor gy = grad_output.to(input.dtype()).contiguous(), t = target.contiguous();
+  Tensor w = weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "nll_loss_backward", [&] {
+    const int64_t* tp = t.data_ptr<int64_t>();
+    const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
+    const scalar_t* gp = gy.data_ptr<scalar_t>();
+    scalar_t* op = gx.data_ptr<scalar_t>();
+    scalar_t scale = reduction == loss_reduction::kNone ? scalar_t(1) : gp[0];
+    if (reduction == loss_reduction::kMean) {
+      scale /= total_weight.to(input.dtype()).item<scalar_t>();
+    }
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t k = 0; k < g.k; ++k) {
+        const int64_t cls = tp[n * g.k + k];
+        if (cls == ignore_index) continue;
+        const scalar_t wt = wp ? wp[cls] : scalar_t(1);
+        const scalar_t gv = reduction == loss_reduction::kNone ? gp[n * g.k + k] : scale;
+        op[(n * g.c + cls) * g.k + k] = -wt * gv;
+      }
+    }
+  });
+  return gx;
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  detail::OpScope scope(input, target);
+  Tensor d = input - target;
+  Tensor out = apply_reduction(d * d, reduction);
+  if (scope.active()) scope.record("mse_loss", {input, target}, {out}, {Scalar(reduction)});
+  return out;
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
+  EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  detail::OpScope scope(input, target);
+  Tensor d = (input - target).abs();
+  Tensor loss = beta == 0 ? d : where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta);
+  Tensor out = apply_reduction(loss, reduction);
+  if (scope.active()) {
+    scope.record("smooth_l1_loss", {input, target}, {out}, {Scalar(reduction), Scalar(beta)});
+  }
+  return out;
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            int64_t reduction) {
+  EMBER_CHECK(((input >= 0) & (input <= 1)).all().item<bool>(),
+              "all elements of input should be between 0 and 1");
+  detail::OpScope scope(input, target, weight);
+  // PyTorch clamps each log at -100 so that 0 * log(0) stays finite.
+  Tensor loss = -(target * input.log().clamp_min(-100) +
+                  (1 - target) * (1 - input).log().clamp_min(-100));
+  if (weight.defined()) loss = loss * weight;
+  Tensor out = apply_reduction(loss, reduction);
+  if (scope.active()) {
+    scope.record("binary_cross_entropy", {input, target, weight}, {out}, {Scalar(reduction)});
+  }
+  return out;
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight, const Tensor& pos_weight,
+                                        int64_t reduction) {
+  detail::OpScope scope(input, target, weight, pos_weight);
+  // log(1 + exp(-x)) computed stably as log1p(exp(-|x|)) + max(-x, 0).
+  Tensor softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp_min(0);
+  Tensor loss = pos_weight.defined()
+                    ? (1 - target) * input + ((pos_weight - 1) * target + 1) * softplus_neg
+                    : (1 - target) * input + softplus_neg;
+  if (weight.defined()) loss = loss * weight;
+  Tensor out = apply_reduction(loss, reduction);
+  if (scope.active()) {
+    scope.record("binary_cross_entropy_with_logits", {input, target, weight, pos_weight}, {out},
+                 {Scalar(reduction)});
+  }
+  return out;
+}
+
+}  // namespace ember

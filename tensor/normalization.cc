@@ -1,0 +1,106 @@
+// native_batch_norm and native_layer_norm: forward composed of public ops
+// inside the op's scope (one NativeBatchNormBackward0 /
+// NativeLayerNormBackward0 node); the backward formulas are in
+// autograd/derivatives/nn.cc.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tensor/autograd_hook.h"
+#include "tensor/error.h"
+#include "tensor/math.h"
+#include "tensor/nn_ops.h"
+#include "tensor/reduce.h"
+#include "tensor/shape.h"
+
+namespace ember {
+namespace {
+
+// [1, C, 1, ...] for broadcasting a per-channel vector over input.
+Tensor per_channel(const Tensor& v, int64_t dim) {
+  DimVector s(dim, 1);
+  s[1] = v.numel();
+  return v.reshape(s);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const Tensor& weight,
+                                                     const Tensor& bias, const Tensor& running_mean,
+                                                     const Tensor& running_var, bool training,
+                                                     double momentum, double eps) {
+  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected input with at least 2 dims, got ",
+              input.dim());
+  const int64_t c = input.size(1);
+  const Tensor* stats[] = {&running_mean, &running_var, &weight, &bias};
+  const char* names[] = {"running_mean", "running_var", "weight", "bias"};
+  for (int i = 0; i < 4; ++i) {
+    if (stats[i]->defined()) {
+      EMBER_CHECK(stats[i]->numel() == c, names[i], " should contain ", c, " elements not ",
+                  stats[i]->numel());
+    }
+  }
+  EMBER_CHECK(training || (running_mean.defined() && running_var.defined()),
+              "running_mean and running_var must be defined in evaluation mode");
+  detail::OpScope scope(input, weight, bias);
+  DimVector dims{0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  Tensor mean, invstd;
+  if (training) {
+    mean = input.mean(dims);
+    Tensor var = input.var(dims, /*unbiased=*/false);
+    invstd = (var + eps).rsqrt();
+    if (running_mean.defined() || running_var.defined()) {
+      const int64_t n = input.numel() / c;
+      Tensor rm = running_mean, rv = running_var;
+      if (rm.defined()) rm.copy_(rm * (1 - momentum) + mean.to(rm.dtype()) * momentum);
+      if (rv.defined()) {
+        Tensor unbiased = var * (static_cast<double>(n) / static_cast<double>(std::max<int64_t>(n - 1, 1)));
+        rv.copy_(rv * (1 - momentum) + unbiased.to(rv.dtype()) * momentum);
+      }
+    }
+  } else {
+    // Eval returns the statistics it used, so that one formula serves both.
+    mean = running_mean.to(input.dtype());
+    invstd = (running_var.to(input.dtype()) + eps).rsqrt();
+  }
+  Tensor out = (input - per_channel(mean, input.dim())) * per_channel(invstd, input.dim());
+  if (weight.defined()) out = out * per_channel(weight, input.dim());
+  if (bias.defined()) out = out + per_channel(bias, input.dim());
+  if (scope.active()) {
+    scope.record("native_batch_norm", {input, weight, bias}, {out, mean, invstd},
+                 {Scalar(training), Scalar(eps)});
+  }
+  return {out, mean, invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
+                                                     IntArrayRef normalized_shape,
+                                                     const Tensor& weight, const Tensor& bias,
+                                                     double eps) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool ok = k >= 1 && input.dim() >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[i];
+  EMBER_CHECK(ok, "Given normalized_shape=[", absl::StrJoin(normalized_shape, ", "),
+              "], expected input with shape [*, ", absl::StrJoin(normalized_shape, ", "),
+              "], but got input of size[", absl::StrJoin(input.sizes(), ", "), "]");
+  for (const Tensor* t : {&weight, &bias}) {
+    if (t->defined()) {
+      EMBER_CHECK(t->sizes() == normalized_shape, "Expected weight and bias of shape [",
+                  absl::StrJoin(normalized_shape, ", "), "]");
+    }
+  }
+  detail::OpScope scope(input, weight, bias);
+  DimVector dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+  Tensor mean = input.mean(dims, /*keepdim=*/true);
+  Tensor rstd = (input.var(dims, /*unbiased=*/false, /*keepdim=*/true) + eps).rsqrt();
+  Tensor out = (input - mean) * rstd;
+  if (weight.defined()) out = out * weight;
+  if (bias.defined()) out = out + bias;
+  if (scope.active()) {
+    scope.record("native_layer_norm", {input, weight, bias}, {out, mean, rstd},
+                 {DimVector(normalized_shape.begin(), normalized_shape.end()), Scalar(eps)});
+  }
+  return {out, mean, rstd};
+}
+
+}  // namespace ember
