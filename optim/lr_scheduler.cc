@@ -15,6 +15,8 @@ namespace {
 // Python's % (the result takes the divisor's sign): CosineAnnealingLR's
 // test runs on negative numbers early in the schedule.
 int64_t py_mod(int64_t a, int64_t b) {
+  // Python's ZeroDivisionError, where C++ would crash (step_size or T_max 0).
+  EMBER_CHECK(b != 0, "integer division or modulo by zero");
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
@@ -239,6 +241,9 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double
 std::vector<double> CosineAnnealingLR::get_lr() {
   std::vector<double> lrs = current_lrs();
   if (last_epoch_ == 0) return lrs;
+  // A group added after the scheduler has no base lr: PyTorch's zip leaves
+  // it alone.
+  lrs.resize(std::min(lrs.size(), base_lrs_.size()));
   const double pi = M_PI, e = static_cast<double>(last_epoch_), t = static_cast<double>(T_max_);
   for (size_t i = 0; i < lrs.size(); ++i) {
     const double base = base_lrs_[i];

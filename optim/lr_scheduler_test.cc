@@ -149,6 +149,10 @@ TEST(LRSchedulerTest, Errors) {
   ::ember::testing::expect_error(
       [&] { StepLR(*fresh.opt, 2, 0.1, /*last_epoch=*/5); },
       "param 'initial_lr' is not specified in param_groups[0] when resuming an optimizer");
+  // PyTorch raises ZeroDivisionError at the first step that divides.
+  TwoGroups zero;
+  StepLR sched(*zero.opt, 0);
+  ::ember::testing::expect_error([&] { sched.step(); }, "integer division or modulo by zero");
 }
 
 }  // namespace
