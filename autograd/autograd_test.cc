@@ -555,14 +555,44 @@ TEST(AutogradViews, SetitemIntoTensorWithoutGrad) {
   Tensor a = tensor({1.0, 2.0}, kDouble).requires_grad_();
   Tensor out = zeros({2, 3}, kDouble);
   out.index_put_({Slice(), 1}, a * 2);
-  EXPECT_EQ(out.grad_fn()->name(), "IndexPutBackward0");
-  out.index_put_({0, Slice(0, 1)}, a.sum());  // now through a tracked view
   EXPECT_EQ(out.grad_fn()->name(), "CopySlices");
+  out.index_put_({0, Slice(0, 1)}, a.sum());
   expect_values(out.detach(), {3, 2, 0, 0, 4, 0});
   (out * tensor({{1.0, 10.0, 100.0}, {1000.0, 10000.0, 100000.0}}, kDouble)).sum().backward();
   // d/da of 2*a[0]*10 + 2*a[1]*10000 + (a0 + a1)*1; column 1 of row 0 is
   // then still 2*a[0].
   expect_values(a.grad(), {21, 20001});
+}
+
+// A copy into a view of a buffer that does not require grad gives the
+// buffer a history (CopySlices, as PyTorch); views made before stay right.
+TEST(AutogradViews, CopyIntoViewOfBufferWithoutGrad) {
+  Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_();
+  Tensor buf = zeros({4}, kDouble);
+  Tensor head = buf.narrow(0, 0, 2);
+  Tensor tail = buf.narrow(0, 2, 2);
+  EXPECT_FALSE(head.requires_grad());
+  tail.copy_(x * 3);
+  EXPECT_TRUE(buf.requires_grad());
+  EXPECT_EQ(buf.grad_fn()->name(), "CopySlices");
+  // Its base requires grad now, so does it (torch 1.13 alike).
+  EXPECT_TRUE(head.requires_grad());
+  EXPECT_EQ(head.grad_fn()->name(), "AsStridedBackward0");
+  (buf * tensor({1.0, 2.0, 3.0, 4.0}, kDouble)).sum().backward();
+  expect_values(x.grad(), {9, 12});
+}
+
+// A view made before its base was overwritten in place reads the new
+// values, and its gradient reaches what they came from.
+TEST(AutogradViews, ViewOfBufferOverwrittenInPlace) {
+  Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_();
+  Tensor buf = zeros({4}, kDouble);
+  Tensor v = buf.narrow(0, 1, 2);
+  buf.copy_(cat({x, x}) * 2);
+  EXPECT_TRUE(v.requires_grad());
+  (v * tensor({10.0, 100.0}, kDouble)).sum().backward();
+  // v = [2 x1, 2 x0].
+  expect_values(x.grad(), {200, 20});
 }
 
 }  // namespace

@@ -27,10 +27,10 @@
 // Views and in-place ops follow PyTorch (Note [Views and in-place]): a
 // recorded view remembers its base; an in-place op on it rewrites the
 // base's history (CopySlices) and the view's grad_fn is remade from the
-// base's whenever the storage version moved on. Views are tracked only when
-// recorded, i.e. when their base requires grad: an in-place op that makes a
-// view of a tensor that does not require grad require grad (zeros(3)
-// .narrow(0, 0, 1).copy_(x)) changes the view's history only.
+// base's whenever the storage version moved on. Views of tensors that do
+// not require grad are tracked too (reported as "view_of", no node), so
+// zeros(3).narrow(0, 0, 1).copy_(x) gives the zeros x's gradient. Views made
+// inside an op, under no_grad, or with make_view directly are not tracked.
 #include "autograd/engine.h"
 
 #include <algorithm>
@@ -363,6 +363,10 @@ class AutogradHooksImpl : public AutogradHooks {
   }
 
   void record(OpRecord&& rec) override {
+    if (std::strcmp(rec.name, "view_of") == 0) {  // see tensor/shape.cc's view_rec
+      tag_view(rec.outputs[0], rec.inputs[0]);
+      return;
+    }
     if (rec.inplace && !is_inplace_view(rec.name)) {
       AutogradMeta* m = get_meta(rec.outputs[0]);
       if (m != nullptr && m->view_base_.defined()) {
@@ -427,9 +431,7 @@ class AutogradHooksImpl : public AutogradHooks {
       const Tensor& in0 = rec.inputs.empty() ? out : rec.inputs[0];
       if (!rec.inplace && in0.defined() && in0.unsafeGetTensorImpl() != out.unsafeGetTensorImpl() &&
           in0.unsafeGetTensorImpl()->storage() == out.unsafeGetTensorImpl()->storage()) {
-        AutogradMeta* im = get_meta(in0);
-        m.view_base_ = im != nullptr && im->view_base_.defined() ? im->view_base_ : in0;
-        m.view_version_ = out._version();
+        tag_view(out, in0);
       }
     }
     if (d != nullptr && d->save_outputs) {
@@ -437,6 +439,14 @@ class AutogradHooksImpl : public AutogradHooks {
       for (const Tensor& out : rec.outputs) node->saved_out_.emplace_back(out, true);
     }
     return node;
+  }
+
+  // Marks `view` as a view of `of`'s base (or of `of`, which is no view).
+  static void tag_view(const Tensor& view, const Tensor& of) {
+    AutogradMeta& m = materialize_meta(view);
+    AutogradMeta* om = get_meta(of);
+    m.view_base_ = om != nullptr && om->view_base_.defined() ? om->view_base_ : of;
+    m.view_version_ = view._version();
   }
 
   static bool is_inplace_view(const char* name) {
@@ -475,7 +485,8 @@ class AutogradHooksImpl : public AutogradHooks {
     auto copy_slices = std::make_shared<CopySlices>(base, view, fn);
     std::vector<Edge>& edges = copy_slices->mutable_next_edges();
     edges = fn->next_edges();
-    edges[0] = gradient_edge(base);
+    // A base that did not require grad starts its history here.
+    edges[0] = base.requires_grad() ? gradient_edge(base) : Edge();
     AutogradMeta& bm = materialize_meta(base);
     bm.grad_fn_ = copy_slices;
     bm.output_nr_ = 0;
@@ -528,10 +539,7 @@ class AutogradHooksImpl : public AutogradHooks {
     }
     return m->grad_fn_;
   }
-  bool is_leaf(const Tensor& self) override {
-    AutogradMeta* m = get_meta(self);
-    return m == nullptr || !m->grad_fn_;
-  }
+  bool is_leaf(const Tensor& self) override { return grad_fn(self) == nullptr; }
   int64_t output_nr(const Tensor& self) override {
     AutogradMeta* m = get_meta(self);
     return m != nullptr ? m->output_nr_ : 0;

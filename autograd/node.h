@@ -106,7 +106,12 @@ class SavedVariable {
 // The autograd state of one tensor (the AutogradMetaInterface slot).
 class AutogradMeta : public AutogradMetaInterface {
  public:
-  bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
+  // A view requires grad when its base does (PyTorch's
+  // DifferentiableViewMeta), even before its grad_fn is remade.
+  bool requires_grad() const override {
+    return requires_grad_ || grad_fn_ != nullptr ||
+           (view_base_.defined() && view_base_.requires_grad());
+  }
   std::string grad_fn_name() const override;
 
   bool requires_grad_ = false;  // leaves only

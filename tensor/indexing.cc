@@ -381,46 +381,10 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 
 Tensor Tensor::operator[](const Tensor& index) const { return this->index({index}); }
 
-namespace {
-// The coordinates (one int64 tensor per dim) of the elements of a tensor of
-// shape `sizes` that `indices` picks, in the shape of the picked result.
-std::vector<Tensor> picked_coordinates(IntArrayRef sizes, TensorIndexList indices) {
-  const int64_t n = compute_numel(sizes);
-  Tensor pos = empty({n}, TensorOptions(kLong));
-  int64_t* p = pos.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) p[i] = i;
-  Tensor picked = pos.view(sizes).index(indices).contiguous();
-  const int64_t* q = picked.data_ptr<int64_t>();
-  const int64_t nd = static_cast<int64_t>(sizes.size());
-  std::vector<Tensor> coords;
-  std::vector<int64_t*> out;
-  for (int64_t d = 0; d < nd; ++d) {
-    coords.push_back(empty(picked.sizes(), TensorOptions(kLong)));
-    out.push_back(coords.back().data_ptr<int64_t>());
-  }
-  for (int64_t k = 0; k < picked.numel(); ++k) {
-    int64_t flat = q[k];
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      out[d][k] = flat % sizes[d];
-      flat /= sizes[d];
-    }
-  }
-  return coords;
-}
-}  // namespace
-
 Tensor& Tensor::index_put_(TensorIndexList indices, const Tensor& value) {
   // Python's setitem drops the value's leading size-1 dims first.
   Tensor v = value;
   while (v.dim() > 0 && v.sizes()[0] == 1) v = v.squeeze(0);
-  // A value that requires grad written into a tensor that does not: the
-  // view the write would go through is not tracked by autograd (Note [Views
-  // and in-place] in autograd/engine.cc), so write through coordinates into
-  // self itself, which then records the op (IndexPutBackward0).
-  if (dim() > 0 && is_cpu() && detail::should_record(v) && !detail::input_requires_grad(*this)) {
-    ::ember::index_put_(*this, picked_coordinates(sizes(), indices), v);
-    return *this;
-  }
   std::vector<Tensor> adv;
   Tensor sliced = indices.size() == 1 && indices[0].is_integer()
                       ? apply_select(*this, 0, indices[0].integer(), 0)

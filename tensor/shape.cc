@@ -138,12 +138,18 @@ Tensor try_view(const Tensor& self, IntArrayRef size) {
 }  // namespace
 
 // Views record themselves after the fact: making a view calls no public op
-// (Note [Op recording]).
+// (Note [Op recording]). A view of a tensor that does not require grad is
+// reported too, as the op "view_of" (no graph node): autograd remembers its
+// base, so that an in-place op that later makes the view require grad
+// reaches the base (Note [Views and in-place] in autograd/engine.cc).
 template <typename A>
 Tensor view_rec(const char* name, const Tensor& self, Tensor r, A&& args) {
   if (detail::should_record(self)) {
     detail::OpScope scope{detail::OpScope::Checked{}};
     scope.record(name, {self}, {r}, args());
+  } else if (detail::OpScope::recording_allowed()) {
+    detail::OpScope scope{detail::OpScope::Checked{}};
+    scope.record("view_of", {self}, {r});
   }
   return r;
 }
