@@ -142,7 +142,9 @@ struct ParamState {
 //                               flags, 1-D float64 for pairs (betas)
 //   param_groups.<g>.params     1-D int64: the group's parameter indices
 // in that order (state by index, then the groups). from_named_tensors reads
-// it back; a PyTorch state dict flattened the same way loads too.
+// it back. A PyTorch state dict flattened the same way loads too: its float
+// step becomes an integer, options ember lacks (foreach, capturable...) are
+// ignored, and None values must be left out.
 struct OptimizerStateDict {
   struct ParamGroup {
     std::vector<std::pair<std::string, OptionValue>> options;  // "initial_lr" included

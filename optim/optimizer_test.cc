@@ -341,6 +341,34 @@ TEST(OptimizerTest, LoadStateDictCastsBuffersToParamDtype) {
   EXPECT_EQ(other.state(floats[0])->find("momentum_buffer")->dtype(), kFloat);
 }
 
+// What PyTorch 1.13's Adam.state_dict() holds, flattened by the same
+// scheme: a float32 step, options ember lacks (capturable, fused...).
+TEST(OptimizerTest, LoadsPyTorchAdamStateFlattened) {
+  Tensor w = zeros({2}, kDouble).requires_grad_();
+  NamedTensors named = {
+      {"state.0.step", scalar_tensor(3.0, kFloat)},
+      {"state.0.exp_avg", full({2}, 0.5, kDouble)},
+      {"state.0.exp_avg_sq", full({2}, 0.25, kDouble)},
+      {"param_groups.0.lr", scalar_tensor(0.01, kDouble)},
+      {"param_groups.0.betas", tensor({0.8, 0.9}, kDouble)},
+      {"param_groups.0.eps", scalar_tensor(1e-8, kDouble)},
+      {"param_groups.0.weight_decay", scalar_tensor(0.0, kDouble)},
+      {"param_groups.0.amsgrad", scalar_tensor(false, kBool)},
+      {"param_groups.0.maximize", scalar_tensor(false, kBool)},
+      {"param_groups.0.capturable", scalar_tensor(false, kBool)},
+      {"param_groups.0.fused", scalar_tensor(false, kBool)},
+      {"param_groups.0.params", tensor({0}, kLong)},
+  };
+  Adam opt({w}, AdamOptions(0.1));
+  opt.load_state_dict(OptimizerStateDict::from_named_tensors(named));
+  const auto& o = static_cast<const AdamOptions&>(opt.param_groups()[0].options());
+  EXPECT_EQ(o.lr(), 0.01);
+  EXPECT_EQ(std::get<0>(o.betas()), 0.8);
+  ASSERT_NE(opt.state(w), nullptr);
+  EXPECT_EQ(*opt.state(w)->step, 3);
+  EXPECT_TRUE(opt.state(w)->find("exp_avg")->equal(full({2}, 0.5, kDouble)));
+}
+
 TEST(OptimizerTest, FromNamedTensorsRejectsUnknownKeys) {
   NamedTensors bad = {{"states.0.step", scalar_tensor(1, kLong)}};
   ::ember::testing::expect_error<ValueError>(
