@@ -272,9 +272,10 @@ std::vector<Case> cases() {
       {"triu", [](const V& x) { return V{x[0].triu(1)}; }, [] { return V{rt(3, 3)}; }},
       {"diag", [](const V& x) { return V{x[0].diag(1), x[0].diag().diag(-1)}; }, [] { return V{rt(3, 3)}; }},
       {"as_strided", [](const V& x) {
-         return V{x[0].as_strided({2, 2}, {1, 2}, 1), x[0].as_strided({3, 2}, {1, 1})};
+         return V{x[0].as_strided({2, 2}, {1, 2}, 1), x[0].as_strided({3, 2}, {1, 1}),
+                  x[1].expand({2, 3}).as_strided({2, 2}, {1, 1})};
        },
-       [] { return V{leaf(r({2, 3}))}; }},
+       [] { return V{leaf(r({2, 3})), leaf(r({3}))}; }},
       {"unfold", [](const V& x) { return V{x[0].unfold(1, 2, 1)}; }, [] { return V{rt(2, 4)}; }},
       {"squeeze_", [](const V& x) { Tensor y = x[0] * 1; y.squeeze_(); return V{y * y}; },
        [] { return V{leaf(r({1, 3, 1}))}; }},

@@ -135,8 +135,7 @@ V stack_bw(const C& c, const V& g) {
   return r;
 }
 // as_strided (args: size, stride, offset, then the input's strides and
-// offset): through storage positions, as PyTorch's as_strided_backward for
-// inputs whose elements do not overlap.
+// offset): through storage positions, as PyTorch's as_strided_backward.
 V as_strided_bw(const C& c, const V& g) {
   const DimVector& size = c.dims(0);
   const DimVector& stride = c.dims(1);
@@ -156,7 +155,13 @@ V as_strided_bw(const C& c, const V& g) {
       std::max(last(size, stride, offset), last(in_sizes, in_strides, in_offset));
   Tensor pos = arange(extent, kLong);
   Tensor buf = accumulate_at(g[0], pos.as_strided(size, stride, offset), extent);
-  return {index(buf, {pos.as_strided(in_sizes, in_strides, in_offset)})};
+  Tensor in_pos = pos.as_strided(in_sizes, in_strides, in_offset);
+  // An input whose elements share storage (an expanded tensor) splits each
+  // position's gradient among them, as PyTorch does.
+  Tensor count = zeros({extent}, kLong);
+  index_put_(count, {in_pos.reshape({-1})}, ones({in_pos.numel()}, kLong), /*accumulate=*/true);
+  if (count.max().item<int64_t>() > 1) buf = buf / count.clamp_min(1);
+  return {index(buf, {in_pos})};
 }
 // unfold (args: dim, size, step): windows overlap, so positions accumulate.
 V unfold_bw(const C& c, const V& g) {
