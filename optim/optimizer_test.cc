@@ -198,6 +198,23 @@ TEST(OptimizerTest, FusedFloatMatchesOps) {
   }
 }
 
+// A strided grad takes the tensor-op path by itself, to the same values.
+TEST(OptimizerTest, StridedGradMatchesContiguous) {
+  Tensor a = make_input({3, 4}, kDouble, 1).requires_grad_();
+  Tensor b = a.detach().clone().requires_grad_();
+  Tensor grad_t = make_input({4, 3}, kDouble, 2);
+  Adam opt_a({a}, AdamOptions(0.1).amsgrad(true));
+  Adam opt_b({b}, AdamOptions(0.1).amsgrad(true));
+  for (int i = 0; i < 3; ++i) {
+    a.mutable_grad() = grad_t.t();  // strided
+    b.mutable_grad() = grad_t.t().contiguous();
+    ASSERT_FALSE(detail::fusable(a, a.grad(), {}));
+    opt_a.step();
+    opt_b.step();
+  }
+  EXPECT_TRUE(a.allclose(b, 1e-12, 1e-12));
+}
+
 TEST(OptimizerTest, ParamsWithoutGradAreSkipped) {
   std::vector<Tensor> params = start();
   Tensor frozen = ones({3}, kDouble).requires_grad_();
@@ -256,8 +273,8 @@ TEST(OptimizerTest, AddParamGroupTakesDefaultsForMissingOptions) {
   std::vector<Tensor> params = start();
   SGD opt({params[0]}, SGDOptions(0.1).momentum(0.9));
   opt.add_param_group(OptimizerParamGroup({params[1]}));
-  opt.add_param_group(
-      OptimizerParamGroup({ones({2}, kDouble).requires_grad_()}, std::make_unique<SGDOptions>(0.5)));
+  Tensor extra = ones({2}, kDouble).requires_grad_();
+  opt.add_param_group(OptimizerParamGroup({extra}, std::make_unique<SGDOptions>(0.5)));
   ASSERT_EQ(opt.param_groups().size(), 3u);
   const auto& g1 = static_cast<const SGDOptions&>(opt.param_groups()[1].options());
   EXPECT_EQ(g1.lr(), 0.1);
