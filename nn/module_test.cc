@@ -236,6 +236,21 @@ TEST(ModuleTest, LoadStateDictCopiesInPlace) {
   EXPECT_EQ(b->fc->weight.grad_fn(), nullptr);
 }
 
+TEST(ModuleTest, LoadStateDictConvertsDtypesAndTakesOldScalarCheckpoints) {
+  Small small;
+  NamedTensors sd;
+  for (const auto& [k, t] : Small()->state_dict()) {
+    sd.emplace_back(k, ember::full_like(t, 3).to(kDouble));
+  }
+  // Checkpoints from before 0-dim tensors held num_batches_tracked as [1].
+  sd[6].second = ember::full({1}, 5, kLong);
+  small->load_state_dict(sd);
+  EXPECT_EQ(small->fc->weight.dtype(), kFloat);
+  EXPECT_EQ(small->fc->weight.sum().item<float>(), 27);
+  EXPECT_EQ(small->get_buffer("bn.num_batches_tracked").item<int64_t>(), 5);
+  EXPECT_EQ(small->get_buffer("bn.num_batches_tracked").dim(), 0);
+}
+
 TEST(ModuleTest, LoadStateDictErrorsArePyTorchs) {
   NamedTensors sd = Small()->state_dict();
   NamedTensors no_bias = sd;
