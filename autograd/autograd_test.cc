@@ -399,6 +399,7 @@ TEST(AutogradRecording, OpsRecordPyTorchNodes) {
       {"RsubBackward1", [&] { return 2.0 - a; }},
       {"DivBackward2", [&] { return a.div(b, "floor"); }},
       {"DivBackward2", [&] { return a.div(2.0, "trunc"); }},
+      {"RoundBackward1", [&] { return a.round(2); }},
       {"UniformBackward0", [&] { return c().uniform_(); }},
       {"NormalBackward0", [&] { return c().normal_(); }},
       {"BernoulliBackward2", [&] { return c().bernoulli_(0.5); }},

@@ -172,6 +172,8 @@ std::vector<Case> cases() {
       {"floor", un(&floor), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
       {"ceil", un(&ceil), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
       {"round", un(&round), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
+      {"round_decimals", [](const V& x) { return V{x[0].round(1)}; },
+       [] { return V{dleaf({0.33, 1.62, -2.27})}; }},
       {"trunc", un(&trunc), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
       {"sign", un(&sign), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
       {"frac", un(&frac), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},

@@ -266,7 +266,10 @@ EMBER_ROUNDING_UNARY_OP(trunc)
 #undef EMBER_ROUNDING_UNARY_OP
 
 Tensor round(const Tensor& self, int64_t decimals) {
-  return round_decimals_out(Tensor(), self, decimals);
+  // RoundBackward1 in PyTorch: zero gradient.
+  return detail::record_out_op(
+      "round_decimals", Tensor(), {self}, [&] { return round_decimals_out(Tensor(), self, decimals); },
+      detail::no_args);
 }
 Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
 

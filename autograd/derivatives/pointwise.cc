@@ -218,6 +218,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"floor", "FloorBackward0", 0, false, zero_bw},
     {"ceil", "CeilBackward0", 0, false, zero_bw},
     {"round", "RoundBackward0", 0, false, zero_bw},
+    {"round_decimals", "RoundBackward1", 0, false, zero_bw},
     {"trunc", "TruncBackward0", 0, false, zero_bw},
     {"sign", "SignBackward0", 0, false, zero_bw},
     {"frac", "FracBackward0", 0, false, identity_bw},
