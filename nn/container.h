@@ -18,6 +18,18 @@
 namespace ember {
 namespace nn {
 
+// A function as a module, for Sequential (libtorch's nn::Functional):
+//   seq->push_back(nn::Functional([](const Tensor& x) { return x.view({-1, 400}); }));
+class FunctionalImpl : public Module {
+ public:
+  explicit FunctionalImpl(std::function<Tensor(const Tensor&)> fn) : fn_(std::move(fn)) {}
+  Tensor forward(const Tensor& input) { return fn_(input); }
+
+ private:
+  std::function<Tensor(const Tensor&)> fn_;
+};
+EMBER_MODULE(Functional);
+
 // Modules kept in order; indexing and iteration give Module pointers.
 class ModuleListImpl : public Module {
  public:

@@ -93,6 +93,12 @@ TEST(LayersForwardTest, SequentialChainsItsModules) {
   EXPECT_TRUE(seq(x).allclose(want));
 }
 
+TEST(LayersForwardTest, SequentialTakesFunctions) {
+  Sequential seq(Functional([](const Tensor& x) { return x * 2; }), ReLU());
+  EXPECT_TRUE(seq(ember::tensor({-1.0f, 3.0f})).equal(ember::tensor({0.0f, 6.0f})));
+  EXPECT_EQ(seq->repr(), "Sequential(\n  (0): Functional()\n  (1): ReLU()\n)");
+}
+
 TEST(LayersForwardTest, GradientsReachEveryParameter) {
   manual_seed(0);
   Sequential seq(Conv2d(1, 2, 3), ReLU(), Flatten(), Linear(8, 3));
