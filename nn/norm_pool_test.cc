@@ -77,6 +77,20 @@ TEST(NormPoolTest, LeNetForward) {
   expect_forward("net", net);
 }
 
+// Seed 003: conv1.bias.grad is None before backward and PyTorch's after
+// backward of an MSE loss.
+TEST(NormPoolTest, LeNetBackwardOfMseLoss) {
+  manual_seed(0);
+  Net net;
+  EXPECT_FALSE(net->conv1->bias.grad().defined());
+  MSELoss mse;
+  mse(net(golden_tensor("forward.net.input")), golden_tensor("backward.net.target")).backward();
+  EXPECT_TRUE(near_golden(net->conv1->bias.grad(), golden("backward.net.conv1.bias.grad"), kFloat,
+                          1e-6));
+  EXPECT_TRUE(near_golden(net->fc3->weight.grad(), golden("backward.net.fc3.weight.grad"), kFloat,
+                          1e-6));
+}
+
 TEST(NormPoolTest, LayerNormAndEmbedding) {
   manual_seed(0);
   LayerNorm layer_norm(LayerNormOptions({2, 3}));

@@ -129,6 +129,14 @@ for name, x in FORWARD.items():
     g.add("forward.%s.input" % name, x)
     g.add("forward.%s.output" % name, modules[name](x))
 
+# Seed 003's step: MSE of LeNet's output, backward, conv1.bias.grad.
+net = modules["net"]
+net.zero_grad()
+nn.MSELoss()(net(FORWARD["net"]), mk((2, 10), seed=4)).backward()
+g.add("backward.net.conv1.bias.grad", net.conv1.bias.grad)
+g.add("backward.net.fc3.weight.grad", net.fc3.weight.grad)
+g.add("backward.net.target", mk((2, 10), seed=4))
+
 STATELESS = {
     "maxpool2d": (nn.MaxPool2d(2), mk((1, 2, 5, 4))),
     "maxpool2d_pad": (nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True), mk((2, 1, 6, 5))),
