@@ -43,7 +43,6 @@
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
 #include "tensor/creation.h"
-#include "tensor/indexing.h"
 #include "tensor/error.h"
 
 namespace ember {
@@ -116,9 +115,9 @@ class FormulaNode : public Node {
 
 // See Note [Views and in-place]. Gets the gradient of the base's new value;
 // gives the gradient of its old value (the view's part replaced by what
-// `fn` gives for the view's old value) and of fn's other inputs. Written
-// with recorded ops (positions in the storage, index/index_put_), so it is
-// differentiable again under create_graph.
+// `fn` gives for the view's old value) and of fn's other inputs. Its
+// copies into views of a buffer are tracked like any (Note [Views and
+// in-place]), so under create_graph it is differentiable again.
 class CopySlices : public Node {
  public:
   CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<FormulaNode> fn)
@@ -138,15 +137,18 @@ class CopySlices : public Node {
     if (!g.defined()) return out;
     const int64_t extent = std::max(end_of(base_sizes_, base_strides_, base_offset_),
                                     end_of(view_sizes_, view_strides_, view_offset_));
-    Tensor pos = arange(extent, kLong);
-    Tensor base_pos = pos.as_strided(base_sizes_, base_strides_, base_offset_);
-    Tensor view_pos = pos.as_strided(view_sizes_, view_strides_, view_offset_);
-    Tensor buf = zeros({extent}, g.dtype());
-    index_put_(buf, {base_pos.reshape({-1})}, g.reshape({-1}));
-    variable_list res = fn_->apply({index(buf, {view_pos})});
-    Tensor slice = res[0].defined() ? res[0] : zeros(view_sizes_, g.dtype());
-    index_put_(buf, {view_pos}, slice);
-    out[0] = index(buf, {base_pos});
+    // The base's gradient laid out in a buffer with the base's storage
+    // geometry, so that the view's part is the view's geometry on it.
+    Tensor buf = zeros({extent}, TensorOptions(g.dtype()).device(g.device()));
+    buf.as_strided(base_sizes_, base_strides_, base_offset_).copy_(g);
+    Tensor view_part = buf.as_strided(view_sizes_, view_strides_, view_offset_);
+    variable_list res = fn_->apply({view_part.clone()});
+    if (res[0].defined()) {
+      view_part.copy_(res[0]);
+    } else {
+      view_part.zero_();
+    }
+    out[0] = buf.as_strided(base_sizes_, base_strides_, base_offset_).clone();
     for (size_t i = 1; i < out.size() && i < res.size(); ++i) out[i] = std::move(res[i]);
     return out;
   }
