@@ -36,11 +36,12 @@ struct Geometry {
 };
 
 template <typename T>
-void im2col(const Geometry& g, const T* x, int64_t n0, int64_t nb, T* col) {
-  const int64_t L = g.l(), kk = g.kh * g.kw, cols = nb * L;
-  const int64_t units = g.ckk() * nb;
+void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
+  const int64_t L = geom.l(), kk = geom.kh * geom.kw, cols = nb * L;
+  const int64_t units = geom.ckk() * nb;
   parallel_for(0, units, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
                [&](int64_t b, int64_t e) {
+    const Geometry g = geom;  // local: stores through col cannot alias it
     for (int64_t u = b; u < e; ++u) {
       const int64_t r = u / nb, n = u % nb;
       const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
@@ -66,9 +67,10 @@ void im2col(const Geometry& g, const T* x, int64_t n0, int64_t nb, T* col) {
 // Adds col back into gx (the adjoint of im2col); one (n, c) plane per unit
 // so that no two threads write the same element.
 template <typename T>
-void col2im(const Geometry& g, const T* col, int64_t n0, int64_t nb, T* gx) {
-  const int64_t L = g.l(), cols = nb * L;
-  parallel_for(0, nb * g.c, 1, [&](int64_t b, int64_t e) {
+void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
+  const int64_t L = geom.l(), cols = nb * L;
+  parallel_for(0, nb * geom.c, 1, [&](int64_t b, int64_t e) {
+    const Geometry g = geom;  // local: stores through gx cannot alias it
     for (int64_t u = b; u < e; ++u) {
       const int64_t n = u / g.c, c = u % g.c;
       T* plane = gx + ((n0 + n) * g.c + c) * g.h * g.w;
@@ -92,6 +94,18 @@ void col2im(const Geometry& g, const T* col, int64_t n0, int64_t nb, T* gx) {
   });
 }
 
+// Scratch memory from ember's caching allocator: a std::vector would zero
+// it and, at these sizes, page-fault it in from the kernel on every call.
+template <typename T>
+class Buffer {
+ public:
+  explicit Buffer(int64_t n) : t_(empty({n}, TensorOptions(std::is_same<T, float>::value ? kFloat : kDouble))) {}
+  T* data() { return t_.data_ptr<T>(); }
+
+ private:
+  Tensor t_;
+};
+
 int64_t chunk_of(const Geometry& g) {
   const int64_t per_sample = std::max<int64_t>(1, g.ckk() * g.l());
   return std::max<int64_t>(1, std::min(g.n, kColBudget / per_sample));
@@ -102,7 +116,7 @@ void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* o
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
   const int64_t chunk = chunk_of(g);
-  std::vector<T> col(g.ckk() * chunk * L), res(g.co * chunk * L);
+  Buffer<T> col(g.ckk() * chunk * L), res(g.co * chunk * L);
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.n - n0), cols = nb * L;
     im2col(g, x, n0, nb, col.data());
@@ -130,7 +144,7 @@ void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
   const int64_t chunk = chunk_of(g);
-  std::vector<T> col(g.ckk() * chunk * L), gym(g.co * chunk * L);
+  Buffer<T> col(g.ckk() * chunk * L), gym(g.co * chunk * L);
   if (gb) {
     for (int64_t co = 0; co < g.co; ++co) gb[co] = T(0);
     for (int64_t n = 0; n < g.n; ++n) {

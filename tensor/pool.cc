@@ -84,8 +84,11 @@ DimVector dv(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
 int64_t grain_for(int64_t per_plane) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, per_plane)); }
 
 template <typename T>
-void max_pool_kernel(const Pool& p, const T* x, T* out, int64_t* idx) {
-  parallel_for(0, p.planes, grain_for(p.h * p.w), [&](int64_t b, int64_t e) {
+void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
+  parallel_for(0, pool.planes, grain_for(pool.h * pool.w), [&](int64_t b, int64_t e) {
+    // A local copy: the stores through out/idx could alias a referenced
+    // Pool, which made the compiler reload every field in the inner loop.
+    const Pool p = pool;
     for (int64_t pl = b; pl < e; ++pl) {
       const T* in = x + pl * p.h * p.w;
       T* o = out + pl * p.oh * p.ow;
@@ -98,11 +101,13 @@ void max_pool_kernel(const Pool& p, const T* x, T* out, int64_t* idx) {
           int64_t x0 = ox * p.sw - p.pw;
           const int64_t x1 = std::min(x0 + (p.kw - 1) * p.dw + 1, p.w);
           while (x0 < 0) x0 += p.dw;
+          // The first maximum wins; NaN wins over everything (PyTorch's rule).
           int64_t best = y0 * p.w + x0;
           T m = -std::numeric_limits<T>::infinity();
           for (int64_t y = y0; y < y1; y += p.dh) {
+            const T* row = in + y * p.w;
             for (int64_t xx = x0; xx < x1; xx += p.dw) {
-              const T v = in[y * p.w + xx];
+              const T v = row[xx];
               if (v > m || std::isnan(v)) {
                 m = v;
                 best = y * p.w + xx;
