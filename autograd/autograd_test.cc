@@ -391,6 +391,7 @@ TEST(AutogradRecording, OpsRecordPyTorchNodes) {
       {"ReshapeAliasBackward0", [&] { return a.reshape({4, 3}); }},
       {"UnsafeViewBackward0", [&] { return a.t().reshape({12}); }},
       {"AliasBackward0", [&] { return a.index({"..."}); }},
+      {"AliasBackward0", [&] { return a.sum().movedim(0, 0); }},
       {"TBackward0", [&] { return a.t(); }},
       {"SplitBackward0", [&] { return a.split(2, 1)[1]; }},
       {"SplitBackward0", [&] { return a.chunk(2, 1)[0]; }},

@@ -430,7 +430,10 @@ Tensor Tensor::movedim(int64_t source, int64_t destination) const {
   const int64_t n = dim();
   source = wrap_dim(source, n);
   destination = wrap_dim(destination, n);
-  if (n == 0) return make_view(*this, {}, {}, storage_offset());
+  if (n == 0) {
+    return view_rec("alias", *this, make_view(*this, {}, {}, storage_offset()),
+                    [] { return OpArgs{}; });
+  }
   // The other dims keep their order around the moved one.
   DimVector order;
   for (int64_t d = 0; d < n; ++d) {
