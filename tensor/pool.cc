@@ -104,13 +104,29 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
           // The first maximum wins; NaN wins over everything (PyTorch's rule).
           int64_t best = y0 * p.w + x0;
           T m = -std::numeric_limits<T>::infinity();
+          bool nan = false;
+          // Selects, not branches (random data mispredicts them); NaN, rare,
+          // takes the exact rule below.
           for (int64_t y = y0; y < y1; y += p.dh) {
             const T* row = in + y * p.w;
             for (int64_t xx = x0; xx < x1; xx += p.dw) {
               const T v = row[xx];
-              if (v > m || std::isnan(v)) {
-                m = v;
-                best = y * p.w + xx;
+              const bool gt = v > m;
+              best = gt ? y * p.w + xx : best;
+              m = gt ? v : m;
+              nan |= v != v;
+            }
+          }
+          if (nan) {
+            // PyTorch's rule: the first maximum, and any NaN wins.
+            m = -std::numeric_limits<T>::infinity();
+            for (int64_t y = y0; y < y1; y += p.dh) {
+              for (int64_t xx = x0; xx < x1; xx += p.dw) {
+                const T v = in[y * p.w + xx];
+                if (v > m || std::isnan(v)) {
+                  m = v;
+                  best = y * p.w + xx;
+                }
               }
             }
           }

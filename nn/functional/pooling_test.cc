@@ -18,6 +18,15 @@ TEST(MaxPool2d, KernelTwoWithIndices) {
   auto [out, idx] = F::max_pool2d_with_indices(testing::case_input("max_pool2d_k2", "f64", 0), 2);
   EXPECT_TRUE(testing::near_golden(idx, testing::nn_golden("max_pool2d_k2/f64/out1"), kLong));
 }
+TEST(MaxPool2d, NanWinsAndFirstMaximumOnTies) {
+  // PyTorch: tensor([[[[nan, 2.]]]]), indices tensor([[[[1, 2]]]]).
+  const double nan = std::nan("");
+  Tensor x = tensor({1.0, nan, 2.0, 2.0, 3.0, 2.0, 1.0, 2.0}).view({1, 1, 2, 4});
+  auto [out, idx] = F::max_pool2d_with_indices(x, 2);
+  EXPECT_TRUE(std::isnan(out.index({0, 0, 0, 0}).item<double>()));
+  EXPECT_EQ(out.index({0, 0, 0, 1}).item<double>(), 2.0);
+  EXPECT_EQ(testing::values_of(idx), (std::vector<double>{1, 2}));
+}
 TEST(MaxPool2d, StridePadding) {
   check_case("max_pool2d_s2p1", 1, {0}, [](const V& x) {
     return F::max_pool2d(x[0], F::MaxPool2dFuncOptions(3).stride(2).padding(1));
