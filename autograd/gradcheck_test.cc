@@ -317,6 +317,69 @@ std::vector<Case> cases() {
                   leaf(r({3})), leaf(r({4, 1, 2}))};
        },
        false},
+      {"max_pool2d_with_indices", [](const V& x) {
+         return V{std::get<0>(max_pool2d_with_indices(x[0], {2, 2}, {2, 1}, {1, 0}, {1, 1}, false)),
+                  std::get<0>(max_pool2d_with_indices(x[0], {2, 2}, {}, {0, 0}, {1, 2}, true))};
+       },
+       [] { return V{leaf(r({1, 2, 4, 5}))}; }, false},
+      {"avg_pool2d", [](const V& x) {
+         return V{avg_pool2d(x[0], {3, 2}, {2, 1}, {1, 0}, false, true, std::nullopt),
+                  avg_pool2d(x[0], {2, 2}, {2, 2}, {1, 1}, true, false, std::nullopt),
+                  avg_pool2d(x[0], {2, 2}, {}, {0, 0}, false, true, 3)};
+       },
+       [] { return V{leaf(r({1, 2, 4, 5}))}; }, false},
+      {"adaptive_avg_pool2d", [](const V& x) { return V{adaptive_avg_pool2d(x[0], {3, 2})}; },
+       [] { return V{leaf(r({2, 5, 4})).transpose(0, 1)}; }, false},
+      {"gelu", [](const V& x) { return V{gelu(x[0]), gelu(x[0], "tanh")}; }, [] { return V{rt(2, 3)}; }},
+      {"leaky_relu", [](const V& x) { return V{leaky_relu(x[0], 0.2)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4})}; }},
+      // Batch/layer norm: first order (their formulas read the saved mean
+      // and invstd outputs, whose own gradients they do not give).
+      {"native_batch_norm", [](const V& x) {
+         Tensor train = std::get<0>(native_batch_norm(x[0], x[1], x[2], Tensor(), Tensor(), true, 0.1, 1e-5));
+         Tensor eval = std::get<0>(native_batch_norm(x[0], x[1], x[2], tensor({0.5, -0.5}, kDouble),
+                                                     tensor({2.0, 0.5}, kDouble), false, 0.1, 1e-5));
+         return V{train, eval};
+       },
+       [] { return V{leaf(r({3, 2, 2})), leaf(r({2})), leaf(r({2}))}; }, false},
+      {"native_layer_norm", [](const V& x) {
+         return V{std::get<0>(native_layer_norm(x[0], {3, 2}, x[1], x[2], 1e-5))};
+       },
+       [] { return V{leaf(r({2, 2, 3})).transpose(1, 2), leaf(r({3, 2})), leaf(r({3, 2}))}; }, false},
+      {"embedding", [](const V& x) { return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}))}; },
+       [] { return V{leaf(r({5, 3}))}; }, false},
+      {"nll_loss", [](const V& x) {
+         Tensor w = tensor({1.0, 2.0, 0.5, 1.5}, kDouble);
+         return V{std::get<0>(nll_loss_forward(x[0], longs({0, 3, 1}), Tensor(), loss_reduction::kMean, -100)),
+                  std::get<0>(nll_loss_forward(x[0], longs({0, 3, 1}), w, loss_reduction::kNone, 3)),
+                  std::get<0>(nll_loss_forward(x[0], longs({2, 3, 1}), w, loss_reduction::kMean, 1))};
+       },
+       [] { return V{rt(3, 4)}; }, false},
+      {"nll_loss2d", [](const V& x) {
+         return V{std::get<0>(nll_loss_forward(x[0], longs({0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2}),
+                                               Tensor(), loss_reduction::kSum, -100))};
+       },
+       [] { return V{leaf(r({2, 3, 2, 2}))}; }, false},
+      {"mse_loss", [](const V& x) {
+         return V{mse_loss(x[0], x[1], loss_reduction::kMean), mse_loss(x[0], x[1], loss_reduction::kNone)};
+       },
+       [] { return V{rt(2, 3), leaf(r({2, 3}))}; }},
+      {"smooth_l1_loss", [](const V& x) {
+         return V{smooth_l1_loss(x[0], x[1], loss_reduction::kSum, 1.0),
+                  smooth_l1_loss(x[0], x[1], loss_reduction::kMean, 0.0)};
+       },
+       [] { return V{leaf(tensor({{0.3, 2.5, -1.2}, {0.1, -0.7, 3.0}})), leaf(tensor({{0.0, 0.1, 0.4}, {0.9, -0.1, 0.0}}))}; }},
+      {"binary_cross_entropy", [](const V& x) {
+         return V{binary_cross_entropy(x[0], x[1], Tensor(), loss_reduction::kMean),
+                  binary_cross_entropy(x[0], x[1], tensor({1.0, 2.0, 0.5}, kDouble), loss_reduction::kNone)};
+       },
+       [] { return V{leaf(rand({2, 3}, kDouble) * 0.8 + 0.1), leaf(rand({2, 3}, kDouble))}; }},
+      {"binary_cross_entropy_with_logits", [](const V& x) {
+         return V{binary_cross_entropy_with_logits(x[0], x[1], Tensor(), Tensor(), loss_reduction::kMean),
+                  binary_cross_entropy_with_logits(x[0], x[1], tensor({1.0, 2.0, 0.5}, kDouble), x[2],
+                                                   loss_reduction::kSum)};
+       },
+       [] { return V{rt(2, 3), leaf(rand({2, 3}, kDouble)), pos({3})}; }},
       // --- the backward's own ops, through the vector-Jacobian product ---
       {"select_backward", vjp_of([](const Tensor& t) { return t.select(1, 2); }),
        [] { return V{rt(2, 3), leaf(r({2}))}; }},
