@@ -1,7 +1,6 @@
 // convolution: im2col + GEMM (Note [Convolution by im2col]).
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,6 +10,7 @@
 #include "tensor/error.h"
 #include "tensor/nn_gemm.h"
 #include "tensor/nn_ops.h"
+#include "tensor/nn_util.h"
 #include "tensor/parallel.h"
 #include "tensor/shape.h"
 
@@ -27,9 +27,9 @@ namespace {
 constexpr int64_t kColBudget = int64_t{1} << 23;  // 32 MiB of float
 
 struct Geometry {
-  int64_t n, c, h, w;         // input
-  int64_t co, kh, kw;         // weight
-  int64_t oh, ow;             // output
+  int64_t n, c, h, w;  // input
+  int64_t co, kh, kw;  // weight
+  int64_t oh, ow;      // output
   int64_t sh, sw, ph, pw, dh, dw, groups;
   int64_t ckk() const { return c * kh * kw; }
   int64_t l() const { return oh * ow; }
@@ -41,27 +41,27 @@ void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
   const int64_t units = geom.ckk() * nb;
   parallel_for(0, units, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
                [&](int64_t b, int64_t e) {
-    const Geometry g = geom;  // local: stores through col cannot alias it
-    for (int64_t u = b; u < e; ++u) {
-      const int64_t r = u / nb, n = u % nb;
-      const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
-      const T* plane = x + ((n0 + n) * g.c + c) * g.h * g.w;
-      T* dst = col + r * cols + n * L;
-      for (int64_t oy = 0; oy < g.oh; ++oy) {
-        const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
-        T* row = dst + oy * g.ow;
-        if (iy < 0 || iy >= g.h) {
-          std::fill(row, row + g.ow, T(0));
-          continue;
-        }
-        const T* src = plane + iy * g.w;
-        for (int64_t ox = 0; ox < g.ow; ++ox) {
-          const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
-          row[ox] = (ix >= 0 && ix < g.w) ? src[ix] : T(0);
-        }
-      }
-    }
-  });
+                 const Geometry g = geom;  // local: stores through col cannot alias it
+                 for (int64_t u = b; u < e; ++u) {
+                   const int64_t r = u / nb, n = u % nb;
+                   const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
+                   const T* plane = x + ((n0 + n) * g.c + c) * g.h * g.w;
+                   T* dst = col + r * cols + n * L;
+                   for (int64_t oy = 0; oy < g.oh; ++oy) {
+                     const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
+                     T* row = dst + oy * g.ow;
+                     if (iy < 0 || iy >= g.h) {
+                       std::fill(row, row + g.ow, T(0));
+                       continue;
+                     }
+                     const T* src = plane + iy * g.w;
+                     for (int64_t ox = 0; ox < g.ow; ++ox) {
+                       const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
+                       row[ox] = (ix >= 0 && ix < g.w) ? src[ix] : T(0);
+                     }
+                   }
+                 }
+               });
 }
 
 // Adds col back into gx (the adjoint of im2col); one (n, c) plane per unit
@@ -99,7 +99,8 @@ void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
 template <typename T>
 class Buffer {
  public:
-  explicit Buffer(int64_t n) : t_(empty({n}, TensorOptions(std::is_same<T, float>::value ? kFloat : kDouble))) {}
+  explicit Buffer(int64_t n)
+      : t_(empty({n}, TensorOptions(std::is_same<T, float>::value ? kFloat : kDouble))) {}
   T* data() { return t_.data_ptr<T>(); }
 
  private:
@@ -122,20 +123,19 @@ void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* o
     im2col(g, x, n0, nb, col.data());
     for (int64_t gr = 0; gr < g.groups; ++gr) {
       detail::nn_gemm(false, false, cog, cols, kg, T(1), w + gr * cog * kg, kg,
-                      col.data() + gr * kg * cols, cols, T(0), res.data() + gr * cog * cols,
-                      cols);
+                      col.data() + gr * kg * cols, cols, T(0), res.data() + gr * cog * cols, cols);
     }
     // res[co, n, l] -> out[n, co, l] (+ bias).
     parallel_for(0, nb * g.co, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
                  [&](int64_t b, int64_t e) {
-      for (int64_t u = b; u < e; ++u) {
-        const int64_t n = u / g.co, co = u % g.co;
-        const T* src = res.data() + co * cols + n * L;
-        T* dst = out + ((n0 + n) * g.co + co) * L;
-        const T add = bias ? bias[co] : T(0);
-        for (int64_t l = 0; l < L; ++l) dst[l] = src[l] + add;
-      }
-    });
+                   for (int64_t u = b; u < e; ++u) {
+                     const int64_t n = u / g.co, co = u % g.co;
+                     const T* src = res.data() + co * cols + n * L;
+                     T* dst = out + ((n0 + n) * g.co + co) * L;
+                     const T add = bias ? bias[co] : T(0);
+                     for (int64_t l = 0; l < L; ++l) dst[l] = src[l] + add;
+                   }
+                 });
   }
 }
 
@@ -163,12 +163,12 @@ void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx
     // gy[n, co, l] -> gym[co, n, l]
     parallel_for(0, nb * g.co, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
                  [&](int64_t b, int64_t e) {
-      for (int64_t u = b; u < e; ++u) {
-        const int64_t n = u / g.co, co = u % g.co;
-        std::memcpy(gym.data() + co * cols + n * L, gy + ((n0 + n) * g.co + co) * L,
-                    L * sizeof(T));
-      }
-    });
+                   for (int64_t u = b; u < e; ++u) {
+                     const int64_t n = u / g.co, co = u % g.co;
+                     std::memcpy(gym.data() + co * cols + n * L, gy + ((n0 + n) * g.co + co) * L,
+                                 L * sizeof(T));
+                   }
+                 });
     if (gw) {
       im2col(g, x, n0, nb, col.data());
       for (int64_t gr = 0; gr < g.groups; ++gr) {
@@ -188,18 +188,16 @@ void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx
   }
 }
 
-std::string sizes_str(IntArrayRef s) { return absl::StrCat("[", absl::StrJoin(s, ", "), "]"); }
-
 // Checks arguments as PyTorch's convolution does and computes the geometry.
 Geometry make_geometry(const Tensor& input, const Tensor& weight, const Tensor& bias,
                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                        int64_t groups) {
   const int64_t k = weight.dim() - 2;
   EMBER_CHECK(k == 1 || k == 2, "convolution: only 1-D and 2-D convolutions are supported");
-  EMBER_CHECK(input.dim() == weight.dim(), "Expected ", weight.dim(),
-              "-dimensional input for ", weight.dim(), "-dimensional weight ",
-              sizes_str(weight.sizes()), ", but got ", input.dim(),
-              "-dimensional input of size ", sizes_str(input.sizes()), " instead");
+  EMBER_CHECK(input.dim() == weight.dim(), "Expected ", weight.dim(), "-dimensional input for ",
+              weight.dim(), "-dimensional weight ", detail::bracketed(weight.sizes()), ", but got ",
+              input.dim(), "-dimensional input of size ", detail::bracketed(input.sizes()),
+              " instead");
   EMBER_CHECK(static_cast<int64_t>(stride.size()) == k &&
                   static_cast<int64_t>(padding.size()) == k &&
                   static_cast<int64_t>(dilation.size()) == k,
@@ -207,23 +205,24 @@ Geometry make_geometry(const Tensor& input, const Tensor& weight, const Tensor& 
   for (int64_t s : stride) EMBER_CHECK(s > 0, "non-positive stride is not supported");
   for (int64_t p : padding) EMBER_CHECK(p >= 0, "negative padding is not supported");
   for (int64_t d : dilation) {
-    EMBER_CHECK(d > 0, "dilation should be greater than zero, but got ", sizes_str(dilation));
+    EMBER_CHECK(d > 0, "dilation should be greater than zero, but got ",
+                detail::bracketed(dilation));
   }
   EMBER_CHECK(groups > 0, "non-positive groups is not supported");
-  EMBER_CHECK(input.dtype() == weight.dtype(),
-              "expected scalar type ", scalar_type_name(input.dtype()), " but found ",
-              scalar_type_name(weight.dtype()));
+  EMBER_CHECK(input.dtype() == weight.dtype(), "expected scalar type ",
+              scalar_type_name(input.dtype()), " but found ", scalar_type_name(weight.dtype()));
   EMBER_CHECK(weight.size(0) % groups == 0, "Given groups=", groups,
               ", expected weight to be divisible by ", groups,
-              " at dimension 0, but got weight of size [", sizes_str(weight.sizes()),
+              " at dimension 0, but got weight of size [", detail::bracketed(weight.sizes()),
               "] instead");  // PyTorch's doubled brackets
-  EMBER_CHECK(input.size(1) == weight.size(1) * groups, "Given groups=", groups, ", weight of size ",
-              sizes_str(weight.sizes()), ", expected input", sizes_str(input.sizes()), " to have ",
-              weight.size(1) * groups, " channels, but got ", input.size(1), " channels instead");
+  EMBER_CHECK(input.size(1) == weight.size(1) * groups, "Given groups=", groups,
+              ", weight of size ", detail::bracketed(weight.sizes()), ", expected input",
+              detail::bracketed(input.sizes()), " to have ", weight.size(1) * groups,
+              " channels, but got ", input.size(1), " channels instead");
   if (bias.defined()) {
     EMBER_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "Given weight of size ",
-                sizes_str(weight.sizes()), ", expected bias to be 1-dimensional with ",
-                weight.size(0), " elements, but got bias of size ", sizes_str(bias.sizes()),
+                detail::bracketed(weight.sizes()), ", expected bias to be 1-dimensional with ",
+                weight.size(0), " elements, but got bias of size ", detail::bracketed(bias.sizes()),
                 " instead");
   }
   Geometry g;
@@ -265,8 +264,7 @@ DimVector to_dims(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
 }  // namespace
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                   int64_t groups) {
+                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const Geometry g = make_geometry(input, weight, bias, stride, padding, dilation, groups);
   detail::OpScope scope(input, weight, bias);
   Tensor x = input.contiguous(), w = weight.contiguous();
@@ -284,13 +282,15 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   return out;
 }
 
-std::tuple<Tensor, Tensor, Tensor> convolution_backward(
-    const Tensor& grad_output, const Tensor& input, const Tensor& weight, IntArrayRef stride,
-    IntArrayRef padding, IntArrayRef dilation, int64_t groups, std::array<bool, 3> mask) {
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output,
+                                                        const Tensor& input, const Tensor& weight,
+                                                        IntArrayRef stride, IntArrayRef padding,
+                                                        IntArrayRef dilation, int64_t groups,
+                                                        std::array<bool, 3> mask) {
   const Geometry g = make_geometry(input, weight, Tensor(), stride, padding, dilation, groups);
   Tensor gy = grad_output.to(input.dtype()).contiguous();
   EMBER_CHECK(gy.sizes() == IntArrayRef(out_sizes(g, input.dim())),
-              "convolution_backward: grad_output of size ", sizes_str(gy.sizes()),
+              "convolution_backward: grad_output of size ", detail::bracketed(gy.sizes()),
               " does not match the output");
   Tensor x = input.contiguous(), w = weight.contiguous();
   Tensor gx = mask[0] ? empty(input.sizes(), input.options()) : Tensor();

@@ -13,7 +13,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   EMBER_CHECK(indices.dtype() == kLong || indices.dtype() == kInt,
               "Expected tensor for argument #1 'indices' to have one of the following scalar "
               "types: Long, Int; but got ",
-              scalar_type_name(indices.dtype()), " instead (while checking arguments for embedding)");
+              scalar_type_name(indices.dtype()),
+              " instead (while checking arguments for embedding)");
   detail::OpScope scope(weight);
   DimVector sizes(indices.sizes().begin(), indices.sizes().end());
   sizes.push_back(weight.size(1));

@@ -12,6 +12,7 @@
 #include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
+#include "tensor/nn_util.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 
@@ -23,8 +24,6 @@ Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
   if (reduction == loss_reduction::kSum) return loss.sum();
   return loss;
 }
-
-std::string sizes_str(IntArrayRef s) { return absl::StrCat("[", absl::StrJoin(s, ", "), "]"); }
 
 // input [N, C, K...] as (N, C, K); a 1-D input is one sample.
 struct NllGeometry {
@@ -52,14 +51,14 @@ NllGeometry check_nll(const Tensor& input, const Tensor& target, const Tensor& w
     } else {
       DimVector want{g.n};
       for (int64_t d = 2; d < input.dim(); ++d) want.push_back(input.size(d));
-      EMBER_CHECK(target.sizes() == IntArrayRef(want), "Expected target size ", sizes_str(want),
-                  ", got ", sizes_str(target.sizes()));
+      EMBER_CHECK(target.sizes() == IntArrayRef(want), "Expected target size ",
+                  detail::bracketed(want), ", got ", detail::bracketed(target.sizes()));
     }
   }
   if (weight.defined()) {
     EMBER_CHECK(weight.numel() == g.c, "weight tensor should be defined either for all ", g.c,
                 " classes or no classes but got weight tensor of shape: ",
-                sizes_str(weight.sizes()));
+                detail::bracketed(weight.sizes()));
   }
   return g;
 }
@@ -109,8 +108,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& t
   });
   if (scope.active()) {
     scope.record(input.dim() <= 2 ? "nll_loss" : "nll_loss2d", {input, target, weight},
-                 {out, total},
-                 {Scalar(reduction), Scalar(ignore_index)});
+                 {out, total}, {Scalar(reduction), Scalar(ignore_index)});
   }
   return {out, total};
 }
@@ -170,8 +168,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
               "all elements of input should be between 0 and 1");
   detail::OpScope scope(input, target, weight);
   // PyTorch clamps each log at -100 so that 0 * log(0) stays finite.
-  Tensor loss = -(target * input.log().clamp_min(-100) +
-                  (1 - target) * (1 - input).log().clamp_min(-100));
+  Tensor loss =
+      -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100));
   if (weight.defined()) loss = loss * weight;
   Tensor out = apply_reduction(loss, reduction);
   if (scope.active()) {

@@ -19,8 +19,8 @@ void nn_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
   // 0.65, and is about 2x faster than OpenBLAS on every other conv shape:
   // tiny outputs with a long reduction go to OpenBLAS.
   if (m * n <= 1024 && k >= 4096) {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m,
-                n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+                k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   // oneDNN threads through OpenMP; keep its team within ember's budget.
@@ -30,8 +30,8 @@ void nn_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
     omp_set_num_threads(threads);
     applied = threads;
   }
-  dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
-                                beta, c, ldc);
+  dnnl_status_t st =
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   EMBER_CHECK(st == dnnl_success, "oneDNN sgemm failed with status ", static_cast<int>(st));
 }
 

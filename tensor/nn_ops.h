@@ -23,12 +23,13 @@ namespace ember {
 // bias [C_out] or undefined. stride/padding/dilation have one entry per
 // spatial dim; padding is symmetric.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                   int64_t groups);
+                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
 // (grad_input, grad_weight, grad_bias); each computed only where mask says.
-std::tuple<Tensor, Tensor, Tensor> convolution_backward(
-    const Tensor& grad_output, const Tensor& input, const Tensor& weight, IntArrayRef stride,
-    IntArrayRef padding, IntArrayRef dilation, int64_t groups, std::array<bool, 3> mask);
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output,
+                                                        const Tensor& input, const Tensor& weight,
+                                                        IntArrayRef stride, IntArrayRef padding,
+                                                        IntArrayRef dilation, int64_t groups,
+                                                        std::array<bool, 3> mask);
 
 // --- pooling (pool.cc): input [N, C, H, W] or [C, H, W] ------------------------
 // kernel_size/stride/padding/dilation: one value or (H, W); stride empty:

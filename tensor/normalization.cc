@@ -53,7 +53,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
       Tensor rm = running_mean, rv = running_var;
       if (rm.defined()) rm.copy_(rm * (1 - momentum) + mean.to(rm.dtype()) * momentum);
       if (rv.defined()) {
-        Tensor unbiased = var * (static_cast<double>(n) / static_cast<double>(std::max<int64_t>(n - 1, 1)));
+        Tensor unbiased =
+            var * (static_cast<double>(n) / static_cast<double>(std::max<int64_t>(n - 1, 1)));
         rv.copy_(rv * (1 - momentum) + unbiased.to(rv.dtype()) * momentum);
       }
     }

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "tensor/creation.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/creation.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
@@ -63,8 +63,9 @@ Pool make_pool(const Tensor& input, IntArrayRef kernel, IntArrayRef stride, IntA
               " kW: ", p.kw);
   EMBER_CHECK(p.sh > 0 && p.sw > 0, "stride should be greater than zero, but got dH: ", p.sh,
               " dW: ", p.sw);
-  EMBER_CHECK(p.dh > 0 && p.dw > 0, "dilation should be greater than zero, but got dilationH: ",
-              p.dh, " dilationW: ", p.dw);
+  EMBER_CHECK(p.dh > 0 && p.dw > 0,
+              "dilation should be greater than zero, but got dilationH: ", p.dh,
+              " dilationW: ", p.dw);
   const int64_t c = input.size(-3);
   EMBER_CHECK(p.oh >= 1 && p.ow >= 1, "Given input size: (", c, "x", p.h, "x", p.w,
               "). Calculated output size: (", c, "x", p.oh, "x", p.ow,
@@ -81,7 +82,9 @@ DimVector out_sizes(const Tensor& input, int64_t oh, int64_t ow) {
 
 DimVector dv(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
 
-int64_t grain_for(int64_t per_plane) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, per_plane)); }
+int64_t grain_for(int64_t per_plane) {
+  return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, per_plane));
+}
 
 template <typename T>
 void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
@@ -140,8 +143,8 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
 
 // PyTorch's avg_pool2d window rule (the divisor counts padding unless told).
 template <typename T, typename Visit>
-void avg_windows(const Pool& p, bool count_include_pad, std::optional<int64_t> divisor,
-                 int64_t oy, int64_t ox, const Visit& visit) {
+void avg_windows(const Pool& p, bool count_include_pad, std::optional<int64_t> divisor, int64_t oy,
+                 int64_t ox, const Visit& visit) {
   int64_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
   int64_t y1 = std::min(y0 + p.kh, p.h + p.ph), x1 = std::min(x0 + p.kw, p.w + p.pw);
   const int64_t pool_size = (y1 - y0) * (x1 - x0);
@@ -215,12 +218,12 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
             o = 0;
             avg_windows<scalar_t>(p, count_include_pad, divisor_override, oy, ox,
                                   [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, scalar_t s) {
-              scalar_t sum = 0;
-              for (int64_t y = y0; y < y1; ++y) {
-                for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * p.w + xx];
-              }
-              o = sum * s;
-            });
+                                    scalar_t sum = 0;
+                                    for (int64_t y = y0; y < y1; ++y) {
+                                      for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * p.w + xx];
+                                    }
+                                    o = sum * s;
+                                  });
           }
         }
       }
@@ -253,10 +256,11 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
             const scalar_t gv = g[(pl * p.oh + oy) * p.ow + ox];
             avg_windows<scalar_t>(p, count_include_pad, divisor_override, oy, ox,
                                   [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, scalar_t s) {
-              for (int64_t y = y0; y < y1; ++y) {
-                for (int64_t xx = x0; xx < x1; ++xx) in[y * p.w + xx] += gv * s;
-              }
-            });
+                                    for (int64_t y = y0; y < y1; ++y) {
+                                      for (int64_t xx = x0; xx < x1; ++xx)
+                                        in[y * p.w + xx] += gv * s;
+                                    }
+                                  });
           }
         }
       }

@@ -19,9 +19,9 @@ using C = BackwardCtx;
 
 // convolution(input, weight, bias; stride, padding, dilation, groups)
 V convolution_bw(const C& c, const V& g) {
-  auto [gi, gw, gb] = convolution_backward(g[0], c.input(0), c.input(1), c.dims(0), c.dims(1),
-                                           c.dims(2), c.int_arg(3),
-                                           {c.needs(0), c.needs(1), c.needs(2)});
+  auto [gi, gw, gb] =
+      convolution_backward(g[0], c.input(0), c.input(1), c.dims(0), c.dims(1), c.dims(2),
+                           c.int_arg(3), {c.needs(0), c.needs(1), c.needs(2)});
   return {gi, gw, gb};
 }
 
@@ -106,8 +106,8 @@ V layer_norm_bw(const C& c, const V& g) {
   V r(3);
   if (c.needs(0)) {
     Tensor gxhat = w.defined() ? gy * w : gy;
-    r[0] = c.output(2) * (gxhat - gxhat.mean(norm_dims, true) -
-                          xhat * (gxhat * xhat).mean(norm_dims, true));
+    r[0] = c.output(2) *
+           (gxhat - gxhat.mean(norm_dims, true) - xhat * (gxhat * xhat).mean(norm_dims, true));
   }
   auto lead_sum = [&](const Tensor& t) { return lead_dims.empty() ? t : t.sum(lead_dims); };
   if (c.needs(1)) r[1] = lead_sum(gy * xhat);
@@ -122,8 +122,8 @@ V embedding_bw(const C& c, const V& g) {
 
 // nll_loss(input, target, weight; reduction, ignore_index) -> (loss, total_weight)
 V nll_loss_bw(const C& c, const V& g) {
-  return {nll_loss_backward(g[0], c.input(0), c.input(1), c.input(2), c.int_arg(0),
-                            c.int_arg(1), c.output(1)),
+  return {nll_loss_backward(g[0], c.input(0), c.input(1), c.input(2), c.int_arg(0), c.int_arg(1),
+                            c.output(1)),
           Tensor(), Tensor()};
 }
 

@@ -67,18 +67,22 @@ TEST(Activation, GradNames) {
 TEST(Activation, Errors) {
   testing::expect_nn_error("gelu_approximate",
                            [] { F::gelu(zeros({2}), F::GELUFuncOptions().approximate("foo")); });
-  testing::expect_nn_error("dropout_p", [] { F::dropout(zeros({2}), F::DropoutFuncOptions().p(1.5)); });
+  testing::expect_nn_error("dropout_p",
+                           [] { F::dropout(zeros({2}), F::DropoutFuncOptions().p(1.5)); });
 }
 TEST(Activation, Gradcheck) {
   Tensor x = randn({3, 4}, TensorOptions(kDouble).requires_grad(true));
   for (auto f : std::vector<std::function<Tensor(const Tensor&)>>{
            [](const Tensor& t) { return F::gelu(t); },
            [](const Tensor& t) { return F::gelu(t, F::GELUFuncOptions().approximate("tanh")); },
-           [](const Tensor& t) { return F::leaky_relu(t, F::LeakyReLUFuncOptions().negative_slope(0.3)); }}) {
-    EXPECT_EQ(autograd::gradcheck(
-                  [&](const autograd::variable_list& v) { return autograd::variable_list{f(v[0])}; },
-                  {x}),
-              "");
+           [](const Tensor& t) {
+             return F::leaky_relu(t, F::LeakyReLUFuncOptions().negative_slope(0.3));
+           }}) {
+    EXPECT_EQ(
+        autograd::gradcheck(
+            [&](const autograd::variable_list& v) { return autograd::variable_list{f(v[0])}; },
+            {x}),
+        "");
   }
 }
 

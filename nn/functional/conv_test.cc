@@ -24,8 +24,7 @@ TEST(Conv2d, StridePadding) {
 }
 TEST(Conv2d, Dilation) {
   check_case("conv2d_dilation", 2, {0, 1}, [](const V& x) {
-    return F::conv2d(x[0], x[1],
-                     F::Conv2dFuncOptions().stride({1, 2}).padding({1, 2}).dilation(2));
+    return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().stride({1, 2}).padding({1, 2}).dilation(2));
   });
 }
 TEST(Conv2d, Groups) {
@@ -34,8 +33,9 @@ TEST(Conv2d, Groups) {
   });
 }
 TEST(Conv2d, PaddingSameAndValid) {
-  check_case("conv2d_same", 2, {0, 1},
-             [](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().padding(kSame)); });
+  check_case("conv2d_same", 2, {0, 1}, [](const V& x) {
+    return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().padding(kSame));
+  });
   check_case("conv2d_valid", 2, {0, 1}, [](const V& x) {
     return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().padding(kValid));
   });
@@ -86,14 +86,14 @@ TEST(Conv2d, Errors) {
 TEST(Conv2d, Gradcheck) {
   TensorOptions d = TensorOptions(kDouble).requires_grad(true);
   Tensor x = randn({2, 4, 5, 6}, d), w = randn({4, 2, 3, 2}, d), b = randn({4}, d);
-  EXPECT_EQ(autograd::gradcheck(
-                [](const autograd::variable_list& v) {
-                  return autograd::variable_list{F::conv2d(
-                      v[0], v[1],
-                      F::Conv2dFuncOptions().bias(v[2]).stride({2, 1}).padding(1).groups(2))};
-                },
-                {x, w, b}),
-            "");
+  EXPECT_EQ(
+      autograd::gradcheck(
+          [](const autograd::variable_list& v) {
+            return autograd::variable_list{F::conv2d(
+                v[0], v[1], F::Conv2dFuncOptions().bias(v[2]).stride({2, 1}).padding(1).groups(2))};
+          },
+          {x, w, b}),
+      "");
   Tensor x1 = randn({2, 2, 7}, d), w1 = randn({3, 2, 3}, d);
   EXPECT_EQ(autograd::gradcheck(
                 [](const autograd::variable_list& v) {

@@ -10,8 +10,7 @@ namespace functional {
 
 Tensor dropout(const Tensor& input, const DropoutFuncOptions& options) {
   const double p = options.p();
-  EMBER_CHECK_VALUE(p >= 0 && p <= 1,
-                    "dropout probability has to be between 0 and 1, but got ", p);
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   if (!options.training() || p == 0 || input.numel() == 0) return input;
   // PyTorch 1.13's CPU _dropout_impl: noise = bernoulli_(1 - p) / (1 - p),
   // then input * noise (MulBackward0); the same draws under manual_seed.

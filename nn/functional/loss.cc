@@ -86,8 +86,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
         return loss.sum({class_dim});
     }
   }
-  Tensor nll = std::get<0>(
-      nll_loss_forward(logp, target, o.weight(), red(o.reduction()), o.ignore_index()));
+  Tensor nll =
+      std::get<0>(nll_loss_forward(logp, target, o.weight(), red(o.reduction()), o.ignore_index()));
   if (ls <= 0) return nll;
   // PyTorch 1.13's cross_entropy_loss_label_smoothing.
   Tensor ignore = target == o.ignore_index();

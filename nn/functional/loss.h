@@ -67,8 +67,9 @@ struct BinaryCrossEntropyWithLogitsFuncOptions {
   EMBER_ARG(Tensor, pos_weight) = Tensor();  // broadcast over the last dim
   EMBER_ARG(Reduction, reduction) = kMean;
 };
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
-                                        const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+Tensor binary_cross_entropy_with_logits(
+    const Tensor& input, const Tensor& target,
+    const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
 
 }  // namespace functional
 }  // namespace nn

@@ -22,7 +22,8 @@ const Red kReductions[] = {{"none", kNone}, {"mean", kMean}, {"sum", kSum}};
 TEST(Loss, MseL1SmoothL1) {
   for (const Red& r : kReductions) {
     const std::string s = r.name;
-    check_case("mse_loss_" + s, 2, {0, 1}, [&](const V& x) { return F::mse_loss(x[0], x[1], r.r); });
+    check_case("mse_loss_" + s, 2, {0, 1},
+               [&](const V& x) { return F::mse_loss(x[0], x[1], r.r); });
     check_case("l1_loss_" + s, 2, {0, 1},
                [&](const V& x) { return F::l1_loss(x[0].t(), x[1], r.r); });
     check_case("smooth_l1_loss_" + s, 2, {0, 1}, [&](const V& x) {
@@ -50,9 +51,10 @@ TEST(Loss, CrossEntropy) {
       return F::cross_entropy(x[0], x[1], F::CrossEntropyFuncOptions().reduction(r.r));
     });
     check_case("cross_entropy_smooth_" + s, 3, {0}, [&](const V& x) {
-      return F::cross_entropy(x[0], x[1],
-                              F::CrossEntropyFuncOptions().weight(x[2]).ignore_index(2)
-                                  .label_smoothing(0.1).reduction(r.r));
+      return F::cross_entropy(
+          x[0], x[1],
+          F::CrossEntropyFuncOptions().weight(x[2]).ignore_index(2).label_smoothing(0.1).reduction(
+              r.r));
     });
     check_case("cross_entropy_nd_" + s, 2, {0}, [&](const V& x) {
       return F::cross_entropy(x[0], x[1],
@@ -74,7 +76,8 @@ TEST(Loss, BinaryCrossEntropy) {
     check_case("bce_logits_" + s, 4, {0, 1}, [&](const V& x) {
       return F::binary_cross_entropy_with_logits(
           x[0], x[1],
-          F::BinaryCrossEntropyWithLogitsFuncOptions().weight(x[2]).pos_weight(x[3]).reduction(r.r));
+          F::BinaryCrossEntropyWithLogitsFuncOptions().weight(x[2]).pos_weight(x[3]).reduction(
+              r.r));
     });
   }
   check_case("bce_logits_plain", 2, {0, 1},
@@ -84,9 +87,9 @@ TEST(Loss, GradNames) {
   Tensor x = randn({3, 4}).requires_grad_(true);
   Tensor t = tensor({0, 1, 3});
   EXPECT_EQ(F::nll_loss(x, t).grad_fn()->name(), "NllLossBackward0");
-  EXPECT_EQ(F::nll_loss(randn({3, 4, 2}).requires_grad_(true), zeros({3, 2}, kLong))
-                .grad_fn()->name(),
-            "NllLoss2DBackward0");
+  EXPECT_EQ(
+      F::nll_loss(randn({3, 4, 2}).requires_grad_(true), zeros({3, 2}, kLong)).grad_fn()->name(),
+      "NllLoss2DBackward0");
   EXPECT_EQ(F::cross_entropy(x, t).grad_fn()->name(), "NllLossBackward0");
   EXPECT_EQ(F::mse_loss(x, zeros({3, 4})).grad_fn()->name(), "MseLossBackward0");
   EXPECT_EQ(F::smooth_l1_loss(x, zeros({3, 4})).grad_fn()->name(), "SmoothL1LossBackward0");
@@ -110,8 +113,9 @@ TEST(Loss, Errors) {
   expect_nn_error("cross_entropy_target", [] { F::cross_entropy(zeros({2, 4}), tensor({0, 5})); });
   expect_nn_error("bce_size", [] { F::binary_cross_entropy(zeros({2, 3}), zeros({3})); });
   expect_nn_error("bce_range", [] { F::binary_cross_entropy(zeros({2, 3}) + 2, zeros({2, 3})); });
-  expect_nn_error("bce_logits_size",
-                  [] { F::binary_cross_entropy_with_logits(zeros({2, 3}), zeros({3})); });
+  expect_nn_error("bce_logits_size", [] {
+    F::binary_cross_entropy_with_logits(zeros({2, 3}), zeros({3}));
+  });
 }
 TEST(Loss, Gradcheck) {
   TensorOptions d = TensorOptions(kDouble).requires_grad(true);
@@ -122,17 +126,19 @@ TEST(Loss, Gradcheck) {
   Tensor w = rand({3}, kDouble) + 0.5, pw = (rand({3}, kDouble) + 0.5).requires_grad_(true);
   using L = autograd::variable_list;
   for (Reduction r : {kNone, kMean, kSum}) {
-    EXPECT_EQ(autograd::gradcheck([&](const L& v) { return L{F::mse_loss(v[0], v[1], r)}; }, {x, t}), "");
+    EXPECT_EQ(
+        autograd::gradcheck([&](const L& v) { return L{F::mse_loss(v[0], v[1], r)}; }, {x, t}), "");
+    EXPECT_EQ(
+        autograd::gradcheck(
+            [&](const L& v) {
+              return L{F::smooth_l1_loss(v[0], v[1], F::SmoothL1LossFuncOptions(r).beta(0.7))};
+            },
+            {x, t}),
+        "");
     EXPECT_EQ(autograd::gradcheck(
                   [&](const L& v) {
-                    return L{F::smooth_l1_loss(v[0], v[1], F::SmoothL1LossFuncOptions(r).beta(0.7))};
-                  },
-                  {x, t}),
-              "");
-    EXPECT_EQ(autograd::gradcheck(
-                  [&](const L& v) {
-                    return L{F::nll_loss(v[0], cls,
-                                         F::NLLLossFuncOptions().weight(w).ignore_index(1).reduction(r))};
+                    return L{F::nll_loss(
+                        v[0], cls, F::NLLLossFuncOptions().weight(w).ignore_index(1).reduction(r))};
                   },
                   {x}),
               "");
@@ -143,14 +149,15 @@ TEST(Loss, Gradcheck) {
                   },
                   {p, pt}),
               "");
-    EXPECT_EQ(autograd::gradcheck(
-                  [&](const L& v) {
-                    return L{F::binary_cross_entropy_with_logits(
-                        v[0], v[1],
-                        F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(v[2]).reduction(r))};
-                  },
-                  {x, pt, pw}),
-              "");
+    EXPECT_EQ(
+        autograd::gradcheck(
+            [&](const L& v) {
+              return L{F::binary_cross_entropy_with_logits(
+                  v[0], v[1],
+                  F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(v[2]).reduction(r))};
+            },
+            {x, pt, pw}),
+        "");
   }
   Tensor x3 = randn({2, 3, 2}, d);
   EXPECT_EQ(autograd::gradcheck(

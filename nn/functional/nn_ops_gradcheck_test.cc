@@ -46,27 +46,44 @@ std::vector<Case> cases() {
        [](const V& x) {
          return V{get<0>(max_pool2d_with_indices(x[0], {3, 2}, {2, 1}, {1, 1}, {1, 1}, true))};
        },
-       [] { return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)}; }},
+       [] {
+         return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)};
+       }},
       {"avg_pool2d",
        [](const V& x) {
          return V{avg_pool2d(x[0], {3, 2}, {2, 1}, {1, 0}, true, false, std::nullopt),
                   avg_pool2d(x[0], {2}, {}, {0}, false, true, 3)};
        },
-       [] { return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)}; }},
-      {"adaptive_avg_pool2d", [](const V& x) { return V{adaptive_avg_pool2d(x[0], {3, 4})}; },
-       [] { return V{leaf(r({2, 7, 5}))}; }},
-      {"gelu", [](const V& x) { return V{gelu(x[0]), gelu(x[0], "tanh")}; },
+       [] {
+         return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)};
+       }},
+      {"adaptive_avg_pool2d",
+       [](const V& x) {
+         return V{adaptive_avg_pool2d(x[0], {3, 4})};
+       },
+       [] {
+         return V{leaf(r({2, 7, 5}))};
+       }},
+      {"gelu",
+       [](const V& x) {
+         return V{gelu(x[0]), gelu(x[0], "tanh")};
+       },
        [] { return V{rt(3, 4)}; }, true},
       {"leaky_relu", [](const V& x) { return V{leaky_relu(x[0], 0.2)}; },
        [] { return V{rt(3, 4)}; }, true},
       {"native_batch_norm",
        [](const V& x) {
-         Tensor train = get<0>(native_batch_norm(x[0], x[1], x[2], Tensor(), Tensor(), true, 0.1, 1e-5));
+         Tensor train =
+             get<0>(native_batch_norm(x[0], x[1], x[2], Tensor(), Tensor(), true, 0.1, 1e-5));
          Tensor eval = get<0>(native_batch_norm(x[0], x[1], x[2], x[3], x[4], false, 0.1, 1e-5));
          return V{train, eval};
        },
        [] {
-         return V{leaf(r({4, 3, 2})).transpose(0, 2).transpose(1, 2).contiguous().transpose(1, 2)
+         return V{leaf(r({4, 3, 2}))
+                      .transpose(0, 2)
+                      .transpose(1, 2)
+                      .contiguous()
+                      .transpose(1, 2)
                       .transpose(0, 2),
                   leaf(r({3})), leaf(r({3})), r({3}), rand({3}, kDouble) + 0.5};
        }},
@@ -75,29 +92,51 @@ std::vector<Case> cases() {
          return V{get<0>(native_layer_norm(x[0], {4}, x[1], x[2], 1e-5)),
                   get<0>(native_layer_norm(x[0], {3, 4}, Tensor(), Tensor(), 1e-5))};
        },
-       [] { return V{rt(3, 4).unsqueeze(0), leaf(r({4})), leaf(r({4}))}; }},
+       [] {
+         return V{rt(3, 4).unsqueeze(0), leaf(r({4})), leaf(r({4}))};
+       }},
       {"embedding",
-       [](const V& x) { return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}), -1)}; },
+       [](const V& x) {
+         return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}), -1)};
+       },
        [] { return V{rt(4, 3)}; }, true},
       {"nll_loss",
        [](const V& x) {
          return V{get<0>(nll_loss_forward(x[0], longs({0, 2, 1, 2}), x[1], 1, 1)),
                   get<0>(nll_loss_forward(x[0], longs({0, 2, 1, 2}), Tensor(), 0, -100))};
        },
-       [] { return V{rt(4, 3), rand({3}, kDouble) + 0.5}; }},
+       [] {
+         return V{rt(4, 3), rand({3}, kDouble) + 0.5};
+       }},
       {"nll_loss2d",
        [](const V& x) {
          return V{get<0>(nll_loss_forward(x[0], longs({0, 2, 1, 2}).view({2, 2}), Tensor(), 2, 1))};
        },
-       [] { return V{leaf(r({2, 3, 2}))}; }},
-      {"mse_loss", [](const V& x) { return V{mse_loss(x[0], x[1], 1), mse_loss(x[0], x[1], 0)}; },
-       [] { return V{rt(3, 4), leaf(r({4}))}; }, true},
+       [] {
+         return V{leaf(r({2, 3, 2}))};
+       }},
+      {"mse_loss",
+       [](const V& x) {
+         return V{mse_loss(x[0], x[1], 1), mse_loss(x[0], x[1], 0)};
+       },
+       [] {
+         return V{rt(3, 4), leaf(r({4}))};
+       },
+       true},
       {"smooth_l1_loss",
-       [](const V& x) { return V{smooth_l1_loss(x[0], x[1], 2, 0.7), smooth_l1_loss(x[0], x[1], 1, 0)}; },
-       [] { return V{rt(3, 4), leaf(r({3, 4}))}; }, true},
+       [](const V& x) {
+         return V{smooth_l1_loss(x[0], x[1], 2, 0.7), smooth_l1_loss(x[0], x[1], 1, 0)};
+       },
+       [] {
+         return V{rt(3, 4), leaf(r({3, 4}))};
+       },
+       true},
       {"binary_cross_entropy",
        [](const V& x) { return V{binary_cross_entropy(x[0], x[1], x[2].detach(), 1)}; },
-       [] { return V{prob({3, 4}), prob({3, 4}), rand({4}, kDouble)}; }, true},  // weight: fixed
+       [] {
+         return V{prob({3, 4}), prob({3, 4}), rand({4}, kDouble)};
+       },
+       true},  // weight: fixed
       {"binary_cross_entropy_with_logits",
        [](const V& x) {
          return V{binary_cross_entropy_with_logits(x[0], x[1], Tensor(), x[2], 0),

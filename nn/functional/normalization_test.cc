@@ -18,9 +18,9 @@ using V = std::vector<Tensor>;
 
 TEST(BatchNorm, TrainingUpdatesRunningStats) {
   check_case("batch_norm_train", 5, {0, 1, 2}, [](const V& x) {
-    return F::batch_norm(x[0], x[3], x[4],
-                         F::BatchNormFuncOptions().weight(x[1]).bias(x[2]).training(true).momentum(
-                             0.2).eps(1e-3));
+    return F::batch_norm(
+        x[0], x[3], x[4],
+        F::BatchNormFuncOptions().weight(x[1]).bias(x[2]).training(true).momentum(0.2).eps(1e-3));
   });
   for (const char* dt : {"f32", "f64"}) {
     const ScalarType dtype = std::string(dt) == "f32" ? kFloat : kDouble;
@@ -70,13 +70,15 @@ TEST(Normalization, GradNames) {
 }
 TEST(Normalization, Errors) {
   using testing::expect_nn_error;
-  expect_nn_error("batch_norm_running",
-                  [] { F::batch_norm(zeros({2, 3}), zeros({4}), zeros({3})); });
+  expect_nn_error("batch_norm_running", [] {
+    F::batch_norm(zeros({2, 3}), zeros({4}), zeros({3}));
+  });
   expect_nn_error("batch_norm_one_value", [] {
     F::batch_norm(zeros({1, 3}), zeros({3}), zeros({3}), F::BatchNormFuncOptions().training(true));
   });
-  expect_nn_error("layer_norm_shape",
-                  [] { F::layer_norm(zeros({2, 3, 4}), F::LayerNormFuncOptions({5})); });
+  expect_nn_error("layer_norm_shape", [] {
+    F::layer_norm(zeros({2, 3, 4}), F::LayerNormFuncOptions({5}));
+  });
   expect_nn_error("embedding_range", [] { F::embedding(tensor({0, 5}), zeros({5, 2})); });
 }
 TEST(Normalization, Gradcheck) {
@@ -103,14 +105,15 @@ TEST(Normalization, Gradcheck) {
                 {x, lw, lb}),
             "");
   Tensor ew = randn({6, 3}, d);
-  EXPECT_EQ(autograd::gradcheck(
-                [](const autograd::variable_list& v) {
-                  // No padding_idx: its rows are in the output but get no
-                  // gradient, which finite differences would flag.
-                  return autograd::variable_list{F::embedding(tensor({{1, 2, 1}, {5, 0, 2}}), v[0])};
-                },
-                {ew}),
-            "");
+  EXPECT_EQ(
+      autograd::gradcheck(
+          [](const autograd::variable_list& v) {
+            // No padding_idx: its rows are in the output but get no
+            // gradient, which finite differences would flag.
+            return autograd::variable_list{F::embedding(tensor({{1, 2, 1}, {5, 0, 2}}), v[0])};
+          },
+          {ew}),
+      "");
 }
 
 }  // namespace

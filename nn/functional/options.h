@@ -17,20 +17,20 @@
 #include "tensor/error.h"
 
 // libtorch's TORCH_ARG.
-#define EMBER_ARG(T, name)                                  \
- public:                                                    \
-  inline auto name(const T& new_##name)->decltype(*this) {  \
-    this->name##_ = new_##name;                             \
-    return *this;                                           \
-  }                                                         \
-  inline auto name(T&& new_##name)->decltype(*this) {       \
-    this->name##_ = std::move(new_##name);                  \
-    return *this;                                           \
-  }                                                         \
+#define EMBER_ARG(T, name)                                        \
+ public:                                                          \
+  inline auto name(const T& new_##name)->decltype(*this) {        \
+    this->name##_ = new_##name;                                   \
+    return *this;                                                 \
+  }                                                               \
+  inline auto name(T&& new_##name)->decltype(*this) {             \
+    this->name##_ = std::move(new_##name);                        \
+    return *this;                                                 \
+  }                                                               \
   inline const T& name() const noexcept { return this->name##_; } \
-  inline T& name() noexcept { return this->name##_; }       \
-                                                            \
- private:                                                   \
+  inline T& name() noexcept { return this->name##_; }             \
+                                                                  \
+ private:                                                         \
   T name##_
 
 namespace ember {
@@ -54,7 +54,7 @@ inline constexpr PaddingMode kSame = PaddingMode::kSame;
 template <size_t D>
 class ExpandingArray {
  public:
-  ExpandingArray(int64_t v) { values_.fill(v); }  // NOLINT(runtime/explicit)
+  ExpandingArray(int64_t v) { values_.fill(v); }         // NOLINT(runtime/explicit)
   ExpandingArray(std::initializer_list<int64_t> list) {  // NOLINT(runtime/explicit)
     EMBER_CHECK(list.size() == D, "Expected ", D, " values, but instead got ", list.size());
     size_t i = 0;
@@ -79,9 +79,9 @@ class ExpandingArray {
 template <size_t D>
 class ConvPadding {
  public:
-  ConvPadding(int64_t v) : sizes_(v) {}  // NOLINT(runtime/explicit)
+  ConvPadding(int64_t v) : sizes_(v) {}                               // NOLINT(runtime/explicit)
   ConvPadding(std::initializer_list<int64_t> list) : sizes_(list) {}  // NOLINT
-  ConvPadding(const ExpandingArray<D>& sizes) : sizes_(sizes) {}  // NOLINT
+  ConvPadding(const ExpandingArray<D>& sizes) : sizes_(sizes) {}      // NOLINT
   ConvPadding(PaddingMode mode) : sizes_(0), is_mode_(true), mode_(mode) {}  // NOLINT
   bool is_mode() const { return is_mode_; }
   PaddingMode mode() const { return mode_; }

@@ -47,13 +47,14 @@ TEST(AvgPool2d, KernelTwo) {
 }
 TEST(AvgPool2d, PaddingExcluded) {
   check_case("avg_pool2d_pad_exclude", 1, {0}, [](const V& x) {
-    return F::avg_pool2d(
-        x[0], F::AvgPool2dFuncOptions(3).stride(2).padding(1).count_include_pad(false));
+    return F::avg_pool2d(x[0],
+                         F::AvgPool2dFuncOptions(3).stride(2).padding(1).count_include_pad(false));
   });
 }
 TEST(AvgPool2d, CeilMode) {
   check_case("avg_pool2d_ceil", 1, {0}, [](const V& x) {
-    return F::avg_pool2d(x[0], F::AvgPool2dFuncOptions({3, 2}).stride(2).padding(1).ceil_mode(true));
+    return F::avg_pool2d(x[0],
+                         F::AvgPool2dFuncOptions({3, 2}).stride(2).padding(1).ceil_mode(true));
   });
 }
 TEST(AvgPool2d, DivisorOverride) {
@@ -62,8 +63,9 @@ TEST(AvgPool2d, DivisorOverride) {
   });
 }
 TEST(AdaptiveAvgPool2d, Sizes) {
-  check_case("adaptive_avg_pool2d_3x2", 1, {0},
-             [](const V& x) { return F::adaptive_avg_pool2d(x[0], {3, 2}); });
+  check_case("adaptive_avg_pool2d_3x2", 1, {0}, [](const V& x) {
+    return F::adaptive_avg_pool2d(x[0], {3, 2});
+  });
   check_case("adaptive_avg_pool2d_1", 1, {0},
              [](const V& x) { return F::adaptive_avg_pool2d(x[0], 1); });
 }
@@ -78,11 +80,13 @@ TEST(Pool2d, GradNames) {
 TEST(Pool2d, Errors) {
   using testing::expect_nn_error;
   expect_nn_error("max_pool2d_dims", [] { F::max_pool2d(zeros({2, 3}), 2); });
-  expect_nn_error("max_pool2d_pad",
-                  [] { F::max_pool2d(zeros({1, 1, 5, 5}), F::MaxPool2dFuncOptions(3).padding(2)); });
+  expect_nn_error("max_pool2d_pad", [] {
+    F::max_pool2d(zeros({1, 1, 5, 5}), F::MaxPool2dFuncOptions(3).padding(2));
+  });
   expect_nn_error("max_pool2d_small", [] { F::max_pool2d(zeros({1, 1, 2, 2}), 3); });
-  expect_nn_error("max_pool2d_dilation",
-                  [] { F::max_pool2d(zeros({1, 1, 5, 5}), F::MaxPool2dFuncOptions(2).dilation(0)); });
+  expect_nn_error("max_pool2d_dilation", [] {
+    F::max_pool2d(zeros({1, 1, 5, 5}), F::MaxPool2dFuncOptions(2).dilation(0));
+  });
   expect_nn_error("avg_pool2d_divisor", [] {
     F::avg_pool2d(zeros({1, 1, 5, 5}), F::AvgPool2dFuncOptions(2).divisor_override(0));
   });
@@ -97,12 +101,15 @@ TEST(Pool2d, Gradcheck) {
         [&](const autograd::variable_list& v) { return autograd::variable_list{f(v[0])}; }, {x});
   };
   EXPECT_EQ(check([](const Tensor& t) {
-              return F::max_pool2d(t, F::MaxPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true));
+              return F::max_pool2d(t,
+                                   F::MaxPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true));
             }),
             "");
   EXPECT_EQ(check([](const Tensor& t) {
-              return F::avg_pool2d(t, F::AvgPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(
-                                          true).count_include_pad(false));
+              return F::avg_pool2d(
+                  t,
+                  F::AvgPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(
+                      false));
             }),
             "");
   EXPECT_EQ(check([](const Tensor& t) { return F::adaptive_avg_pool2d(t, {4, 5}); }), "");

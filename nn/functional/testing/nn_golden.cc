@@ -23,8 +23,8 @@ Tensor case_input(const std::string& name, const char* dtype, int i) {
   return golden_tensor(nn_golden(absl::StrCat(name, "/", dtype, "/in", i)));
 }
 
-void check_case(const std::string& name, int num_inputs, std::vector<int> grads,
-                const CaseFn& fn, int num_outputs) {
+void check_case(const std::string& name, int num_inputs, std::vector<int> grads, const CaseFn& fn,
+                int num_outputs) {
   for (const char* dt : {"f32", "f64"}) {
     SCOPED_TRACE(absl::StrCat(name, "/", dt));
     const ScalarType dtype = std::string(dt) == "f32" ? kFloat : kDouble;
@@ -48,8 +48,8 @@ void check_case(const std::string& name, int num_inputs, std::vector<int> grads,
     for (int g : grads) {
       SCOPED_TRACE(absl::StrCat("grad", g));
       ASSERT_TRUE(xs[g].grad().defined());
-      EXPECT_TRUE(near_golden(xs[g].grad(), nn_golden(absl::StrCat(base, "grad", g)), dtype,
-                              rel * 10));
+      EXPECT_TRUE(
+          near_golden(xs[g].grad(), nn_golden(absl::StrCat(base, "grad", g)), dtype, rel * 10));
     }
   }
 }

@@ -18,8 +18,8 @@ namespace testing {
 using CaseFn = std::function<Tensor(const std::vector<Tensor>&)>;
 
 // `grads`: the inputs that require grad (those the generator differentiated).
-void check_case(const std::string& name, int num_inputs, std::vector<int> grads,
-                const CaseFn& fn, int num_outputs = 1);
+void check_case(const std::string& name, int num_inputs, std::vector<int> grads, const CaseFn& fn,
+                int num_outputs = 1);
 
 // The stored input `i` of case `name` in dtype "f32" / "f64".
 Tensor case_input(const std::string& name, const char* dtype, int i);
