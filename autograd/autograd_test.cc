@@ -597,5 +597,21 @@ TEST(AutogradViews, ViewOfBufferOverwrittenInPlace) {
   expect_values(x.grad(), {200, 20});
 }
 
+// to() and copy_ across devices send the gradient back to the source's
+// device (only copies run on CUDA here, which is all this needs).
+TEST(AutogradDevices, GradientGoesBackToTheSourceDevice) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  Tensor c = ones({2}, TensorOptions(kDouble).device(Device(kCUDA))).requires_grad_();
+  (c.to(Device(kCPU)) * 3).sum().backward();
+  ASSERT_TRUE(c.grad().is_cuda());
+  expect_values(c.grad().to(Device(kCPU)), {3, 3});
+  Tensor d = ones({2}, TensorOptions(kDouble).device(Device(kCUDA))).requires_grad_();
+  Tensor buf = zeros({2}, kDouble);
+  buf.copy_(d);
+  (buf * 2).sum().backward();
+  ASSERT_TRUE(d.grad().is_cuda());
+  expect_values(d.grad().to(Device(kCPU)), {2, 2});
+}
+
 }  // namespace
 }  // namespace ember

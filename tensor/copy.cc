@@ -54,8 +54,10 @@ Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
   if (!detail::input_requires_grad(*this) && !detail::input_requires_grad(src)) {
     return copy_nograd_(src);
   }
+  // Arg: src's device, where its gradient goes back to.
   detail::record_out_op(
-      "copy_", *this, {*this, src}, [&] { return copy_nograd_(src); }, detail::no_args);
+      "copy_", *this, {*this, src}, [&] { return copy_nograd_(src); },
+      [&] { return OpArgs{src.device().str()}; });
   return *this;
 }
 
@@ -122,11 +124,12 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   bool same_device = dev.type() == device().type() &&
                      (!dev.has_index() || dev.index() == device().index());
   if (!copy && dt == dtype() && same_device) return *this;
+  // Arg: the source device, where the gradient goes back to.
   return detail::record_out_op("to", Tensor(), {*this}, [&] {
     Tensor r = empty_preserving_layout(*this, dt, dev);
     r.copy_(*this, non_blocking);
     return r;
-  }, detail::no_args);
+  }, [&] { return OpArgs{device().str()}; });
 }
 
 Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy) const {

@@ -179,9 +179,13 @@ V fmin_bw(const C& c, const V& g) { return fmax_fmin_bw(c, g, false); }
 V fill_tensor_bw(const C& c, const V& g) {
   return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? g[0].sum() : Tensor()};
 }
+// to(): the gradient goes back to the source's device (the node casts the
+// dtype back).
+V to_bw(const C& c, const V& g) { return {g[0].to(Device(c.str(0)))}; }
 // copy_(self, src): self is overwritten.
 V copy_bw(const C& c, const V& g) {
-  return {c.needs(0) ? zeros_like(g[0]) : Tensor(), c.needs(1) ? g[0] : Tensor()};
+  return {c.needs(0) ? zeros_like(g[0]) : Tensor(),
+          c.needs(1) ? g[0].to(Device(c.str(0))) : Tensor()};
 }
 
 EMBER_REGISTER_DERIVATIVES(
@@ -235,7 +239,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"where", "WhereBackward0", kSaveSelf, false, where_bw},
     {"masked_fill", "MaskedFillBackward0", kSaveOther, false, masked_fill_bw},
     {"masked_fill_tensor", "MaskedFillBackward1", kSaveOther, false, masked_fill_tensor_bw},
-    {"to", "ToCopyBackward0", 0, false, identity_bw},
+    {"to", "ToCopyBackward0", 0, false, to_bw},
     {"clone", "CloneBackward0", 0, false, identity_bw},
     {"copy_", "CopyBackwards", 0, false, copy_bw},
     {"fill_", "FillBackward2", 0, false, zero_bw},
