@@ -72,11 +72,16 @@ class FormulaNode : public Node {
       throw Error(absl::StrCat("derivative for aten::", op_, " is not implemented"));
     }
     // Outputs whose gradient nobody computed get zeros.
-    bool any = false;
-    for (const Tensor& g : grads) any = any || g.defined();
-    if (!any) return variable_list(next_edges_.size());
+    const Tensor* given = nullptr;
+    for (const Tensor& g : grads) given = given == nullptr && g.defined() ? &g : given;
+    if (given == nullptr) return variable_list(next_edges_.size());
+    // On the device of the gradients that were computed (an op's outputs
+    // share one device).
+    const Device device = given->device();
     for (size_t i = 0; i < grads.size() && i < out_meta_.size(); ++i) {
-      if (!grads[i].defined()) grads[i] = zeros(out_meta_[i].sizes, out_meta_[i].dtype);
+      if (!grads[i].defined()) {
+        grads[i] = zeros(out_meta_[i].sizes, TensorOptions(out_meta_[i].dtype).device(device));
+      }
     }
     std::shared_ptr<Node> self = shared_from_this();
     variable_list ins(saved_in_.size()), outs(saved_out_.size());
