@@ -1,6 +1,7 @@
 // convolution: im2col + GEMM (Note [Convolution by im2col]).
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -21,7 +22,7 @@ namespace {
 // column matrix col[C * KH * KW, nb * OH * OW] and multiplied by each
 // group's weight rows in ONE GEMM, so the GEMM sees wide matrices (the
 // LeNet-sized layers of the benchmark are too small per sample to keep
-// oneDNN busy) and the parallelism is the GEMM's own. The batch is chunked
+// oneDNN busy); threads: Note [Convolution threads]. The batch is chunked
 // so that col stays under kColBudget elements. 1-D convolution is the 2-D
 // one with H = 1.
 constexpr int64_t kColBudget = int64_t{1} << 23;  // 32 MiB of float
@@ -112,14 +113,16 @@ int64_t chunk_of(const Geometry& g) {
   return std::max<int64_t>(1, std::min(g.n, kColBudget / per_sample));
 }
 
+// Samples [s0, s1) of the batch, in chunks of at most chunk_of(g).
 template <typename T>
-void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* out) {
+void conv_forward_range(const Geometry& g, const T* x, const T* w, const T* bias, T* out,
+                        int64_t s0, int64_t s1) {
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
-  const int64_t chunk = chunk_of(g);
+  const int64_t chunk = std::min(chunk_of(g), s1 - s0);
   Buffer<T> col(g.ckk() * chunk * L), res(g.co * chunk * L);
-  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-    const int64_t nb = std::min(chunk, g.n - n0), cols = nb * L;
+  for (int64_t n0 = s0; n0 < s1; n0 += chunk) {
+    const int64_t nb = std::min(chunk, s1 - n0), cols = nb * L;
     im2col(g, x, n0, nb, col.data());
     for (int64_t gr = 0; gr < g.groups; ++gr) {
       detail::nn_gemm(false, false, cog, cols, kg, T(1), w + gr * cog * kg, kg,
@@ -139,27 +142,16 @@ void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* o
   }
 }
 
+// gx and gw (each optional) over samples [s0, s1); gw is overwritten.
 template <typename T>
-void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
+void conv_backward_range(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw,
+                         int64_t s0, int64_t s1) {
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
-  const int64_t chunk = chunk_of(g);
+  const int64_t chunk = std::min(chunk_of(g), s1 - s0);
   Buffer<T> col(g.ckk() * chunk * L), gym(g.co * chunk * L);
-  if (gb) {
-    for (int64_t co = 0; co < g.co; ++co) gb[co] = T(0);
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t co = 0; co < g.co; ++co) {
-        const T* src = gy + (n * g.co + co) * L;
-        T s = 0;
-        for (int64_t l = 0; l < L; ++l) s += src[l];
-        gb[co] += s;
-      }
-    }
-  }
-  if (!gx && !gw) return;
-  if (gx) std::fill(gx, gx + g.n * g.c * g.h * g.w, T(0));
-  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-    const int64_t nb = std::min(chunk, g.n - n0), cols = nb * L;
+  for (int64_t n0 = s0; n0 < s1; n0 += chunk) {
+    const int64_t nb = std::min(chunk, s1 - n0), cols = nb * L;
     // gy[n, co, l] -> gym[co, n, l]
     parallel_for(0, nb * g.co, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
                  [&](int64_t b, int64_t e) {
@@ -173,7 +165,7 @@ void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx
       im2col(g, x, n0, nb, col.data());
       for (int64_t gr = 0; gr < g.groups; ++gr) {
         detail::nn_gemm(false, true, cog, kg, cols, T(1), gym.data() + gr * cog * cols, cols,
-                        col.data() + gr * kg * cols, cols, n0 == 0 ? T(0) : T(1),
+                        col.data() + gr * kg * cols, cols, n0 == s0 ? T(0) : T(1),
                         gw + gr * cog * kg, kg);
       }
     }
@@ -184,6 +176,66 @@ void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx
                         cols);
       }
       col2im(g, col.data(), n0, nb, gx);
+    }
+  }
+}
+
+// Note [Convolution threads]: with more than one thread, float convolutions
+// split the batch into one part per thread, each running im2col and
+// single-threaded GEMMs inside ember's pool. Letting oneDNN thread the GEMM
+// instead put its OpenMP team beside ember's pool: after each GEMM its
+// threads spin-wait while ember's run im2col, and on 2 busy cores a LeNet
+// step took 20-100 ms instead of ~20. double stays on the GEMM's threads
+// (OpenBLAS keeps a pool of its own that must not be entered concurrently).
+template <typename T>
+int64_t parts_of(const Geometry& g) {
+  if (!std::is_same<T, float>::value || in_parallel_region()) return 1;
+  return std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), g.n));
+}
+
+template <typename T>
+void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* out) {
+  const int64_t parts = parts_of<T>(g);
+  if (parts == 1) return conv_forward_range(g, x, w, bias, out, 0, g.n);
+  parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      conv_forward_range(g, x, w, bias, out, g.n * p / parts, g.n * (p + 1) / parts);
+    }
+  });
+}
+
+template <typename T>
+void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
+  const int64_t L = g.l();
+  if (gb) {
+    for (int64_t co = 0; co < g.co; ++co) gb[co] = T(0);
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t co = 0; co < g.co; ++co) {
+        const T* src = gy + (n * g.co + co) * L;
+        T s = 0;
+        for (int64_t l = 0; l < L; ++l) s += src[l];
+        gb[co] += s;
+      }
+    }
+  }
+  if (!gx && !gw) return;
+  if (gx) std::fill(gx, gx + g.n * g.c * g.h * g.w, T(0));
+  const int64_t parts = parts_of<T>(g);
+  if (parts == 1) return conv_backward_range(g, gy, x, w, gx, gw, 0, g.n);
+  // Each part writes its own samples of gx and its own partial gw (part 0
+  // straight into gw), summed afterwards.
+  const int64_t wsize = g.co * (g.c / g.groups) * g.kh * g.kw;
+  Buffer<T> partial(gw ? (parts - 1) * wsize : 1);
+  parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      T* pgw = !gw ? nullptr : p == 0 ? gw : partial.data() + (p - 1) * wsize;
+      conv_backward_range(g, gy, x, w, gx, pgw, g.n * p / parts, g.n * (p + 1) / parts);
+    }
+  });
+  if (gw) {
+    for (int64_t p = 1; p < parts; ++p) {
+      const T* src = partial.data() + (p - 1) * wsize;
+      for (int64_t i = 0; i < wsize; ++i) gw[i] += src[i];
     }
   }
 }

@@ -18,7 +18,9 @@ void nn_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
   // for conv1's weight gradient (m=20, n=25, k=36864) where OpenBLAS takes
   // 0.65, and is about 2x faster than OpenBLAS on every other conv shape:
   // tiny outputs with a long reduction go to OpenBLAS.
-  if (m * n <= 1024 && k >= 4096) {
+  // (Not inside ember's pool: OpenBLAS's own pool must not be entered
+  // concurrently.)
+  if (m * n <= 1024 && k >= 4096 && !in_parallel_region()) {
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
                 k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;

@@ -60,6 +60,25 @@ TEST(Conv1d, GroupsDilation) {
   });
 }
 
+// Note [Convolution threads]: float batches split across threads, each part
+// with its own partial weight gradient; the result must not depend on it.
+TEST(Conv2d, SameResultOnOneAndThreeThreads) {
+  Tensor x = randn({5, 4, 7, 6}), w = randn({6, 2, 3, 3}), b = randn({6});
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Tensor xr = x.clone().requires_grad_(true), wr = w.clone().requires_grad_(true);
+    Tensor y = F::conv2d(xr, wr, F::Conv2dFuncOptions().bias(b).padding(1).groups(2));
+    (y * y).sum().backward();
+    return std::vector<Tensor>{y, xr.grad(), wr.grad()};
+  };
+  const int before = get_num_threads();
+  std::vector<Tensor> one = run(1), three = run(3);
+  set_num_threads(before);
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_TRUE(one[i].allclose(three[i], 1e-5, 1e-5)) << i;
+  }
+}
+
 TEST(Conv2d, GradName) {
   Tensor x = randn({1, 2, 4, 4}).requires_grad_(true);
   EXPECT_EQ(F::conv2d(x, randn({3, 2, 3, 3})).grad_fn()->name(), "ConvolutionBackward0");
