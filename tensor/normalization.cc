@@ -60,7 +60,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     }
   } else {
     // Eval returns the statistics it used, so that one formula serves both.
-    mean = running_mean.to(input.dtype());
+    // A copy: the node saves it, and the buffer may be updated in place later.
+    mean = running_mean.to(input.dtype()).clone();
     invstd = (running_var.to(input.dtype()) + eps).rsqrt();
   }
   Tensor out = (input - per_channel(mean, input.dim())) * per_channel(invstd, input.dim());
