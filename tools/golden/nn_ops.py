@@ -2,7 +2,8 @@
 through ember::nn::functional).
 
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/nn_ops.py
-Writes nn/functional/testdata/nn_ops_golden.inc and nn_ops_errors_golden.inc.
+Writes tensor/testdata/nn_ops_golden.inc and nn_ops_errors_golden.inc (read by
+the kernels' tests in tensor/ and the functional tests in nn/functional/).
 
 Each case "<case>/<f32|f64>" stores its inputs (in0, in1...: contiguous,
 random, so that max pooling has no ties), the output ("out"), and the
@@ -20,8 +21,8 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_util import ErrorWriter, GoldenWriter, mk  # noqa: E402
 
-w = GoldenWriter("nn_ops", package="nn/functional")
-errors = ErrorWriter("nn_ops", package="nn/functional")
+w = GoldenWriter("nn_ops", package="tensor")
+errors = ErrorWriter("nn_ops", package="tensor")
 err = errors.err
 gen = torch.Generator().manual_seed(1234)
 

@@ -9,10 +9,10 @@ namespace testing {
 namespace {
 
 const GoldenEntry kGolden[] = {
-#include "nn/functional/testdata/nn_ops_golden.inc"
+#include "tensor/testdata/nn_ops_golden.inc"
 };
 const GoldenError kErrors[] = {
-#include "nn/functional/testdata/nn_ops_errors_golden.inc"
+#include "tensor/testdata/nn_ops_errors_golden.inc"
 };
 
 }  // namespace

@@ -1,0 +1,127 @@
+// The nn kernels alone (no autograd): forward results and the backward
+// kernels against PyTorch's gradients of sum(out * mk(out.shape, seed 7))
+// from tools/golden/nn_ops.py. nn/functional's tests cover the same cases
+// through autograd and the functional API.
+#include "tensor/nn_ops.h"
+
+#include <functional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tensor/math.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace {
+
+using testing::GoldenEntry;
+
+const GoldenEntry kGolden[] = {
+#include "tensor/testdata/nn_ops_golden.inc"
+};
+
+struct Dt {
+  const char* name;
+  ScalarType dtype;
+  double rel;
+};
+const Dt kDtypes[] = {{"f32", kFloat, 2e-5}, {"f64", kDouble, 1e-10}};
+
+Tensor in(const std::string& c, const Dt& d, int i) {
+  return testing::golden_tensor(
+      testing::find_golden(kGolden, absl::StrCat(c, "/", d.name, "/in", i)));
+}
+const GoldenEntry& want(const std::string& c, const Dt& d, const std::string& what) {
+  return testing::find_golden(kGolden, absl::StrCat(c, "/", d.name, "/", what));
+}
+// The generator's upstream gradient.
+Tensor upstream(const Tensor& out, const Dt& d) {
+  return testing::make_input(out.sizes(), d.dtype, 7);
+}
+
+TEST(NnOps, ConvolutionAndBackward) {
+  struct Case {
+    const char* name;
+    DimVector stride, padding, dilation;
+    int64_t groups;
+    bool bias;
+  };
+  for (const Case& c : {Case{"conv2d_basic", {1, 1}, {0, 0}, {1, 1}, 1, true},
+                        Case{"conv2d_stride_pad", {2, 2}, {1, 1}, {1, 1}, 1, true},
+                        Case{"conv2d_dilation", {1, 2}, {1, 2}, {2, 2}, 1, false},
+                        Case{"conv2d_groups", {1, 1}, {0, 0}, {1, 1}, 2, true},
+                        Case{"conv1d_basic", {2}, {1}, {1}, 1, true},
+                        Case{"conv1d_groups_dilation", {1}, {0}, {2}, 3, false}}) {
+    for (const Dt& d : kDtypes) {
+      SCOPED_TRACE(absl::StrCat(c.name, "/", d.name));
+      Tensor x = in(c.name, d, 0), w = in(c.name, d, 1);
+      Tensor b = c.bias ? in(c.name, d, 2) : Tensor();
+      Tensor out = convolution(x, w, b, c.stride, c.padding, c.dilation, c.groups);
+      EXPECT_TRUE(testing::near_golden(out, want(c.name, d, "out"), d.dtype, d.rel));
+      auto [gx, gw, gb] = convolution_backward(upstream(out, d), x, w, c.stride, c.padding,
+                                               c.dilation, c.groups, {true, true, c.bias});
+      EXPECT_TRUE(testing::near_golden(gx, want(c.name, d, "grad0"), d.dtype, d.rel * 10));
+      EXPECT_TRUE(testing::near_golden(gw, want(c.name, d, "grad1"), d.dtype, d.rel * 10));
+      if (c.bias)
+        EXPECT_TRUE(testing::near_golden(gb, want(c.name, d, "grad2"), d.dtype, d.rel * 10));
+    }
+  }
+}
+
+TEST(NnOps, PoolingAndBackward) {
+  for (const Dt& d : kDtypes) {
+    SCOPED_TRACE(d.name);
+    Tensor x = in("max_pool2d_s2p1", d, 0);
+    auto [out, idx] = max_pool2d_with_indices(x, {3}, {2}, {1}, {1}, false);
+    EXPECT_TRUE(testing::near_golden(out, want("max_pool2d_s2p1", d, "out"), d.dtype, d.rel));
+    Tensor gx = max_pool2d_with_indices_backward(upstream(out, d), x.sizes(), idx);
+    EXPECT_TRUE(testing::near_golden(gx, want("max_pool2d_s2p1", d, "grad0"), d.dtype, d.rel));
+
+    Tensor xa = in("avg_pool2d_pad_exclude", d, 0);
+    Tensor oa = avg_pool2d(xa, {3}, {2}, {1}, false, false, std::nullopt);
+    EXPECT_TRUE(testing::near_golden(oa, want("avg_pool2d_pad_exclude", d, "out"), d.dtype, d.rel));
+    Tensor ga =
+        avg_pool2d_backward(upstream(oa, d), xa.sizes(), {3}, {2}, {1}, false, false, std::nullopt);
+    EXPECT_TRUE(
+        testing::near_golden(ga, want("avg_pool2d_pad_exclude", d, "grad0"), d.dtype, d.rel));
+
+    Tensor xd = in("adaptive_avg_pool2d_3x2", d, 0);
+    Tensor od = adaptive_avg_pool2d(xd, {3, 2});
+    EXPECT_TRUE(
+        testing::near_golden(od, want("adaptive_avg_pool2d_3x2", d, "out"), d.dtype, d.rel));
+    Tensor gd = adaptive_avg_pool2d_backward(upstream(od, d), xd.sizes());
+    EXPECT_TRUE(
+        testing::near_golden(gd, want("adaptive_avg_pool2d_3x2", d, "grad0"), d.dtype, d.rel));
+  }
+}
+
+TEST(NnOps, NllLossAndBackward) {
+  for (const Dt& d : kDtypes) {
+    for (auto [red, name] : {std::pair<int64_t, const char*>{loss_reduction::kNone, "none"},
+                             {loss_reduction::kMean, "mean"},
+                             {loss_reduction::kSum, "sum"}}) {
+      const std::string c = absl::StrCat("nll_loss_", name);
+      SCOPED_TRACE(absl::StrCat(c, "/", d.name));
+      Tensor x = in(c, d, 0), t = in(c, d, 1), w = in(c, d, 2);
+      auto [out, total] = nll_loss_forward(x, t, w, red, 1);
+      EXPECT_TRUE(testing::near_golden(out, want(c, d, "out"), d.dtype, d.rel));
+      Tensor gx = nll_loss_backward(upstream(out, d), x, t, w, red, 1, total);
+      EXPECT_TRUE(testing::near_golden(gx, want(c, d, "grad0"), d.dtype, d.rel));
+    }
+  }
+}
+
+TEST(NnOps, EmbeddingBackwardSkipsPadding) {
+  for (const Dt& d : kDtypes) {
+    SCOPED_TRACE(d.name);
+    Tensor w = in("embedding_padding", d, 0), idx = in("embedding_padding", d, 1);
+    Tensor out = embedding(w, idx, 4);
+    EXPECT_TRUE(testing::near_golden(out, want("embedding_padding", d, "out"), d.dtype, d.rel));
+    Tensor gw = embedding_backward(upstream(out, d), idx, w.size(0), 4);
+    EXPECT_TRUE(testing::near_golden(gw, want("embedding_padding", d, "grad0"), d.dtype, d.rel));
+  }
+}
+
+}  // namespace
+}  // namespace ember
