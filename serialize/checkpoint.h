@@ -55,11 +55,11 @@ void save(const NamedTensors& state_dict, const std::string& path);
 // Loads what save() wrote (or any safetensors file), in the file's order.
 NamedTensors load(const std::string& path, const MapLocation& map_location = {});
 
-// Note [Saving modules]: //nn (which //serialize will depend on) does not
-// exist yet. Until serialize/module.h defines save(const nn::Module&, path)
-// and load(nn::Module&, path, map_location, strict) on Module::state_dict()
-// and load_state_dict(), this overload saves anything whose state_dict()
-// yields (name, Tensor) pairs, which nn::Module's will.
+// Note [Saving modules]: this overload saves anything whose state_dict()
+// yields (name, Tensor) pairs: an nn::Module (parameters and persistent
+// buffers, dotted names) or a user's own type. serialize/module.h adds
+// module holders, load(module, path) and optimizers; this header stays free
+// of //nn and //optim so that their users need not link them.
 template <typename M, typename = decltype(std::declval<const M&>().state_dict().begin()),
           typename = std::enable_if_t<!std::is_same<M, NamedTensors>::value>>
 void save(const M& module, const std::string& path) {

@@ -1,0 +1,18 @@
+#include "serialize/module.h"
+
+namespace ember {
+
+void load(nn::Module& module, const std::string& path, const MapLocation& map_location,
+          bool strict) {
+  module.load_state_dict(load(path, map_location), strict);
+}
+
+void save(const optim::Optimizer& optimizer, const std::string& path) {
+  save(optimizer.state_dict().to_named_tensors(), path);
+}
+
+void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location) {
+  optimizer.load_state_dict(optim::OptimizerStateDict::from_named_tensors(load(path, map_location)));
+}
+
+}  // namespace ember
