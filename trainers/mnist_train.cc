@@ -1,0 +1,125 @@
+#include "trainers/mnist_train.h"
+
+#include <sys/stat.h>
+
+#include <memory>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "autograd/grad_mode.h"
+#include "data/dataloader.h"
+#include "data/transforms.h"
+#include "nn/nn.h"
+#include "optim/optim.h"
+#include "serialize/checkpoint.h"
+#include "tensor/all.h"
+#include "trainers/mnist_net.h"
+
+namespace ember {
+namespace trainers {
+
+namespace {
+
+namespace F = nn::functional;
+using data::Dataset;
+using data::Example;
+
+// The first `limit` examples of `ds` (all of them for 0).
+std::shared_ptr<const Dataset<Example>> first(std::shared_ptr<const Dataset<Example>> ds,
+                                              int64_t limit) {
+  if (limit <= 0 || limit >= ds->size()) return ds;
+  std::vector<int64_t> idx(limit);
+  std::iota(idx.begin(), idx.end(), 0);
+  return std::make_shared<data::Subset<Example>>(std::move(ds), std::move(idx));
+}
+
+std::shared_ptr<const Dataset<Example>> mnist(const MnistConfig& c, bool train) {
+  // The seed's transforms: ToTensor, then Normalize((0.1307,), (0.3081,)).
+  data::transforms::Compose t({data::transforms::ToTensor(),
+                               data::transforms::Normalize({0.1307}, {0.3081})});
+  auto ds = std::make_shared<data::MNIST>(c.data_root, train, t);
+  return first(ds, train ? c.train_limit : c.test_limit);
+}
+
+void save_checkpoint(const std::string& dir, int64_t epoch, const Net& model,
+                     const optim::Optimizer& opt) {
+  mkdir(dir.c_str(), 0755);  // an existing folder is fine; save() reports real failures
+  Checkpoint ckpt;
+  ckpt.add_state_dict("model", model->state_dict());
+  ckpt.add_state_dict("optimizer", opt.state_dict().to_named_tensors());
+  ckpt.set("epoch", epoch);
+  ckpt.save(absl::StrCat(dir, "/epoch_", epoch, ".safetensors"));
+}
+
+}  // namespace
+
+std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out) {
+  if (c.threads > 0) set_num_threads(c.threads);
+  manual_seed(c.seed);
+  Net model;
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(c.lr).momentum(c.momentum));
+
+  int64_t start_epoch = 0;
+  if (!c.resume.empty()) {
+    Checkpoint ckpt = Checkpoint::load(c.resume);
+    model->load_state_dict(ckpt.state_dict("model"));
+    optimizer.load_state_dict(
+        optim::OptimizerStateDict::from_named_tensors(ckpt.state_dict("optimizer")));
+    start_epoch = ckpt.get_int("epoch");
+    out << "Resumed from " << c.resume << " at epoch " << start_epoch << "\n";
+  }
+
+  auto train_set = mnist(c, /*train=*/true);
+  auto test_set = mnist(c, /*train=*/false);
+  data::DataLoader test_loader(
+      test_set, data::DataLoaderOptions().batch_size(c.batch_size).num_workers(c.num_workers));
+
+  std::vector<EpochResult> results;
+  for (int64_t epoch = start_epoch; epoch < c.epochs; ++epoch) {
+    EpochResult r;
+    r.epoch = epoch + 1;
+    model->train();
+    // Each epoch's order comes from its own generator, so a run resumed
+    // from a checkpoint sees the batches the uninterrupted run saw.
+    data::DataLoader train_loader(train_set, data::DataLoaderOptions()
+                                                 .batch_size(c.batch_size)
+                                                 .shuffle(true)
+                                                 .num_workers(c.num_workers)
+                                                 .generator(Generator(c.seed * 1000 + r.epoch)));
+    for (Example& batch : train_loader) {
+      Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
+      optimizer.zero_grad();
+      loss.backward();
+      optimizer.step();
+      r.train_loss = loss.item<double>();
+    }
+    out << absl::StrFormat("Train Epoch: %d \tLoss: %.6f\n", r.epoch, r.train_loss);
+
+    model->eval();
+    int64_t correct = 0;
+    {
+      NoGradGuard no_grad;
+      for (Example& batch : test_loader) {
+        Tensor output = model->forward(batch.data);
+        Tensor pred = output.argmax(1, /*keepdim=*/true);
+        correct += pred.eq(batch.target.view_as(pred)).sum().item<int64_t>();
+        r.test_loss += F::cross_entropy(output, batch.target).item<double>();
+      }
+    }
+    const double n = static_cast<double>(test_set->size());
+    r.test_loss /= n;
+    r.accuracy = 100.0 * static_cast<double>(correct) / n;
+    out << absl::StrFormat("Test set: Average loss: %.4f, Accuracy: %.2f%%\n", r.test_loss,
+                           r.accuracy);
+    results.push_back(r);
+
+    if (!c.checkpoint_dir.empty() && c.checkpoint_every > 0 && r.epoch % c.checkpoint_every == 0) {
+      save_checkpoint(c.checkpoint_dir, r.epoch, model, optimizer);
+    }
+  }
+  return results;
+}
+
+}  // namespace trainers
+}  // namespace ember

@@ -1,0 +1,58 @@
+#ifndef EMBER_TRAINERS_MNIST_TRAIN_H_
+#define EMBER_TRAINERS_MNIST_TRAIN_H_
+
+// Seed 003's MNIST training program as a library: train the classifier of
+// mnist_net.h with cross-entropy and SGD, test after every epoch, print
+// what the seed prints, save a checkpoint (model, optimizer, epoch) every
+// `checkpoint_every` epochs and resume from one. //trainers:mnist is its
+// command line; the test calls it directly on a few batches.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "data/mnist.h"
+
+namespace ember {
+namespace trainers {
+
+struct MnistConfig {
+  // IDX files of MNIST or Fashion-MNIST (Debian's dataset-fashion-mnist).
+  std::string data_root = data::kDefaultMnistRoot;
+  int64_t epochs = 2;
+  int64_t batch_size = 64;
+  double lr = 0.01;
+  double momentum = 0.9;
+  int64_t num_workers = 1;
+  // ember::set_num_threads when > 0.
+  int threads = 0;
+  // Use only the first N training / test images (0: all of them).
+  int64_t train_limit = 0;
+  int64_t test_limit = 0;
+  // Seeds the model's initialization and the shuffle order.
+  uint64_t seed = 0;
+  // Where checkpoints go ("" : none): <dir>/epoch_<n>.safetensors.
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 1;
+  // A checkpoint to start from: model, optimizer and epoch.
+  std::string resume;
+};
+
+struct EpochResult {
+  int64_t epoch = 0;        // 1-based
+  double train_loss = 0;    // of the epoch's last batch, as the seed prints
+  double test_loss = 0;     // summed batch-mean losses / test set size, as the seed
+  double accuracy = 0;      // percent
+};
+
+// Runs the training; each epoch prints
+//   Train Epoch: 1 	Loss: 2.263870
+//   Test set: Average loss: 0.0358, Accuracy: 12.71%
+// to `out`. Returns the epochs run (none when `resume` is past `epochs`).
+std::vector<EpochResult> train_mnist(const MnistConfig& config, std::ostream& out);
+
+}  // namespace trainers
+}  // namespace ember
+
+#endif  // EMBER_TRAINERS_MNIST_TRAIN_H_
