@@ -1,0 +1,80 @@
+// //benchmarks:train_step_vs_libtorch: train_step_cases.h through ember and
+// through Debian's libtorch (1.13) in one run, the time ratios, then each
+// library's peak RSS over 20 training steps, each measured in a fresh child
+// process of this same binary (so both start from the same loaded code).
+//
+//   ./bazelw run //benchmarks:train_step_vs_libtorch   # needs libtorch-dev
+//
+// ratio = ember time / libtorch time (below 1: ember is faster).
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "benchmarks/peak_rss.h"
+#include "benchmarks/ratio_reporter.h"
+#include "benchmarks/train_step_backends.h"
+#include "benchmarks/train_step_cases.h"
+#include "nn/nn.h"
+#include "optim/optim.h"
+#include "tensor/all.h"
+
+namespace ember::bench {
+namespace {
+
+EMBER_TRAIN_STEP_BACKEND(EmberTrainBackend, ember, ember::nn, ember::optim);
+EMBER_TRAIN_STEP_BACKEND(TorchTrainBackend, torch, torch::nn, torch::optim);
+
+constexpr char kRssFlag[] = "--rss_child=";
+
+// In a child: 20 steps on one thread, then on stdout the peak RSS and how
+// much of it the training added to the loaded binary (both libraries).
+template <typename B>
+int rss_child() {
+  B::set_threads(1);
+  const double loaded = peak_rss_mib();
+  TrainStepFixture<B> f;
+  for (int i = 0; i < 20; ++i) f.step();
+  const double peak = peak_rss_mib();
+  std::printf("%.1f (+%.1f)\n", peak, peak - loaded);
+  return 0;
+}
+
+// Runs this binary again as `--rss_child=<which>` and returns what it printed.
+std::string peak_rss_of(const char* which) {
+  std::string cmd = std::string("/proc/") + std::to_string(getpid()) + "/exe " + kRssFlag + which;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return "?";
+  char buf[128] = {0};
+  if (std::fgets(buf, sizeof buf, p) == nullptr) buf[0] = '\0';
+  pclose(p);
+  std::string s(buf);
+  while (!s.empty() && (s.back() == '\n')) s.pop_back();
+  return s.empty() ? "?" : s;
+}
+
+}  // namespace
+}  // namespace ember::bench
+
+int main(int argc, char** argv) {
+  using namespace ember::bench;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], kRssFlag, sizeof kRssFlag - 1) != 0) continue;
+    std::string which = argv[i] + sizeof kRssFlag - 1;
+    return which == "ember" ? rss_child<EmberTrainBackend>() : rss_child<TorchTrainBackend>();
+  }
+  register_train_step_cases<EmberTrainBackend>("ember/");
+  register_train_step_cases<TorchTrainBackend>("libtorch/");
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.PrintRatios();
+  benchmark::Shutdown();
+  std::printf("\npeak RSS over 20 steps in MiB (+ what training added): ember %s, libtorch %s\n",
+              peak_rss_of("ember").c_str(), peak_rss_of("libtorch").c_str());
+  return 0;
+}
