@@ -4,6 +4,7 @@
 
 #include "distributed/process_group_gloo.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -357,6 +358,24 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
 
 // ---------------------------------------------------------------- group
 
+namespace {
+
+// Note [SIGPIPE]: gloo's TCP pairs write with plain send(), so a write to a
+// peer that just died raises SIGPIPE, whose default action kills the
+// survivor before gloo can report the broken pair (seen: rank 0 "killed by
+// signal 13" in the SIGKILL fault test). Python ignores SIGPIPE from startup,
+// which is why PyTorch never meets this. A program that installed its own
+// handler keeps it; only the default disposition is replaced.
+void ignore_default_sigpipe() {
+  struct sigaction old {};
+  if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL &&
+      !(old.sa_flags & SA_SIGINFO)) {
+    signal(SIGPIPE, SIG_IGN);
+  }
+}
+
+}  // namespace
+
 ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size)
     : ProcessGroupGloo(std::move(store), rank, size, Options()) {}
 
@@ -368,6 +387,7 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int s
   EMBER_CHECK(rank >= 0 && rank < size, "ProcessGroupGloo: rank ", rank,
               " is out of range for world size ", size);
   EMBER_CHECK(options_.timeout.count() > 0, "ProcessGroupGloo: timeout must be positive");
+  ignore_default_sigpipe();
   impl_ = std::make_unique<Impl>(this, std::move(store), options_);
 }
 

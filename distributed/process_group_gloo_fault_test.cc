@@ -67,6 +67,29 @@ TEST(ProcessGroupGlooFault, SigkillDuringAllreduceFailsEverySurvivorNamingThePee
   testing::remove_tree(dir);
 }
 
+// Note [SIGPIPE]: a survivor's write to the dead peer must not kill it.
+TEST(ProcessGroupGlooFault, GroupIgnoresSigpipeUnlessTheProgramHandlesIt) {
+  const std::string dir = testing::make_temp_dir();
+  testing::Processes procs(2, [&](int rank) {
+    if (rank == 1) {
+      // A program's own handler stays.
+      signal(SIGPIPE, [](int) {});
+    }
+    auto before = signal(SIGPIPE, SIG_DFL);
+    if (rank == 1) signal(SIGPIPE, before);
+    auto pg = testing::make_group(dir, rank, 2);
+    struct sigaction now {};
+    ASSERT_EQ(sigaction(SIGPIPE, nullptr, &now), 0);
+    if (rank == 0) {
+      EXPECT_EQ(now.sa_handler, SIG_IGN);
+    } else {
+      EXPECT_EQ(now.sa_handler, before);
+    }
+  });
+  EXPECT_TRUE(testing::all_succeeded(procs.wait(std::chrono::seconds(20), {0, 1})));
+  testing::remove_tree(dir);
+}
+
 TEST(ProcessGroupGlooFault, SigstoppedRankFailsSurvivorsAfterTheTimeout) {
   const std::string dir = testing::make_temp_dir();
   const int kWorld = 3, kStopped = 1;
