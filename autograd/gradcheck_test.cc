@@ -333,19 +333,19 @@ std::vector<Case> cases() {
       {"gelu", [](const V& x) { return V{gelu(x[0]), gelu(x[0], "tanh")}; }, [] { return V{rt(2, 3)}; }},
       {"leaky_relu", [](const V& x) { return V{leaky_relu(x[0], 0.2)}; },
        [] { return V{dleaf({0.3, -1.6, 2.2, -0.4})}; }},
-      // Batch/layer norm: first order (their formulas read the saved mean
-      // and invstd outputs, whose own gradients they do not give).
+      // Batch/layer norm, second order too (Note [Norm statistics under
+      // create_graph] in autograd/derivatives/nn.cc).
       {"native_batch_norm", [](const V& x) {
          Tensor train = std::get<0>(native_batch_norm(x[0], x[1], x[2], Tensor(), Tensor(), true, 0.1, 1e-5));
          Tensor eval = std::get<0>(native_batch_norm(x[0], x[1], x[2], tensor({0.5, -0.5}, kDouble),
                                                      tensor({2.0, 0.5}, kDouble), false, 0.1, 1e-5));
          return V{train, eval};
        },
-       [] { return V{leaf(r({3, 2, 2})), leaf(r({2})), leaf(r({2}))}; }, false},
+       [] { return V{leaf(r({3, 2, 2})), leaf(r({2})), leaf(r({2}))}; }},
       {"native_layer_norm", [](const V& x) {
          return V{std::get<0>(native_layer_norm(x[0], {3, 2}, x[1], x[2], 1e-5))};
        },
-       [] { return V{leaf(r({2, 2, 3})).transpose(1, 2), leaf(r({3, 2})), leaf(r({3, 2}))}; }, false},
+       [] { return V{leaf(r({2, 2, 3})).transpose(1, 2), leaf(r({3, 2})), leaf(r({3, 2}))}; }},
       {"embedding", [](const V& x) { return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}))}; },
        [] { return V{leaf(r({5, 3}))}; }, false},
       {"nll_loss", [](const V& x) {

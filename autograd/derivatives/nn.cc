@@ -2,8 +2,11 @@
 // dedicated kernel call the op's *_backward from //tensor (not recorded:
 // no double backward through them); the others are written with public ops.
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "autograd/derivatives.h"
+#include "autograd/grad_mode.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -66,23 +69,40 @@ Tensor per_channel(const Tensor& v, int64_t dim) {
   return v.reshape(s);
 }
 
+// The biased mean and 1 / sqrt(var + eps) of x over `dims`, kept, computed
+// with recorded ops (Note [Norm statistics under create_graph]).
+std::pair<Tensor, Tensor> batch_stats(const Tensor& x, IntArrayRef dims, double eps) {
+  Tensor mean = x.mean(dims, /*keepdim=*/true);
+  Tensor centered = x - mean;
+  return {mean, (centered * centered).mean(dims, /*keepdim=*/true).add(eps).rsqrt()};
+}
+
 // native_batch_norm(input, weight, bias; training, eps) ->
 // (out, mean, invstd): in eval mode mean/invstd are the running ones.
 V batch_norm_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   const Tensor& w = c.input(1);
   const int64_t nd = x.dim();
+  const bool training = c.bool_arg(0);
   DimVector dims{0};
   for (int64_t d = 2; d < nd; ++d) dims.push_back(d);
-  Tensor xhat = (x - per_channel(c.output(1), nd)) * per_channel(c.output(2), nd);
+  Tensor mean = per_channel(c.output(1), nd), invstd = per_channel(c.output(2), nd);
+  if (training && GradMode::is_enabled()) {
+    // Note [Norm statistics under create_graph]: the saved mean and invstd
+    // are outputs without a graph of their own; a gradient that will itself
+    // be differentiated needs them as functions of x, so they are recomputed
+    // here with recorded ops (a backward without create_graph skips this).
+    std::tie(mean, invstd) = batch_stats(x, dims, c.double_arg(1));
+  }
+  Tensor xhat = (x - mean) * invstd;
   const Tensor& gy = g[0];
   Tensor gsum = gy.sum(dims);
   Tensor gxhat_sum = (gy * xhat).sum(dims);
   V r(3);
   if (c.needs(0)) {
-    Tensor scale = per_channel(c.output(2), nd);
+    Tensor scale = invstd;
     if (w.defined()) scale = scale * per_channel(w, nd);
-    if (c.bool_arg(0)) {
+    if (training) {
       const double m = static_cast<double>(x.numel() / x.size(1));
       r[0] = scale * (gy - per_channel(gsum, nd) / m - xhat * per_channel(gxhat_sum, nd) / m);
     } else {
@@ -101,13 +121,16 @@ V layer_norm_bw(const C& c, const V& g) {
   const int64_t k = static_cast<int64_t>(c.dims(0).size());
   DimVector norm_dims, lead_dims;
   for (int64_t d = 0; d < x.dim(); ++d) (d < x.dim() - k ? lead_dims : norm_dims).push_back(d);
-  Tensor xhat = (x - c.output(1)) * c.output(2);
+  Tensor mean = c.output(1), rstd = c.output(2);
+  if (GradMode::is_enabled()) {  // Note [Norm statistics under create_graph]
+    std::tie(mean, rstd) = batch_stats(x, norm_dims, c.double_arg(1));
+  }
+  Tensor xhat = (x - mean) * rstd;
   const Tensor& gy = g[0];
   V r(3);
   if (c.needs(0)) {
     Tensor gxhat = w.defined() ? gy * w : gy;
-    r[0] = c.output(2) *
-           (gxhat - gxhat.mean(norm_dims, true) - xhat * (gxhat * xhat).mean(norm_dims, true));
+    r[0] = rstd * (gxhat - gxhat.mean(norm_dims, true) - xhat * (gxhat * xhat).mean(norm_dims, true));
   }
   auto lead_sum = [&](const Tensor& t) { return lead_dims.empty() ? t : t.sum(lead_dims); };
   if (c.needs(1)) r[1] = lead_sum(gy * xhat);
