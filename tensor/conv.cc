@@ -9,7 +9,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
-#include "tensor/nn_gemm.h"
+#include "tensor/blas.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
 #include "tensor/parallel.h"
@@ -25,7 +25,9 @@ namespace {
 // oneDNN busy); threads: Note [Convolution threads]. The batch is chunked
 // so that col stays under kColBudget elements. 1-D convolution is the 2-D
 // one with H = 1.
-constexpr int64_t kColBudget = int64_t{1} << 23;  // 32 MiB of float
+// 2 MiB of float: with 32 MiB the LeNet step peaked 17 MiB above libtorch
+// (col and its result held across the batch) and ran no faster.
+constexpr int64_t kColBudget = int64_t{1} << 19;
 
 struct Geometry {
   int64_t n, c, h, w;  // input
@@ -125,7 +127,7 @@ void conv_forward_range(const Geometry& g, const T* x, const T* w, const T* bias
     const int64_t nb = std::min(chunk, s1 - n0), cols = nb * L;
     im2col(g, x, n0, nb, col.data());
     for (int64_t gr = 0; gr < g.groups; ++gr) {
-      detail::nn_gemm(false, false, cog, cols, kg, T(1), w + gr * cog * kg, kg,
+      detail::blas_gemm(false, false, cog, cols, kg, T(1), w + gr * cog * kg, kg,
                       col.data() + gr * kg * cols, cols, T(0), res.data() + gr * cog * cols, cols);
     }
     // res[co, n, l] -> out[n, co, l] (+ bias).
@@ -164,14 +166,14 @@ void conv_backward_range(const Geometry& g, const T* gy, const T* x, const T* w,
     if (gw) {
       im2col(g, x, n0, nb, col.data());
       for (int64_t gr = 0; gr < g.groups; ++gr) {
-        detail::nn_gemm(false, true, cog, kg, cols, T(1), gym.data() + gr * cog * cols, cols,
+        detail::blas_gemm(false, true, cog, kg, cols, T(1), gym.data() + gr * cog * cols, cols,
                         col.data() + gr * kg * cols, cols, n0 == s0 ? T(0) : T(1),
                         gw + gr * cog * kg, kg);
       }
     }
     if (gx) {
       for (int64_t gr = 0; gr < g.groups; ++gr) {
-        detail::nn_gemm(true, false, kg, cols, cog, T(1), w + gr * cog * kg, kg,
+        detail::blas_gemm(true, false, kg, cols, cog, T(1), w + gr * cog * kg, kg,
                         gym.data() + gr * cog * cols, cols, T(0), col.data() + gr * kg * cols,
                         cols);
       }

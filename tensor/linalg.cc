@@ -7,8 +7,6 @@
 #include "tensor/linalg.h"
 
 #include <cblas.h>
-#include <dnnl.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <climits>
@@ -21,7 +19,7 @@
 #include "tensor/empty.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
-#include "tensor/parallel.h"
+#include "tensor/blas.h"
 
 namespace ember {
 namespace {
@@ -76,33 +74,6 @@ Mat<T> pack(Mat<T> m, int64_t rows, int64_t cols, std::vector<T>& buf) {
   return {buf.data(), cols, 1};
 }
 
-// Note [GEMM backends]: float GEMM goes to oneDNN, whose JIT kernels use
-// AVX-512 where the CPU has it: on this project's machines (AMD EPYC, Zen 4)
-// dnnl_sgemm ran 1024^3 at ~200 GFLOP/s per core against OpenBLAS 0.3.21's
-// ~100 (its AVX2 kernel), which is also what libtorch's mm reaches. oneDNN
-// has no double GEMM, so float64 stays on OpenBLAS. oneDNN threads through
-// OpenMP; its team size follows ember's budget (Note [Thread budget]).
-void sync_openmp_threads() {
-  thread_local int applied = -1;
-  int n = get_num_threads();
-  if (applied != n) {
-    omp_set_num_threads(n);
-    applied = n;
-  }
-}
-
-void blas_gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda,
-               const float* b, int ldb, float beta, float* c, int ldc) {
-  sync_openmp_threads();
-  dnnl_status_t st =
-      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  EMBER_CHECK(st == dnnl_success, "oneDNN sgemm failed with status ", static_cast<int>(st));
-}
-void blas_gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda,
-               const double* b, int ldb, double beta, double* c, int ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-              k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
 void blas_gemv(bool ta, int m, int n, float alpha, const float* a, int lda, const float* x,
                int incx, float beta, float* y, int incy) {
   cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta,
@@ -147,7 +118,7 @@ void gemm(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T beta, 
         return;
       }
     }
-    blas_gemm(la.trans, lb.trans, M, N, K, alpha, A.p, la.ld, B.p, lb.ld, beta, C, ldc);
+    detail::blas_gemm(la.trans, lb.trans, M, N, K, alpha, A.p, la.ld, B.p, lb.ld, beta, C, ldc);
   } else {
     // Exact integer product (wrapping like PyTorch's integer arithmetic):
     // i-k-j order so the inner loop runs along rows of B and C.

@@ -1,0 +1,39 @@
+#ifndef EMBER_TENSOR_BLAS_H_
+#define EMBER_TENSOR_BLAS_H_
+
+// Row-major GEMM on raw pointers, the one entry point of //tensor's matrix
+// products (linalg.cc) and im2col convolutions (conv.cc). Internal.
+//
+// Note [GEMM backends]: float GEMM goes to oneDNN, whose JIT kernels use
+// AVX-512 where the CPU has it: on this project's machines (AMD EPYC, Zen 4)
+// dnnl_sgemm ran 1024^3 at ~200 GFLOP/s per core against OpenBLAS 0.3.21's
+// ~100 (its AVX2 kernel), which is also what libtorch's mm reaches. The
+// exception is a tiny output over a long reduction (conv1's weight gradient
+// in LeNet, 20x25 over 36864: oneDNN 1.2 ms, OpenBLAS 0.65), which goes to
+// OpenBLAS. oneDNN has no double GEMM, so float64 stays on OpenBLAS.
+//
+// Note [GEMM threads]: oneDNN's float GEMMs never get an OpenMP team.
+// Teamed, its threads spin-waited after each GEMM while ember's pool ran the
+// next kernel, and on 2 busy cores a LeNet training step took 20-100 ms
+// instead of ~16. Instead the output is split across ember's pool (the
+// larger of its two dims) and each part is a single-threaded oneDNN call;
+// inside a parallel region the call stays whole on the calling thread.
+// OpenBLAS's own pool is sized by set_num_threads (Note [Thread budget]) and
+// only entered from outside ember's pool.
+
+#include <cstdint>
+
+namespace ember {
+namespace detail {
+
+// C[m, n] = alpha * op(A) op(B) + beta * C; op(X) is X or its transpose
+// (ta / tb); leading dims as BLAS takes them. beta == 0: C is not read.
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+               int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
+}  // namespace detail
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_BLAS_H_
