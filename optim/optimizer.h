@@ -26,28 +26,8 @@
 #include <variant>
 #include <vector>
 
+#include "tensor/arg.h"
 #include "tensor/tensor.h"
-
-// libtorch's TORCH_ARG: `Options(0.1).momentum(0.9)` sets, `momentum()` gets.
-// The same definition as nn/functional/options.h (identical redefinitions are
-// allowed), so either header may come first.
-#ifndef EMBER_ARG
-#define EMBER_ARG(T, name)                                  \
- public:                                                    \
-  inline auto name(const T& new_##name)->decltype(*this) {  \
-    this->name##_ = new_##name;                             \
-    return *this;                                           \
-  }                                                         \
-  inline auto name(T&& new_##name)->decltype(*this) {       \
-    this->name##_ = std::move(new_##name);                  \
-    return *this;                                           \
-  }                                                         \
-  inline const T& name() const noexcept { return this->name##_; } \
-  inline T& name() noexcept { return this->name##_; }       \
-                                                            \
- private:                                                   \
-  T name##_
-#endif
 
 namespace ember {
 

@@ -14,24 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "tensor/arg.h"
 #include "tensor/error.h"
-
-// libtorch's TORCH_ARG.
-#define EMBER_ARG(T, name)                                        \
- public:                                                          \
-  inline auto name(const T& new_##name)->decltype(*this) {        \
-    this->name##_ = new_##name;                                   \
-    return *this;                                                 \
-  }                                                               \
-  inline auto name(T&& new_##name)->decltype(*this) {             \
-    this->name##_ = std::move(new_##name);                        \
-    return *this;                                                 \
-  }                                                               \
-  inline const T& name() const noexcept { return this->name##_; } \
-  inline T& name() noexcept { return this->name##_; }             \
-                                                                  \
- private:                                                         \
-  T name##_
 
 namespace ember {
 
