@@ -19,7 +19,10 @@
 #include "distributed/process_group_gloo.h"
 #include "distributed/spawn.h"
 #include "distributed/tcp_store.h"
+#include "nn/nn.h"
+#include "optim/optim.h"
 #include "serialize/checkpoint.h"
+#include "serialize/module.h"
 #include "serialize/safetensors.h"
 #include "tensor/all.h"
 

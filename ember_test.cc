@@ -41,4 +41,51 @@ TEST(EmberHeaderTest, ReadmeSnippet) {
   EXPECT_TRUE(ember::load(path).at(0).second.equal(x.detach()));
 }
 
+// The README's training snippet, as written there (the loop over a few
+// Fashion-MNIST batches).
+namespace nn = ember::nn;
+namespace F = ember::nn::functional;
+
+struct NetImpl : nn::Module {
+  NetImpl()
+      : conv1(register_module("conv1", nn::Conv2d(1, 20, 5))),
+        fc1(register_module("fc1", nn::Linear(20 * 12 * 12, 10))) {}
+  ember::Tensor forward(ember::Tensor x) {
+    x = F::max_pool2d(F::relu(conv1->forward(x)), 2);
+    return fc1->forward(x.flatten(1));
+  }
+  nn::Conv2d conv1;
+  nn::Linear fc1;
+};
+EMBER_MODULE(Net);
+
+TEST(EmberHeaderTest, ReadmeTrainingSnippet) {
+  auto ds = std::make_shared<ember::data::MNIST>(ember::data::kDefaultMnistRoot, /*train=*/false,
+                                                 ember::data::transforms::ToTensor());
+  auto few = std::make_shared<ember::data::Subset<ember::data::Example>>(
+      ds, std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  ember::data::DataLoader loader(few, ember::data::DataLoaderOptions().batch_size(8));
+
+  Net net;
+  ember::optim::SGD opt(net->parameters(), ember::optim::SGDOptions(0.01).momentum(0.9));
+  double first = -1, last = -1;
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    for (ember::data::Example& batch : loader) {
+      opt.zero_grad();
+      ember::Tensor loss = F::cross_entropy(net->forward(batch.data), batch.target);
+      loss.backward();
+      opt.step();
+      if (first < 0) first = loss.item<double>();
+      last = loss.item<double>();
+    }
+  }
+  EXPECT_LT(last, first);  // 10 steps on 16 images: it fits them
+
+  std::string path = ::testing::TempDir() + "/net.safetensors";
+  ember::save(net, path);
+  Net back;
+  ember::load(back, path);
+  EXPECT_TRUE(back->fc1->weight.equal(net->fc1->weight));
+}
+
 }  // namespace
