@@ -32,7 +32,9 @@ TEST(EmberHeaderTest, ReadmeSnippet) {
                                          .shuffle(true).num_workers(2));
   int64_t batches = 0;
   for (ember::data::Example& batch : loader) {
-    if (batches++ == 0) EXPECT_EQ(batch.data.sizes(), ember::IntArrayRef({64, 1, 28, 28}));
+    if (batches++ == 0) {
+      EXPECT_EQ(batch.data.sizes(), ember::IntArrayRef({64, 1, 28, 28}));
+    }
   }
   EXPECT_EQ(batches, 157);  // ceil(10000 / 64)
 

@@ -1,7 +1,6 @@
 // all_reduce bandwidth, printed as nccl-tests' all_reduce_perf prints it.
 //
-//   bazel run //benchmarks:allreduce -- --backend gloo --nproc 2 \
-//       -b 8 -e 256M -f 2 -w 5 -n 20 -c 1
+//   bazel run //benchmarks:allreduce -- --backend gloo --nproc 2 -b 8 -e 256M -f 2 -w 5 -n 20 -c 1
 //
 // Spawns --nproc ranks on 127.0.0.1 (or, run under //distributed:launch,
 // joins through env:// as one of its ranks), sweeps sizes from -b to -e

@@ -152,10 +152,14 @@ void broadcast_and_reduce(ProcessGroupGloo& pg) {
     // reduce to root: sum of (i + r).
     std::vector<Tensor> red{(arange(4) + r).to(kInt)};
     wait(pg.reduce(red, {ReduceOp::SUM, root}));
-    if (r == root) EXPECT_TRUE(tensors_equal(red[0], (arange(4) * R + R * (R - 1) / 2).to(kInt)));
+    if (r == root) {
+      EXPECT_TRUE(tensors_equal(red[0], (arange(4) * R + R * (R - 1) / 2).to(kInt)));
+    }
     std::vector<Tensor> mx{full({2}, float(r))};
     wait(pg.reduce(mx, {ReduceOp::AVG, root}));
-    if (r == root) EXPECT_TRUE(tensors_equal(mx[0], full({2}, (R - 1) / 2.0f)));
+    if (r == root) {
+      EXPECT_TRUE(tensors_equal(mx[0], full({2}, (R - 1) / 2.0f)));
+    }
   }
   std::vector<Tensor> v{ones({1})};
   EXPECT_THROW(pg.broadcast(v, {R}), Error);

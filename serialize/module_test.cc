@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "autograd/autograd.h"
@@ -40,7 +41,7 @@ class ModuleSaveTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(d), nullptr);
     dir_ = d;
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // One SGD-with-momentum step on a fixed batch; returns the loss.
   static double step(SmallNet& net, optim::Optimizer& opt, const Tensor& x, const Tensor& y) {

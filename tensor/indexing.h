@@ -86,8 +86,19 @@ class TensorIndex {
   indexing::TensorIndexType type_;
 };
 
+// A TensorIndexList is a parameter type, like absl::Span: it points into the
+// caller's braced list, which lives until the end of the full expression
+// that contains the call. GCC warns about exactly that borrowing; it is the
+// design, so the warning is silenced here alone.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
 inline TensorIndexList::TensorIndexList(std::initializer_list<TensorIndex> l)
     : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 inline TensorIndexList::TensorIndexList(const std::vector<TensorIndex>& v)
     : data_(v.data()), size_(v.size()) {}
 inline const TensorIndex* TensorIndexList::end() const { return data_ + size_; }

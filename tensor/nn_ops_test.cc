@@ -63,8 +63,9 @@ TEST(NnOps, ConvolutionAndBackward) {
                                                c.dilation, c.groups, {true, true, c.bias});
       EXPECT_TRUE(testing::near_golden(gx, want(c.name, d, "grad0"), d.dtype, d.rel * 10));
       EXPECT_TRUE(testing::near_golden(gw, want(c.name, d, "grad1"), d.dtype, d.rel * 10));
-      if (c.bias)
+      if (c.bias) {
         EXPECT_TRUE(testing::near_golden(gb, want(c.name, d, "grad2"), d.dtype, d.rel * 10));
+      }
     }
   }
 }

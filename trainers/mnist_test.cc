@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -99,7 +100,7 @@ TEST(MnistTrainTest, ResumedRunMatchesTheUninterruptedOne) {
     EXPECT_EQ(a[i].first, b[i].first);
     EXPECT_TRUE(equal(a[i].second, b[i].second)) << a[i].first;
   }
-  std::system(("rm -rf " + dir).c_str());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(MnistTrainTest, MissingDataSaysWhichFile) {
@@ -125,7 +126,7 @@ TEST(MnistTrainTest, BrokenCheckpointIsAnError) {
   c.resume = path;
   std::ostringstream out;
   EXPECT_THROW(train_mnist(c, out), Error);
-  std::system(("rm -rf " + dir).c_str());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
