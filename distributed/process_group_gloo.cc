@@ -174,6 +174,7 @@ ProcessGroupGloo::Impl::Impl(ProcessGroupGloo* pg_, std::shared_ptr<Store> store
     peer_addresses[r] = absl::StrSplit(v, ',', absl::SkipEmpty());
   }
   worker = std::thread([this] { worker_loop(); });
+  monitor = std::thread([this] { monitor_loop(); });
 }
 
 ProcessGroupGloo::Impl::~Impl() {
@@ -182,7 +183,9 @@ ProcessGroupGloo::Impl::~Impl() {
     stopping = true;
   }
   cv.notify_all();
+  monitor_cv.notify_all();
   if (worker.joinable()) worker.join();
+  if (monitor.joinable()) monitor.join();
   // Pending sends/recvs end with an error rather than keep the process up.
   std::vector<Waiter> ws;
   {
@@ -235,15 +238,52 @@ void ProcessGroupGloo::Impl::worker_loop() {
     try {
       // Point-to-point ops use the first context: both ends must agree.
       const auto& ctx = contexts[w->collective ? w->tag % contexts.size() : 0];
+      op_running = w->collective;
       w->run(ctx, w->tag);
+      op_running = false;
       if (!w->deferred) w->finish(nullptr);
     } catch (const Error& e) {
       // ember's own checks inside run (never a transport failure).
+      op_running = false;
       w->finish(std::current_exception());
     } catch (const std::exception& e) {
+      op_running = false;
       w->finish(on_failure(*w, e.what()));
     }
     w->run = nullptr;  // drop the tensors it captured
+  }
+}
+
+void ProcessGroupGloo::Impl::monitor_loop() {
+  const auto period = std::chrono::milliseconds(100);
+  const std::string base = store_key("failed/");
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (monitor_cv.wait_for(lock, period, [&] { return stopping; })) return;
+    }
+    if (!op_running) continue;
+    {
+      std::lock_guard<std::mutex> lock(fail_mu);
+      if (broken) return;  // on_failure has closed the connections already
+    }
+    int reporter = -1;
+    try {
+      std::lock_guard<std::mutex> lock(store_mu);
+      for (int r = 0; r < size && reporter < 0; ++r) {
+        if (r != rank && store->check({base + std::to_string(r)})) reporter = r;
+      }
+    } catch (const std::exception&) {
+      continue;  // the store is gone too: the op's own timeout will tell
+    }
+    if (reporter < 0 || !op_running) continue;
+    for (auto& ctx : contexts) {
+      try {
+        ctx->closeConnections();
+      } catch (const std::exception&) {
+      }
+    }
+    return;
   }
 }
 

@@ -112,6 +112,16 @@ struct ProcessGroupGloo::Impl {
 
   std::mutex store_mu;  // the worker and waiter threads share the store
   std::thread worker;
+
+  // Note [Failure monitor]: while a collective runs, a second thread looks
+  // in the store for another rank's failure report and, when it finds one,
+  // signals every pair of this rank, so a gloo wait that no socket event
+  // will ever end (seen: a survivor's waitSend after a peer's SIGKILL,
+  // about 1 run in 10 under load) fails now instead of at the op timeout.
+  void monitor_loop();
+  std::atomic<bool> op_running{false};
+  std::condition_variable monitor_cv;  // its own: enqueue's notify_one is the worker's
+  std::thread monitor;
 };
 
 // process_group_gloo_reduce.cc: elementwise reduction kernels for gloo.
