@@ -114,10 +114,13 @@ struct ProcessGroupGloo::Impl {
   std::thread worker;
 
   // Note [Failure monitor]: while a collective runs, a second thread looks
-  // in the store for another rank's failure report and, when it finds one,
-  // signals every pair of this rank, so a gloo wait that no socket event
-  // will ever end (seen: a survivor's waitSend after a peer's SIGKILL,
-  // about 1 run in 10 under load) fails now instead of at the op timeout.
+  // in the store for another rank's failure report (on_failure writes it)
+  // and, when it finds one, closes this rank's connections, so a gloo wait
+  // that no socket event would end (seen: a survivor's waitSend after a
+  // peer's SIGKILL, about 1 run in 10 under load) fails now instead of at
+  // the op timeout. Debian's gloo tcp/pair.h cannot be included (it needs a
+  // header the package lacks), so closing is the lever, not signalling a
+  // pair's exception.
   void monitor_loop();
   std::atomic<bool> op_running{false};
   std::condition_variable monitor_cv;  // its own: enqueue's notify_one is the worker's
