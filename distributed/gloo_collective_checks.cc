@@ -107,6 +107,17 @@ void allreduce_async(ProcessGroupGloo& pg) {
   }
 }
 
+// Big enough for several of gloo's segments (Note [All-reduce segment
+// size]: 4 MiB), the last one partial, and an odd element count.
+void allreduce_many_segments(ProcessGroupGloo& pg) {
+  const int R = pg.size(), r = pg.rank();
+  const int64_t n = (int64_t{9} << 20) + 5;  // 36 MiB of int32
+  Tensor pattern = arange(n, kInt) % 1000;
+  std::vector<Tensor> v{pattern + r};
+  wait(pg.allreduce(v));
+  EXPECT_TRUE(tensors_equal(v[0], pattern * R + R * (R - 1) / 2));
+}
+
 void allreduce_errors(ProcessGroupGloo& pg) {
   std::vector<Tensor> f{ones({2})};
   EXPECT_THROW(
@@ -332,6 +343,7 @@ void check_every_op(ProcessGroupGloo& pg) {
   allreduce_every_op(pg);
   allreduce_non_contiguous(pg);
   allreduce_async(pg);
+  allreduce_many_segments(pg);
   allreduce_errors(pg);
   broadcast_and_reduce(pg);
   gathers_and_scatter(pg);

@@ -25,6 +25,20 @@ void by_element_size(int64_t esize, F f) {
   throw Error(absl::StrCat("ProcessGroupGloo: unsupported element size ", esize));
 }
 
+// Note [All-reduce segment size]: gloo's ring pipelines each rank's chunk
+// in segments of at most 1 MiB by default (what PyTorch uses); each segment
+// costs a send/recv handshake and wake-ups of the threads that wait on it.
+// On the 2-core build machine over loopback, 2 ranks, 64-256 MiB float
+// sums, in-place busbw in GB/s (BENCHMARKS.md, "gloo all_reduce"): 1 MiB
+// 0.84-1.06; 2 MiB 0.99-1.20; 4, 8 and 12 MiB all 1.0-1.6 (no difference
+// between them beyond run-to-run noise); 16 MiB - 4 B still 1.46-1.52, but
+// exactly 16 MiB (2^24 B) and 20 MiB collapse to 0.22-0.65 at every size:
+// a cliff in the transport or the kernel whose cause is not established.
+// 4 MiB takes the gain and stays far from it. Inputs of at most
+// 2 * world_size MiB are unaffected (gloo caps a segment at
+// input / (2 * world_size)).
+constexpr size_t kAllreduceSegmentBytes = size_t{4} << 20;
+
 void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, uint32_t tag,
                    std::chrono::milliseconds timeout, const std::vector<Tensor>& bufs,
                    GlooReduceFn fn) {
@@ -40,6 +54,7 @@ void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, uint32_t tag,
   o.setReduceFunction(fn);
   o.setTag(tag);
   o.setTimeout(timeout);
+  o.setMaxSegmentSize(kAllreduceSegmentBytes);
   gloo::allreduce(o);
 }
 
