@@ -1,6 +1,7 @@
 #include "tensor/allocator.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -35,13 +36,32 @@ size_t class_bytes(int cls) {
   return base + (cls % kClassesPerOctave) * (base / kClassesPerOctave);
 }
 
-void* raw_alloc(size_t n) {
-  void* p = std::aligned_alloc(kAlignment, (n + kAlignment - 1) / kAlignment * kAlignment);
-  if (p == nullptr) {
-    throw Error(absl::StrCat("DefaultCPUAllocator: not enough memory: you tried to allocate ", n,
-                             " bytes."));
+// nullptr when the system has no memory for n bytes.
+void* try_raw_alloc(size_t n) {
+  if (n > SIZE_MAX - kAlignment) return nullptr;
+  return std::aligned_alloc(kAlignment, (n + kAlignment - 1) / kAlignment * kAlignment);
+}
+
+// Note [Cache limit]: the free lists hold at most cpu_cache::limit() bytes
+// (default 1 GiB, EMBER_CPU_CACHE_LIMIT_MB overrides); a block freed beyond
+// that goes back to the system. Without a bound, a program that once made
+// a few GiB of temporaries (the all_reduce benchmark's 256 MiB inputs are
+// built from three 512 MiB int64 intermediates) kept them resident for
+// good. And an allocation the system refuses is retried once after the
+// cache is emptied, so cached blocks never cause an out-of-memory error.
+size_t initial_limit() {
+  if (const char* v = std::getenv("EMBER_CPU_CACHE_LIMIT_MB")) {
+    char* end = nullptr;
+    unsigned long long mb = std::strtoull(v, &end, 10);
+    if (end != v && *end == '\0' && v[0] != '-') {
+      return mb >= (SIZE_MAX >> 20) ? SIZE_MAX : static_cast<size_t>(mb) << 20;
+    }
+    std::fprintf(stderr,
+                 "ember: ignoring EMBER_CPU_CACHE_LIMIT_MB=%s (not a number of MiB); "
+                 "the CPU allocator caches up to 1024 MiB\n",
+                 v);
   }
-  return p;
+  return size_t{1} << 30;
 }
 
 class CpuCachingAllocator final : public Allocator {
@@ -52,9 +72,10 @@ class CpuCachingAllocator final : public Allocator {
     d.deleter = &CpuCachingAllocator::free_block;
     if (nbytes == 0) return d;  // empty tensors own no memory
     if (nbytes < kCacheMin) {
-      d.ptr = raw_alloc(nbytes);
+      d.ptr = raw_alloc(nbytes, nbytes);
       return d;  // ctx == nullptr: plain free
     }
+    if (nbytes > (size_t{1} << 62)) oom(nbytes);  // no size class that large
     size_t rounded;
     const int cls = size_class(nbytes, &rounded);
     {
@@ -77,8 +98,22 @@ class CpuCachingAllocator final : public Allocator {
       }
     }
     d.ctx = class_ctx(cls);
-    d.ptr = raw_alloc(rounded);
+    d.ptr = raw_alloc(rounded, nbytes);
     return d;
+  }
+
+  size_t limit() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return limit_;
+  }
+
+  void set_limit(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      limit_ = bytes;
+      if (cached_ <= limit_) return;
+    }
+    empty_cache();
   }
 
   size_t cached_bytes() {
@@ -113,12 +148,36 @@ class CpuCachingAllocator final : public Allocator {
     }
     int cls = static_cast<int>(reinterpret_cast<uintptr_t>(ctx)) - 1;
     CpuCachingAllocator& self = instance();
-    std::lock_guard<std::mutex> lock(self.mu_);
-    self.free_[cls].push_back(ptr);
-    self.cached_ += class_bytes(cls);
+    {
+      std::lock_guard<std::mutex> lock(self.mu_);
+      if (self.cached_ + class_bytes(cls) <= self.limit_) {
+        self.free_[cls].push_back(ptr);
+        self.cached_ += class_bytes(cls);
+        return;
+      }
+    }
+    std::free(ptr);  // over the limit (Note [Cache limit])
+  }
+
+  [[noreturn]] static void oom(size_t n) {
+    throw Error(absl::StrCat("DefaultCPUAllocator: not enough memory: you tried to allocate ", n,
+                             " bytes."));
+  }
+
+  // Note [Cache limit]: one retry with the cache emptied. n may be rounded
+  // up to a size class; errors name what was asked for.
+  void* raw_alloc(size_t n, size_t requested) {
+    void* p = try_raw_alloc(n);
+    if (p == nullptr && cached_bytes() > 0) {
+      empty_cache();
+      p = try_raw_alloc(n);
+    }
+    if (p == nullptr) oom(requested);
+    return p;
   }
 
   std::mutex mu_;
+  size_t limit_ = initial_limit();
   std::vector<void*> free_[kNumClasses];
   size_t cached_ = 0;
 };
@@ -140,6 +199,8 @@ void set_allocator(DeviceType t, Allocator* a) { g_allocators[static_cast<int>(t
 
 namespace cpu_cache {
 size_t cached_bytes() { return CpuCachingAllocator::instance().cached_bytes(); }
+size_t limit() { return CpuCachingAllocator::instance().limit(); }
+void set_limit(size_t bytes) { CpuCachingAllocator::instance().set_limit(bytes); }
 void empty_cache() { CpuCachingAllocator::instance().empty_cache(); }
 }  // namespace cpu_cache
 

@@ -44,6 +44,12 @@ namespace cpu_cache {
 size_t cached_bytes();
 // Returns every cached block to the system.
 void empty_cache();
+// The most bytes the free lists keep (Note [Cache limit] in allocator.cc):
+// 1 GiB unless EMBER_CPU_CACHE_LIMIT_MB says otherwise; blocks freed beyond
+// it go back to the system. Lowering it below what is cached empties the
+// cache; 0 turns caching off.
+size_t limit();
+void set_limit(size_t bytes);
 }  // namespace cpu_cache
 
 }  // namespace ember

@@ -4,9 +4,13 @@
 #include "tensor/allocator.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <cstring>
 
 #include <gtest/gtest.h>
+
+#include "tensor/error.h"
 
 namespace ember {
 namespace {
@@ -20,8 +24,25 @@ void release(DataPtr& d) {
   d.ptr = nullptr;
 }
 
-TEST(CpuAllocator, SmallBlocksAre64ByteAlignedAndNotCached) {
-  cpu_cache::empty_cache();
+// Each test starts from an empty cache with the default limit, whatever
+// EMBER_CPU_CACHE_LIMIT_MB says, and leaves things as it found them.
+class CpuAllocator : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    saved_ = cpu_cache::limit();
+    cpu_cache::set_limit(size_t{1} << 30);
+    cpu_cache::empty_cache();
+  }
+  void TearDown() override {
+    cpu_cache::empty_cache();
+    cpu_cache::set_limit(saved_);
+  }
+
+ private:
+  size_t saved_ = 0;
+};
+
+TEST_F(CpuAllocator, SmallBlocksAre64ByteAlignedAndNotCached) {
   DataPtr d = cpu_allocator()->allocate(1000);
   ASSERT_NE(d.ptr, nullptr);
   EXPECT_EQ(addr(d) % 64, 0u);
@@ -30,8 +51,7 @@ TEST(CpuAllocator, SmallBlocksAre64ByteAlignedAndNotCached) {
   EXPECT_EQ(cpu_cache::cached_bytes(), 0u);
 }
 
-TEST(CpuAllocator, LargeBlocksAreCachedAndReused) {
-  cpu_cache::empty_cache();
+TEST_F(CpuAllocator, LargeBlocksAreCachedAndReused) {
   DataPtr a = cpu_allocator()->allocate(3 * kMiB);
   void* first = a.ptr;
   release(a);
@@ -46,8 +66,7 @@ TEST(CpuAllocator, LargeBlocksAreCachedAndReused) {
 }
 
 // A request may borrow a cached block of up to twice its size, never more.
-TEST(CpuAllocator, BorrowsCachedBlocksUpToTwiceTheSize) {
-  cpu_cache::empty_cache();
+TEST_F(CpuAllocator, BorrowsCachedBlocksUpToTwiceTheSize) {
   DataPtr a = cpu_allocator()->allocate(4 * kMiB);
   void* four = a.ptr;
   release(a);
@@ -61,6 +80,48 @@ TEST(CpuAllocator, BorrowsCachedBlocksUpToTwiceTheSize) {
   release(c);
   cpu_cache::empty_cache();
   EXPECT_EQ(cpu_cache::cached_bytes(), 0u);
+}
+
+TEST(CpuAllocatorDefaults, LimitIsOneGiB) {
+  if (std::getenv("EMBER_CPU_CACHE_LIMIT_MB") != nullptr) GTEST_SKIP() << "limit set by the environment";
+  EXPECT_EQ(cpu_cache::limit(), size_t{1} << 30);
+}
+
+// Note [Cache limit]: what would go over the limit goes back to the system.
+TEST_F(CpuAllocator, LimitBoundsTheCache) {
+  cpu_cache::set_limit(5 * kMiB);
+  DataPtr a = cpu_allocator()->allocate(4 * kMiB);
+  DataPtr b = cpu_allocator()->allocate(4 * kMiB);
+  release(a);
+  release(b);
+  EXPECT_EQ(cpu_cache::cached_bytes(), 4 * kMiB);
+  // Lowering the limit under what is cached empties the cache; 0: no caching.
+  cpu_cache::set_limit(0);
+  EXPECT_EQ(cpu_cache::cached_bytes(), 0u);
+  DataPtr c = cpu_allocator()->allocate(4 * kMiB);
+  release(c);
+  EXPECT_EQ(cpu_cache::cached_bytes(), 0u);
+}
+
+// A request the system refuses: the cache is emptied first, then a clear
+// error names the size.
+TEST_F(CpuAllocator, RefusedRequestEmptiesTheCacheThenThrows) {
+  DataPtr a = cpu_allocator()->allocate(2 * kMiB);
+  release(a);
+  ASSERT_GT(cpu_cache::cached_bytes(), 0u);
+  const size_t huge = (size_t{1} << 60) + 1;  // rounds up to a larger class
+  try {
+    cpu_allocator()->allocate(huge);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("you tried to allocate 1152921504606846977 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(cpu_cache::cached_bytes(), 0u);
+  // Sizes beyond any size class are refused the same way, not mis-indexed.
+  EXPECT_THROW(cpu_allocator()->allocate(SIZE_MAX), Error);
+  EXPECT_THROW(cpu_allocator()->allocate(SIZE_MAX - 10), Error);
 }
 
 }  // namespace
