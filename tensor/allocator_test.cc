@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <string>
 #include <cstring>
+#include <string>
 
 #include <gtest/gtest.h>
 
