@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
+#include <vector>
 
 #include "tensor/copy.h"
 #include "tensor/empty.h"
@@ -155,6 +157,26 @@ TEST(ParallelTest, CoversRangeOnce) {
   EXPECT_THROW(parallel_for(0, 100000, 10, [](int64_t, int64_t) { throw Error("boom"); }), Error);
   set_num_threads(1);
   EXPECT_EQ(get_num_threads(), 1);
+}
+
+// Note [Spin before sleeping] in parallel.cc: jobs that follow each other
+// at once are taken by spinning helpers, jobs after an idle gap longer than
+// the spin bounds by sleeping ones; both hand-offs must lose no chunk, with
+// more threads than cores too.
+TEST(ParallelTest, BackToBackAndAfterIdle) {
+  for (int nt : {2, 3, 4}) {
+    set_num_threads(nt);
+    for (int job = 0; job < 300; ++job) {
+      if (job % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      const int64_t n = 1000 + job * 37;
+      std::vector<int> hits(n, 0);
+      parallel_for(0, n, 100, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[i]++;
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i], 1) << "threads " << nt << " job " << job;
+    }
+  }
+  set_num_threads(2);
 }
 
 TEST(ParallelTest, FillLarge) {
