@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -177,6 +180,50 @@ TEST(ParallelTest, BackToBackAndAfterIdle) {
     }
   }
   set_num_threads(2);
+}
+
+// Note [Pool after fork]: a fork()ed child (distributed::spawn, the
+// multiprocess tests) has none of the parent's pool threads; its
+// parallel_for must still run, with the parent's thread count.
+TEST(ParallelTest, UsableInForkedChild) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer cannot start threads in a forked child";
+#endif
+  set_num_threads(2);
+  std::vector<int> warm(100000, 0);
+  parallel_for(0, 100000, 100, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) warm[i]++;
+  });
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(10);  // a deadlocked child dies of SIGALRM instead of hanging the test
+    std::vector<int> hits(1000000, 0);
+    parallel_for(0, 1000000, 1000, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) hits[i]++;
+    });
+    bool ok = get_num_threads() == 2;
+    for (int h : hits) ok = ok && h == 1;
+    // Two chunks that each wait for the other to start: only two live
+    // threads finish them without the 2 s fallback.
+    std::atomic<int> started{0};
+    std::atomic<bool> concurrent{true};
+    parallel_for(0, 2, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        started++;
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::yield();
+        }
+        if (started.load() < 2) concurrent = false;
+      }
+    });
+    _exit(ok ? (concurrent ? 0 : 2) : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "child killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: wrong result or thread count, 2: ran on one thread";
 }
 
 TEST(ParallelTest, FillLarge) {

@@ -1,5 +1,7 @@
 #include "tensor/parallel.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -79,9 +81,31 @@ int initial_threads() {
 // One job runs at a time: callers of parallel_for_impl serialize on job_mu_.
 class Pool {
  public:
+  // Never destroyed: workers may be parked at exit.
   static Pool& get() {
-    static Pool* p = new Pool();  // never destroyed: workers may be parked at exit
+    Pool* p = current_.load(std::memory_order_acquire);
+    if (p != nullptr) return *p;
+    while (creating_.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+    p = current_.load(std::memory_order_acquire);
+    if (p == nullptr) {
+      p = new Pool();
+      current_.store(p, std::memory_order_release);
+    }
+    creating_.store(false, std::memory_order_release);
     return *p;
+  }
+
+  // Note [Pool after fork]: a fork()ed child has only the forking thread,
+  // so the parent's workers are gone (and its mutexes may be held by
+  // threads that no longer exist). The child drops that pool, leaked, and
+  // builds a new one with the parent's thread count on first use, as
+  // PyTorch's intra-op pool does. Without this, the caller took every chunk
+  // itself: a spawn()ed rank silently ran on one thread.
+  static void forget_after_fork() {
+    Pool* old = current_.load(std::memory_order_relaxed);
+    if (old != nullptr) threads_after_fork_ = old->num_threads();
+    current_.store(nullptr, std::memory_order_relaxed);
+    creating_.store(false, std::memory_order_relaxed);
   }
 
   int num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
@@ -142,7 +166,7 @@ class Pool {
 
  private:
   Pool() {
-    int n = initial_threads();
+    int n = threads_after_fork_ > 0 ? threads_after_fork_ : initial_threads();
     num_threads_.store(n);
     spin_.store(n <= hardware_threads() ? kSpin : std::chrono::microseconds(0));
     openblas_set_num_threads(n);
@@ -197,6 +221,10 @@ class Pool {
     }
   }
 
+  static std::atomic<Pool*> current_;
+  static std::atomic<bool> creating_;
+  static int threads_after_fork_;  // set in a forked child only
+
   std::mutex job_mu_;  // one parallel region at a time
   std::mutex mu_;
   std::condition_variable cv_;
@@ -214,6 +242,13 @@ class Pool {
   std::atomic<int64_t> pending_{0};
   std::exception_ptr error_;
 };
+
+std::atomic<Pool*> Pool::current_{nullptr};
+std::atomic<bool> Pool::creating_{false};
+int Pool::threads_after_fork_ = 0;
+
+[[maybe_unused]] const bool kForkHandlerRegistered =
+    pthread_atfork(nullptr, nullptr, [] { Pool::forget_after_fork(); }) == 0;
 
 }  // namespace
 
