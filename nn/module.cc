@@ -352,7 +352,19 @@ NamedTensors Module::state_dict() const {
   return out;
 }
 
-void Module::load_state_dict(const NamedTensors& state_dict, bool strict) {
+std::ostream& operator<<(std::ostream& os, const IncompatibleKeys& keys) {
+  if (keys.empty()) return os << "<All keys matched successfully>";
+  auto list = [](const std::vector<std::string>& v) {
+    return absl::StrCat("[", absl::StrJoin(v, ", ", [](std::string* out, const std::string& k) {
+                          absl::StrAppend(out, "'", k, "'");
+                        }),
+                        "]");
+  };
+  return os << "_IncompatibleKeys(missing_keys=" << list(keys.missing_keys)
+            << ", unexpected_keys=" << list(keys.unexpected_keys) << ")";
+}
+
+IncompatibleKeys Module::load_state_dict(const NamedTensors& state_dict, bool strict) {
   std::vector<std::string> missing, unexpected, errors;
   NoGradGuard no_grad;
   // PyTorch's load(): each module, pre-order, takes its own keys and reports
@@ -371,7 +383,7 @@ void Module::load_state_dict(const NamedTensors& state_dict, bool strict) {
       auto it = std::find_if(state_dict.begin(), state_dict.end(),
                              [&](const auto& kv) { return kv.first == key; });
       if (it == state_dict.end()) {
-        if (strict) missing.push_back(key);
+        missing.push_back(key);
         continue;
       }
       Tensor input = it->second;
@@ -386,17 +398,15 @@ void Module::load_state_dict(const NamedTensors& state_dict, bool strict) {
       }
       s->tensor.copy_(input);
     }
-    if (strict) {
-      for (const auto& kv : state_dict) {
-        if (!starts_with(kv.first, prefix)) continue;
-        const std::string rest = kv.first.substr(prefix.size());
-        const std::string head = rest.substr(0, rest.find('.'));
-        const bool known =
-            std::any_of(m.children_.begin(), m.children_.end(),
-                        [&](const auto& c) { return c.first == head; }) ||
-            std::any_of(local.begin(), local.end(), [&](Slot* s) { return s->name == head; });
-        if (!known) unexpected.push_back(kv.first);
-      }
+    for (const auto& kv : state_dict) {
+      if (!starts_with(kv.first, prefix)) continue;
+      const std::string rest = kv.first.substr(prefix.size());
+      const std::string head = rest.substr(0, rest.find('.'));
+      const bool known =
+          std::any_of(m.children_.begin(), m.children_.end(),
+                      [&](const auto& c) { return c.first == head; }) ||
+          std::any_of(local.begin(), local.end(), [&](Slot* s) { return s->name == head; });
+      if (!known) unexpected.push_back(kv.first);
     }
     for (const auto& c : m.children_) {
       if (c.second) load(*c.second, prefix + c.first + ".");
@@ -408,16 +418,17 @@ void Module::load_state_dict(const NamedTensors& state_dict, bool strict) {
       absl::StrAppend(out, "\"", k, "\"");
     });
   };
-  if (!unexpected.empty()) {
+  if (strict && !unexpected.empty()) {
     errors.insert(errors.begin(),
                   absl::StrCat("Unexpected key(s) in state_dict: ", quoted(unexpected), ". "));
   }
-  if (!missing.empty()) {
+  if (strict && !missing.empty()) {
     errors.insert(errors.begin(),
                   absl::StrCat("Missing key(s) in state_dict: ", quoted(missing), ". "));
   }
   EMBER_CHECK(errors.empty(), "Error(s) in loading state_dict for ", name(), ":\n\t",
               absl::StrJoin(errors, "\n\t"));
+  return {std::move(missing), std::move(unexpected)};
 }
 
 // --- printing -------------------------------------------------------------------

@@ -33,6 +33,17 @@ namespace nn {
 // serialize's NamedTensors holds.
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
+// What load_state_dict(strict=false) could not match: PyTorch's
+// _IncompatibleKeys. Prints as PyTorch's repr: "<All keys matched
+// successfully>", or _IncompatibleKeys(missing_keys=['fc.bias'],
+// unexpected_keys=['extra']).
+struct IncompatibleKeys {
+  std::vector<std::string> missing_keys;     // the module's keys absent from the dict
+  std::vector<std::string> unexpected_keys;  // the dict's keys naming nothing in the module
+  bool empty() const { return missing_keys.empty() && unexpected_keys.empty(); }
+};
+std::ostream& operator<<(std::ostream& os, const IncompatibleKeys& keys);
+
 class Module : public std::enable_shared_from_this<Module> {
  public:
   // `name` overrides the printed class name (otherwise taken from the
@@ -129,9 +140,10 @@ class Module : public std::enable_shared_from_this<Module> {
   // names; the tensors are detached aliases of the module's.
   NamedTensors state_dict() const;
   // Copies the values in place (no autograd recording). strict: the keys
-  // must match exactly. Shape mismatches are errors either way; the message
-  // is PyTorch's.
-  void load_state_dict(const NamedTensors& state_dict, bool strict = true);
+  // must match exactly; otherwise the keys that did not match are returned
+  // (empty lists when strict). Shape mismatches are errors either way; the
+  // messages are PyTorch's.
+  IncompatibleKeys load_state_dict(const NamedTensors& state_dict, bool strict = true);
 
   // --- printing ---------------------------------------------------------------
   // What goes between the parentheses of this module's line

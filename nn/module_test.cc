@@ -273,6 +273,46 @@ TEST(ModuleTest, LoadStateDictErrorsArePyTorchs) {
   Small()->load_state_dict(extra, /*strict=*/false);
 }
 
+std::string str(const IncompatibleKeys& keys) {
+  std::ostringstream os;
+  os << keys;
+  return os.str();
+}
+
+TEST(ModuleTest, LoadStateDictNotStrictReturnsWhatDidNotMatch) {
+  NamedTensors sd = Small()->state_dict();
+  NamedTensors no_bias = sd;
+  no_bias.erase(no_bias.begin() + 1);
+  IncompatibleKeys keys = Small()->load_state_dict(no_bias, /*strict=*/false);
+  EXPECT_EQ(keys.missing_keys, std::vector<std::string>{"fc.bias"});
+  EXPECT_TRUE(keys.unexpected_keys.empty());
+  EXPECT_EQ(str(keys), golden_string("load.nonstrict.missing"));
+
+  NamedTensors extra = sd;
+  extra.emplace_back("fc.scale", ember::zeros({1}));
+  extra.emplace_back("x", ember::zeros({1}));
+  keys = Small()->load_state_dict(extra, /*strict=*/false);
+  EXPECT_EQ(str(keys), golden_string("load.nonstrict.unexpected"));
+
+  NamedTensors both;
+  for (const auto& kv : extra) {
+    if (kv.first != "bn.running_var") both.push_back(kv);
+  }
+  Small with_head(3, true);
+  Tensor untouched = with_head->get_parameter("head.weight").detach().clone();
+  keys = with_head->load_state_dict(both, /*strict=*/false);
+  EXPECT_EQ(str(keys), golden_string("load.nonstrict.both"));
+  // What did match was loaded; what had no value kept its own.
+  EXPECT_TRUE(with_head->fc->weight.equal(sd[0].second));
+  EXPECT_TRUE(with_head->get_parameter("head.weight").equal(untouched));
+
+  keys = Small()->load_state_dict(sd, /*strict=*/false);
+  EXPECT_TRUE(keys.empty());
+  EXPECT_EQ(str(keys), golden_string("load.nonstrict.none"));
+  // Strict and matching: nothing to report either.
+  EXPECT_TRUE(Small()->load_state_dict(sd).empty());
+}
+
 TEST(ModuleTest, PrintsTheTreeAsPyTorch) {
   Small small(3, true);
   std::ostringstream os;

@@ -2,9 +2,9 @@
 
 namespace ember {
 
-void load(nn::Module& module, const std::string& path, const MapLocation& map_location,
-          bool strict) {
-  module.load_state_dict(load(path, map_location), strict);
+nn::IncompatibleKeys load(nn::Module& module, const std::string& path,
+                          const MapLocation& map_location, bool strict) {
+  return module.load_state_dict(load(path, map_location), strict);
 }
 
 void save(const optim::Optimizer& optimizer, const std::string& path) {

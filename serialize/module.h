@@ -24,9 +24,10 @@
 namespace ember {
 
 // Loads a state dict saved from a module of the same structure into
-// `module` (in place; strict: the keys must match exactly).
-void load(nn::Module& module, const std::string& path, const MapLocation& map_location = {},
-          bool strict = true);
+// `module` (in place; strict: the keys must match exactly, else the keys
+// that did not match are returned, as load_state_dict does).
+nn::IncompatibleKeys load(nn::Module& module, const std::string& path,
+                          const MapLocation& map_location = {}, bool strict = true);
 
 // Holders (nn::Linear, a user's EMBER_MODULE(Net)) as libtorch takes them.
 template <typename M>
@@ -34,9 +35,9 @@ void save(const nn::ModuleHolder<M>& module, const std::string& path) {
   save(*module, path);
 }
 template <typename M>
-void load(nn::ModuleHolder<M>& module, const std::string& path,
-          const MapLocation& map_location = {}, bool strict = true) {
-  load(static_cast<nn::Module&>(*module), path, map_location, strict);
+nn::IncompatibleKeys load(nn::ModuleHolder<M>& module, const std::string& path,
+                          const MapLocation& map_location = {}, bool strict = true) {
+  return load(static_cast<nn::Module&>(*module), path, map_location, strict);
 }
 
 // An optimizer's state dict (options of every group, per-parameter state),

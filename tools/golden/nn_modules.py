@@ -258,6 +258,12 @@ errors.err("load.size_nonstrict", lambda: Small(out=2).load_state_dict(sd, stric
 both = dict(extra)
 del both["bn.running_var"]
 errors.err("load.all", lambda: Small(out=2, extra=True).load_state_dict(both))
+# Not strict: what did not match comes back (printed as PyTorch's repr).
+add_string("load.nonstrict.missing", repr(Small().load_state_dict(no_bias, strict=False)))
+add_string("load.nonstrict.unexpected", repr(Small().load_state_dict(extra, strict=False)))
+add_string("load.nonstrict.both",
+           repr(Small(extra=True).load_state_dict(both, strict=False)))
+add_string("load.nonstrict.none", repr(Small().load_state_dict(sd, strict=False)))
 
 g.write()
 errors.write()
