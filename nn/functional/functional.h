@@ -13,6 +13,7 @@
 #include "nn/functional/loss.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/options.h"
+#include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
 
 #endif  // EMBER_NN_FUNCTIONAL_FUNCTIONAL_H_

@@ -14,4 +14,18 @@ const char* reduction_name(Reduction r) {
   return "mean";
 }
 
+const char* pad_mode_name(PadMode m) {
+  switch (m) {
+    case PadMode::kConstant:
+      return "constant";
+    case PadMode::kReflect:
+      return "reflect";
+    case PadMode::kReplicate:
+      return "replicate";
+    case PadMode::kCircular:
+      return "circular";
+  }
+  return "constant";
+}
+
 }  // namespace ember

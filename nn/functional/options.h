@@ -7,6 +7,7 @@
 //   ExpandingArray<D>                one int repeated, or D ints: 3 or {3, 5}
 //   ember::kMean / kSum / kNone      a loss's reduction
 //   ember::kValid / kSame            a convolution's padding mode
+//   ember::kConstant / kReflect / kReplicate / kCircular   F::pad's mode
 
 #include <array>
 #include <cstdint>
@@ -32,6 +33,15 @@ const char* reduction_name(Reduction r);
 enum class PaddingMode { kValid, kSame };
 inline constexpr PaddingMode kValid = PaddingMode::kValid;
 inline constexpr PaddingMode kSame = PaddingMode::kSame;
+
+// F::pad's mode (libtorch: torch::kConstant, torch::kReflect...).
+enum class PadMode { kConstant, kReflect, kReplicate, kCircular };
+inline constexpr PadMode kConstant = PadMode::kConstant;
+inline constexpr PadMode kReflect = PadMode::kReflect;
+inline constexpr PadMode kReplicate = PadMode::kReplicate;
+inline constexpr PadMode kCircular = PadMode::kCircular;
+// "constant" / "reflect" / "replicate" / "circular", as PyTorch spells it.
+const char* pad_mode_name(PadMode m);
 
 // D sizes given as one int (repeated) or D ints, as libtorch's
 // ExpandingArray: `.stride(2)` and `.stride({2, 1})` both work.

@@ -200,5 +200,34 @@ err("bce_size", lambda: F.binary_cross_entropy(torch.zeros(2, 3), torch.zeros(3)
 err("bce_range", lambda: F.binary_cross_entropy(torch.zeros(2, 3) + 2, torch.zeros(2, 3)))
 err("bce_logits_size", lambda: F.binary_cross_entropy_with_logits(torch.zeros(2, 3), torch.zeros(3)))
 
+# --- F.pad --------------------------------------------------------------------
+case("pad_constant", lambda x: F.pad(x, (1, 2, 0, 1), value=1.5), [rnd(2, 3, 4)])
+case("pad_constant_negative", lambda x: F.pad(x, (-1, 2, 1, -2)), [rnd(2, 3, 4)])
+case("pad_constant_3dims", lambda x: F.pad(x.transpose(0, 2), (1, 0, 0, 1, 2, 1)), [rnd(3, 2, 2)])
+case("pad_reflect_1d", lambda x: F.pad(x, (2, 3), mode="reflect"), [rnd(2, 3, 5)])
+case("pad_reflect_2d", lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect"), [rnd(2, 2, 4, 5)])
+case("pad_reflect_2d_unbatched", lambda x: F.pad(x.transpose(1, 2), (-1, 1, 1, 1), mode="reflect"),
+     [rnd(2, 5, 4)])
+case("pad_reflect_3d", lambda x: F.pad(x, (1, 1, 1, 0, 0, 2), mode="reflect"), [rnd(1, 2, 3, 3, 4)])
+case("pad_replicate_1d", lambda x: F.pad(x, (3, 1), mode="replicate"), [rnd(3, 2)])
+case("pad_replicate_2d", lambda x: F.pad(x, (2, 0, 1, 3), mode="replicate"), [rnd(2, 2, 3, 4)])
+case("pad_replicate_3d", lambda x: F.pad(x, (1, 2, 0, 1, 1, 1), mode="replicate"),
+     [rnd(2, 2, 3, 2)])
+case("pad_circular_1d", lambda x: F.pad(x, (2, 3), mode="circular"), [rnd(2, 3, 3)])
+case("pad_circular_2d", lambda x: F.pad(x, (1, 2, -1, 2), mode="circular"), [rnd(1, 2, 4, 3)])
+case("pad_circular_3d", lambda x: F.pad(x, (0, 1, 2, 1, 1, 0), mode="circular"),
+     [rnd(1, 2, 2, 2, 3)])
+
+x3 = torch.arange(6.).view(1, 2, 3)
+err("pad_odd", lambda: F.pad(x3, (1,)))
+err("pad_too_long", lambda: F.pad(x3, (1, 1, 1, 1, 1, 1, 1, 1)))
+err("pad_reflect_too_big", lambda: F.pad(x3, (3, 3), mode="reflect"))
+err("pad_reflect_value", lambda: F.pad(x3, (1, 1), mode="reflect", value=1))
+err("pad_replicate_dims", lambda: F.pad(x3, (1, 1, 1, 1, 1, 1), mode="replicate"))
+err("pad_replicate_1d_input", lambda: F.pad(torch.zeros(3), (1, 1), mode="replicate"))
+err("pad_circular_wrap", lambda: F.pad(x3, (4, 4), mode="circular"))
+err("pad_circular_unbatched", lambda: F.pad(torch.zeros(2, 3, 4), (1, 1, 1, 1), mode="circular"))
+err("pad_replicate_empty", lambda: F.pad(torch.zeros(2, 0, 3), (1, 1), mode="replicate"))
+
 errors.write()
 w.write()

@@ -1,0 +1,128 @@
+#include "nn/functional/padding.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace nn {
+namespace functional {
+namespace {
+
+std::string shape_str(IntArrayRef s) { return absl::StrCat("[", absl::StrJoin(s, ", "), "]"); }
+
+// Constant mode, one dim: crop a negative side, then add blocks of `value`.
+Tensor pad_constant_dim(Tensor x, int64_t dim, int64_t before, int64_t after, double value) {
+  const int64_t n = x.size(dim);
+  EMBER_CHECK(n + before + after >= 0, "The input size ", n, ", plus negative padding ", before,
+              " and ", after, " resulted in a negative output size, which is invalid. Check dimension ",
+              dim, " of your input.");
+  if (before < 0 || after < 0) {
+    const int64_t start = before < 0 ? -before : 0;
+    const int64_t stop = after < 0 ? n + after : n;
+    x = x.narrow(dim, start, stop - start);
+  }
+  std::vector<Tensor> parts;
+  auto block = [&](int64_t len) {
+    std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+    shape[dim] = len;
+    parts.push_back(full(shape, value, x.options()));
+  };
+  if (before > 0) block(before);
+  parts.push_back(x);
+  if (after > 0) block(after);
+  return parts.size() == 1 ? x : cat(parts, dim);
+}
+
+// The other modes, one dim: output position j reads input position
+// idx(j - before). Circular crops a negative side first and wraps around
+// what is left (PyTorch's _pad_circular copies from the cropped array).
+Tensor pad_indexed_dim(Tensor x, int64_t dim, int64_t before, int64_t after, PadMode mode) {
+  if (mode == kCircular && (before < 0 || after < 0)) {
+    const int64_t start = before < 0 ? -before : 0;
+    const int64_t stop = after < 0 ? x.size(dim) + after : x.size(dim);
+    x = x.narrow(dim, start, stop - start);
+    before = before < 0 ? 0 : before;
+    after = after < 0 ? 0 : after;
+  }
+  const int64_t n = x.size(dim);
+  const int64_t out = n + before + after;
+  EMBER_CHECK(n > 0 || out <= 0, "Padding of ", pad_mode_name(mode),
+              " mode cannot fill dimension ", dim, ": nothing is left of it to copy");
+  std::vector<int64_t> idx(out > 0 ? out : 0);
+  for (int64_t j = 0; j < out; ++j) {
+    int64_t i = j - before;
+    if (mode == kReflect) {
+      if (i < 0) i = -i;
+      if (i >= n) i = 2 * (n - 1) - i;
+    } else if (mode == kReplicate) {
+      i = i < 0 ? 0 : i >= n ? n - 1 : i;
+    } else {
+      i = ((i % n) + n) % n;
+    }
+    idx[j] = i;
+  }
+  return x.index_select(dim, tensor(idx).to(x.device()));
+}
+
+}  // namespace
+
+Tensor pad(const Tensor& input, const PadFuncOptions& options) {
+  const std::vector<int64_t>& p = options.pad();
+  const PadMode mode = options.mode();
+  EMBER_CHECK(p.size() % 2 == 0, "Padding length must be divisible by 2");
+  const int64_t ndim = input.dim();
+  EMBER_CHECK(static_cast<int64_t>(p.size()) / 2 <= ndim, "Padding length too large");
+  const int64_t npad = static_cast<int64_t>(p.size()) / 2;
+  if (mode == kConstant) {
+    Tensor x = input;
+    for (int64_t k = 0; k < npad; ++k) {
+      x = pad_constant_dim(x, ndim - 1 - k, p[2 * k], p[2 * k + 1], options.value());
+    }
+    return npad == 0 ? input.clone() : x;
+  }
+  EMBER_CHECK(options.value() == 0, "Padding mode \"", pad_mode_name(mode),
+              "\" doesn't take in value argument");
+  if (mode == kCircular) {  // batched input only in PyTorch 1.13
+    EMBER_CHECK(ndim >= 3 && static_cast<int64_t>(p.size()) == 2 * (ndim - 2),
+                "Invalid padding size, expected ", 2 * (ndim - 2), " but got ", p.size());
+  }
+  EMBER_CHECK(npad >= 1 && npad <= 3 && (ndim == npad + 1 || ndim == npad + 2),
+              "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
+  if (mode != kCircular) {
+    // Every dim but a batch dim must be non-empty.
+    bool ok = true;
+    for (int64_t d = ndim - npad - 1; d < ndim; ++d) ok = ok && input.size(d) != 0;
+    EMBER_CHECK(ok, "Expected ", npad + 1, "D or ", npad + 2,
+                "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+                "for input, but got: ",
+                shape_str(input.sizes()));
+  }
+  Tensor x = input;
+  for (int64_t k = 0; k < npad; ++k) {
+    const int64_t dim = ndim - 1 - k;
+    const int64_t n = input.size(dim);
+    const int64_t before = p[2 * k], after = p[2 * k + 1];
+    if (mode == kReflect) {
+      EMBER_CHECK(before < n && after < n,
+                  "Argument #4: Padding size should be less than the corresponding input "
+                  "dimension, but got: padding (",
+                  before, ", ", after, ") at dimension ", dim, " of input ",
+                  shape_str(input.sizes()));
+    } else if (mode == kCircular) {
+      EMBER_CHECK(before <= n && after <= n, "Padding value causes wrapping around more than once.");
+    }
+    EMBER_CHECK(n + before + after >= 0, "The input size ", n, ", plus negative padding ", before,
+                " and ", after,
+                " resulted in a negative output size, which is invalid. Check dimension ", dim,
+                " of your input.");
+    x = pad_indexed_dim(x, dim, before, after, mode);
+  }
+  return x;
+}
+
+}  // namespace functional
+}  // namespace nn
+}  // namespace ember
