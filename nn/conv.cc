@@ -64,6 +64,9 @@ std::string ConvNdImpl<D>::extra_repr() const {
   }
   if (options.groups() != 1) absl::StrAppend(&s, ", groups=", options.groups());
   if (!bias.defined()) absl::StrAppend(&s, ", bias=False");
+  if (options.padding_mode() != kZeros) {
+    absl::StrAppend(&s, ", padding_mode=", pad_mode_name(options.padding_mode()));
+  }
   return s;
 }
 
@@ -72,20 +75,44 @@ functional::ConvFuncOptions<D> ConvNdImpl<D>::func_options() const {
   return functional::ConvFuncOptions<D>()
       .bias(bias)
       .stride(options.stride())
-      .padding(options.padding())
+      .padding(options.padding_mode() == kZeros ? options.padding() : ConvPadding<D>(0))
       .dilation(options.dilation())
       .groups(options.groups());
+}
+
+// PyTorch's _reversed_padding_repeated_twice: (before, after) per dim, last
+// dim first; 'same' puts the odd element after, 'valid' pads nothing.
+template <size_t D>
+Tensor ConvNdImpl<D>::pad_input(const Tensor& input) const {
+  if (options.padding_mode() == kZeros) return input;
+  const ConvPadding<D>& padding = options.padding();
+  std::vector<int64_t> pad;
+  for (size_t k = 0; k < D; ++k) {
+    const size_t d = D - 1 - k;
+    if (!padding.is_mode()) {
+      pad.push_back(padding.sizes()[d]);
+      pad.push_back(padding.sizes()[d]);
+    } else if (padding.mode() == kSame) {
+      const int64_t total = options.dilation()[d] * (options.kernel_size()[d] - 1);
+      pad.push_back(total / 2);
+      pad.push_back(total - total / 2);
+    } else {
+      pad.push_back(0);
+      pad.push_back(0);
+    }
+  }
+  return functional::pad(input, functional::PadFuncOptions(pad).mode(options.padding_mode()));
 }
 
 template class ConvNdImpl<1>;
 template class ConvNdImpl<2>;
 
 Tensor Conv1dImpl::forward(const Tensor& input) {
-  return functional::conv1d(input, weight, func_options());
+  return functional::conv1d(pad_input(input), weight, func_options());
 }
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
-  return functional::conv2d(input, weight, func_options());
+  return functional::conv2d(pad_input(input), weight, func_options());
 }
 
 }  // namespace nn

@@ -6,13 +6,16 @@
 //   nn::Conv2d same(nn::Conv2dOptions(2, 3, 3).padding(ember::kSame));
 // weight [out, in / groups, *kernel] and bias [out], initialized as PyTorch
 // does (kaiming_uniform_ with a = sqrt(5), bias U(+-1/sqrt(fan_in))).
-// Only zero padding (PyTorch's padding_mode='zeros').
+// padding_mode: ember::kZeros (default), kReflect, kReplicate or kCircular;
+// the last three pad the input with F::pad first, as PyTorch does:
+//   nn::Conv2d c(nn::Conv2dOptions(3, 8, 3).padding(1).padding_mode(ember::kReflect));
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "nn/functional/conv.h"
+#include "nn/functional/padding.h"
 #include "nn/module.h"
 #include "tensor/tensor.h"
 
@@ -31,6 +34,7 @@ struct ConvOptions {
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(int64_t, groups) = 1;
   EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(PadMode, padding_mode) = kZeros;
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
@@ -49,6 +53,9 @@ class ConvNdImpl : public Module {
 
  protected:
   functional::ConvFuncOptions<D> func_options() const;
+  // The input padded by F::pad when padding_mode is not kZeros (then
+  // func_options() pads nothing), else the input itself.
+  Tensor pad_input(const Tensor& input) const;
 };
 
 class Conv1dImpl : public ConvNdImpl<1> {

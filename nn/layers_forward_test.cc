@@ -51,6 +51,24 @@ TEST(LayersForwardTest, LinearAndConvolutions) {
   expect_forward("conv2d_same", same);
 }
 
+// padding_mode other than zeros: F::pad, then an unpadded convolution.
+TEST(LayersForwardTest, ConvolutionPaddingModes) {
+  manual_seed(0);
+  Conv2d reflect(Conv2dOptions(2, 3, 3).padding({1, 2}).padding_mode(kReflect));
+  expect_forward("conv2d_reflect", reflect);
+  manual_seed(0);
+  Conv2d circular(Conv2dOptions(2, 3, {2, 3}).padding(kSame).padding_mode(kCircular));
+  expect_forward("conv2d_circular_same", circular);
+  manual_seed(0);
+  Conv1d replicate(Conv1dOptions(2, 3, 3).stride(2).padding(2).padding_mode(kReplicate));
+  expect_forward("conv1d_replicate", replicate);
+  // The gradient reaches the input through the padding.
+  Tensor x = golden_tensor("forward.conv2d_reflect.input").requires_grad_();
+  reflect(x).sum().backward();
+  ASSERT_TRUE(x.grad().defined());
+  EXPECT_EQ(x.grad().sizes(), x.sizes());
+}
+
 TEST(LayersForwardTest, Activations) {
   ReLU relu;
   expect_forward("relu", relu);

@@ -139,6 +139,12 @@ TEST(LayersInitTest, PrintsEveryLayerAsPyTorch) {
                    Conv2d(Conv2dOptions(2, 3, 3).padding(kValid)));
   EXPECT_EQ(repr(*convs), golden_string("repr.convs"));
 
+  ModuleList padding_modes(
+      Conv2d(Conv2dOptions(2, 3, 3).padding({1, 2}).padding_mode(kReflect)),
+      Conv2d(Conv2dOptions(2, 3, {2, 3}).padding(kSame).padding_mode(kCircular)),
+      Conv1d(Conv1dOptions(2, 3, 3).stride(2).padding(2).padding_mode(kReplicate)));
+  EXPECT_EQ(repr(*padding_modes), golden_string("repr.conv_padding_modes"));
+
   ModuleList norms(
       BatchNorm1d(4), BatchNorm2d(BatchNormOptions(3).momentum(std::nullopt)),
       BatchNorm1d(BatchNormOptions(2).eps(1e-3).affine(false).track_running_stats(false)),

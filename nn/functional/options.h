@@ -40,6 +40,9 @@ inline constexpr PadMode kConstant = PadMode::kConstant;
 inline constexpr PadMode kReflect = PadMode::kReflect;
 inline constexpr PadMode kReplicate = PadMode::kReplicate;
 inline constexpr PadMode kCircular = PadMode::kCircular;
+// A convolution's padding_mode: kZeros (PyTorch's 'zeros', F::pad's
+// kConstant with value 0), kReflect, kReplicate or kCircular.
+inline constexpr PadMode kZeros = PadMode::kConstant;
 // "constant" / "reflect" / "replicate" / "circular", as PyTorch spells it.
 const char* pad_mode_name(PadMode m);
 
