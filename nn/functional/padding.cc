@@ -13,12 +13,17 @@ namespace {
 
 std::string shape_str(IntArrayRef s) { return absl::StrCat("[", absl::StrJoin(s, ", "), "]"); }
 
-// Constant mode, one dim: crop a negative side, then add blocks of `value`.
-Tensor pad_constant_dim(Tensor x, int64_t dim, int64_t before, int64_t after, double value) {
-  const int64_t n = x.size(dim);
+// Negative padding may crop a dim to nothing, not below.
+void check_output_size(int64_t n, int64_t before, int64_t after, int64_t dim) {
   EMBER_CHECK(n + before + after >= 0, "The input size ", n, ", plus negative padding ", before,
               " and ", after, " resulted in a negative output size, which is invalid. Check dimension ",
               dim, " of your input.");
+}
+
+// Constant mode, one dim: crop a negative side, then add blocks of `value`.
+Tensor pad_constant_dim(Tensor x, int64_t dim, int64_t before, int64_t after, double value) {
+  const int64_t n = x.size(dim);
+  check_output_size(n, before, after, dim);
   if (before < 0 || after < 0) {
     const int64_t start = before < 0 ? -before : 0;
     const int64_t stop = after < 0 ? n + after : n;
@@ -114,10 +119,7 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
     } else if (mode == kCircular) {
       EMBER_CHECK(before <= n && after <= n, "Padding value causes wrapping around more than once.");
     }
-    EMBER_CHECK(n + before + after >= 0, "The input size ", n, ", plus negative padding ", before,
-                " and ", after,
-                " resulted in a negative output size, which is invalid. Check dimension ", dim,
-                " of your input.");
+    check_output_size(n, before, after, dim);
     x = pad_indexed_dim(x, dim, before, after, mode);
   }
   return x;
