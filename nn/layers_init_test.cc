@@ -145,6 +145,12 @@ TEST(LayersInitTest, PrintsEveryLayerAsPyTorch) {
       Conv1d(Conv1dOptions(2, 3, 3).stride(2).padding(2).padding_mode(kReplicate)));
   EXPECT_EQ(repr(*padding_modes), golden_string("repr.conv_padding_modes"));
 
+  // Sizes print as given: one int as the int, a pair as a tuple.
+  ModuleList pools(MaxPool2d(MaxPool2dOptions({2, 2})),
+                   MaxPool2d(MaxPool2dOptions({3, 2}).stride(1).padding({1, 0})),
+                   AvgPool2d(AvgPool2dOptions({2, 2}).padding(1)));
+  EXPECT_EQ(repr(*pools), golden_string("repr.pools_given_as_tuples"));
+
   ModuleList norms(
       BatchNorm1d(4), BatchNorm2d(BatchNormOptions(3).momentum(std::nullopt)),
       BatchNorm1d(BatchNormOptions(2).eps(1e-3).affine(false).track_running_stats(false)),

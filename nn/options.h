@@ -25,16 +25,12 @@ std::string py_tuple(const Ints& v) {
   const size_t n = static_cast<size_t>(std::end(v) - std::begin(v));
   return absl::StrCat("(", absl::StrJoin(v, ", "), n == 1 ? ",)" : ")");
 }
-// A pooling size as PyTorch prints what it was given. ExpandingArray does
-// not remember whether one int or D ints were given, so equal sizes print as
-// the one int (MaxPool2d(2) -> "2"; MaxPool2d({2, 2}) also prints "2",
-// where PyTorch prints "(2, 2)").
+// A pooling size as PyTorch prints what it was given: one int as the int
+// (MaxPool2d(2) -> "2"), D ints as a tuple (MaxPool2d({2, 2}) -> "(2, 2)").
+// (An ExpandingArray: anything with from_one() and operator[].)
 template <typename Sizes>
 std::string py_size(const Sizes& a) {
-  for (size_t i = 1; i < a.size(); ++i) {
-    if (a[i] != a[0]) return py_tuple(a);
-  }
-  return absl::StrCat(a[0]);
+  return a.from_one() ? absl::StrCat(a[0]) : py_tuple(a);
 }
 
 }  // namespace detail

@@ -51,7 +51,7 @@ const char* pad_mode_name(PadMode m);
 template <size_t D>
 class ExpandingArray {
  public:
-  ExpandingArray(int64_t v) { values_.fill(v); }         // NOLINT(runtime/explicit)
+  ExpandingArray(int64_t v) : from_one_(true) { values_.fill(v); }  // NOLINT(runtime/explicit)
   ExpandingArray(std::initializer_list<int64_t> list) {  // NOLINT(runtime/explicit)
     EMBER_CHECK(list.size() == D, "Expected ", D, " values, but instead got ", list.size());
     size_t i = 0;
@@ -59,7 +59,13 @@ class ExpandingArray {
   }
   ExpandingArray(const std::array<int64_t, D>& a) : values_(a) {}  // NOLINT
   int64_t operator[](size_t i) const { return values_[i]; }
-  int64_t& operator[](size_t i) { return values_[i]; }
+  int64_t& operator[](size_t i) {
+    from_one_ = false;  // may no longer be one repeated int
+    return values_[i];
+  }
+  // Built from one int (printed as PyTorch prints what it was given:
+  // MaxPool2d(2) -> "kernel_size=2", MaxPool2d({2, 2}) -> "(2, 2)").
+  bool from_one() const { return from_one_; }
   static constexpr size_t size() { return D; }
   const int64_t* data() const { return values_.data(); }
   const int64_t* begin() const { return values_.data(); }
@@ -69,6 +75,7 @@ class ExpandingArray {
 
  private:
   std::array<int64_t, D> values_{};
+  bool from_one_ = false;
 };
 
 // A convolution's padding: sizes, or kValid / kSame (libtorch's padding_t):

@@ -218,6 +218,9 @@ seq = nn.Sequential(
     nn.Softmax(dim=1), nn.LogSoftmax(dim=1), nn.ReLU(inplace=True))
 REPRS = {
     "net": modules["net"],
+    "pools_given_as_tuples": nn.ModuleList([nn.MaxPool2d((2, 2)),
+                                            nn.MaxPool2d((3, 2), stride=1, padding=(1, 0)),
+                                            nn.AvgPool2d((2, 2), padding=1)]),
     "conv_padding_modes": nn.ModuleList([modules["conv2d_reflect"], modules["conv2d_circular_same"],
                                          modules["conv1d_replicate"]]),
     "sequential": seq,
