@@ -27,6 +27,61 @@ const std::shared_ptr<Module>& SequentialImpl::ptr(int64_t index) const {
   return at_index(modules_, index);
 }
 
+const std::shared_ptr<Module>* ModuleDictImpl::find(const std::string& key) const {
+  for (const auto& item : items_) {
+    if (item.first == key) return &item.second;
+  }
+  return nullptr;
+}
+
+const std::shared_ptr<Module>& ModuleDictImpl::ptr(const std::string& key) const {
+  const std::shared_ptr<Module>* m = find(key);
+  EMBER_CHECK(m != nullptr, "ModuleDict has no module '", key, "'");
+  return *m;
+}
+
+void ModuleDictImpl::set(const std::string& key, std::shared_ptr<Module> module) {
+  EMBER_CHECK(module != nullptr, "ModuleDict: cannot add an empty module");
+  for (auto& item : items_) {
+    if (item.first == key) {
+      replace_child(key, module);
+      item.second = std::move(module);
+      return;
+    }
+  }
+  add_child(key, module);
+  items_.emplace_back(key, std::move(module));
+}
+
+std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {
+  std::shared_ptr<Module> m = ptr(key);
+  remove_child(key);
+  for (auto it = items_.begin(); it != items_.end(); ++it) {
+    if (it->first == key) {
+      items_.erase(it);
+      break;
+    }
+  }
+  return m;
+}
+
+void ModuleDictImpl::clear() {
+  for (const auto& item : items_) remove_child(item.first);
+  items_.clear();
+}
+
+std::vector<std::string> ModuleDictImpl::keys() const {
+  std::vector<std::string> out;
+  for (const auto& item : items_) out.push_back(item.first);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> ModuleDictImpl::values() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (const auto& item : items_) out.push_back(item.second);
+  return out;
+}
+
 Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
   for (const auto& f : forwards_) x = f(x);

@@ -1,8 +1,9 @@
 #ifndef EMBER_NN_CONTAINER_H_
 #define EMBER_NN_CONTAINER_H_
 
-// Sequential and ModuleList. Children are named "0", "1", ... as in
-// PyTorch, so parameters are "0.weight", and the tree prints "(0): ...".
+// Sequential and ModuleList, whose children are named "0", "1", ... as in
+// PyTorch (parameters "0.weight", the tree prints "(0): ..."), and
+// ModuleDict, whose children are named by their keys.
 
 #include <cstddef>
 #include <functional>
@@ -70,6 +71,63 @@ class ModuleListImpl : public Module {
   std::vector<std::shared_ptr<Module>> modules_;
 };
 EMBER_MODULE(ModuleList);
+
+// (name, module) pairs, in order.
+using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
+
+// Modules by name, in insertion order (PyTorch's nn.ModuleDict):
+//   nn::ModuleDict heads(nn::NamedModules{{"cls", nn::Linear(8, 10).ptr()},
+//                                         {"box", nn::Linear(8, 4).ptr()}});
+//   heads->insert("aux", nn::Linear(8, 2));   // a new key goes last
+//   heads->at<nn::LinearImpl>("cls").forward(x);
+// Assigning an existing key replaces its module in place (same position);
+// pop removes one. Keys follow add_module's rules (no ".", not empty).
+class ModuleDictImpl : public Module {
+ public:
+  ModuleDictImpl() = default;
+  explicit ModuleDictImpl(const NamedModules& modules) {
+    for (const auto& [key, module] : modules) insert(key, module);
+  }
+
+  // Adds `module` under `key`, or replaces the module already there.
+  template <typename M>
+  void insert(const std::string& key, const M& module) {
+    set(key, as_module_ptr(module));
+  }
+  // Inserts every item of `other`, in its order.
+  void update(const ModuleDictImpl& other) {
+    for (const auto& [key, module] : other.items_) set(key, module);
+  }
+  // Removes `key` and returns its module.
+  std::shared_ptr<Module> pop(const std::string& key);
+  void clear();
+
+  bool contains(const std::string& key) const { return find(key) != nullptr; }
+  // The module under `key`; an error naming the key when there is none.
+  const std::shared_ptr<Module>& ptr(const std::string& key) const;
+  Module& operator[](const std::string& key) const { return *ptr(key); }
+  template <typename T>
+  auto& at(const std::string& key) const {
+    auto* m = ptr(key)->template as<T>();
+    EMBER_CHECK(m != nullptr, "Attempted to cast module '", key,
+                "' to the requested type, but it is another kind of module");
+    return *m;
+  }
+  std::vector<std::string> keys() const;
+  std::vector<std::shared_ptr<Module>> values() const;
+  const NamedModules& items() const { return items_; }
+  size_t size() const { return items_.size(); }
+  bool is_empty() const { return items_.empty(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+ private:
+  void set(const std::string& key, std::shared_ptr<Module> module);
+  const std::shared_ptr<Module>* find(const std::string& key) const;
+
+  NamedModules items_;
+};
+EMBER_MODULE(ModuleDict);
 
 // Runs its modules one after the other. Any module with a
 // `forward(const Tensor&)` (or `forward(Tensor)`) returning Tensor fits;

@@ -131,6 +131,16 @@ void Module::replace_child(const std::string& name, std::shared_ptr<Module> modu
   EMBER_CHECK(false, "No Module with name '", name, "' is registered");
 }
 
+void Module::remove_child(const std::string& name) {
+  for (auto it = children_.begin(); it != children_.end(); ++it) {
+    if (it->first == name) {
+      children_.erase(it);
+      return;
+    }
+  }
+  EMBER_CHECK(false, "No Module with name '", name, "' is registered");
+}
+
 // --- traversal ------------------------------------------------------------------
 
 void Module::collect(const std::string& prefix, bool recurse, bool buffers, bool dedupe,

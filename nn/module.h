@@ -156,6 +156,9 @@ class Module : public std::enable_shared_from_this<Module> {
   // Child registration without the holder's type (used by containers).
   void add_child(const std::string& name, std::shared_ptr<Module> module);
   void replace_child(const std::string& name, std::shared_ptr<Module> module);
+  // Unregisters child `name` (its parameters leave the module's); the
+  // others keep their order. Error when there is none.
+  void remove_child(const std::string& name);
 
   template <typename M>
   static std::shared_ptr<Module> as_module_ptr(const std::shared_ptr<M>& m) {

@@ -277,6 +277,16 @@ add_string("load.nonstrict.both",
            repr(Small(extra=True).load_state_dict(both, strict=False)))
 add_string("load.nonstrict.none", repr(Small().load_state_dict(sd, strict=False)))
 
+# --- ModuleDict: insertion order, replacing in place, pop ------------------------
+torch.manual_seed(0)
+md = nn.ModuleDict({"conv": nn.Conv2d(1, 2, 3), "act": nn.ReLU()})
+md["fc"] = nn.Linear(2, 2)
+md["conv"] = nn.Conv2d(1, 3, 3)
+md.pop("act")
+add_string("repr.module_dict", repr(md))
+add_string("state_dict.module_dict", "\n".join(md.state_dict().keys()))
+add_string("repr.module_dict_empty", repr(nn.ModuleDict()))
+
 g.write()
 errors.write()
 write_inc("nn_modules_strings_golden.inc", "nn_modules", "{name, text}", strings, "strings",
