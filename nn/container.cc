@@ -1,5 +1,7 @@
 #include "nn/container.h"
 
+#include <algorithm>
+
 namespace ember {
 namespace nn {
 namespace {
@@ -54,14 +56,12 @@ void ModuleDictImpl::set(const std::string& key, std::shared_ptr<Module> module)
 }
 
 std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {
-  std::shared_ptr<Module> m = ptr(key);
+  auto it = std::find_if(items_.begin(), items_.end(),
+                         [&](const auto& item) { return item.first == key; });
+  EMBER_CHECK(it != items_.end(), "ModuleDict has no module '", key, "'");
+  std::shared_ptr<Module> m = std::move(it->second);
+  items_.erase(it);
   remove_child(key);
-  for (auto it = items_.begin(); it != items_.end(); ++it) {
-    if (it->first == key) {
-      items_.erase(it);
-      break;
-    }
-  }
   return m;
 }
 

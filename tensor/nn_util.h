@@ -1,8 +1,8 @@
 #ifndef EMBER_TENSOR_NN_UTIL_H_
 #define EMBER_TENSOR_NN_UTIL_H_
 
-// Helpers shared by the nn kernels' error messages. Internal to
-// //tensor:nn_ops.
+// Helpers shared by the nn ops' error messages (the kernels here and
+// nn::functional's).
 
 #include <string>
 

@@ -46,6 +46,10 @@ int hardware_threads() {
   return hc == 0 ? 1 : static_cast<int>(hc);
 }
 
+std::chrono::microseconds spin_bound(int num_threads) {
+  return num_threads <= hardware_threads() ? kSpin : std::chrono::microseconds(0);
+}
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -113,7 +117,7 @@ class Pool {
   void set_num_threads(int n) {
     std::lock_guard<std::mutex> job(job_mu_);
     num_threads_.store(n, std::memory_order_relaxed);
-    spin_.store(n <= hardware_threads() ? kSpin : std::chrono::microseconds(0));
+    spin_.store(spin_bound(n));
     openblas_set_num_threads(n);
     std::lock_guard<std::mutex> lock(mu_);
     while (static_cast<int>(workers_.size()) < n - 1) {
@@ -168,7 +172,7 @@ class Pool {
   Pool() {
     int n = threads_after_fork_ > 0 ? threads_after_fork_ : initial_threads();
     num_threads_.store(n);
-    spin_.store(n <= hardware_threads() ? kSpin : std::chrono::microseconds(0));
+    spin_.store(spin_bound(n));
     openblas_set_num_threads(n);
     for (int i = 0; i < n - 1; ++i) {
       workers_.emplace_back([this, i] { worker_loop(i); });

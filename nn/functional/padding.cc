@@ -1,17 +1,15 @@
 #include "nn/functional/padding.h"
 
+#include <algorithm>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "tensor/all.h"
+#include "tensor/nn_util.h"
 
 namespace ember {
 namespace nn {
 namespace functional {
 namespace {
-
-std::string shape_str(IntArrayRef s) { return absl::StrCat("[", absl::StrJoin(s, ", "), "]"); }
 
 // Negative padding may crop a dim to nothing, not below.
 void check_output_size(int64_t n, int64_t before, int64_t after, int64_t dim) {
@@ -20,15 +18,20 @@ void check_output_size(int64_t n, int64_t before, int64_t after, int64_t dim) {
               dim, " of your input.");
 }
 
+// Cuts the negative sides off `dim` and leaves only the positive padding.
+Tensor crop_negative(const Tensor& x, int64_t dim, int64_t* before, int64_t* after) {
+  if (*before >= 0 && *after >= 0) return x;
+  const int64_t start = *before < 0 ? -*before : 0;
+  const int64_t stop = *after < 0 ? x.size(dim) + *after : x.size(dim);
+  *before = std::max<int64_t>(*before, 0);
+  *after = std::max<int64_t>(*after, 0);
+  return x.narrow(dim, start, stop - start);
+}
+
 // Constant mode, one dim: crop a negative side, then add blocks of `value`.
 Tensor pad_constant_dim(Tensor x, int64_t dim, int64_t before, int64_t after, double value) {
-  const int64_t n = x.size(dim);
-  check_output_size(n, before, after, dim);
-  if (before < 0 || after < 0) {
-    const int64_t start = before < 0 ? -before : 0;
-    const int64_t stop = after < 0 ? n + after : n;
-    x = x.narrow(dim, start, stop - start);
-  }
+  check_output_size(x.size(dim), before, after, dim);
+  x = crop_negative(x, dim, &before, &after);
   std::vector<Tensor> parts;
   auto block = [&](int64_t len) {
     std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
@@ -45,13 +48,7 @@ Tensor pad_constant_dim(Tensor x, int64_t dim, int64_t before, int64_t after, do
 // idx(j - before). Circular crops a negative side first and wraps around
 // what is left (PyTorch's _pad_circular copies from the cropped array).
 Tensor pad_indexed_dim(Tensor x, int64_t dim, int64_t before, int64_t after, PadMode mode) {
-  if (mode == kCircular && (before < 0 || after < 0)) {
-    const int64_t start = before < 0 ? -before : 0;
-    const int64_t stop = after < 0 ? x.size(dim) + after : x.size(dim);
-    x = x.narrow(dim, start, stop - start);
-    before = before < 0 ? 0 : before;
-    after = after < 0 ? 0 : after;
-  }
+  if (mode == kCircular) x = crop_negative(x, dim, &before, &after);
   const int64_t n = x.size(dim);
   const int64_t out = n + before + after;
   EMBER_CHECK(n > 0 || out <= 0, "Padding of ", pad_mode_name(mode),
@@ -103,7 +100,7 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
     EMBER_CHECK(ok, "Expected ", npad + 1, "D or ", npad + 2,
                 "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
                 "for input, but got: ",
-                shape_str(input.sizes()));
+                detail::bracketed(input.sizes()));
   }
   Tensor x = input;
   for (int64_t k = 0; k < npad; ++k) {
@@ -115,7 +112,7 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
                   "Argument #4: Padding size should be less than the corresponding input "
                   "dimension, but got: padding (",
                   before, ", ", after, ") at dimension ", dim, " of input ",
-                  shape_str(input.sizes()));
+                  detail::bracketed(input.sizes()));
     } else if (mode == kCircular) {
       EMBER_CHECK(before <= n && after <= n, "Padding value causes wrapping around more than once.");
     }
