@@ -3,14 +3,29 @@
 //   ./bazelw run //trainers:mnist                          # 2 epochs of Fashion-MNIST
 //   ./bazelw run //trainers:mnist -- --epochs=10 --checkpoint_dir=/tmp/ckpt
 //   ./bazelw run //trainers:mnist -- --epochs=12 --resume=/tmp/ckpt/epoch_10.safetensors
+//
+// Data-parallel (Note [Data-parallel MNIST] in mnist_train.cc), gloo between
+// local processes:
+//   ./bazelw run //trainers:mnist -- --nproc=2             # spawns 2 ranks
+//   bazel-bin/distributed/launch --nproc_per_node=2 bazel-bin/trainers/mnist
+// Under the launcher (RANK and WORLD_SIZE set) it joins the group env://
+// describes; --batch_size is per rank, as in PyTorch.
 
+#include <stdlib.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "distributed/init.h"
+#include "distributed/spawn.h"
 #include "tensor/cuda/cuda.h"
 #include "trainers/mnist_train.h"
 
@@ -31,6 +46,46 @@ ABSL_FLAG(uint64_t, seed, kDefaults.seed, "seed of the initialization and the sh
 ABSL_FLAG(std::string, checkpoint_dir, "", "save checkpoints here (empty: none)");
 ABSL_FLAG(int64_t, checkpoint_every, kDefaults.checkpoint_every, "epochs between checkpoints");
 ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
+ABSL_FLAG(int, nproc, 1, "train data-parallel on this many local processes (gloo)");
+
+namespace {
+
+namespace dist = ember::distributed;
+
+// One rank of a data-parallel run: joins the group, trains, leaves.
+void train_rank(const ember::trainers::MnistConfig& c, const dist::InitOptions& init) {
+  dist::init_process_group("gloo", init);
+  ember::trainers::train_mnist(c, std::cout);
+  dist::destroy_process_group();
+}
+
+// --nproc=N: N forked ranks meeting in a FileStore under a fresh folder.
+void spawn_ranks(ember::trainers::MnistConfig c, int nproc) {
+  if (c.threads == 0) {
+    c.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / nproc);
+  }
+  // The ranks share this host: gloo talks over loopback unless told otherwise.
+  setenv("GLOO_SOCKET_IFNAME", "lo", /*overwrite=*/0);
+  std::string dir = (std::filesystem::temp_directory_path() / "ember_mnist_XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + dir);
+  try {
+    dist::spawn(
+        [&](int rank) {
+          dist::InitOptions init;
+          init.init_method = "file://" + dir + "/store";
+          init.world_size = nproc;
+          init.rank = rank;
+          train_rank(c, init);
+        },
+        nproc);
+  } catch (...) {
+    std::filesystem::remove_all(dir);
+    throw;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Trains seed 003's MNIST classifier (see trainers/mnist.cc).");
@@ -52,7 +107,14 @@ int main(int argc, char** argv) {
   // The seed's first line; ember's ops run on the CPU whatever it says.
   std::cout << "CUDA available: " << (ember::cuda::is_available() ? "True" : "False") << "\n";
   try {
-    ember::trainers::train_mnist(c, std::cout);
+    const int nproc = absl::GetFlag(FLAGS_nproc);
+    if (getenv("WORLD_SIZE") != nullptr) {
+      train_rank(c, {});  // launched: env://
+    } else if (nproc > 1) {
+      spawn_ranks(c, nproc);
+    } else {
+      ember::trainers::train_mnist(c, std::cout);
+    }
   } catch (const std::exception& e) {
     std::cerr << "mnist: " << e.what() << "\n";
     return 1;

@@ -10,6 +10,9 @@
 #include "autograd/grad_mode.h"
 #include "data/dataloader.h"
 #include "data/transforms.h"
+#include "distributed/collectives.h"
+#include "distributed/ddp.h"
+#include "distributed/init.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "serialize/checkpoint.h"
@@ -24,6 +27,12 @@ namespace {
 namespace F = nn::functional;
 using data::Dataset;
 using data::Example;
+
+// Discards what ranks other than 0 would print.
+class NullBuffer : public std::streambuf {
+ protected:
+  int overflow(int c) override { return c; }
+};
 
 // The first `limit` examples of `ds` (all of them for 0).
 std::shared_ptr<const Dataset<Example>> first(std::shared_ptr<const Dataset<Example>> ds,
@@ -54,8 +63,22 @@ void save_checkpoint(const std::string& dir, int64_t epoch, const Net& model,
 
 }  // namespace
 
-std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out) {
+std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all) {
   if (c.threads > 0) set_num_threads(c.threads);
+  // Note [Data-parallel MNIST]: under a process group of several ranks the
+  // model is wrapped in DistributedDataParallel and each rank trains on its
+  // DistributedSampler share (batch_size images per rank and step). Rank 0
+  // alone prints, tests and writes checkpoints (of the plain model, so they
+  // resume in either mode); testing the whole set on one rank keeps the
+  // seed's loss figure (a sum of batch means) comparable with a
+  // single-process run, and the figures reach the other ranks by broadcast.
+  const bool parallel = distributed::is_initialized() && distributed::get_world_size() > 1;
+  const int rank = parallel ? distributed::get_rank() : 0;
+  const int world = parallel ? distributed::get_world_size() : 1;
+  NullBuffer null_buffer;
+  std::ostream null_stream(&null_buffer);
+  std::ostream& out = rank == 0 ? out_all : null_stream;
+
   manual_seed(c.seed);
   Net model;
   optim::SGD optimizer(model->parameters(), optim::SGDOptions(c.lr).momentum(c.momentum));
@@ -70,6 +93,11 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out) {
     out << "Resumed from " << c.resume << " at epoch " << start_epoch << "\n";
   }
 
+  // After resuming: DDP starts every rank from rank 0's state.
+  distributed::DistributedDataParallel<Net> ddp(nullptr);
+  if (parallel) ddp = distributed::DistributedDataParallel<Net>(model);
+  auto forward = [&](const Tensor& x) { return parallel ? ddp(x) : model->forward(x); };
+
   auto train_set = mnist(c, /*train=*/true);
   auto test_set = mnist(c, /*train=*/false);
   data::DataLoader test_loader(
@@ -82,13 +110,19 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out) {
     model->train();
     // Each epoch's order comes from its own generator, so a run resumed
     // from a checkpoint sees the batches the uninterrupted run saw.
-    data::DataLoader train_loader(train_set, data::DataLoaderOptions()
-                                                 .batch_size(c.batch_size)
-                                                 .shuffle(true)
-                                                 .num_workers(c.num_workers)
-                                                 .generator(Generator(c.seed * 1000 + r.epoch)));
+    data::DataLoaderOptions train_options =
+        data::DataLoaderOptions().batch_size(c.batch_size).num_workers(c.num_workers);
+    if (parallel) {
+      auto sampler = std::make_shared<data::DistributedSampler>(train_set->size(), world, rank,
+                                                                /*shuffle=*/true, c.seed);
+      sampler->set_epoch(epoch);
+      train_options.sampler(sampler);
+    } else {
+      train_options.shuffle(true).generator(Generator(c.seed * 1000 + r.epoch));
+    }
+    data::DataLoader train_loader(train_set, train_options);
     for (Example& batch : train_loader) {
-      Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
+      Tensor loss = F::cross_entropy(forward(batch.data), batch.target);
       optimizer.zero_grad();
       loss.backward();
       optimizer.step();
@@ -98,7 +132,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out) {
 
     model->eval();
     int64_t correct = 0;
-    {
+    if (rank == 0) {
       NoGradGuard no_grad;
       for (Example& batch : test_loader) {
         Tensor output = model->forward(batch.data);
@@ -107,6 +141,13 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out) {
         r.test_loss += F::cross_entropy(output, batch.target).item<double>();
       }
     }
+    if (parallel) {
+      Tensor figures = tensor({r.train_loss, r.test_loss, static_cast<double>(correct)}, kDouble);
+      distributed::broadcast(figures, 0);
+      r.train_loss = figures[0].item<double>();
+      r.test_loss = figures[1].item<double>();
+      correct = static_cast<int64_t>(figures[2].item<double>());
+    }
     const double n = static_cast<double>(test_set->size());
     r.test_loss /= n;
     r.accuracy = 100.0 * static_cast<double>(correct) / n;
@@ -114,7 +155,8 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out) {
                            r.accuracy);
     results.push_back(r);
 
-    if (!c.checkpoint_dir.empty() && c.checkpoint_every > 0 && r.epoch % c.checkpoint_every == 0) {
+    if (rank == 0 && !c.checkpoint_dir.empty() && c.checkpoint_every > 0 &&
+        r.epoch % c.checkpoint_every == 0) {
       save_checkpoint(c.checkpoint_dir, r.epoch, model, optimizer);
     }
   }

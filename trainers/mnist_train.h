@@ -5,7 +5,9 @@
 // mnist_net.h with cross-entropy and SGD, test after every epoch, print
 // what the seed prints, save a checkpoint (model, optimizer, epoch) every
 // `checkpoint_every` epochs and resume from one. //trainers:mnist is its
-// command line; the test calls it directly on a few batches.
+// command line; the test calls it directly on a few batches. Called on the
+// ranks of a process group (init_process_group ran, world size > 1) it
+// trains data-parallel: Note [Data-parallel MNIST] in mnist_train.cc.
 
 #include <cstdint>
 #include <ostream>

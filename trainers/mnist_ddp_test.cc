@@ -1,0 +1,143 @@
+// The MNIST trainer data-parallel (Note [Data-parallel MNIST]): two ranks
+// in real processes over gloo, rank 0 reporting and checkpointing, its
+// checkpoint resuming a single-process run, and the trainer binary under
+// //distributed:launch.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "distributed/init.h"
+#include "distributed/testing/multiprocess.h"
+#include "serialize/checkpoint.h"
+#include "trainers/mnist_train.h"
+
+namespace ember {
+namespace trainers {
+namespace {
+
+namespace dist = distributed;
+using std::chrono::milliseconds;
+
+MnistConfig small() {
+  MnistConfig c;
+  c.train_limit = 1024;
+  c.test_limit = 512;
+  c.num_workers = 0;
+  c.threads = 1;
+  c.batch_size = 32;  // per rank
+  c.epochs = 1;
+  return c;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(MnistDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
+  const std::string dir = dist::testing::make_temp_dir();
+  auto results = dist::testing::run_processes(
+      2,
+      [&](int rank) {
+        setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+        dist::InitOptions o;
+        o.init_method = "file://" + dir + "/store";
+        o.world_size = 2;
+        o.rank = rank;
+        o.timeout = milliseconds(60000);
+        dist::init_process_group("gloo", o);
+        MnistConfig c = small();
+        c.checkpoint_dir = dir + "/ckpt";
+        std::ostringstream out;
+        auto epochs = train_mnist(c, out);
+        ASSERT_EQ(epochs.size(), 1u);
+        // 16 steps of 2 x 32 images are far above chance (10%); every rank
+        // returns rank 0's figures.
+        EXPECT_GT(epochs[0].accuracy, 35.0) << out.str();
+        std::ofstream(dir + "/figures" + std::to_string(rank))
+            << epochs[0].train_loss << " " << epochs[0].test_loss << " " << epochs[0].accuracy;
+        if (rank == 0) {
+          EXPECT_NE(out.str().find("Train Epoch: 1 \tLoss: "), std::string::npos) << out.str();
+          EXPECT_NE(out.str().find("Test set: Average loss: "), std::string::npos) << out.str();
+        } else {
+          EXPECT_EQ(out.str(), "");
+        }
+        dist::destroy_process_group();
+      },
+      milliseconds(120000));
+  ASSERT_TRUE(dist::testing::all_succeeded(results));
+  EXPECT_EQ(slurp(dir + "/figures0"), slurp(dir + "/figures1"));
+
+  // Rank 0's checkpoint holds the plain model's keys: a single-process run
+  // resumes from it.
+  Checkpoint ckpt = Checkpoint::load(dir + "/ckpt/epoch_1.safetensors");
+  ASSERT_TRUE(ckpt.has_state_dict("model"));
+  EXPECT_EQ(ckpt.state_dict("model").front().first, "conv1.weight");
+  MnistConfig r = small();
+  r.epochs = 2;
+  r.resume = dir + "/ckpt/epoch_1.safetensors";
+  std::ostringstream out;
+  auto resumed = train_mnist(r, out);
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(resumed[0].epoch, 2);
+  EXPECT_NE(out.str().find("Resumed from"), std::string::npos) << out.str();
+  dist::testing::remove_tree(dir);
+}
+
+// `launch --nproc_per_node=2 trainers/mnist ...`: both ranks train, rank 0
+// alone prints the seed's lines (prefixed by the launcher), exit code 0.
+TEST(MnistDataParallelTest, RunsUnderTheLauncher) {
+  const std::string dir = dist::testing::make_temp_dir();
+  const std::string out_path = dir + "/out";
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+    std::vector<std::string> args{"distributed/launch", "--nproc_per_node=2", "--master_port=0",
+                                  "trainers/mnist",     "--train_limit=256",  "--test_limit=128",
+                                  "--epochs=1",         "--num_workers=0",    "--batch_size=32"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(126);
+  }
+  ASSERT_GT(pid, 0);
+  setpgid(pid, pid);
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (waitpid(pid, &status, WNOHANG) != pid) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL() << "the launcher did not finish in 120 s:\n" << slurp(out_path);
+    }
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  const std::string out = slurp(out_path);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_NE(out.find("[rank0]: Train Epoch: 1 \tLoss: "), std::string::npos) << out;
+  EXPECT_NE(out.find("[rank0]: Test set: Average loss: "), std::string::npos) << out;
+  EXPECT_EQ(out.find("[rank1]: Train Epoch"), std::string::npos) << out;
+  dist::testing::remove_tree(dir);
+}
+
+}  // namespace
+}  // namespace trainers
+}  // namespace ember
