@@ -7,6 +7,7 @@
 #include "autograd/gradcheck.h"
 #include "gtest/gtest.h"
 #include "tensor/all.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
@@ -26,15 +27,7 @@ void expect_values(const Tensor& t, std::vector<double> v, double tol = 1e-12) {
   for (int64_t i = 0; i < d.numel(); ++i) EXPECT_NEAR(d.data_ptr<double>()[i], v[i], tol) << i;
 }
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ::ember::testing::error_of;
 
 // Seed 002: out = (3 * (x + 2) * (x + 2)).mean(); x.grad is 4.5 everywhere.
 TEST(AutogradSeed, MeanOfSquares) {

@@ -21,6 +21,7 @@
 #include "distributed/init.h"
 #include "distributed/testing/multiprocess.h"
 #include "tensor/all.h"
+#include "tensor/testing/golden.h"
 
 namespace ember::distributed {
 namespace {
@@ -31,41 +32,15 @@ using Clock = std::chrono::steady_clock;
 
 constexpr milliseconds kTimeout{30000};
 
-// Runs fn(rank, size) in `size` processes, each a member of a freshly
-// initialized default group.
 void run_world(int size, const std::function<void(int rank, int size)>& fn) {
-  const std::string dir = testing::make_temp_dir();
-  auto results = testing::run_processes(
-      size,
-      [&](int rank) {
-        // Loopback whatever the host name resolves to.
-        setenv("GLOO_SOCKET_IFNAME", "lo", 1);
-        InitOptions o;
-        o.init_method = "file://" + dir + "/store";
-        o.world_size = size;
-        o.rank = rank;
-        o.timeout = milliseconds(20000);
-        init_process_group("gloo", o);
-        fn(rank, size);
-        destroy_process_group();
-      },
-      kTimeout);
-  testing::remove_tree(dir);
-  EXPECT_TRUE(testing::all_succeeded(results)) << "world size " << size;
+  testing::run_world(size, fn, kTimeout);
 }
 
 void run_worlds(const std::function<void(int rank, int size)>& fn) {
   for (int size : {2, 3}) run_world(size, fn);
 }
 
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
+using ::ember::testing::error_of;
 
 void wait(const std::shared_ptr<Work>& w) {
   ASSERT_NE(w, nullptr);
@@ -117,7 +92,7 @@ TEST(Collectives, BroadcastOnSubgroupTranslatesGlobalSource) {
       wait(broadcast(u, 1, g, true));  // global 1 = group rank 0
       EXPECT_TRUE(tensors_equal(u, full({1}, 1, kInt)));
       // Rank 0 is in the world but not in the group.
-      EXPECT_EQ(message_of([&] { broadcast(t, 0, g); }),
+      EXPECT_EQ(error_of([&] { broadcast(t, 0, g); }),
                 "Invalid src rank 0 for broadcast: global rank 0 is not part of group '1' "
                 "(ranks [1, 2])");
     }
@@ -188,18 +163,18 @@ TEST(Collectives, GatherAndScatterArgumentErrors) {
     Tensor t = zeros({2});
     std::vector<Tensor> list{zeros({2}), zeros({2})};
     if (r == 0) {
-      EXPECT_EQ(message_of([&] { gather(t, nullptr, 0); }),
+      EXPECT_EQ(error_of([&] { gather(t, nullptr, 0); }),
                 "Argument ``gather_list`` must be specified on destination rank.");
-      EXPECT_EQ(message_of([&] { scatter(t, nullptr, 0); }),
+      EXPECT_EQ(error_of([&] { scatter(t, nullptr, 0); }),
                 "Argument ``scatter_list`` must be specified on source rank.");
     } else {
-      EXPECT_EQ(message_of([&] { gather(t, &list, 0); }),
+      EXPECT_EQ(error_of([&] { gather(t, &list, 0); }),
                 "Argument ``gather_list`` must NOT be specified on non-destination ranks.");
-      EXPECT_EQ(message_of([&] { scatter(t, &list, 0); }),
+      EXPECT_EQ(error_of([&] { scatter(t, &list, 0); }),
                 "Argument ``scatter_list`` must NOT be specified on non-source ranks.");
     }
     EXPECT_THROW(gather(t, &list, 2), ValueError);
-    EXPECT_EQ(message_of([&] { scatter(t, &list, 2); }),
+    EXPECT_EQ(error_of([&] { scatter(t, &list, 2); }),
               "Invalid src rank 2 for scatter: global rank 2 is not part of group "
               "'default_pg' (ranks [0, 1])");
     // The group still works afterwards.
@@ -271,10 +246,10 @@ TEST(Collectives, SendRecv) {
       std::sort(senders.begin(), senders.end());
       EXPECT_EQ(senders, (std::vector<int>{0, 1}));
     }
-    EXPECT_EQ(message_of([&] { send(zeros({1}), r); }),
+    EXPECT_EQ(error_of([&] { send(zeros({1}), r); }),
               "Invalid destination rank: destination rank should not be the same as the rank "
               "of the current process.");
-    EXPECT_EQ(message_of([&] { send(zeros({1}), 3); }),
+    EXPECT_EQ(error_of([&] { send(zeros({1}), 3); }),
               "Invalid dst rank 3 for send: global rank 3 is not part of group 'default_pg' "
               "(ranks [0, 1, 2])");
     barrier();
@@ -376,27 +351,27 @@ TEST(Collectives, NotInitialized) {
       "init_process_group.";
   Tensor t = zeros({2});
   std::vector<Tensor> list{zeros({2})};
-  EXPECT_EQ(message_of([&] { all_reduce(t); }), want);
-  EXPECT_EQ(message_of([&] { broadcast(t, 0); }), want);
-  EXPECT_EQ(message_of([&] { reduce(t, 0); }), want);
-  EXPECT_EQ(message_of([&] { all_gather(list, t); }), want);
-  EXPECT_EQ(message_of([&] { gather(t, &list); }), want);
-  EXPECT_EQ(message_of([&] { scatter(t, &list); }), want);
-  EXPECT_EQ(message_of([&] { reduce_scatter(t, list); }), want);
-  EXPECT_EQ(message_of([&] { all_to_all_single(t, t); }), want);
-  EXPECT_EQ(message_of([&] { send(t, 1); }), want);
-  EXPECT_EQ(message_of([&] { recv(t); }), want);
-  EXPECT_EQ(message_of([&] { isend(t, 1); }), want);
-  EXPECT_EQ(message_of([&] { irecv(t); }), want);
-  EXPECT_EQ(message_of([&] { barrier(); }), want);
-  EXPECT_EQ(message_of([&] { monitored_barrier(); }), want);
+  EXPECT_EQ(error_of([&] { all_reduce(t); }), want);
+  EXPECT_EQ(error_of([&] { broadcast(t, 0); }), want);
+  EXPECT_EQ(error_of([&] { reduce(t, 0); }), want);
+  EXPECT_EQ(error_of([&] { all_gather(list, t); }), want);
+  EXPECT_EQ(error_of([&] { gather(t, &list); }), want);
+  EXPECT_EQ(error_of([&] { scatter(t, &list); }), want);
+  EXPECT_EQ(error_of([&] { reduce_scatter(t, list); }), want);
+  EXPECT_EQ(error_of([&] { all_to_all_single(t, t); }), want);
+  EXPECT_EQ(error_of([&] { send(t, 1); }), want);
+  EXPECT_EQ(error_of([&] { recv(t); }), want);
+  EXPECT_EQ(error_of([&] { isend(t, 1); }), want);
+  EXPECT_EQ(error_of([&] { irecv(t); }), want);
+  EXPECT_EQ(error_of([&] { barrier(); }), want);
+  EXPECT_EQ(error_of([&] { monitored_barrier(); }), want);
   EXPECT_THROW(all_reduce(t), Error);
 }
 
 TEST(Collectives, UndefinedTensorIsATypeError) {
   Tensor undefined;
   EXPECT_THROW(all_reduce(undefined), TypeError);
-  EXPECT_EQ(message_of([&] { broadcast(undefined, 0); }),
+  EXPECT_EQ(error_of([&] { broadcast(undefined, 0); }),
             "Invalid function argument. Expected parameter `tensor` to be a defined Tensor.");
 }
 

@@ -22,6 +22,7 @@
 #include "nn/nn.h"
 #include "optim/sgd.h"
 #include "tensor/all.h"
+#include "tensor/testing/golden.h"
 
 namespace ember::distributed {
 namespace {
@@ -29,26 +30,7 @@ namespace {
 namespace F = nn::functional;
 using std::chrono::milliseconds;
 
-// Runs fn(rank, size) in `size` processes, each in a fresh default group.
-void run_world(int size, const std::function<void(int rank, int size)>& fn) {
-  const std::string dir = testing::make_temp_dir();
-  auto results = testing::run_processes(
-      size,
-      [&](int rank) {
-        setenv("GLOO_SOCKET_IFNAME", "lo", 1);
-        InitOptions o;
-        o.init_method = "file://" + dir + "/store";
-        o.world_size = size;
-        o.rank = rank;
-        o.timeout = milliseconds(20000);
-        init_process_group("gloo", o);
-        fn(rank, size);
-        destroy_process_group();
-      },
-      milliseconds(60000));
-  testing::remove_tree(dir);
-  EXPECT_TRUE(testing::all_succeeded(results)) << "world size " << size;
-}
+using testing::run_world;
 
 // Seed 004's ToyModel.
 struct ToyModelImpl : nn::Module {
@@ -310,25 +292,18 @@ TEST(DistributedDataParallel, BuffersComeFromRankZeroBeforeEachForward) {
   });
 }
 
-std::string construction_error(const std::function<void()>& make) {
-  try {
-    make();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using ::ember::testing::error_of;
 
 TEST(DistributedDataParallel, DifferentModelsAreAnErrorOnEveryRank) {
   run_world(2, [](int rank, int) {
-    EXPECT_EQ(construction_error([&] {
+    EXPECT_EQ(error_of([&] {
                 nn::Sequential m(nn::Linear(4, 3));
                 if (rank == 1) m->push_back(nn::Linear(3, 1));
                 DistributedDataParallel ddp(m);
               }),
               "DDP expects same model across all ranks, but Rank 1 has 4 params, while rank 0 "
               "has inconsistent 2 params.");
-    EXPECT_EQ(construction_error([&] {
+    EXPECT_EQ(error_of([&] {
                 nn::Sequential m(nn::Linear(4, rank == 0 ? 3 : 2));
                 DistributedDataParallel ddp(m);
               }),

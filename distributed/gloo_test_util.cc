@@ -1,6 +1,10 @@
 #include "distributed/gloo_test_util.h"
 
+#include <cstdlib>
+
 #include "distributed/file_store.h"
+#include "distributed/init.h"
+#include "distributed/testing/multiprocess.h"
 
 namespace ember::distributed::testing {
 
@@ -13,6 +17,28 @@ std::shared_ptr<ProcessGroupGloo> make_group(const std::string& dir, int rank, i
   if (options.interfaces.empty() && options.hostname.empty()) options.hostname = "127.0.0.1";
   return std::make_shared<ProcessGroupGloo>(make_store(dir), rank, size,
                                             std::move(options));
+}
+
+void run_world(int size, const std::function<void(int rank, int size)>& fn,
+               std::chrono::milliseconds timeout) {
+  const std::string dir = make_temp_dir();
+  auto results = run_processes(
+      size,
+      [&](int rank) {
+        // Loopback whatever the host name resolves to.
+        setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+        InitOptions o;
+        o.init_method = "file://" + dir + "/store";
+        o.world_size = size;
+        o.rank = rank;
+        o.timeout = std::chrono::milliseconds(20000);
+        init_process_group("gloo", o);
+        fn(rank, size);
+        destroy_process_group();
+      },
+      timeout);
+  remove_tree(dir);
+  EXPECT_TRUE(all_succeeded(results)) << "world size " << size;
 }
 
 ::testing::AssertionResult tensors_equal(const Tensor& actual, const Tensor& expected) {

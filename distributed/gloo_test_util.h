@@ -4,6 +4,7 @@
 // Test-only helpers of the ProcessGroupGloo tests (testonly).
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,14 @@ std::shared_ptr<Store> make_store(const std::string& dir);
 // A group of `size` ranks over make_store(dir), bound to 127.0.0.1.
 std::shared_ptr<ProcessGroupGloo> make_group(const std::string& dir, int rank, int size,
                                              ProcessGroupGloo::Options options = {});
+
+// Runs fn(rank, size) in `size` processes, each a member of a freshly
+// initialized default gloo group (init_process_group over a file:// store
+// in a new folder, on loopback, with a 20 s group timeout) that is
+// destroyed after fn, and expects every process to succeed within
+// `timeout`.
+void run_world(int size, const std::function<void(int rank, int size)>& fn,
+               std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 // Elementwise equality of value and dtype, with a message naming the first
 // difference (for EXPECT_TRUE in the children).

@@ -10,6 +10,7 @@
 #include "distributed/tcp_store.h"
 #include "distributed/testing/fake_backend.h"
 #include "distributed/testing/multiprocess.h"
+#include "tensor/testing/golden.h"
 
 namespace ember::distributed {
 namespace {
@@ -32,21 +33,14 @@ class InitTest : public ::testing::Test {
   std::string dir_;
 };
 
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
+using ::ember::testing::error_of;
 
 TEST_F(InitTest, BackendParsing) {
   EXPECT_EQ(Backend("GLOO").str(), "gloo");
   EXPECT_EQ(Backend("gloo"), Backend(Backend::GLOO));
   EXPECT_EQ(Backend("nccl").str(), "nccl");
   EXPECT_EQ(Backend("Fake").str(), "fake");  // registered
-  EXPECT_EQ(message_of([] { Backend("tpu"); }), "Invalid backend: 'tpu'");
+  EXPECT_EQ(error_of([] { Backend("tpu"); }), "Invalid backend: 'tpu'");
   EXPECT_THROW(Backend("undefined"), ValueError);
 }
 
@@ -63,16 +57,16 @@ TEST_F(InitTest, NotInitialized) {
   const std::string want =
       "Default process group has not been initialized, please make sure to call "
       "init_process_group.";
-  EXPECT_EQ(message_of([] { get_rank(); }), want);
-  EXPECT_EQ(message_of([] { get_world_size(); }), want);
-  EXPECT_EQ(message_of([] { new_group({0}); }), want);
-  EXPECT_EQ(message_of([] { destroy_process_group(); }), want);
+  EXPECT_EQ(error_of([] { get_rank(); }), want);
+  EXPECT_EQ(error_of([] { get_world_size(); }), want);
+  EXPECT_EQ(error_of([] { new_group({0}); }), want);
+  EXPECT_EQ(error_of([] { destroy_process_group(); }), want);
 }
 
 TEST_F(InitTest, BackendNotBuilt) {
-  EXPECT_EQ(message_of([&] { init_process_group("nccl", {file_url(), 1, 0}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("nccl", {file_url(), 1, 0}); }),
             "Distributed package doesn't have NCCL built in");
-  EXPECT_EQ(message_of([&] { init_process_group("gloo", {file_url(), 1, 0}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("gloo", {file_url(), 1, 0}); }),
             "Distributed package doesn't have Gloo built in");
   EXPECT_FALSE(is_initialized());
 }
@@ -84,19 +78,19 @@ TEST_F(InitTest, SingleRankLifecycleAndDoubleInit) {
   EXPECT_EQ(get_world_size(), 1);
   EXPECT_EQ(get_backend().str(), "fake");
   EXPECT_EQ(get_default_group().name(), "default_pg");
-  EXPECT_EQ(message_of([&] { init_process_group("fake", {file_url(), 1, 0}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("fake", {file_url(), 1, 0}); }),
             "trying to initialize the default process group twice!");
   destroy_process_group();
   EXPECT_FALSE(is_initialized());
 }
 
 TEST_F(InitTest, BadArguments) {
-  EXPECT_EQ(message_of([] { init_process_group("fake", {"foo://x", 1, 0}); }),
+  EXPECT_EQ(error_of([] { init_process_group("fake", {"foo://x", 1, 0}); }),
             "No rendezvous handler for foo://");
-  EXPECT_EQ(message_of([&] { init_process_group("fake", {tcp_url(), 2}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("fake", {tcp_url(), 2}); }),
             "Error initializing ember::distributed using tcp:// rendezvous: rank parameter "
             "missing");
-  EXPECT_EQ(message_of([&] { init_process_group("fake", {"tcp://127.0.0.1", 2, 0}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("fake", {"tcp://127.0.0.1", 2, 0}); }),
             "Invalid tcp:// init_method 'tcp://127.0.0.1': expected tcp://host:port");
   auto store = std::make_shared<TCPStore>("127.0.0.1", [] {
     TCPStoreOptions o;
@@ -104,13 +98,13 @@ TEST_F(InitTest, BadArguments) {
     o.is_server = true;
     return o;
   }());
-  EXPECT_EQ(message_of([&] { init_process_group("fake", {file_url(), 1, 0, store}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("fake", {file_url(), 1, 0, store}); }),
             "Cannot specify both init_method and store.");
-  EXPECT_EQ(message_of([&] { init_process_group("fake", {"", -1, 0, store}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("fake", {"", -1, 0, store}); }),
             "world_size must be positive if using store");
-  EXPECT_EQ(message_of([&] { init_process_group("fake", {"", 2, -1, store}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("fake", {"", 2, -1, store}); }),
             "rank must be non-negative if using store");
-  EXPECT_EQ(message_of([&] { init_process_group("fake", {file_url(), 2, 2}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("fake", {file_url(), 2, 2}); }),
             "Invalid rank 2: rank must be in [0, 1] for world_size 2");
   EXPECT_FALSE(is_initialized());
 }
@@ -121,12 +115,12 @@ TEST_F(InitTest, EnvWithoutMasterAddr) {
       [](int) {
         unsetenv("MASTER_ADDR");
         setenv("MASTER_PORT", "1234", 1);
-        EXPECT_EQ(message_of([] { init_process_group("fake", {"", 1, 0}); }),
+        EXPECT_EQ(error_of([] { init_process_group("fake", {"", 1, 0}); }),
                   "Error initializing ember::distributed using env:// rendezvous: environment "
                   "variable MASTER_ADDR expected, but not set");
         setenv("MASTER_ADDR", "127.0.0.1", 1);
         unsetenv("RANK");
-        EXPECT_EQ(message_of([] { init_process_group("fake"); }),
+        EXPECT_EQ(error_of([] { init_process_group("fake"); }),
                   "Error initializing ember::distributed using env:// rendezvous: environment "
                   "variable RANK expected, but not set");
       },
@@ -264,7 +258,7 @@ TEST_F(InitTest, PortInUseNamesThePort) {
   so.is_server = true;
   TCPStore taken("127.0.0.1", so);
   const std::string port = std::to_string(taken.port());
-  std::string msg = message_of(
+  std::string msg = error_of(
       [&] { init_process_group("fake", {"tcp://127.0.0.1:" + port, 2, 0}); });
   EXPECT_NE(msg.find(":" + port + " (errno: 98 - Address already in use)"), std::string::npos)
       << msg;
@@ -294,9 +288,9 @@ TEST_F(InitTest, NewGroupMembersAndNonMembers) {
           EXPECT_FALSE(evens.is_member());
           EXPECT_EQ(get_rank(evens), -1);
           EXPECT_EQ(get_world_size(evens), -1);
-          EXPECT_EQ(message_of([&] { evens->barrier(); }),
+          EXPECT_EQ(error_of([&] { evens->barrier(); }),
                     "This process is not a member of process group '1' (ranks [0, 2])");
-          EXPECT_EQ(message_of([&] { get_backend(evens); }), "Invalid process group specified");
+          EXPECT_EQ(error_of([&] { get_backend(evens); }), "Invalid process group specified");
         }
         EXPECT_EQ(one.is_member(), rank == 3);
         EXPECT_EQ(get_global_rank(evens, 1), 2);
@@ -320,7 +314,7 @@ TEST_F(InitTest, NewGroupWithDifferentRankListsIsAnError) {
         // Rank 1 disagrees; every rank is a member of its own list, so each
         // one either registers first and sees the others' error, or fails
         // its own check.
-        std::string msg = message_of([&] {
+        std::string msg = error_of([&] {
           new_group(rank == 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2});
         });
         EXPECT_NE(msg.find("every rank must pass the same world size and ranks"),
@@ -343,7 +337,7 @@ TEST_F(InitTest, FactoryMayCallBackIntoInit) {
     return std::shared_ptr<ProcessGroup>();
   });
   // A factory returning no group is an error, and leaves nothing initialized.
-  EXPECT_EQ(message_of([&] { init_process_group("reentrant", {file_url(), 1, 0}); }),
+  EXPECT_EQ(error_of([&] { init_process_group("reentrant", {file_url(), 1, 0}); }),
             "backend 'reentrant' returned no process group");
   EXPECT_FALSE(seen_initialized);
   EXPECT_FALSE(is_initialized());
@@ -352,9 +346,9 @@ TEST_F(InitTest, FactoryMayCallBackIntoInit) {
 
 TEST_F(InitTest, NewGroupValidatesRanks) {
   init_process_group("fake", {file_url(), 1, 0});
-  EXPECT_EQ(message_of([] { new_group({0, 1}); }),
+  EXPECT_EQ(error_of([] { new_group({0, 1}); }),
             "new_group: rank 1 is not in the default group (world_size 1)");
-  EXPECT_EQ(message_of([] { new_group({0, 0}); }), "new_group: rank 0 is listed twice");
+  EXPECT_EQ(error_of([] { new_group({0, 0}); }), "new_group: rank 0 is listed twice");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "tensor/cuda/cuda.h"
 #include "tensor/error.h"
 #include "tensor/shape.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
@@ -23,14 +24,7 @@ using serialize_testing::read_bytes;
 using serialize_testing::same_tensor;
 using serialize_testing::TempDir;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ::ember::testing::error_of;
 
 NamedTensors model_state() {
   return {{"conv1.weight", arange(6, TensorOptions(kFloat)).reshape({1, 2, 3})},
@@ -250,7 +244,7 @@ TEST(CheckpointTest, RejectsReservedAndMalformedKeys) {
   EXPECT_EQ(error_of([&] { c.set("__metadata__", "x"); }),
             "Checkpoint: key '__metadata__' is reserved");
   EXPECT_EQ(error_of([&] { c.set("", 1); }), "Checkpoint: a key cannot be empty");
-  EXPECT_NE(error_of([&] { c.add_state_dict("a/b", {}); }), "");
+  EXPECT_NE(error_of([&] { c.add_state_dict("a/b", {}); }), "(no error)");
   EXPECT_EQ(error_of([&] { c.add_state_dict("m", {{"w", Tensor()}}); }),
             "Checkpoint: tensor 'w' of state dict 'm' is undefined");
 }

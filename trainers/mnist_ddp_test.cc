@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "distributed/init.h"
+#include "distributed/gloo_test_util.h"
 #include "distributed/testing/multiprocess.h"
 #include "serialize/checkpoint.h"
 #include "trainers/mnist_train.h"
@@ -48,16 +48,9 @@ std::string slurp(const std::string& path) {
 
 TEST(MnistDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
   const std::string dir = dist::testing::make_temp_dir();
-  auto results = dist::testing::run_processes(
+  dist::testing::run_world(
       2,
-      [&](int rank) {
-        setenv("GLOO_SOCKET_IFNAME", "lo", 1);
-        dist::InitOptions o;
-        o.init_method = "file://" + dir + "/store";
-        o.world_size = 2;
-        o.rank = rank;
-        o.timeout = milliseconds(60000);
-        dist::init_process_group("gloo", o);
+      [&](int rank, int) {
         MnistConfig c = small();
         c.checkpoint_dir = dir + "/ckpt";
         std::ostringstream out;
@@ -74,10 +67,9 @@ TEST(MnistDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
         } else {
           EXPECT_EQ(out.str(), "");
         }
-        dist::destroy_process_group();
       },
       milliseconds(120000));
-  ASSERT_TRUE(dist::testing::all_succeeded(results));
+  ASSERT_FALSE(::testing::Test::HasFailure());
   EXPECT_EQ(slurp(dir + "/figures0"), slurp(dir + "/figures1"));
 
   // Rank 0's checkpoint holds the plain model's keys: a single-process run

@@ -13,6 +13,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/tensor.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
@@ -25,15 +26,7 @@ constexpr char kNoDriver[] =
 const ScalarType kAllTypes[] = {kBool, kByte,  kChar,     kShort, kInt,
                                 kLong, kHalf, kBFloat16, kFloat, kDouble};
 
-// The message of the ember::Error that f throws ("" when it throws none).
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ::ember::testing::error_of;
 
 bool nvidia_driver_loaded() { return std::filesystem::exists("/proc/driver/nvidia/version"); }
 
