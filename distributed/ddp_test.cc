@@ -7,6 +7,8 @@
 #include "distributed/ddp.h"
 
 #include <chrono>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -337,6 +339,20 @@ TEST(DistributedDataParallel, GradientAsBucketView) {
         }
       }
     }
+  });
+}
+
+// A rank that dies before backward: the survivor's backward fails with the
+// all-reduce's error (naming the op and the peer) instead of hanging.
+TEST(DistributedDataParallel, DeadPeerFailsBackward) {
+  run_world(2, [](int rank, int) {
+    ToyModel model = reference_model();
+    DistributedDataParallel ddp(model);
+    if (rank == 1) _exit(0);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string what = error_of([&] { ddp(ones({2, 10}, kDouble)).sum().backward(); });
+    EXPECT_NE(what.find("allreduce"), std::string::npos) << what;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << what;
   });
 }
 
