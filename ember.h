@@ -12,6 +12,8 @@
 #include "data/mnist.h"
 #include "data/sampler.h"
 #include "data/transforms.h"
+#include "distributed/collectives.h"
+#include "distributed/ddp.h"
 #include "distributed/file_store.h"
 #include "distributed/init.h"
 #include "distributed/prefix_store.h"

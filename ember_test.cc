@@ -1,6 +1,11 @@
 #include "ember.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <string>
+
+#include "distributed/testing/multiprocess.h"
 
 namespace {
 
@@ -88,6 +93,41 @@ TEST(EmberHeaderTest, ReadmeTrainingSnippet) {
   Net back;
   ember::load(back, path);
   EXPECT_TRUE(back->fc1->weight.equal(net->fc1->weight));
+}
+
+// The README's data-parallel snippet, as written there, in a world of one
+// rank (env:// as the launcher would set it).
+TEST(EmberHeaderTest, ReadmeDataParallelSnippet) {
+  setenv("MASTER_ADDR", "127.0.0.1", 1);
+  setenv("MASTER_PORT", std::to_string(ember::distributed::testing::free_port()).c_str(), 1);
+  setenv("RANK", "0", 1);
+  setenv("WORLD_SIZE", "1", 1);
+  auto full = std::make_shared<ember::data::MNIST>(ember::data::kDefaultMnistRoot,
+                                                   /*train=*/false,
+                                                   ember::data::transforms::ToTensor());
+  auto ds = std::make_shared<ember::data::Subset<ember::data::Example>>(
+      full, std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  Net net;
+  Net before;
+  before->load_state_dict(net->state_dict());
+
+  namespace dist = ember::distributed;
+  dist::init_process_group("gloo");                // env://: RANK, WORLD_SIZE, MASTER_ADDR/PORT
+  dist::DistributedDataParallel ddp(net);          // every rank starts from rank 0's weights
+  auto sampler = std::make_shared<ember::data::DistributedSampler>(
+      ds->size(), dist::get_world_size(), dist::get_rank());
+  ember::data::DataLoader shard(ds, ember::data::DataLoaderOptions().batch_size(64).sampler(sampler));
+  ember::optim::SGD ddp_opt(ddp->parameters(), ember::optim::SGDOptions(0.01));
+  for (ember::data::Example& batch : shard) {
+    ddp_opt.zero_grad();
+    F::cross_entropy(ddp(batch.data), batch.target).backward();  // gradients averaged across ranks
+    ddp_opt.step();
+  }
+  dist::barrier();
+  dist::destroy_process_group();
+
+  EXPECT_FALSE(net->fc1->weight.equal(before->fc1->weight));  // it stepped
+  EXPECT_TRUE(net->fc1->weight.grad().defined());
 }
 
 }  // namespace
