@@ -98,17 +98,25 @@ Reducer::~Reducer() {
   for (size_t i = 0; i < params_.size(); ++i) {
     autograd::remove_post_accumulate_grad_hook(params_[i], hook_handles_[i]);
   }
-  // All-reduces still in flight read and write the buckets: let them end.
+  wait_for_leftover_work();
+}
+
+void Reducer::wait_for_leftover_work() {
+  // All-reduces of a backward pass that failed part way are still reading
+  // and writing their buckets: let them end before the buckets are reused.
+  // Their errors were (or will never be) reported by that pass.
   for (Bucket& b : buckets_) {
     if (!b.work) continue;
     try {
       b.work->wait();
-    } catch (...) {  // already reported (or never will be): nothing to do here
+    } catch (...) {
     }
+    b.work.reset();
   }
 }
 
 void Reducer::build_buckets(const std::vector<std::vector<size_t>>& assignment) {
+  wait_for_leftover_work();
   NoGradGuard no_grad;
   std::vector<Bucket> buckets(assignment.size());
   bucket_of_.assign(params_.size(), 0);
@@ -223,10 +231,8 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
   first_hook_seen_ = false;
   std::fill(ready_.begin(), ready_.end(), 0);
   next_bucket_ = 0;
-  for (Bucket& b : buckets_) {
-    b.pending = b.params.size();
-    b.work.reset();
-  }
+  wait_for_leftover_work();
+  for (Bucket& b : buckets_) b.pending = b.params.size();
   unused_.clear();
   if (options_.find_unused_parameters) unused_ = unused_parameters(outputs);
 }

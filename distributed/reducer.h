@@ -97,9 +97,6 @@ class Reducer {
 
   // The current buckets' parameter indices, in all-reduce order.
   std::vector<std::vector<size_t>> bucket_indices() const;
-  // How many buckets' all-reduces were issued before the backward pass
-  // ended in the last synchronized iteration (the overlap DDP exists for).
-  size_t buckets_issued_during_backward() const { return issued_during_backward_; }
 
  private:
   struct Bucket {
@@ -115,6 +112,7 @@ class Reducer {
   void autograd_hook(size_t param);
   void mark_variable_ready(size_t param);
   void issue_ready_buckets();
+  void wait_for_leftover_work();
   void finalize_backward();
   std::string unready_parameters() const;
   std::vector<size_t> unused_parameters(const std::vector<Tensor>& outputs) const;
@@ -132,12 +130,10 @@ class Reducer {
   // Per iteration.
   bool expect_autograd_hooks_ = false;
   bool first_hook_seen_ = false;
-  bool backward_ended_ = false;
   std::vector<char> ready_;
   std::vector<int64_t> locally_used_;  // find_unused_parameters: 1 when it got a gradient
   std::vector<size_t> unused_;         // marked ready at the first hook
   size_t next_bucket_ = 0;
-  size_t issued_during_backward_ = 0;
 
   // Bucket rebuild (Note [Gradient buckets]).
   bool has_rebuilt_buckets_ = false;
