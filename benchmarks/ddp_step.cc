@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ ABSL_FLAG(int64_t, batch, 64, "images per rank and step");
 ABSL_FLAG(int, warmup, 5, "untimed steps");
 ABSL_FLAG(int, iters, 40, "timed steps");
 ABSL_FLAG(double, bucket_cap_mb, 25, "DDP bucket size (MiB)");
+ABSL_FLAG(std::string, comm_hook, "none", "DDP communication hook: none, fp16 or bf16");
 
 namespace {
 
@@ -122,10 +124,19 @@ int main(int argc, char** argv) {
           dist::DistributedDataParallel ddp(
               model, dist::DistributedDataParallelOptions().bucket_cap_mb(
                          absl::GetFlag(FLAGS_bucket_cap_mb)));
+          const std::string hook = absl::GetFlag(FLAGS_comm_hook);
+          if (hook == "fp16") {
+            ddp->register_comm_hook(nullptr, dist::comm_hooks::fp16_compress_hook);
+          } else if (hook == "bf16") {
+            ddp->register_comm_hook(nullptr, dist::comm_hooks::bf16_compress_hook);
+          } else if (hook != "none") {
+            throw std::invalid_argument("--comm_hook: none, fp16 or bf16, not " + hook);
+          }
           ember::manual_seed(1 + rank);
           Timing t = run(model, [&](const Tensor& x) { return ddp(x); }, [] { dist::barrier(); });
           if (rank == 0) {
-            const std::string what = "DDP over gloo, " + std::to_string(nproc) + " ranks";
+            std::string what = "DDP over gloo, " + std::to_string(nproc) + " ranks";
+            if (hook != "none") what += ", " + hook + " hook";
             report(what.c_str(), t, nproc);
           }
           dist::barrier();

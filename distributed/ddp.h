@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "distributed/default_hooks.h"
 #include "distributed/init.h"
 #include "distributed/process_group.h"
 #include "distributed/reducer.h"
@@ -123,6 +124,19 @@ class DistributedDataParallelBase : public nn::Module {
     bool previous_;
   };
   NoSyncGuard no_sync() { return NoSyncGuard(this); }
+
+  // PyTorch's register_comm_hook: `hook` reduces each bucket instead of the
+  // default averaging all-reduce (default_hooks.h has PyTorch's built-in
+  // ones). Once per model, before training.
+  void register_comm_hook(CommHook hook) { reducer_->register_comm_hook(std::move(hook)); }
+  // register_comm_hook(state, hook) for hooks of the built-ins' shape, with
+  // the group as state (nullptr: the default group):
+  //   ddp->register_comm_hook(nullptr, comm_hooks::fp16_compress_hook);
+  void register_comm_hook(std::shared_ptr<ProcessGroup> state,
+                          BucketFuture (*hook)(ProcessGroup*, GradBucket&)) {
+    register_comm_hook(
+        [state, hook](GradBucket& bucket) { return hook(state.get(), bucket); });
+  }
 
   ProcessGroup& process_group() const { return *pg_; }
   const DistributedDataParallelOptions& options() const { return options_; }

@@ -342,6 +342,88 @@ TEST(DistributedDataParallel, GradientAsBucketView) {
   });
 }
 
+// Each rank's own gradients of one step, and their average over ranks.
+struct StepGrads {
+  std::vector<std::vector<Tensor>> per_rank;
+  std::vector<Tensor> mean;
+};
+StepGrads reference_grads(int size, const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+  StepGrads out;
+  for (int r = 0; r < size; ++r) {
+    ToyModel m = reference_model();
+    F::mse_loss(m(x[r]), y[r]).backward();
+    out.per_rank.push_back(grads(m->parameters()));
+  }
+  for (size_t i = 0; i < out.per_rank[0].size(); ++i) {
+    Tensor sum = out.per_rank[0][i].clone();
+    for (int r = 1; r < size; ++r) sum += out.per_rank[r][i];
+    out.mean.push_back(sum / size);
+  }
+  return out;
+}
+
+std::vector<Tensor> batches(int size, int64_t cols, uint64_t seed) {
+  manual_seed(seed);
+  std::vector<Tensor> out;
+  for (int r = 0; r < size; ++r) out.push_back(randn({3, cols}, kDouble));
+  return out;
+}
+
+TEST(DistributedDataParallel, Fp16CompressHook) {
+  run_world(2, [](int rank, int size) {
+    ToyModel model = reference_model();
+    DistributedDataParallel ddp(model);
+    ddp->register_comm_hook(nullptr, comm_hooks::fp16_compress_hook);
+    auto x = batches(size, 10, 1), y = batches(size, 5, 2);
+    F::mse_loss(ddp(x[rank]), y[rank]).backward();
+    StepGrads ref = reference_grads(size, x, y);
+    // Each rank's gradients cast to float16 and halved, summed in float16.
+    std::vector<Tensor> got = grads(ddp->parameters());
+    for (size_t i = 0; i < got.size(); ++i) {
+      Tensor expected = (ref.per_rank[0][i].to(kHalf) / 2 + ref.per_rank[1][i].to(kHalf) / 2);
+      EXPECT_TRUE(got[i].equal(expected.to(kDouble))) << i;
+      EXPECT_TRUE(got[i].allclose(ref.mean[i], 2e-3, 1e-4)) << i;
+    }
+  });
+}
+
+TEST(DistributedDataParallel, CustomCommHookSeesLocalSumsInBucketOrder) {
+  run_world(2, [](int rank, int size) {
+    ToyModel model = reference_model();
+    DistributedDataParallel ddp(model);
+    std::vector<size_t> seen;
+    std::vector<bool> last;
+    // A hook that does not communicate: each rank keeps its own gradients,
+    // which shows the reducer did not average them before the hook.
+    ddp->register_comm_hook([&](GradBucket& bucket) {
+      seen.push_back(bucket.index());
+      last.push_back(bucket.is_last());
+      EXPECT_EQ(bucket.gradients().size(), bucket.parameters().size());
+      Tensor buffer = bucket.buffer();
+      return BucketFuture(nullptr, [buffer] { return buffer; });
+    });
+    EXPECT_THROW(ddp->register_comm_hook(nullptr, comm_hooks::allreduce_hook), Error);
+    auto x = batches(size, 10, 3), y = batches(size, 5, 4);
+    F::mse_loss(ddp(x[rank]), y[rank]).backward();
+    EXPECT_TRUE(same_values(grads(ddp->parameters()), reference_grads(size, x, y).per_rank[rank],
+                            1e-12));
+    EXPECT_EQ(seen, (std::vector<size_t>{0}));
+    EXPECT_EQ(last, (std::vector<bool>{true}));
+  });
+}
+
+TEST(DistributedDataParallel, AllreduceHookIsTheDefault) {
+  run_world(3, [](int rank, int size) {
+    ToyModel model = reference_model();
+    DistributedDataParallel ddp(model);
+    ddp->register_comm_hook(nullptr, comm_hooks::allreduce_hook);
+    auto x = batches(size, 10, 5), y = batches(size, 5, 6);
+    F::mse_loss(ddp(x[rank]), y[rank]).backward();
+    EXPECT_TRUE(same_values(grads(ddp->parameters()), reference_grads(size, x, y).mean,
+                            1e-12));
+  });
+}
+
 // A rank that dies before backward: the survivor's backward fails with the
 // all-reduce's error (naming the op and the peer) instead of hanging.
 TEST(DistributedDataParallel, DeadPeerFailsBackward) {

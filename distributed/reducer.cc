@@ -70,6 +70,15 @@ BucketAssignment compute_bucket_assignment_by_size(const std::vector<Tensor>& te
   return result;
 }
 
+std::vector<Tensor> GradBucket::gradients() const {
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    out.push_back(
+        buffer_.narrow(0, offsets_[i], parameters_[i].numel()).view(parameters_[i].sizes()));
+  }
+  return out;
+}
+
 Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names,
                  std::shared_ptr<ProcessGroup> pg, Options options)
     : params_(std::move(params)), names_(std::move(names)), pg_(std::move(pg)),
@@ -106,12 +115,12 @@ void Reducer::wait_for_leftover_work() {
   // and writing their buckets: let them end before the buckets are reused.
   // Their errors were (or will never be) reported by that pass.
   for (Bucket& b : buckets_) {
-    if (!b.work) continue;
+    if (!b.future.valid()) continue;
     try {
-      b.work->wait();
+      if (b.future.work()) b.future.work()->wait();
     } catch (...) {
     }
-    b.work.reset();
+    b.future = BucketFuture();
   }
 }
 
@@ -263,6 +272,9 @@ void Reducer::mark_variable_ready(size_t param) {
   NoGradGuard no_grad;
   Tensor view = bucket_view(param);
   Tensor& grad = params_[param].mutable_grad();
+  // Without a hook the average is taken here, in the pass that copies
+  // (PyTorch's too); a hook gets the local sums and averages itself.
+  const bool divide = !comm_hook_ && pg_->size() > 1;
   const double scale = 1.0 / pg_->size();
   if (!grad.defined()) {
     view.zero_();
@@ -271,10 +283,10 @@ void Reducer::mark_variable_ready(size_t param) {
       view.copy_(grad.reshape({-1}));
       grad = view.view(params_[param].sizes());
     }
-    view.mul_(scale);
+    if (divide) view.mul_(scale);
   } else {
     view.copy_(grad.reshape({-1}));
-    view.mul_(scale);
+    if (divide) view.mul_(scale);
   }
   Bucket& b = buckets_[bucket_of_[param]];
   if (--b.pending == 0) issue_ready_buckets();
@@ -284,10 +296,28 @@ void Reducer::issue_ready_buckets() {
   // In bucket order, so that every rank issues the same all-reduces in the
   // same sequence whatever order its gradients arrived in.
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
-    Bucket& b = buckets_[next_bucket_++];
-    std::vector<Tensor> t{b.buffer};
-    b.work = pg_->allreduce(t, AllreduceOptions{ReduceOp::SUM});
+    const size_t index = next_bucket_++;
+    Bucket& b = buckets_[index];
+    if (comm_hook_) {
+      std::vector<Tensor> params;
+      for (size_t p : b.params) params.push_back(params_[p]);
+      GradBucket gb(index, index + 1 == buckets_.size(), b.buffer, std::move(params), b.offsets);
+      b.future = comm_hook_(gb);
+      EMBER_CHECK(b.future.valid(), "DistributedDataParallel: the comm hook returned no future");
+    } else {
+      std::vector<Tensor> t{b.buffer};
+      Tensor buffer = b.buffer;
+      b.future = BucketFuture(pg_->allreduce(t, AllreduceOptions{ReduceOp::SUM}),
+                              [buffer] { return buffer; });
+    }
   }
+}
+
+void Reducer::register_comm_hook(CommHook hook) {
+  EMBER_CHECK(hook != nullptr, "register_comm_hook: the hook is empty");
+  EMBER_CHECK(!comm_hook_,
+              "register_comm_hook or register_builtin_comm_hook can only be called once.");
+  comm_hook_ = std::move(hook);
 }
 
 std::string Reducer::unready_parameters() const {
@@ -317,8 +347,14 @@ void Reducer::finalize_backward() {
   }
   NoGradGuard no_grad;
   for (Bucket& b : buckets_) {
-    b.work->wait();
-    b.work.reset();
+    Tensor result = b.future.wait();
+    b.future = BucketFuture();
+    if (result.data_ptr() != b.buffer.data_ptr()) {
+      EMBER_CHECK(result.numel() == b.buffer.numel(),
+                  "DistributedDataParallel: the comm hook's result has ", result.numel(),
+                  " elements, its bucket ", b.buffer.numel());
+      b.buffer.copy_(result.reshape({-1}));
+    }
     for (size_t p : b.params) {
       if (!used.empty() && used[p] == 0) continue;  // unused everywhere: .grad untouched
       Tensor view = bucket_view(p).view(params_[p].sizes());

@@ -16,6 +16,9 @@
 // gradients of the earlier layers. A callback queued on the backward pass
 // waits for the all-reduces at its end and writes the averages back to the
 // .grads, so when backward() returns every rank holds the same gradients.
+// A communication hook (register_comm_hook; default_hooks.h) replaces the
+// all-reduce: it gets each full bucket of local, undivided gradients and
+// returns what the bucket becomes (fp16 compression, for one).
 //
 // Buckets are filled in reverse parameter order, the order in which
 // backward produces the gradients of a model whose forward uses its
@@ -37,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +70,58 @@ BucketAssignment compute_bucket_assignment_by_size(const std::vector<Tensor>& te
                                                    const std::vector<int64_t>& bucket_size_limits,
                                                    const std::vector<size_t>& tensor_indices = {});
 
+// What a communication hook gets (PyTorch's dist.GradBucket): one bucket
+// whose gradients are all in, the local gradients back to back in
+// buffer(), NOT yet divided by the world size (a hook averages itself).
+class GradBucket {
+ public:
+  GradBucket(size_t index, bool is_last, Tensor buffer, std::vector<Tensor> parameters,
+             std::vector<int64_t> offsets)
+      : index_(index), is_last_(is_last), buffer_(std::move(buffer)),
+        parameters_(std::move(parameters)), offsets_(std::move(offsets)) {}
+  size_t index() const { return index_; }
+  // The bucket issued last in an iteration.
+  bool is_last() const { return is_last_; }
+  // The flat gradients (a hook may reduce it in place and return it).
+  const Tensor& buffer() const { return buffer_; }
+  const std::vector<Tensor>& parameters() const { return parameters_; }
+  // Views of buffer() shaped like parameters().
+  std::vector<Tensor> gradients() const;
+
+ private:
+  size_t index_;
+  bool is_last_;
+  Tensor buffer_;
+  std::vector<Tensor> parameters_;
+  std::vector<int64_t> offsets_;
+};
+
+// What a communication hook returns (PyTorch's Future[Tensor]): the Work
+// to wait for (or none) and what gives the bucket's reduced gradients once
+// it is done.
+class BucketFuture {
+ public:
+  BucketFuture() = default;
+  BucketFuture(std::shared_ptr<Work> work, std::function<Tensor()> then)
+      : work_(std::move(work)), then_(std::move(then)) {}
+  bool valid() const { return static_cast<bool>(then_); }
+  const std::shared_ptr<Work>& work() const { return work_; }
+  // Waits for the work (rethrowing its error), then returns the result.
+  Tensor wait() {
+    if (work_) work_->wait();
+    return then_();
+  }
+
+ private:
+  std::shared_ptr<Work> work_;
+  std::function<Tensor()> then_;
+};
+
+// DDP's register_comm_hook: reduces one bucket; the result (of the buffer's
+// size and dtype) becomes the bucket's averaged gradients. Hooks run on the
+// backward pass's thread, in bucket order.
+using CommHook = std::function<BucketFuture(GradBucket& bucket)>;
+
 class Reducer {
  public:
   struct Options {
@@ -94,6 +150,8 @@ class Reducer {
   // Disarms the hooks: gradients accumulate locally (DDP's no_sync and
   // forward under no_grad).
   void disable_sync() { expect_autograd_hooks_ = false; }
+  // Replaces the default averaging all-reduce (once; see CommHook).
+  void register_comm_hook(CommHook hook);
 
   // The current buckets' parameter indices, in all-reduce order.
   std::vector<std::vector<size_t>> bucket_indices() const;
@@ -104,7 +162,7 @@ class Reducer {
     std::vector<size_t> params;
     std::vector<int64_t> offsets;  // into buffer, per entry of params
     size_t pending = 0;
-    std::shared_ptr<Work> work;
+    BucketFuture future;
   };
 
   void build_buckets(const std::vector<std::vector<size_t>>& assignment);
@@ -122,6 +180,7 @@ class Reducer {
   std::shared_ptr<ProcessGroup> pg_;
   Options options_;
   std::vector<unsigned> hook_handles_;
+  CommHook comm_hook_;
 
   std::vector<Bucket> buckets_;
   std::vector<size_t> bucket_of_;  // per parameter

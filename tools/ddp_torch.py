@@ -73,10 +73,15 @@ def worker(rank, args, port):
     torch.manual_seed(0)
     model = Net()
     ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=args.bucket_cap_mb)
+    if args.comm_hook != "none":
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+        ddp.register_comm_hook(None, {"fp16": default_hooks.fp16_compress_hook,
+                                      "bf16": default_hooks.bf16_compress_hook}[args.comm_hook])
     torch.manual_seed(1 + rank)
     t = run(model, ddp, args, dist.barrier)
     if rank == 0:
-        report(f"torch DDP over gloo, {args.nproc} ranks", t, args.nproc, args)
+        hook = "" if args.comm_hook == "none" else f", {args.comm_hook} hook"
+        report(f"torch DDP over gloo, {args.nproc} ranks{hook}", t, args.nproc, args)
     dist.barrier()
     dist.destroy_process_group()
 
@@ -89,6 +94,7 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=40)
     p.add_argument("--bucket_cap_mb", type=float, default=25)
+    p.add_argument("--comm_hook", choices=["none", "fp16", "bf16"], default="none")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     print(f"# torch {torch.__version__} ddp step: batch {args.batch} per rank, "
