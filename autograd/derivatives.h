@@ -64,6 +64,7 @@ using Formula = variable_list (*)(const BackwardCtx& ctx, const variable_list& g
 constexpr uint32_t kSaveSelf = 1;
 constexpr uint32_t kSaveOther = 2;
 constexpr uint32_t kSaveThird = 4;
+constexpr uint32_t kSaveFourth = 8;
 constexpr uint32_t kSaveAll = 0xffffffffu;
 
 struct Derivative {
@@ -72,6 +73,11 @@ struct Derivative {
   uint32_t save_inputs;   // which inputs the formula reads (bit i: input i)
   bool save_outputs;      // whether it reads the outputs
   Formula formula;
+  // The node passes outputs whose gradient nobody computed as undefined
+  // instead of zeros: for formulas where a zero gradient would cost whole
+  // kernels (convolution_backward's double backward, where a gradient
+  // penalty on the input leaves the weight's and bias's gradients unused).
+  bool undefined_grads = false;
 };
 
 void register_derivatives(std::initializer_list<Derivative> entries);

@@ -71,7 +71,9 @@ class FormulaNode : public Node {
     if (d_ == nullptr) {
       throw Error(absl::StrCat("derivative for aten::", op_, " is not implemented"));
     }
-    // Outputs whose gradient nobody computed get zeros.
+    // Outputs whose gradient nobody computed get zeros (unless the formula
+    // takes them undefined); outputs the op did not produce (an optional
+    // output left out) stay undefined.
     const Tensor* given = nullptr;
     for (const Tensor& g : grads) given = given == nullptr && g.defined() ? &g : given;
     if (given == nullptr) return variable_list(next_edges_.size());
@@ -79,7 +81,7 @@ class FormulaNode : public Node {
     // share one device).
     const Device device = given->device();
     for (size_t i = 0; i < grads.size() && i < out_meta_.size(); ++i) {
-      if (!grads[i].defined()) {
+      if (!grads[i].defined() && out_meta_[i].defined && !d_->undefined_grads) {
         grads[i] = zeros(out_meta_[i].sizes, TensorOptions(out_meta_[i].dtype).device(device));
       }
     }

@@ -97,36 +97,56 @@ std::string gradcheck(const GradcheckFn& fn, const variable_list& inputs,
                       const GradcheckOptions& options) {
   std::string r = check_first_order(fn, inputs, options);
   if (!r.empty() || !options.check_grad_grad) return r;
-  // gradgradcheck: the vector-Jacobian product with fixed random vectors,
-  // as a function of the inputs, must itself pass.
-  variable_list outs = fn(inputs);
-  variable_list vs;
-  for (const Tensor& out : outs) {
-    vs.push_back(out.defined() && out.is_floating_point() ? randn(out.sizes(), kDouble)
-                                                           : Tensor());
+  r = gradgradcheck(fn, inputs, {}, options);
+  return r.empty() ? r : absl::StrCat("second order: ", r);
+}
+
+std::string gradgradcheck(const GradcheckFn& fn, const variable_list& inputs,
+                          const variable_list& grad_outputs, const GradcheckOptions& options) {
+  const std::vector<size_t> wrt = diff_inputs(inputs);
+  if (wrt.empty()) return "gradgradcheck expects at least one input tensor to require gradient";
+  const variable_list outs = fn(inputs);
+  variable_list vs = grad_outputs;
+  if (vs.empty()) {
+    for (const Tensor& out : outs) {
+      vs.push_back(out.defined() && out.is_floating_point()
+                       ? randn(out.sizes(), kDouble).requires_grad_()
+                       : Tensor());
+    }
+  } else if (vs.size() != outs.size()) {
+    return absl::StrCat("gradgradcheck: got ", vs.size(), " grad_outputs for ", outs.size(),
+                        " outputs");
   }
-  std::vector<size_t> wrt = diff_inputs(inputs);
-  GradcheckFn vjp = [&](const variable_list& ins) {
+  const size_t n_in = inputs.size();
+  // The incoming gradients are inputs of the checked function too: the
+  // derivative of a backward with respect to its grad_output is what
+  // chains it to the ops before it.
+  GradcheckFn vjp = [&](const variable_list& args) {
     const bool outer = GradMode::is_enabled();
     EnableGradGuard enable;  // the finite differences run under no_grad
+    variable_list ins(args.begin(), args.begin() + n_in);
     variable_list o = fn(ins);
     variable_list used_outs, used_vs, wrt_t;
     for (size_t i = 0; i < o.size(); ++i) {
-      if (o[i].defined() && o[i].requires_grad()) {
+      if (o[i].defined() && o[i].requires_grad() && args[n_in + i].defined()) {
         used_outs.push_back(o[i]);
-        used_vs.push_back(vs[i]);
+        used_vs.push_back(args[n_in + i]);
       }
     }
     for (size_t i : wrt) wrt_t.push_back(ins[i]);
-    variable_list g = grad(used_outs, wrt_t, used_vs, true, /*create_graph=*/outer, true);
+    variable_list g(wrt_t.size());
+    if (!used_outs.empty()) {
+      g = grad(used_outs, wrt_t, used_vs, true, /*create_graph=*/outer, true);
+    }
     for (size_t i = 0; i < g.size(); ++i) {
       if (!g[i].defined()) g[i] = zeros(wrt_t[i].sizes(), kDouble);
       if (!outer) g[i] = g[i].detach();
     }
     return g;
   };
-  r = check_first_order(vjp, inputs, options);
-  return r.empty() ? r : absl::StrCat("second order: ", r);
+  variable_list args = inputs;
+  args.insert(args.end(), vs.begin(), vs.end());
+  return check_first_order(vjp, args, options);
 }
 
 }  // namespace autograd

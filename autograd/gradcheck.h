@@ -15,7 +15,8 @@ struct GradcheckOptions {
   double eps = 1e-6;
   double atol = 1e-5;
   double rtol = 1e-3;
-  // Checks the gradient of the gradient too (torch.autograd.gradgradcheck).
+  // Checks the gradient of the gradient too: gradgradcheck below, with
+  // random grad_outputs.
   bool check_grad_grad = false;
 };
 
@@ -25,6 +26,18 @@ using GradcheckFn = std::function<variable_list(const variable_list&)>;
 // mismatch (PyTorch raises; a message is easier to assert in tests).
 std::string gradcheck(const GradcheckFn& fn, const variable_list& inputs,
                       const GradcheckOptions& options = {});
+
+// torch.autograd.gradgradcheck: gradcheck of the function
+//   (inputs..., grad_outputs...) -> the gradients of fn's outputs with
+//   respect to the inputs that require grad, for grad_outputs,
+// computed with create_graph, so that the derivative formulas' own
+// derivatives are compared with finite differences of the first
+// derivatives, with respect to the inputs and to the incoming gradients
+// (those that require grad). Empty grad_outputs: random float64 ones that
+// require grad, one per floating-point output (undefined for the others).
+std::string gradgradcheck(const GradcheckFn& fn, const variable_list& inputs,
+                          const variable_list& grad_outputs = {},
+                          const GradcheckOptions& options = {});
 
 }  // namespace autograd
 }  // namespace ember

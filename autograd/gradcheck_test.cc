@@ -1,5 +1,6 @@
 // The registry-driven gradient test: every case is checked against central
-// finite differences in float64 (first and, where marked, second order),
+// finite differences in float64 (first and, where marked, second order:
+// gradgradcheck, which differentiates the incoming gradients too),
 // with contiguous, non-contiguous (transposed) and broadcast inputs. Every
 // entry of the derivative table (autograd/derivatives/*.cc) needs at least
 // one case here: EveryRegisteredDerivativeHasACase fails otherwise.
@@ -307,7 +308,8 @@ std::vector<Case> cases() {
          return V{s, m};
        },
        [] { return V{rt(3, 4)}; }},
-      // --- nn ops (first order: the backward kernels are not recorded) ---
+      // --- nn ops, and their backward kernels as ops of their own (Note
+      // [Differentiable backward kernels] in tensor/nn_ops.h) ---
       {"convolution", [](const V& x) {
          return V{convolution(x[0], x[1], x[2], {1, 2}, {1, 0}, {1, 1}, 1),
                   convolution(x[0].select(3, 0), x[3], Tensor(), {2}, {1}, {2}, 2)};
@@ -315,21 +317,39 @@ std::vector<Case> cases() {
        [] {
          return V{leaf(r({2, 2, 3, 2})).transpose(0, 1), leaf(r({3, 2, 2, 2})),
                   leaf(r({3})), leaf(r({4, 1, 2}))};
+       }},
+      {"convolution_backward", [](const V& x) {
+         auto [gi, gw, gb] = convolution_backward(x[0], x[1], x[2], {1, 2}, {1, 0}, {1, 1}, 1,
+                                                  {true, true, true});
+         return V{gi, gw, gb};
        },
-       false},
+       [] { return V{leaf(r({2, 3, 4, 1})), leaf(r({2, 2, 3, 2})), leaf(r({3, 2, 2, 2}))}; }},
       {"max_pool2d_with_indices", [](const V& x) {
          return V{std::get<0>(max_pool2d_with_indices(x[0], {2, 2}, {2, 1}, {1, 0}, {1, 1}, false)),
                   std::get<0>(max_pool2d_with_indices(x[0], {2, 2}, {}, {0, 0}, {1, 2}, true))};
        },
-       [] { return V{leaf(r({1, 2, 4, 5}))}; }, false},
+       [] { return V{leaf(r({1, 2, 4, 5}))}; }},
+      {"max_pool2d_with_indices_backward", [](const V& x) {
+         Tensor idx = std::get<1>(max_pool2d_with_indices(x[1], {2, 2}, {2, 1}, {1, 0}, {1, 1}, false));
+         return V{max_pool2d_with_indices_backward(x[0], x[1].sizes(), idx)};
+       },
+       [] { return V{leaf(r({1, 2, 3, 4})), r({1, 2, 4, 5})}; }},
       {"avg_pool2d", [](const V& x) {
          return V{avg_pool2d(x[0], {3, 2}, {2, 1}, {1, 0}, false, true, std::nullopt),
                   avg_pool2d(x[0], {2, 2}, {2, 2}, {1, 1}, true, false, std::nullopt),
                   avg_pool2d(x[0], {2, 2}, {}, {0, 0}, false, true, 3)};
        },
-       [] { return V{leaf(r({1, 2, 4, 5}))}; }, false},
+       [] { return V{leaf(r({1, 2, 4, 5}))}; }},
+      {"avg_pool2d_backward", [](const V& x) {
+         return V{avg_pool2d_backward(x[0], {1, 2, 4, 5}, {2, 2}, {2, 2}, {1, 1}, true, false,
+                                      std::nullopt)};
+       },
+       [] { return V{leaf(r({1, 2, 3, 3}))}; }},
       {"adaptive_avg_pool2d", [](const V& x) { return V{adaptive_avg_pool2d(x[0], {3, 2})}; },
-       [] { return V{leaf(r({2, 5, 4})).transpose(0, 1)}; }, false},
+       [] { return V{leaf(r({2, 5, 4})).transpose(0, 1)}; }},
+      {"adaptive_avg_pool2d_backward",
+       [](const V& x) { return V{adaptive_avg_pool2d_backward(x[0], {5, 2, 4})}; },
+       [] { return V{leaf(r({5, 3, 2}))}; }},
       {"gelu", [](const V& x) { return V{gelu(x[0]), gelu(x[0], "tanh")}; }, [] { return V{rt(2, 3)}; }},
       {"leaky_relu", [](const V& x) { return V{leaky_relu(x[0], 0.2)}; },
        [] { return V{dleaf({0.3, -1.6, 2.2, -0.4})}; }},
@@ -347,19 +367,31 @@ std::vector<Case> cases() {
        },
        [] { return V{leaf(r({2, 2, 3})).transpose(1, 2), leaf(r({3, 2})), leaf(r({3, 2}))}; }},
       {"embedding", [](const V& x) { return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}))}; },
-       [] { return V{leaf(r({5, 3}))}; }, false},
+       [] { return V{leaf(r({5, 3}))}; }},
       {"nll_loss", [](const V& x) {
          Tensor w = tensor({1.0, 2.0, 0.5, 1.5}, kDouble);
          return V{std::get<0>(nll_loss_forward(x[0], longs({0, 3, 1}), Tensor(), loss_reduction::kMean, -100)),
                   std::get<0>(nll_loss_forward(x[0], longs({0, 3, 1}), w, loss_reduction::kNone, 3)),
                   std::get<0>(nll_loss_forward(x[0], longs({2, 3, 1}), w, loss_reduction::kMean, 1))};
        },
-       [] { return V{rt(3, 4)}; }, false},
+       [] { return V{rt(3, 4)}; }},
       {"nll_loss2d", [](const V& x) {
          return V{std::get<0>(nll_loss_forward(x[0], longs({0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2}),
                                                Tensor(), loss_reduction::kSum, -100))};
        },
-       [] { return V{leaf(r({2, 3, 2, 2}))}; }, false},
+       [] { return V{leaf(r({2, 3, 2, 2}))}; }},
+      {"nll_loss_backward", [](const V& x) {
+         Tensor w = tensor({1.0, 2.0, 0.5, 1.5}, kDouble), t = longs({2, 3, 1});
+         Tensor total = std::get<1>(nll_loss_forward(x[1].detach(), t, w, loss_reduction::kMean, 1));
+         return V{nll_loss_backward(x[0], x[1], t, w, loss_reduction::kMean, 1, total)};
+       },
+       [] { return V{leaf(r({})), rt(3, 4)}; }},
+      {"nll_loss2d_backward", [](const V& x) {
+         Tensor t = longs({0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2});
+         Tensor total = std::get<1>(nll_loss_forward(x[1].detach(), t, Tensor(), loss_reduction::kNone, -100));
+         return V{nll_loss_backward(x[0], x[1], t, Tensor(), loss_reduction::kNone, -100, total)};
+       },
+       [] { return V{leaf(r({2, 2, 2})), leaf(r({2, 3, 2, 2}))}; }},
       {"mse_loss", [](const V& x) {
          return V{mse_loss(x[0], x[1], loss_reduction::kMean), mse_loss(x[0], x[1], loss_reduction::kNone)};
        },

@@ -342,6 +342,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         IntArrayRef dilation, int64_t groups,
                                                         std::array<bool, 3> mask) {
   const Geometry g = make_geometry(input, weight, Tensor(), stride, padding, dilation, groups);
+  // Recorded (Note [Differentiable backward kernels] in nn_ops.h).
+  detail::OpScope scope(grad_output, input, weight);
   Tensor gy = grad_output.to(input.dtype()).contiguous();
   EMBER_CHECK(gy.sizes() == IntArrayRef(out_sizes(g, input.dim())),
               "convolution_backward: grad_output of size ", detail::bracketed(gy.sizes()),
@@ -356,6 +358,10 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                             mask[1] ? gw.data_ptr<scalar_t>() : nullptr,
                             mask[2] ? gb.data_ptr<scalar_t>() : nullptr);
   });
+  if (scope.active()) {
+    scope.record("convolution_backward", {grad_output, input, weight}, {gx, gw, gb},
+                 {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});
+  }
   return {gx, gw, gb};
 }
 

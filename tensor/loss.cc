@@ -117,6 +117,15 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const T
                          const Tensor& weight, int64_t reduction, int64_t ignore_index,
                          const Tensor& total_weight) {
   const NllGeometry g = check_nll(input, target, weight);
+  const bool none = reduction == loss_reduction::kNone;
+  EMBER_CHECK(none ? grad_output.sizes() == IntArrayRef(nll_none_sizes(input))
+                   : grad_output.numel() == 1,
+              "nll_loss_backward: grad_output of size ", detail::bracketed(grad_output.sizes()),
+              " does not match the loss");
+  // Recorded (Note [Differentiable backward kernels] in nn_ops.h); input
+  // is an input of the op as in ATen (its gradient is zero), total_weight
+  // not: the derivative recomputes it.
+  detail::OpScope scope(grad_output, input);
   Tensor gx = zeros(input.sizes(), input.options());
   Tensor gy = grad_output.to(input.dtype()).contiguous(), t = target.contiguous();
   Tensor w = weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
@@ -139,6 +148,11 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const T
       }
     }
   });
+  if (scope.active()) {
+    scope.record(input.dim() <= 2 ? "nll_loss_backward" : "nll_loss2d_backward",
+                 {grad_output, input, target, weight}, {gx},
+                 {Scalar(reduction), Scalar(ignore_index)});
+  }
   return gx;
 }
 

@@ -7,6 +7,16 @@
 // argument handling (unbatched inputs, 'same' padding, reductions...).
 // Each forward records itself under its ATen name (Note [Op recording]);
 // derivatives are in autograd/derivatives/nn.cc. float and double only.
+//
+// Note [Differentiable backward kernels]: the *_backward kernels below that
+// a derivative calls (convolution, pooling, nll_loss) are recorded ops too,
+// under ATen's names ("convolution_backward", ...), as in PyTorch: a
+// gradient computed with create_graph is then differentiable again (double
+// backward: gradient penalties, Hessian-vector products), and their own
+// derivatives are written with these ops, so triple backward works too.
+// The pooling kernels take the input's sizes, not the input, so their
+// results depend on the input only through grad_output: where PyTorch
+// gives the input a zero second derivative, ember records no edge.
 
 #include <array>
 #include <cstdint>

@@ -12,6 +12,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
+#include "tensor/nn_util.h"
 #include "tensor/parallel.h"
 
 namespace ember {
@@ -180,6 +181,17 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
 
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                                         const Tensor& indices) {
+  // Recorded (Note [Differentiable backward kernels] in nn_ops.h).
+  EMBER_CHECK(grad_output.sizes() == indices.sizes() &&
+                  static_cast<int64_t>(input_sizes.size()) == indices.dim() &&
+                  input_sizes.size() >= 2 &&
+                  input_sizes.subspan(0, input_sizes.size() - 2) ==
+                      indices.sizes().subspan(0, input_sizes.size() - 2),
+              "max_pool2d_with_indices_backward: grad_output of size ",
+              detail::bracketed(grad_output.sizes()), " and indices of size ",
+              detail::bracketed(indices.sizes()), " do not match an input of size ",
+              detail::bracketed(input_sizes));
+  detail::OpScope scope(grad_output);
   Tensor gy = grad_output.contiguous(), id = indices.contiguous();
   Tensor gx = zeros(input_sizes, grad_output.options());
   const int64_t hw = input_sizes[input_sizes.size() - 2] * input_sizes.back();
@@ -195,6 +207,10 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
       }
     });
   });
+  if (scope.active()) {
+    scope.record("max_pool2d_with_indices_backward", {grad_output, indices}, {gx},
+                 {dv(input_sizes)});
+  }
   return gx;
 }
 
@@ -244,6 +260,10 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                            std::optional<int64_t> divisor_override) {
   Tensor gx = zeros(input_sizes, grad_output.options());
   const Pool p = make_pool(gx, kernel_size, stride, padding, {}, ceil_mode);
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef(out_sizes(gx, p.oh, p.ow)),
+              "avg_pool2d_backward: grad_output of size ", detail::bracketed(grad_output.sizes()),
+              " does not match the output ", detail::bracketed(out_sizes(gx, p.oh, p.ow)));
+  detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
   Tensor gy = grad_output.contiguous();
   EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "avg_pool2d_backward", [&] {
     const scalar_t* g = gy.data_ptr<scalar_t>();
@@ -266,6 +286,12 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
       }
     });
   });
+  if (scope.active()) {
+    OpArgs args{dv(input_sizes), dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
+                Scalar(count_include_pad)};
+    args.push_back(divisor_override ? OpArg(Scalar(*divisor_override)) : OpArg());
+    scope.record("avg_pool2d_backward", {grad_output}, {gx}, std::move(args));
+  }
   return gx;
 }
 
@@ -310,6 +336,14 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes) {
+  EMBER_CHECK((input_sizes.size() == 3 || input_sizes.size() == 4) &&
+                  grad_output.dim() == static_cast<int64_t>(input_sizes.size()) &&
+                  grad_output.sizes().subspan(0, input_sizes.size() - 2) ==
+                      input_sizes.subspan(0, input_sizes.size() - 2),
+              "adaptive_avg_pool2d_backward: grad_output of size ",
+              detail::bracketed(grad_output.sizes()), " does not match an input of size ",
+              detail::bracketed(input_sizes));
+  detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
   Tensor gx = zeros(input_sizes, grad_output.options());
   Tensor gy = grad_output.contiguous();
   const int64_t h = input_sizes[input_sizes.size() - 2], w = input_sizes.back();
@@ -334,6 +368,9 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
       }
     });
   });
+  if (scope.active()) {
+    scope.record("adaptive_avg_pool2d_backward", {grad_output}, {gx}, {dv(input_sizes)});
+  }
   return gx;
 }
 

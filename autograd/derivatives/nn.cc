@@ -1,12 +1,16 @@
 // Derivatives of the nn ops (tensor/nn_ops.h). Formulas that need a
-// dedicated kernel call the op's *_backward from //tensor (not recorded:
-// no double backward through them); the others are written with public ops.
+// dedicated kernel call the op's *_backward from //tensor, which is itself
+// a recorded op with its derivative here (Note [Differentiable backward
+// kernels] in tensor/nn_ops.h), written with the forward and backward ops
+// again: double and higher backward work through every op of this file.
+// The others are written with public ops.
 #include <cmath>
 #include <tuple>
 #include <utility>
 
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
+#include "tensor/creation.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -20,12 +24,66 @@ namespace {
 using V = variable_list;
 using C = BackwardCtx;
 
+// [1, C, 1, ...]: a per-channel vector against an input of `dim` dims.
+Tensor per_channel(const Tensor& v, int64_t dim) {
+  DimVector s(dim, 1);
+  s[1] = v.numel();
+  return v.reshape(s);
+}
+
+Tensor add_defined(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  return b.defined() ? a + b : a;
+}
+
 // convolution(input, weight, bias; stride, padding, dilation, groups)
 V convolution_bw(const C& c, const V& g) {
   auto [gi, gw, gb] =
       convolution_backward(g[0], c.input(0), c.input(1), c.dims(0), c.dims(1), c.dims(2),
                            c.int_arg(3), {c.needs(0), c.needs(1), c.needs(2)});
   return {gi, gw, gb};
+}
+
+// convolution_backward(grad_output, input, weight; stride, padding,
+// dilation, groups) -> (grad_input, grad_weight, grad_bias), PyTorch's
+// _convolution_double_backward. grad_input is bilinear in (grad_output,
+// weight), grad_weight in (grad_output, input), grad_bias linear in
+// grad_output, so with ggI, ggW, ggb the gradients of the three results:
+//   grad_output: conv(ggI, W) + conv(I, ggW) + ggb on each channel;
+//   weight: the weight gradient of conv(ggI, W) against grad_output;
+//   input: the input gradient of conv(I, ggW) against grad_output.
+// Results the op left out, and results nobody differentiated (a penalty on
+// the input's gradient leaves ggW and ggb unused), come undefined: each
+// term is skipped rather than computed on zeros.
+V convolution_backward_bw(const C& c, const V& g) {
+  const Tensor& go = c.input(0);
+  const Tensor& x = c.input(1);
+  const Tensor& w = c.input(2);
+  const Tensor& ggi = g[0];
+  const Tensor& ggw = g[1];
+  const Tensor& ggb = g[2];
+  const DimVector &stride = c.dims(0), &padding = c.dims(1), &dilation = c.dims(2);
+  const int64_t groups = c.int_arg(3);
+  V r(3);
+  if (c.needs(0)) {
+    Tensor ggo;
+    if (ggi.defined()) ggo = convolution(ggi, w, ggb, stride, padding, dilation, groups);
+    if (ggw.defined()) {
+      Tensor b = ggi.defined() ? Tensor() : ggb;  // the bias term once
+      ggo = add_defined(ggo, convolution(x, ggw, b, stride, padding, dilation, groups));
+    }
+    if (!ggo.defined() && ggb.defined()) ggo = per_channel(ggb, go.dim()).expand(go.sizes());
+    r[0] = ggo;
+  }
+  if (c.needs(1) && ggw.defined()) {
+    r[1] = std::get<0>(convolution_backward(go, x, ggw, stride, padding, dilation, groups,
+                                            {true, false, false}));
+  }
+  if (c.needs(2) && ggi.defined()) {
+    r[2] = std::get<1>(convolution_backward(go, ggi, w, stride, padding, dilation, groups,
+                                            {false, true, false}));
+  }
+  return r;
 }
 
 std::optional<int64_t> opt_int(const C& c, size_t i) {
@@ -46,6 +104,28 @@ V adaptive_avg_pool2d_bw(const C& c, const V& g) {
   return {adaptive_avg_pool2d_backward(g[0], c.input_sizes(0))};
 }
 
+// The pooling backwards are linear in grad_output (their only
+// differentiable input), so each derivative is the adjoint map:
+// max_pool2d_with_indices_backward(grad_output, indices; input_sizes)
+// scatters into the argmax positions, so it gathers from them (PyTorch's
+// max_pool_double_backward).
+V max_pool2d_backward_bw(const C& c, const V& g) {
+  const Tensor& idx = c.input(1);
+  const int64_t d = idx.dim() - 2;
+  return {g[0].flatten(d).gather(d, idx.flatten(d)).reshape(idx.sizes()), Tensor()};
+}
+// avg_pool2d_backward(grad_output; input_sizes, kernel, stride, padding,
+// ceil, count_include_pad, divisor) is the transpose of avg_pool2d.
+V avg_pool2d_backward_bw(const C& c, const V& g) {
+  return {avg_pool2d(g[0], c.dims(1), c.dims(2), c.dims(3), c.bool_arg(4), c.bool_arg(5),
+                     opt_int(c, 6))};
+}
+// adaptive_avg_pool2d_backward(grad_output; input_sizes)
+V adaptive_avg_pool2d_backward_bw(const C& c, const V& g) {
+  IntArrayRef out = c.input_sizes(0);
+  return {adaptive_avg_pool2d(g[0], {out[out.size() - 2], out.back()})};
+}
+
 V gelu_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   if (c.str(0) == "none") {
@@ -60,13 +140,6 @@ V gelu_bw(const C& c, const V& g) {
 }
 V leaky_relu_bw(const C& c, const V& g) {
   return {where(c.input(0) > 0, g[0], g[0] * c.scalar(0))};
-}
-
-// [1, C, 1, ...]: a per-channel vector against an input of `dim` dims.
-Tensor per_channel(const Tensor& v, int64_t dim) {
-  DimVector s(dim, 1);
-  s[1] = v.numel();
-  return v.reshape(s);
 }
 
 // The biased mean and 1 / sqrt(var + eps) of x over `dims`, kept, computed
@@ -149,6 +222,20 @@ V nll_loss_bw(const C& c, const V& g) {
                             c.output(1)),
           Tensor(), Tensor()};
 }
+// nll_loss_backward(grad_output, input, target, weight; reduction,
+// ignore_index) is linear in grad_output and picks -weight[t] * grad_output
+// (over total_weight for 'mean') into the target positions: its adjoint is
+// the loss itself of the incoming gradient, with the same target, weight,
+// reduction and ignore_index. It does not depend on input's values (zero,
+// as PyTorch gives it).
+V nll_loss_backward_bw(const C& c, const V& g) {
+  V r(4);
+  if (c.needs(0)) {
+    r[0] = std::get<0>(nll_loss_forward(g[0], c.input(2), c.input(3), c.int_arg(0), c.int_arg(1)));
+  }
+  if (c.needs(1)) r[1] = zeros_like(g[0]);
+  return r;
+}
 
 // The gradient of a loss's reduction, to multiply the elementwise one by.
 Tensor reduced_grad(const C& c, const Tensor& g, int64_t reduction) {
@@ -200,9 +287,16 @@ V bce_logits_bw(const C& c, const V& g) {
 
 EMBER_REGISTER_DERIVATIVES(
     {"convolution", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, convolution_bw},
+    {"convolution_backward", "ConvolutionBackwardBackward0", kSaveAll, false,
+     convolution_backward_bw, /*undefined_grads=*/true},
     {"max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", 0, true, max_pool2d_bw},
+    {"max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", kSaveOther,
+     false, max_pool2d_backward_bw},
     {"avg_pool2d", "AvgPool2DBackward0", 0, false, avg_pool2d_bw},
+    {"avg_pool2d_backward", "AvgPool2DBackwardBackward0", 0, false, avg_pool2d_backward_bw},
     {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 0, false, adaptive_avg_pool2d_bw},
+    {"adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 0, false,
+     adaptive_avg_pool2d_backward_bw},
     {"gelu", "GeluBackward0", kSaveSelf, false, gelu_bw},
     {"leaky_relu", "LeakyReluBackward0", kSaveSelf, false, leaky_relu_bw},
     {"native_batch_norm", "NativeBatchNormBackward0", kSaveSelf | kSaveOther, true, batch_norm_bw},
@@ -210,6 +304,10 @@ EMBER_REGISTER_DERIVATIVES(
     {"embedding", "EmbeddingBackward0", kSaveOther, false, embedding_bw},
     {"nll_loss", "NllLossBackward0", kSaveAll, true, nll_loss_bw},
     {"nll_loss2d", "NllLoss2DBackward0", kSaveAll, true, nll_loss_bw},
+    {"nll_loss_backward", "NllLossBackwardBackward0", kSaveThird | kSaveFourth, false,
+     nll_loss_backward_bw},
+    {"nll_loss2d_backward", "NllLoss2DBackwardBackward0", kSaveThird | kSaveFourth, false,
+     nll_loss_backward_bw},
     {"mse_loss", "MseLossBackward0", kSaveAll, false, mse_loss_bw},
     {"smooth_l1_loss", "SmoothL1LossBackward0", kSaveAll, false, smooth_l1_loss_bw},
     {"binary_cross_entropy", "BinaryCrossEntropyBackward0", kSaveAll, false, bce_bw},
