@@ -122,19 +122,22 @@ class FormulaNode : public Node {
 
 // See Note [Views and in-place]. Gets the gradient of the base's new value;
 // gives the gradient of its old value (the view's part replaced by what
-// `fn` gives for the view's old value) and of fn's other inputs. Its
-// copies into views of a buffer are tracked like any (Note [Views and
-// in-place]), so under create_graph it is differentiable again.
+// `fn` gives for the view's old value, fn's input `self_edge`) and of fn's
+// other inputs. fn is the in-place op's node (input 0 is the view) or a
+// custom Function's (mark_dirty), with one output either way. Its copies
+// into views of a buffer are tracked like any (Note [Views and in-place]),
+// so under create_graph it is differentiable again.
 class CopySlices : public Node {
  public:
-  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<FormulaNode> fn)
+  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn, size_t self_edge)
       : base_sizes_(base.sizes().begin(), base.sizes().end()),
         base_strides_(base.strides().begin(), base.strides().end()),
         view_sizes_(view.sizes().begin(), view.sizes().end()),
         view_strides_(view.strides().begin(), view.strides().end()),
         base_offset_(base.storage_offset()),
         view_offset_(view.storage_offset()),
-        fn_(std::move(fn)) {}
+        fn_(std::move(fn)),
+        self_edge_(self_edge) {}
 
   std::string name() const override { return "CopySlices"; }
 
@@ -150,13 +153,16 @@ class CopySlices : public Node {
     buf.as_strided(base_sizes_, base_strides_, base_offset_).copy_(g);
     Tensor view_part = buf.as_strided(view_sizes_, view_strides_, view_offset_);
     variable_list res = fn_->apply({view_part.clone()});
-    if (res[0].defined()) {
-      view_part.copy_(res[0]);
+    res.resize(out.size());
+    if (res[self_edge_].defined()) {
+      view_part.copy_(res[self_edge_]);
     } else {
       view_part.zero_();
     }
-    out[0] = buf.as_strided(base_sizes_, base_strides_, base_offset_).clone();
-    for (size_t i = 1; i < out.size() && i < res.size(); ++i) out[i] = std::move(res[i]);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (i != self_edge_) out[i] = std::move(res[i]);
+    }
+    out[self_edge_] = buf.as_strided(base_sizes_, base_strides_, base_offset_).clone();
     return out;
   }
 
@@ -175,7 +181,8 @@ class CopySlices : public Node {
 
   DimVector base_sizes_, base_strides_, view_sizes_, view_strides_;
   int64_t base_offset_, view_offset_;
-  std::shared_ptr<FormulaNode> fn_;
+  std::shared_ptr<Node> fn_;
+  size_t self_edge_;
 };
 
 class GraphRoot : public Node {
@@ -486,25 +493,46 @@ class AutogradHooksImpl : public AutogradHooks {
   // Note [Views and in-place]: an in-place op on a view changes its base's
   // value too. As PyTorch, the op's node becomes part of a CopySlices node
   // that is the base's new grad_fn, and the view's grad_fn is remade from
-  // it.
+  // it. A custom Function that marks a view input dirty goes the same way
+  // (rebase_history).
   void record_inplace_on_view(OpRecord&& rec, AutogradMeta& m) {
     const Tensor view = rec.outputs[0];
-    const Tensor base = m.view_base_;
     std::shared_ptr<FormulaNode> fn = build_node(std::move(rec), /*attach=*/false);
-    auto copy_slices = std::make_shared<CopySlices>(base, view, fn);
+    rebase_view(view, m, fn, 0);
+  }
+
+  // `fn` (one output) has just modified `view` in place; its next edge
+  // `self_edge` is the view's old history.
+  void rebase_view(const Tensor& view, AutogradMeta& m, std::shared_ptr<Node> fn,
+                   size_t self_edge) {
+    const Tensor base = m.view_base_;
+    auto copy_slices = std::make_shared<CopySlices>(base, view, fn, self_edge);
     std::vector<Edge>& edges = copy_slices->mutable_next_edges();
     edges = fn->next_edges();
     // A base that did not require grad starts its history here.
-    edges[0] = base.requires_grad() ? gradient_edge(base) : Edge();
+    edges[self_edge] = base.requires_grad() ? gradient_edge(base) : Edge();
     AutogradMeta& bm = materialize_meta(base);
     bm.grad_fn_ = copy_slices;
     bm.output_nr_ = 0;
     remake_view_grad_fn(view, m);
   }
 
-  Tensor before_inplace(const char* name, const Tensor& self) override {
+  // PyTorch's check_inplace. In-place views (squeeze_, t_) change self's
+  // geometry, not its values (values_change false): only a leaf that
+  // requires grad refuses them.
+  static void check_inplace(const Tensor& self, bool values_change) {
     AutogradMeta* m = get_meta(self);
-    if (m != nullptr && m->view_base_.defined() && !is_inplace_view(name)) {
+    if (m == nullptr) return;
+    if (values_change && m->custom_function_view_ && m->grad_fn_) {
+      throw Error(absl::StrCat(
+          "Output ", m->output_nr_, " of ", m->grad_fn_->name(),
+          " is a view and is being modified inplace. This view was created inside a custom "
+          "Function (or because an input was returned as-is) and the autograd logic to handle "
+          "view+inplace would override the custom backward associated with the custom "
+          "Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
+          "this by cloning the output of the custom Function."));
+    }
+    if (values_change && m->view_base_.defined()) {
       AutogradMeta* bm = get_meta(m->view_base_);
       if (bm != nullptr && bm->requires_grad_ && !bm->grad_fn_) {
         throw Error(
@@ -512,9 +540,13 @@ class AutogradHooksImpl : public AutogradHooks {
             "operation.");
       }
     }
-    if (m != nullptr && m->requires_grad_ && !m->grad_fn_) {
+    if (m->requires_grad_ && !m->grad_fn_) {
       throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
     }
+  }
+
+  Tensor before_inplace(const char* name, const Tensor& self) override {
+    check_inplace(self, /*values_change=*/!is_inplace_view(name));
     // Only a formula that reads self needs its old value. The copy is
     // recorded (this runs inside the op's scope, where nothing records), so
     // that the saved old value keeps its history for double backward.
@@ -619,6 +651,23 @@ const bool kInstalled = [] {
 
 void refresh_view_grad_fn(const Tensor& view, AutogradMeta& m) {
   hooks_impl().remake_view_grad_fn(view, m);
+}
+
+void check_inplace(const Tensor& self) {
+  AutogradHooksImpl::check_inplace(self, /*values_change=*/true);
+}
+
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_t output_nr,
+                    size_t self_edge) {
+  AutogradMeta& m = materialize_meta(self);
+  if (m.view_base_.defined()) {
+    EMBER_CHECK(output_nr == 0 && fn->num_inputs() == 1,
+                "rebase_history: a view modified in place needs a node with one output");
+    hooks_impl().rebase_view(self, m, fn, self_edge);
+    return;
+  }
+  m.grad_fn_ = fn;
+  m.output_nr_ = output_nr;
 }
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors,

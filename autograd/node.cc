@@ -31,6 +31,13 @@ std::string legacy_type_string(const Tensor& t) {
 
 unsigned next_hook_id() { return ++g_hook_id; }
 
+const char kErrBackwardTwice[] =
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.";
+
 Node::Node() : sequence_nr_(g_sequence_nr++) {}
 
 unsigned Node::add_pre_hook(uint32_t input_nr, TensorHook hook) {
@@ -86,12 +93,7 @@ void SavedVariable::reset_data() {
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!was_defined_) return Tensor();
   if (released_) {
-    throw Error(
-        "Trying to backward through the graph a second time (or directly access saved tensors "
-        "after they have already been freed). Saved intermediate values of the graph are freed "
-        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-        "backward through the graph a second time or if you need to access saved tensors after "
-        "calling backward.");
+    throw Error(kErrBackwardTwice);
   }
   const uint32_t current = data_._version();
   if (current != saved_version_) {

@@ -80,6 +80,10 @@ class Node : public std::enable_shared_from_this<Node> {
 
 unsigned next_hook_id();
 
+// PyTorch's error for reading a graph's saved tensors after backward freed
+// them.
+extern const char kErrBackwardTwice[];
+
 // A tensor saved for backward, with the version check of Note [Autograd
 // design]. An op's outputs are saved without their grad_fn (which is the
 // saving node: a cycle otherwise) and get it back on unpack.
@@ -129,6 +133,10 @@ class AutogradMeta : public AutogradMetaInterface {
   // and the storage version its grad_fn was made at.
   Tensor view_base_;
   uint32_t view_version_ = 0;
+  // An output of a custom Function that aliases one of its inputs (Note
+  // [Custom function outputs] in custom_function.cc): modifying it in place
+  // is an error, as for PyTorch's CreationMeta::IN_CUSTOM_FUNCTION.
+  bool custom_function_view_ = false;
 };
 
 // The tensor's AutogradMeta, or nullptr.
@@ -158,6 +166,18 @@ Edge gradient_edge(const Tensor& t);
 // Remakes a view's grad_fn from its base's current history when the
 // storage version moved on (defined in engine.cc).
 void refresh_view_grad_fn(const Tensor& view, AutogradMeta& m);
+// Throws PyTorch's error when `self` must not be modified in place with
+// its history rebased: a leaf that requires grad, a view of one, or an
+// output of a custom Function that aliases its input (defined in
+// engine.cc).
+void check_inplace(const Tensor& self);
+// Makes `fn` the history of `self`, which fn has just modified in place:
+// self becomes output `output_nr` of fn, or, for a recorded view, its base
+// gets a CopySlices around fn (Note [Views and in-place]; fn must then
+// have one output). fn's next edge `self_edge` is self's old history
+// (defined in engine.cc).
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn, uint32_t output_nr,
+                    size_t self_edge);
 // Runs a leaf's tensor hooks on its gradient.
 Tensor run_leaf_hooks(const Tensor& leaf, Tensor grad);
 
