@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -173,6 +174,7 @@ ProcessGroupGloo::Impl::Impl(ProcessGroupGloo* pg_, std::shared_ptr<Store> store
     std::string v = store->get_string(store_key(absl::StrCat("addr/", r)));
     peer_addresses[r] = absl::StrSplit(v, ',', absl::SkipEmpty());
   }
+  shm = ShmAllreduce::create(*store, store_key(""), rank, size, options.shared_memory);
   worker = std::thread([this] { worker_loop(); });
   monitor = std::thread([this] { monitor_loop(); });
 }
@@ -246,6 +248,9 @@ void ProcessGroupGloo::Impl::worker_loop() {
       // ember's own checks inside run (never a transport failure).
       op_running = false;
       w->finish(std::current_exception());
+    } catch (const ShmPeerLost& e) {
+      op_running = false;
+      w->finish(on_failure(*w, e.what(), e.rank));
     } catch (const std::exception& e) {
       op_running = false;
       w->finish(on_failure(*w, e.what()));
@@ -316,7 +321,7 @@ void ProcessGroupGloo::Impl::defer(const std::shared_ptr<GlooWork>& work,
 }
 
 std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
-                                                      const std::string& what) {
+                                                      const std::string& what, int lost_rank) {
   std::lock_guard<std::mutex> fail_lock(fail_mu);
   const std::string head = absl::StrCat("ProcessGroupGloo: ", work.op(), " (sequence number ",
                                         work.sequence_number(), ") failed on rank ", rank);
@@ -331,6 +336,7 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
     } catch (const std::exception&) {
     }
   }
+  if (shm) shm->abort();
   // 2. The peer gloo's message names by address.
   std::vector<int> lost;
   for (int r = 0; r < size; ++r) {
@@ -340,6 +346,9 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
         break;
       }
     }
+  }
+  if (lost_rank >= 0 && std::find(lost.begin(), lost.end(), lost_rank) == lost.end()) {
+    lost.push_back(lost_rank);
   }
   // 3. Ranks that do not report a failure of the same op in the store within
   // the grace period are dead or stopped.
@@ -434,5 +443,7 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int s
 ProcessGroupGloo::~ProcessGroupGloo() = default;
 
 int ProcessGroupGloo::num_contexts() const { return static_cast<int>(impl_->contexts.size()); }
+
+bool ProcessGroupGloo::uses_shared_memory() const { return impl_->shm != nullptr; }
 
 }  // namespace ember::distributed

@@ -28,6 +28,8 @@
 // - A single-source recv fails as soon as that peer's connection drops; an
 //   any-source recv only by the timeout (gloo's any-source path watches no
 //   connection).
+// - all_reduce between ranks on one host goes through shared memory, not
+//   TCP (Note [Same-host all-reduce] in shm_allreduce.h).
 // - Beyond PyTorch's gloo: ReduceOp::AVG (sum, then divide; integers divide
 //   truncating, like NCCL), reduce_scatter (allreduce of the concatenated
 //   inputs, keeping this rank's part) and uneven all_to_all.
@@ -60,6 +62,10 @@ class ProcessGroupGloo : public ProcessGroup {
     // How long a failing rank waits for the other ranks' failure reports
     // before naming the silent ones (capped by timeout).
     std::chrono::milliseconds failure_report_grace{std::chrono::seconds(2)};
+    // All-reduce through shared memory when every rank is on this host
+    // (Note [Same-host all-reduce] in shm_allreduce.h; EMBER_GLOO_SHM=0
+    // turns it off too). Any rank saying no makes the group use TCP.
+    bool shared_memory = true;
   };
 
   // Connects to every other rank through the store (blocking; all `size`
@@ -75,6 +81,8 @@ class ProcessGroupGloo : public ProcessGroup {
   static std::vector<std::string> interfaces_from_env();
   // Number of gloo contexts (one per interface).
   int num_contexts() const;
+  // Whether all_reduce goes through shared memory (every rank on one host).
+  bool uses_shared_memory() const;
 
   std::shared_ptr<Work> broadcast(std::vector<Tensor>& tensors,
                                   const BroadcastOptions& opts = {}) override;

@@ -39,11 +39,17 @@ void by_element_size(int64_t esize, F f) {
 // input / (2 * world_size)).
 constexpr size_t kAllreduceSegmentBytes = size_t{4} << 20;
 
+// Through shared memory when the group has it (Note [Same-host all-reduce])
+// and this rank passes one tensor, over gloo's TCP ring otherwise.
 void run_allreduce(const std::shared_ptr<gloo::Context>& ctx, uint32_t tag,
                    std::chrono::milliseconds timeout, const std::vector<Tensor>& bufs,
-                   GlooReduceFn fn) {
+                   GlooReduceFn fn, ShmAllreduce* shm) {
   const size_t n = bufs[0].numel();
   if (n == 0) return;
+  if (shm != nullptr && bufs.size() == 1) {
+    shm->allreduce(bufs[0].data_ptr(), n, bufs[0].element_size(), fn, timeout);
+    return;
+  }
   gloo::AllreduceOptions o(ctx);
   by_element_size(bufs[0].element_size(), [&](auto t) {
     using T = decltype(t);
@@ -87,11 +93,12 @@ std::shared_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors,
   const ReduceOp op = opts.op;
   const int size = size_;
   const auto timeout = options_.timeout;
-  w->run = [staged, fn, op, size, timeout](const std::shared_ptr<gloo::Context>& ctx,
-                                           uint32_t tag) {
+  ShmAllreduce* shm = impl_->shm.get();
+  w->run = [staged, fn, op, size, timeout, shm](const std::shared_ptr<gloo::Context>& ctx,
+                                                uint32_t tag) {
     std::vector<Tensor> bufs;
     for (const auto& s : staged) bufs.push_back(s.dense);
-    run_allreduce(ctx, tag, timeout, bufs, fn);
+    run_allreduce(ctx, tag, timeout, bufs, fn, shm);
     for (const auto& s : staged) {
       if (op == ReduceOp::AVG) gloo_divide_in_place(s.dense.data_ptr(), s.dense.dtype(), s.dense.numel(), size);
       s.copy_back();
@@ -161,9 +168,10 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outp
   const int size = size_, rank = rank_;
   const auto timeout = options_.timeout;
   Tensor result = out;
-  w->run = [flat, result, fn, op, size, rank, n, timeout](
+  ShmAllreduce* shm = impl_->shm.get();
+  w->run = [flat, result, fn, op, size, rank, n, timeout, shm](
                const std::shared_ptr<gloo::Context>& ctx, uint32_t tag) {
-    run_allreduce(ctx, tag, timeout, {flat}, fn);
+    run_allreduce(ctx, tag, timeout, {flat}, fn, shm);
     Tensor mine = flat.narrow(0, rank * n, n);
     if (op == ReduceOp::AVG) gloo_divide_in_place(mine.data_ptr(), mine.dtype(), n, size);
     Tensor(result).copy_(mine.view(result.sizes()));

@@ -3,6 +3,8 @@
 // fail with an error naming the op, its sequence number and the peer: within
 // 10 s for the dead rank (well before the 60 s timeout), just after the
 // timeout for the stopped one. Later ops fail at once with the same cause.
+// The all_reduce tests run twice: through shared memory (the ranks share
+// this host; Note [Same-host all-reduce]) and over TCP.
 
 #include <signal.h>
 
@@ -26,13 +28,21 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-TEST(ProcessGroupGlooFault, SigkillDuringAllreduceFailsEverySurvivorNamingThePeer) {
+// The parameter: Options::shared_memory.
+class ProcessGroupGlooFault : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(Transport, ProcessGroupGlooFault, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "SharedMemory" : "Tcp"; });
+
+TEST_P(ProcessGroupGlooFault, SigkillDuringAllreduceFailsEverySurvivorNamingThePeer) {
   const std::string dir = testing::make_temp_dir();
   const int kWorld = 3, kVictim = 2;
+  const bool shm = GetParam();
   testing::Processes procs(kWorld, [&](int rank) {
     ProcessGroupGloo::Options o;
     o.timeout = std::chrono::seconds(60);
+    o.shared_memory = shm;
     auto pg = testing::make_group(dir, rank, kWorld, o);
+    ASSERT_EQ(pg->uses_shared_memory(), shm);
     // 4 MiB per all_reduce: the kill lands inside one.
     std::vector<Tensor> v{ones({1 << 20})};
     if (rank == kVictim) {
@@ -68,7 +78,7 @@ TEST(ProcessGroupGlooFault, SigkillDuringAllreduceFailsEverySurvivorNamingThePee
 }
 
 // Note [SIGPIPE]: a survivor's write to the dead peer must not kill it.
-TEST(ProcessGroupGlooFault, GroupIgnoresSigpipeUnlessTheProgramHandlesIt) {
+TEST(ProcessGroupGlooSigpipe, GroupIgnoresSigpipeUnlessTheProgramHandlesIt) {
   const std::string dir = testing::make_temp_dir();
   testing::Processes procs(2, [&](int rank) {
     if (rank == 1) {
@@ -90,14 +100,17 @@ TEST(ProcessGroupGlooFault, GroupIgnoresSigpipeUnlessTheProgramHandlesIt) {
   testing::remove_tree(dir);
 }
 
-TEST(ProcessGroupGlooFault, SigstoppedRankFailsSurvivorsAfterTheTimeout) {
+TEST_P(ProcessGroupGlooFault, SigstoppedRankFailsSurvivorsAfterTheTimeout) {
   const std::string dir = testing::make_temp_dir();
   const int kWorld = 3, kStopped = 1;
   const auto kOpTimeout = std::chrono::milliseconds(1500);
+  const bool shm = GetParam();
   testing::Processes procs(kWorld, [&](int rank) {
     ProcessGroupGloo::Options o;
     o.timeout = kOpTimeout;
+    o.shared_memory = shm;
     auto pg = testing::make_group(dir, rank, kWorld, o);
+    ASSERT_EQ(pg->uses_shared_memory(), shm);
     std::vector<Tensor> v{ones({1000})};
     pg->allreduce(v)->wait();
     if (rank == kStopped) raise(SIGSTOP);
@@ -120,7 +133,7 @@ TEST(ProcessGroupGlooFault, SigstoppedRankFailsSurvivorsAfterTheTimeout) {
   testing::remove_tree(dir);
 }
 
-TEST(ProcessGroupGlooFault, PeerThatExitsBeforeRecvFailsTheRecvNamingIt) {
+TEST(ProcessGroupGlooP2pFault, PeerThatExitsBeforeRecvFailsTheRecvNamingIt) {
   const std::string dir = testing::make_temp_dir();
   auto results = testing::run_processes(
       2,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "distributed/process_group_gloo.h"
+#include "distributed/shm_allreduce.h"
 #include "tensor/tensor.h"
 
 namespace gloo {
@@ -74,8 +75,9 @@ struct ProcessGroupGloo::Impl {
              std::function<void()> abort);
   // Turns a gloo failure of `work` into the error every survivor reports,
   // breaking the group (see the Note). Thread-safe; the first failure wins
-  // the "broken" state.
-  std::exception_ptr on_failure(const GlooWork& work, const std::string& what);
+  // the "broken" state. `lost_rank`: a peer known to be gone.
+  std::exception_ptr on_failure(const GlooWork& work, const std::string& what,
+                                int lost_rank = -1);
 
   void worker_loop();
   std::string store_key(const std::string& suffix) const { return options.group_name + "/" + suffix; }
@@ -89,6 +91,8 @@ struct ProcessGroupGloo::Impl {
   // Every pair address of every rank ("[127.0.0.1]:41234"), for naming the
   // peer behind a gloo "Connection closed by peer [...]" message.
   std::vector<std::vector<std::string>> peer_addresses;
+  // The same-host all-reduce, or nullptr (then TCP).
+  std::unique_ptr<ShmAllreduce> shm;
 
   std::mutex mu;
   std::condition_variable cv;

@@ -122,7 +122,12 @@ TEST(ProcessGroupGlooNetns, EveryOpAcrossTwoNamespaces) {
         const int h = rank % 2;  // ranks 0, 2 on host A; 1, 3 on host B
         hosts.enter(h);
         setenv("GLOO_SOCKET_IFNAME", hosts.dev(h).c_str(), 1);
-        ProcessGroupGloo pg(testing::make_store(dir), rank, 4);
+        // The namespaces still share this machine's memory, which two real
+        // hosts would not: all_reduce must cross the veth pair too.
+        ProcessGroupGloo::Options o;
+        o.shared_memory = false;
+        ProcessGroupGloo pg(testing::make_store(dir), rank, 4, o);
+        EXPECT_FALSE(pg.uses_shared_memory());
         // The other host is reachable only through the veth pair.
         EXPECT_EQ(ProcessGroupGloo::interfaces_from_env(), std::vector<std::string>{hosts.dev(h)});
         testing::check_every_op(pg);

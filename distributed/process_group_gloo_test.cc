@@ -50,6 +50,67 @@ TEST(ProcessGroupGloo, EveryOpWorldSize2) { run_group(2, everything); }
 TEST(ProcessGroupGloo, EveryOpWorldSize3) { run_group(3, everything); }
 TEST(ProcessGroupGloo, EveryOpWorldSize4) { run_group(4, everything); }
 
+// The same ops with all_reduce over TCP instead of shared memory (Note
+// [Same-host all-reduce]): both transports stay covered.
+ProcessGroupGloo::Options tcp_only() {
+  ProcessGroupGloo::Options o;
+  o.shared_memory = false;
+  return o;
+}
+TEST(ProcessGroupGloo, EveryOpOverTcpWorldSize2) { run_group(2, everything, tcp_only()); }
+TEST(ProcessGroupGloo, EveryOpOverTcpWorldSize3) { run_group(3, everything, tcp_only()); }
+
+TEST(ProcessGroupGloo, SharedMemoryOnOneHostUnlessARankSaysNo) {
+  run_group(3, [](ProcessGroupGloo& pg) { EXPECT_TRUE(pg.uses_shared_memory()); });
+  run_group(3, [](ProcessGroupGloo& pg) { EXPECT_FALSE(pg.uses_shared_memory()); },
+            tcp_only());
+  // One rank without it: the whole group goes over TCP, and still works.
+  const std::string dir = testing::make_temp_dir();
+  auto results = testing::run_processes(
+      3,
+      [&](int rank) {
+        if (rank == 1) setenv("EMBER_GLOO_SHM", "0", 1);
+        auto pg = make_group(dir, rank, 3);
+        EXPECT_FALSE(pg->uses_shared_memory());
+        std::vector<Tensor> v{full({5}, rank + 1, kInt)};
+        wait(pg->allreduce(v));
+        EXPECT_TRUE(tensors_equal(v[0], full({5}, 6, kInt)));
+      },
+      kTimeout);
+  testing::remove_tree(dir);
+  EXPECT_TRUE(testing::all_succeeded(results));
+}
+
+// Several chunks of the shared segment, with a remainder that does not
+// split evenly across 3 ranks, back to back (the slot sets alternate), in
+// place and through a non-contiguous tensor; every dtype class.
+TEST(ProcessGroupGloo, SharedMemoryAllreduceAcrossChunks) {
+  run_group(3, [](ProcessGroupGloo& pg) {
+    ASSERT_TRUE(pg.uses_shared_memory());
+    const int r = pg.rank();
+    const int64_t n = (int64_t{4} << 20) / 4 * 2 + 12345;  // 2 chunks of 4 MiB floats + a tail
+    for (int rep = 0; rep < 3; ++rep) {
+      std::vector<Tensor> v{(arange(n, kFloat).remainder(1000) + r + rep)};
+      wait(pg.allreduce(v));
+      EXPECT_TRUE(tensors_equal(v[0], arange(n, kFloat).remainder(1000) * 3 + 3 + 3 * rep));
+    }
+    std::vector<Tensor> d{full({1000003}, 0.5 * (r + 1), kDouble)};
+    AllreduceOptions avg;
+    avg.op = ReduceOp::AVG;
+    wait(pg.allreduce(d, avg));
+    EXPECT_TRUE(tensors_equal(d[0], full({1000003}, 1.0, kDouble)));
+    Tensor wide = full({700, 900}, r, kLong).t();  // non-contiguous
+    std::vector<Tensor> w{wide};
+    AllreduceOptions mx;
+    mx.op = ReduceOp::MAX;
+    wait(pg.allreduce(w, mx));
+    EXPECT_TRUE(tensors_equal(w[0], full({900, 700}, 2, kLong)));
+    std::vector<Tensor> h{full({3000001}, 1.0, kHalf)};
+    wait(pg.allreduce(h));
+    EXPECT_TRUE(tensors_equal(h[0], full({3000001}, 3.0, kHalf)));
+  });
+}
+
 // Two groups of two on one store, by group name: ranks 0,1 and 2,3.
 TEST(ProcessGroupGloo, Subgroups) {
   const std::string dir = testing::make_temp_dir();
