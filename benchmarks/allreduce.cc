@@ -268,6 +268,11 @@ int run_rank(const Args& a, ProcessGroup& pg, double calibration) {
                 a.backend.c_str(), world, static_cast<long long>(a.min_bytes),
                 static_cast<long long>(a.max_bytes), static_cast<long long>(a.factor), a.warmup,
                 a.iters, a.check);
+    if (auto* gloo = dynamic_cast<ProcessGroupGloo*>(&pg)) {
+      // Note [Same-host all-reduce]: EMBER_GLOO_SHM=0 measures the TCP ring.
+      std::printf("# all_reduce transport: %s\n#\n",
+                  gloo->uses_shared_memory() ? "shared memory (ranks on one host)" : "TCP");
+    }
     if (calibration > 0) {
       std::printf("# Loopback TCP calibration (both directions at once): %.2f GB/s per direction\n#\n",
                   calibration);
