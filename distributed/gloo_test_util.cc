@@ -1,5 +1,9 @@
 #include "distributed/gloo_test_util.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "distributed/file_store.h"
@@ -24,6 +28,16 @@ std::shared_ptr<ProcessGroupGloo> make_group(const std::string& dir, int rank, i
   if (options.interfaces.empty() && options.hostname.empty()) options.hostname = "127.0.0.1";
   return std::make_shared<ProcessGroupGloo>(make_store(dir), rank, size,
                                             std::move(options));
+}
+
+bool shared_memory_usable() {
+  const std::string name = "/ember-probe-" + std::to_string(getpid());
+  int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) return false;
+  const bool ok = posix_fallocate(fd, 0, 1 << 20) == 0;
+  close(fd);
+  shm_unlink(name.c_str());
+  return ok;
 }
 
 void run_world(int size, const std::function<void(int rank, int size)>& fn,

@@ -33,6 +33,10 @@ std::shared_ptr<ProcessGroupGloo> make_group(const std::string& dir, int rank, i
 void run_world(int size, const std::function<void(int rank, int size)>& fn,
                std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// Whether this machine lets a process create a POSIX shared-memory segment
+// (the same-host all-reduce needs one); tests of that path skip otherwise.
+bool shared_memory_usable();
+
 // Elementwise equality of value and dtype, with a message naming the first
 // difference (for EXPECT_TRUE in the children).
 ::testing::AssertionResult tensors_equal(const Tensor& actual, const Tensor& expected);

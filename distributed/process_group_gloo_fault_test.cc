@@ -34,6 +34,9 @@ INSTANTIATE_TEST_SUITE_P(Transport, ProcessGroupGlooFault, ::testing::Values(tru
                          [](const auto& info) { return info.param ? "SharedMemory" : "Tcp"; });
 
 TEST_P(ProcessGroupGlooFault, SigkillDuringAllreduceFailsEverySurvivorNamingThePeer) {
+  if (GetParam() && !testing::shared_memory_usable()) {
+    GTEST_SKIP() << "no POSIX shared memory here";
+  }
   const std::string dir = testing::make_temp_dir();
   const int kWorld = 3, kVictim = 2;
   const bool shm = GetParam();
@@ -101,6 +104,9 @@ TEST(ProcessGroupGlooSigpipe, GroupIgnoresSigpipeUnlessTheProgramHandlesIt) {
 }
 
 TEST_P(ProcessGroupGlooFault, SigstoppedRankFailsSurvivorsAfterTheTimeout) {
+  if (GetParam() && !testing::shared_memory_usable()) {
+    GTEST_SKIP() << "no POSIX shared memory here";
+  }
   const std::string dir = testing::make_temp_dir();
   const int kWorld = 3, kStopped = 1;
   const auto kOpTimeout = std::chrono::milliseconds(1500);

@@ -61,6 +61,7 @@ TEST(ProcessGroupGloo, EveryOpOverTcpWorldSize2) { run_group(2, everything, tcp_
 TEST(ProcessGroupGloo, EveryOpOverTcpWorldSize3) { run_group(3, everything, tcp_only()); }
 
 TEST(ProcessGroupGloo, SharedMemoryOnOneHostUnlessARankSaysNo) {
+  if (!testing::shared_memory_usable()) GTEST_SKIP() << "no POSIX shared memory here";
   run_group(3, [](ProcessGroupGloo& pg) { EXPECT_TRUE(pg.uses_shared_memory()); });
   run_group(3, [](ProcessGroupGloo& pg) { EXPECT_FALSE(pg.uses_shared_memory()); },
             tcp_only());
@@ -85,6 +86,7 @@ TEST(ProcessGroupGloo, SharedMemoryOnOneHostUnlessARankSaysNo) {
 // split evenly across 3 ranks, back to back (the slot sets alternate), in
 // place and through a non-contiguous tensor; every dtype class.
 TEST(ProcessGroupGloo, SharedMemoryAllreduceAcrossChunks) {
+  if (!testing::shared_memory_usable()) GTEST_SKIP() << "no POSIX shared memory here";
   run_group(3, [](ProcessGroupGloo& pg) {
     ASSERT_TRUE(pg.uses_shared_memory());
     const int r = pg.rank();
