@@ -16,7 +16,10 @@
 //   pid namespace, says no); the path is used only when every rank said
 //   yes, and rank 0 unlinks the name once everyone has mapped it (nothing
 //   is left in /dev/shm, even after a crash). Otherwise, or with
-//   Options::shared_memory false or EMBER_GLOO_SHM=0, TCP as before.
+//   Options::shared_memory false or EMBER_GLOO_SHM=0, TCP as before. The
+//   segment holds two slots per rank of 64 KiB to 4 MiB (at most 32 MiB
+//   in all), reserved up front: a /dev/shm too small makes the group fall
+//   back to TCP instead of failing later with SIGBUS.
 // - Each chunk of the tensor takes two barriers: every rank copies its
 //   chunk into its slot; then rank r reduces slice r of all slots into its
 //   own slot; then every rank copies every reduced slice out. Two sets of
