@@ -28,8 +28,8 @@
 // - A single-source recv fails as soon as that peer's connection drops; an
 //   any-source recv only by the timeout (gloo's any-source path watches no
 //   connection).
-// - all_reduce between ranks on one host goes through shared memory, not
-//   TCP (Note [Same-host all-reduce] in shm_allreduce.h).
+// - all_reduce and broadcast between ranks on one host go through shared
+//   memory, not TCP (Note [Same-host all-reduce] in shm_allreduce.h).
 // - Beyond PyTorch's gloo: ReduceOp::AVG (sum, then divide; integers divide
 //   truncating, like NCCL), reduce_scatter (allreduce of the concatenated
 //   inputs, keeping this rank's part) and uneven all_to_all.
@@ -81,7 +81,8 @@ class ProcessGroupGloo : public ProcessGroup {
   static std::vector<std::string> interfaces_from_env();
   // Number of gloo contexts (one per interface).
   int num_contexts() const;
-  // Whether all_reduce goes through shared memory (every rank on one host).
+  // Whether all_reduce and broadcast go through shared memory (every rank
+  // on one host).
   bool uses_shared_memory() const;
 
   std::shared_ptr<Work> broadcast(std::vector<Tensor>& tensors,

@@ -78,8 +78,13 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors,
   auto w = impl_->make_work("broadcast", true);
   const int root = opts.root;
   const auto timeout = options_.timeout;
-  w->run = [s, others, root, timeout](const std::shared_ptr<gloo::Context>& ctx, uint32_t tag) {
-    if (s.dense.nbytes() > 0) {
+  ShmAllreduce* shm = impl_->shm.get();
+  w->run = [s, others, root, timeout, shm](const std::shared_ptr<gloo::Context>& ctx,
+                                           uint32_t tag) {
+    if (s.dense.nbytes() > 0 && shm != nullptr) {
+      // Note [Same-host all-reduce]: ranks on one host share memory.
+      shm->broadcast(s.dense.data_ptr(), s.dense.nbytes(), root, timeout);
+    } else if (s.dense.nbytes() > 0) {
       gloo::BroadcastOptions o(ctx);
       o.setOutput(bytes(s.dense), s.dense.nbytes());
       o.setRoot(root);

@@ -84,8 +84,9 @@ TEST(ProcessGroupGloo, SharedMemoryOnOneHostUnlessARankSaysNo) {
 
 // Several chunks of the shared segment, with a remainder that does not
 // split evenly across 3 ranks, back to back (the slot sets alternate), in
-// place and through a non-contiguous tensor; every dtype class.
-TEST(ProcessGroupGloo, SharedMemoryAllreduceAcrossChunks) {
+// place and through a non-contiguous tensor; every dtype class; broadcasts
+// of several chunks between them.
+TEST(ProcessGroupGloo, SharedMemoryAllreduceAndBroadcastAcrossChunks) {
   if (!testing::shared_memory_usable()) GTEST_SKIP() << "no POSIX shared memory here";
   run_group(3, [](ProcessGroupGloo& pg) {
     ASSERT_TRUE(pg.uses_shared_memory());
@@ -110,6 +111,18 @@ TEST(ProcessGroupGloo, SharedMemoryAllreduceAcrossChunks) {
     std::vector<Tensor> h{full({3000001}, 1.0, kHalf)};
     wait(pg.allreduce(h));
     EXPECT_TRUE(tensors_equal(h[0], full({3000001}, 3.0, kHalf)));
+    for (int root = 0; root < 3; ++root) {
+      const int64_t m = (int64_t{9} << 20) / 8 + 7;  // 9 MiB of doubles and a bit
+      Tensor expected = arange(m, kDouble) * (root + 1);
+      std::vector<Tensor> b{r == root ? expected.clone() : zeros({m}, kDouble)};
+      BroadcastOptions bo;
+      bo.root = root;
+      wait(pg.broadcast(b, bo));
+      EXPECT_TRUE(tensors_equal(b[0], expected)) << "root " << root;
+      std::vector<Tensor> one{full({5}, 1, kInt)};
+      wait(pg.allreduce(one));
+      EXPECT_TRUE(tensors_equal(one[0], full({5}, 3, kInt)));
+    }
   });
 }
 

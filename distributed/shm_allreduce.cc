@@ -244,6 +244,22 @@ void ShmAllreduce::barrier(std::chrono::milliseconds timeout) {
   }
 }
 
+void ShmAllreduce::broadcast(void* data, size_t bytes, int root,
+                             std::chrono::milliseconds timeout) {
+  char* p = static_cast<char*>(data);
+  // The alternating sets make one barrier per chunk enough: the root fills
+  // a set again only after every rank arrived at the next chunk, that is
+  // after every rank copied this one out.
+  for (size_t off = 0; off < bytes; off += chunk_bytes_) {
+    const size_t m = std::min(chunk_bytes_, bytes - off);
+    const int set = static_cast<int>(chunks_done_ & 1);
+    if (rank_ == root) std::memcpy(slot(set, root), p + off, m);
+    barrier(timeout);
+    if (rank_ != root) std::memcpy(p + off, slot(set, root), m);
+    ++chunks_done_;
+  }
+}
+
 void ShmAllreduce::allreduce(void* data, size_t n, size_t esize, ReduceFn fn,
                              std::chrono::milliseconds timeout) {
   char* p = static_cast<char*>(data);

@@ -3,7 +3,8 @@
 
 // Note [Same-host all-reduce]: when every rank of a gloo group runs on one
 // host (several training processes on one machine, the common CPU case),
-// ProcessGroupGloo's all_reduce goes through a shared-memory segment
+// ProcessGroupGloo's all_reduce (and broadcast: DDP's per-forward buffer
+// sync is latency-bound) goes through a shared-memory segment
 // instead of gloo's TCP ring: loopback TCP costs each byte two kernel
 // copies per hop and both ranks' CPU time, while a shared segment costs
 // three memcpy-speed passes (copy in, reduce one slice of every rank's
@@ -73,6 +74,9 @@ class ShmAllreduce {
   // throws std::runtime_error.
   void allreduce(void* data, size_t n, size_t esize, ReduceFn fn,
                  std::chrono::milliseconds timeout);
+  // Copies `bytes` at `data` from rank `root` to every rank (one barrier
+  // per chunk); errors as allreduce().
+  void broadcast(void* data, size_t bytes, int root, std::chrono::milliseconds timeout);
   // Makes every rank's current and later waits fail (a failure elsewhere).
   void abort();
 
