@@ -65,16 +65,17 @@ void verify_params_across_processes(ProcessGroup& pg, const std::vector<Tensor>&
     pg.allgather(outs, in)->wait();
     return outs[0];
   };
-  std::vector<Tensor> lengths = gather(tensor({static_cast<int64_t>(desc.size())}));
-  std::vector<Tensor> counts = gather(tensor({desc[0]}));
-  for (int r = 1; r < n; ++r) {
-    const int64_t c0 = counts[0].item<int64_t>(), cr = counts[r].item<int64_t>();
+  // First each rank's parameter count and description length, then the
+  // descriptions themselves, padded to the longest.
+  std::vector<Tensor> heads = gather(tensor({desc[0], static_cast<int64_t>(desc.size())}));
+  const int64_t c0 = heads[0][0].item<int64_t>();
+  int64_t longest = 0;
+  for (int r = 0; r < n; ++r) {
+    const int64_t cr = heads[r][0].item<int64_t>();
     EMBER_CHECK(c0 == cr, "DDP expects same model across all ranks, but Rank ", r, " has ", cr,
                 " params, while rank 0 has inconsistent ", c0, " params.");
+    longest = std::max(longest, heads[r][1].item<int64_t>());
   }
-  // Equal counts, so the descriptions differ in length only if shapes do.
-  int64_t longest = 0;
-  for (const Tensor& l : lengths) longest = std::max(longest, l.item<int64_t>());
   Tensor padded = full({longest}, -1, kLong);
   padded.narrow(0, 0, static_cast<int64_t>(desc.size())).copy_(tensor(desc));
   std::vector<Tensor> all = gather(padded);

@@ -80,7 +80,6 @@ class ShmAllreduce {
   // Makes every rank's current and later waits fail (a failure elsewhere).
   void abort();
 
-  size_t chunk_bytes() const { return chunk_bytes_; }
 
  private:
   ShmAllreduce(void* base, size_t bytes, int rank, int size, size_t chunk_bytes);
