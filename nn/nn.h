@@ -17,5 +17,7 @@
 #include "nn/module.h"
 #include "nn/normalization.h"
 #include "nn/pooling.h"
+#include "nn/rnn.h"
+#include "nn/rnn_cell.h"
 
 #endif  // EMBER_NN_NN_H_

@@ -1,0 +1,100 @@
+#include "nn/rnn_test_golden.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+namespace ember {
+namespace nn {
+namespace rnn_testing {
+namespace {
+
+using ::ember::testing::GoldenEntry;
+using ::ember::testing::GoldenError;
+using ::ember::testing::near_golden;
+
+const GoldenEntry kGolden[] = {
+#include "nn/testdata/rnn_golden.inc"
+};
+
+const GoldenError kErrors[] = {
+#include "nn/testdata/rnn_errors_golden.inc"
+};
+
+struct GoldenString {
+  const char* name;
+  const char* text;
+};
+const GoldenString kStrings[] = {
+#include "nn/testdata/rnn_strings_golden.inc"
+};
+
+// PyTorch sums the gates in float32 in another order (MKL's GEMM, its
+// fused bias add): a few ulps of the largest value, carried through the steps.
+constexpr double kForwardTol = 2e-5;
+constexpr double kGradTol = 5e-5;
+
+}  // namespace
+
+const GoldenEntry& golden(const std::string& name) {
+  return ::ember::testing::find_golden(kGolden, name);
+}
+
+std::string golden_string(const std::string& name) {
+  for (const GoldenString& s : kStrings) {
+    if (name == s.name) return s.text;
+  }
+  ADD_FAILURE() << "no golden string " << name;
+  return "";
+}
+
+void expect_golden_error(const std::string& name, const std::function<void()>& f) {
+  ::ember::testing::expect_golden_error(kErrors, name, f);
+}
+
+void load_case_parameters(Module& module, const std::string& name) {
+  NamedTensors state;
+  for (const auto& [key, p] : module.named_parameters()) {
+    state.emplace_back(key, golden_tensor(name + ".param." + key));
+  }
+  module.load_state_dict(state);
+}
+
+CaseInputs case_inputs(const std::string& name, int num_states) {
+  CaseInputs in;
+  in.input = golden_tensor(name + ".input").requires_grad_();
+  for (int i = 0; i < num_states; ++i) {
+    in.hx.push_back(golden_tensor(name + ".hx" + std::to_string(i)).requires_grad_());
+  }
+  return in;
+}
+
+void expect_case(const std::string& name, Module& module, const CaseInputs& inputs,
+                 const std::vector<Tensor>& results) {
+  SCOPED_TRACE(name);
+  Tensor loss;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::string out = name + ".out" + std::to_string(i);
+    EXPECT_TRUE(near_golden(results[i], golden(out), kFloat, kForwardTol));
+    Tensor term =
+        (results[i] * ::ember::testing::make_input(results[i].sizes(), kFloat, 5 + i)).sum();
+    loss = loss.defined() ? loss + term : term;
+  }
+  loss.backward();
+  EXPECT_TRUE(near_golden(inputs.input.grad(), golden(name + ".grad.input"), kFloat, kGradTol));
+  for (size_t i = 0; i < inputs.hx.size(); ++i) {
+    EXPECT_TRUE(near_golden(inputs.hx[i].grad(), golden(name + ".grad.hx" + std::to_string(i)),
+                            kFloat, kGradTol));
+  }
+  for (const auto& [key, p] : module.named_parameters()) {
+    if (!p.grad().defined()) {
+      ADD_FAILURE() << key << " has no gradient";
+      continue;
+    }
+    EXPECT_TRUE(near_golden(p.grad(), golden(name + ".grad." + key), kFloat, kGradTol)) << key;
+  }
+}
+
+}  // namespace rnn_testing
+}  // namespace nn
+}  // namespace ember

@@ -1,0 +1,51 @@
+#ifndef EMBER_NN_RNN_TEST_GOLDEN_H_
+#define EMBER_NN_RNN_TEST_GOLDEN_H_
+
+// Test-only: the tables tools/golden/rnn.py writes from PyTorch
+// (testdata/rnn_*golden.inc), compiled once for rnn_test and rnn_cell_test,
+// and the check every recorded case runs.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nn/module.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace nn {
+namespace rnn_testing {
+
+const ::ember::testing::GoldenEntry& golden(const std::string& name);
+inline Tensor golden_tensor(const std::string& name) {
+  return ::ember::testing::golden_tensor(golden(name));
+}
+// A printed module, key list or warning ("repr.lstm", "state_dict.lstmcell").
+std::string golden_string(const std::string& name);
+// Runs f, which must throw PyTorch's error `name`.
+void expect_golden_error(const std::string& name, const std::function<void()>& f);
+
+// Loads the parameters PyTorch drew for case `name` ("<name>.param.<key>"),
+// as a state_dict saved by PyTorch would be: every key of the module must be
+// in the table.
+void load_case_parameters(Module& module, const std::string& name);
+
+// A recorded case's inputs, as leaves that require grad: "<name>.input",
+// and "<name>.hx<i>" for the initial states PyTorch was given.
+struct CaseInputs {
+  Tensor input;
+  std::vector<Tensor> hx;
+};
+CaseInputs case_inputs(const std::string& name, int num_states);
+
+// Compares results[i] with PyTorch's "<name>.out<i>", backpropagates the
+// generator's loss sum_i sum(results[i] * make_input(shape, seed 5 + i)), and
+// compares the gradients of the inputs and of every parameter of `module`.
+void expect_case(const std::string& name, Module& module, const CaseInputs& inputs,
+                 const std::vector<Tensor>& results);
+
+}  // namespace rnn_testing
+}  // namespace nn
+}  // namespace ember
+
+#endif  // EMBER_NN_RNN_TEST_GOLDEN_H_
