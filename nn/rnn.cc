@@ -33,8 +33,7 @@ int64_t gate_count(RNNMode mode) {
 }
 
 detail::RNNOptionsBase base_options(const RNNOptions& o) {
-  return detail::RNNOptionsBase(o.nonlinearity() == kTanh ? RNNMode::kRNN_TANH
-                                                          : RNNMode::kRNN_RELU,
+  return detail::RNNOptionsBase(o.nonlinearity() == kTanh ? RNNMode::kRNN_TANH : RNNMode::kRNN_RELU,
                                 o.input_size(), o.hidden_size())
       .num_layers(o.num_layers())
       .bias(o.bias())
@@ -64,8 +63,7 @@ detail::RNNOptionsBase base_options(const GRUOptions& o) {
 
 }  // namespace
 
-RNNImplBase::RNNImplBase(const detail::RNNOptionsBase& options_base)
-    : options_base(options_base) {
+RNNImplBase::RNNImplBase(const detail::RNNOptionsBase& options_base) : options_base(options_base) {
   const auto& o = options_base;
   EMBER_CHECK_VALUE(o.dropout() >= 0 && o.dropout() <= 1,
                     "dropout should be a number in range [0, 1] representing the probability "
@@ -163,8 +161,8 @@ std::vector<int64_t> RNNImplBase::expected_state_size(const Tensor& input, int64
 void RNNImplBase::check_hidden_size(const Tensor& hx, const std::vector<int64_t>& expected,
                                     const char* what) {
   const IntArrayRef got = hx.sizes();
-  EMBER_CHECK(std::vector<int64_t>(got.begin(), got.end()) == expected, "Expected ", what,
-              " size ", detail::py_tuple(expected), ", got [", absl::StrJoin(got, ", "), "]");
+  EMBER_CHECK(std::vector<int64_t>(got.begin(), got.end()) == expected, "Expected ", what, " size ",
+              detail::py_tuple(expected), ", got [", absl::StrJoin(got, ", "), "]");
 }
 
 RNNImplBase::Final RNNImplBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) {
@@ -227,8 +225,8 @@ std::tuple<Tensor, Tensor> RNNImplBase::forward_hidden(const Tensor& input_arg, 
   Tensor input = batched ? input_arg : input_arg.unsqueeze(batch_dim);
   if (hx.defined()) {
     if (batched) {
-      EMBER_CHECK(hx.dim() == 3, "For batched 3-D input, hx should also be 3-D but got ",
-                  hx.dim(), "-D tensor");
+      EMBER_CHECK(hx.dim() == 3, "For batched 3-D input, hx should also be 3-D but got ", hx.dim(),
+                  "-D tensor");
     } else {
       EMBER_CHECK(hx.dim() == 2, "For unbatched 2-D input, hx should also be 2-D but got ",
                   hx.dim(), "-D tensor");
@@ -275,8 +273,8 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
     std::tie(h0, c0) = *hx_opt;
     if (batched) {
       EMBER_CHECK(h0.dim() == 3 && c0.dim() == 3,
-                  "For batched 3-D input, hx and cx should also be 3-D but got (", h0.dim(),
-                  "-D, ", c0.dim(), "-D) tensors");
+                  "For batched 3-D input, hx and cx should also be 3-D but got (", h0.dim(), "-D, ",
+                  c0.dim(), "-D) tensors");
     } else {
       EMBER_CHECK(h0.dim() == 2 && c0.dim() == 2,
                   "For unbatched 2-D input, hx and cx should also be 2-D but got (", h0.dim(),

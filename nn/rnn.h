@@ -155,8 +155,7 @@ class RNNImplBase : public Module {
 
 class RNNImpl : public RNNImplBase {
  public:
-  RNNImpl(int64_t input_size, int64_t hidden_size)
-      : RNNImpl(RNNOptions(input_size, hidden_size)) {}
+  RNNImpl(int64_t input_size, int64_t hidden_size) : RNNImpl(RNNOptions(input_size, hidden_size)) {}
   explicit RNNImpl(const RNNOptions& options);
 
   // (output, h_n).
@@ -182,8 +181,7 @@ EMBER_MODULE(LSTM);
 
 class GRUImpl : public RNNImplBase {
  public:
-  GRUImpl(int64_t input_size, int64_t hidden_size)
-      : GRUImpl(GRUOptions(input_size, hidden_size)) {}
+  GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   explicit GRUImpl(const GRUOptions& options);
 
   // (output, h_n).

@@ -12,9 +12,7 @@
 
 namespace ember {
 
-const char* nonlinearity_name(RNNNonlinearity n) {
-  return n == kTanh ? "tanh" : "relu";
-}
+const char* nonlinearity_name(RNNNonlinearity n) { return n == kTanh ? "tanh" : "relu"; }
 
 namespace nn {
 
@@ -52,13 +50,11 @@ void RNNCellImplBase::check_input_dim(const Tensor& input, const char* cell) {
 }
 
 void RNNCellImplBase::check_forward_input(const Tensor& input) const {
-  EMBER_CHECK(input.size(1) == options_base.input_size(),
-              "input has inconsistent input_size: got ", input.size(1), " expected ",
-              options_base.input_size());
+  EMBER_CHECK(input.size(1) == options_base.input_size(), "input has inconsistent input_size: got ",
+              input.size(1), " expected ", options_base.input_size());
 }
 
-void RNNCellImplBase::check_forward_hidden(const Tensor& input, const Tensor& hx,
-                                           int index) const {
+void RNNCellImplBase::check_forward_hidden(const Tensor& input, const Tensor& hx, int index) const {
   EMBER_CHECK(input.size(0) == hx.size(0), "Input batch size ", input.size(0),
               " doesn't match hidden", index, " batch size ", hx.size(0));
   EMBER_CHECK(hx.size(1) == options_base.hidden_size(), "hidden", index,
@@ -103,8 +99,8 @@ LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& options)
                                                  options.bias(), 4)),
       options(options) {}
 
-std::tuple<Tensor, Tensor> LSTMCellImpl::forward(
-    const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
+                                                 std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
   check_input_dim(input, "LSTMCell");
   const bool batched = input.dim() == 2;
   const Tensor x = batched ? input : input.unsqueeze(0);

@@ -67,39 +67,30 @@ TEST(RNNCellInitTest, ParametersAreTheDrawsOfPyTorch) {
   expect_initial_parameters("grucell_unbatched_nobias", GRUCell(GRUCellOptions(3, 4).bias(false)));
 }
 
-TEST(RNNCellTest, TanhWithState) {
-  expect_hidden_case("rnncell_hx", RNNCell(4, 5), true);
-}
+TEST(RNNCellTest, TanhWithState) { expect_hidden_case("rnncell_hx", RNNCell(4, 5), true); }
 
 TEST(RNNCellTest, ReluUnbatched) {
-  expect_hidden_case("rnncell_relu_unbatched",
-                     RNNCell(RNNCellOptions(3, 4).nonlinearity(kReLU)), false);
+  expect_hidden_case("rnncell_relu_unbatched", RNNCell(RNNCellOptions(3, 4).nonlinearity(kReLU)),
+                     false);
 }
 
 TEST(RNNCellTest, WithoutBias) {
   expect_hidden_case("rnncell_nobias", RNNCell(RNNCellOptions(3, 4).bias(false)), false);
 }
 
-TEST(LSTMCellTest, WithState) {
-  expect_lstm_case("lstmcell_hx", LSTMCell(4, 5), true);
-}
+TEST(LSTMCellTest, WithState) { expect_lstm_case("lstmcell_hx", LSTMCell(4, 5), true); }
 
-TEST(LSTMCellTest, Unbatched) {
-  expect_lstm_case("lstmcell_unbatched", LSTMCell(3, 4), false);
-}
+TEST(LSTMCellTest, Unbatched) { expect_lstm_case("lstmcell_unbatched", LSTMCell(3, 4), false); }
 
 TEST(LSTMCellTest, UnbatchedWithStateWithoutBias) {
   expect_lstm_case("lstmcell_unbatched_hx_nobias", LSTMCell(LSTMCellOptions(3, 4).bias(false)),
                    true);
 }
 
-TEST(GRUCellTest, WithState) {
-  expect_hidden_case("grucell_hx", GRUCell(4, 5), true);
-}
+TEST(GRUCellTest, WithState) { expect_hidden_case("grucell_hx", GRUCell(4, 5), true); }
 
 TEST(GRUCellTest, UnbatchedWithoutBias) {
-  expect_hidden_case("grucell_unbatched_nobias", GRUCell(GRUCellOptions(3, 4).bias(false)),
-                     false);
+  expect_hidden_case("grucell_unbatched_nobias", GRUCell(GRUCellOptions(3, 4).bias(false)), false);
 }
 
 // A cell stepped over a sequence is the one-layer module with the same
@@ -133,11 +124,9 @@ TEST(RNNCellGradcheckTest, RNNCellTanhAndRelu) {
     cell->to(kDouble);
     const Tensor x = randn({2, 3}, kDouble).requires_grad_();
     const Tensor h = randn({2, 4}, kDouble).requires_grad_();
-    EXPECT_EQ(autograd::gradcheck(
-                  [&](const autograd::variable_list& in) -> autograd::variable_list {
-                    return {cell(in[0], in[1])};
-                  },
-                  with_parameters({x, h}, *cell)),
+    EXPECT_EQ(autograd::gradcheck([&](const autograd::variable_list& in)
+                                      -> autograd::variable_list { return {cell(in[0], in[1])}; },
+                                  with_parameters({x, h}, *cell)),
               "")
         << nonlinearity_name(act);
   }
@@ -165,11 +154,9 @@ TEST(RNNCellGradcheckTest, GRUCell) {
   cell->to(kDouble);
   const Tensor x = randn({2, 3}, kDouble).requires_grad_();
   const Tensor h = randn({2, 4}, kDouble).requires_grad_();
-  EXPECT_EQ(autograd::gradcheck(
-                [&](const autograd::variable_list& in) -> autograd::variable_list {
-                  return {cell(in[0], in[1])};
-                },
-                with_parameters({x, h}, *cell)),
+  EXPECT_EQ(autograd::gradcheck([&](const autograd::variable_list& in)
+                                    -> autograd::variable_list { return {cell(in[0], in[1])}; },
+                                with_parameters({x, h}, *cell)),
             "");
 }
 
@@ -191,11 +178,13 @@ TEST(RNNCellErrorTest, StateMismatch) {
   const Tensor x = make_input({2, 3});
   expect_golden_error("rnncell.hidden_batch", [&] { RNNCell(3, 5)(x, zeros({3, 5})); });
   expect_golden_error("rnncell.hidden_size", [&] { RNNCell(3, 5)(x, zeros({2, 4})); });
-  expect_golden_error("lstmcell.hidden0_size",
-                      [&] { LSTMCell(3, 5)(x, std::make_tuple(zeros({2, 4}), zeros({2, 5}))); });
+  expect_golden_error("lstmcell.hidden0_size", [&] {
+    LSTMCell(3, 5)(x, std::make_tuple(zeros({2, 4}), zeros({2, 5})));
+  });
   // PyTorch 1.13 names the cell state "hidden0" too.
-  expect_golden_error("lstmcell.hidden1_batch",
-                      [&] { LSTMCell(3, 5)(x, std::make_tuple(zeros({2, 5}), zeros({1, 5}))); });
+  expect_golden_error("lstmcell.hidden1_batch", [&] {
+    LSTMCell(3, 5)(x, std::make_tuple(zeros({2, 5}), zeros({1, 5})));
+  });
   expect_golden_error("grucell.hidden_size", [] { GRUCell(3, 5)(make_input({3}), zeros({4})); });
 }
 

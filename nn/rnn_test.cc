@@ -69,9 +69,8 @@ TEST(RNNInitTest, ParametersAreTheDrawsOfPyTorch) {
   expect_initial_parameters("rnn_bidirectional_nobias",
                             RNN(RNNOptions(3, 4).num_layers(2).bias(false).bidirectional(true)));
   manual_seed(0);
-  expect_initial_parameters(
-      "lstm_proj_bidirectional",
-      LSTM(LSTMOptions(4, 6).num_layers(2).bidirectional(true).proj_size(3)));
+  expect_initial_parameters("lstm_proj_bidirectional",
+                            LSTM(LSTMOptions(4, 6).num_layers(2).bidirectional(true).proj_size(3)));
   manual_seed(0);
   expect_initial_parameters(
       "gru_2layer_bidirectional_batch_first_hx",
@@ -119,9 +118,9 @@ TEST(LSTMTest, UnbatchedInputWithInitialState) {
 }
 
 TEST(LSTMTest, UnbatchedInputBidirectionalBatchFirst) {
-  expect_lstm_case(
-      "lstm_unbatched",
-      LSTM(LSTMOptions(3, 4).num_layers(2).bidirectional(true).batch_first(true)), false);
+  expect_lstm_case("lstm_unbatched",
+                   LSTM(LSTMOptions(3, 4).num_layers(2).bidirectional(true).batch_first(true)),
+                   false);
 }
 
 TEST(GRUTest, TwoLayersBidirectionalBatchFirstWithInitialState) {
@@ -134,9 +133,7 @@ TEST(GRUTest, WithoutBias) {
   expect_hidden_case("gru_nobias", GRU(GRUOptions(3, 4).bias(false)), false);
 }
 
-TEST(GRUTest, UnbatchedInput) {
-  expect_hidden_case("gru_unbatched", GRU(GRUOptions(3, 4)), false);
-}
+TEST(GRUTest, UnbatchedInput) { expect_hidden_case("gru_unbatched", GRU(GRUOptions(3, 4)), false); }
 
 // Training mode: the masks between layers are PyTorch's draws after the
 // same seed, so outputs and gradients match.
@@ -260,8 +257,9 @@ TEST(RNNErrorTest, HiddenSizeMismatch) {
   RNN rnn(3, 5);
   expect_golden_error("rnn.hidden_size", [&] { rnn(make_input({2, 3, 3}), zeros({2, 3, 5})); });
   RNN batch_first(RNNOptions(3, 5).batch_first(true).bidirectional(true));
-  expect_golden_error("rnn.hidden_size_batch_first",
-                      [&] { batch_first(make_input({2, 3, 3}), zeros({2, 3, 5})); });
+  expect_golden_error("rnn.hidden_size_batch_first", [&] {
+    batch_first(make_input({2, 3, 3}), zeros({2, 3, 5}));
+  });
   GRU gru(GRUOptions(3, 5).num_layers(2));
   expect_golden_error("gru.hidden_size", [&] { gru(make_input({2, 3, 3}), zeros({2, 2, 5})); });
 }
@@ -269,13 +267,16 @@ TEST(RNNErrorTest, HiddenSizeMismatch) {
 TEST(RNNErrorTest, LSTMStateSizeMismatch) {
   LSTM lstm(LSTMOptions(3, 5).num_layers(2));
   const Tensor x = make_input({2, 3, 3});
-  expect_golden_error("lstm.hidden0_size",
-                      [&] { lstm(x, std::make_tuple(zeros({2, 3, 4}), zeros({2, 3, 5}))); });
-  expect_golden_error("lstm.hidden1_size",
-                      [&] { lstm(x, std::make_tuple(zeros({2, 3, 5}), zeros({1, 3, 5}))); });
+  expect_golden_error("lstm.hidden0_size", [&] {
+    lstm(x, std::make_tuple(zeros({2, 3, 4}), zeros({2, 3, 5})));
+  });
+  expect_golden_error("lstm.hidden1_size", [&] {
+    lstm(x, std::make_tuple(zeros({2, 3, 5}), zeros({1, 3, 5})));
+  });
   LSTM proj(LSTMOptions(3, 5).proj_size(2));
-  expect_golden_error("lstm.proj_hidden0_size",
-                      [&] { proj(x, std::make_tuple(zeros({1, 3, 5}), zeros({1, 3, 5}))); });
+  expect_golden_error("lstm.proj_hidden0_size", [&] {
+    proj(x, std::make_tuple(zeros({1, 3, 5}), zeros({1, 3, 5})));
+  });
 }
 
 TEST(RNNErrorTest, StateRankMustMatchInputs) {
