@@ -98,11 +98,35 @@ TensorIterator& TensorIterator::add_input(const Tensor& in) {
 }
 
 TensorIterator& TensorIterator::build() {
+  compute_device();
   compute_shape();
   compute_types();
   allocate_or_check_outputs();
   coalesce();
   return *this;
+}
+
+// Note [Iterator devices]. The device is the first defined operand's that
+// is not a 0-dim CPU input (outputs first, as PyTorch); none: CPU.
+void TensorIterator::compute_device() {
+  device_ = Device(kCPU);
+  bool found = false;
+  for (int i = 0; i < ntensors(); ++i) {
+    const Tensor& t = operands_[i];
+    if (!t.defined() || (i >= num_outputs_ && t.dim() == 0 && t.is_cpu())) continue;
+    if (!found) {
+      device_ = t.device();
+      found = true;
+    } else if (t.device() != device_) {
+      throw Error(absl::StrCat(
+          "Expected all tensors to be on the same device, but found at least two devices, ",
+          device_.str(), " and ", t.device().str(), "!"));
+    }
+  }
+  if (device_.is_cpu()) return;
+  for (int i = num_outputs_; i < ntensors(); ++i) {
+    if (operands_[i].is_cpu()) operands_[i] = operands_[i].to(device_);
+  }
 }
 
 void TensorIterator::compute_shape() {
@@ -168,8 +192,7 @@ void TensorIterator::allocate_or_check_outputs() {
   for (int i = 0; i < num_outputs_; ++i) {
     Tensor& o = operands_[i];
     if (!o.defined()) {
-      o = empty(broadcast_shape_, TensorOptions(out_dtype).device(
-                                      ninputs() ? input(0).device() : Device(kCPU)));
+      o = empty(broadcast_shape_, TensorOptions(out_dtype).device(device_));
       continue;
     }
     if (config_.check_output_cast && !config_.output_dtype && !can_cast(common_dtype_, o.dtype())) {

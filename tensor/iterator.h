@@ -71,8 +71,12 @@ class TensorIterator {
   const Tensor& operand(int i) const { return operands_[i]; }
   const Tensor& input(int i = 0) const { return operands_[num_outputs_ + i]; }
   IntArrayRef shape() const { return broadcast_shape_; }
-  // The device the operands live on (the kernel table key).
-  DeviceType device_type() const { return operands_[0].device().type(); }
+  // The device the operands live on (the kernel table key). Note [Iterator
+  // devices]: every operand must be on it, except 0-dim CPU tensors (wrapped
+  // numbers, tensor(2.0)), which an op on CUDA tensors accepts as PyTorch
+  // does; build() copies them to the device.
+  Device device() const { return device_; }
+  DeviceType device_type() const { return device_.type(); }
   int64_t numel() const { return numel_; }
 
   // Calls loop(char** data, const int64_t* strides, int64_t n) for runs of n
@@ -125,11 +129,17 @@ class TensorIterator {
     }
   }
 
+  // The loop after coalescing, for kernels that index it themselves (the
+  // CUDA backend): dim 0 is the fastest-moving; strides in bytes.
+  IntArrayRef loop_shape() const { return shape_; }
+  IntArrayRef loop_strides(int i) const { return strides_[i]; }
+
   // The result: output i, copied back into the caller's tensor when it was
   // computed in a temporary of another dtype.
   Tensor output(int i = 0);
 
  private:
+  void compute_device();
   void compute_shape();
   void compute_types();
   void allocate_or_check_outputs();
@@ -140,6 +150,7 @@ class TensorIterator {
   absl::InlinedVector<Tensor, 2> original_outputs_;  // when computing into temporaries
   int num_outputs_ = 0;
   ScalarType common_dtype_ = ScalarType::Undefined;
+  Device device_{kCPU};
   DimVector broadcast_shape_;
   int64_t numel_ = 0;
   // After coalescing; dim 0 is the fastest-moving.

@@ -20,8 +20,13 @@
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
 #include "tensor/blas.h"
+#include "tensor/gemm.h"
 
 namespace ember {
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(gemm_kernel, GemmKernelFn);
+}  // namespace detail
+
 namespace {
 
 // A view of t's storage with other sizes and strides (no copy).
@@ -139,15 +144,7 @@ void gemm(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T beta, 
   }
 }
 
-// Batched product over broadcast batch dims: a [batch_a..., M, K] and
-// b [batch_b..., K, N] (already broadcast to `batch`: stride 0 where
-// expanded) into out [batch..., M, N] (contiguous). beta applies to out.
-struct BatchGeometry {
-  DimVector batch;
-  DimVector a_bstrides, b_bstrides;
-  int64_t M, N, K;
-  int64_t a_rs, a_cs, b_rs, b_cs;
-};
+using detail::BatchGeometry;
 
 template <typename scalar_t>
 void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
@@ -173,13 +170,10 @@ void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b
   }
 }
 
-// out = beta * out + alpha * a @ b for the geometry g; bool is rejected
-// like PyTorch ("addmm_impl_cpu_" not implemented for 'Bool').
-void run_gemm(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
-              const Scalar& alpha = 1, const Scalar& beta = 0) {
-  // No CUDA GEMM is registered yet: refuse device memory instead of reading it.
-  EMBER_CHECK(a.is_cpu() && b.is_cpu() && out.is_cpu(),
-              "Could not run 'aten::mm' with arguments from the 'CUDA' backend.");
+// The CPU GEMM; bool is rejected like PyTorch ("addmm_impl_cpu_" not
+// implemented for 'Bool').
+void gemm_cpu(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
+              const Scalar& alpha, const Scalar& beta) {
   // Integers and float/double (half and bfloat16 were converted to float).
 #define EMBER_GEMM_CASE [&] { batched_gemm_typed<scalar_t>(g, a, b, out, alpha, beta); }
   EMBER_PRIVATE_SWITCH(out.dtype(), "addmm_impl_cpu_",
@@ -187,6 +181,16 @@ void run_gemm(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& 
                            EMBER_PRIVATE_CASE(Float, float, EMBER_GEMM_CASE)
                                EMBER_PRIVATE_CASE(Double, double, EMBER_GEMM_CASE));
 #undef EMBER_GEMM_CASE
+}
+
+// out = beta * out + alpha * a @ b for the geometry g, on the operands'
+// device.
+void run_gemm(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
+              const Scalar& alpha = 1, const Scalar& beta = 0) {
+  EMBER_CHECK(a.device() == b.device() && a.device() == out.device(),
+              "Expected all tensors to be on the same device, but found at least two devices, ",
+              a.device().str(), " and ", (a.device() == b.device() ? out : b).device().str(), "!");
+  detail::gemm_kernel(a.device())(g, a, b, out, alpha, beta);
 }
 
 // The 2-D geometry of a @ b for matrices a [M, K], b [K, N].
@@ -240,6 +244,10 @@ inline T multiply(T x, T y) {
 bool is_reduced_float(const Tensor& t) { return t.dtype() == kHalf || t.dtype() == kBFloat16; }
 
 }  // namespace
+
+namespace detail {
+EMBER_REGISTER_KERNEL(gemm_kernel, kCPU, &gemm_cpu);
+}  // namespace detail
 
 static Tensor mm_nograd(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(self.dim() == 2, "self must be a matrix");

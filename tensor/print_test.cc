@@ -14,6 +14,7 @@
 #include "tensor/copy.h"
 #include "tensor/empty.h"
 #include "tensor/tensor.h"
+#include "tensor/testing/fake_cuda.h"
 
 namespace ember {
 namespace {
@@ -151,35 +152,10 @@ TEST(PrintTest, PythonFloatRepr) {
   }
 }
 
-// A stand-in CUDA backend whose "device memory" is host memory, so that the
-// device path (copy to CPU, device= suffix) runs on machines without a GPU.
-class HostBackedCudaAllocator : public Allocator {
- public:
-  DataPtr allocate(size_t nbytes) override { return allocate_on(Device(kCUDA), nbytes); }
-  DataPtr allocate_on(Device device, size_t nbytes) override {
-    DataPtr d;
-    d.ptr = std::malloc(nbytes == 0 ? 1 : nbytes);
-    d.deleter = [](void*, void* p) { std::free(p); };
-    d.device = Device(kCUDA, device.has_index() ? device.index() : 0);
-    return d;
-  }
-};
-
+// CUDA tensors whose memory is host memory (tensor/testing/fake_cuda.h):
+// the device path (copy to CPU, device= suffix) runs without a GPU.
 class FakeCudaBackendTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    set_allocator(kCUDA, &allocator_);
-    register_cross_device_copy(kCUDA, [](const Tensor& dst, const Tensor& src) {
-      ASSERT_TRUE(dst.is_contiguous() && src.is_contiguous());
-      ASSERT_EQ(dst.nbytes(), src.nbytes());
-      std::memcpy(dst.data_ptr(), src.data_ptr(), src.nbytes());
-    });
-  }
-  void TearDown() override {
-    register_cross_device_copy(kCUDA, nullptr);
-    set_allocator(kCUDA, nullptr);
-  }
-
   template <typename T>
   Tensor on_device(std::vector<T> values, ScalarType dtype, int8_t index) {
     Tensor t = empty({static_cast<int64_t>(values.size())},
@@ -188,7 +164,7 @@ class FakeCudaBackendTest : public ::testing::Test {
     return t;
   }
 
-  HostBackedCudaAllocator allocator_;
+  testing::FakeCudaBackend backend_;
 };
 
 // PyTorch shows the device of every CUDA tensor, before the dtype and

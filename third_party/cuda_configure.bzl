@@ -25,7 +25,8 @@ def _cuda_configure_impl(ctx):
         libdir = root + "/lib64"
         build.append("""cc_library(
     name = "cuda_headers",
-    hdrs = glob(["include/**/*.h", "include/**/*.hpp"]),
+    # nv/target (included by cuda_fp16.h, hence cublas_v2.h) has no extension.
+    hdrs = glob(["include/**/*.h", "include/**/*.hpp", "include/nv/**"]),
     includes = ["include"],
 )
 """)

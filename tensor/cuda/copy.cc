@@ -7,14 +7,14 @@
 // reduced to that case on the side that has the kernels for it: casts and
 // broadcasts of host data run on the host (the CPU copy_), non-contiguous
 // device data is gathered or scattered by the strided copy kernel. A cast
-// between two CUDA tensors goes through the host until CUDA cast kernels
-// exist.
+// between two CUDA tensors runs the cast kernel where the source lives.
 
 #include <cstring>
 
 #include "tensor/copy.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/kernels.h"
+#include "tensor/cuda/launch.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -152,9 +152,32 @@ void copy_device_to_host(const Tensor& dst, const Tensor& src) {
   out.copy_(to_host(src));
 }
 
+// dst <- src converted to dst's dtype, both on one device (cast.cu).
+void cast_on_device(const Tensor& dst, const Tensor& src) {
+  IterConfig c;
+  c.cast_inputs = false;
+  c.promote_inputs = false;
+  c.shape_from_output = true;
+  c.check_output_cast = false;
+  c.allow_output_cast = false;
+  TensorIterator iter(c);
+  iter.add_output(dst).add_input(src).build();
+  detail::DeviceGuard guard(dst.device().index());
+  detail::check_launch(kernels::launch_cast(detail::kernel_dtype(dst.dtype()),
+                                            detail::kernel_dtype(src.dtype()),
+                                            detail::make_elementwise(iter)),
+                       "copy_", src.dtype());
+}
+
 void copy_device_to_device(const Tensor& dst, const Tensor& src) {
-  if (dst.dtype() != src.dtype()) {  // no CUDA cast kernels yet: cast on the host
-    copy_host_to_device(dst, to_host(src));
+  if (dst.dtype() != src.dtype()) {
+    if (dst.device() == src.device()) {
+      cast_on_device(dst, src);
+    } else {  // cast where the data is, then move it
+      Tensor cast = empty(src.sizes(), TensorOptions(dst.dtype()).device(src.device()));
+      cast_on_device(cast, src);
+      copy_device_to_device(dst, cast);
+    }
     return;
   }
   Tensor s = broadcast_view(src, dst.sizes());

@@ -35,6 +35,98 @@ cudaError_t launch_strided_copy(void* dst, const void* src, const Geometry& g, i
 // dst[i] = the element whose bytes are the low `elem_size` bytes of `bits`.
 cudaError_t launch_fill(void* dst, const Geometry& g, int elem_size, uint64_t bits);
 
+// --- the elementwise and reduction kernels (Note [CUDA compute kernels]) ----
+
+// ember's ScalarTypes as the kernels know them (the host maps them).
+enum class DType : int {
+  kBool,
+  kUInt8,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kHalf,
+  kBFloat16,
+  kFloat,
+  kDouble,
+};
+
+// A TensorIterator's loop after coalescing: dim 0 is the fastest-moving,
+// strides in bytes, operand 0 the output. `contiguous`: one dim, every
+// operand dense (the kernels then index with i * element size).
+constexpr int kMaxLoopDims = 16;
+constexpr int kMaxOperands = 4;
+struct Elementwise {
+  int ntensors = 0;
+  int ndim = 0;
+  int64_t numel = 0;
+  bool contiguous = false;
+  int64_t sizes[kMaxLoopDims];
+  int64_t strides[kMaxOperands][kMaxLoopDims];
+  char* data[kMaxOperands];
+};
+
+// out = op(a, b), all of dtype `dtype` (comparisons: out is bool).
+enum class BinaryOp {
+  kAdd,  // a + alpha * b
+  kMul,
+  kDiv,  // true division (floating dtypes)
+  kMaximum,
+  kMinimum,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+};
+cudaError_t launch_binary(BinaryOp op, DType dtype, const Elementwise& e, double alpha);
+
+// out = op(a) in dtype `dtype` (floating functions: floating dtypes only).
+enum class UnaryOp {
+  kNeg,
+  kAbs,
+  kSqrt,
+  kRsqrt,
+  kExp,
+  kLog,
+  kLog1p,
+  kSin,
+  kCos,
+  kTanh,
+  kSigmoid,
+  kReciprocal,
+  kClampMin,  // max(a, scalar)
+  kClampMax,  // min(a, scalar)
+};
+cudaError_t launch_unary(UnaryOp op, DType dtype, const Elementwise& e, double scalar);
+
+// out (dtype `dst`) = in (dtype `src`) converted as static_cast does
+// (bool: != 0), for any pair of dtypes.
+cudaError_t launch_cast(DType dst, DType src, const Elementwise& e);
+
+// A reduction's index space: outputs over the kept dims (row-major, out is
+// contiguous), each reducing the reduced dims; strides in elements.
+struct Reduction {
+  int okept = 0, ored = 0;
+  int64_t nout = 1, nred = 1;
+  int64_t ksizes[kMaxLoopDims], kstrides[kMaxLoopDims];
+  int64_t rsizes[kMaxLoopDims], rstrides[kMaxLoopDims];
+};
+enum class ReduceOp {
+  kSum,  // times `scale` (mean)
+  kProd,
+  kAmax,
+  kAmin,
+};
+// in has dtype `in_type`; out (contiguous, nout elements) `out_type`:
+// sum/prod of bool and integers are int64, everything else keeps the dtype.
+// Floating sums accumulate in double. `scratch` holds at least
+// reduce_scratch_bytes(r) bytes of device memory.
+size_t reduce_scratch_bytes(const Reduction& r);
+cudaError_t launch_reduce(ReduceOp op, DType in_type, DType out_type, const void* in, void* out,
+                          const Reduction& r, double scale, void* scratch);
+
 }  // namespace kernels
 }  // namespace cuda
 }  // namespace ember

@@ -1,0 +1,153 @@
+// Device-side pieces shared by the CUDA compute kernels (nvcc only):
+// dtype dispatch, the opmath type, and the elementwise loop over an
+// Elementwise geometry (Note [CUDA compute kernels] in ops.cc).
+
+#ifndef EMBER_TENSOR_CUDA_ELEMENTWISE_CUH_
+#define EMBER_TENSOR_CUDA_ELEMENTWISE_CUH_
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "tensor/cuda/kernels.h"
+
+namespace ember {
+namespace cuda {
+namespace kernels {
+
+constexpr int kBlockThreads = 256;
+
+// Enough blocks to cover n, capped: the loops are grid-strided.
+inline unsigned grid_for(int64_t n) {
+  int64_t b = (n + kBlockThreads - 1) / kBlockThreads;
+  return static_cast<unsigned>(b < 65536 ? (b > 0 ? b : 1) : 65536);
+}
+
+template <typename T>
+struct Tag {
+  using type = T;
+};
+
+// Half and bfloat16 compute in float, as PyTorch's CUDA kernels do.
+template <typename T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<__half> {
+  using type = float;
+};
+template <>
+struct OpMath<__nv_bfloat16> {
+  using type = float;
+};
+template <typename T>
+using opmath_t = typename OpMath<T>::type;
+
+template <typename T>
+__device__ __forceinline__ bool is_nan(T x) {
+  return x != x;  // false for integers
+}
+
+// Calls f(Tag<T>{}) for the C++ type of `t` among the listed kinds; returns
+// cudaErrorInvalidValue for a dtype the caller did not ask for.
+enum Kinds : unsigned {
+  kBoolKind = 1,
+  kIntegralKinds = 2,
+  kFloatingKinds = 4,
+  kAllKinds = 7,
+  kNumericKinds = 6,
+};
+template <unsigned kKinds, typename F>
+cudaError_t dispatch(DType t, F&& f) {
+  if constexpr ((kKinds & kBoolKind) != 0) {
+    if (t == DType::kBool) return f(Tag<bool>{});
+  }
+  if constexpr ((kKinds & kIntegralKinds) != 0) {
+    switch (t) {
+      case DType::kUInt8: return f(Tag<uint8_t>{});
+      case DType::kInt8: return f(Tag<int8_t>{});
+      case DType::kInt16: return f(Tag<int16_t>{});
+      case DType::kInt32: return f(Tag<int32_t>{});
+      case DType::kInt64: return f(Tag<int64_t>{});
+      default: break;
+    }
+  }
+  if constexpr ((kKinds & kFloatingKinds) != 0) {
+    switch (t) {
+      case DType::kHalf: return f(Tag<__half>{});
+      case DType::kBFloat16: return f(Tag<__nv_bfloat16>{});
+      case DType::kFloat: return f(Tag<float>{});
+      case DType::kDouble: return f(Tag<double>{});
+      default: break;
+    }
+  }
+  return cudaErrorInvalidValue;
+}
+
+// Byte offsets of linear index i in the first N operands.
+template <int N>
+__device__ __forceinline__ void loop_offsets(const Elementwise& e, int64_t i, int64_t* off) {
+#pragma unroll
+  for (int t = 0; t < N; ++t) off[t] = 0;
+  for (int d = 0; d < e.ndim; ++d) {
+    const int64_t size = e.sizes[d];
+    const int64_t idx = i % size;
+    i /= size;
+#pragma unroll
+    for (int t = 0; t < N; ++t) off[t] += idx * e.strides[t][d];
+  }
+}
+
+template <typename Out, typename In, typename F>
+__global__ void unary_loop(Elementwise e, F f) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < e.numel;
+       i += int64_t{blockDim.x} * gridDim.x) {
+    if (e.contiguous) {
+      reinterpret_cast<Out*>(e.data[0])[i] = f(reinterpret_cast<const In*>(e.data[1])[i]);
+    } else {
+      int64_t off[2];
+      loop_offsets<2>(e, i, off);
+      *reinterpret_cast<Out*>(e.data[0] + off[0]) =
+          f(*reinterpret_cast<const In*>(e.data[1] + off[1]));
+    }
+  }
+}
+
+template <typename Out, typename In, typename F>
+__global__ void binary_loop(Elementwise e, F f) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < e.numel;
+       i += int64_t{blockDim.x} * gridDim.x) {
+    if (e.contiguous) {
+      reinterpret_cast<Out*>(e.data[0])[i] = f(reinterpret_cast<const In*>(e.data[1])[i],
+                                               reinterpret_cast<const In*>(e.data[2])[i]);
+    } else {
+      int64_t off[3];
+      loop_offsets<3>(e, i, off);
+      *reinterpret_cast<Out*>(e.data[0] + off[0]) =
+          f(*reinterpret_cast<const In*>(e.data[1] + off[1]),
+            *reinterpret_cast<const In*>(e.data[2] + off[2]));
+    }
+  }
+}
+
+template <typename Out, typename In, typename F>
+cudaError_t run_unary(const Elementwise& e, F f) {
+  if (e.numel == 0) return cudaSuccess;
+  unary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  return cudaGetLastError();
+}
+
+template <typename Out, typename In, typename F>
+cudaError_t run_binary(const Elementwise& e, F f) {
+  if (e.numel == 0) return cudaSuccess;
+  binary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  return cudaGetLastError();
+}
+
+}  // namespace kernels
+}  // namespace cuda
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_CUDA_ELEMENTWISE_CUH_

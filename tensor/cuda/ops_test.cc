@@ -1,0 +1,300 @@
+// The CUDA compute kernels (Note [CUDA compute kernels]) against the CPU
+// kernels on the same inputs: elementwise math over dtypes and layouts,
+// casts, reductions, matrix products, and the errors for what CUDA does not
+// run. Every test needs a GPU and skips without one.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tensor/all.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace {
+
+using ::ember::testing::error_of;
+using namespace ::ember::indexing;  // NOLINT
+
+#define SKIP_WITHOUT_CUDA_DEVICE()                                                   \
+  do {                                                                               \
+    if (!cuda::is_available()) GTEST_SKIP() << "no usable CUDA device on this machine"; \
+  } while (0)
+
+const Device kCuda(kCUDA, 0);
+
+// Deterministic values of `dtype` in [-range, range] (non-negative for
+// uint8 and bool), from a fixed seed.
+Tensor values(IntArrayRef sizes, ScalarType dtype, double range = 10) {
+  manual_seed(static_cast<uint64_t>(sizes.size() * 131 + static_cast<int>(dtype)));
+  Tensor r = rand(sizes, TensorOptions(kDouble)) * (2 * range) - range;
+  if (dtype == kBool) return r.gt(0);
+  if (dtype == kByte) return r.abs().to(dtype);
+  if (is_floating_point(dtype)) return r.to(dtype);
+  return r.round().to(dtype);
+}
+
+// cuda_result (on the device) equals cpu_result: exactly for bool and
+// integers, within rtol/atol (NaN equal to NaN) for floating dtypes.
+void expect_matches(const Tensor& cuda_result, const Tensor& cpu_result, double rtol = 1e-6,
+                    double atol = 1e-6) {
+  ASSERT_TRUE(cuda_result.is_cuda());
+  Tensor got = cuda_result.to(Device(kCPU));
+  ASSERT_EQ(got.sizes(), cpu_result.sizes());
+  ASSERT_EQ(got.dtype(), cpu_result.dtype());
+  if (is_floating_point(got.dtype())) {
+    EXPECT_TRUE(got.to(kDouble).allclose(cpu_result.to(kDouble), rtol, atol, /*equal_nan=*/true))
+        << "CUDA:\n" << got << "\nCPU:\n" << cpu_result;
+  } else {
+    EXPECT_TRUE(got.equal(cpu_result)) << "CUDA:\n" << got << "\nCPU:\n" << cpu_result;
+  }
+}
+
+// Tolerances by dtype: half and bfloat16 round to a few digits.
+double rtol_for(ScalarType t) {
+  if (t == kHalf) return 2e-3;
+  if (t == kBFloat16) return 1.6e-2;
+  if (t == kFloat) return 1e-5;
+  return 1e-12;
+}
+
+const ScalarType kNumeric[] = {kByte, kChar, kShort, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble};
+const ScalarType kFloating[] = {kHalf, kBFloat16, kFloat, kDouble};
+
+TEST(CudaOpsTest, ArithmeticEveryNumericDtype) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : kNumeric) {
+    SCOPED_TRACE(scalar_type_name(t));
+    Tensor a = values({37, 5}, t), b = values({37, 5}, t, 4);
+    Tensor da = a.to(kCuda), db = b.to(kCuda);
+    const double tol = rtol_for(t);
+    expect_matches(da + db, a + b, tol, tol);
+    expect_matches(da - db, a - b, tol, tol);
+    expect_matches(da * db, a * b, tol, tol);
+    expect_matches(add(da, db, 3), add(a, b, 3), tol, tol);
+    expect_matches(maximum(da, db), maximum(a, b));
+    expect_matches(minimum(da, db), minimum(a, b));
+    expect_matches(da.lt(db), a.lt(b));
+    expect_matches(da.ge(db), a.ge(b));
+    expect_matches(da.eq(db), a.eq(b));
+    if (is_floating_point(t)) expect_matches(da / db, a / b, tol, tol);
+  }
+}
+
+TEST(CudaOpsTest, BoolArithmeticAndComparisons) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor a = values({64}, kBool), b = values({3, 64}, kBool);
+  Tensor da = a.to(kCuda), db = b.to(kCuda);
+  expect_matches(da + db, a + b);
+  expect_matches(da * db, a * b);
+  expect_matches(da.ne(db), a.ne(b));
+  expect_matches(maximum(da, db), maximum(a, b));
+}
+
+TEST(CudaOpsTest, BroadcastTransposedAndSlicedOperands) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor a = values({6, 40}, kFloat), row = values({40}, kFloat), col = values({6, 1}, kFloat);
+  Tensor da = a.to(kCuda);
+  expect_matches(da + row.to(kCuda), a + row);
+  expect_matches(da * col.to(kCuda), a * col);
+  expect_matches(da.t() - a.t().contiguous().to(kCuda), a.t() - a.t().contiguous());
+  Tensor s = a.index({Slice(1, None, 2), Slice(None, None, 3)});
+  Tensor ds = da.index({Slice(1, None, 2), Slice(None, None, 3)});
+  expect_matches(ds * ds.exp(), s * s.exp(), 1e-5, 1e-5);
+  // A 3-d broadcast whose dims do not coalesce.
+  Tensor x = values({4, 1, 7}, kDouble), y = values({1, 5, 7}, kDouble);
+  expect_matches(x.to(kCuda) / y.to(kCuda), x / y, 1e-12, 1e-12);
+}
+
+TEST(CudaOpsTest, NumbersAndCpuScalarTensors) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor a = values({100}, kFloat);
+  Tensor da = a.to(kCuda);
+  expect_matches(da * 2.5, a * 2.5);
+  expect_matches(2.5 - da, 2.5 - a);
+  expect_matches(da + tensor(3.0), a + tensor(3.0));  // a 0-dim CPU tensor
+  // int tensor * float number promotes to the default float dtype.
+  Tensor i = values({50}, kInt);
+  expect_matches(i.to(kCuda) * 0.5, i * 0.5);
+  EXPECT_TRUE((i.to(kCuda) * 0.5).is_cuda());
+}
+
+TEST(CudaOpsTest, InPlaceOnNonContiguousView) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor a = values({8, 9}, kDouble), b = values({9, 8}, kDouble);
+  Tensor da = a.to(kCuda);
+  Tensor va = a.t(), vda = da.t();
+  va.add_(b, 2);
+  vda.add_(b.to(kCuda), 2);
+  expect_matches(da, a, 1e-12, 1e-12);
+  // int8 += int16 computes in int16 and casts back (a temporary output).
+  Tensor c = values({30}, kChar), d = values({30}, kShort);
+  Tensor dc = c.to(kCuda);
+  c.add_(d);
+  dc.add_(d.to(kCuda));
+  expect_matches(dc, c);
+}
+
+TEST(CudaOpsTest, UnaryFloatingFunctions) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : kFloating) {
+    SCOPED_TRACE(scalar_type_name(t));
+    Tensor a = values({257}, t, 3), pos = values({257}, t, 3).abs() + 0.1;
+    Tensor da = a.to(kCuda), dpos = pos.to(kCuda);
+    const double tol = std::max(rtol_for(t), 1e-6);
+    expect_matches(-da, -a);
+    expect_matches(da.abs(), a.abs());
+    expect_matches(dpos.sqrt(), pos.sqrt(), tol, tol);
+    expect_matches(dpos.rsqrt(), pos.rsqrt(), tol, tol);
+    expect_matches(da.exp(), a.exp(), tol, tol);
+    expect_matches(dpos.log(), pos.log(), tol, tol);
+    expect_matches(dpos.log1p(), pos.log1p(), tol, tol);
+    expect_matches(da.sin(), a.sin(), tol, tol);
+    expect_matches(da.cos(), a.cos(), tol, tol);
+    expect_matches(da.tanh(), a.tanh(), tol, tol);
+    expect_matches(da.sigmoid(), a.sigmoid(), tol, tol);
+    expect_matches(dpos.reciprocal(), pos.reciprocal(), tol, tol);
+    expect_matches(da.relu(), a.relu());
+    expect_matches(da.clamp_max(1), a.clamp_max(1));
+  }
+}
+
+TEST(CudaOpsTest, IntegerInputsOfFloatingFunctionsPromote) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor i = values({40}, kLong).abs();
+  Tensor r = i.to(kCuda).sqrt();
+  EXPECT_EQ(r.dtype(), kFloat);
+  expect_matches(r, i.sqrt(), 1e-6, 1e-6);
+  expect_matches(i.to(kCuda).neg(), i.neg());
+  expect_matches(i.to(kCuda).relu(), i.relu());
+}
+
+TEST(CudaOpsTest, NanPropagation) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = tensor({1.0, nan, 3.0, -nan}), b = tensor({nan, 2.0, 1.0, 0.0});
+  expect_matches(maximum(a.to(kCuda), b.to(kCuda)), maximum(a, b));
+  expect_matches(minimum(a.to(kCuda), b.to(kCuda)), minimum(a, b));
+  expect_matches(a.to(kCuda).relu(), a.relu());
+  expect_matches(a.to(kCuda).amax(), a.amax());
+}
+
+TEST(CudaOpsTest, CastEveryPair) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const ScalarType all[] = {kBool, kByte,  kChar,     kShort, kInt,
+                            kLong, kHalf, kBFloat16, kFloat, kDouble};
+  for (ScalarType from : all) {
+    Tensor a = values({3, 33}, from, 100);
+    Tensor da = a.to(kCuda);
+    for (ScalarType to : all) {
+      SCOPED_TRACE(std::string(scalar_type_name(from)) + " -> " + scalar_type_name(to));
+      expect_matches(da.to(to), a.to(to), 0, 0);
+      expect_matches(da.t().to(to), a.t().to(to), 0, 0);  // a strided source
+    }
+  }
+}
+
+TEST(CudaOpsTest, FullReductions) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  // Big enough to be split over many blocks and combined in a second pass.
+  Tensor a = values({3000, 1234}, kFloat, 1);
+  Tensor da = a.to(kCuda);
+  expect_matches(da.sum(), a.sum(), 1e-6, 1e-3);
+  expect_matches(da.mean(), a.mean(), 1e-6, 1e-6);
+  expect_matches(da.amax(), a.amax(), 0, 0);
+  expect_matches(da.amin(), a.amin(), 0, 0);
+  Tensor small = values({20}, kDouble, 1.5);
+  expect_matches(small.to(kCuda).prod(), small.prod(), 1e-12, 0);
+  Tensor i = values({1000}, kInt);
+  expect_matches(i.to(kCuda).sum(), i.sum());  // int64
+  Tensor flags = values({999}, kBool);
+  expect_matches(flags.to(kCuda).sum(), flags.sum());
+  expect_matches(flags.to(kCuda).all(), flags.all());
+  expect_matches(flags.to(kCuda).any(), flags.any());
+  expect_matches(count_nonzero(i.to(kCuda)), count_nonzero(i));
+}
+
+TEST(CudaOpsTest, ReductionsAlongDims) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kFloat, kDouble, kHalf, kLong}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    Tensor a = values({7, 13, 11}, t, 2);
+    Tensor da = a.to(kCuda);
+    const double tol = std::max(rtol_for(t), 1e-6);
+    for (std::vector<int64_t> dims : std::vector<std::vector<int64_t>>{
+             {0}, {1}, {2}, {0, 2}, {1, 2}, {-1, 0}}) {
+      for (bool keepdim : {false, true}) {
+        expect_matches(da.sum(dims, keepdim), a.sum(dims, keepdim), tol, tol);
+        expect_matches(da.amax(dims, keepdim), a.amax(dims, keepdim), 0, 0);
+      }
+    }
+    if (is_floating_point(t)) expect_matches(da.mean({1}), a.mean({1}), tol, tol);
+    // A transposed input: the reduced dim is strided.
+    expect_matches(da.transpose(0, 2).sum({0}), a.transpose(0, 2).sum({0}), tol, tol);
+    expect_matches(da.prod(1), a.prod(1), tol, tol);
+  }
+  Tensor u = values({5, 6}, kByte);
+  expect_matches(u.to(kCuda).all(1), u.all(1));  // uint8 in, uint8 out
+  expect_matches(u.to(kCuda).any(0, true), u.any(0, true));
+}
+
+TEST(CudaOpsTest, EmptyReductions) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor e = empty({0, 4}, TensorOptions(kFloat));
+  expect_matches(e.to(kCuda).sum(), e.sum());
+  expect_matches(e.to(kCuda).sum({0}), e.sum({0}));
+  expect_matches(e.to(kCuda).prod(), e.prod());
+}
+
+TEST(CudaOpsTest, MatrixProducts) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kFloat, kDouble}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    const double tol = t == kFloat ? 1e-4 : 1e-12;
+    Tensor a = values({33, 17}, t, 1), b = values({17, 21}, t, 1);
+    Tensor da = a.to(kCuda), db = b.to(kCuda);
+    expect_matches(da.mm(db), a.mm(b), tol, tol);
+    expect_matches(db.t().mm(da.t()), b.t().mm(a.t()), tol, tol);  // transposed operands
+    Tensor bias = values({21}, t, 1);
+    expect_matches(addmm(bias.to(kCuda), da, db, 0.5, 2), addmm(bias, a, b, 0.5, 2), tol, tol);
+    Tensor v = values({17}, t, 1);
+    expect_matches(da.mv(v.to(kCuda)), a.mv(v), tol, tol);
+    expect_matches(matmul(v.to(kCuda), db), matmul(v, b), tol, tol);
+    // Batched, with a broadcast batch dim and a sliced (non-BLAS) operand.
+    Tensor x = values({4, 3, 6, 5}, t, 1), y = values({3, 5, 2}, t, 1);
+    expect_matches(matmul(x.to(kCuda), y.to(kCuda)), matmul(x, y), tol, tol);
+    Tensor xs = x.index({Slice(), Slice(), Slice(None, None, 2), Slice(None, None, 2)});
+    Tensor dxs = x.to(kCuda).index({Slice(), Slice(), Slice(None, None, 2), Slice(None, None, 2)});
+    Tensor w = values({3, 3, 4}, t, 1);
+    expect_matches(matmul(dxs, w.to(kCuda)), matmul(xs, w), tol, tol);
+    Tensor p = values({5, 8, 3}, t, 1), q = values({5, 3, 9}, t, 1);
+    expect_matches(p.to(kCuda).bmm(q.to(kCuda)), p.bmm(q), tol, tol);
+  }
+  // Half goes through float, as on the CPU.
+  Tensor h = values({16, 8}, kHalf, 1), g = values({8, 4}, kHalf, 1);
+  expect_matches(h.to(kCuda).mm(g.to(kCuda)), h.mm(g), 2e-3, 2e-3);
+  // K == 0: zeros (and beta * self for addmm).
+  Tensor z1 = empty({3, 0}, TensorOptions(kFloat)), z2 = empty({0, 4}, TensorOptions(kFloat));
+  expect_matches(z1.to(kCuda).mm(z2.to(kCuda)), z1.mm(z2));
+}
+
+TEST(CudaOpsTest, Errors) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor d = values({4, 4}, kFloat).to(kCuda);
+  EXPECT_EQ(error_of([&] { d + values({4, 4}, kFloat); }),
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu!");
+  EXPECT_EQ(error_of([&] { d.var(); }),
+            "Could not run 'aten::var' with arguments from the 'CUDA' backend.");
+  Tensor l = values({2, 2}, kLong).to(kCuda);
+  EXPECT_EQ(error_of([&] { l.mm(l); }), "\"addmm_cuda\" not implemented for 'Long'");
+  EXPECT_EQ(error_of([&] { values({4, 4}, kFloat).mm(d); }),
+            "Expected all tensors to be on the same device, but found at least two devices, cpu "
+            "and cuda:0!");
+}
+
+}  // namespace
+}  // namespace ember

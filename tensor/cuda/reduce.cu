@@ -1,0 +1,211 @@
+// Reductions: sum (mean), prod, amax, amin over any dims of a strided input.
+//
+// Each block reduces one output, or one of `splits` consecutive pieces of an
+// output's reduced range when there are few outputs and many elements (a
+// full sum): a second kernel then combines each output's pieces in order.
+// The launch shape depends only on the geometry, so a result is the same
+// from run to run. Floating inputs accumulate in double (as ember's CPU
+// sum does), integral and bool inputs in int64.
+
+#include <type_traits>
+
+#include "tensor/cuda/elementwise.cuh"
+
+namespace ember {
+namespace cuda {
+namespace kernels {
+namespace {
+
+template <typename T>
+using acc_t = std::conditional_t<std::is_same<T, __half>::value ||
+                                     std::is_same<T, __nv_bfloat16>::value ||
+                                     std::is_floating_point<T>::value,
+                                 double, int64_t>;
+
+template <typename A, ReduceOp kOp>
+struct Combine {
+  __device__ static A identity() {
+    switch (kOp) {
+      case ReduceOp::kSum: return A(0);
+      case ReduceOp::kProd: return A(1);
+      case ReduceOp::kAmax:
+        if constexpr (std::is_same<A, double>::value) {
+          return -__longlong_as_double(0x7ff0000000000000LL);  // -inf
+        } else {
+          return INT64_MIN;
+        }
+      default:
+        if constexpr (std::is_same<A, double>::value) {
+          return __longlong_as_double(0x7ff0000000000000LL);
+        } else {
+          return INT64_MAX;
+        }
+    }
+  }
+  __device__ static A apply(A a, A b) {
+    switch (kOp) {
+      case ReduceOp::kSum: return a + b;
+      case ReduceOp::kProd:
+        if constexpr (std::is_same<A, int64_t>::value) {  // wraps, as the CPU's product
+          return A(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+        } else {
+          return a * b;
+        }
+      case ReduceOp::kAmax:
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return a > b ? a : b;
+      default:
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return a < b ? a : b;
+    }
+  }
+};
+
+__device__ __forceinline__ int64_t offset_of(int64_t idx, int nd, const int64_t* sizes,
+                                             const int64_t* strides) {
+  int64_t off = 0;
+  for (int d = nd - 1; d >= 0; --d) {  // outermost first in the arrays
+    off += (idx % sizes[d]) * strides[d];
+    idx /= sizes[d];
+  }
+  return off;
+}
+
+template <typename A, ReduceOp kOp>
+__device__ A block_combine(A v) {
+  using C = Combine<A, kOp>;
+  __shared__ A warp_results[kBlockThreads / 32];
+  for (int s = 16; s > 0; s /= 2) v = C::apply(v, __shfl_down_sync(0xffffffffu, v, s));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_results[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < kBlockThreads / 32 ? warp_results[lane] : C::identity();
+    for (int s = 16; s > 0; s /= 2) v = C::apply(v, __shfl_down_sync(0xffffffffu, v, s));
+  }
+  return v;  // valid in thread 0
+}
+
+template <typename Out, typename A>
+__device__ __forceinline__ Out finish(A a, double scale) {
+  if constexpr (std::is_same<A, double>::value) {
+    const double v = a * scale;
+    if constexpr (std::is_same<Out, double>::value) {
+      return v;
+    } else {
+      return static_cast<Out>(static_cast<float>(v));  // as the CPU: via float
+    }
+  } else {
+    return static_cast<Out>(a);
+  }
+}
+
+// Block b handles output b / splits, piece b % splits of its reduced range.
+template <typename T, typename Out, ReduceOp kOp>
+__global__ void reduce_blocks(const T* in, Out* out, acc_t<T>* partial, Reduction r, int64_t splits,
+                              double scale) {
+  using A = acc_t<T>;
+  using C = Combine<A, kOp>;
+  const bool dense = r.ored == 1 && r.rstrides[0] == 1;
+  for (int64_t b = blockIdx.x; b < r.nout * splits; b += gridDim.x) {
+    const int64_t o = b / splits, piece = b % splits;
+    const int64_t begin = r.nred * piece / splits, end = r.nred * (piece + 1) / splits;
+    const T* base = in + offset_of(o, r.okept, r.ksizes, r.kstrides);
+    A v = C::identity();
+    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+      const int64_t off = dense ? i : offset_of(i, r.ored, r.rsizes, r.rstrides);
+      v = C::apply(v, static_cast<A>(static_cast<opmath_t<T>>(base[off])));
+    }
+    v = block_combine<A, kOp>(v);
+    if (threadIdx.x == 0) {
+      if (splits == 1) {
+        out[o] = finish<Out>(v, scale);
+      } else {
+        partial[b] = v;
+      }
+    }
+    __syncthreads();  // warp_results is reused by the next output
+  }
+}
+
+template <typename Out, typename A, ReduceOp kOp>
+__global__ void combine_pieces(const A* partial, Out* out, int64_t nout, int64_t splits,
+                               double scale) {
+  using C = Combine<A, kOp>;
+  for (int64_t o = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; o < nout;
+       o += int64_t{blockDim.x} * gridDim.x) {
+    A v = C::identity();
+    for (int64_t s = 0; s < splits; ++s) v = C::apply(v, partial[o * splits + s]);
+    out[o] = finish<Out>(v, scale);
+  }
+}
+
+// Pieces per output: one block per output when there are enough outputs to
+// fill the GPU, else up to 1024 pieces of at least 16K elements.
+int64_t splits_for(const Reduction& r) {
+  if (r.nout >= 1024) return 1;
+  int64_t s = r.nred / 16384;
+  s = s < 1 ? 1 : (s > 1024 ? 1024 : s);
+  const int64_t per_output_cap = 4096 / (r.nout > 0 ? r.nout : 1);
+  return s < per_output_cap ? s : (per_output_cap > 0 ? per_output_cap : 1);
+}
+
+template <typename T, typename Out, ReduceOp kOp>
+cudaError_t run(const void* in, void* out, const Reduction& r, double scale, void* scratch) {
+  using A = acc_t<T>;
+  if (r.nout == 0) return cudaSuccess;
+  const int64_t splits = splits_for(r);
+  const int64_t blocks = r.nout * splits;
+  reduce_blocks<T, Out, kOp><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536),
+                               kBlockThreads>>>(static_cast<const T*>(in), static_cast<Out*>(out),
+                                                static_cast<A*>(scratch), r, splits, scale);
+  if (splits > 1) {
+    combine_pieces<Out, A, kOp><<<grid_for(r.nout), kBlockThreads>>>(
+        static_cast<const A*>(scratch), static_cast<Out*>(out), r.nout, splits, scale);
+  }
+  return cudaGetLastError();
+}
+
+template <ReduceOp kOp>
+cudaError_t run_op(DType in_type, DType out_type, const void* in, void* out, const Reduction& r,
+                   double scale, void* scratch) {
+  return dispatch<kAllKinds>(in_type, [&](auto tag) -> cudaError_t {
+    using T = typename decltype(tag)::type;
+    constexpr bool kWidens = (kOp == ReduceOp::kSum || kOp == ReduceOp::kProd) &&
+                             std::is_same<acc_t<T>, int64_t>::value;
+    if constexpr (kWidens) {
+      if (out_type != DType::kInt64) return cudaErrorInvalidValue;
+      return run<T, int64_t, kOp>(in, out, r, scale, scratch);
+    } else {
+      if (out_type != in_type) return cudaErrorInvalidValue;
+      return run<T, T, kOp>(in, out, r, scale, scratch);
+    }
+  });
+}
+
+}  // namespace
+
+size_t reduce_scratch_bytes(const Reduction& r) {
+  const int64_t splits = splits_for(r);
+  return splits > 1 ? static_cast<size_t>(r.nout * splits) * 8 : 0;
+}
+
+cudaError_t launch_reduce(ReduceOp op, DType in_type, DType out_type, const void* in, void* out,
+                          const Reduction& r, double scale, void* scratch) {
+  switch (op) {
+    case ReduceOp::kSum: return run_op<ReduceOp::kSum>(in_type, out_type, in, out, r, scale, scratch);
+    case ReduceOp::kProd:
+      return run_op<ReduceOp::kProd>(in_type, out_type, in, out, r, scale, scratch);
+    case ReduceOp::kAmax:
+      return run_op<ReduceOp::kAmax>(in_type, out_type, in, out, r, scale, scratch);
+    case ReduceOp::kAmin:
+      return run_op<ReduceOp::kAmin>(in_type, out_type, in, out, r, scale, scratch);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace kernels
+}  // namespace cuda
+}  // namespace ember

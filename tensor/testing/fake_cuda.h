@@ -1,0 +1,59 @@
+#ifndef EMBER_TENSOR_TESTING_FAKE_CUDA_H_
+#define EMBER_TENSOR_TESTING_FAKE_CUDA_H_
+
+// A stand-in CUDA backend whose "device memory" is host memory, so that the
+// device-independent paths for CUDA tensors (printing, the iterator's device
+// rules, kernel-table dispatch) run on machines without a GPU. A test that
+// uses it must not link //tensor/cuda: the real CUDA kernels would be handed
+// host pointers.
+
+#include <cstdlib>
+#include <cstring>
+
+#include "tensor/allocator.h"
+#include "tensor/copy.h"
+#include "tensor/empty.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace testing {
+
+class HostBackedCudaAllocator : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override { return allocate_on(Device(kCUDA), nbytes); }
+  DataPtr allocate_on(Device device, size_t nbytes) override {
+    DataPtr d;
+    d.ptr = std::malloc(nbytes == 0 ? 1 : nbytes);
+    d.deleter = [](void*, void* p) { std::free(p); };
+    d.device = Device(kCUDA, device.has_index() ? device.index() : 0);
+    return d;
+  }
+};
+
+// Installs the fake allocator and a byte-copying cross-device copy (dense
+// tensors of one dtype only) for its lifetime.
+class FakeCudaBackend {
+ public:
+  FakeCudaBackend() {
+    set_allocator(kCUDA, &allocator_);
+    register_cross_device_copy(kCUDA, [](const Tensor& dst, const Tensor& src) {
+      EMBER_CHECK(dst.is_contiguous() && src.is_contiguous() && dst.nbytes() == src.nbytes(),
+                  "the fake CUDA backend copies dense tensors of one dtype only");
+      std::memcpy(dst.data_ptr(), src.data_ptr(), src.nbytes());
+    });
+  }
+  ~FakeCudaBackend() {
+    register_cross_device_copy(kCUDA, nullptr);
+    set_allocator(kCUDA, nullptr);
+  }
+  FakeCudaBackend(const FakeCudaBackend&) = delete;
+  FakeCudaBackend& operator=(const FakeCudaBackend&) = delete;
+
+ private:
+  HostBackedCudaAllocator allocator_;
+};
+
+}  // namespace testing
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_TESTING_FAKE_CUDA_H_
