@@ -25,6 +25,17 @@ static void visit_adam(O& o, OptionVisitor& v) {
 void AdamOptions::visit(OptionVisitor& v) { visit_adam(*this, v); }
 void AdamWOptions::visit(OptionVisitor& v) { visit_adam(*this, v); }
 
+namespace detail {
+void check_adam_options(double lr, double eps, const Betas& betas, double weight_decay) {
+  const double beta1 = std::get<0>(betas), beta2 = std::get<1>(betas);
+  check_option(lr >= 0, "Invalid learning rate", lr);
+  check_option(eps >= 0, "Invalid epsilon value", eps);
+  check_option(beta1 >= 0 && beta1 < 1, "Invalid beta parameter at index 0", beta1);
+  check_option(beta2 >= 0 && beta2 < 1, "Invalid beta parameter at index 1", beta2);
+  check_option(weight_decay >= 0, "Invalid weight_decay value", weight_decay);
+}
+}  // namespace detail
+
 namespace {
 
 // The hyper-parameters of one group, for either optimizer.
@@ -39,11 +50,7 @@ struct AdamHyper {
   }
 
   void check() const {
-    detail::check_option(lr >= 0, "Invalid learning rate", lr);
-    detail::check_option(eps >= 0, "Invalid epsilon value", eps);
-    detail::check_option(beta1 >= 0 && beta1 < 1, "Invalid beta parameter at index 0", beta1);
-    detail::check_option(beta2 >= 0 && beta2 < 1, "Invalid beta parameter at index 1", beta2);
-    detail::check_option(weight_decay >= 0, "Invalid weight_decay value", weight_decay);
+    detail::check_adam_options(lr, eps, std::make_tuple(beta1, beta2), weight_decay);
   }
 };
 

@@ -20,6 +20,12 @@ namespace optim {
 // (beta1, beta2); AdamOptions(1e-3).betas({0.9, 0.999}).
 using Betas = std::tuple<double, double>;
 
+namespace detail {
+// The checks of the Adam family (Adam, AdamW, Adamax, NAdam, RAdam), in
+// PyTorch's order and words: lr, eps, each beta in [0, 1), weight_decay.
+void check_adam_options(double lr, double eps, const Betas& betas, double weight_decay);
+}  // namespace detail
+
 struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
   AdamOptions(double lr = 1e-3);  // NOLINT: as libtorch
   void visit(OptionVisitor& v) override;

@@ -1,9 +1,15 @@
 #ifndef EMBER_OPTIM_OPTIM_H_
 #define EMBER_OPTIM_OPTIM_H_
 // //optim for users: optimizers and LR schedulers.
+#include "optim/adadelta.h"
+#include "optim/adagrad.h"
 #include "optim/adam.h"
+#include "optim/adamax.h"
+#include "optim/asgd.h"
 #include "optim/lr_scheduler.h"
+#include "optim/nadam.h"
 #include "optim/optimizer.h"
+#include "optim/radam.h"
 #include "optim/rmsprop.h"
 #include "optim/sgd.h"
 

@@ -55,6 +55,20 @@ Tensor& ParamState::zeros_if_missing(const std::string& name, const Tensor& like
   return buffers.back().second;
 }
 
+double ParamState::scalar(const std::string& name, double init) {
+  if (const Tensor* t = find(name)) return t->item<double>();
+  buffers.emplace_back(name, scalar_tensor(init, kDouble));
+  return init;
+}
+
+void ParamState::set_scalar(const std::string& name, double value) {
+  if (Tensor* t = find(name)) {
+    t->fill_(value);
+  } else {
+    buffers.emplace_back(name, scalar_tensor(value, kDouble));
+  }
+}
+
 // --- Optimizer ------------------------------------------------------------------
 
 Optimizer::Optimizer(std::vector<OptimizerParamGroup> groups,
@@ -247,10 +261,17 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
         ps.step = static_cast<int64_t>(b.second.item<double>());
         continue;
       }
-      EMBER_CHECK_VALUE(b.second.sizes() == p.sizes(), "loaded state dict has a '", b.first,
-                        "' of the wrong shape for parameter ", kv.first);
-      Tensor t = b.second.is_floating_point() ? b.second.to(p.dtype()) : b.second;
-      t = t.to(p.device());
+      // ParamState::scalar's numbers: kept in float64 on the CPU.
+      const bool number = b.second.dim() == 0 && p.dim() != 0;
+      EMBER_CHECK_VALUE(number || b.second.sizes() == p.sizes(), "loaded state dict has a '",
+                        b.first, "' of the wrong shape for parameter ", kv.first);
+      Tensor t;
+      if (number) {
+        t = b.second.to(Device(kCPU)).to(kDouble);
+      } else {
+        t = b.second.is_floating_point() ? b.second.to(p.dtype()) : b.second;
+        t = t.to(p.device());
+      }
       ps.buffers.emplace_back(b.first, t.is_same(b.second) ? t.clone() : t);
     }
     state[p.unsafeGetTensorImpl()] = std::move(ps);

@@ -99,8 +99,11 @@ class OptimizerParamGroup {
 };
 
 // What an optimizer keeps for one parameter: the step count (Adam, AdamW,
-// RMSprop) and buffers under PyTorch's names (momentum_buffer, exp_avg,
-// exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg).
+// RMSprop...) and buffers under PyTorch's names (momentum_buffer, exp_avg,
+// exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg, sum, acc_delta,
+// exp_inf, ax). Per-parameter numbers that PyTorch keeps as 0-dim tensors
+// (NAdam's mu_product, ASGD's eta and mu) are 0-dim float64 CPU buffers,
+// read and written through scalar() / set_scalar().
 struct ParamState {
   std::optional<int64_t> step;
   std::vector<std::pair<std::string, Tensor>> buffers;
@@ -109,6 +112,9 @@ struct ParamState {
   Tensor* find(const std::string& name);
   // The buffer `name`, created as zeros like `like` when missing.
   Tensor& zeros_if_missing(const std::string& name, const Tensor& like);
+  // The 0-dim buffer `name` as a number, created holding `init` when missing.
+  double scalar(const std::string& name, double init);
+  void set_scalar(const std::string& name, double value);
 };
 
 // Note [Optimizer state keys]: PyTorch's optimizer state_dict is
@@ -169,7 +175,9 @@ class Optimizer {
   OptimizerStateDict state_dict() const;
   // Restores options and state saved by state_dict() of an optimizer with
   // the same group sizes (PyTorch's ValueErrors otherwise). Floating-point
-  // buffers take each parameter's dtype and device.
+  // buffers take each parameter's dtype and device, except 0-dim ones of a
+  // parameter that is not 0-dim (ParamState::scalar), which stay float64
+  // on the CPU.
   void load_state_dict(const OptimizerStateDict& state_dict);
 
  protected:
