@@ -6,13 +6,13 @@
 # oneDNN alone are 75 MB unpacked, over what the device tool carries), so
 # that a machine with a GPU but none of those packages runs them:
 #
-#   tools/gpu_bundle.sh //tensor/cuda:cuda_test      # here; carry .gpu
+#   tools/gpu_bundle.sh //tensor/cuda:cuda_test //tensor/cuda:ops_test  # here; carry .gpu
 #   # on the GPU machine, from the repository root:
 #   mkdir -p /tmp/g && tar -xJf .gpu/bundle.tar.xz -C /tmp/g
 #   LD_LIBRARY_PATH=/tmp/g/lib /tmp/g/bin/cuda_test
 #
-# The C library, the dynamic loader and the NVIDIA driver (libcuda) stay
-# behind: the GPU machine's own must be used. Test data under the source
+# The C library, the dynamic loader, the NVIDIA driver (libcuda) and the
+# CUDA toolkit's libraries stay behind: the GPU machine's own are used. Test data under the source
 # tree travels with the working tree; tests that read runfiles should be
 # run from the repository root with TEST_SRCDIR unset.
 set -euo pipefail
@@ -34,6 +34,9 @@ for t in "$@"; do
   ldd "${exe}" | awk '/=> \// {print $1, $3}' | while read -r soname path; do
     case "${soname}" in
       libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libcuda.so*) continue ;;
+      # The toolkit's libraries (cuBLAS alone is ~700 MB) are at
+      # /usr/local/cuda on the GPU machine too; the rpath finds them there.
+      libcudart.so*|libcublas*.so*|libcudnn*.so*|libnccl.so*) continue ;;
     esac
     [[ -e ".gpu/stage/lib/${soname}" ]] || cp -L "${path}" ".gpu/stage/lib/${soname}"
   done

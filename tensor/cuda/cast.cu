@@ -48,14 +48,15 @@ __device__ __forceinline__ void store(char* p, DType t, const Wide& w) {
     case DType::kInt16: *reinterpret_cast<int16_t*>(p) = to_integral<int16_t>(w); return;
     case DType::kInt32: *reinterpret_cast<int32_t*>(p) = to_integral<int32_t>(w); return;
     case DType::kInt64: *reinterpret_cast<int64_t*>(p) = to_integral<int64_t>(w); return;
+    // To half and bfloat16 through float, as c10::Half(float) and the CPU
+    // cast do (a double rounds twice, exactly as it does there).
     case DType::kHalf:
-      // int64 -> half through float, as static_cast<Half>(int64) does.
       *reinterpret_cast<__half*>(p) =
-          w.floating ? __double2half(w.f) : __float2half(static_cast<float>(w.i));
+          __float2half(w.floating ? static_cast<float>(w.f) : static_cast<float>(w.i));
       return;
     case DType::kBFloat16:
       *reinterpret_cast<__nv_bfloat16*>(p) =
-          w.floating ? __double2bfloat16(w.f) : __float2bfloat16(static_cast<float>(w.i));
+          __float2bfloat16(w.floating ? static_cast<float>(w.f) : static_cast<float>(w.i));
       return;
     case DType::kFloat:
       *reinterpret_cast<float*>(p) = w.floating ? static_cast<float>(w.f) : static_cast<float>(w.i);
