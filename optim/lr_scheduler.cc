@@ -48,6 +48,14 @@ class Saver : public SchedulerVisitor {
   void field(const char* name, std::vector<double>& v) override {
     out_->emplace_back(name, vector_tensor(v));
   }
+  void field(const char* name, bool& v) override {
+    out_->emplace_back(name, scalar_tensor(v, kBool));
+  }
+  void field(const char* name, std::string& v) override {
+    Tensor t = empty({static_cast<int64_t>(v.size())}, kByte);
+    std::copy(v.begin(), v.end(), reinterpret_cast<char*>(t.data_ptr<uint8_t>()));
+    out_->emplace_back(name, t);
+  }
 
  private:
   NamedTensors* out_;
@@ -78,6 +86,17 @@ class Loader : public SchedulerVisitor {
       v.assign(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
     }
   }
+  void field(const char* name, bool& v) override {
+    if (const Tensor* t = find(name, 0)) v = t->to(kBool).item<bool>();
+  }
+  void field(const char* name, std::string& v) override {
+    if (const Tensor* t = find(name, 1)) {
+      EMBER_CHECK_VALUE(t->dtype() == kByte, "'", name,
+                        "' in a scheduler state dict must be a uint8 string");
+      const char* begin = reinterpret_cast<const char*>(t->data_ptr<uint8_t>());
+      v.assign(begin, begin + t->numel());
+    }
+  }
 
  private:
   const Tensor* find(const char* name, int64_t dim) {
@@ -91,6 +110,36 @@ class Loader : public SchedulerVisitor {
 };
 
 }  // namespace
+
+namespace detail {
+
+NamedTensors save_fields(const std::function<void(SchedulerVisitor&)>& visit) {
+  NamedTensors out;
+  Saver saver(&out);
+  visit(saver);
+  return out;
+}
+
+void load_fields(const NamedTensors& state_dict,
+                 const std::function<void(SchedulerVisitor&)>& visit) {
+  // Unknown keys are refused before anything changes.
+  std::unordered_map<std::string, bool> known;
+  for (const auto& kv : save_fields(visit)) known[kv.first] = true;
+  for (const auto& kv : state_dict) {
+    EMBER_CHECK_VALUE(known.count(kv.first), "unexpected key '", kv.first,
+                      "' in a scheduler state dict");
+  }
+  Loader loader(state_dict);
+  visit(loader);
+}
+
+std::vector<double> per_group(const PerGroup& value, const char* name, size_t groups) {
+  EMBER_CHECK_VALUE(!value.is_list() || value.size() == groups, "expected ", groups,
+                    " values for ", name, ", got ", value.size());
+  return value.values(groups);
+}
+
+}  // namespace detail
 
 // --- LRScheduler -------------------------------------------------------------
 
@@ -108,15 +157,35 @@ LRScheduler::LRScheduler(Optimizer& optimizer, int64_t last_epoch)
   }
 }
 
+LRScheduler::LRScheduler(Optimizer& optimizer, int64_t last_epoch, Composite)
+    : optimizer_(optimizer), last_epoch_(last_epoch) {}
+
 void LRScheduler::initial_step() {
   step_count_ = 0;
-  step();
+  step_impl(std::nullopt);
 }
 
-void LRScheduler::step() {
+void LRScheduler::step() { step_impl(std::nullopt); }
+
+void LRScheduler::step(double epoch) { step_impl(epoch); }
+
+void LRScheduler::step_impl(const std::optional<double>& epoch) {
   ++step_count_;
-  ++last_epoch_;
-  std::vector<double> lrs = get_lr();
+  std::vector<double> lrs;
+  if (!epoch) {
+    ++last_epoch_;
+    lrs = get_lr();
+  } else {
+    EMBER_CHECK_VALUE(*epoch == std::floor(*epoch), "step(epoch) of this scheduler takes an "
+                      "integer epoch, but got ", *epoch);
+    last_epoch_ = static_cast<int64_t>(*epoch);
+    auto closed = closed_form_lr();
+    lrs = closed ? std::move(*closed) : get_lr();
+  }
+  set_lrs(lrs);
+}
+
+void LRScheduler::set_lrs(const std::vector<double>& lrs) {
   auto& groups = optimizer_.param_groups();
   for (size_t i = 0; i < groups.size() && i < lrs.size(); ++i) groups[i].options().set_lr(lrs[i]);
   last_lr_ = current_lrs();
@@ -136,22 +205,11 @@ void LRScheduler::visit(SchedulerVisitor& v) {
 }
 
 NamedTensors LRScheduler::state_dict() {
-  NamedTensors out;
-  Saver saver(&out);
-  visit(saver);
-  return out;
+  return detail::save_fields([this](SchedulerVisitor& v) { visit(v); });
 }
 
 void LRScheduler::load_state_dict(const NamedTensors& state_dict) {
-  // Unknown keys are refused before anything changes.
-  std::unordered_map<std::string, bool> known;
-  for (const auto& kv : this->state_dict()) known[kv.first] = true;
-  for (const auto& kv : state_dict) {
-    EMBER_CHECK_VALUE(known.count(kv.first), "unexpected key '", kv.first,
-                      "' in a scheduler state dict");
-  }
-  Loader loader(state_dict);
-  visit(loader);
+  detail::load_fields(state_dict, [this](SchedulerVisitor& v) { visit(v); });
 }
 
 // --- the schedules -------------------------------------------------------------
@@ -188,6 +246,14 @@ std::vector<double> StepLR::get_lr() {
   return lrs;
 }
 
+std::optional<std::vector<double>> StepLR::closed_form_lr() {
+  // Python's floor division.
+  const int64_t k = (last_epoch_ - py_mod(last_epoch_, step_size_)) / step_size_;
+  std::vector<double> lrs;
+  for (double base : base_lrs_) lrs.push_back(base * std::pow(gamma_, static_cast<double>(k)));
+  return lrs;
+}
+
 void StepLR::visit(SchedulerVisitor& v) {
   v.field("step_size", step_size_);
   v.field("gamma", gamma_);
@@ -209,6 +275,14 @@ std::vector<double> MultiStepLR::get_lr() {
   return lrs;
 }
 
+std::optional<std::vector<double>> MultiStepLR::closed_form_lr() {
+  const auto k = std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) -
+                 milestones_.begin();
+  std::vector<double> lrs;
+  for (double base : base_lrs_) lrs.push_back(base * std::pow(gamma_, static_cast<double>(k)));
+  return lrs;
+}
+
 void MultiStepLR::visit(SchedulerVisitor& v) {
   v.field("milestones", milestones_);
   v.field("gamma", gamma_);
@@ -224,6 +298,14 @@ std::vector<double> ExponentialLR::get_lr() {
   std::vector<double> lrs = current_lrs();
   if (last_epoch_ == 0) return lrs;
   for (double& lr : lrs) lr *= gamma_;
+  return lrs;
+}
+
+std::optional<std::vector<double>> ExponentialLR::closed_form_lr() {
+  std::vector<double> lrs;
+  for (double base : base_lrs_) {
+    lrs.push_back(base * std::pow(gamma_, static_cast<double>(last_epoch_)));
+  }
   return lrs;
 }
 
@@ -256,6 +338,17 @@ std::vector<double> CosineAnnealingLR::get_lr() {
                    (lrs[i] - eta_min_) +
                eta_min_;
     }
+  }
+  return lrs;
+}
+
+std::optional<std::vector<double>> CosineAnnealingLR::closed_form_lr() {
+  std::vector<double> lrs;
+  for (double base : base_lrs_) {
+    lrs.push_back(eta_min_ + (base - eta_min_) *
+                                 (1 + std::cos(M_PI * static_cast<double>(last_epoch_) /
+                                               static_cast<double>(T_max_))) /
+                                 2);
   }
   return lrs;
 }
