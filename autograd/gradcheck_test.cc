@@ -353,6 +353,44 @@ std::vector<Case> cases() {
       {"gelu", [](const V& x) { return V{gelu(x[0]), gelu(x[0], "tanh")}; }, [] { return V{rt(2, 3)}; }},
       {"leaky_relu", [](const V& x) { return V{leaky_relu(x[0], 0.2)}; },
        [] { return V{dleaf({0.3, -1.6, 2.2, -0.4})}; }},
+      // Activations, away from their kinks (0, +-1, +-3, 6, the bounds).
+      {"elu", [](const V& x) { return V{elu(x[0], 0.7, 1.2, 0.8)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"celu", [](const V& x) { return V{celu(x[0], 1.5)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"silu", [](const V& x) { return V{silu(x[0])}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"mish", [](const V& x) { return V{mish(x[0])}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"softplus", [](const V& x) { return V{softplus(x[0], 2, 3)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"log_sigmoid", [](const V& x) { return V{log_sigmoid(x[0])}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"hardtanh", [](const V& x) { return V{hardtanh(x[0], -2, 2.5)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"hardsigmoid", [](const V& x) { return V{hardsigmoid(x[0])}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"hardswish", [](const V& x) { return V{hardswish(x[0])}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"softshrink", [](const V& x) { return V{softshrink(x[0], 0.5)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"hardshrink", [](const V& x) { return V{hardshrink(x[0], 0.5)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"threshold", [](const V& x) { return V{threshold(x[0], 0.5, -2)}; },
+       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+      {"prelu", [](const V& x) { return V{prelu(x[0], x[1]), prelu(x[0].select(0, 1), x[2])}; },
+       [] { return V{leaf(r({2, 3, 2})), leaf(rand({3}, kDouble)), leaf(rand({1}, kDouble))}; }},
+      // Transposed convolution (Note [Transposed convolution] in
+      // tensor/nn_ops.h), with output_padding below the stride and below the
+      // dilation.
+      {"conv_transpose", [](const V& x) {
+         return V{conv_transpose(x[0], x[1], x[2], {2, 1}, {1, 0}, {1, 0}, {1, 1}, 1),
+                  conv_transpose(x[0].select(3, 0), x[3], Tensor(), {1}, {0}, {1}, {2}, 2)};
+       },
+       [] {
+         return V{leaf(r({2, 2, 3, 2})).transpose(2, 3), leaf(r({2, 3, 2, 2})), leaf(r({3})),
+                  leaf(r({2, 1, 2}))};
+       }},
       // Batch/layer norm, second order too (Note [Norm statistics under
       // create_graph] in autograd/derivatives/nn.cc).
       {"native_batch_norm", [](const V& x) {

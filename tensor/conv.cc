@@ -315,6 +315,96 @@ DimVector out_sizes(const Geometry& g, int64_t dims) {
 
 DimVector to_dims(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
 
+// Checks arguments as PyTorch's transposed convolution does (its
+// check_shape_forward, then slow_conv_transpose2d's shape check, whose
+// messages name a 1-D convolution's sizes as height 1 and width L) and
+// computes the geometry of the convolution it is the input-gradient of:
+// that convolution's input is this one's output (c = C_out, h x w the
+// output sizes), its output this one's input (co = C_in, oh x ow the input
+// sizes). Note [Transposed convolution] in nn_ops.h.
+Geometry make_transposed_geometry(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                  IntArrayRef stride, IntArrayRef padding,
+                                  IntArrayRef output_padding, IntArrayRef dilation,
+                                  int64_t groups) {
+  const int64_t k = weight.dim() - 2;
+  EMBER_CHECK(k == 1 || k == 2, "conv_transpose: only 1-D and 2-D convolutions are supported");
+  EMBER_CHECK(static_cast<int64_t>(stride.size()) == k &&
+                  static_cast<int64_t>(padding.size()) == k &&
+                  static_cast<int64_t>(output_padding.size()) == k &&
+                  static_cast<int64_t>(dilation.size()) == k,
+              "conv_transpose: expected stride, padding, output_padding and dilation of length ",
+              k);
+  for (int64_t p : padding) EMBER_CHECK(p >= 0, "negative padding is not supported");
+  for (int64_t s : stride) EMBER_CHECK(s > 0, "non-positive stride is not supported");
+  for (int64_t p : output_padding) {
+    EMBER_CHECK(p >= 0, "negative output_padding is not supported");
+  }
+  EMBER_CHECK(groups > 0, "non-positive groups is not supported");
+  EMBER_CHECK(input.dim() == weight.dim(), "Expected ", weight.dim(), "-dimensional input for ",
+              weight.dim(), "-dimensional weight ", detail::bracketed(weight.sizes()), ", but got ",
+              input.dim(), "-dimensional input of size ", detail::bracketed(input.sizes()),
+              " instead");
+  EMBER_CHECK(weight.size(0) % groups == 0, "Given groups=", groups,
+              ", expected weight to be divisible by ", groups,
+              " at dimension 0, but got weight of size [", detail::bracketed(weight.sizes()),
+              "] instead");  // PyTorch's doubled brackets
+  EMBER_CHECK(input.size(1) == weight.size(0), "Given transposed=1, weight of size ",
+              detail::bracketed(weight.sizes()), ", expected input",
+              detail::bracketed(input.sizes()), " to have ", weight.size(0),
+              " channels, but got ", input.size(1), " channels instead");
+  const int64_t c_out = weight.size(1) * groups;
+  if (bias.defined()) {
+    EMBER_CHECK(bias.dim() == 1 && bias.size(0) == c_out, "Given transposed=1, weight of size ",
+                detail::bracketed(weight.sizes()), ", expected bias to be 1-dimensional with ",
+                c_out, " elements, but got bias of size ", detail::bracketed(bias.sizes()),
+                " instead");
+  }
+  EMBER_CHECK(input.dtype() == weight.dtype(), "expected scalar type ",
+              scalar_type_name(input.dtype()), " but found ", scalar_type_name(weight.dtype()));
+  // (height, width), a 1-D convolution as height 1.
+  auto hw = [k](IntArrayRef v, int64_t one) {
+    return std::array<int64_t, 2>{k == 1 ? one : v[0], v[k - 1]};
+  };
+  const auto s = hw(stride, 1), p = hw(padding, 0), op = hw(output_padding, 0),
+             d = hw(dilation, 1), ks = hw(weight.sizes().subspan(2), 1),
+             in = hw(input.sizes().subspan(2), 1);
+  EMBER_CHECK(d[0] > 0 && d[1] > 0, "dilation should be greater than zero, but got dilation_height: ",
+              d[0], ", dilation_width: ", d[1]);
+  EMBER_CHECK((op[1] < s[1] || op[1] < d[1]) && (op[0] < s[0] || op[0] < d[0]),
+              "output padding must be smaller than either stride or dilation, but got "
+              "output_padding_height: ",
+              op[0], " output_padding_width: ", op[1], " stride_height: ", s[0],
+              " stride_width: ", s[1], " dilation_height: ", d[0], " dilation_width: ", d[1]);
+  std::array<int64_t, 2> out;
+  for (int i = 0; i < 2; ++i) {
+    out[i] = (in[i] - 1) * s[i] - 2 * p[i] + d[i] * (ks[i] - 1) + 1 + op[i];
+  }
+  EMBER_CHECK(out[0] >= 1 && out[1] >= 1, "Given input size per channel: (", in[0], " x ", in[1],
+              "). Calculated output size per channel: (", out[0], " x ", out[1],
+              "). Output size is too small");
+  Geometry g;
+  g.n = input.size(0);
+  g.c = c_out;
+  g.co = weight.size(0);
+  g.groups = groups;
+  g.h = out[0];
+  g.w = out[1];
+  g.kh = ks[0];
+  g.kw = ks[1];
+  g.sh = s[0];
+  g.sw = s[1];
+  g.ph = p[0];
+  g.pw = p[1];
+  g.dh = d[0];
+  g.dw = d[1];
+  // Not derived from h x w: with output_padding >= stride (allowed below
+  // the dilation) that convolution would have more outputs than this
+  // input has; the extra ones are zeros of grad_output, and skipped.
+  g.oh = in[0];
+  g.ow = in[1];
+  return g;
+}
+
 }  // namespace
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -363,6 +453,45 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});
   }
   return {gx, gw, gb};
+}
+
+Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
+                      IntArrayRef dilation, int64_t groups) {
+  const Geometry g = make_transposed_geometry(input, weight, bias, stride, padding,
+                                              output_padding, dilation, groups);
+  detail::OpScope scope(input, weight, bias);
+  Tensor x = input.contiguous(), w = weight.contiguous();
+  const int64_t k = weight.dim() - 2;
+  DimVector sizes{g.n, g.c};
+  if (k == 2) sizes.push_back(g.h);
+  sizes.push_back(g.w);
+  Tensor out = empty(sizes, input.options());
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "conv_transpose", [&] {
+    // The input-gradient of the convolution: gemm and col2im.
+    conv_backward<scalar_t>(g, x.data_ptr<scalar_t>(), nullptr, w.data_ptr<scalar_t>(),
+                            out.data_ptr<scalar_t>(), nullptr, nullptr);
+    if (bias.defined()) {
+      Tensor b = bias.to(input.dtype()).contiguous();
+      const scalar_t* bp = b.data_ptr<scalar_t>();
+      scalar_t* o = out.data_ptr<scalar_t>();
+      const int64_t plane = g.h * g.w;
+      parallel_for(0, g.n * g.c, std::max<int64_t>(1, 4096 / std::max<int64_t>(plane, 1)),
+                   [&](int64_t b0, int64_t e0) {
+                     for (int64_t u = b0; u < e0; ++u) {
+                       const scalar_t add = bp[u % g.c];
+                       scalar_t* dst = o + u * plane;
+                       for (int64_t l = 0; l < plane; ++l) dst[l] += add;
+                     }
+                   });
+    }
+  });
+  if (scope.active()) {
+    scope.record("conv_transpose", {input, weight, bias}, {out},
+                 {to_dims(stride), to_dims(padding), to_dims(output_padding), to_dims(dilation),
+                  Scalar(groups)});
+  }
+  return out;
 }
 
 }  // namespace ember

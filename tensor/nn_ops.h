@@ -40,6 +40,18 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         IntArrayRef stride, IntArrayRef padding,
                                                         IntArrayRef dilation, int64_t groups,
                                                         std::array<bool, 3> mask);
+// Note [Transposed convolution]: conv_transpose is the adjoint of
+// convolution with respect to its input, computed by the same gemm + col2im
+// as convolution_backward's grad_input. input [N, C_in, *]; weight [C_in,
+// C_out / groups, *k]; bias [C_out] or undefined; output size per dim
+// (L - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1.
+// PyTorch records it as convolution(transposed=True); ember records it
+// under its own name with the same node (ConvolutionBackward0), whose
+// derivative is written with convolution and convolution_backward, so its
+// double backward is theirs.
+Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
+                      IntArrayRef dilation, int64_t groups);
 
 // --- pooling (pool.cc): input [N, C, H, W] or [C, H, W] ------------------------
 // kernel_size/stride/padding/dilation: one value or (H, W); stride empty:
@@ -64,6 +76,33 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
 // approximate: "none" (erf) or "tanh".
 Tensor gelu(const Tensor& self, const std::string& approximate = "none");
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01);
+// x > 0 ? x * scale : (exp(x * input_scale) - 1) * alpha * scale (selu is
+// elu with its constants, as in PyTorch).
+Tensor elu(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1,
+           const Scalar& input_scale = 1);
+// elu(x, alpha, 1, 1 / alpha), recorded as "celu" (CeluBackward0).
+Tensor celu(const Tensor& self, const Scalar& alpha = 1);
+Tensor silu(const Tensor& self);
+Tensor mish(const Tensor& self);
+// x where x * beta > threshold, else log1p(exp(x * beta)) / beta.
+Tensor softplus(const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20);
+// ATen's log_sigmoid_forward without its buffer: min(x, 0) - log1p(exp(-|x|)).
+Tensor log_sigmoid(const Tensor& self);
+// clamp(x, min_val, max_val) with hardtanh's gradient (zero at the bounds).
+Tensor hardtanh(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+Tensor hardsigmoid(const Tensor& self);
+Tensor hardswish(const Tensor& self);
+Tensor softshrink(const Tensor& self, const Scalar& lambd = 0.5);
+Tensor hardshrink(const Tensor& self, const Scalar& lambd = 0.5);
+// x <= threshold ? value : x.
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
+// x > 0 ? x : weight * x, weight of one element or one per channel (dim 1;
+// a 1-D input has one channel).
+Tensor prelu(const Tensor& self, const Tensor& weight);
+namespace detail {
+// prelu's weight shaped to broadcast against an input of `dim` dims.
+Tensor prelu_weight(const Tensor& weight, int64_t dim);
+}  // namespace detail
 
 // --- normalization (normalization.cc) ------------------------------------------------
 // (output, mean, invstd) over every dim but 1. Training: batch statistics,

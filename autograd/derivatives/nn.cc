@@ -86,6 +86,54 @@ V convolution_backward_bw(const C& c, const V& g) {
   return r;
 }
 
+// conv_transpose(input, weight, bias; stride, padding, output_padding,
+// dilation, groups) (Note [Transposed convolution] in tensor/nn_ops.h): y is
+// the input-gradient of a convolution of y's shape for grad_output x, so
+//   input: the convolution of grad y with the weight;
+//   weight: that convolution's weight gradient, with input grad y and
+//     grad_output x;
+//   bias: grad y summed per channel.
+// With output_padding >= stride (allowed below the dilation) the
+// convolution of y's shape has more outputs than x: the gradient drops the
+// extra ones and the weight gradient sees x padded with zeros.
+V conv_transpose_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& w = c.input(1);
+  const Tensor& gy = g[0];
+  const DimVector &stride = c.dims(0), &padding = c.dims(1), &dilation = c.dims(3);
+  const int64_t groups = c.int_arg(4);
+  const int64_t k = static_cast<int64_t>(stride.size());
+  DimVector conv_out(x.sizes().begin(), x.sizes().end());
+  bool longer = false;
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t span = dilation[i] * (w.size(2 + i) - 1) + 1;
+    conv_out[2 + i] = (gy.size(2 + i) + 2 * padding[i] - span) / stride[i] + 1;
+    longer = longer || conv_out[2 + i] != x.size(2 + i);
+  }
+  V r(3);
+  if (c.needs(0)) {
+    Tensor gx = convolution(gy, w, Tensor(), stride, padding, dilation, groups);
+    for (int64_t i = 0; i < k && longer; ++i) gx = gx.narrow(2 + i, 0, x.size(2 + i));
+    r[0] = gx;
+  }
+  if (c.needs(1)) {
+    Tensor go = x;
+    for (int64_t i = 0; i < k && longer; ++i) {
+      DimVector zs(go.sizes().begin(), go.sizes().end());
+      zs[2 + i] = conv_out[2 + i] - x.size(2 + i);
+      go = cat({go, zeros(zs, go.options())}, 2 + i);
+    }
+    r[1] = std::get<1>(
+        convolution_backward(go, gy, w, stride, padding, dilation, groups, {false, true, false}));
+  }
+  if (c.needs(2)) {
+    DimVector dims{0};
+    for (int64_t d = 2; d < gy.dim(); ++d) dims.push_back(d);
+    r[2] = gy.sum(dims);
+  }
+  return r;
+}
+
 std::optional<int64_t> opt_int(const C& c, size_t i) {
   if (!c.has_arg(i)) return std::nullopt;
   return c.int_arg(i);
@@ -289,6 +337,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"convolution", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, convolution_bw},
     {"convolution_backward", "ConvolutionBackwardBackward0", kSaveAll, false,
      convolution_backward_bw, /*undefined_grads=*/true},
+    {"conv_transpose", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, conv_transpose_bw},
     {"max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", 0, true, max_pool2d_bw},
     {"max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", kSaveOther,
      false, max_pool2d_backward_bw},

@@ -9,6 +9,26 @@ namespace ember {
 namespace nn {
 namespace functional {
 
+namespace {
+
+// PyTorch's inplace=True, through copy_ (activation.h). An input that
+// requires grad is cloned first: the op's node saves its input, which the
+// copy_ would otherwise change under it (PyTorch's in-place kernels save
+// their result instead).
+template <typename Op>
+Tensor apply(const Tensor& input, bool inplace, Op op) {
+  if (!inplace) return op(input);
+  Tensor result = op(input.requires_grad() ? input.clone() : input);
+  Tensor t = input;
+  return t.copy_(result);
+}
+
+// torch.nn.functional.selu's constants.
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+}  // namespace
+
 Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
   if (options.inplace()) {
     Tensor t = input;
@@ -18,13 +38,8 @@ Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
 }
 
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options) {
-  Tensor r = ember::leaky_relu(input, options.negative_slope());
-  if (options.inplace()) {
-    // In place through copy_ (CopyBackwards), not PyTorch's leaky_relu_.
-    Tensor t = input;
-    return t.copy_(r);
-  }
-  return r;
+  return apply(input, options.inplace(),
+               [&](const Tensor& x) { return ember::leaky_relu(x, options.negative_slope()); });
 }
 
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
@@ -39,6 +54,59 @@ Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
 }
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
   return ember::log_softmax(input, options.dim(), options.dtype());
+}
+
+
+Tensor elu(const Tensor& input, const ELUFuncOptions& options) {
+  return apply(input, options.inplace(),
+               [&](const Tensor& x) { return ember::elu(x, options.alpha()); });
+}
+Tensor selu(const Tensor& input, const SELUFuncOptions& options) {
+  return apply(input, options.inplace(),
+               [](const Tensor& x) { return ember::elu(x, kSeluAlpha, kSeluScale); });
+}
+Tensor celu(const Tensor& input, const CELUFuncOptions& options) {
+  return apply(input, options.inplace(),
+               [&](const Tensor& x) { return ember::celu(x, options.alpha()); });
+}
+Tensor silu(const Tensor& input, bool inplace) {
+  return apply(input, inplace, [](const Tensor& x) { return ember::silu(x); });
+}
+Tensor mish(const Tensor& input, bool inplace) {
+  return apply(input, inplace, [](const Tensor& x) { return ember::mish(x); });
+}
+Tensor hardsigmoid(const Tensor& input, bool inplace) {
+  return apply(input, inplace, [](const Tensor& x) { return ember::hardsigmoid(x); });
+}
+Tensor hardswish(const Tensor& input, bool inplace) {
+  return apply(input, inplace, [](const Tensor& x) { return ember::hardswish(x); });
+}
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
+  return ember::softplus(input, options.beta(), options.threshold());
+}
+Tensor softsign(const Tensor& input) { return input / (input.abs() + 1); }
+Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& options) {
+  return apply(input, options.inplace(), [&](const Tensor& x) {
+    return ember::hardtanh(x, options.min_val(), options.max_val());
+  });
+}
+Tensor relu6(const Tensor& input, const ReLU6FuncOptions& options) {
+  return apply(input, options.inplace(),
+               [](const Tensor& x) { return ember::hardtanh(x, 0.0, 6.0); });
+}
+Tensor prelu(const Tensor& input, const Tensor& weight) { return ember::prelu(input, weight); }
+Tensor logsigmoid(const Tensor& input) { return ember::log_sigmoid(input); }
+Tensor tanhshrink(const Tensor& input) { return input - input.tanh(); }
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options) {
+  return ember::softshrink(input, options.lambda());
+}
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
+  return ember::hardshrink(input, options.lambda());
+}
+Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options) {
+  return apply(input, options.inplace(), [&](const Tensor& x) {
+    return ember::threshold(x, options.threshold(), options.value());
+  });
 }
 
 }  // namespace functional

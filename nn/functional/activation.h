@@ -2,7 +2,12 @@
 #define EMBER_NN_FUNCTIONAL_ACTIVATION_H_
 
 // Activations of torch::nn::functional: relu, leaky_relu, gelu, sigmoid,
-// tanh, softmax, log_softmax.
+// tanh, softmax, log_softmax, elu, selu, celu, silu, mish, softplus,
+// softsign, hardtanh, relu6, hardsigmoid, hardswish, prelu, logsigmoid,
+// tanhshrink, softshrink, hardshrink, threshold. The in-place forms
+// (inplace(true), as PyTorch's inplace=True) write the result into the
+// input through copy_ (its node is CopyBackwards, where PyTorch records the
+// op's own in-place kernel; the gradients are the same).
 
 #include <cstdint>
 #include <optional>
@@ -45,6 +50,79 @@ Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 
 using LogSoftmaxFuncOptions = SoftmaxFuncOptions;
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
+
+struct ELUFuncOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+Tensor elu(const Tensor& input, const ELUFuncOptions& options = {});
+
+struct SELUFuncOptions {
+  /* implicit */ SELUFuncOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
+  EMBER_ARG(bool, inplace);
+};
+Tensor selu(const Tensor& input, const SELUFuncOptions& options = {});
+
+struct CELUFuncOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+Tensor celu(const Tensor& input, const CELUFuncOptions& options = {});
+
+// libtorch's silu, mish, hardsigmoid and hardswish take no options; the
+// bool is PyTorch's inplace.
+Tensor silu(const Tensor& input, bool inplace = false);
+Tensor mish(const Tensor& input, bool inplace = false);
+Tensor hardsigmoid(const Tensor& input, bool inplace = false);
+Tensor hardswish(const Tensor& input, bool inplace = false);
+
+struct SoftplusFuncOptions {
+  EMBER_ARG(double, beta) = 1.0;
+  EMBER_ARG(double, threshold) = 20.0;
+};
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {});
+
+// x / (1 + |x|)
+Tensor softsign(const Tensor& input);
+
+struct HardtanhFuncOptions {
+  EMBER_ARG(double, min_val) = -1.0;
+  EMBER_ARG(double, max_val) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& options = {});
+
+// hardtanh(x, 0, 6).
+struct ReLU6FuncOptions {
+  /* implicit */ ReLU6FuncOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
+  EMBER_ARG(bool, inplace);
+};
+Tensor relu6(const Tensor& input, const ReLU6FuncOptions& options = {});
+
+// weight: one element, or one per channel (dim 1).
+Tensor prelu(const Tensor& input, const Tensor& weight);
+
+Tensor logsigmoid(const Tensor& input);
+// x - tanh(x)
+Tensor tanhshrink(const Tensor& input);
+
+struct SoftshrinkFuncOptions {
+  /* implicit */ SoftshrinkFuncOptions(double lambda = 0.5) : lambda_(lambda) {}  // NOLINT
+  EMBER_ARG(double, lambda);
+};
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options = {});
+
+using HardshrinkFuncOptions = SoftshrinkFuncOptions;
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options = {});
+
+// x <= threshold ? value : x.
+struct ThresholdFuncOptions {
+  ThresholdFuncOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
+  EMBER_ARG(double, threshold);
+  EMBER_ARG(double, value);
+  EMBER_ARG(bool, inplace) = false;
+};
+Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options);
 
 }  // namespace functional
 }  // namespace nn

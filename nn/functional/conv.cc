@@ -48,6 +48,21 @@ Tensor conv_nd(const Tensor& input, const Tensor& weight, const ConvFuncOptions<
   return unbatched ? out.squeeze(0) : out;
 }
 
+template <size_t D>
+Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight,
+                         const ConvTransposeFuncOptions<D>& o, const char* name) {
+  const int64_t batched = D + 2;
+  EMBER_CHECK(input.dim() == batched - 1 || input.dim() == batched, "Expected ", batched - 1,
+              "D (unbatched) or ", batched, "D (batched) input to ", name,
+              ", but got input of size: [", absl::StrJoin(input.sizes(), ", "), "]");
+  const bool unbatched = input.dim() == batched - 1;
+  auto dims = [](const ExpandingArray<D>& a) { return DimVector(a.begin(), a.end()); };
+  Tensor out = conv_transpose(unbatched ? input.unsqueeze(0) : input, weight, o.bias(),
+                              dims(o.stride()), dims(o.padding()), dims(o.output_padding()),
+                              dims(o.dilation()), o.groups());
+  return unbatched ? out.squeeze(0) : out;
+}
+
 }  // namespace
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options) {
@@ -55,6 +70,15 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options) {
   return conv_nd<2>(input, weight, options, "conv2d");
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose1dFuncOptions& options) {
+  return conv_transpose_nd<1>(input, weight, options, "conv_transpose1d");
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose2dFuncOptions& options) {
+  return conv_transpose_nd<2>(input, weight, options, "conv_transpose2d");
 }
 
 }  // namespace functional

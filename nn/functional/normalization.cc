@@ -1,8 +1,11 @@
 #include "nn/functional/normalization.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
+#include "tensor/reduce.h"
+#include "tensor/shape.h"
 
 namespace ember {
 namespace nn {
@@ -25,6 +28,89 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
   return std::get<0>(native_layer_norm(input, o.normalized_shape(), o.weight(), o.bias(), o.eps()));
+}
+
+namespace {
+
+// PyTorch's _verify_batch_size / _verify_spatial_size: `what` per channel.
+void verify_more_than_one(int64_t count, const char* what, const std::string& size) {
+  EMBER_CHECK_VALUE(count != 1, "Expected more than 1 ", what,
+                    " when training, got input size ", size);
+}
+
+std::string torch_size(IntArrayRef sizes) {
+  return absl::StrCat("torch.Size([", absl::StrJoin(sizes, ", "), "])");
+}
+
+Tensor repeat_if_defined(const Tensor& t, int64_t n) { return t.defined() ? t.repeat({n}) : t; }
+
+}  // namespace
+
+// native_layer_norm over the input seen as [N, G, rest] (the same biased
+// statistics with eps inside the root), then the per-channel affine.
+// Composite: the gradient is layer norm's (PyTorch records
+// NativeGroupNormBackward0).
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
+  const int64_t groups = o.num_groups();
+  const int64_t n = input.size(0), c = input.size(1);
+  int64_t per_group = groups != 0 ? n * c / groups : 0;
+  std::vector<int64_t> shape{per_group, groups};
+  for (int64_t d = 2; d < input.dim(); ++d) {
+    per_group *= input.size(d);
+    shape.push_back(input.size(d));
+  }
+  verify_more_than_one(per_group, "value per channel",
+                       absl::StrCat("[", absl::StrJoin(shape, ", "), "]"));
+  EMBER_CHECK(groups > 0 && c % groups == 0,
+              "Expected number of channels in input to be divisible by num_groups, but got input "
+              "of shape [",
+              absl::StrJoin(input.sizes(), ", "), "] and num_groups=", groups);
+  auto check_affine = [&](const Tensor& t, const char* name) {
+    EMBER_CHECK(!t.defined() || (t.dim() == 1 && t.numel() == c), "Expected ", name,
+                " to be a vector of size equal to the number of channels in input, but got ",
+                name, " of shape [", absl::StrJoin(t.sizes(), ", "), "] and input of shape [",
+                absl::StrJoin(input.sizes(), ", "), "]");
+  };
+  check_affine(o.weight(), "weight");
+  check_affine(o.bias(), "bias");
+  Tensor x = input.reshape({n, groups, -1});
+  Tensor out = std::get<0>(native_layer_norm(x, {x.size(2)}, Tensor(), Tensor(), o.eps()))
+                   .reshape(input.sizes());
+  if (!o.weight().defined() && !o.bias().defined()) return out;
+  DimVector per_channel(input.dim(), 1);
+  per_channel[1] = c;
+  if (o.weight().defined()) out = out * o.weight().reshape(per_channel);
+  if (o.bias().defined()) out = out + o.bias().reshape(per_channel);
+  return out;
+}
+
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
+  if (o.use_input_stats()) {
+    int64_t spatial = 1;
+    for (int64_t d = 2; d < input.dim(); ++d) spatial *= input.size(d);
+    verify_more_than_one(spatial, "spatial element", torch_size(input.sizes()));
+  }
+  EMBER_CHECK(o.use_input_stats() || (o.running_mean().defined() && o.running_var().defined()),
+              "Expected running_mean and running_var to be defined when use_input_stats is false");
+  const int64_t n = input.size(0), c = input.size(1);
+  DimVector shape(input.sizes().begin(), input.sizes().end());
+  shape[0] = 1;
+  shape[1] = n * c;
+  Tensor running_mean = repeat_if_defined(o.running_mean(), n);
+  Tensor running_var = repeat_if_defined(o.running_var(), n);
+  Tensor out = std::get<0>(native_batch_norm(
+      input.reshape(shape), repeat_if_defined(o.weight(), n), repeat_if_defined(o.bias(), n),
+      running_mean, running_var, o.use_input_stats(), o.momentum(), o.eps()));
+  // Neither side requires grad: the copies are not recorded.
+  if (o.running_mean().defined()) {
+    Tensor rm = o.running_mean();
+    rm.copy_(running_mean.view({n, c}).mean({0}));
+  }
+  if (o.running_var().defined()) {
+    Tensor rv = o.running_var();
+    rv.copy_(running_var.view({n, c}).mean({0}));
+  }
+  return out.view(input.sizes());
 }
 
 }  // namespace functional

@@ -1,7 +1,7 @@
 #ifndef EMBER_NN_FUNCTIONAL_NORMALIZATION_H_
 #define EMBER_NN_FUNCTIONAL_NORMALIZATION_H_
 
-// batch_norm and layer_norm.
+// batch_norm, layer_norm, group_norm and instance_norm.
 
 #include <cstdint>
 #include <vector>
@@ -36,6 +36,35 @@ struct LayerNormFuncOptions {
   EMBER_ARG(double, eps) = 1e-5;
 };
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
+
+// input [N, C, *] normalized over each group of C / num_groups channels
+// (and every other dim but the batch); weight and bias [C] (optional).
+struct GroupNormFuncOptions {
+  /* implicit */ GroupNormFuncOptions(int64_t num_groups)  // NOLINT
+      : num_groups_(num_groups) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(double, eps) = 1e-5;
+};
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
+
+// input [N, C, *] normalized per sample and channel over the other dims,
+// as ATen's instance_norm: batch_norm of the input seen as [1, N * C, *],
+// with weight, bias and running statistics repeated per sample. With
+// use_input_stats the batch's statistics normalize and the running ones
+// (if given) are updated in place with their average over the samples;
+// without, the running ones normalize (both must be given).
+struct InstanceNormFuncOptions {
+  EMBER_ARG(Tensor, running_mean) = Tensor();
+  EMBER_ARG(Tensor, running_var) = Tensor();
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(bool, use_input_stats) = true;
+  EMBER_ARG(double, momentum) = 0.1;
+  EMBER_ARG(double, eps) = 1e-5;
+};
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options = {});
 
 }  // namespace functional
 }  // namespace nn

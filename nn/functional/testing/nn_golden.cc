@@ -14,6 +14,16 @@ const GoldenEntry kGolden[] = {
 const GoldenError kErrors[] = {
 #include "tensor/testdata/nn_ops_errors_golden.inc"
 };
+const GoldenEntry kMoreGolden[] = {
+#include "nn/functional/testdata/nn_ops_more_golden.inc"
+};
+const GoldenError kMoreErrors[] = {
+#include "nn/functional/testdata/nn_ops_more_errors_golden.inc"
+};
+
+using Lookup = const GoldenEntry& (*)(const std::string&);
+void run_case(Lookup golden, const std::string& name, int num_inputs, const std::vector<int>& grads,
+              const CaseFn& fn, double f64_grad_rel = 1e-9);
 
 }  // namespace
 
@@ -25,6 +35,31 @@ Tensor case_input(const std::string& name, const char* dtype, int i) {
 
 void check_case(const std::string& name, int num_inputs, std::vector<int> grads, const CaseFn& fn,
                 int num_outputs) {
+  (void)num_outputs;
+  run_case(nn_golden, name, num_inputs, grads, fn);
+}
+
+const GoldenEntry& nn_more_golden(const std::string& name) {
+  return find_golden(kMoreGolden, name);
+}
+
+Tensor more_case_input(const std::string& name, const char* dtype, int i) {
+  return golden_tensor(nn_more_golden(absl::StrCat(name, "/", dtype, "/in", i)));
+}
+
+void check_more_case(const std::string& name, int num_inputs, std::vector<int> grads,
+                     const CaseFn& fn, double f64_grad_rel) {
+  run_case(nn_more_golden, name, num_inputs, grads, fn, f64_grad_rel);
+}
+
+void expect_nn_more_error(const std::string& name, const std::function<void()>& f) {
+  expect_golden_error(kMoreErrors, name, f);
+}
+
+namespace {
+
+void run_case(Lookup golden, const std::string& name, int num_inputs, const std::vector<int>& grads,
+              const CaseFn& fn, double f64_grad_rel) {
   for (const char* dt : {"f32", "f64"}) {
     SCOPED_TRACE(absl::StrCat(name, "/", dt));
     const ScalarType dtype = std::string(dt) == "f32" ? kFloat : kDouble;
@@ -32,7 +67,7 @@ void check_case(const std::string& name, int num_inputs, std::vector<int> grads,
     const double rel = dtype == kFloat ? 2e-5 : 1e-10;
     std::vector<Tensor> xs;
     for (int i = 0; i < num_inputs; ++i) {
-      Tensor x = case_input(name, dt, i);
+      Tensor x = golden_tensor(golden(absl::StrCat(name, "/", dt, "/in", i)));
       for (int g : grads) {
         if (g == i) x.requires_grad_(true);
       }
@@ -40,19 +75,20 @@ void check_case(const std::string& name, int num_inputs, std::vector<int> grads,
     }
     Tensor out = fn(xs);
     const std::string base = absl::StrCat(name, "/", dt, "/");
-    EXPECT_TRUE(near_golden(out, nn_golden(base + "out"), dtype, rel));
-    (void)num_outputs;
+    EXPECT_TRUE(near_golden(out, golden(base + "out"), dtype, rel));
     if (grads.empty()) continue;
     Tensor weight = make_input(out.sizes(), dtype, 7);
     (out * weight).sum().backward();
     for (int g : grads) {
       SCOPED_TRACE(absl::StrCat("grad", g));
       ASSERT_TRUE(xs[g].grad().defined());
-      EXPECT_TRUE(
-          near_golden(xs[g].grad(), nn_golden(absl::StrCat(base, "grad", g)), dtype, rel * 10));
+      const double grad_rel = dtype == kFloat ? rel * 10 : f64_grad_rel;
+      EXPECT_TRUE(near_golden(xs[g].grad(), golden(absl::StrCat(base, "grad", g)), dtype, grad_rel));
     }
   }
 }
+
+}  // namespace
 
 void expect_nn_error(const std::string& name, const std::function<void()>& f) {
   expect_golden_error(kErrors, name, f);

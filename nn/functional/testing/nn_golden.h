@@ -27,6 +27,15 @@ const GoldenEntry& nn_golden(const std::string& name);
 
 void expect_nn_error(const std::string& name, const std::function<void()>& f);
 
+// The same for the cases of tools/golden/nn_ops_more.py
+// (nn/functional/testdata/nn_ops_more_golden.inc). f64_grad_rel: the
+// float64 gradients' tolerance, where PyTorch rounds a constant to float.
+void check_more_case(const std::string& name, int num_inputs, std::vector<int> grads,
+                     const CaseFn& fn, double f64_grad_rel = 1e-9);
+Tensor more_case_input(const std::string& name, const char* dtype, int i);
+const GoldenEntry& nn_more_golden(const std::string& name);
+void expect_nn_more_error(const std::string& name, const std::function<void()>& f);
+
 }  // namespace testing
 }  // namespace ember
 
