@@ -132,6 +132,32 @@ __global__ void binary_loop(Elementwise e, F f) {
   }
 }
 
+template <typename T, typename F>
+__global__ void ternary_loop(Elementwise e, F f) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < e.numel;
+       i += int64_t{blockDim.x} * gridDim.x) {
+    if (e.contiguous) {
+      reinterpret_cast<T*>(e.data[0])[i] = f(reinterpret_cast<const T*>(e.data[1])[i],
+                                             reinterpret_cast<const T*>(e.data[2])[i],
+                                             reinterpret_cast<const T*>(e.data[3])[i]);
+    } else {
+      int64_t off[4];
+      loop_offsets<4>(e, i, off);
+      *reinterpret_cast<T*>(e.data[0] + off[0]) =
+          f(*reinterpret_cast<const T*>(e.data[1] + off[1]),
+            *reinterpret_cast<const T*>(e.data[2] + off[2]),
+            *reinterpret_cast<const T*>(e.data[3] + off[3]));
+    }
+  }
+}
+
+template <typename T, typename F>
+cudaError_t run_ternary(const Elementwise& e, F f) {
+  if (e.numel == 0) return cudaSuccess;
+  ternary_loop<T, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  return cudaGetLastError();
+}
+
 template <typename Out, typename In, typename F>
 cudaError_t run_unary(const Elementwise& e, F f) {
   if (e.numel == 0) return cudaSuccess;

@@ -101,6 +101,17 @@ enum class UnaryOp {
 };
 cudaError_t launch_unary(UnaryOp op, DType dtype, const Elementwise& e, double scalar);
 
+// The optimizers' pointwise ops, with a scalar `s`:
+//   kLerp     out = a + s * (b - a)   (float and double, as the CPU)
+//   kAddcmul  out = a + s * b * c     (numeric dtypes)
+//   kAddcdiv  out = a + s * b / c     (floating dtypes)
+enum class PointwiseOp {
+  kLerp,
+  kAddcmul,
+  kAddcdiv,
+};
+cudaError_t launch_pointwise(PointwiseOp op, DType dtype, const Elementwise& e, double s);
+
 // out (dtype `dst`) = in (dtype `src`) converted as static_cast does
 // (bool: != 0), for any pair of dtypes.
 cudaError_t launch_cast(DType dst, DType src, const Elementwise& e);

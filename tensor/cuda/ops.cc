@@ -7,7 +7,7 @@
 // cast.cu, reduce.cu). What is covered: add/sub (alpha), mul, true
 // division, maximum/minimum, the six comparisons, neg/abs/sqrt/rsqrt/exp/
 // log/log1p/sin/cos/tanh/sigmoid/reciprocal, clamp_min/clamp_max (relu),
-// every dtype conversion, and sum/mean/prod/amax/amin/all/any/
+// lerp/addcmul/addcdiv (the optimizers' updates), every dtype conversion, and sum/mean/prod/amax/amin/all/any/
 // count_nonzero; matrix products go to cuBLAS (blas.cc). Any other op on a
 // CUDA tensor throws "Could not run ... with arguments from the 'CUDA'
 // backend" instead of touching device memory from the host.
@@ -125,6 +125,23 @@ void unary_cuda(TensorIterator& iter) {
       "neg_cuda", "abs_cuda", "sqrt_cuda", "rsqrt_cuda",   "exp_cuda",       "log_cuda",
       "log1p_cuda", "sin_cuda", "cos_cuda", "tanh_cuda", "sigmoid_cuda", "reciprocal_cuda"};
   unary(iter, kOp, 0.0, kNames[static_cast<int>(kOp)]);
+}
+
+void pointwise(TensorIterator& iter, kernels::PointwiseOp op, const Scalar& s, const char* name) {
+  if (iter.numel() == 0) return;
+  detail::DeviceGuard guard(iter.device().index());
+  const ScalarType t = iter.input_dtype(0);
+  check_launch(kernels::launch_pointwise(op, kernel_dtype(t), make_elementwise(iter), s.toDouble()),
+               name, t);
+}
+void lerp_cuda(TensorIterator& iter, const Scalar& weight) {
+  pointwise(iter, kernels::PointwiseOp::kLerp, weight, "lerp_kernel_scalar");
+}
+void addcmul_cuda(TensorIterator& iter, const Scalar& value) {
+  pointwise(iter, kernels::PointwiseOp::kAddcmul, value, "addcmul_cuda");
+}
+void addcdiv_cuda(TensorIterator& iter, const Scalar& value) {
+  pointwise(iter, kernels::PointwiseOp::kAddcdiv, value, "addcdiv_cuda");
 }
 
 void clamp_min_cuda(TensorIterator& iter, const Scalar& min) {
@@ -261,6 +278,9 @@ EMBER_REGISTER_KERNEL(sigmoid_kernel, kCUDA,
 EMBER_REGISTER_KERNEL(reciprocal_kernel, kCUDA,
                       &cuda::unary_cuda<cuda::kernels::UnaryOp::kReciprocal>);
 EMBER_REGISTER_KERNEL(clamp_min_scalar_kernel, kCUDA, &cuda::clamp_min_cuda);
+EMBER_REGISTER_KERNEL(lerp_scalar_kernel, kCUDA, &cuda::lerp_cuda);
+EMBER_REGISTER_KERNEL(addcmul_kernel, kCUDA, &cuda::addcmul_cuda);
+EMBER_REGISTER_KERNEL(addcdiv_kernel, kCUDA, &cuda::addcdiv_cuda);
 EMBER_REGISTER_KERNEL(clamp_max_scalar_kernel, kCUDA, &cuda::clamp_max_cuda);
 
 namespace reduce_detail {

@@ -172,6 +172,22 @@ TEST(CudaOpsTest, IntegerInputsOfFloatingFunctionsPromote) {
   expect_matches(i.to(kCuda).relu(), i.relu());
 }
 
+TEST(CudaOpsTest, OptimizerPointwiseOps) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kFloat, kDouble}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    Tensor a = values({5, 9}, t, 1), b = values({5, 9}, t, 2), c = values({9}, t, 2).abs() + 0.5;
+    Tensor da = a.to(kCuda), db = b.to(kCuda), dc = c.to(kCuda);
+    const double tol = rtol_for(t);
+    expect_matches(da.lerp(db, 0.3), a.lerp(b, 0.3), tol, tol);
+    expect_matches(da.lerp(db, 0.9), a.lerp(b, 0.9), tol, tol);
+    expect_matches(da.addcmul(db, dc, -0.5), a.addcmul(b, c, -0.5), tol, tol);
+    expect_matches(da.addcdiv(db, dc, 2), a.addcdiv(b, c, 2), tol, tol);
+  }
+  Tensor i = values({7}, kLong), j = values({7}, kLong);
+  expect_matches(i.to(kCuda).addcmul(j.to(kCuda), j.to(kCuda), 2), i.addcmul(j, j, 2));
+}
+
 TEST(CudaOpsTest, NanPropagation) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const double nan = std::numeric_limits<double>::quiet_NaN();
