@@ -1,11 +1,12 @@
 #ifndef EMBER_OPTIM_OPTIM_H_
 #define EMBER_OPTIM_OPTIM_H_
-// //optim for users: optimizers and LR schedulers.
+// //optim for users: optimizers, LR schedulers, gradient clipping.
 #include "optim/adadelta.h"
 #include "optim/adagrad.h"
 #include "optim/adam.h"
 #include "optim/adamax.h"
 #include "optim/asgd.h"
+#include "optim/clip_grad.h"
 #include "optim/composite_schedulers.h"
 #include "optim/cyclic_schedulers.h"
 #include "optim/factor_schedulers.h"

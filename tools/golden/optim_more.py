@@ -2,7 +2,8 @@
 (optim/optimizers_test.cc, optim/schedulers_test.cc): Adagrad, Adadelta,
 Adamax, NAdam, RAdam, ASGD; LinearLR, ConstantLR, PolynomialLR,
 CosineAnnealingWarmRestarts, OneCycleLR, CyclicLR, ReduceLROnPlateau,
-SequentialLR, ChainedScheduler and the closed forms behind step(epoch).
+SequentialLR, ChainedScheduler and the closed forms behind step(epoch);
+clip_grad_norm_ and clip_grad_value_ (optim/clip_grad_test.cc).
 
 The optimizer cases follow tools/golden/optim.py: the same float64 start
 (w = mk((3, 4), float64, 0) / 2, b = mk((4,), float64, 5) / 2), 10 steps on
@@ -13,6 +14,7 @@ groups, lr 0.1 and 0.05, after construction and after each step. Run with
 /usr/bin/python3 (PyTorch 1.13).
 """
 
+import math
 import warnings
 
 import torch
@@ -262,6 +264,33 @@ plateau("max_abs_eps", lambda o: S.ReduceLROnPlateau(o, mode="max", factor=0.9, 
         metrics=[-m for m in METRICS])
 
 
+# --- clip_grad_norm_ / clip_grad_value_ ----------------------------------------
+# float32 grads w: mk((3, 4), float32, 1), b: mk((4,), float32, 7) * 3, and a
+# parameter without a grad.
+
+def clip_params():
+    w = torch.zeros(3, 4, dtype=torch.float32, requires_grad=True)
+    b = torch.zeros(4, dtype=torch.float32, requires_grad=True)
+    frozen = torch.zeros(2, dtype=torch.float32, requires_grad=True)
+    w.grad = mk((3, 4), torch.float32, 1)
+    b.grad = mk((4,), torch.float32, 7) * 3
+    return w, b, frozen
+
+
+for clip_name, max_norm, norm_type in [("l2", 1.0, 2.0), ("l1", 2.5, 1.0), ("inf", 0.5, math.inf),
+                                       ("p3", 1.5, 3.0), ("no_clip", 100.0, 2.0)]:
+    w, b, frozen = clip_params()
+    total = torch.nn.utils.clip_grad_norm_([w, b, frozen], max_norm, norm_type)
+    golden.add("clip_norm_%s.total" % clip_name, total)
+    golden.add("clip_norm_%s.w" % clip_name, w.grad)
+    golden.add("clip_norm_%s.b" % clip_name, b.grad)
+
+w, b, frozen = clip_params()
+torch.nn.utils.clip_grad_value_([w, b, frozen], 0.6)
+golden.add("clip_value.w", w.grad)
+golden.add("clip_value.b", b.grad)
+
+
 # --- errors ------------------------------------------------------------------
 
 def params():
@@ -354,6 +383,15 @@ def chained_optimizer():
 errors.err("sequential_milestones", sequential_milestones)
 errors.err("sequential_optimizer", sequential_optimizer)
 errors.err("chained_optimizer", chained_optimizer)
+
+
+def clip_nonfinite():
+    w, b, frozen = clip_params()
+    b.grad[1] = math.inf
+    torch.nn.utils.clip_grad_norm_([w, b], 1.0, error_if_nonfinite=True)
+
+
+errors.err("clip_nonfinite", clip_nonfinite)
 
 golden.write()
 errors.write()
