@@ -12,6 +12,7 @@
 #include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
+#include "tensor/loss_kernels.h"
 #include "tensor/nn_util.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
@@ -25,15 +26,18 @@ Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
   return loss;
 }
 
-// input [N, C, K...] as (N, C, K); a 1-D input is one sample.
-struct NllGeometry {
-  int64_t n, c, k;
-};
+using detail::NllGeometry;
 
+// input [N, C, K...] as (N, C, K); a 1-D input is one sample.
 NllGeometry check_nll(const Tensor& input, const Tensor& target, const Tensor& weight) {
   EMBER_CHECK(input.dim() >= 1, "input tensor should be 1D or 2D");
   EMBER_CHECK(target.dtype() == kLong, "expected scalar type Long but found ",
               scalar_type_name(target.dtype()));
+  for (const Tensor* t : {&target, &weight}) {
+    EMBER_CHECK(!t->defined() || t->device() == input.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ",
+                input.device().str(), " and ", t->device().str(), "!");
+  }
   NllGeometry g;
   if (input.dim() == 1) {
     EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
@@ -70,19 +74,9 @@ DimVector nll_none_sizes(const Tensor& input) {
   return s;
 }
 
-}  // namespace
-
-std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& target,
-                                            const Tensor& weight, int64_t reduction,
-                                            int64_t ignore_index) {
-  const NllGeometry g = check_nll(input, target, weight);
-  detail::OpScope scope(input, weight);  // target: int64, never differentiable
-  Tensor x = input.contiguous(), t = target.contiguous();
-  Tensor w = weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
-  Tensor out = reduction == loss_reduction::kNone ? empty(nll_none_sizes(input), input.options())
-                                                  : empty({}, input.options());
-  Tensor total = empty({}, input.options());
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "nll_loss", [&] {
+void nll_forward_cpu(const NllGeometry& g, const Tensor& x, const Tensor& t, const Tensor& w,
+                     int64_t reduction, int64_t ignore_index, Tensor& out, Tensor& total) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "nll_loss", [&] {
     const scalar_t* xp = x.data_ptr<scalar_t>();
     const int64_t* tp = t.data_ptr<int64_t>();
     const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
@@ -106,6 +100,52 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& t
     if (reduction == loss_reduction::kSum) op[0] = static_cast<scalar_t>(sum);
     if (reduction == loss_reduction::kMean) op[0] = static_cast<scalar_t>(sum / wsum);
   });
+}
+
+void nll_backward_cpu(const NllGeometry& g, const Tensor& gy, const Tensor& t, const Tensor& w,
+                      const Tensor& total_weight, int64_t reduction, int64_t ignore_index,
+                      Tensor& gx) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(gx.dtype(), "nll_loss_backward", [&] {
+    const int64_t* tp = t.data_ptr<int64_t>();
+    const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
+    const scalar_t* gp = gy.data_ptr<scalar_t>();
+    scalar_t* op = gx.data_ptr<scalar_t>();
+    scalar_t scale = reduction == loss_reduction::kNone ? scalar_t(1) : gp[0];
+    if (reduction == loss_reduction::kMean) {
+      scale /= total_weight.to(gx.dtype()).item<scalar_t>();
+    }
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t k = 0; k < g.k; ++k) {
+        const int64_t cls = tp[n * g.k + k];
+        if (cls == ignore_index) continue;
+        const scalar_t wt = wp ? wp[cls] : scalar_t(1);
+        const scalar_t gv = reduction == loss_reduction::kNone ? gp[n * g.k + k] : scale;
+        op[(n * g.c + cls) * g.k + k] = -wt * gv;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(nll_forward_stub, NllForwardFn);
+EMBER_DEFINE_KERNEL_TABLE(nll_backward_stub, NllBackwardFn);
+EMBER_REGISTER_KERNEL(nll_forward_stub, kCPU, &nll_forward_cpu);
+EMBER_REGISTER_KERNEL(nll_backward_stub, kCPU, &nll_backward_cpu);
+}  // namespace detail
+
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction,
+                                            int64_t ignore_index) {
+  const NllGeometry g = check_nll(input, target, weight);
+  detail::OpScope scope(input, weight);  // target: int64, never differentiable
+  Tensor x = input.contiguous(), t = target.contiguous();
+  Tensor w = weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
+  Tensor out = reduction == loss_reduction::kNone ? empty(nll_none_sizes(input), input.options())
+                                                  : empty({}, input.options());
+  Tensor total = empty({}, input.options());
+  detail::nll_forward_stub(input.device())(g, x, t, w, reduction, ignore_index, out, total);
   if (scope.active()) {
     scope.record(input.dim() <= 2 ? "nll_loss" : "nll_loss2d", {input, target, weight},
                  {out, total}, {Scalar(reduction), Scalar(ignore_index)});
@@ -129,25 +169,8 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const T
   Tensor gx = zeros(input.sizes(), input.options());
   Tensor gy = grad_output.to(input.dtype()).contiguous(), t = target.contiguous();
   Tensor w = weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "nll_loss_backward", [&] {
-    const int64_t* tp = t.data_ptr<int64_t>();
-    const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
-    const scalar_t* gp = gy.data_ptr<scalar_t>();
-    scalar_t* op = gx.data_ptr<scalar_t>();
-    scalar_t scale = reduction == loss_reduction::kNone ? scalar_t(1) : gp[0];
-    if (reduction == loss_reduction::kMean) {
-      scale /= total_weight.to(input.dtype()).item<scalar_t>();
-    }
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t k = 0; k < g.k; ++k) {
-        const int64_t cls = tp[n * g.k + k];
-        if (cls == ignore_index) continue;
-        const scalar_t wt = wp ? wp[cls] : scalar_t(1);
-        const scalar_t gv = reduction == loss_reduction::kNone ? gp[n * g.k + k] : scale;
-        op[(n * g.c + cls) * g.k + k] = -wt * gv;
-      }
-    }
-  });
+  detail::nll_backward_stub(input.device())(g, gy, t, w, total_weight, reduction, ignore_index,
+                                            gx);
   if (scope.active()) {
     scope.record(input.dim() <= 2 ? "nll_loss_backward" : "nll_loss2d_backward",
                  {grad_output, input, target, weight}, {gx},

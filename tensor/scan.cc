@@ -18,19 +18,18 @@
 #include "tensor/loops.h"
 #include "tensor/parallel.h"
 #include "tensor/reduce.h"
+#include "tensor/scan_kernels.h"
 
 namespace ember {
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(scan_stub, ScanKernelFn);
+}  // namespace detail
+
 namespace {
 
-enum class ScanKind { kCumsum, kCumprod, kSoftmax, kLogSoftmax };
-
-struct ScanShape {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-
-// `in` and `out` are contiguous with the same shape.
-using ScanKernelFn = void (*)(ScanKind kind, const Tensor& in, const ScanShape& s, Tensor& out);
-EMBER_DEFINE_KERNEL_TABLE(scan_stub, ScanKernelFn);
+using detail::scan_stub;
+using detail::ScanKind;
+using detail::ScanShape;
 
 constexpr int64_t kBlock = 256;
 

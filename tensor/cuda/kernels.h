@@ -116,6 +116,24 @@ cudaError_t launch_pointwise(PointwiseOp op, DType dtype, const Elementwise& e, 
 // (bool: != 0), for any pair of dtypes.
 cudaError_t launch_cast(DType dst, DType src, const Elementwise& e);
 
+// softmax / log_softmax of a contiguous [outer, len, inner] tensor along
+// len, in dtype `dtype` (floating), computed in float (double for double).
+cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_t outer,
+                           int64_t len, int64_t inner);
+
+// nll_loss over contiguous x [n, c, k] (floating `dtype`), t [n, k] int64,
+// w [c] or null. Per element: loss[i] = -w[t] * x[n, t, k] and weight[i] =
+// w[t] (both 0 where t == ignore_index); a target outside [0, c) sets
+// bad[0] = 1 and bad[1] to one such target.
+cudaError_t launch_nll_forward(DType dtype, const void* x, const int64_t* t, const void* w,
+                               void* loss, void* weight, int64_t* bad, int64_t n, int64_t c,
+                               int64_t k, int64_t ignore_index);
+// gx (zeroed, [n, c, k]) at each target = -w[t] * g, where g = gy[i]
+// (per_element) or gy[0] / (divisor ? divisor[0] : 1).
+cudaError_t launch_nll_backward(DType dtype, const void* gy, bool per_element,
+                                const void* divisor, const int64_t* t, const void* w, void* gx,
+                                int64_t n, int64_t c, int64_t k, int64_t ignore_index);
+
 // A reduction's index space: outputs over the kept dims (row-major, out is
 // contiguous), each reducing the reduced dims; strides in elements.
 struct Reduction {

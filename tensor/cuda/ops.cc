@@ -8,7 +8,8 @@
 // division, maximum/minimum, the six comparisons, neg/abs/sqrt/rsqrt/exp/
 // log/log1p/sin/cos/tanh/sigmoid/reciprocal, clamp_min/clamp_max (relu),
 // lerp/addcmul/addcdiv (the optimizers' updates), every dtype conversion, and sum/mean/prod/amax/amin/all/any/
-// count_nonzero; matrix products go to cuBLAS (blas.cc). Any other op on a
+// count_nonzero; matrix products go to cuBLAS (blas.cc); softmax,
+// log_softmax and nll_loss (so cross_entropy) in nn_ops.cc. Any other op on a
 // CUDA tensor throws "Could not run ... with arguments from the 'CUDA'
 // backend" instead of touching device memory from the host.
 //

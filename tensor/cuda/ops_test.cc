@@ -297,6 +297,65 @@ TEST(CudaOpsTest, MatrixProducts) {
   expect_matches(z1.to(kCuda).mm(z2.to(kCuda)), z1.mm(z2));
 }
 
+TEST(CudaOpsTest, SoftmaxAlongEveryDim) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : kFloating) {
+    SCOPED_TRACE(scalar_type_name(t));
+    Tensor a = values({6, 10, 7}, t, 8);
+    Tensor da = a.to(kCuda);
+    const double tol = std::max(rtol_for(t), 1e-6);
+    for (int64_t dim : {0, 1, 2, -1}) {
+      expect_matches(softmax(da, dim), softmax(a, dim), tol, tol);
+      expect_matches(log_softmax(da, dim), log_softmax(a, dim), tol, tol);
+    }
+  }
+  // Large values: the running max keeps exp from overflowing.
+  Tensor big = tensor({1000.0f, 1001.0f, -1000.0f});
+  expect_matches(log_softmax(big.to(kCuda), 0), log_softmax(big, 0));
+}
+
+TEST(CudaOpsTest, NllLossForwardAndBackward) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor logp = log_softmax(values({9, 5}, kDouble, 3), 1);
+  Tensor target = tensor({0, 4, 2, 2, 1, 3, 0, 4, 1}).to(kLong);
+  Tensor weight = values({5}, kDouble, 1).abs() + 0.2;
+  Tensor dlogp = logp.to(kCuda), dtarget = target.to(kCuda), dweight = weight.to(kCuda);
+  for (int64_t reduction :
+       {loss_reduction::kNone, loss_reduction::kSum, loss_reduction::kMean}) {
+    for (int64_t ignore : {-100, 2}) {
+      for (bool weighted : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << reduction << " " << ignore << " " << weighted);
+        auto [out, total] = nll_loss_forward(logp, target, weighted ? weight : Tensor(), reduction,
+                                             ignore);
+        auto [dout, dtotal] = nll_loss_forward(dlogp, dtarget, weighted ? dweight : Tensor(),
+                                               reduction, ignore);
+        expect_matches(dout, out, 1e-12, 1e-12);
+        expect_matches(dtotal, total, 1e-12, 1e-12);
+        Tensor gy = reduction == loss_reduction::kNone ? values({9}, kDouble, 1) : tensor(0.7).to(kDouble);
+        expect_matches(nll_loss_backward(gy.to(kCuda), dlogp, dtarget, weighted ? dweight : Tensor(),
+                                         reduction, ignore, dtotal),
+                       nll_loss_backward(gy, logp, target, weighted ? weight : Tensor(), reduction,
+                                         ignore, total),
+                       1e-12, 1e-12);
+      }
+    }
+  }
+  // [N, C, H, W] input (nll_loss2d), float.
+  Tensor x = log_softmax(values({2, 3, 4, 5}, kFloat, 2), 1);
+  Tensor t = (values({2, 4, 5}, kFloat, 3).abs().floor().clamp_max(2)).to(kLong);
+  auto [o2, w2] = nll_loss_forward(x, t, Tensor(), loss_reduction::kMean, -100);
+  auto [do2, dw2] = nll_loss_forward(x.to(kCuda), t.to(kCuda), Tensor(), loss_reduction::kMean, -100);
+  expect_matches(do2, o2, 1e-5, 1e-6);
+  EXPECT_EQ(error_of([&] {
+              nll_loss_forward(dlogp, tensor({0, 7, 1, 1, 1, 1, 1, 1, 1}).to(kLong).to(kCuda),
+                               Tensor(), loss_reduction::kMean, -100);
+            }),
+            "Target 7 is out of bounds.");
+  EXPECT_EQ(error_of([&] { nll_loss_forward(dlogp, target, Tensor(), loss_reduction::kMean, -100); }),
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu!");
+}
+
 TEST(CudaOpsTest, Errors) {
   SKIP_WITHOUT_CUDA_DEVICE();
   Tensor d = values({4, 4}, kFloat).to(kCuda);
@@ -305,6 +364,8 @@ TEST(CudaOpsTest, Errors) {
             "cuda:0 and cpu!");
   EXPECT_EQ(error_of([&] { d.var(); }),
             "Could not run 'aten::var' with arguments from the 'CUDA' backend.");
+  EXPECT_EQ(error_of([&] { d.cumsum(0); }),
+            "Could not run 'aten::cumsum' with arguments from the 'CUDA' backend.");
   Tensor l = values({2, 2}, kLong).to(kCuda);
   EXPECT_EQ(error_of([&] { l.mm(l); }), "\"addmm_cuda\" not implemented for 'Long'");
   EXPECT_EQ(error_of([&] { values({4, 4}, kFloat).mm(d); }),

@@ -1,0 +1,87 @@
+// The CUDA kernels of softmax / log_softmax (scan_stub, scan_kernels.h)
+// and nll_loss (loss_kernels.h), launched from here (nn.cu). With them and
+// the elementwise ops, cross_entropy and its backward run on the device.
+//
+// nll_loss's forward reads back two int64 (a flag and an offending target)
+// to raise "Target 12 is out of bounds." as the CPU does: one
+// synchronization per loss, where PyTorch uses an asynchronous device-side
+// assert.
+
+#include "absl/strings/str_cat.h"
+#include "tensor/cuda/context.h"
+#include "tensor/cuda/kernels.h"
+#include "tensor/cuda/launch.h"
+#include "tensor/empty.h"
+#include "tensor/loss_kernels.h"
+#include "tensor/nn_ops.h"
+#include "tensor/reduce.h"
+#include "tensor/scan_kernels.h"
+
+namespace ember {
+namespace cuda {
+namespace {
+
+using ember::detail::NllGeometry;
+using ember::detail::ScanKind;
+using ember::detail::ScanShape;
+
+void scan_cuda(ScanKind kind, const Tensor& in, const ScanShape& s, Tensor& out) {
+  if (kind == ScanKind::kCumsum || kind == ScanKind::kCumprod) {
+    throw Error(absl::StrCat("Could not run 'aten::",
+                             kind == ScanKind::kCumsum ? "cumsum" : "cumprod",
+                             "' with arguments from the 'CUDA' backend."));
+  }
+  const bool log = kind == ScanKind::kLogSoftmax;
+  detail::DeviceGuard guard(in.device().index());
+  detail::check_launch(
+      kernels::launch_softmax(log, detail::kernel_dtype(in.dtype()), in.data_ptr(),
+                              out.data_ptr(), s.outer, s.len, s.inner),
+      log ? "log_softmax_cuda" : "softmax_cuda", in.dtype());
+}
+
+void nll_forward_cuda(const NllGeometry& g, const Tensor& x, const Tensor& t, const Tensor& w,
+                      int64_t reduction, int64_t ignore_index, Tensor& out, Tensor& total) {
+  detail::DeviceGuard guard(x.device().index());
+  const bool none = reduction == loss_reduction::kNone;
+  Tensor loss = none ? out : empty({g.n * g.k}, x.options());
+  Tensor weight = empty({g.n * g.k}, x.options());
+  Tensor bad = empty({2}, TensorOptions(kLong).device(x.device()));
+  bad.zero_();
+  detail::check_launch(
+      kernels::launch_nll_forward(detail::kernel_dtype(x.dtype()), x.data_ptr(),
+                                  t.data_ptr<int64_t>(), w.defined() ? w.data_ptr() : nullptr,
+                                  loss.data_ptr(), weight.data_ptr(), bad.data_ptr<int64_t>(),
+                                  g.n, g.c, g.k, ignore_index),
+      "nll_loss", x.dtype());
+  Tensor flags = bad.to(Device(kCPU));  // synchronizes
+  const int64_t* f = flags.data_ptr<int64_t>();
+  EMBER_CHECK_INDEX(f[0] == 0, "Target ", f[1], " is out of bounds.");
+  total.copy_(weight.sum());
+  if (reduction == loss_reduction::kSum) out.copy_(loss.sum());
+  if (reduction == loss_reduction::kMean) out.copy_(loss.sum() / total);
+}
+
+void nll_backward_cuda(const NllGeometry& g, const Tensor& gy, const Tensor& t, const Tensor& w,
+                       const Tensor& total, int64_t reduction, int64_t ignore_index, Tensor& gx) {
+  detail::DeviceGuard guard(gx.device().index());
+  Tensor divisor;
+  if (reduction == loss_reduction::kMean) divisor = total.to(gx.dtype()).to(gx.device());
+  detail::check_launch(
+      kernels::launch_nll_backward(detail::kernel_dtype(gx.dtype()), gy.data_ptr(),
+                                   reduction == loss_reduction::kNone,
+                                   divisor.defined() ? divisor.data_ptr() : nullptr,
+                                   t.data_ptr<int64_t>(), w.defined() ? w.data_ptr() : nullptr,
+                                   gx.data_ptr(), g.n, g.c, g.k, ignore_index),
+      "nll_loss_backward", gx.dtype());
+}
+
+}  // namespace
+}  // namespace cuda
+
+namespace detail {
+EMBER_REGISTER_KERNEL(scan_stub, kCUDA, &cuda::scan_cuda);
+EMBER_REGISTER_KERNEL(nll_forward_stub, kCUDA, &cuda::nll_forward_cuda);
+EMBER_REGISTER_KERNEL(nll_backward_stub, kCUDA, &cuda::nll_backward_cuda);
+}  // namespace detail
+
+}  // namespace ember
