@@ -12,6 +12,7 @@
 #include "nn/embedding.h"
 #include "nn/functional/functional.h"
 #include "nn/init.h"
+#include "nn/instancenorm.h"
 #include "nn/linear.h"
 #include "nn/loss.h"
 #include "nn/module.h"

@@ -122,5 +122,38 @@ std::string LayerNormImpl::extra_repr() const {
                       ", elementwise_affine=", py_bool(options.elementwise_affine()));
 }
 
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& options) : options(options) {
+  EMBER_CHECK_VALUE(options.num_groups() != 0 &&
+                        options.num_channels() % options.num_groups() == 0,
+                    "num_channels must be divisible by num_groups");
+  if (options.affine()) {
+    weight = register_parameter("weight", empty({options.num_channels()}));
+    bias = register_parameter("bias", empty({options.num_channels()}));
+  } else {
+    register_parameter("weight", Tensor(), false);
+    register_parameter("bias", Tensor(), false);
+  }
+  reset_parameters();
+}
+
+void GroupNormImpl::reset_parameters() {
+  if (options.affine()) {
+    init::ones_(weight);
+    init::zeros_(bias);
+  }
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  return functional::group_norm(
+      input,
+      functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(
+          options.eps()));
+}
+
+std::string GroupNormImpl::extra_repr() const {
+  return absl::StrCat(options.num_groups(), ", ", options.num_channels(),
+                      ", eps=", py_float(options.eps()), ", affine=", py_bool(options.affine()));
+}
+
 }  // namespace nn
 }  // namespace ember

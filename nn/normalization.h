@@ -1,7 +1,8 @@
 #ifndef EMBER_NN_NORMALIZATION_H_
 #define EMBER_NN_NORMALIZATION_H_
 
-// BatchNorm1d, BatchNorm2d and LayerNorm.
+// BatchNorm1d, BatchNorm2d, LayerNorm and GroupNorm (InstanceNorm:
+// nn/instancenorm.h).
 
 #include <cstdint>
 #include <optional>
@@ -89,6 +90,31 @@ class LayerNormImpl : public Module {
   Tensor weight, bias;
 };
 EMBER_MODULE(LayerNorm);
+
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(int64_t, num_channels);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, affine) = true;
+};
+
+// Normalizes each group of num_channels / num_groups channels; weight
+// (ones) and bias (zeros) [num_channels] when affine.
+class GroupNormImpl : public Module {
+ public:
+  GroupNormImpl(int64_t num_groups, int64_t num_channels)
+      : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNormImpl(const GroupNormOptions& options);
+  Tensor forward(const Tensor& input);
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  GroupNormOptions options;
+  Tensor weight, bias;
+};
+EMBER_MODULE(GroupNorm);
 
 }  // namespace nn
 }  // namespace ember
