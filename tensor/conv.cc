@@ -10,6 +10,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/blas.h"
+#include "tensor/conv_kernels.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
 #include "tensor/parallel.h"
@@ -29,14 +30,7 @@ namespace {
 // (col and its result held across the batch) and ran no faster.
 constexpr int64_t kColBudget = int64_t{1} << 19;
 
-struct Geometry {
-  int64_t n, c, h, w;  // input
-  int64_t co, kh, kw;  // weight
-  int64_t oh, ow;      // output
-  int64_t sh, sw, ph, pw, dh, dw, groups;
-  int64_t ckk() const { return c * kh * kw; }
-  int64_t l() const { return oh * ow; }
-};
+using Geometry = detail::ConvGeometry;
 
 template <typename T>
 void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
@@ -405,7 +399,34 @@ Geometry make_transposed_geometry(const Tensor& input, const Tensor& weight, con
   return g;
 }
 
+void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                      Tensor& out) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "convolution", [&] {
+    conv_forward<scalar_t>(g, x.data_ptr<scalar_t>(), w.data_ptr<scalar_t>(),
+                           b.defined() ? b.data_ptr<scalar_t>() : nullptr,
+                           out.data_ptr<scalar_t>());
+  });
+}
+
+void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
+                       Tensor& gx, Tensor& gw, Tensor& gb) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "convolution_backward", [&] {
+    conv_backward<scalar_t>(g, gy.data_ptr<scalar_t>(),
+                            x.defined() ? x.data_ptr<scalar_t>() : nullptr, w.data_ptr<scalar_t>(),
+                            gx.defined() ? gx.data_ptr<scalar_t>() : nullptr,
+                            gw.defined() ? gw.data_ptr<scalar_t>() : nullptr,
+                            gb.defined() ? gb.data_ptr<scalar_t>() : nullptr);
+  });
+}
+
 }  // namespace
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(conv_forward_stub, ConvForwardFn);
+EMBER_DEFINE_KERNEL_TABLE(conv_backward_stub, ConvBackwardFn);
+EMBER_REGISTER_KERNEL(conv_forward_stub, kCPU, &conv_forward_cpu);
+EMBER_REGISTER_KERNEL(conv_backward_stub, kCPU, &conv_backward_cpu);
+}  // namespace detail
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
@@ -414,11 +435,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   Tensor x = input.contiguous(), w = weight.contiguous();
   Tensor b = bias.defined() ? bias.to(input.dtype()).contiguous() : Tensor();
   Tensor out = empty(out_sizes(g, input.dim()), input.options());
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "convolution", [&] {
-    conv_forward<scalar_t>(g, x.data_ptr<scalar_t>(), w.data_ptr<scalar_t>(),
-                           b.defined() ? b.data_ptr<scalar_t>() : nullptr,
-                           out.data_ptr<scalar_t>());
-  });
+  detail::conv_forward_stub(input.device())(g, x, w, b, out);
   if (scope.active()) {
     scope.record("convolution", {input, weight, bias}, {out},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});
@@ -442,12 +459,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   Tensor gx = mask[0] ? empty(input.sizes(), input.options()) : Tensor();
   Tensor gw = mask[1] ? empty(weight.sizes(), weight.options()) : Tensor();
   Tensor gb = mask[2] ? empty({g.co}, input.options()) : Tensor();
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "convolution_backward", [&] {
-    conv_backward<scalar_t>(g, gy.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(),
-                            w.data_ptr<scalar_t>(), mask[0] ? gx.data_ptr<scalar_t>() : nullptr,
-                            mask[1] ? gw.data_ptr<scalar_t>() : nullptr,
-                            mask[2] ? gb.data_ptr<scalar_t>() : nullptr);
-  });
+  detail::conv_backward_stub(input.device())(g, gy, x, w, gx, gw, gb);
   if (scope.active()) {
     scope.record("convolution_backward", {grad_output, input, weight}, {gx, gw, gb},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});
@@ -467,25 +479,29 @@ Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& b
   if (k == 2) sizes.push_back(g.h);
   sizes.push_back(g.w);
   Tensor out = empty(sizes, input.options());
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "conv_transpose", [&] {
-    // The input-gradient of the convolution: gemm and col2im.
-    conv_backward<scalar_t>(g, x.data_ptr<scalar_t>(), nullptr, w.data_ptr<scalar_t>(),
-                            out.data_ptr<scalar_t>(), nullptr, nullptr);
-    if (bias.defined()) {
-      Tensor b = bias.to(input.dtype()).contiguous();
-      const scalar_t* bp = b.data_ptr<scalar_t>();
-      scalar_t* o = out.data_ptr<scalar_t>();
-      const int64_t plane = g.h * g.w;
-      parallel_for(0, g.n * g.c, std::max<int64_t>(1, 4096 / std::max<int64_t>(plane, 1)),
-                   [&](int64_t b0, int64_t e0) {
-                     for (int64_t u = b0; u < e0; ++u) {
-                       const scalar_t add = bp[u % g.c];
-                       scalar_t* dst = o + u * plane;
-                       for (int64_t l = 0; l < plane; ++l) dst[l] += add;
-                     }
-                   });
+  // The input-gradient of the convolution: gemm and col2im.
+  Tensor no_x, no_gw, no_gb;
+  detail::conv_backward_stub(input.device())(g, x, no_x, w, out, no_gw, no_gb);
+  if (bias.defined()) {
+    Tensor b = bias.to(input.dtype()).contiguous();
+    if (!out.is_cpu()) {
+      out.add_(k == 2 ? b.view({1, g.c, 1, 1}) : b.view({1, g.c, 1}));
+    } else {
+      EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "conv_transpose", [&] {
+        const scalar_t* bp = b.data_ptr<scalar_t>();
+        scalar_t* o = out.data_ptr<scalar_t>();
+        const int64_t plane = g.h * g.w;
+        parallel_for(0, g.n * g.c, std::max<int64_t>(1, 4096 / std::max<int64_t>(plane, 1)),
+                     [&](int64_t b0, int64_t e0) {
+                       for (int64_t u = b0; u < e0; ++u) {
+                         const scalar_t add = bp[u % g.c];
+                         scalar_t* dst = o + u * plane;
+                         for (int64_t l = 0; l < plane; ++l) dst[l] += add;
+                       }
+                     });
+      });
     }
-  });
+  }
   if (scope.active()) {
     scope.record("conv_transpose", {input, weight, bias}, {out},
                  {to_dims(stride), to_dims(padding), to_dims(output_padding), to_dims(dilation),

@@ -13,15 +13,13 @@
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
+#include "tensor/pool_kernels.h"
 #include "tensor/parallel.h"
 
 namespace ember {
 namespace {
 
-struct Pool {
-  int64_t planes, h, w, oh, ow;
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-};
+using Pool = detail::PoolGeometry;
 
 // PyTorch's pooling_output_shape.
 int64_t pooled(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil) {
@@ -158,7 +156,35 @@ void avg_windows(const Pool& p, bool count_include_pad, std::optional<int64_t> d
   visit(y0, y1, x0, x1, T(1) / static_cast<T>(div));
 }
 
+void max_pool_forward_cpu(const Pool& p, const Tensor& x, Tensor& out, Tensor& idx) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "max_pool2d", [&] {
+    max_pool_kernel<scalar_t>(p, x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(),
+                              idx.data_ptr<int64_t>());
+  });
+}
+
+void max_pool_backward_cpu(int64_t planes, int64_t hw, int64_t ohw, const Tensor& gy,
+                           const Tensor& id, Tensor& gx) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "max_pool2d_backward", [&] {
+    const scalar_t* g = gy.data_ptr<scalar_t>();
+    const int64_t* ix = id.data_ptr<int64_t>();
+    scalar_t* o = gx.data_ptr<scalar_t>();
+    parallel_for(0, planes, grain_for(hw), [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        for (int64_t j = 0; j < ohw; ++j) o[pl * hw + ix[pl * ohw + j]] += g[pl * ohw + j];
+      }
+    });
+  });
+}
+
 }  // namespace
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(max_pool_forward_stub, MaxPoolForwardFn);
+EMBER_DEFINE_KERNEL_TABLE(max_pool_backward_stub, MaxPoolBackwardFn);
+EMBER_REGISTER_KERNEL(max_pool_forward_stub, kCPU, &max_pool_forward_cpu);
+EMBER_REGISTER_KERNEL(max_pool_backward_stub, kCPU, &max_pool_backward_cpu);
+}  // namespace detail
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
@@ -167,11 +193,8 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   detail::OpScope scope(input);
   Tensor x = input.contiguous();
   Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
-  Tensor idx = empty(out_sizes(input, p.oh, p.ow), kLong);
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "max_pool2d", [&] {
-    max_pool_kernel<scalar_t>(p, x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(),
-                              idx.data_ptr<int64_t>());
-  });
+  Tensor idx = empty(out_sizes(input, p.oh, p.ow), TensorOptions(kLong).device(input.device()));
+  detail::max_pool_forward_stub(input.device())(p, x, out, idx);
   if (scope.active()) {
     scope.record("max_pool2d_with_indices", {input}, {out, idx},
                  {dv(kernel_size), dv(stride), dv(padding), dv(dilation), Scalar(ceil_mode)});
@@ -197,16 +220,10 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
   const int64_t hw = input_sizes[input_sizes.size() - 2] * input_sizes.back();
   const int64_t planes = hw == 0 ? 0 : gx.numel() / hw;
   const int64_t ohw = planes == 0 ? 0 : gy.numel() / planes;
-  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "max_pool2d_backward", [&] {
-    const scalar_t* g = gy.data_ptr<scalar_t>();
-    const int64_t* ix = id.data_ptr<int64_t>();
-    scalar_t* o = gx.data_ptr<scalar_t>();
-    parallel_for(0, planes, grain_for(hw), [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        for (int64_t j = 0; j < ohw; ++j) o[pl * hw + ix[pl * ohw + j]] += g[pl * ohw + j];
-      }
-    });
-  });
+  EMBER_CHECK(id.device() == gy.device(),
+              "Expected all tensors to be on the same device, but found at least two devices, ",
+              gy.device().str(), " and ", id.device().str(), "!");
+  detail::max_pool_backward_stub(gy.device())(planes, hw, ohw, gy, id, gx);
   if (scope.active()) {
     scope.record("max_pool2d_with_indices_backward", {grad_output, indices}, {gx},
                  {dv(input_sizes)});

@@ -134,6 +134,28 @@ cudaError_t launch_nll_backward(DType dtype, const void* gy, bool per_element,
                                 const void* divisor, const int64_t* t, const void* w, void* gx,
                                 int64_t n, int64_t c, int64_t k, int64_t ignore_index);
 
+// max_pool2d over `planes` contiguous h x w planes: out and idx (the flat
+// index of the window's first maximum, or of a NaN) per output; backward
+// adds gy into gx at idx (atomically: windows may overlap).
+struct PoolWindow {
+  int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+};
+cudaError_t launch_max_pool(DType dtype, const void* x, void* out, int64_t* idx,
+                            const PoolWindow& p);
+cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t* idx, void* gx,
+                                     int64_t planes, int64_t hw, int64_t ohw);
+
+// Convolution by im2col (tensor/cuda/conv.cc). The window geometry of a
+// 2-D convolution over input planes h x w, output planes oh x ow.
+struct ConvWindow {
+  int64_t c, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+};
+// col [nb, c * kh * kw, oh * ow] from x [nb, c, h, w] (zero padding).
+cudaError_t launch_im2col(DType dtype, const void* x, void* col, int64_t nb, const ConvWindow& g);
+// gx [nb, c, h, w] = the sum of col's entries over every window position
+// that reads each input element (im2col's adjoint, gathered: no atomics).
+cudaError_t launch_col2im(DType dtype, const void* col, void* gx, int64_t nb, const ConvWindow& g);
+
 // A reduction's index space: outputs over the kept dims (row-major, out is
 // contiguous), each reducing the reduced dims; strides in elements.
 struct Reduction {

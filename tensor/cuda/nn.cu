@@ -1,5 +1,5 @@
-// softmax / log_softmax and nll_loss: what a classifier's loss needs
-// (cross_entropy is log_softmax + nll_loss). One thread per line or per
+// softmax / log_softmax and nll_loss (what a classifier's loss needs:
+// cross_entropy is log_softmax + nll_loss) and max_pool2d. One thread per line or per
 // sample: simple and right for class counts up to a few thousand; long
 // rows would want a block per row (not done yet).
 
@@ -86,7 +86,75 @@ __global__ void nll_backward(const T* gy, bool per_element, const T* divisor, co
   }
 }
 
+template <typename T>
+__global__ void max_pool_kernel(const T* x, T* out, int64_t* idx, PoolWindow p) {
+  const int64_t total = p.planes * p.oh * p.ow;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
+       i += int64_t{blockDim.x} * gridDim.x) {
+    const int64_t ox = i % p.ow, oy = (i / p.ow) % p.oh, pl = i / (p.ow * p.oh);
+    const T* in = x + pl * p.h * p.w;
+    int64_t y0 = oy * p.sh - p.ph;
+    const int64_t y1 = min(y0 + (p.kh - 1) * p.dh + 1, p.h);
+    while (y0 < 0) y0 += p.dh;
+    int64_t x0 = ox * p.sw - p.pw;
+    const int64_t x1 = min(x0 + (p.kw - 1) * p.dw + 1, p.w);
+    while (x0 < 0) x0 += p.dw;
+    using A = opmath_t<T>;
+    A m = -::cuda::std::numeric_limits<A>::infinity();
+    int64_t best = y0 * p.w + x0;
+    for (int64_t y = y0; y < y1; y += p.dh) {
+      for (int64_t xx = x0; xx < x1; xx += p.dw) {
+        const A v = static_cast<A>(in[y * p.w + xx]);
+        if (v > m || v != v) {  // as the CPU kernel: a NaN wins (the last one)
+          m = v;
+          best = y * p.w + xx;
+        }
+      }
+    }
+    out[i] = static_cast<T>(m);
+    idx[i] = best;
+  }
+}
+
+template <typename T>
+__global__ void max_pool_backward_kernel(const T* gy, const int64_t* idx, T* gx, int64_t planes,
+                                         int64_t hw, int64_t ohw) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < planes * ohw;
+       i += int64_t{blockDim.x} * gridDim.x) {
+    atomicAdd(gx + (i / ohw) * hw + idx[i], gy[i]);
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_max_pool(DType dtype, const void* x, void* out, int64_t* idx,
+                            const PoolWindow& p) {
+  const int64_t total = p.planes * p.oh * p.ow;
+  if (total == 0) return cudaSuccess;
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_kernel<T><<<grid_for(total), kBlockThreads>>>(static_cast<const T*>(x),
+                                                           static_cast<T*>(out), idx, p);
+    return cudaGetLastError();
+  };
+  if (dtype == DType::kFloat) return run(Tag<float>{});
+  if (dtype == DType::kDouble) return run(Tag<double>{});
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t* idx, void* gx,
+                                     int64_t planes, int64_t hw, int64_t ohw) {
+  if (planes * ohw == 0) return cudaSuccess;
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_backward_kernel<T><<<grid_for(planes * ohw), kBlockThreads>>>(
+        static_cast<const T*>(gy), idx, static_cast<T*>(gx), planes, hw, ohw);
+    return cudaGetLastError();
+  };
+  if (dtype == DType::kFloat) return run(Tag<float>{});
+  if (dtype == DType::kDouble) return run(Tag<double>{});
+  return cudaErrorInvalidValue;
+}
 
 cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_t outer,
                            int64_t len, int64_t inner) {

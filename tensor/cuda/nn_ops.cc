@@ -1,6 +1,7 @@
-// The CUDA kernels of softmax / log_softmax (scan_stub, scan_kernels.h)
-// and nll_loss (loss_kernels.h), launched from here (nn.cu). With them and
-// the elementwise ops, cross_entropy and its backward run on the device.
+// The CUDA kernels of softmax / log_softmax (scan_stub, scan_kernels.h),
+// nll_loss (loss_kernels.h) and max_pool2d (pool_kernels.h), launched from
+// here (nn.cu). With them, convolution (conv.cc) and the elementwise ops, a
+// LeNet-style classifier trains on the device.
 //
 // nll_loss's forward reads back two int64 (a flag and an offending target)
 // to raise "Target 12 is out of bounds." as the CPU does: one
@@ -14,6 +15,7 @@
 #include "tensor/empty.h"
 #include "tensor/loss_kernels.h"
 #include "tensor/nn_ops.h"
+#include "tensor/pool_kernels.h"
 #include "tensor/reduce.h"
 #include "tensor/scan_kernels.h"
 
@@ -75,6 +77,25 @@ void nll_backward_cuda(const NllGeometry& g, const Tensor& gy, const Tensor& t, 
       "nll_loss_backward", gx.dtype());
 }
 
+void max_pool_forward_cuda(const ember::detail::PoolGeometry& p, const Tensor& x, Tensor& out,
+                           Tensor& idx) {
+  detail::DeviceGuard guard(x.device().index());
+  const kernels::PoolWindow w{p.planes, p.h, p.w, p.oh, p.ow, p.kh, p.kw,
+                              p.sh,     p.sw, p.ph, p.pw, p.dh, p.dw};
+  detail::check_launch(kernels::launch_max_pool(detail::kernel_dtype(x.dtype()), x.data_ptr(),
+                                                out.data_ptr(), idx.data_ptr<int64_t>(), w),
+                       "max_pool2d_with_indices_out_cuda_frame", x.dtype());
+}
+
+void max_pool_backward_cuda(int64_t planes, int64_t hw, int64_t ohw, const Tensor& gy,
+                            const Tensor& idx, Tensor& gx) {
+  detail::DeviceGuard guard(gy.device().index());
+  detail::check_launch(
+      kernels::launch_max_pool_backward(detail::kernel_dtype(gy.dtype()), gy.data_ptr(),
+                                        idx.data_ptr<int64_t>(), gx.data_ptr(), planes, hw, ohw),
+      "max_pool2d_with_indices_backward_out_cuda_frame", gy.dtype());
+}
+
 }  // namespace
 }  // namespace cuda
 
@@ -82,6 +103,8 @@ namespace detail {
 EMBER_REGISTER_KERNEL(scan_stub, kCUDA, &cuda::scan_cuda);
 EMBER_REGISTER_KERNEL(nll_forward_stub, kCUDA, &cuda::nll_forward_cuda);
 EMBER_REGISTER_KERNEL(nll_backward_stub, kCUDA, &cuda::nll_backward_cuda);
+EMBER_REGISTER_KERNEL(max_pool_forward_stub, kCUDA, &cuda::max_pool_forward_cuda);
+EMBER_REGISTER_KERNEL(max_pool_backward_stub, kCUDA, &cuda::max_pool_backward_cuda);
 }  // namespace detail
 
 }  // namespace ember

@@ -7,11 +7,15 @@
 // cast.cu, reduce.cu). What is covered: add/sub (alpha), mul, true
 // division, maximum/minimum, the six comparisons, neg/abs/sqrt/rsqrt/exp/
 // log/log1p/sin/cos/tanh/sigmoid/reciprocal, clamp_min/clamp_max (relu),
-// lerp/addcmul/addcdiv (the optimizers' updates), every dtype conversion, and sum/mean/prod/amax/amin/all/any/
-// count_nonzero; matrix products go to cuBLAS (blas.cc); softmax,
-// log_softmax and nll_loss (so cross_entropy) in nn_ops.cc. Any other op on a
-// CUDA tensor throws "Could not run ... with arguments from the 'CUDA'
-// backend" instead of touching device memory from the host.
+// lerp/addcmul/addcdiv (the optimizers' updates), every dtype conversion,
+// sum/mean/prod/amax/amin/all/any/count_nonzero; matrix products go to
+// cuBLAS (blas.cc); softmax, log_softmax, nll_loss (so cross_entropy) and
+// max_pool2d are in nn_ops.cc, convolution (im2col + cuBLAS) in conv.cc.
+// An op that dispatches through a kernel table without a CUDA entry throws
+// "Could not run ... with arguments from the 'CUDA' backend". Ops that do
+// not dispatch through a table yet (indexing, gather/scatter, sort, avg and
+// adaptive pooling, normalization, embedding...) must refuse CUDA tensors
+// themselves; not all do yet.
 //
 // Kernels run on the current device's default stream, asynchronously;
 // copies to the host synchronize. A 0-dim CPU operand (a wrapped number) is

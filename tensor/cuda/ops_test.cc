@@ -356,6 +356,54 @@ TEST(CudaOpsTest, NllLossForwardAndBackward) {
             "cuda:0 and cpu!");
 }
 
+TEST(CudaOpsTest, ConvolutionForwardAndBackward) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  struct Case {
+    std::vector<int64_t> x, w, stride, padding, dilation;
+    int64_t groups;
+  };
+  const Case cases[] = {
+      {{2, 3, 9, 8}, {4, 3, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1},
+      {{3, 4, 10, 11}, {6, 2, 3, 2}, {2, 1}, {1, 0}, {1, 2}, 2},  // groups, stride, dilation
+      {{2, 2, 7}, {3, 2, 3}, {2}, {1}, {1}, 1},                   // 1-D
+  };
+  for (const Case& c : cases) {
+    for (ScalarType t : {kFloat, kDouble}) {
+      const double tol = t == kFloat ? 1e-4 : 1e-11;
+      Tensor x = values(c.x, t, 1), w = values(c.w, t, 1), b = values({c.w[0]}, t, 1);
+      Tensor dx = x.to(kCuda), dw = w.to(kCuda), db = b.to(kCuda);
+      Tensor out = convolution(x, w, b, c.stride, c.padding, c.dilation, c.groups);
+      Tensor dout = convolution(dx, dw, db, c.stride, c.padding, c.dilation, c.groups);
+      expect_matches(dout, out, tol, tol);
+      Tensor gy = values(out.sizes(), t, 1);
+      auto [gx, gw, gb] = convolution_backward(gy, x, w, c.stride, c.padding, c.dilation,
+                                               c.groups, {true, true, true});
+      auto [dgx, dgw, dgb] = convolution_backward(gy.to(kCuda), dx, dw, c.stride, c.padding,
+                                                  c.dilation, c.groups, {true, true, true});
+      expect_matches(dgx, gx, tol, tol);
+      expect_matches(dgw, gw, tol, tol);
+      expect_matches(dgb, gb, tol, tol);
+    }
+  }
+}
+
+TEST(CudaOpsTest, MaxPoolForwardAndBackward) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kFloat, kDouble}) {
+    Tensor x = values({2, 3, 9, 10}, t, 5);
+    for (bool ceil_mode : {false, true}) {
+      auto [out, idx] = max_pool2d_with_indices(x, {3, 2}, {2, 2}, {1, 0}, {1, 1}, ceil_mode);
+      auto [dout, didx] =
+          max_pool2d_with_indices(x.to(kCuda), {3, 2}, {2, 2}, {1, 0}, {1, 1}, ceil_mode);
+      expect_matches(dout, out, 0, 0);
+      expect_matches(didx, idx);
+      Tensor gy = values(out.sizes(), t, 1);
+      expect_matches(max_pool2d_with_indices_backward(gy.to(kCuda), x.sizes(), didx),
+                     max_pool2d_with_indices_backward(gy, x.sizes(), idx), 1e-6, 1e-6);
+    }
+  }
+}
+
 TEST(CudaOpsTest, Errors) {
   SKIP_WITHOUT_CUDA_DEVICE();
   Tensor d = values({4, 4}, kFloat).to(kCuda);

@@ -1,0 +1,39 @@
+#ifndef EMBER_TENSOR_CONV_KERNELS_H_
+#define EMBER_TENSOR_CONV_KERNELS_H_
+
+// The per-device kernel tables of convolution (conv.cc). Internal; the CUDA
+// backend registers its kernels from tensor/cuda/.
+
+#include <cstdint>
+
+#include "tensor/kernel_table.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace detail {
+
+// A 2-D convolution (1-D is H = 1): input [n, c, h, w], weight
+// [co, c / groups, kh, kw], output [n, co, oh, ow].
+struct ConvGeometry {
+  int64_t n, c, h, w;  // input
+  int64_t co, kh, kw;  // weight
+  int64_t oh, ow;      // output
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+  int64_t ckk() const { return c * kh * kw; }
+  int64_t l() const { return oh * ow; }
+};
+
+// Contiguous tensors of one floating dtype; b may be undefined.
+using ConvForwardFn = void (*)(const ConvGeometry& g, const Tensor& x, const Tensor& w,
+                               const Tensor& b, Tensor& out);
+// Fills each defined output: gx [n, c, h, w] (needs gy and w only), gw
+// (needs gy and x), gb [co].
+using ConvBackwardFn = void (*)(const ConvGeometry& g, const Tensor& gy, const Tensor& x,
+                                const Tensor& w, Tensor& gx, Tensor& gw, Tensor& gb);
+EMBER_DECLARE_KERNEL_TABLE(conv_forward_stub, ConvForwardFn);
+EMBER_DECLARE_KERNEL_TABLE(conv_backward_stub, ConvBackwardFn);
+
+}  // namespace detail
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_CONV_KERNELS_H_

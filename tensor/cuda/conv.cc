@@ -1,0 +1,115 @@
+// Convolution on CUDA (conv_kernels.h): im2col into a device buffer, then
+// the products as batched matrix products through ember's own matmul
+// (cuBLAS, blas.cc), one per group:
+//   forward  out[n]  = W_g [cog, kg] @ col_g[n] [kg, L]      (+ bias)
+//   gw_g            += sum_n gy_g[n] [cog, L] @ col_g[n]^T
+//   gcol_g[n]        = W_g^T @ gy_g[n], then col2im (a gather, no atomics)
+// The batch is processed in chunks so that the column buffer stays under
+// kColBytes. Ops called here run below autograd (the caller records the
+// convolution itself).
+
+#include <algorithm>
+
+#include "tensor/conv_kernels.h"
+#include "tensor/cuda/context.h"
+#include "tensor/cuda/kernels.h"
+#include "tensor/cuda/launch.h"
+#include "tensor/empty.h"
+#include "tensor/linalg.h"
+#include "tensor/math.h"
+#include "tensor/reduce.h"
+#include "tensor/shape.h"
+
+namespace ember {
+namespace cuda {
+namespace {
+
+using ember::detail::ConvGeometry;
+
+constexpr int64_t kColBytes = int64_t{256} << 20;
+
+kernels::ConvWindow window_of(const ConvGeometry& g) {
+  return {g.c, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw};
+}
+
+// Samples per chunk.
+int64_t chunk_of(const ConvGeometry& g, int64_t element_size) {
+  const int64_t per_sample = std::max<int64_t>(1, g.ckk() * g.l() * element_size);
+  return std::max<int64_t>(1, std::min<int64_t>(g.n, kColBytes / per_sample));
+}
+
+// col [nb, ckk, L] of samples [n0, n0 + nb) of x.
+Tensor im2col(const ConvGeometry& g, const Tensor& x, int64_t n0, int64_t nb) {
+  Tensor col = empty({nb, g.ckk(), g.l()}, x.options());
+  const char* base = static_cast<const char*>(x.data_ptr()) + n0 * g.c * g.h * g.w * x.element_size();
+  detail::check_launch(kernels::launch_im2col(detail::kernel_dtype(x.dtype()), base, col.data_ptr(),
+                                              nb, window_of(g)),
+                       "im2col", x.dtype());
+  return col;
+}
+
+void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                       Tensor& out) {
+  detail::DeviceGuard guard(x.device().index());
+  const int64_t G = g.groups, cog = g.co / G, kg = g.ckk() / G, L = g.l();
+  Tensor wm = w.view({G, cog, kg});
+  Tensor out3 = out.view({g.n, g.co, L});
+  const int64_t chunk = chunk_of(g, x.element_size());
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.n - n0);
+    Tensor col = im2col(g, x, n0, nb);
+    Tensor dst = out3.narrow(0, n0, nb);
+    for (int64_t gr = 0; gr < G; ++gr) {
+      dst.narrow(1, gr * cog, cog).copy_(matmul(wm.select(0, gr), col.narrow(1, gr * kg, kg)));
+    }
+  }
+  if (b.defined()) out3.add_(b.view({1, g.co, 1}));
+}
+
+void conv_backward_cuda(const ConvGeometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
+                        Tensor& gx, Tensor& gw, Tensor& gb) {
+  detail::DeviceGuard guard(gy.device().index());
+  const int64_t G = g.groups, cog = g.co / G, kg = g.ckk() / G, L = g.l();
+  Tensor gy3 = gy.view({g.n, g.co, L});
+  if (gb.defined()) gb.copy_(gy3.sum({0, 2}));
+  if (!gx.defined() && !gw.defined()) return;
+  Tensor wm = w.view({G, cog, kg});
+  Tensor gwm;
+  if (gw.defined()) {
+    gw.zero_();
+    gwm = gw.view({G, cog, kg});
+  }
+  const int64_t chunk = chunk_of(g, gy.element_size());
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.n - n0);
+    Tensor gyc = gy3.narrow(0, n0, nb);
+    if (gw.defined()) {
+      Tensor col = im2col(g, x, n0, nb);
+      for (int64_t gr = 0; gr < G; ++gr) {
+        Tensor prod = matmul(gyc.narrow(1, gr * cog, cog),
+                             col.narrow(1, gr * kg, kg).transpose(1, 2));  // [nb, cog, kg]
+        gwm.select(0, gr).add_(prod.sum({0}));
+      }
+    }
+    if (gx.defined()) {
+      Tensor gcol = empty({nb, g.ckk(), L}, gy.options());
+      for (int64_t gr = 0; gr < G; ++gr) {
+        gcol.narrow(1, gr * kg, kg).copy_(matmul(wm.select(0, gr).t(), gyc.narrow(1, gr * cog, cog)));
+      }
+      char* dst = static_cast<char*>(gx.data_ptr()) + n0 * g.c * g.h * g.w * gx.element_size();
+      detail::check_launch(kernels::launch_col2im(detail::kernel_dtype(gy.dtype()), gcol.data_ptr(),
+                                                  dst, nb, window_of(g)),
+                           "col2im", gy.dtype());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cuda
+
+namespace detail {
+EMBER_REGISTER_KERNEL(conv_forward_stub, kCUDA, &cuda::conv_forward_cuda);
+EMBER_REGISTER_KERNEL(conv_backward_stub, kCUDA, &cuda::conv_backward_cuda);
+}  // namespace detail
+
+}  // namespace ember
