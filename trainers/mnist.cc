@@ -7,6 +7,7 @@
 // Data-parallel (Note [Data-parallel MNIST] in mnist_train.cc), gloo between
 // local processes:
 //   ./bazelw run //trainers:mnist -- --nproc=2             # spawns 2 ranks
+//   ./bazelw run //trainers:mnist -- --device=cuda         # on the GPU
 //   bazel-bin/distributed/launch --nproc_per_node=2 bazel-bin/trainers/mnist
 // Under the launcher (RANK and WORLD_SIZE set) it joins the group env://
 // describes; --batch_size is per rank, as in PyTorch.
@@ -46,6 +47,7 @@ ABSL_FLAG(uint64_t, seed, kDefaults.seed, "seed of the initialization and the sh
 ABSL_FLAG(std::string, checkpoint_dir, "", "save checkpoints here (empty: none)");
 ABSL_FLAG(int64_t, checkpoint_every, kDefaults.checkpoint_every, "epochs between checkpoints");
 ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
+ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
 ABSL_FLAG(int, nproc, 1, "train data-parallel on this many local processes (gloo)");
 
 namespace {
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
   c.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
   c.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
   c.resume = absl::GetFlag(FLAGS_resume);
+  c.device = absl::GetFlag(FLAGS_device);
   // The seed's first line; ember's ops run on the CPU whatever it says.
   std::cout << "CUDA available: " << (ember::cuda::is_available() ? "True" : "False") << "\n";
   try {

@@ -103,6 +103,47 @@ TEST(MnistTrainTest, ResumedRunMatchesTheUninterruptedOne) {
   std::filesystem::remove_all(dir);
 }
 
+// The same run on the GPU: the same figures up to float rounding (the
+// order of the sums differs), and a CUDA checkpoint that resumes on the CPU.
+TEST(MnistTrainTest, TrainsOnCudaLikeOnTheCpu) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no usable CUDA device on this machine";
+  MnistConfig c = small();
+  c.epochs = 1;
+  std::ostringstream cpu_out, gpu_out;
+  auto cpu = train_mnist(c, cpu_out);
+  const std::string dir = temp_dir();
+  c.device = "cuda";
+  c.checkpoint_dir = dir;
+  auto gpu = train_mnist(c, gpu_out);
+  ASSERT_EQ(gpu.size(), 1u);
+  EXPECT_NEAR(gpu[0].train_loss, cpu[0].train_loss, 1e-3) << gpu_out.str();
+  EXPECT_NEAR(gpu[0].test_loss, cpu[0].test_loss, 1e-4) << gpu_out.str();
+  EXPECT_NEAR(gpu[0].accuracy, cpu[0].accuracy, 0.5) << gpu_out.str();
+  MnistConfig r = small();
+  r.epochs = 2;
+  r.resume = dir + "/epoch_1.safetensors";
+  std::ostringstream resumed;
+  EXPECT_EQ(train_mnist(r, resumed).size(), 1u) << resumed.str();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MnistTrainTest, CudaWithoutADeviceIsAClearError) {
+  if (cuda::is_available()) GTEST_SKIP() << "this machine has a GPU";
+  MnistConfig c = small();
+  c.device = "cuda";
+  std::ostringstream out;
+  try {
+    train_mnist(c, out);
+    ADD_FAILURE() << "training on a missing GPU did not fail";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(what.find("NVIDIA driver") != std::string::npos ||
+                what.find("No CUDA GPUs") != std::string::npos ||
+                what.find("not compiled with CUDA") != std::string::npos)
+        << what;
+  }
+}
+
 TEST(MnistTrainTest, MissingDataSaysWhichFile) {
   MnistConfig c = small();
   c.data_root = "/nonexistent/mnist";

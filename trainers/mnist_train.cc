@@ -79,13 +79,22 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
   std::ostream null_stream(&null_buffer);
   std::ostream& out = rank == 0 ? out_all : null_stream;
 
-  manual_seed(c.seed);
+  const Device device(c.device);
+  EMBER_CHECK(!parallel || device.is_cpu(),
+              "data-parallel training runs on the CPU (gloo); CUDA ranks need an NCCL process "
+              "group, which ember does not have yet");
+
+  manual_seed(c.seed);  // the same initialization on every device
   Net model;
+  model->to(device);  // before the optimizer takes the parameters, as in PyTorch
   optim::SGD optimizer(model->parameters(), optim::SGDOptions(c.lr).momentum(c.momentum));
 
   int64_t start_epoch = 0;
   if (!c.resume.empty()) {
-    Checkpoint ckpt = Checkpoint::load(c.resume);
+    // Onto the CPU whatever device saved it; load_state_dict copies the
+    // values to the model's device (and the optimizer's state follows its
+    // parameters).
+    Checkpoint ckpt = Checkpoint::load(c.resume, MapLocation(Device(kCPU)));
     model->load_state_dict(ckpt.state_dict("model"));
     optimizer.load_state_dict(
         optim::OptimizerStateDict::from_named_tensors(ckpt.state_dict("optimizer")));
@@ -122,7 +131,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
     }
     data::DataLoader train_loader(train_set, train_options);
     for (Example& batch : train_loader) {
-      Tensor loss = F::cross_entropy(forward(batch.data), batch.target);
+      Tensor loss = F::cross_entropy(forward(batch.data.to(device)), batch.target.to(device));
       optimizer.zero_grad();
       loss.backward();
       optimizer.step();
@@ -135,10 +144,11 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
     if (rank == 0) {
       NoGradGuard no_grad;
       for (Example& batch : test_loader) {
-        Tensor output = model->forward(batch.data);
+        Tensor output = model->forward(batch.data.to(device));
+        Tensor target = batch.target.to(device);
         Tensor pred = output.argmax(1, /*keepdim=*/true);
-        correct += pred.eq(batch.target.view_as(pred)).sum().item<int64_t>();
-        r.test_loss += F::cross_entropy(output, batch.target).item<double>();
+        correct += pred.eq(target.view_as(pred)).sum().item<int64_t>();
+        r.test_loss += F::cross_entropy(output, target).item<double>();
       }
     }
     if (parallel) {

@@ -39,6 +39,9 @@ struct MnistConfig {
   int64_t checkpoint_every = 1;
   // A checkpoint to start from: model, optimizer and epoch.
   std::string resume;
+  // Where the model and batches live: "cpu", "cuda", "cuda:1"...
+  // Checkpoints are device-independent (they load on either).
+  std::string device = "cpu";
 };
 
 struct EpochResult {

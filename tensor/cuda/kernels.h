@@ -175,6 +175,12 @@ enum class ReduceOp {
 // Floating sums accumulate in double. `scratch` holds at least
 // reduce_scratch_bytes(r) bytes of device memory.
 size_t reduce_scratch_bytes(const Reduction& r);
+// max / min with indices (the position in the reduced range, row-major over
+// the reduced dims): values (dtype `dtype`, may be null) and int64 indices
+// per output. The first extreme wins; a NaN wins over numbers (the first
+// NaN). One block per output.
+cudaError_t launch_arg_reduce(bool max, DType dtype, const void* in, void* values,
+                              int64_t* indices, const Reduction& r);
 cudaError_t launch_reduce(ReduceOp op, DType in_type, DType out_type, const void* in, void* out,
                           const Reduction& r, double scale, void* scratch);
 

@@ -8,7 +8,8 @@
 // division, maximum/minimum, the six comparisons, neg/abs/sqrt/rsqrt/exp/
 // log/log1p/sin/cos/tanh/sigmoid/reciprocal, clamp_min/clamp_max (relu),
 // lerp/addcmul/addcdiv (the optimizers' updates), every dtype conversion,
-// sum/mean/prod/amax/amin/all/any/count_nonzero; matrix products go to
+// sum/mean/prod/amax/amin/max/min (with indices)/argmax/argmin/all/any/
+// count_nonzero; matrix products go to
 // cuBLAS (blas.cc); softmax, log_softmax, nll_loss (so cross_entropy) and
 // max_pool2d are in nn_ops.cc, convolution (im2col + cuBLAS) in conv.cc.
 // An op that dispatches through a kernel table without a CUDA entry throws
@@ -182,8 +183,7 @@ const char* reduce_name(ReduceKind kind) {
   return "reduction";
 }
 
-void launch_reduction(kernels::ReduceOp op, const Tensor& in, const DimMask& mask, double scale,
-                      const Tensor& out, const char* name) {
+kernels::Reduction make_reduction(const Tensor& in, const DimMask& mask) {
   reduce_detail::ReducePlan p = reduce_detail::make_plan(in, mask);
   kernels::Reduction r;
   EMBER_CHECK(p.osz.size() <= kernels::kMaxLoopDims && p.rsz.size() <= kernels::kMaxLoopDims,
@@ -201,6 +201,24 @@ void launch_reduction(kernels::ReduceOp op, const Tensor& in, const DimMask& mas
     r.rsizes[d] = p.rsz[d];
     r.rstrides[d] = p.rstr[d];
   }
+  return r;
+}
+
+// values (may be undefined) and indices of the max or min along mask.
+void launch_arg_reduction(bool max, const Tensor& in, const DimMask& mask, const Tensor& values,
+                          const Tensor& indices, const char* name) {
+  const kernels::Reduction r = make_reduction(in, mask);
+  if (r.nout == 0) return;
+  detail::DeviceGuard guard(in.device().index());
+  check_launch(kernels::launch_arg_reduce(max, kernel_dtype(in.dtype()), in.data_ptr(),
+                                          values.defined() ? values.data_ptr() : nullptr,
+                                          indices.data_ptr<int64_t>(), r),
+               name, in.dtype());
+}
+
+void launch_reduction(kernels::ReduceOp op, const Tensor& in, const DimMask& mask, double scale,
+                      const Tensor& out, const char* name) {
+  const kernels::Reduction r = make_reduction(in, mask);
   if (r.nout == 0) return;
   detail::DeviceGuard guard(in.device().index());
   const size_t scratch_bytes = kernels::reduce_scratch_bytes(r);
@@ -241,6 +259,16 @@ void reduce_cuda(ReduceKind kind, const Tensor& in, const DimMask& mask, const R
       if (!result.is_same(outs[0])) outs[0].copy_(result);
       return;
     }
+    case ReduceKind::kMax:
+    case ReduceKind::kMin:
+      launch_arg_reduction(kind == ReduceKind::kMax, in, mask, outs[0], outs[1],
+                           kind == ReduceKind::kMax ? "max_cuda" : "min_cuda");
+      return;
+    case ReduceKind::kArgmax:
+    case ReduceKind::kArgmin:
+      launch_arg_reduction(kind == ReduceKind::kArgmax, in, mask, Tensor(), outs[0],
+                           kind == ReduceKind::kArgmax ? "argmax_cuda" : "argmin_cuda");
+      return;
     case ReduceKind::kCountNonzero:
       launch_reduction(ReduceOp::kSum, in.dtype() == kBool ? in : in.ne(0), mask, 1.0, outs[0],
                        "count_nonzero_cuda");

@@ -257,6 +257,32 @@ TEST(CudaOpsTest, ReductionsAlongDims) {
   expect_matches(u.to(kCuda).any(0, true), u.any(0, true));
 }
 
+TEST(CudaOpsTest, MaxMinWithIndicesAndArgmax) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kFloat, kDouble, kHalf, kInt}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    Tensor a = values({6, 300, 5}, t, 3);  // small range: many ties, first index wins
+    Tensor da = a.to(kCuda);
+    for (int64_t dim : {0, 1, 2}) {
+      auto [v, i] = a.max(dim);
+      auto [dv, di] = da.max(dim);
+      expect_matches(dv, v, 0, 0);
+      expect_matches(di, i);
+      auto [v2, i2] = a.min(dim, true);
+      auto [dv2, di2] = da.min(dim, true);
+      expect_matches(dv2, v2, 0, 0);
+      expect_matches(di2, i2);
+      expect_matches(da.argmax(dim), a.argmax(dim));
+      expect_matches(da.argmin(dim, true), a.argmin(dim, true));
+    }
+    expect_matches(da.argmax(), a.argmax());
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor n = tensor({1.0, nan, 5.0, nan, 2.0}).to(kDouble);
+  expect_matches(n.to(kCuda).argmax(), n.argmax());
+  expect_matches(n.to(kCuda).argmin(), n.argmin());
+}
+
 TEST(CudaOpsTest, EmptyReductions) {
   SKIP_WITHOUT_CUDA_DEVICE();
   Tensor e = empty({0, 4}, TensorOptions(kFloat));

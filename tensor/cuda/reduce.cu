@@ -185,7 +185,75 @@ cudaError_t run_op(DType in_type, DType out_type, const void* in, void* out, con
   });
 }
 
+// (value, index) pairs: `b` replaces `a` when it is more extreme, or a NaN
+// where `a` is not, or equal (both NaN included) at a smaller index.
+template <typename A, bool kMax>
+__device__ __forceinline__ void arg_combine(A& a, int64_t& ia, A b, int64_t ib) {
+  const bool an = is_nan(a), bn = is_nan(b);
+  bool take;
+  if (an || bn) {
+    take = bn && (!an || ib < ia);
+  } else {
+    take = (kMax ? b > a : b < a) || (b == a && ib < ia);
+  }
+  if (take) {
+    a = b;
+    ia = ib;
+  }
+}
+
+template <typename T, bool kMax>
+__global__ void arg_reduce_blocks(const T* in, T* values, int64_t* indices, Reduction r) {
+  using A = acc_t<T>;
+  __shared__ A sv[kBlockThreads / 32];
+  __shared__ int64_t si[kBlockThreads / 32];
+  const bool dense = r.ored == 1 && r.rstrides[0] == 1;
+  for (int64_t o = blockIdx.x; o < r.nout; o += gridDim.x) {
+    const T* base = in + offset_of(o, r.okept, r.ksizes, r.kstrides);
+    A v = static_cast<A>(static_cast<opmath_t<T>>(base[0]));
+    int64_t iv = 0;
+    for (int64_t i = threadIdx.x; i < r.nred; i += blockDim.x) {
+      const int64_t off = dense ? i : offset_of(i, r.ored, r.rsizes, r.rstrides);
+      arg_combine<A, kMax>(v, iv, static_cast<A>(static_cast<opmath_t<T>>(base[off])), i);
+    }
+    for (int s = 16; s > 0; s /= 2) {
+      const A ov = __shfl_down_sync(0xffffffffu, v, s);
+      const int64_t oi = __shfl_down_sync(0xffffffffu, iv, s);
+      arg_combine<A, kMax>(v, iv, ov, oi);
+    }
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) {
+      sv[warp] = v;
+      si[warp] = iv;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < kBlockThreads / 32; ++w) arg_combine<A, kMax>(v, iv, sv[w], si[w]);
+      if (values) values[o] = finish<T>(v, 1.0);
+      indices[o] = iv;
+    }
+    __syncthreads();
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_arg_reduce(bool max, DType dtype, const void* in, void* values,
+                              int64_t* indices, const Reduction& r) {
+  if (r.nout == 0 || r.nred == 0) return cudaSuccess;
+  const unsigned blocks = static_cast<unsigned>(r.nout < 65536 ? r.nout : 65536);
+  return dispatch<kAllKinds>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (max) {
+      arg_reduce_blocks<T, true><<<blocks, kBlockThreads>>>(static_cast<const T*>(in),
+                                                            static_cast<T*>(values), indices, r);
+    } else {
+      arg_reduce_blocks<T, false><<<blocks, kBlockThreads>>>(static_cast<const T*>(in),
+                                                             static_cast<T*>(values), indices, r);
+    }
+    return cudaGetLastError();
+  });
+}
 
 size_t reduce_scratch_bytes(const Reduction& r) {
   const int64_t splits = splits_for(r);
