@@ -1,0 +1,108 @@
+// CUDA kernels and one LeNet training step on the GPU, timed end to end
+// (launches and synchronization included), for comparison with PyTorch on
+// the same machine: tools/cuda_ops_torch.py prints the same lines.
+//
+//   bazel-bin/benchmarks/cuda_ops [--iters=N]
+//
+// Prints "case  median_us  figure" lines; exits 0 with a message where no
+// GPU is available (it runs in CI like the other binaries' builds).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nn/nn.h"
+#include "optim/optim.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace {
+
+// Median microseconds of `iters` timed calls of f (after 3 warm-up calls),
+// each synchronized.
+double median_us(int iters, const std::function<void()>& f) {
+  for (int i = 0; i < 3; ++i) f();
+  cuda::synchronize();
+  std::vector<double> t;
+  for (int i = 0; i < iters; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    cuda::synchronize();
+    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Net : nn::Module {
+  nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  nn::Linear fc1{nullptr}, fc2{nullptr};
+  Net() {
+    conv1 = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(1, 20, 5)));
+    conv2 = register_module("conv2", nn::Conv2d(nn::Conv2dOptions(20, 50, 5)));
+    fc1 = register_module("fc1", nn::Linear(800, 500));
+    fc2 = register_module("fc2", nn::Linear(500, 10));
+  }
+  Tensor forward(Tensor x) {
+    namespace F = nn::functional;
+    x = F::max_pool2d(F::relu(conv1->forward(x)), F::MaxPool2dFuncOptions(2));
+    x = F::max_pool2d(F::relu(conv2->forward(x)), F::MaxPool2dFuncOptions(2));
+    x = F::relu(fc1->forward(x.view({-1, 800})));
+    return fc2->forward(x);
+  }
+};
+
+int run(int iters) {
+  const Device dev("cuda");
+  manual_seed(0);
+  const int64_t n = int64_t{1} << 24;
+  Tensor a = rand({n}).to(dev), b = rand({n}).to(dev);
+  double us = median_us(iters, [&] { Tensor c = a + b; });
+  std::printf("add_16M_float      %10.1f  %.1f GB/s\n", us, 3.0 * n * 4 / us / 1e3);
+  us = median_us(iters, [&] { Tensor s = a.sum(); });
+  std::printf("sum_16M_float      %10.1f  %.1f GB/s\n", us, 1.0 * n * 4 / us / 1e3);
+  for (int64_t m : {1024, 4096}) {
+    Tensor x = randn({m, m}).to(dev), y = randn({m, m}).to(dev);
+    us = median_us(iters, [&] { Tensor z = x.mm(y); });
+    std::printf("mm_%-15lld %10.1f  %.1f TFLOP/s\n", static_cast<long long>(m), us,
+                2.0 * m * m * m / us / 1e6);
+  }
+  Tensor logits = randn({4096, 1000}).to(dev);
+  us = median_us(iters, [&] { Tensor l = log_softmax(logits, 1); });
+  std::printf("log_softmax_4096x1000 %7.1f\n", us);
+
+  auto net = std::make_shared<Net>();
+  net->to(dev);
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  Tensor images = randn({64, 1, 28, 28}).to(dev);
+  Tensor labels = randint(0, 10, {64}).to(dev);
+  us = median_us(iters, [&] {
+    opt.zero_grad();
+    Tensor loss = nn::functional::cross_entropy(net->forward(images), labels);
+    loss.backward();
+    opt.step();
+  });
+  std::printf("lenet_train_step_b64 %8.1f\n", us);
+  return 0;
+}
+
+}  // namespace
+}  // namespace ember
+
+int main(int argc, char** argv) {
+  int iters = 50;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--iters=", 8) == 0) iters = std::atoi(argv[i] + 8);
+  }
+  if (!ember::cuda::is_available()) {
+    std::printf("no usable CUDA device: nothing to measure\n");
+    return 0;
+  }
+  return ember::run(std::max(iters, 1));
+}

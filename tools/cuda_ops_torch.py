@@ -1,0 +1,84 @@
+"""PyTorch twin of benchmarks/cuda_ops.cc: the same cases, timed the same way
+(median of synchronized calls after 3 warm-ups), the same output lines.
+
+    python3 tools/cuda_ops_torch.py [--iters=N]
+"""
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def median_us(iters, f):
+    for _ in range(3):
+        f()
+    torch.cuda.synchronize()
+    t = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        f()
+        torch.cuda.synchronize()
+        t.append((time.perf_counter() - t0) * 1e6)
+    t.sort()
+    return t[len(t) // 2]
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 20, 5)
+        self.conv2 = nn.Conv2d(20, 50, 5)
+        self.fc1 = nn.Linear(800, 500)
+        self.fc2 = nn.Linear(500, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = F.relu(self.fc1(x.view(-1, 800)))
+        return self.fc2(x)
+
+
+def main():
+    iters = 50
+    for a in sys.argv[1:]:
+        if a.startswith("--iters="):
+            iters = int(a.split("=", 1)[1])
+    if not torch.cuda.is_available():
+        print("no usable CUDA device: nothing to measure")
+        return
+    torch.backends.cuda.matmul.allow_tf32 = False  # as ember's cuBLAS calls
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    torch.manual_seed(0)
+    n = 1 << 24
+    a, b = torch.rand(n, device=dev), torch.rand(n, device=dev)
+    us = median_us(iters, lambda: a + b)
+    print("add_16M_float      %10.1f  %.1f GB/s" % (us, 3.0 * n * 4 / us / 1e3))
+    us = median_us(iters, lambda: a.sum())
+    print("sum_16M_float      %10.1f  %.1f GB/s" % (us, 1.0 * n * 4 / us / 1e3))
+    for m in (1024, 4096):
+        x, y = torch.randn(m, m, device=dev), torch.randn(m, m, device=dev)
+        us = median_us(iters, lambda: x.mm(y))
+        print("mm_%-15d %10.1f  %.1f TFLOP/s" % (m, us, 2.0 * m * m * m / us / 1e6))
+    logits = torch.randn(4096, 1000, device=dev)
+    us = median_us(iters, lambda: F.log_softmax(logits, 1))
+    print("log_softmax_4096x1000 %7.1f" % us)
+    net = Net().to(dev)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    images = torch.randn(64, 1, 28, 28, device=dev)
+    labels = torch.randint(0, 10, (64,), device=dev)
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(net(images), labels)
+        loss.backward()
+        opt.step()
+
+    us = median_us(iters, step)
+    print("lenet_train_step_b64 %8.1f" % us)
+
+
+if __name__ == "__main__":
+    main()
