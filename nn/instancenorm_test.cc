@@ -20,18 +20,7 @@ namespace {
 using ::ember::testing::matches_golden;
 using ::ember::testing::near_golden;
 namespace g = testing::more;
-
-template <typename M>
-void expect_layer(const std::string& name, M& m) {
-  SCOPED_TRACE(name);
-  for (const auto& [key, t] : m->named_parameters()) {
-    EXPECT_TRUE(matches_golden(t, g::golden("init." + name + "." + key))) << key;
-  }
-  EXPECT_EQ(g::params_string(*m), g::golden_string("params." + name));
-  EXPECT_EQ(g::state_dict_keys(*m), g::golden_string("state_dict." + name));
-  Tensor out = m(g::golden_tensor("forward." + name + ".input"));
-  EXPECT_TRUE(near_golden(out, g::golden("forward." + name + ".output"), kFloat, 1e-5));
-}
+using g::expect_layer;
 
 TEST(GroupNormTest, ForwardMatchesPyTorch) {
   GroupNorm gn(2, 4);

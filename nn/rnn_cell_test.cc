@@ -23,14 +23,15 @@ namespace nn {
 namespace {
 
 using ::ember::testing::make_input;
-using ::ember::testing::matches_golden;
 using rnn_testing::case_inputs;
 using rnn_testing::CaseInputs;
 using rnn_testing::expect_case;
 using rnn_testing::expect_golden_error;
+using rnn_testing::expect_initial_parameters;
 using rnn_testing::golden;
 using rnn_testing::golden_string;
 using rnn_testing::load_case_parameters;
+using rnn_testing::with_parameters;
 
 // RNNCell or GRUCell: PyTorch's parameters loaded, one step compared.
 template <typename M>
@@ -50,21 +51,13 @@ void expect_lstm_case(const std::string& name, LSTMCell cell, bool with_hx) {
   expect_case(name, *cell, in, {h, c});
 }
 
-template <typename M>
-void expect_initial_parameters(const std::string& name, M cell) {
-  SCOPED_TRACE(name);
-  for (const auto& [key, p] : cell->named_parameters()) {
-    EXPECT_TRUE(matches_golden(p, golden(name + ".param." + key))) << key;
-  }
-}
-
 TEST(RNNCellInitTest, ParametersAreTheDrawsOfPyTorch) {
   manual_seed(0);
-  expect_initial_parameters("rnncell_hx", RNNCell(4, 5));
+  expect_initial_parameters("rnncell_hx", *RNNCell(4, 5));
   manual_seed(0);
-  expect_initial_parameters("lstmcell_hx", LSTMCell(4, 5));
+  expect_initial_parameters("lstmcell_hx", *LSTMCell(4, 5));
   manual_seed(0);
-  expect_initial_parameters("grucell_unbatched_nobias", GRUCell(GRUCellOptions(3, 4).bias(false)));
+  expect_initial_parameters("grucell_unbatched_nobias", *GRUCell(GRUCellOptions(3, 4).bias(false)));
 }
 
 TEST(RNNCellTest, TanhWithState) { expect_hidden_case("rnncell_hx", RNNCell(4, 5), true); }
@@ -111,11 +104,6 @@ TEST(RNNCellTest, SteppingMatchesTheLayer) {
 }
 
 // --- gradcheck in float64 ---------------------------------------------------
-
-autograd::variable_list with_parameters(autograd::variable_list inputs, Module& module) {
-  for (Tensor& p : module.parameters()) inputs.push_back(p);
-  return inputs;
-}
 
 TEST(RNNCellGradcheckTest, RNNCellTanhAndRelu) {
   for (RNNNonlinearity act : {kTanh, kReLU}) {

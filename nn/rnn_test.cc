@@ -22,14 +22,15 @@ namespace nn {
 namespace {
 
 using ::ember::testing::make_input;
-using ::ember::testing::matches_golden;
 using rnn_testing::case_inputs;
 using rnn_testing::CaseInputs;
 using rnn_testing::expect_case;
 using rnn_testing::expect_golden_error;
+using rnn_testing::expect_initial_parameters;
 using rnn_testing::golden;
 using rnn_testing::golden_string;
 using rnn_testing::load_case_parameters;
+using rnn_testing::with_parameters;
 
 // An RNN or GRU case: PyTorch's parameters loaded, then forward (with the
 // recorded h_0 when PyTorch was given one) and backward compared.
@@ -53,28 +54,20 @@ void expect_lstm_case(const std::string& name, LSTM lstm, bool with_hx) {
   expect_case(name, *lstm, in, {output, h_n, c_n});
 }
 
-// Every parameter is exactly PyTorch's after manual_seed(0).
-template <typename M>
-void expect_initial_parameters(const std::string& name, M module) {
-  SCOPED_TRACE(name);
-  for (const auto& [key, p] : module->named_parameters()) {
-    EXPECT_TRUE(matches_golden(p, golden(name + ".param." + key))) << key;
-  }
-}
-
 TEST(RNNInitTest, ParametersAreTheDrawsOfPyTorch) {
   manual_seed(0);
-  expect_initial_parameters("rnn_tanh_2layer", RNN(RNNOptions(4, 5).num_layers(2)));
+  expect_initial_parameters("rnn_tanh_2layer", *RNN(RNNOptions(4, 5).num_layers(2)));
   manual_seed(0);
   expect_initial_parameters("rnn_bidirectional_nobias",
-                            RNN(RNNOptions(3, 4).num_layers(2).bias(false).bidirectional(true)));
+                            *RNN(RNNOptions(3, 4).num_layers(2).bias(false).bidirectional(true)));
   manual_seed(0);
-  expect_initial_parameters("lstm_proj_bidirectional",
-                            LSTM(LSTMOptions(4, 6).num_layers(2).bidirectional(true).proj_size(3)));
+  expect_initial_parameters(
+      "lstm_proj_bidirectional",
+      *LSTM(LSTMOptions(4, 6).num_layers(2).bidirectional(true).proj_size(3)));
   manual_seed(0);
   expect_initial_parameters(
       "gru_2layer_bidirectional_batch_first_hx",
-      GRU(GRUOptions(4, 5).num_layers(2).bidirectional(true).batch_first(true)));
+      *GRU(GRUOptions(4, 5).num_layers(2).bidirectional(true).batch_first(true)));
 }
 
 TEST(RNNTest, TanhTwoLayers) {
@@ -179,13 +172,6 @@ TEST(RNNDropoutTest, WarnsWhenThereIsOneLayer) {
 }
 
 // --- gradcheck in float64 ---------------------------------------------------
-
-// The inputs and every parameter of `module` (perturbed in place by
-// gradcheck), all float64 leaves.
-autograd::variable_list with_parameters(autograd::variable_list inputs, Module& module) {
-  for (Tensor& p : module.parameters()) inputs.push_back(p);
-  return inputs;
-}
 
 TEST(RNNGradcheckTest, BidirectionalTwoLayerLSTMWithProjection) {
   manual_seed(0);

@@ -4,11 +4,15 @@
 
 #include <cstddef>
 
+#include "nn/test_golden.h"
+
 namespace ember {
 namespace nn {
 namespace rnn_testing {
 namespace {
 
+using ::ember::nn::testing::GoldenString;
+using ::ember::nn::testing::GoldenTables;
 using ::ember::testing::GoldenEntry;
 using ::ember::testing::GoldenError;
 using ::ember::testing::near_golden;
@@ -21,13 +25,11 @@ const GoldenError kErrors[] = {
 #include "nn/testdata/rnn_errors_golden.inc"
 };
 
-struct GoldenString {
-  const char* name;
-  const char* text;
-};
 const GoldenString kStrings[] = {
 #include "nn/testdata/rnn_strings_golden.inc"
 };
+
+constexpr GoldenTables kTables(kGolden, kErrors, kStrings);
 
 // PyTorch sums the gates in float32 in another order (MKL's GEMM, its
 // fused bias add): a few ulps of the largest value, carried through the steps.
@@ -36,20 +38,12 @@ constexpr double kGradTol = 5e-5;
 
 }  // namespace
 
-const GoldenEntry& golden(const std::string& name) {
-  return ::ember::testing::find_golden(kGolden, name);
-}
+const GoldenEntry& golden(const std::string& name) { return kTables.golden(name); }
 
-std::string golden_string(const std::string& name) {
-  for (const GoldenString& s : kStrings) {
-    if (name == s.name) return s.text;
-  }
-  ADD_FAILURE() << "no golden string " << name;
-  return "";
-}
+std::string golden_string(const std::string& name) { return kTables.golden_string(name); }
 
 void expect_golden_error(const std::string& name, const std::function<void()>& f) {
-  ::ember::testing::expect_golden_error(kErrors, name, f);
+  kTables.expect_golden_error(name, f);
 }
 
 void load_case_parameters(Module& module, const std::string& name) {
@@ -93,6 +87,18 @@ void expect_case(const std::string& name, Module& module, const CaseInputs& inpu
     }
     EXPECT_TRUE(near_golden(p.grad(), golden(name + ".grad." + key), kFloat, kGradTol)) << key;
   }
+}
+
+void expect_initial_parameters(const std::string& name, const Module& module) {
+  SCOPED_TRACE(name);
+  for (const auto& [key, p] : module.named_parameters()) {
+    EXPECT_TRUE(::ember::testing::matches_golden(p, golden(name + ".param." + key))) << key;
+  }
+}
+
+autograd::variable_list with_parameters(autograd::variable_list inputs, const Module& module) {
+  for (const Tensor& p : module.parameters()) inputs.push_back(p);
+  return inputs;
 }
 
 }  // namespace rnn_testing

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/node.h"
 #include "nn/module.h"
 #include "tensor/testing/golden.h"
 
@@ -43,6 +44,14 @@ CaseInputs case_inputs(const std::string& name, int num_states);
 // compares the gradients of the inputs and of every parameter of `module`.
 void expect_case(const std::string& name, Module& module, const CaseInputs& inputs,
                  const std::vector<Tensor>& results);
+
+// Every parameter of `module` is exactly PyTorch's draw for case `name`
+// ("<name>.param.<key>"), as after manual_seed(0).
+void expect_initial_parameters(const std::string& name, const Module& module);
+
+// gradcheck's inputs: `inputs`, then every parameter of `module` (which
+// gradcheck perturbs in place).
+autograd::variable_list with_parameters(autograd::variable_list inputs, const Module& module);
 
 }  // namespace rnn_testing
 }  // namespace nn

@@ -1,9 +1,8 @@
 #include "nn/test_golden_more.h"
 
-#include <cstddef>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nn/test_golden.h"
 
 namespace ember {
 namespace nn {
@@ -22,30 +21,20 @@ const GoldenError kErrors[] = {
 #include "nn/testdata/nn_modules_more_errors_golden.inc"
 };
 
-struct GoldenString {
-  const char* name;
-  const char* text;
-};
 const GoldenString kStrings[] = {
 #include "nn/testdata/nn_modules_more_strings_golden.inc"
 };
 
+constexpr GoldenTables kTables(kGolden, kErrors, kStrings);
+
 }  // namespace
 
-const GoldenEntry& golden(const std::string& name) {
-  return ::ember::testing::find_golden(kGolden, name);
-}
+const GoldenEntry& golden(const std::string& name) { return kTables.golden(name); }
 
-std::string golden_string(const std::string& name) {
-  for (const GoldenString& s : kStrings) {
-    if (name == s.name) return s.text;
-  }
-  ADD_FAILURE() << "no golden string " << name;
-  return "";
-}
+std::string golden_string(const std::string& name) { return kTables.golden_string(name); }
 
 void expect_golden_error(const std::string& name, const std::function<void()>& f) {
-  ::ember::testing::expect_golden_error(kErrors, name, f);
+  kTables.expect_golden_error(name, f);
 }
 
 std::string params_string(const Module& m) {

@@ -30,6 +30,23 @@ std::string params_string(const Module& m);
 std::string state_dict_keys(const Module& m);
 std::string repr(const Module& m);
 
+// What every layer case of the generator checks: the initial parameters
+// ("init.<name>.<key>"), their names and shapes, the state_dict's keys, and
+// the output for "forward.<name>.input". m is a module holder
+// (ConvTranspose1d, InstanceNorm2d...).
+template <typename M>
+void expect_layer(const std::string& name, M& m) {
+  SCOPED_TRACE(name);
+  for (const auto& [key, t] : m->named_parameters()) {
+    EXPECT_TRUE(::ember::testing::matches_golden(t, golden("init." + name + "." + key))) << key;
+  }
+  EXPECT_EQ(params_string(*m), golden_string("params." + name));
+  EXPECT_EQ(state_dict_keys(*m), golden_string("state_dict." + name));
+  Tensor out = m(golden_tensor("forward." + name + ".input"));
+  EXPECT_TRUE(
+      ::ember::testing::near_golden(out, golden("forward." + name + ".output"), kFloat, 1e-5));
+}
+
 }  // namespace more
 }  // namespace testing
 }  // namespace nn
