@@ -16,6 +16,7 @@
 
 #include "nn/functional/options.h"
 #include "nn/module.h"
+#include "nn/normalization.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -33,19 +34,14 @@ struct InstanceNormOptions {
 using InstanceNorm1dOptions = InstanceNormOptions;
 using InstanceNorm2dOptions = InstanceNormOptions;
 
-class InstanceNormImplBase : public Module {
+// Parameters, buffers and their reset: NormImplBase (nn/normalization.h).
+class InstanceNormImplBase : public NormImplBase<InstanceNormOptions> {
  public:
-  explicit InstanceNormImplBase(const InstanceNormOptions& options);
+  using NormImplBase<InstanceNormOptions>::NormImplBase;
 
   // An unbatched input (one dim less) is normalized as a batch of one.
   Tensor forward(const Tensor& input);
-  void reset_running_stats();
-  void reset_parameters();
   std::string extra_repr() const override;
-
-  InstanceNormOptions options;
-  Tensor weight, bias;
-  Tensor running_mean, running_var, num_batches_tracked;
 
  protected:
   // The dims of an unbatched input; a batched one has one more.
@@ -71,6 +67,8 @@ class InstanceNorm2dImpl : public InstanceNormImplBase {
   int64_t no_batch_dim() const override { return 3; }
 };
 EMBER_MODULE(InstanceNorm2d);
+
+extern template class NormImplBase<InstanceNormOptions>;
 
 }  // namespace nn
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include "autograd/grad_mode.h"
 #include "nn/functional/normalization.h"
 #include "nn/init.h"
+#include "nn/instancenorm.h"
 #include "nn/options.h"
 #include "tensor/creation.h"
 #include "tensor/empty.h"
@@ -14,7 +15,8 @@ namespace nn {
 using detail::py_bool;
 using detail::py_float;
 
-BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& options) : options(options) {
+template <typename Options>
+NormImplBase<Options>::NormImplBase(const Options& options) : options(options) {
   const int64_t n = options.num_features();
   if (options.affine()) {
     weight = register_parameter("weight", empty({n}));
@@ -35,7 +37,8 @@ BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& options) : options(
   reset_parameters();
 }
 
-void BatchNormImplBase::reset_running_stats() {
+template <typename Options>
+void NormImplBase<Options>::reset_running_stats() {
   if (!options.track_running_stats()) return;
   NoGradGuard no_grad;
   running_mean.zero_();
@@ -43,13 +46,17 @@ void BatchNormImplBase::reset_running_stats() {
   num_batches_tracked.zero_();
 }
 
-void BatchNormImplBase::reset_parameters() {
+template <typename Options>
+void NormImplBase<Options>::reset_parameters() {
   reset_running_stats();
   if (options.affine()) {
     init::ones_(weight);
     init::zeros_(bias);
   }
 }
+
+template class NormImplBase<BatchNormOptions>;
+template class NormImplBase<InstanceNormOptions>;
 
 Tensor BatchNormImplBase::forward(const Tensor& input) {
   check_input_dim(input);

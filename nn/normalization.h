@@ -27,23 +27,32 @@ struct BatchNormOptions {
   EMBER_ARG(bool, track_running_stats) = true;
 };
 
-// Parameters weight (ones) and bias (zeros) when affine; buffers
-// running_mean (zeros), running_var (ones) and num_batches_tracked (kLong
-// 0) when tracking running statistics, in PyTorch's order. Training
-// normalizes with the batch's statistics and updates the running ones; eval
-// uses the running ones.
-class BatchNormImplBase : public Module {
+// PyTorch's _NormBase, what BatchNorm and InstanceNorm (nn/instancenorm.h)
+// share: parameters weight (ones) and bias (zeros) [num_features] when
+// options.affine(); buffers running_mean (zeros), running_var (ones) and
+// num_batches_tracked (kLong 0) when options.track_running_stats(), in
+// PyTorch's order.
+template <typename Options>
+class NormImplBase : public Module {
  public:
-  explicit BatchNormImplBase(const BatchNormOptions& options);
+  explicit NormImplBase(const Options& options);
 
-  Tensor forward(const Tensor& input);
   void reset_running_stats();
   void reset_parameters();
-  std::string extra_repr() const override;
 
-  BatchNormOptions options;
+  Options options;
   Tensor weight, bias;
   Tensor running_mean, running_var, num_batches_tracked;
+};
+
+// Training normalizes with the batch's statistics and updates the running
+// ones; eval uses the running ones.
+class BatchNormImplBase : public NormImplBase<BatchNormOptions> {
+ public:
+  using NormImplBase<BatchNormOptions>::NormImplBase;
+
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
 
  protected:
   virtual void check_input_dim(const Tensor& input) const = 0;
@@ -115,6 +124,8 @@ class GroupNormImpl : public Module {
   Tensor weight, bias;
 };
 EMBER_MODULE(GroupNorm);
+
+extern template class NormImplBase<BatchNormOptions>;
 
 }  // namespace nn
 }  // namespace ember
