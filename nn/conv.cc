@@ -27,32 +27,46 @@ void reset_conv_parameters(Tensor& weight, Tensor& bias) {
   }
 }
 
-// _ConvNd.__init__'s checks of the channel counts.
-void check_conv_channels(int64_t in_channels, int64_t out_channels, int64_t groups) {
+// _ConvNd.__init__'s checks of the channel counts (ConvOptions or
+// ConvTransposeOptions).
+template <typename Options>
+void check_conv_channels(const Options& options) {
+  const int64_t groups = options.groups();
   EMBER_CHECK_VALUE(groups > 0, "groups must be a positive integer");
-  EMBER_CHECK_VALUE(in_channels % groups == 0, "in_channels must be divisible by groups");
-  EMBER_CHECK_VALUE(out_channels % groups == 0, "out_channels must be divisible by groups");
+  EMBER_CHECK_VALUE(options.in_channels() % groups == 0, "in_channels must be divisible by groups");
+  EMBER_CHECK_VALUE(options.out_channels() % groups == 0,
+                    "out_channels must be divisible by groups");
+}
+
+// _ConvNd.__init__'s parameters, uninitialized until reset_conv_parameters:
+// weight [out, in / groups, *kernel] ([in, out / groups, *kernel] when
+// transposed) and bias [out], registered as None with bias(false).
+template <typename Options>
+void register_conv_parameters(Module& module, const Options& options, bool transposed,
+                              Tensor& weight, Tensor& bias) {
+  const int64_t in = options.in_channels(), out = options.out_channels();
+  std::vector<int64_t> shape = transposed ? std::vector<int64_t>{in, out / options.groups()}
+                                          : std::vector<int64_t>{out, in / options.groups()};
+  for (int64_t k : options.kernel_size()) shape.push_back(k);
+  weight = module.register_parameter("weight", ember::empty(shape));
+  if (options.bias()) {
+    bias = module.register_parameter("bias", empty({out}));
+  } else {
+    module.register_parameter("bias", Tensor(), false);
+  }
 }
 
 }  // namespace
 
 template <size_t D>
 ConvNdImpl<D>::ConvNdImpl(const ConvOptions<D>& options) : options(options) {
-  const int64_t groups = options.groups();
-  check_conv_channels(options.in_channels(), options.out_channels(), groups);
+  check_conv_channels(options);
   if (options.padding().is_mode() && options.padding().mode() == kSame) {
     for (int64_t s : options.stride()) {
       EMBER_CHECK_VALUE(s == 1, "padding='same' is not supported for strided convolutions");
     }
   }
-  std::vector<int64_t> shape = {options.out_channels(), options.in_channels() / groups};
-  for (int64_t k : options.kernel_size()) shape.push_back(k);
-  weight = register_parameter("weight", ember::empty(shape));
-  if (options.bias()) {
-    bias = register_parameter("bias", empty({options.out_channels()}));
-  } else {
-    register_parameter("bias", Tensor(), false);
-  }
+  register_conv_parameters(*this, options, /*transposed=*/false, weight, bias);
   reset_parameters();
 }
 
@@ -134,18 +148,10 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
 template <size_t D>
 ConvTransposeNdImpl<D>::ConvTransposeNdImpl(const ConvTransposeOptions<D>& options)
     : options(options) {
-  const int64_t groups = options.groups();
-  check_conv_channels(options.in_channels(), options.out_channels(), groups);
+  check_conv_channels(options);
   EMBER_CHECK_VALUE(options.padding_mode() == kZeros,
                     "Only \"zeros\" padding mode is supported for ConvTranspose", D, "d");
-  std::vector<int64_t> shape = {options.in_channels(), options.out_channels() / groups};
-  for (int64_t k : options.kernel_size()) shape.push_back(k);
-  weight = register_parameter("weight", ember::empty(shape));
-  if (options.bias()) {
-    bias = register_parameter("bias", empty({options.out_channels()}));
-  } else {
-    register_parameter("bias", Tensor(), false);
-  }
+  register_conv_parameters(*this, options, /*transposed=*/true, weight, bias);
   reset_parameters();
 }
 
