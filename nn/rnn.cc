@@ -32,34 +32,26 @@ int64_t gate_count(RNNMode mode) {
   }
 }
 
-detail::RNNOptionsBase base_options(const RNNOptions& o) {
-  return detail::RNNOptionsBase(o.nonlinearity() == kTanh ? RNNMode::kRNN_TANH : RNNMode::kRNN_RELU,
-                                o.input_size(), o.hidden_size())
+// The options RNN, LSTM and GRU spell alike.
+template <typename Options>
+detail::RNNOptionsBase base_options(RNNMode mode, const Options& o) {
+  return detail::RNNOptionsBase(mode, o.input_size(), o.hidden_size())
       .num_layers(o.num_layers())
       .bias(o.bias())
       .batch_first(o.batch_first())
       .dropout(o.dropout())
       .bidirectional(o.bidirectional());
+}
+
+detail::RNNOptionsBase base_options(const RNNOptions& o) {
+  return base_options(o.nonlinearity() == kTanh ? RNNMode::kRNN_TANH : RNNMode::kRNN_RELU, o);
 }
 
 detail::RNNOptionsBase base_options(const LSTMOptions& o) {
-  return detail::RNNOptionsBase(RNNMode::kLSTM, o.input_size(), o.hidden_size())
-      .num_layers(o.num_layers())
-      .bias(o.bias())
-      .batch_first(o.batch_first())
-      .dropout(o.dropout())
-      .bidirectional(o.bidirectional())
-      .proj_size(o.proj_size());
+  return base_options(RNNMode::kLSTM, o).proj_size(o.proj_size());
 }
 
-detail::RNNOptionsBase base_options(const GRUOptions& o) {
-  return detail::RNNOptionsBase(RNNMode::kGRU, o.input_size(), o.hidden_size())
-      .num_layers(o.num_layers())
-      .bias(o.bias())
-      .batch_first(o.batch_first())
-      .dropout(o.dropout())
-      .bidirectional(o.bidirectional());
-}
+detail::RNNOptionsBase base_options(const GRUOptions& o) { return base_options(RNNMode::kGRU, o); }
 
 }  // namespace
 

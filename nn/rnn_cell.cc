@@ -1,6 +1,7 @@
 #include "nn/rnn_cell.h"
 
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "nn/functional/linear.h"
@@ -71,22 +72,29 @@ Tensor RNNCellImplBase::input_gates(const Tensor& input) const {
   return functional::linear(input, weight_ih, bias_ih);
 }
 
+Tensor RNNCellImplBase::forward_hidden(
+    const Tensor& input, Tensor hx, const char* cell,
+    const std::function<Tensor(const Tensor&, const Tensor&)>& step) const {
+  check_input_dim(input, cell);
+  const bool batched = input.dim() == 2;
+  const Tensor x = batched ? input : input.unsqueeze(0);
+  hx = batched_state(hx, x, batched);
+  check_forward_input(x);
+  check_forward_hidden(x, hx, 0);
+  const Tensor h = step(input_gates(x), hx);
+  return batched ? h : h.squeeze(0);
+}
+
 RNNCellImpl::RNNCellImpl(const RNNCellOptions& options)
     : RNNCellImplBase(detail::RNNCellOptionsBase(options.input_size(), options.hidden_size(),
                                                  options.bias(), 1)),
       options(options) {}
 
 Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
-  check_input_dim(input, "RNNCell");
-  const bool batched = input.dim() == 2;
-  const Tensor x = batched ? input : input.unsqueeze(0);
-  hx = batched_state(hx, x, batched);
-  check_forward_input(x);
-  check_forward_hidden(x, hx, 0);
-  const Tensor gi = input_gates(x);
-  Tensor h = options.nonlinearity() == kTanh ? detail::rnn_tanh_step(gi, hx, weight_hh, bias_hh)
-                                             : detail::rnn_relu_step(gi, hx, weight_hh, bias_hh);
-  return batched ? h : h.squeeze(0);
+  return forward_hidden(input, std::move(hx), "RNNCell", [&](const Tensor& gi, const Tensor& h) {
+    return options.nonlinearity() == kTanh ? detail::rnn_tanh_step(gi, h, weight_hh, bias_hh)
+                                           : detail::rnn_relu_step(gi, h, weight_hh, bias_hh);
+  });
 }
 
 std::string RNNCellImpl::nonlinearity_repr() const {
@@ -123,14 +131,9 @@ GRUCellImpl::GRUCellImpl(const GRUCellOptions& options)
       options(options) {}
 
 Tensor GRUCellImpl::forward(const Tensor& input, Tensor hx) {
-  check_input_dim(input, "GRUCell");
-  const bool batched = input.dim() == 2;
-  const Tensor x = batched ? input : input.unsqueeze(0);
-  hx = batched_state(hx, x, batched);
-  check_forward_input(x);
-  check_forward_hidden(x, hx, 0);
-  Tensor h = detail::gru_step(input_gates(x), hx, weight_hh, bias_hh);
-  return batched ? h : h.squeeze(0);
+  return forward_hidden(input, std::move(hx), "GRUCell", [&](const Tensor& gi, const Tensor& h) {
+    return detail::gru_step(gi, h, weight_hh, bias_hh);
+  });
 }
 
 }  // namespace nn

@@ -18,6 +18,7 @@
 // manual_seed gives PyTorch's values and PyTorch's state_dict loads as is.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -104,6 +105,10 @@ class RNNCellImplBase : public Module {
   Tensor batched_state(const Tensor& hx, const Tensor& input, bool batched) const;
   // x W_ih^T + b_ih.
   Tensor input_gates(const Tensor& input) const;
+  // RNNCell's and GRUCell's forward: the checks and unbatched handling
+  // around step(input_gates(x), h) on the batched input x and state h.
+  Tensor forward_hidden(const Tensor& input, Tensor hx, const char* cell,
+                        const std::function<Tensor(const Tensor&, const Tensor&)>& step) const;
   // Python appends ", nonlinearity=..." for RNNCell only.
   virtual std::string nonlinearity_repr() const { return ""; }
 };
