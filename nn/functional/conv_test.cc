@@ -64,19 +64,9 @@ TEST(Conv1d, GroupsDilation) {
 // with its own partial weight gradient; the result must not depend on it.
 TEST(Conv2d, SameResultOnOneAndThreeThreads) {
   Tensor x = randn({5, 4, 7, 6}), w = randn({6, 2, 3, 3}), b = randn({6});
-  auto run = [&](int threads) {
-    set_num_threads(threads);
-    Tensor xr = x.clone().requires_grad_(true), wr = w.clone().requires_grad_(true);
-    Tensor y = F::conv2d(xr, wr, F::Conv2dFuncOptions().bias(b).padding(1).groups(2));
-    (y * y).sum().backward();
-    return std::vector<Tensor>{y, xr.grad(), wr.grad()};
-  };
-  const int before = get_num_threads();
-  std::vector<Tensor> one = run(1), three = run(3);
-  set_num_threads(before);
-  for (size_t i = 0; i < one.size(); ++i) {
-    EXPECT_TRUE(one[i].allclose(three[i], 1e-5, 1e-5)) << i;
-  }
+  testing::expect_same_on_one_and_three_threads(x, w, [&](const Tensor& xr, const Tensor& wr) {
+    return F::conv2d(xr, wr, F::Conv2dFuncOptions().bias(b).padding(1).groups(2));
+  });
 }
 
 TEST(Conv2d, GradName) {

@@ -94,5 +94,23 @@ void expect_nn_error(const std::string& name, const std::function<void()>& f) {
   expect_golden_error(kErrors, name, f);
 }
 
+void expect_same_on_one_and_three_threads(
+    const Tensor& x, const Tensor& w,
+    const std::function<Tensor(const Tensor&, const Tensor&)>& op) {
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Tensor xr = x.clone().requires_grad_(true), wr = w.clone().requires_grad_(true);
+    Tensor y = op(xr, wr);
+    (y * y).sum().backward();
+    return std::vector<Tensor>{y, xr.grad(), wr.grad()};
+  };
+  const int before = get_num_threads();
+  std::vector<Tensor> one = run(1), three = run(3);
+  set_num_threads(before);
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_TRUE(one[i].allclose(three[i], 1e-5, 1e-5)) << i;
+  }
+}
+
 }  // namespace testing
 }  // namespace ember

@@ -36,6 +36,13 @@ Tensor more_case_input(const std::string& name, const char* dtype, int i);
 const GoldenEntry& nn_more_golden(const std::string& name);
 void expect_nn_more_error(const std::string& name, const std::function<void()>& f);
 
+// For kernels that split their work by thread count: op(x, w) run with 1
+// and then 3 intra-op threads, on fresh leaf copies of x and w, gives the
+// same output and gradients of sum(y * y) for x and w (within 1e-5).
+void expect_same_on_one_and_three_threads(
+    const Tensor& x, const Tensor& w,
+    const std::function<Tensor(const Tensor&, const Tensor&)>& op);
+
 }  // namespace testing
 }  // namespace ember
 
