@@ -9,6 +9,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
+#include "tensor/fallback.h"
 #include "tensor/empty.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
@@ -133,6 +134,9 @@ void walk_slices(const Slice& dst, const DimVector& src_strides, int64_t dst_bas
 
 namespace {
 Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (detail::cpu_fallback("gather", {self, index})) {
+    return detail::to_device(gather_impl(detail::cpu(self), dim, detail::cpu(index)), self);
+  }
   dim = detail::wrap_dim(dim, self.dim());
   EMBER_CHECK(index.dtype() == kLong, "gather(): Expected dtype int64 for index");
   check_index_dims(self, index, "input");
@@ -180,6 +184,9 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
         [&] { return dim_arg(dim); });
     return *this;
   }
+  if (detail::cpu_fallback("scatter_", {*this, index, src})) {
+    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.scatter_(dim, detail::cpu(index), detail::cpu(src)); });
+  }
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, &src);
   impl()->bump_version();
@@ -211,6 +218,9 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
         [&] { return dim_arg(dim); });
     return *this;
   }
+  if (detail::cpu_fallback("scatter_", {*this, index})) {
+    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.scatter_(dim, detail::cpu(index), value); });
+  }
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, nullptr);
   impl()->bump_version();
@@ -241,6 +251,9 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
         "scatter_add", *this, {*this, index, src}, [&] { return scatter_add_(dim, index, src); },
         [&] { return dim_arg(dim); });
     return *this;
+  }
+  if (detail::cpu_fallback("scatter_add_", {*this, index, src})) {
+    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.scatter_add_(dim, detail::cpu(index), detail::cpu(src)); });
   }
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, &src);
@@ -316,6 +329,9 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
 
 namespace {
 Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (detail::cpu_fallback("index_select", {self, index})) {
+    return detail::to_device(index_select_impl(detail::cpu(self), dim, detail::cpu(index)), self);
+  }
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt,
               "index_select(): Expected dtype int32 or int64 for index");
@@ -370,6 +386,9 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
         [&] { return index_add_(dim, index, source, alpha); },
         [&] { return OpArgs{Scalar(dim), alpha}; });
     return *this;
+  }
+  if (detail::cpu_fallback("index_add_", {*this, index, source})) {
+    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.index_add_(dim, detail::cpu(index), detail::cpu(source), alpha); });
   }
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ",
@@ -429,6 +448,9 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
         [&] { return dim_arg(dim); });
     return *this;
   }
+  if (detail::cpu_fallback("index_fill_", {*this, index})) {
+    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.index_fill_(dim, detail::cpu(index), value); });
+  }
   EMBER_CHECK_INDEX(index.dtype() == kLong, "index_fill_(): Expected dtype int64 for index.");
   EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   dim = detail::wrap_dim(dim, this->dim());
@@ -460,6 +482,9 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
         "index_copy", *this, {*this, index, source},
         [&] { return index_copy_(dim, index, source); }, [&] { return dim_arg(dim); });
     return *this;
+  }
+  if (detail::cpu_fallback("index_copy_", {*this, index, source})) {
+    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.index_copy_(dim, detail::cpu(index), detail::cpu(source)); });
   }
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_copy_(): Index should have dimension 1 or 0 (got ",

@@ -18,6 +18,7 @@
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/fallback.h"
 #include "tensor/iterator.h"
 #include "tensor/selection.h"
 #include "tensor/strided_walk.h"
@@ -234,6 +235,23 @@ struct AdvancedIndex {
   }
 };
 
+// Index tensors may stay on the CPU when self is on a device (PyTorch
+// copies them over); on the host they must be there already.
+std::vector<Tensor> host_indices(const std::vector<Tensor>& indices) {
+  std::vector<Tensor> host;
+  host.reserve(indices.size());
+  for (const Tensor& t : indices) host.push_back(detail::cpu(t));
+  return host;
+}
+
+void check_index_devices(const Tensor& self, const std::vector<Tensor>& indices) {
+  for (const Tensor& t : indices) {
+    EMBER_CHECK(!t.defined() || t.is_cpu(),
+                "indices should be either on cpu or on the same device as the indexed tensor (",
+                self.device().str(), ")");
+  }
+}
+
 }  // namespace
 
 // index and index_put_ record with inputs (self, [values,] indices...), the
@@ -249,6 +267,10 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
     }
     return r;
   }
+  if (detail::cpu_fallback("index", {self})) {
+    return detail::to_device(index(detail::cpu(self), host_indices(indices)), self);
+  }
+  check_index_devices(self, indices);
   AdvancedIndex ai(self, indices);
   Tensor out = empty(ai.out_shape, self.options());
   if (out.numel() == 0) return out;
@@ -284,6 +306,12 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
       return self;
     }
   }
+  if (detail::cpu_fallback("index_put_", {self, values})) {
+    return detail::in_place_on_cpu(self, [&](Tensor& host) {
+      index_put_(host, host_indices(indices), detail::cpu(values), accumulate);
+    });
+  }
+  check_index_devices(self, indices);
   EMBER_CHECK(self.dtype() == values.dtype(),
               "Index put requires the source and destination dtypes match, got ",
               scalar_type_name(self.dtype()), " for the destination and ",

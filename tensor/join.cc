@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "tensor/autograd_hook.h"
+#include "tensor/fallback.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
 #include "tensor/iterator.h"
@@ -43,12 +44,7 @@ Tensor cat_impl(TensorList tensors, int64_t dim) {
                 ") cannot be concatenated");
   }
   EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
-  const Device device = tensors[0].device();
-  for (const Tensor& t : tensors) {
-    EMBER_CHECK(t.device() == device,
-                "Expected all tensors to be on the same device, but found at least two devices, ",
-                device.str(), " and ", t.device().str(), "!");
-  }
+  const Device device = detail::common_device(tensors);
   const ScalarType out_dtype = result_type(tensors);
 
   size_t valid = tensors.size();

@@ -4,6 +4,7 @@
 // BLAS can express their layout.
 
 #include "tensor/autograd_hook.h"
+#include "tensor/fallback.h"
 #include "tensor/linalg.h"
 
 #include <cblas.h>
@@ -187,10 +188,7 @@ void gemm_cpu(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& 
 // device.
 void run_gemm(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
               const Scalar& alpha = 1, const Scalar& beta = 0) {
-  EMBER_CHECK(a.device() == b.device() && a.device() == out.device(),
-              "Expected all tensors to be on the same device, but found at least two devices, ",
-              a.device().str(), " and ", (a.device() == b.device() ? out : b).device().str(), "!");
-  detail::gemm_kernel(a.device())(g, a, b, out, alpha, beta);
+  detail::gemm_kernel(detail::common_device({a, b, out}))(g, a, b, out, alpha, beta);
 }
 
 // The 2-D geometry of a @ b for matrices a [M, K], b [K, N].

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_join.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/fallback.h"
 #include "tensor/creation.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -33,11 +34,7 @@ NllGeometry check_nll(const Tensor& input, const Tensor& target, const Tensor& w
   EMBER_CHECK(input.dim() >= 1, "input tensor should be 1D or 2D");
   EMBER_CHECK(target.dtype() == kLong, "expected scalar type Long but found ",
               scalar_type_name(target.dtype()));
-  for (const Tensor* t : {&target, &weight}) {
-    EMBER_CHECK(!t->defined() || t->device() == input.device(),
-                "Expected all tensors to be on the same device, but found at least two devices, ",
-                input.device().str(), " and ", t->device().str(), "!");
-  }
+  detail::common_device({input, target, weight});
   NllGeometry g;
   if (input.dim() == 1) {
     EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");

@@ -10,6 +10,7 @@
 #include "tensor/creation.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/fallback.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
@@ -220,9 +221,7 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
   const int64_t hw = input_sizes[input_sizes.size() - 2] * input_sizes.back();
   const int64_t planes = hw == 0 ? 0 : gx.numel() / hw;
   const int64_t ohw = planes == 0 ? 0 : gy.numel() / planes;
-  EMBER_CHECK(id.device() == gy.device(),
-              "Expected all tensors to be on the same device, but found at least two devices, ",
-              gy.device().str(), " and ", id.device().str(), "!");
+  detail::common_device({gy, id});
   detail::max_pool_backward_stub(gy.device())(planes, hw, ohw, gy, id, gx);
   if (scope.active()) {
     scope.record("max_pool2d_with_indices_backward", {grad_output, indices}, {gx},
@@ -237,8 +236,9 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   const Pool p = make_pool(input, kernel_size, stride, padding, {}, ceil_mode);
   detail::OpScope scope(input);
-  Tensor x = input.contiguous();
-  Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
+  detail::cpu_fallback("avg_pool2d", {input});  // Note [CPU fallback]
+  Tensor x = detail::cpu(input).contiguous();
+  Tensor out = empty(out_sizes(input, p.oh, p.ow), x.options());
   EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "avg_pool2d", [&] {
     const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* op = out.data_ptr<scalar_t>();
@@ -262,6 +262,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
       }
     });
   });
+  out = detail::to_device(out, input);
   if (scope.active()) {
     OpArgs args{dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
                 Scalar(count_include_pad)};
@@ -275,13 +276,14 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                            IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                            bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override) {
-  Tensor gx = zeros(input_sizes, grad_output.options());
+  detail::cpu_fallback("avg_pool2d_backward", {grad_output});  // Note [CPU fallback]
+  Tensor gx = zeros(input_sizes, grad_output.options().device(Device(kCPU)));
   const Pool p = make_pool(gx, kernel_size, stride, padding, {}, ceil_mode);
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(out_sizes(gx, p.oh, p.ow)),
               "avg_pool2d_backward: grad_output of size ", detail::bracketed(grad_output.sizes()),
               " does not match the output ", detail::bracketed(out_sizes(gx, p.oh, p.ow)));
   detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
-  Tensor gy = grad_output.contiguous();
+  Tensor gy = detail::cpu(grad_output).contiguous();
   EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "avg_pool2d_backward", [&] {
     const scalar_t* g = gy.data_ptr<scalar_t>();
     scalar_t* o = gx.data_ptr<scalar_t>();
@@ -303,6 +305,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
       }
     });
   });
+  gx = detail::to_device(gx, grad_output);
   if (scope.active()) {
     OpArgs args{dv(input_sizes), dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
                 Scalar(count_include_pad)};
@@ -327,8 +330,9 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   const int64_t h = input.size(-2), w = input.size(-1);
   const int64_t planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
   detail::OpScope scope(input);
-  Tensor x = input.contiguous();
-  Tensor out = empty(out_sizes(input, oh, ow), input.options());
+  detail::cpu_fallback("adaptive_avg_pool2d", {input});  // Note [CPU fallback]
+  Tensor x = detail::cpu(input).contiguous();
+  Tensor out = empty(out_sizes(input, oh, ow), x.options());
   EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "adaptive_avg_pool2d", [&] {
     const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* op = out.data_ptr<scalar_t>();
@@ -348,6 +352,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
       }
     });
   });
+  out = detail::to_device(out, input);
   if (scope.active()) scope.record("adaptive_avg_pool2d", {input}, {out}, {dv(output_size)});
   return out;
 }
@@ -361,8 +366,9 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
               detail::bracketed(grad_output.sizes()), " does not match an input of size ",
               detail::bracketed(input_sizes));
   detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
-  Tensor gx = zeros(input_sizes, grad_output.options());
-  Tensor gy = grad_output.contiguous();
+  detail::cpu_fallback("adaptive_avg_pool2d_backward", {grad_output});  // Note [CPU fallback]
+  Tensor gy = detail::cpu(grad_output).contiguous();
+  Tensor gx = zeros(input_sizes, gy.options());
   const int64_t h = input_sizes[input_sizes.size() - 2], w = input_sizes.back();
   const int64_t oh = gy.size(-2), ow = gy.size(-1);
   const int64_t planes = h * w == 0 ? 0 : gx.numel() / (h * w);
@@ -385,6 +391,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
       }
     });
   });
+  gx = detail::to_device(gx, grad_output);
   if (scope.active()) {
     scope.record("adaptive_avg_pool2d_backward", {grad_output}, {gx}, {dv(input_sizes)});
   }

@@ -8,6 +8,7 @@
 
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
+#include "tensor/fallback.h"
 
 namespace ember {
 
@@ -131,10 +132,11 @@ void for_each_element(Tensor& t, const F& write) {
   }
 }
 
-void check_cpu(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.is_cpu(), op, ": random fills are implemented for CPU tensors only, got ",
-              t.device().str());
-}
+// Note [Random fills on devices]: a tensor on a device is filled on the
+// host from the same generator and copied over (Note [CPU fallback]), so a
+// seed gives the same numbers on every device; PyTorch's CUDA generator
+// (Philox) gives different ones. Slow (a host fill and a transfer per call)
+// until device kernels exist.
 
 // --- normal_fill: PyTorch's path for contiguous tensors of 16+ elements ----
 
@@ -330,7 +332,9 @@ Tensor& uniform_(Tensor& t, double from, double to, const Generator& gen) {
     detail::record_out_op("uniform_", t, {t}, [&] { return uniform_(t, from, to, gen); }, detail::no_args);
     return t;
   }
-  check_cpu(t, "uniform_");
+  if (detail::cpu_fallback("uniform_", {t})) {  // Note [Random fills on devices]
+    return detail::in_place_on_cpu(t, [&](Tensor& host) { uniform_(host, from, to, gen); });
+  }
   EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "check_uniform_bounds", [&] {
     EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
                 " > to=", to);
@@ -351,7 +355,9 @@ Tensor& normal_(Tensor& t, double mean, double std, const Generator& gen) {
     detail::record_out_op("normal_", t, {t}, [&] { return normal_(t, mean, std, gen); }, detail::no_args);
     return t;
   }
-  check_cpu(t, "normal_");
+  if (detail::cpu_fallback("normal_", {t})) {  // Note [Random fills on devices]
+    return detail::in_place_on_cpu(t, [&](Tensor& host) { normal_(host, mean, std, gen); });
+  }
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   GeneratorImpl* g = gen.impl();
   const int64_t n = t.numel();
@@ -373,7 +379,9 @@ Tensor& bernoulli_(Tensor& t, double p, const Generator& gen) {
     detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
     return t;
   }
-  check_cpu(t, "bernoulli_");
+  if (detail::cpu_fallback("bernoulli_", {t})) {  // Note [Random fills on devices]
+    return detail::in_place_on_cpu(t, [&](Tensor& host) { bernoulli_(host, p, gen); });
+  }
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   GeneratorImpl* g = gen.impl();
   EMBER_DISPATCH_ALL_TYPES(t.dtype(), "bernoulli_scalar_cpu_", [&] {
@@ -391,7 +399,9 @@ Tensor& exponential_(Tensor& t, double lambd, const Generator& gen) {
     detail::record_out_op("exponential_", t, {t}, [&] { return exponential_(t, lambd, gen); }, detail::no_args);
     return t;
   }
-  check_cpu(t, "exponential_");
+  if (detail::cpu_fallback("exponential_", {t})) {  // Note [Random fills on devices]
+    return detail::in_place_on_cpu(t, [&](Tensor& host) { exponential_(host, lambd, gen); });
+  }
   EMBER_CHECK(lambd >= 0.0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
   GeneratorImpl* g = gen.impl();
   EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "exponential_cpu", [&] {
@@ -410,7 +420,9 @@ Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
     detail::record_out_op("random_", t, {t}, [&] { return random_(t, from, to, gen); }, detail::no_args);
     return t;
   }
-  check_cpu(t, "random_");
+  if (detail::cpu_fallback("random_", {t})) {  // Note [Random fills on devices]
+    return detail::in_place_on_cpu(t, [&](Tensor& host) { random_(host, from, to, gen); });
+  }
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from,
               " >= to=", to);
   GeneratorImpl* g = gen.impl();

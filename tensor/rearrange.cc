@@ -9,6 +9,7 @@
 #include "tensor/copy.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
+#include "tensor/fallback.h"
 #include "tensor/parallel.h"
 #include "tensor/shape.h"
 
@@ -163,6 +164,9 @@ Tensor Tensor::tril(int64_t diagonal) const {
         [&] { return OpArgs{Scalar(diagonal)}; });
   }
   check_matrix(*this);
+  if (detail::cpu_fallback("tril", {*this})) {
+    return detail::to_device(detail::cpu(*this).tril(diagonal), *this);
+  }
   Tensor r = contiguous_copy(*this);
   // Row i keeps columns j <= i + diagonal.
   zero_row_ranges(r, [diagonal, n = size(-1)](int64_t i, int64_t* lo, int64_t* hi) {
@@ -179,6 +183,9 @@ Tensor Tensor::triu(int64_t diagonal) const {
         [&] { return OpArgs{Scalar(diagonal)}; });
   }
   check_matrix(*this);
+  if (detail::cpu_fallback("triu", {*this})) {
+    return detail::to_device(detail::cpu(*this).triu(diagonal), *this);
+  }
   Tensor r = contiguous_copy(*this);
   // Row i keeps columns j >= i + diagonal.
   zero_row_ranges(r, [diagonal](int64_t i, int64_t* lo, int64_t* hi) {

@@ -8,6 +8,7 @@
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/fallback.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
 #include "tensor/strided_walk.h"
@@ -132,6 +133,11 @@ Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
 }
 
 std::vector<Tensor> where(const Tensor& condition) {
+  if (detail::cpu_fallback("where", {condition})) {
+    std::vector<Tensor> out = where(detail::cpu(condition));
+    for (Tensor& t : out) t = detail::to_device(t, condition);
+    return out;
+  }
   // A 0-dim condition reads as a 1-element vector, as in PyTorch.
   std::vector<int64_t> pos = nonzero_positions(condition);
   const int64_t n = static_cast<int64_t>(pos.size());
@@ -155,6 +161,9 @@ std::vector<Tensor> where(const Tensor& condition) {
 }
 
 Tensor nonzero(const Tensor& self) {
+  if (detail::cpu_fallback("nonzero", {self})) {
+    return detail::to_device(nonzero(detail::cpu(self)), self);
+  }
   std::vector<int64_t> pos = nonzero_positions(self);
   const int64_t n = static_cast<int64_t>(pos.size());
   const int64_t nd = self.dim();
@@ -170,6 +179,9 @@ Tensor Tensor::nonzero() const { return ::ember::nonzero(*this); }
 
 namespace {
 Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
+  if (detail::cpu_fallback("masked_select", {self, mask})) {
+    return detail::to_device(masked_select_impl(detail::cpu(self), detail::cpu(mask)), self);
+  }
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
               "masked_select: expected BoolTensor or ByteTensor for mask");
   const DimVector shape = infer_size(mask.sizes(), self.sizes());
@@ -262,6 +274,10 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
         [&] { return masked_scatter_(mask, source); }, detail::no_args);
     return *this;
   }
+  if (detail::cpu_fallback("masked_scatter_", {*this, mask, source})) {
+    return detail::in_place_on_cpu(
+        *this, [&](Tensor& host) { host.masked_scatter_(detail::cpu(mask), detail::cpu(source)); });
+  }
   check_fill_mask(mask, "masked_scatter_");
   EMBER_CHECK(dtype() == source.dtype(),
               "masked_scatter: expected self and source to have same dtypes but got",
@@ -308,6 +324,9 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
 
 namespace {
 Tensor take_impl(const Tensor& self, const Tensor& index) {
+  if (detail::cpu_fallback("take", {self, index})) {
+    return detail::to_device(take_impl(detail::cpu(self), detail::cpu(index)), self);
+  }
   EMBER_CHECK(index.dtype() == kLong, "take(): Expected a long tensor for index, but got ",
               scalar_type_name(index.dtype()));
   const Tensor src = self.contiguous();

@@ -10,6 +10,7 @@
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/fallback.h"
 #include "tensor/selection.h"
 #include "tensor/strided_walk.h"
 
@@ -151,10 +152,16 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   (void)stable;
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
-  Tensor values = empty(self.sizes(), self.options());
-  Tensor indices = empty(self.sizes(), TensorOptions(kLong).device(self.device()));
-  const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
-  rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
+  Tensor values, indices;
+  if (detail::cpu_fallback("sort", {self})) {
+    std::tie(values, indices) =
+        detail::to_device(sort(detail::cpu(self), dim, descending, stable), self);
+  } else {
+    values = empty(self.sizes(), self.options());
+    indices = empty(self.sizes(), TensorOptions(kLong));
+    const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
+    rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
+  }
   // Only the values are differentiable (Note [Op recording]); args: dim, keepdim.
   if (scope.active()) scope.record("sort", {self}, {values, indices}, {Scalar(dim), Scalar(true)});
   return {values, indices};
@@ -174,9 +181,15 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   EMBER_CHECK(k >= 0 && k <= len, "selected index k out of range");
   DimVector out_sizes(self.sizes().begin(), self.sizes().end());
   if (self.dim() > 0) out_sizes[dim] = k;
-  Tensor values = empty(out_sizes, self.options());
-  Tensor indices = empty(out_sizes, TensorOptions(kLong).device(self.device()));
-  rows_select(self, dim, k, k, largest, values, indices, "topk_cpu", false, PartialSort{});
+  Tensor values, indices;
+  if (detail::cpu_fallback("topk", {self})) {
+    std::tie(values, indices) =
+        detail::to_device(topk(detail::cpu(self), k, dim, largest, sorted), self);
+  } else {
+    values = empty(out_sizes, self.options());
+    indices = empty(out_sizes, TensorOptions(kLong));
+    rows_select(self, dim, k, k, largest, values, indices, "topk_cpu", false, PartialSort{});
+  }
   if (scope.active()) scope.record("topk", {self}, {values, indices}, {Scalar(dim), Scalar(true)});
   return {values, indices};
 }
@@ -189,9 +202,15 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
               dim);
   DimVector out_sizes(self.sizes().begin(), self.sizes().end());
   if (self.dim() > 0) out_sizes[dim] = 1;
-  Tensor values = empty(out_sizes, self.options());
-  Tensor indices = empty(out_sizes, TensorOptions(kLong).device(self.device()));
-  rows_select(self, dim, k, 1, false, values, indices, "kthvalue_cpu", false, NthElement{});
+  Tensor values, indices;
+  if (detail::cpu_fallback("kthvalue", {self})) {
+    std::tie(values, indices) =
+        detail::to_device(kthvalue(detail::cpu(self), k, dim, /*keepdim=*/true), self);
+  } else {
+    values = empty(out_sizes, self.options());
+    indices = empty(out_sizes, TensorOptions(kLong));
+    rows_select(self, dim, k, 1, false, values, indices, "kthvalue_cpu", false, NthElement{});
+  }
   if (!keepdim && self.dim() > 0) {
     values = values.squeeze(dim);
     indices = indices.squeeze(dim);

@@ -13,10 +13,12 @@
 // cuBLAS (blas.cc); softmax, log_softmax, nll_loss (so cross_entropy) and
 // max_pool2d are in nn_ops.cc, convolution (im2col + cuBLAS) in conv.cc.
 // An op that dispatches through a kernel table without a CUDA entry throws
-// "Could not run ... with arguments from the 'CUDA' backend". Ops that do
-// not dispatch through a table yet (indexing, gather/scatter, sort, avg and
-// adaptive pooling, normalization, embedding...) must refuse CUDA tensors
-// themselves; not all do yet.
+// "Could not run ... with arguments from the 'CUDA' backend". Ops whose
+// loops are not in a table yet (indexing, gather/scatter/index_add, sort/
+// topk, nonzero/masked_select, tril/triu, avg and adaptive pooling, random
+// fills) run on the CPU with copies and warn once (Note [CPU fallback],
+// tensor/fallback.h); //tensor:device_guard_test holds every op to one of
+// the two.
 //
 // Kernels run on the current device's default stream, asynchronously;
 // copies to the host synchronize. A 0-dim CPU operand (a wrapped number) is

@@ -12,6 +12,7 @@
 
 #include "tensor/allocator.h"
 #include "tensor/copy.h"
+#include "tensor/creation.h"
 #include "tensor/empty.h"
 #include "tensor/tensor.h"
 
@@ -30,16 +31,16 @@ class HostBackedCudaAllocator : public Allocator {
   }
 };
 
-// Installs the fake allocator and a byte-copying cross-device copy (dense
-// tensors of one dtype only) for its lifetime.
+// Installs the fake allocator and a cross-device copy for its lifetime.
+// Both sides' memory is host memory, so the copy views each as a CPU
+// tensor with the same sizes and strides and lets the CPU copy_ do it
+// (any strides, any dtype conversion, broadcasting as copy_ allows).
 class FakeCudaBackend {
  public:
   FakeCudaBackend() {
     set_allocator(kCUDA, &allocator_);
     register_cross_device_copy(kCUDA, [](const Tensor& dst, const Tensor& src) {
-      EMBER_CHECK(dst.is_contiguous() && src.is_contiguous() && dst.nbytes() == src.nbytes(),
-                  "the fake CUDA backend copies dense tensors of one dtype only");
-      std::memcpy(dst.data_ptr(), src.data_ptr(), src.nbytes());
+      as_host(dst).copy_(as_host(src));
     });
   }
   ~FakeCudaBackend() {
@@ -50,6 +51,10 @@ class FakeCudaBackend {
   FakeCudaBackend& operator=(const FakeCudaBackend&) = delete;
 
  private:
+  static Tensor as_host(const Tensor& t) {
+    return from_blob(t.data_ptr(), t.sizes(), t.strides(), TensorOptions(t.dtype()));
+  }
+
   HostBackedCudaAllocator allocator_;
 };
 

@@ -1,0 +1,188 @@
+// A CUDA tensor must never reach a CPU loop, which would read device memory
+// on the host: an op either runs the kernel its table holds for the device
+// (else an error names the backend) or falls back to the CPU with copies
+// (Note [CPU fallback]). With the host-backed fake backend
+// (tensor/testing/fake_cuda.h) and no CUDA kernels linked, table ops must
+// throw, and fallback ops must return on the device what the CPU op
+// returns; an op that ran its CPU loop on "device" memory would do neither
+// test's bidding. This target must not link //tensor/cuda.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "tensor/creation.h"
+#include "tensor/indexing.h"
+#include "tensor/linalg.h"
+#include "tensor/math.h"
+#include "tensor/nn_ops.h"
+#include "tensor/quantize.h"
+#include "tensor/random.h"
+#include "tensor/reduce.h"
+#include "tensor/selection.h"
+#include "tensor/shape.h"
+#include "tensor/testing/fake_cuda.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace {
+
+using ::ember::testing::error_of;
+
+struct Case {
+  const char* name;
+  std::function<void()> run;
+};
+
+class DeviceGuardTest : public ::testing::Test {
+ protected:
+  Tensor dev(const Tensor& cpu) { return cpu.to(Device(kCUDA, 0)); }
+  testing::FakeCudaBackend backend_;
+};
+
+// The first fallback of each op says so on stderr, once per process.
+// (First in this file: the other tests' fallbacks would warn first.)
+TEST_F(DeviceGuardTest, FallbackWarnsOncePerOp) {
+  Tensor m = dev(arange(6, TensorOptions(kFloat)).view({2, 3}));
+  ::testing::internal::CaptureStderr();
+  nonzero(m);
+  nonzero(m);
+  tril(m);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err,
+            "UserWarning: The operator 'nonzero' is not currently implemented for the CUDA "
+            "backend; it falls back to run on the CPU, copying its inputs there and its results "
+            "back. This may have performance implications.\n"
+            "UserWarning: The operator 'tril' is not currently implemented for the CUDA "
+            "backend; it falls back to run on the CPU, copying its inputs there and its results "
+            "back. This may have performance implications.\n");
+}
+
+// Table ops without a CUDA entry: an error that names the backend.
+TEST_F(DeviceGuardTest, TableOpsWithoutACudaKernelSayWhich) {
+  Tensor x = dev(arange(24, TensorOptions(kFloat)).view({2, 3, 4}));
+  Tensor img = dev(arange(2 * 3 * 4 * 4, TensorOptions(kFloat)).view({2, 3, 4, 4}));
+  Tensor mask = dev(ones({2, 3, 4}, TensorOptions(kBool)));
+  Tensor idx = dev(tensor({int64_t{0}, 2, 1}));
+  Tensor ch = dev(ones({3}, TensorOptions(kFloat)));
+  const std::vector<Case> cases = {
+      {"add", [&] { x + x; }},
+      {"floor", [&] { x.floor(); }},
+      {"erf", [&] { x.erf(); }},
+      {"pow", [&] { x.pow(2); }},
+      {"atan2", [&] { atan2(x, x); }},
+      {"fmod", [&] { fmod(x, 2); }},
+      {"clamp", [&] { clamp(x, 0, 1); }},
+      {"isnan", [&] { isnan(x); }},
+      {"equal", [&] { equal(x, x); }},
+      {"logical_and", [&] { logical_and(x, x); }},
+      {"bitwise_and", [&] { bitwise_and(idx, idx); }},
+      {"where", [&] { where(mask, x, x); }},
+      {"masked_fill", [&] { masked_fill(x, mask, 0.5); }},
+      {"sum", [&] { sum(x); }},
+      {"var", [&] { var(x); }},
+      {"cumsum", [&] { cumsum(x, 1); }},
+      {"argmax", [&] { argmax(x); }},
+      {"mm", [&] { mm(x[0], x[0].t()); }},
+      {"convolution", [&] { convolution(img, dev(ones({2, 3, 3, 3})), {}, {1, 1}, {0, 0}, {1, 1}, 1); }},
+      {"max_pool2d", [&] { max_pool2d_with_indices(img, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false); }},
+      {"gelu", [&] { gelu(x); }},
+      {"batch_norm", [&] { native_batch_norm(img, ch, ch, {}, {}, true, 0.1, 1e-5); }},
+      {"layer_norm", [&] { native_layer_norm(x, {4}, {}, {}, 1e-5); }},
+      {"mse_loss", [&] { mse_loss(x, x, loss_reduction::kMean); }},
+      {"bce_with_logits", [&] { binary_cross_entropy_with_logits(x, x, {}, {}, loss_reduction::kMean); }},
+  };
+  for (const Case& c : cases) {
+    EXPECT_THAT(error_of(c.run), ::testing::HasSubstr("'CUDA' backend")) << c.name;
+  }
+}
+
+// An op computed from inputs placed by `on` (the CPU, or the fake device).
+struct FallbackCase {
+  const char* name;
+  std::function<Tensor(const std::function<Tensor(const Tensor&)>& on)> run;
+};
+
+// Ops whose loops run on the host: on the device they return, on the
+// device, exactly what they return on the CPU.
+TEST_F(DeviceGuardTest, HostLoopOpsFallBackToTheCpu) {
+  const Tensor x = arange(24, TensorOptions(kFloat)).view({2, 3, 4}).sin();
+  const Tensor m = arange(12, TensorOptions(kFloat)).view({3, 4}).cos();
+  const Tensor img = arange(2 * 3 * 5 * 5, TensorOptions(kDouble)).view({2, 3, 5, 5}).sin();
+  const Tensor idx = tensor({int64_t{0}, 2, 1});
+  const Tensor rep = tensor({int64_t{2}, 0, 2});
+  const Tensor idx3 = tensor({{{int64_t{0}, 1, 2, 0}, {2, 2, 1, 0}}, {{1, 0, 0, 2}, {0, 1, 2, 1}}});
+  const Tensor mask = x > 0.2;
+  using On = std::function<Tensor(const Tensor&)>;
+  const std::vector<FallbackCase> cases = {
+      {"where(cond)", [&](const On& on) { return stack(where(on(mask))); }},
+      {"nonzero", [&](const On& on) { return nonzero(on(mask)); }},
+      {"masked_select", [&](const On& on) { return masked_select(on(x), on(mask)); }},
+      {"masked_scatter_", [&](const On& on) { Tensor y = on(x).clone(); return y.masked_scatter_(on(mask), on(x * 2)); }},
+      {"take", [&](const On& on) { return take(on(x), on(idx3)); }},
+      {"gather", [&](const On& on) { return gather(on(x), 1, on(idx3)); }},
+      {"scatter", [&](const On& on) { return scatter(on(x), 1, on(idx3), on(x * 3)); }},
+      {"scatter_value", [&](const On& on) { return scatter(on(x), 1, on(idx3), 7.5); }},
+      {"scatter_add", [&](const On& on) { return scatter_add(on(x), 1, on(idx3), on(x)); }},
+      {"index_select", [&](const On& on) { return index_select(on(x), 1, on(idx)); }},
+      {"index_add_", [&](const On& on) { Tensor y = on(m).clone(); return y.index_add_(0, on(rep), on(m), 2); }},
+      {"index_fill_", [&](const On& on) { Tensor y = on(m).clone(); return y.index_fill_(1, on(idx), -1); }},
+      {"index_copy_", [&](const On& on) { Tensor y = on(m).clone(); return y.index_copy_(0, on(idx), on(m * 5)); }},
+      {"sort", [&](const On& on) { auto [v, i] = sort(on(x), 1, true); return cat({v, i.to(kFloat)}); }},
+      {"argsort", [&](const On& on) { return argsort(on(x), 2); }},
+      {"topk", [&](const On& on) { auto [v, i] = topk(on(x), 2); return cat({v, i.to(kFloat)}); }},
+      {"kthvalue", [&](const On& on) { auto [v, i] = kthvalue(on(x), 2, 1); return cat({v, i.to(kFloat)}); }},
+      {"index", [&](const On& on) { return on(m).index({on(idx)}); }},
+      {"index_cpu_indices", [&](const On& on) { return on(m).index({indexing::Slice(), idx}); }},
+      {"index_mask", [&](const On& on) { return on(x).index({on(mask)}); }},
+      {"index_put_", [&](const On& on) { Tensor y = on(m).clone(); return y.index_put_({on(idx)}, 1.5); }},
+      {"index_put_tensor", [&](const On& on) { Tensor y = on(m).clone(); return y.index_put_({on(idx)}, on(m * 2)); }},
+      {"index_put_accumulate", [&](const On& on) { Tensor y = on(m).clone(); return index_put_(y, {on(rep)}, on(m), true); }},
+      {"tril", [&](const On& on) { return tril(on(m), -1); }},
+      {"triu", [&](const On& on) { return triu(on(m), 1); }},
+      {"embedding", [&](const On& on) { return embedding(on(m), on(idx3)); }},
+      {"embedding_backward", [&](const On& on) { return embedding_backward(on(ones({2, 2, 4, 4})), on(idx3), 3, -1); }},
+      {"avg_pool2d", [&](const On& on) { return avg_pool2d(on(img), {2, 2}, {2, 2}, {1, 1}, true, false, std::nullopt); }},
+      {"avg_pool2d_backward", [&](const On& on) { return avg_pool2d_backward(on(ones({2, 3, 2, 2}, kDouble)), {2, 3, 5, 5}, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt); }},
+      {"adaptive_avg_pool2d", [&](const On& on) { return adaptive_avg_pool2d(on(img), {3, 2}); }},
+      {"adaptive_avg_pool2d_backward", [&](const On& on) { return adaptive_avg_pool2d_backward(on(ones({2, 3, 3, 2}, kDouble)), {2, 3, 5, 5}); }},
+      {"rand", [&](const On& on) { manual_seed(3); return rand({5}, on(m).options()); }},
+      {"randn", [&](const On& on) { manual_seed(3); return randn({20}, on(m).options()); }},
+      {"randint", [&](const On& on) { manual_seed(3); return randint(9, {5}, on(idx).options()); }},
+      {"randperm", [&](const On& on) { manual_seed(3); return randperm(6, on(idx).options()); }},
+      {"uniform_", [&](const On& on) { Tensor y = on(m).clone(); return uniform_(y, -2, 2, Generator(5)); }},
+      {"normal_", [&](const On& on) { Tensor y = on(m).clone(); return normal_(y, 1, 3, Generator(5)); }},
+      {"bernoulli_", [&](const On& on) { Tensor y = on(m).clone(); return bernoulli_(y, 0.3, Generator(5)); }},
+      {"random_", [&](const On& on) { Tensor y = on(m).clone(); return random_(y, 0, 7, Generator(5)); }},
+      {"exponential_", [&](const On& on) { Tensor y = on(m).clone(); return exponential_(y, 2, Generator(5)); }},
+  };
+  const On on_cpu = [](const Tensor& t) { return t; };
+  const On on_dev = [this](const Tensor& t) { return dev(t); };
+  for (const FallbackCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    Tensor want = c.run(on_cpu);
+    Tensor got;
+    ASSERT_EQ(error_of([&] { got = c.run(on_dev); }), "(no error)");
+    EXPECT_EQ(got.device(), Device(kCUDA, 0));
+    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
+  }
+}
+
+// The fallback keeps PyTorch's device rules: inputs on two devices are an
+// error, and a CPU tensor cannot be indexed by device indices.
+TEST_F(DeviceGuardTest, FallbackOpsRejectMixedDevices) {
+  Tensor m = arange(12, TensorOptions(kFloat)).view({3, 4});
+  Tensor idx = tensor({int64_t{0}, 2});
+  EXPECT_EQ(error_of([&] { index_select(dev(m), 0, idx); }),
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu!");
+  EXPECT_EQ(error_of([&] { m.index({dev(idx)}); }),
+            "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
+}
+
+}  // namespace
+}  // namespace ember
