@@ -154,9 +154,10 @@ Tensor value_test(const KernelTable<IterKernelFn>& table, const Tensor& self) {
   return iter.output();
 }
 
-// True when every element of a bool tensor is set.
+// True when every element of a bool tensor is set. A device tensor (the
+// result of isclose / eq on CUDA) is read on the host.
 bool all_true(const Tensor& t) {
-  const Tensor c = t.contiguous();
+  const Tensor c = t.is_cpu() ? t.contiguous() : t.to(Device(kCPU)).contiguous();
   const bool* p = c.data_ptr<bool>();
   for (int64_t i = 0, n = c.numel(); i < n; ++i) {
     if (!p[i]) return false;

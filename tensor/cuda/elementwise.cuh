@@ -9,6 +9,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "tensor/cuda/kernels.h"
 
@@ -48,6 +49,19 @@ using opmath_t = typename OpMath<T>::type;
 template <typename T>
 __device__ __forceinline__ bool is_nan(T x) {
   return x != x;  // false for integers
+}
+template <typename T>
+__device__ __forceinline__ bool is_inf(T x) {
+  return x == T(INFINITY) || x == -T(INFINITY);  // opmath types only
+}
+
+// The value whose bytes are the low sizeof(T) bytes of `bits` (ScalarBits:
+// a number the host converted to T).
+template <typename T>
+__host__ __device__ inline T from_bits(ScalarBits bits) {
+  T v;
+  memcpy(&v, &bits, sizeof(T));
+  return v;
 }
 
 // Calls f(Tag<T>{}) for the C++ type of `t` among the listed kinds; returns

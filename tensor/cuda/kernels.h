@@ -184,6 +184,127 @@ cudaError_t launch_arg_reduce(bool max, DType dtype, const void* in, void* value
 cudaError_t launch_reduce(ReduceOp op, DType in_type, DType out_type, const void* in, void* out,
                           const Reduction& r, double scale, void* scratch);
 
+// --- var/std, norm, logsumexp (reduce_stats.cu) ------------------------------
+// Per output, in double as the CPU: Welford's mean and squared deviations
+// (merged with Chan's formula), the p-norm, and a running max with the sum
+// of exp(x - max). Same geometry and splitting as launch_reduce; `scratch`
+// holds stats_scratch_bytes(r) bytes of device memory.
+size_t stats_scratch_bytes(const Reduction& r);
+// var (or std with take_sqrt) = m2 / max(0, n - correction); mean (may be
+// null) NaN for an empty range. Both in the input's floating dtype.
+cudaError_t launch_var(DType dtype, const void* in, void* var, void* mean, const Reduction& r,
+                       int64_t correction, bool take_sqrt, void* scratch);
+cudaError_t launch_norm(DType dtype, const void* in, void* out, const Reduction& r, double p,
+                        void* scratch);
+cudaError_t launch_logsumexp(DType dtype, const void* in, void* out, const Reduction& r,
+                             void* scratch);
+
+// --- the remaining elementwise ops ------------------------------------------
+// `dtype` is the inputs' (the iterator's common) dtype; a dtype the CPU
+// kernel does not dispatch returns cudaErrorInvalidValue. A number the CPU
+// kernel converts to the operands' type (Scalar::to<scalar_t>) is converted
+// on the host and passed as its bytes, low bytes first (ScalarBits), so the
+// conversion is the CPU's to the bit.
+using ScalarBits = uint64_t;
+
+// unary_math.cu: floating functions (floating dtypes; half and bfloat16 in
+// float).
+enum class MathOp {
+  kExp2,
+  kExpm1,
+  kLog2,
+  kLog10,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kErf,
+};
+cudaError_t launch_math(MathOp op, DType dtype, const Elementwise& e);
+
+// unary_misc.cu. Rounding (floating dtypes; round is half to even).
+enum class RoundOp {
+  kFloor,
+  kCeil,
+  kRound,
+  kTrunc,
+  kFrac,  // x - trunc(x)
+};
+cudaError_t launch_round(RoundOp op, DType dtype, const Elementwise& e);
+// round(x * ten_pow) / ten_pow, or round(x / ten_pow) * ten_pow when `neg`
+// (negative decimals), in the opmath type.
+cudaError_t launch_round_decimals(DType dtype, const Elementwise& e, double ten_pow, bool neg);
+// kSign: numeric and bool (NaN gives 0); kLogicalNot, kIsnan, kIsinf,
+// kIsfinite: every dtype, bool out; kBitwiseNot: integral and bool.
+enum class MiscUnaryOp {
+  kSign,
+  kLogicalNot,
+  kBitwiseNot,
+  kIsnan,
+  kIsinf,
+  kIsfinite,
+};
+cudaError_t launch_misc_unary(MiscUnaryOp op, DType dtype, const Elementwise& e);
+
+// binary_more.cu. Divisions with rounding and remainders (integral and
+// floating): an integer division by zero writes 0 and sets *zero_div
+// (device memory; may be null for floating dtypes), for the host to raise
+// ZeroDivisionError as the CPU does.
+enum class DivModOp {
+  kTrunc,      // div(rounding_mode='trunc')
+  kFloor,      // div(rounding_mode='floor'), floor_divide
+  kRemainder,  // the sign of the divisor (Python's %)
+  kFmod,       // the sign of the dividend
+};
+cudaError_t launch_div(DivModOp op, DType dtype, const Elementwise& e, int32_t* zero_div);
+// atan2 (floating); fmax / fmin (every dtype; a NaN loses to a number).
+enum class BinaryMathOp {
+  kAtan2,
+  kFmax,
+  kFmin,
+};
+cudaError_t launch_binary_math(BinaryMathOp op, DType dtype, const Elementwise& e);
+
+// binary_pow.cu. tensor ** tensor (integral: exact, by squaring, with
+// PyTorch's answers for negative exponents; floating: pow in the opmath
+// type).
+cudaError_t launch_pow(DType dtype, const Elementwise& e);
+// tensor ** number: integral dtypes take `int_exp` (the exponent's bits in
+// the dtype); floating ones `exp` (the number as a double: it picks the fast
+// paths sqrt, rsqrt, reciprocal, square, cube, 1/square) and, for half and
+// bfloat16, `exp_in_dtype` (the number rounded to the dtype, in float).
+cudaError_t launch_pow_scalar(DType dtype, const Elementwise& e, ScalarBits int_exp, double exp,
+                              double exp_in_dtype);
+
+// logical.cu. logical_and/or/xor (every dtype, bool out) and bitwise_and/
+// or/xor (integral and bool).
+enum class LogicalOp {
+  kAnd,
+  kOr,
+  kXor,
+};
+cudaError_t launch_logical(LogicalOp op, DType dtype, const Elementwise& e);
+cudaError_t launch_bitwise(LogicalOp op, DType dtype, const Elementwise& e);
+// isclose (Note [isclose], tensor/compare.cc): bool out; rtol and atol are
+// already rounded to the compute type (the dtype, or for integral and bool
+// inputs float, or double when `double_compute`: the default dtype);
+// `exact_only`: both were 0 before rounding (only equality counts).
+cudaError_t launch_isclose(DType dtype, const Elementwise& e, double rtol, double atol,
+                           bool equal_nan, bool exact_only, bool double_compute);
+
+// ternary.cu. where (out, bool condition, self, other) and masked_fill
+// (out, bool mask, self) move elements: one kernel per element size.
+cudaError_t launch_where(int elem_size, const Elementwise& e);
+cudaError_t launch_masked_fill(int elem_size, const Elementwise& e, ScalarBits value);
+// clamp with both bounds numbers (numeric dtypes): min(max(x, lo), hi) as
+// std::min/std::max (a NaN x stays; a NaN bound is ignored).
+cudaError_t launch_clamp(DType dtype, const Elementwise& e, ScalarBits lo, ScalarBits hi);
+// clamp with tensor bounds (out, self, min, max; numeric dtypes): a NaN
+// bound is the result.
+cudaError_t launch_clamp_tensor(DType dtype, const Elementwise& e);
+
 }  // namespace kernels
 }  // namespace cuda
 }  // namespace ember

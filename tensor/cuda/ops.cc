@@ -4,15 +4,30 @@
 // type promotion, output allocation, autograd recording) is shared. The op
 // builds its TensorIterator as for the CPU; here its coalesced loop becomes
 // a kernels::Elementwise and one kernel launch (binary.cu, unary.cu,
-// cast.cu, reduce.cu). What is covered: add/sub (alpha), mul, true
-// division, maximum/minimum, the six comparisons, neg/abs/sqrt/rsqrt/exp/
-// log/log1p/sin/cos/tanh/sigmoid/reciprocal, clamp_min/clamp_max (relu),
-// lerp/addcmul/addcdiv (the optimizers' updates), every dtype conversion,
-// sum/mean/prod/amax/amin/max/min (with indices)/argmax/argmin/all/any/
-// count_nonzero; matrix products go to
+// cast.cu, reduce.cu here; the rest from ops_more.cc). What is covered:
+// every elementwise kernel table and every reduction, that is
+//  - arithmetic: add/sub (alpha), mul, true division, div with 'trunc' and
+//    'floor' rounding (floor_divide), remainder, fmod, pow (tensor and
+//    number exponents, square), atan2, maximum/minimum, fmax/fmin,
+//    lerp/addcmul/addcdiv (the optimizers' updates), clamp with number or
+//    tensor bounds (clamp_min/clamp_max, relu);
+//  - unary: neg, abs, sign, sqrt, rsqrt, reciprocal, exp, exp2, expm1, log,
+//    log2, log10, log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
+//    sigmoid, erf, floor, ceil, round (half to even; with decimals), trunc,
+//    frac;
+//  - comparisons, logical_and/or/xor/not, bitwise_and/or/xor/not, isnan/
+//    isinf/isfinite, isclose (so allclose, equal), where, masked_fill;
+//  - every dtype conversion;
+//  - sum/mean/prod/amax/amin/max/min (with indices)/argmax/argmin/all/any/
+//    count_nonzero, var/std (var_mean/std_mean), norm, logsumexp
+//    (reduce_stats.cu);
+// so nn's batch_norm/layer_norm and the activations composed of these ops
+// run on the device too. Integer division by zero raises ZeroDivisionError
+// as on the CPU (one synchronization; ops_more.cc). Matrix products go to
 // cuBLAS (blas.cc); softmax, log_softmax, nll_loss (so cross_entropy) and
 // max_pool2d are in nn_ops.cc, convolution (im2col + cuBLAS) in conv.cc.
-// An op that dispatches through a kernel table without a CUDA entry throws
+// Not covered: cumsum/cumprod (scan_stub). An op that dispatches through
+// a kernel table without a CUDA entry throws
 // "Could not run ... with arguments from the 'CUDA' backend". Ops whose
 // loops are not in a table yet (indexing, gather/scatter/index_add, sort/
 // topk, nonzero/masked_select, tril/triu, avg and adaptive pooling, random
@@ -234,6 +249,38 @@ void launch_reduction(kernels::ReduceOp op, const Tensor& in, const DimMask& mas
                name, in.dtype());
 }
 
+// var/std (outs[1]: the mean, may be undefined), norm, logsumexp
+// (reduce_stats.cu): floating inputs, outputs of the input's dtype.
+void launch_stats(ReduceKind kind, const Tensor& in, const DimMask& mask, const ReduceArgs& args,
+                  Tensor* outs) {
+  const kernels::Reduction r = make_reduction(in, mask);
+  if (r.nout == 0) return;
+  detail::DeviceGuard guard(in.device().index());
+  const size_t scratch_bytes = kernels::stats_scratch_bytes(r);
+  Tensor scratch;
+  if (scratch_bytes > 0) {
+    scratch = empty({static_cast<int64_t>(scratch_bytes)}, TensorOptions(kByte).device(in.device()));
+  }
+  void* s = scratch.defined() ? scratch.data_ptr() : nullptr;
+  const kernels::DType t = kernel_dtype(in.dtype());
+  switch (kind) {
+    case ReduceKind::kVar:
+      check_launch(kernels::launch_var(t, in.data_ptr(), outs[0].data_ptr(),
+                                       outs[1].defined() ? outs[1].data_ptr() : nullptr, r,
+                                       args.correction, args.take_sqrt, s),
+                   args.take_sqrt ? "std_cuda" : "var_cuda", in.dtype());
+      return;
+    case ReduceKind::kNorm:
+      check_launch(kernels::launch_norm(t, in.data_ptr(), outs[0].data_ptr(), r, args.p, s),
+                   "norm_cuda", in.dtype());
+      return;
+    default:
+      check_launch(kernels::launch_logsumexp(t, in.data_ptr(), outs[0].data_ptr(), r, s),
+                   "logsumexp_cuda", in.dtype());
+      return;
+  }
+}
+
 void reduce_cuda(ReduceKind kind, const Tensor& in, const DimMask& mask, const ReduceArgs& args,
                  Tensor* outs) {
   using kernels::ReduceOp;
@@ -275,10 +322,14 @@ void reduce_cuda(ReduceKind kind, const Tensor& in, const DimMask& mask, const R
       launch_reduction(ReduceOp::kSum, in.dtype() == kBool ? in : in.ne(0), mask, 1.0, outs[0],
                        "count_nonzero_cuda");
       return;
-    default:
-      throw Error(absl::StrCat("Could not run 'aten::", reduce_name(kind),
-                               "' with arguments from the 'CUDA' backend."));
+    case ReduceKind::kVar:
+    case ReduceKind::kNorm:
+    case ReduceKind::kLogSumExp:
+      launch_stats(kind, in, mask, args, outs);
+      return;
   }
+  throw Error(absl::StrCat("Could not run 'aten::", reduce_name(kind),
+                           "' with arguments from the 'CUDA' backend."));
 }
 
 }  // namespace

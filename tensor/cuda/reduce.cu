@@ -9,7 +9,7 @@
 
 #include <type_traits>
 
-#include "tensor/cuda/elementwise.cuh"
+#include "tensor/cuda/reduce.cuh"
 
 namespace ember {
 namespace cuda {
@@ -62,16 +62,6 @@ struct Combine {
     }
   }
 };
-
-__device__ __forceinline__ int64_t offset_of(int64_t idx, int nd, const int64_t* sizes,
-                                             const int64_t* strides) {
-  int64_t off = 0;
-  for (int d = nd - 1; d >= 0; --d) {  // outermost first in the arrays
-    off += (idx % sizes[d]) * strides[d];
-    idx /= sizes[d];
-  }
-  return off;
-}
 
 template <typename A, ReduceOp kOp>
 __device__ A block_combine(A v) {
@@ -140,16 +130,6 @@ __global__ void combine_pieces(const A* partial, Out* out, int64_t nout, int64_t
     for (int64_t s = 0; s < splits; ++s) v = C::apply(v, partial[o * splits + s]);
     out[o] = finish<Out>(v, scale);
   }
-}
-
-// Pieces per output: one block per output when there are enough outputs to
-// fill the GPU, else up to 1024 pieces of at least 16K elements.
-int64_t splits_for(const Reduction& r) {
-  if (r.nout >= 1024) return 1;
-  int64_t s = r.nred / 16384;
-  s = s < 1 ? 1 : (s > 1024 ? 1024 : s);
-  const int64_t per_output_cap = 4096 / (r.nout > 0 ? r.nout : 1);
-  return s < per_output_cap ? s : (per_output_cap > 0 ? per_output_cap : 1);
 }
 
 template <typename T, typename Out, ReduceOp kOp>
