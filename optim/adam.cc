@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "optim/fused.h"
+#include "optim/moments.h"
 #include "tensor/dispatch.h"
 #include "tensor/math.h"
 
@@ -66,7 +67,8 @@ struct AdamStep {
 // the loop keeps them in registers (see sgd.cc).
 template <typename T>
 struct AdamScalars {
-  T beta1, beta2, one_m_beta1, one_m_beta2, wd, eps, decay, bc2_sqrt, neg_step_size, sign;
+  detail::MomentScalars<T> moments;
+  T eps, decay, bc2_sqrt, neg_step_size, sign;
 };
 
 // Elements [0, n) of one chunk. kDecoupled: AdamW's decay of the parameter;
@@ -75,21 +77,16 @@ template <typename T, bool kDecoupled, bool kWd, bool kAmsgrad>
 void adam_chunk(const AdamScalars<T> s, T* __restrict p, const T* __restrict g, T* __restrict m,
                 T* __restrict v, T* __restrict vmax, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    T grad = s.sign * g[i];
     T param = p[i];
     if (kDecoupled) param *= s.decay;
-    if (kWd) grad += s.wd * param;
-    const T mi = m[i] * s.beta1 + s.one_m_beta1 * grad;
-    const T vi = v[i] * s.beta2 + s.one_m_beta2 * grad * grad;
-    m[i] = mi;
-    v[i] = vi;
-    T second = vi;
+    detail::update_moments<kWd>(s.moments, param, s.sign * g[i], m[i], v[i]);
+    T second = v[i];
     if (kAmsgrad) {
-      second = std::max(vmax[i], vi);
+      second = std::max(vmax[i], second);
       vmax[i] = second;
     }
     const T denom = std::sqrt(second) / s.bc2_sqrt + s.eps;
-    p[i] = param + s.neg_step_size * mi / denom;
+    p[i] = param + s.neg_step_size * m[i] / denom;
   }
 }
 
@@ -97,16 +94,13 @@ void adam_chunk(const AdamScalars<T> s, T* __restrict p, const T* __restrict g, 
 template <typename T>
 void adam_fused(const AdamHyper& h, const AdamStep& st, T* p, const T* g, T* m, T* v, T* vmax,
                 int64_t n) {
-  const AdamScalars<T> s{static_cast<T>(h.beta1),
-                         static_cast<T>(h.beta2),
-                         static_cast<T>(1 - h.beta1),
-                         static_cast<T>(1 - h.beta2),
-                         static_cast<T>(h.weight_decay),
-                         static_cast<T>(h.eps),
-                         static_cast<T>(1 - h.lr * h.weight_decay),
-                         static_cast<T>(st.bias_correction2_sqrt),
-                         static_cast<T>(-st.step_size),
-                         h.maximize ? T(-1) : T(1)};
+  const AdamScalars<T> s{
+      detail::MomentScalars<T>::of(std::make_tuple(h.beta1, h.beta2), h.weight_decay),
+      static_cast<T>(h.eps),
+      static_cast<T>(1 - h.lr * h.weight_decay),
+      static_cast<T>(st.bias_correction2_sqrt),
+      static_cast<T>(-st.step_size),
+      h.maximize ? T(-1) : T(1)};
   detail::with_flag(h.decoupled, [&](auto decoupled) {
     detail::with_flag(!h.decoupled && h.weight_decay != 0, [&](auto wd) {
       detail::with_flag(vmax != nullptr, [&](auto amsgrad) {
@@ -124,13 +118,9 @@ void adam_fused(const AdamHyper& h, const AdamStep& st, T* p, const T* g, T* m, 
 void adam_ops(const AdamHyper& h, const AdamStep& s, Tensor& p, const Tensor& g, Tensor& m,
               Tensor& v, Tensor* vmax) {
   Tensor grad = h.maximize ? g.neg() : g;
-  if (h.decoupled) {
-    p.mul_(1 - h.lr * h.weight_decay);
-  } else if (h.weight_decay != 0) {
-    grad = grad.add(p, h.weight_decay);
-  }
-  m.mul_(h.beta1).add_(grad, 1 - h.beta1);
-  v.mul_(h.beta2).addcmul_(grad, grad, 1 - h.beta2);
+  if (h.decoupled) p.mul_(1 - h.lr * h.weight_decay);
+  detail::update_moments(std::make_tuple(h.beta1, h.beta2), h.decoupled ? 0 : h.weight_decay, p,
+                         grad, m, v);
   Tensor denom;
   if (vmax != nullptr) {
     vmax->copy_(maximum(*vmax, v));

@@ -1,8 +1,10 @@
 #include "optim/nadam.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "optim/fused.h"
+#include "optim/moments.h"
 #include "tensor/dispatch.h"
 
 namespace ember {
@@ -35,33 +37,26 @@ struct NAdamStep {
 // the loop keeps them in registers (see sgd.cc).
 template <typename T>
 struct NAdamScalars {
-  T beta1, one_m_beta1, beta2, one_m_beta2, wd, eps, bc2, grad_coef, avg_coef;
+  detail::MomentScalars<T> moments;
+  T eps, bc2, grad_coef, avg_coef;
 };
 
 template <typename T, bool kWd>
-void nadam_chunk(const NAdamScalars<T> s, T* __restrict p, const T* __restrict g,
-                 T* __restrict m, T* __restrict v, int64_t n) {
+void nadam_chunk(const NAdamScalars<T> s, T* __restrict p, const T* __restrict g, T* __restrict m,
+                 T* __restrict v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    T grad = g[i];
-    if (kWd) grad += s.wd * p[i];
-    const T mi = m[i] * s.beta1 + s.one_m_beta1 * grad;
-    const T vi = v[i] * s.beta2 + s.one_m_beta2 * grad * grad;
-    m[i] = mi;
-    v[i] = vi;
-    const T denom = std::sqrt(vi / s.bc2) + s.eps;
+    const T grad = detail::update_moments<kWd>(s.moments, p[i], g[i], m[i], v[i]);
+    const T denom = std::sqrt(v[i] / s.bc2) + s.eps;
     // Two addcdiv_ in PyTorch: p += c1 * grad / denom, then p += c2 * m / denom.
     const T after_grad = p[i] + s.grad_coef * (grad / denom);
-    p[i] = after_grad + s.avg_coef * (mi / denom);
+    p[i] = after_grad + s.avg_coef * (m[i] / denom);
   }
 }
 
 // PyTorch's _single_tensor_nadam, op for op.
 void nadam_ops(const NAdamOptions& o, const NAdamStep& st, Tensor& p, const Tensor& g, Tensor& m,
                Tensor& v) {
-  const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
-  Tensor grad = o.weight_decay() != 0 ? g.add(p, o.weight_decay()) : g;
-  m.mul_(beta1).add_(grad, 1 - beta1);
-  v.mul_(beta2).addcmul_(grad, grad, 1 - beta2);
+  Tensor grad = detail::update_moments(o.betas(), o.weight_decay(), p, g, m, v);
   Tensor denom = v.div(st.bias_correction2).sqrt().add_(o.eps());
   p.addcdiv_(grad, denom, st.grad_coef);
   p.addcdiv_(m, denom, st.avg_coef);
@@ -69,10 +64,9 @@ void nadam_ops(const NAdamOptions& o, const NAdamStep& st, Tensor& p, const Tens
 
 void nadam_update(const NAdamOptions& o, Tensor& p, ParamState& st) {
   const Tensor& grad = p.grad();
-  if (!st.step) st.step = 0;
   double mu_product = st.scalar("mu_product", 1.0);
-  st.zeros_if_missing("exp_avg", p);
-  st.zeros_if_missing("exp_avg_sq", p);
+  Tensor *m, *v;
+  std::tie(m, v) = detail::moments_of(st, p);
   const double step = static_cast<double>(++*st.step);
   const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
   // The momentum cache mu_t and mu_{t+1}.
@@ -83,36 +77,20 @@ void nadam_update(const NAdamOptions& o, Tensor& p, ParamState& st) {
   const double mu_product_next = mu_product * mu * mu_next;
   const NAdamStep s{1 - std::pow(beta2, step), -o.lr() * (1. - mu) / (1. - mu_product),
                     -o.lr() * mu_next / (1. - mu_product_next)};
-  Tensor* m = st.find("exp_avg");
-  Tensor* v = st.find("exp_avg_sq");
   if (!detail::fusable(p, grad, {m, v})) {
     nadam_ops(o, s, p, grad, *m, *v);
     return;
   }
   EMBER_DISPATCH_FLOAT_DOUBLE(p.dtype(), "nadam", [&] {
-    const NAdamScalars<scalar_t> k{static_cast<scalar_t>(beta1),
-                                   static_cast<scalar_t>(1 - beta1),
-                                   static_cast<scalar_t>(beta2),
-                                   static_cast<scalar_t>(1 - beta2),
-                                   static_cast<scalar_t>(o.weight_decay()),
-                                   static_cast<scalar_t>(o.eps()),
-                                   static_cast<scalar_t>(s.bias_correction2),
-                                   static_cast<scalar_t>(s.grad_coef),
-                                   static_cast<scalar_t>(s.avg_coef)};
-    scalar_t* pp = p.data_ptr<scalar_t>();
-    const scalar_t* gp = grad.data_ptr<scalar_t>();
-    scalar_t* mp = m->data_ptr<scalar_t>();
-    scalar_t* vp = v->data_ptr<scalar_t>();
+    const NAdamScalars<scalar_t> k{
+        detail::MomentScalars<scalar_t>::of(o.betas(), o.weight_decay()),
+        static_cast<scalar_t>(o.eps()), static_cast<scalar_t>(s.bias_correction2),
+        static_cast<scalar_t>(s.grad_coef), static_cast<scalar_t>(s.avg_coef)};
     detail::with_flag(o.weight_decay() != 0, [&](auto wd) {
-      detail::for_each_chunk(p.numel(), [=](int64_t begin, int64_t end) {
-        nadam_chunk<scalar_t, wd>(k, pp + begin, gp + begin, mp + begin, vp + begin,
-                                  end - begin);
-      });
+      detail::for_each_moment_chunk<scalar_t>(
+          p, grad, *m, *v, [=](auto... chunk) { nadam_chunk<scalar_t, wd>(k, chunk...); });
     });
   });
-  detail::mark_written(p);
-  detail::mark_written(*m);
-  detail::mark_written(*v);
 }
 
 }  // namespace

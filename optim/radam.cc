@@ -1,8 +1,10 @@
 #include "optim/radam.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "optim/fused.h"
+#include "optim/moments.h"
 #include "tensor/dispatch.h"
 
 namespace ember {
@@ -48,22 +50,18 @@ RAdamStep radam_step(const RAdamOptions& o, double step) {
 // the loop keeps them in registers (see sgd.cc).
 template <typename T>
 struct RAdamScalars {
-  T beta1, one_m_beta1, beta2, one_m_beta2, wd, eps, bc1, bc2_sqrt, lr, rect;
+  detail::MomentScalars<T> moments;
+  T eps, bc1, bc2_sqrt, lr, rect;
 };
 
 template <typename T, bool kWd, bool kRectified>
-void radam_chunk(const RAdamScalars<T> s, T* __restrict p, const T* __restrict g,
-                 T* __restrict m, T* __restrict v, int64_t n) {
+void radam_chunk(const RAdamScalars<T> s, T* __restrict p, const T* __restrict g, T* __restrict m,
+                 T* __restrict v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    T grad = g[i];
-    if (kWd) grad += s.wd * p[i];
-    const T mi = m[i] * s.beta1 + s.one_m_beta1 * grad;
-    const T vi = v[i] * s.beta2 + s.one_m_beta2 * grad * grad;
-    m[i] = mi;
-    v[i] = vi;
-    const T corrected = mi / s.bc1;
+    detail::update_moments<kWd>(s.moments, p[i], g[i], m[i], v[i]);
+    const T corrected = m[i] / s.bc1;
     if (kRectified) {
-      const T adaptive_lr = s.bc2_sqrt / (std::sqrt(vi) + s.eps);
+      const T adaptive_lr = s.bc2_sqrt / (std::sqrt(v[i]) + s.eps);
       p[i] -= corrected * s.lr * adaptive_lr * s.rect;
     } else {
       p[i] -= corrected * s.lr;
@@ -74,10 +72,7 @@ void radam_chunk(const RAdamScalars<T> s, T* __restrict p, const T* __restrict g
 // PyTorch's _single_tensor_radam, op for op.
 void radam_ops(const RAdamOptions& o, const RAdamStep& s, Tensor& p, const Tensor& g, Tensor& m,
                Tensor& v) {
-  const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
-  Tensor grad = o.weight_decay() != 0 ? g.add(p, o.weight_decay()) : g;
-  m.mul_(beta1).add_(grad, 1 - beta1);
-  v.mul_(beta2).addcmul_(grad, grad, 1 - beta2);
+  detail::update_moments(o.betas(), o.weight_decay(), p, g, m, v);
   Tensor corrected = m / s.bias_correction1;
   if (s.rectified) {
     Tensor adaptive_lr = std::sqrt(s.bias_correction2) / v.sqrt().add_(o.eps());
@@ -89,44 +84,27 @@ void radam_ops(const RAdamOptions& o, const RAdamStep& s, Tensor& p, const Tenso
 
 void radam_update(const RAdamOptions& o, Tensor& p, ParamState& st) {
   const Tensor& grad = p.grad();
-  if (!st.step) st.step = 0;
-  st.zeros_if_missing("exp_avg", p);
-  st.zeros_if_missing("exp_avg_sq", p);
+  Tensor *m, *v;
+  std::tie(m, v) = detail::moments_of(st, p);
   const RAdamStep s = radam_step(o, static_cast<double>(++*st.step));
-  Tensor* m = st.find("exp_avg");
-  Tensor* v = st.find("exp_avg_sq");
   if (!detail::fusable(p, grad, {m, v})) {
     radam_ops(o, s, p, grad, *m, *v);
     return;
   }
-  const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
   EMBER_DISPATCH_FLOAT_DOUBLE(p.dtype(), "radam", [&] {
-    const RAdamScalars<scalar_t> k{static_cast<scalar_t>(beta1),
-                                   static_cast<scalar_t>(1 - beta1),
-                                   static_cast<scalar_t>(beta2),
-                                   static_cast<scalar_t>(1 - beta2),
-                                   static_cast<scalar_t>(o.weight_decay()),
-                                   static_cast<scalar_t>(o.eps()),
-                                   static_cast<scalar_t>(s.bias_correction1),
-                                   static_cast<scalar_t>(std::sqrt(s.bias_correction2)),
-                                   static_cast<scalar_t>(o.lr()),
-                                   static_cast<scalar_t>(s.rect)};
-    scalar_t* pp = p.data_ptr<scalar_t>();
-    const scalar_t* gp = grad.data_ptr<scalar_t>();
-    scalar_t* mp = m->data_ptr<scalar_t>();
-    scalar_t* vp = v->data_ptr<scalar_t>();
+    const RAdamScalars<scalar_t> k{
+        detail::MomentScalars<scalar_t>::of(o.betas(), o.weight_decay()),
+        static_cast<scalar_t>(o.eps()), static_cast<scalar_t>(s.bias_correction1),
+        static_cast<scalar_t>(std::sqrt(s.bias_correction2)), static_cast<scalar_t>(o.lr()),
+        static_cast<scalar_t>(s.rect)};
     detail::with_flag(o.weight_decay() != 0, [&](auto wd) {
       detail::with_flag(s.rectified, [&](auto rectified) {
-        detail::for_each_chunk(p.numel(), [=](int64_t begin, int64_t end) {
-          radam_chunk<scalar_t, wd, rectified>(k, pp + begin, gp + begin, mp + begin, vp + begin,
-                                               end - begin);
+        detail::for_each_moment_chunk<scalar_t>(p, grad, *m, *v, [=](auto... chunk) {
+          radam_chunk<scalar_t, wd, rectified>(k, chunk...);
         });
       });
     });
   });
-  detail::mark_written(p);
-  detail::mark_written(*m);
-  detail::mark_written(*v);
 }
 
 }  // namespace
