@@ -22,11 +22,6 @@ Optimizer& check_constant(Optimizer& optimizer, double factor) {
                     "Constant multiplicative factor expected to be between 0 and 1.");
   return optimizer;
 }
-
-std::vector<double> scaled(std::vector<double> lrs, double factor) {
-  for (double& lr : lrs) lr *= factor;
-  return lrs;
-}
 }  // namespace
 
 // --- LinearLR ------------------------------------------------------------------
@@ -41,22 +36,17 @@ LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
 }
 
 std::vector<double> LinearLR::get_lr() {
-  if (last_epoch_ == 0) return scaled(current_lrs(), start_factor_);
+  if (last_epoch_ == 0) return current_lrs_times(start_factor_);
   if (last_epoch_ > total_iters_) return current_lrs();
   const double delta = end_factor_ - start_factor_;
-  return scaled(current_lrs(),
-                1. + delta / (static_cast<double>(total_iters_) * start_factor_ +
-                              static_cast<double>(last_epoch_ - 1) * delta));
+  return current_lrs_times(1. + delta / (static_cast<double>(total_iters_) * start_factor_ +
+                                         static_cast<double>(last_epoch_ - 1) * delta));
 }
 
 std::optional<std::vector<double>> LinearLR::closed_form_lr() {
   const double done = static_cast<double>(std::min(total_iters_, last_epoch_));
-  std::vector<double> lrs;
-  for (double base : base_lrs_) {
-    lrs.push_back(base * (start_factor_ + (end_factor_ - start_factor_) * done /
-                                              static_cast<double>(total_iters_)));
-  }
-  return lrs;
+  return base_lrs_times(start_factor_ +
+                        (end_factor_ - start_factor_) * done / static_cast<double>(total_iters_));
 }
 
 void LinearLR::visit(SchedulerVisitor& v) {
@@ -77,16 +67,14 @@ ConstantLR::ConstantLR(Optimizer& optimizer, double factor, int64_t total_iters,
 }
 
 std::vector<double> ConstantLR::get_lr() {
-  if (last_epoch_ == 0) return scaled(current_lrs(), factor_);
+  if (last_epoch_ == 0) return current_lrs_times(factor_);
   if (last_epoch_ != total_iters_) return current_lrs();
-  return scaled(current_lrs(), 1.0 / factor_);
+  return current_lrs_times(1.0 / factor_);
 }
 
 std::optional<std::vector<double>> ConstantLR::closed_form_lr() {
   const double after = last_epoch_ >= total_iters_ ? 1.0 : 0.0;
-  std::vector<double> lrs;
-  for (double base : base_lrs_) lrs.push_back(base * (factor_ + after * (1 - factor_)));
-  return lrs;
+  return base_lrs_times(factor_ + after * (1 - factor_));
 }
 
 void ConstantLR::visit(SchedulerVisitor& v) {
@@ -106,16 +94,12 @@ PolynomialLR::PolynomialLR(Optimizer& optimizer, int64_t total_iters, double pow
 std::vector<double> PolynomialLR::get_lr() {
   if (last_epoch_ == 0 || last_epoch_ > total_iters_) return current_lrs();
   const double t = static_cast<double>(total_iters_), e = static_cast<double>(last_epoch_);
-  return scaled(current_lrs(), std::pow((1.0 - e / t) / (1.0 - (e - 1) / t), power_));
+  return current_lrs_times(std::pow((1.0 - e / t) / (1.0 - (e - 1) / t), power_));
 }
 
 std::optional<std::vector<double>> PolynomialLR::closed_form_lr() {
   const double done = static_cast<double>(std::min(total_iters_, last_epoch_));
-  std::vector<double> lrs;
-  for (double base : base_lrs_) {
-    lrs.push_back(base * std::pow(1.0 - done / static_cast<double>(total_iters_), power_));
-  }
-  return lrs;
+  return base_lrs_times(std::pow(1.0 - done / static_cast<double>(total_iters_), power_));
 }
 
 void PolynomialLR::visit(SchedulerVisitor& v) {

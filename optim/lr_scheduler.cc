@@ -197,6 +197,18 @@ std::vector<double> LRScheduler::current_lrs() const {
   return lrs;
 }
 
+std::vector<double> LRScheduler::current_lrs_times(double factor) const {
+  std::vector<double> lrs = current_lrs();
+  for (double& lr : lrs) lr *= factor;
+  return lrs;
+}
+
+std::vector<double> LRScheduler::base_lrs_times(double factor) const {
+  std::vector<double> lrs;
+  for (double base : base_lrs_) lrs.push_back(base * factor);
+  return lrs;
+}
+
 void LRScheduler::visit(SchedulerVisitor& v) {
   v.field("base_lrs", base_lrs_);
   v.field("last_epoch", last_epoch_);
@@ -240,18 +252,14 @@ StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma, int64_t la
 }
 
 std::vector<double> StepLR::get_lr() {
-  std::vector<double> lrs = current_lrs();
-  if (last_epoch_ == 0 || py_mod(last_epoch_, step_size_) != 0) return lrs;
-  for (double& lr : lrs) lr *= gamma_;
-  return lrs;
+  if (last_epoch_ == 0 || py_mod(last_epoch_, step_size_) != 0) return current_lrs();
+  return current_lrs_times(gamma_);
 }
 
 std::optional<std::vector<double>> StepLR::closed_form_lr() {
   // Python's floor division.
   const int64_t k = (last_epoch_ - py_mod(last_epoch_, step_size_)) / step_size_;
-  std::vector<double> lrs;
-  for (double base : base_lrs_) lrs.push_back(base * std::pow(gamma_, static_cast<double>(k)));
-  return lrs;
+  return base_lrs_times(std::pow(gamma_, static_cast<double>(k)));
 }
 
 void StepLR::visit(SchedulerVisitor& v) {
@@ -268,19 +276,15 @@ MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, 
 }
 
 std::vector<double> MultiStepLR::get_lr() {
-  std::vector<double> lrs = current_lrs();
   const auto n = std::count(milestones_.begin(), milestones_.end(), last_epoch_);
-  if (n == 0) return lrs;
-  for (double& lr : lrs) lr *= std::pow(gamma_, static_cast<double>(n));
-  return lrs;
+  if (n == 0) return current_lrs();
+  return current_lrs_times(std::pow(gamma_, static_cast<double>(n)));
 }
 
 std::optional<std::vector<double>> MultiStepLR::closed_form_lr() {
   const auto k = std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) -
                  milestones_.begin();
-  std::vector<double> lrs;
-  for (double base : base_lrs_) lrs.push_back(base * std::pow(gamma_, static_cast<double>(k)));
-  return lrs;
+  return base_lrs_times(std::pow(gamma_, static_cast<double>(k)));
 }
 
 void MultiStepLR::visit(SchedulerVisitor& v) {
@@ -295,18 +299,12 @@ ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma, int64_t last_ep
 }
 
 std::vector<double> ExponentialLR::get_lr() {
-  std::vector<double> lrs = current_lrs();
-  if (last_epoch_ == 0) return lrs;
-  for (double& lr : lrs) lr *= gamma_;
-  return lrs;
+  if (last_epoch_ == 0) return current_lrs();
+  return current_lrs_times(gamma_);
 }
 
 std::optional<std::vector<double>> ExponentialLR::closed_form_lr() {
-  std::vector<double> lrs;
-  for (double base : base_lrs_) {
-    lrs.push_back(base * std::pow(gamma_, static_cast<double>(last_epoch_)));
-  }
-  return lrs;
+  return base_lrs_times(std::pow(gamma_, static_cast<double>(last_epoch_)));
 }
 
 void ExponentialLR::visit(SchedulerVisitor& v) {

@@ -135,6 +135,11 @@ class LRScheduler {
   virtual void visit(SchedulerVisitor& v);
   // Every group's current lr.
   std::vector<double> current_lrs() const;
+  // Every group's current lr times `factor`: the step of a chainable form
+  // that scales the lr (StepLR, LinearLR...).
+  std::vector<double> current_lrs_times(double factor) const;
+  // Each base lr times `factor`: a closed form that scales the initial lr.
+  std::vector<double> base_lrs_times(double factor) const;
   // Sets the groups' lrs (as many as given) and last_lr_.
   void set_lrs(const std::vector<double>& lrs);
 
