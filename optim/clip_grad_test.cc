@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "optim/optim.h"
+#include "optim/testing/optim_golden.h"
 #include "tensor/all.h"
 #include "tensor/testing/golden.h"
 
@@ -16,19 +17,12 @@ namespace nn {
 namespace utils {
 namespace {
 
-using ::ember::testing::expect_golden_error;
-using ::ember::testing::find_golden;
-using ::ember::testing::GoldenEntry;
-using ::ember::testing::GoldenError;
 using ::ember::testing::make_input;
 using ::ember::testing::near_golden;
 
-const GoldenEntry kGolden[] = {
-#include "optim/testdata/optim_more_golden.inc"
-};
-const GoldenError kErrors[] = {
-#include "optim/testdata/optim_more_errors_golden.inc"
-};
+const ::ember::optim::testing::GoldenTables& tables() {
+  return ::ember::optim::testing::optim_more_tables();
+}
 
 // The generator's parameters: w and b with float32 grads, and one without.
 struct ClipParams {
@@ -53,12 +47,9 @@ TEST(ClipGradTest, ClipGradNormMatchesPyTorch) {
     ClipParams p;
     Tensor total = clip_grad_norm_(p.all(), c.max_norm, c.norm_type);
     const std::string prefix = std::string("clip_norm_") + c.name;
-    EXPECT_TRUE(near_golden(total, find_golden(kGolden, prefix + ".total"), kFloat, 1e-6))
-        << c.name;
-    EXPECT_TRUE(near_golden(p.w.grad(), find_golden(kGolden, prefix + ".w"), kFloat, 1e-6))
-        << c.name;
-    EXPECT_TRUE(near_golden(p.b.grad(), find_golden(kGolden, prefix + ".b"), kFloat, 1e-6))
-        << c.name;
+    EXPECT_TRUE(near_golden(total, tables().golden(prefix + ".total"), kFloat, 1e-6)) << c.name;
+    EXPECT_TRUE(near_golden(p.w.grad(), tables().golden(prefix + ".w"), kFloat, 1e-6)) << c.name;
+    EXPECT_TRUE(near_golden(p.b.grad(), tables().golden(prefix + ".b"), kFloat, 1e-6)) << c.name;
     EXPECT_FALSE(p.frozen.grad().defined());
   }
 }
@@ -83,8 +74,9 @@ TEST(ClipGradTest, ClipGradNormNonFinite) {
   ClipParams p;
   p.b.mutable_grad().index_put_({1}, std::numeric_limits<double>::infinity());
   Tensor before = p.w.grad().clone();
-  expect_golden_error(kErrors, "clip_nonfinite",
-                      [&] { clip_grad_norm_({p.w, p.b}, 1.0, 2.0, /*error_if_nonfinite=*/true); });
+  tables().expect_error("clip_nonfinite", [&] {
+    clip_grad_norm_({p.w, p.b}, 1.0, 2.0, /*error_if_nonfinite=*/true);
+  });
   EXPECT_TRUE(p.w.grad().equal(before));
   // Without the check, PyTorch scales by the infinite norm: the finite
   // grads become zeros.
@@ -95,8 +87,8 @@ TEST(ClipGradTest, ClipGradNormNonFinite) {
 TEST(ClipGradTest, ClipGradValueMatchesPyTorch) {
   ClipParams p;
   clip_grad_value_(p.all(), 0.6);
-  EXPECT_TRUE(near_golden(p.w.grad(), find_golden(kGolden, "clip_value.w"), kFloat));
-  EXPECT_TRUE(near_golden(p.b.grad(), find_golden(kGolden, "clip_value.b"), kFloat));
+  EXPECT_TRUE(near_golden(p.w.grad(), tables().golden("clip_value.w"), kFloat));
+  EXPECT_TRUE(near_golden(p.b.grad(), tables().golden("clip_value.b"), kFloat));
   EXPECT_FALSE(p.frozen.grad().defined());
 }
 

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "optim/optim.h"
+#include "optim/testing/optim_golden.h"
 #include "tensor/all.h"
 #include "tensor/testing/golden.h"
 
@@ -15,13 +16,7 @@ namespace ember {
 namespace optim {
 namespace {
 
-using ::ember::testing::find_golden;
-using ::ember::testing::GoldenEntry;
 using ::ember::testing::near_golden;
-
-const GoldenEntry kGolden[] = {
-#include "optim/testdata/optim_golden.inc"
-};
 
 // The generator's optimizer: SGD with groups of lr 0.1 and 0.05.
 struct TwoGroups {
@@ -56,8 +51,8 @@ using Make = std::function<std::unique_ptr<LRScheduler>(SGD&)>;
 void expect_schedule(const std::string& name, const Make& make, double initial_lr_factor = 0) {
   TwoGroups s(initial_lr_factor);
   auto sched = make(*s.opt);
-  EXPECT_TRUE(near_golden(run(*s.opt, *sched), find_golden(kGolden, "sched." + name), kDouble,
-                          1e-12))
+  EXPECT_TRUE(near_golden(run(*s.opt, *sched), testing::optim_tables().golden("sched." + name),
+                          kDouble, 1e-12))
       << name;
 }
 

@@ -2,17 +2,14 @@
 // state after 10 steps, through the fused loops and the tensor-op path
 // (Note [Fused updates]); state dicts; zero_grad; errors.
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
-#include "optim/fused.h"
 #include "optim/optim.h"
+#include "optim/testing/optim_golden.h"
 #include "tensor/all.h"
 #include "tensor/testing/golden.h"
 
@@ -20,51 +17,13 @@ namespace ember {
 namespace optim {
 namespace {
 
-using ::ember::testing::expect_golden_error;
-using ::ember::testing::find_golden;
-using ::ember::testing::GoldenEntry;
-using ::ember::testing::GoldenError;
-using ::ember::testing::make_input;
-using ::ember::testing::near_golden;
-
-const GoldenEntry kGolden[] = {
-#include "optim/testdata/optim_golden.inc"
-};
-const GoldenError kErrors[] = {
-#include "optim/testdata/optim_errors_golden.inc"
-};
-
-constexpr double kRel = 1e-6;
-
-// The generator's start: w = mk((3, 4), float64, 0) / 2, b = mk((4,), float64, 5) / 2.
-std::vector<Tensor> start(ScalarType dtype = kDouble) {
-  Tensor w = (make_input({3, 4}, kDouble, 0) * 0.5).to(dtype).requires_grad_();
-  Tensor b = (make_input({4}, kDouble, 5) * 0.5).to(dtype).requires_grad_();
-  return {w, b};
-}
-
-Tensor loss_of(const std::vector<Tensor>& params) {
-  Tensor total;
-  for (const auto& p : params) {
-    Tensor l = 0.1 * (p * p * p * p).sum() + ((p - 0.5) * (p - 0.5)).sum();
-    total = total.defined() ? total + l : l;
-  }
-  return total;
-}
-
-void train(Optimizer& opt, const std::vector<Tensor>& params, int steps) {
-  for (int i = 0; i < steps; ++i) {
-    opt.zero_grad();
-    loss_of(params).backward();
-    opt.step();
-  }
-}
-
-using Factory = std::function<std::unique_ptr<Optimizer>(std::vector<Tensor>)>;
+using testing::loss_of;
+using testing::start;
+using testing::train;
 
 // The cases of tools/golden/optim.py, same names, same options.
-const std::map<std::string, Factory>& cases() {
-  static const auto* m = new std::map<std::string, Factory>{
+const testing::Cases& cases() {
+  static const auto* m = new testing::Cases{
       {"sgd", [](std::vector<Tensor> p) { return std::make_unique<SGD>(p, SGDOptions(0.1)); }},
       {"sgd_momentum",
        [](std::vector<Tensor> p) {
@@ -130,89 +89,19 @@ const std::map<std::string, Factory>& cases() {
   return *m;
 }
 
-// Checks params and every state entry against the golden table, and that
-// the table has no state entry the optimizer lacks.
-void expect_golden(const std::string& name, Optimizer& opt, const std::vector<Tensor>& params) {
-  EXPECT_TRUE(near_golden(params[0], find_golden(kGolden, name + ".w"), kDouble, kRel)) << name;
-  EXPECT_TRUE(near_golden(params[1], find_golden(kGolden, name + ".b"), kDouble, kRel)) << name;
-  size_t checked = 0;
-  for (size_t i = 0; i < params.size(); ++i) {
-    ParamState* st = opt.state(params[i]);
-    ASSERT_NE(st, nullptr) << name;
-    const std::string prefix = absl::StrCat(name, ".state.", i, ".");
-    if (st->step) {
-      EXPECT_TRUE(near_golden(scalar_tensor(*st->step, kLong),
-                              find_golden(kGolden, prefix + "step"), kLong))
-          << name;
-      ++checked;
-    }
-    for (const auto& b : st->buffers) {
-      EXPECT_TRUE(near_golden(b.second, find_golden(kGolden, prefix + b.first), kDouble, kRel))
-          << prefix << b.first;
-      ++checked;
-    }
-  }
-  size_t want = 0;
-  for (const auto& g : kGolden) {
-    if (absl::StartsWith(g.name, name + ".state.")) ++want;
-  }
-  EXPECT_EQ(checked, want) << name;
-}
-
-class GoldenTest : public ::testing::TestWithParam<bool> {
- protected:
-  void SetUp() override { detail::set_fused_kernels_enabled(GetParam()); }
-  void TearDown() override { detail::set_fused_kernels_enabled(true); }
-};
+using GoldenTest = testing::FusedOrOpsTest;
 
 TEST_P(GoldenTest, TenStepsMatchPyTorch) {
-  for (const auto& c : cases()) {
-    std::vector<Tensor> params = start();
-    auto opt = c.second(params);
-    train(*opt, params, 10);
-    expect_golden(c.first, *opt, params);
-    // The parameterization is real: these float64 params take the fused loop.
-    EXPECT_EQ(detail::fusable(params[0], params[0].grad(), {}), GetParam());
-  }
+  testing::expect_cases_match(testing::optim_tables(), cases());
 }
 
-INSTANTIATE_TEST_SUITE_P(FusedAndOps, GoldenTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "fused" : "ops";
-                         });
+INSTANTIATE_TEST_SUITE_P(FusedAndOps, GoldenTest, ::testing::Bool(), testing::fused_or_ops);
 
-// float32 runs the float instantiation of the fused loops; the op path is
-// the reference.
-TEST(OptimizerTest, FusedFloatMatchesOps) {
-  for (const auto& c : cases()) {
-    std::vector<Tensor> fused = start(kFloat), ops = start(kFloat);
-    auto a = c.second(fused);
-    train(*a, fused, 10);
-    detail::set_fused_kernels_enabled(false);
-    auto b = c.second(ops);
-    train(*b, ops, 10);
-    detail::set_fused_kernels_enabled(true);
-    for (size_t i = 0; i < fused.size(); ++i) {
-      EXPECT_TRUE(fused[i].allclose(ops[i], 1e-5, 1e-6)) << c.first;
-    }
-  }
-}
+TEST(OptimizerTest, FusedFloatMatchesOps) { testing::expect_fused_float_matches_ops(cases()); }
 
-// A strided grad takes the tensor-op path by itself, to the same values.
 TEST(OptimizerTest, StridedGradMatchesContiguous) {
-  Tensor a = make_input({3, 4}, kDouble, 1).requires_grad_();
-  Tensor b = a.detach().clone().requires_grad_();
-  Tensor grad_t = make_input({4, 3}, kDouble, 2);
-  Adam opt_a({a}, AdamOptions(0.1).amsgrad(true));
-  Adam opt_b({b}, AdamOptions(0.1).amsgrad(true));
-  for (int i = 0; i < 3; ++i) {
-    a.mutable_grad() = grad_t.t();  // strided
-    b.mutable_grad() = grad_t.t().contiguous();
-    ASSERT_FALSE(detail::fusable(a, a.grad(), {}));
-    opt_a.step();
-    opt_b.step();
-  }
-  EXPECT_TRUE(a.allclose(b, 1e-12, 1e-12));
+  testing::expect_strided_grad_matches_contiguous(
+      "adam_amsgrad", testing::make<Adam>(AdamOptions(0.1).amsgrad(true)));
 }
 
 TEST(OptimizerTest, ParamsWithoutGradAreSkipped) {
@@ -322,28 +211,9 @@ TEST(OptimizerTest, NamedTensorKeys) {
   EXPECT_TRUE(named[8].second.equal(tensor({0, 1}, kLong)));
 }
 
-// An optimizer restored from the flat state dict, over copies of the
-// parameters, continues exactly as the original.
 TEST(OptimizerTest, RestoredOptimizerContinuesExactly) {
   for (const char* name : {"sgd_groups", "adam_wd_amsgrad", "adamw", "rmsprop_centered"}) {
-    std::vector<Tensor> params = start();
-    auto opt = cases().at(name)(params);
-    train(*opt, params, 4);
-    NamedTensors saved = opt->state_dict().to_named_tensors();
-
-    std::vector<Tensor> copies;
-    for (const auto& p : params) copies.push_back(p.detach().clone().requires_grad_());
-    auto restored = cases().at(name)(copies);
-    // Other options, to see load_state_dict replace them.
-    for (auto& g : restored->param_groups()) g.options().set_lr(123.0);
-    restored->load_state_dict(OptimizerStateDict::from_named_tensors(saved));
-
-    train(*opt, params, 6);
-    train(*restored, copies, 6);
-    for (size_t i = 0; i < params.size(); ++i) {
-      EXPECT_TRUE(params[i].equal(copies[i])) << name;
-    }
-    expect_golden(name, *restored, copies);
+    testing::expect_restored_continues_exactly(testing::optim_tables(), name, cases().at(name));
   }
 }
 
@@ -396,7 +266,7 @@ TEST(OptimizerTest, FromNamedTensorsRejectsUnknownKeys) {
 TEST(OptimizerTest, PyTorchErrors) {
   auto p = [] { return std::vector<Tensor>{zeros({2}, kDouble).requires_grad_()}; };
   auto err = [&](const char* name, const std::function<void()>& f) {
-    expect_golden_error(kErrors, name, f);
+    testing::optim_tables().expect_error(name, f);
   };
   err("sgd_lr", [&] { SGD(p(), SGDOptions(-0.1)); });
   err("sgd_momentum", [&] { SGD(p(), SGDOptions(0.1).momentum(-0.5)); });

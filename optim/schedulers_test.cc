@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "optim/optim.h"
+#include "optim/testing/optim_golden.h"
 #include "tensor/all.h"
 #include "tensor/testing/golden.h"
 
@@ -19,18 +20,9 @@ namespace ember {
 namespace optim {
 namespace {
 
-using ::ember::testing::expect_golden_error;
-using ::ember::testing::find_golden;
-using ::ember::testing::GoldenEntry;
-using ::ember::testing::GoldenError;
 using ::ember::testing::near_golden;
 
-const GoldenEntry kGolden[] = {
-#include "optim/testdata/optim_more_golden.inc"
-};
-const GoldenError kErrors[] = {
-#include "optim/testdata/optim_more_errors_golden.inc"
-};
+const testing::GoldenTables& tables() { return testing::optim_more_tables(); }
 
 constexpr double kTol = 1e-12;
 
@@ -90,10 +82,10 @@ void expect_schedule(const std::string& name, const Make& make, int steps = 20,
     lrs.push_back(sched->get_last_lr());
     momentum.push_back(s.momentum());
   }
-  EXPECT_TRUE(near_golden(rows(lrs), find_golden(kGolden, "sched." + name), kDouble, kTol))
+  EXPECT_TRUE(near_golden(rows(lrs), tables().golden("sched." + name), kDouble, kTol))
       << name;
   if (track_momentum) {
-    EXPECT_TRUE(near_golden(rows(momentum), find_golden(kGolden, "sched." + name + ".momentum"),
+    EXPECT_TRUE(near_golden(rows(momentum), tables().golden("sched." + name + ".momentum"),
                             kDouble, kTol))
         << name;
   }
@@ -141,7 +133,7 @@ TEST(SchedulersTest, CosineAnnealingWarmRestartsFractionalEpochs) {
     sched.step();
     lrs.push_back(sched.get_last_lr());
   }
-  EXPECT_TRUE(near_golden(rows(lrs), find_golden(kGolden, "sched.warm_restarts_fractional"),
+  EXPECT_TRUE(near_golden(rows(lrs), tables().golden("sched.warm_restarts_fractional"),
                           kDouble, kTol));
 }
 
@@ -283,7 +275,7 @@ TEST(SchedulersTest, ClosedForms) {
       lrs.push_back(sched->get_last_lr());
     }
     EXPECT_TRUE(
-        near_golden(rows(lrs), find_golden(kGolden, "sched.closed_" + c.first), kDouble, kTol))
+        near_golden(rows(lrs), tables().golden("sched.closed_" + c.first), kDouble, kTol))
         << c.first;
   }
 }
@@ -302,7 +294,7 @@ void expect_plateau(const std::string& name, const ReduceLROnPlateauOptions& opt
     lrs.push_back(sched.get_last_lr());
   }
   EXPECT_TRUE(
-      near_golden(rows(lrs), find_golden(kGolden, "sched.plateau_" + name), kDouble, kTol))
+      near_golden(rows(lrs), tables().golden("sched.plateau_" + name), kDouble, kTol))
       << name;
 }
 
@@ -442,7 +434,7 @@ TEST(SchedulersTest, ReduceLROnPlateauStateDictResumes) {
 
 TEST(SchedulersTest, PyTorchErrors) {
   auto err = [&](const char* name, const std::function<void()>& f) {
-    expect_golden_error(kErrors, name, f);
+    tables().expect_error(name, f);
   };
   TwoGroups s;
   Optimizer& o = *s.opt;

@@ -1,59 +1,19 @@
 """Golden values for //optim (optim/optimizer_test.cc, optim/lr_scheduler_test.cc).
 
-Each optimizer case starts from the same float64 parameters
-(w = mk((3, 4), float64, 0) / 2 and b = mk((4,), float64, 5) / 2), takes 10
-steps of  zero_grad(); loss(params).backward(); step()  with
-    loss(p) = sum over params of 0.1 * sum(p**4) + sum((p - 0.5)**2)
-and records the parameters and the optimizer state after the last step.
+Each optimizer case is run by optim_cases.run: the same float64 start, 10
+steps on one loss, then the parameters and the optimizer state.
 The schedulers record get_last_lr() of two groups (lr 0.1 and 0.05) over
 20 epochs. Run with /usr/bin/python3 (PyTorch 1.13).
 """
 
-import math
-
 import torch
 
-from golden_util import ErrorWriter, GoldenWriter, mk
+from golden_util import ErrorWriter, GoldenWriter
+from optim_cases import run, schedule
 
 torch.set_default_dtype(torch.float64)
 golden = GoldenWriter("optim", package="optim")
 errors = ErrorWriter("optim", package="optim")
-
-STEPS = 10
-
-
-def start():
-    w = (mk((3, 4), torch.float64, 0) / 2).requires_grad_()
-    b = (mk((4,), torch.float64, 5) / 2).requires_grad_()
-    return w, b
-
-
-def loss_of(params):
-    total = 0
-    for p in params:
-        total = total + 0.1 * (p * p * p * p).sum() + ((p - 0.5) * (p - 0.5)).sum()
-    return total
-
-
-def run(name, make):
-    w, b = start()
-    opt = make([w, b])
-    for _ in range(STEPS):
-        opt.zero_grad()
-        loss_of([w, b]).backward()
-        opt.step()
-    golden.add(name + ".w", w)
-    golden.add(name + ".b", b)
-    for i, p in enumerate([w, b]):
-        for key, value in opt.state[p].items():
-            if value is None:
-                continue
-            if not torch.is_tensor(value):
-                value = torch.tensor(value)
-            if key == "step":
-                value = value.to(torch.int64)
-            golden.add("%s.state.%d.%s" % (name, i, key), value)
-
 
 O = torch.optim
 CASES = {
@@ -83,36 +43,21 @@ CASES = {
                                     lr=0.05, foreach=False),
 }
 for case_name, make_opt in CASES.items():
-    run(case_name, make_opt)
+    run(golden, case_name, make_opt)
 
 
 # --- schedulers --------------------------------------------------------------
 
-def schedule(name, make, initial_lr=None):
-    p = torch.zeros(1, requires_grad=True)
-    q = torch.zeros(1, requires_grad=True)
-    opt = O.SGD([{"params": [p]}, {"params": [q], "lr": 0.05}], lr=0.1)
-    if initial_lr is not None:
-        for g in opt.param_groups:
-            g["initial_lr"] = g["lr"] * initial_lr
-    sched = make(opt)
-    lrs = [sched.get_last_lr()]
-    for _ in range(20):
-        opt.step()
-        sched.step()
-        lrs.append(sched.get_last_lr())
-    golden.add("sched." + name, torch.tensor(lrs, dtype=torch.float64))
-
-
 S = torch.optim.lr_scheduler
-schedule("step", lambda o: S.StepLR(o, step_size=3, gamma=0.5))
-schedule("multistep", lambda o: S.MultiStepLR(o, milestones=[9, 2, 5, 5], gamma=0.3))
-schedule("exponential", lambda o: S.ExponentialLR(o, gamma=0.9))
-schedule("cosine", lambda o: S.CosineAnnealingLR(o, T_max=6, eta_min=0.001))
-schedule("lambda", lambda o: S.LambdaLR(o, [lambda e: 0.95 ** e, lambda e: 1.0 / (e + 1)]))
+schedule(golden, "step", lambda o: S.StepLR(o, step_size=3, gamma=0.5))
+schedule(golden, "multistep", lambda o: S.MultiStepLR(o, milestones=[9, 2, 5, 5], gamma=0.3))
+schedule(golden, "exponential", lambda o: S.ExponentialLR(o, gamma=0.9))
+schedule(golden, "cosine", lambda o: S.CosineAnnealingLR(o, T_max=6, eta_min=0.001))
+schedule(golden, "lambda",
+         lambda o: S.LambdaLR(o, [lambda e: 0.95 ** e, lambda e: 1.0 / (e + 1)]))
 # Resuming at epoch 3 from initial_lr = 2 * lr: the first step's closed form.
-schedule("cosine_resume", lambda o: S.CosineAnnealingLR(o, T_max=6, eta_min=0.001, last_epoch=3),
-         initial_lr=2.0)
+schedule(golden, "cosine_resume",
+         lambda o: S.CosineAnnealingLR(o, T_max=6, eta_min=0.001, last_epoch=3), initial_lr=2.0)
 
 
 # --- errors ------------------------------------------------------------------

@@ -5,13 +5,11 @@ CosineAnnealingWarmRestarts, OneCycleLR, CyclicLR, ReduceLROnPlateau,
 SequentialLR, ChainedScheduler and the closed forms behind step(epoch);
 clip_grad_norm_ and clip_grad_value_ (optim/clip_grad_test.cc).
 
-The optimizer cases follow tools/golden/optim.py: the same float64 start
-(w = mk((3, 4), float64, 0) / 2, b = mk((4,), float64, 5) / 2), 10 steps on
-    loss(p) = sum over params of 0.1 * sum(p**4) + sum((p - 0.5)**2),
-then the parameters and the optimizer state. The scheduler cases record
-get_last_lr() (and the momentum or beta1 a cyclic schedule sets) of two
-groups, lr 0.1 and 0.05, after construction and after each step. Run with
-/usr/bin/python3 (PyTorch 1.13).
+The optimizer cases are run by optim_cases.run, as optim.py's: the same
+float64 start, 10 steps on one loss, then the parameters and the optimizer
+state. The scheduler cases record get_last_lr() (and the momentum or beta1 a
+cyclic schedule sets) of two groups, lr 0.1 and 0.05, after construction and
+after each step. Run with /usr/bin/python3 (PyTorch 1.13).
 """
 
 import math
@@ -20,6 +18,7 @@ import warnings
 import torch
 
 from golden_util import ErrorWriter, GoldenWriter, mk
+from optim_cases import run
 
 torch.set_default_dtype(torch.float64)
 warnings.simplefilter("ignore")  # step(epoch) is deprecated; the closed forms are what we record
@@ -28,41 +27,9 @@ errors = ErrorWriter("optim_more", package="optim")
 
 O = torch.optim
 S = torch.optim.lr_scheduler
-STEPS = 10
 
 
 # --- optimizers --------------------------------------------------------------
-
-def start():
-    w = (mk((3, 4), torch.float64, 0) / 2).requires_grad_()
-    b = (mk((4,), torch.float64, 5) / 2).requires_grad_()
-    return w, b
-
-
-def loss_of(params):
-    total = 0
-    for p in params:
-        total = total + 0.1 * (p * p * p * p).sum() + ((p - 0.5) * (p - 0.5)).sum()
-    return total
-
-
-def run(name, make):
-    w, b = start()
-    opt = make([w, b])
-    for _ in range(STEPS):
-        opt.zero_grad()
-        loss_of([w, b]).backward()
-        opt.step()
-    golden.add(name + ".w", w)
-    golden.add(name + ".b", b)
-    for i, p in enumerate([w, b]):
-        for key, value in opt.state[p].items():
-            if not torch.is_tensor(value):
-                value = torch.tensor(value)
-            if key == "step":
-                value = value.to(torch.int64)
-            golden.add("%s.state.%d.%s" % (name, i, key), value)
-
 
 CASES = {
     "adagrad": lambda p: O.Adagrad(p, lr=0.1, foreach=False),
@@ -97,7 +64,7 @@ CASES = {
                                           lr=0.1, foreach=False),
 }
 for case_name, make_opt in CASES.items():
-    run(case_name, make_opt)
+    run(golden, case_name, make_opt)
 
 
 # --- schedulers ----------------------------------------------------------------
