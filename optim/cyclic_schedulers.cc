@@ -23,6 +23,8 @@ class MomentumAccess : public OptionVisitor {
     value_ = v;
   }
   void field(const char*, bool&) override {}
+  void field(const char*, int64_t&) override {}
+  void field(const char*, std::optional<std::string>&) override {}
   void field(const char* name, std::tuple<double, double>& v) override {
     if (name_ != name) return;
     found_ = true;

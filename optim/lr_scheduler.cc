@@ -226,15 +226,28 @@ void LRScheduler::load_state_dict(const NamedTensors& state_dict) {
 
 // --- the schedules -------------------------------------------------------------
 
+namespace {
+// LambdaLR's and MultiplicativeLR's check of a list of lambdas, made before
+// the base class touches the optimizer, as in PyTorch.
+Optimizer& check_lambdas(Optimizer& optimizer, size_t lambdas) {
+  const size_t groups = optimizer.param_groups().size();
+  EMBER_CHECK_VALUE(lambdas == groups, "Expected ", groups, " lr_lambdas, but got ", lambdas);
+  return optimizer;
+}
+
+// One lambda for every group.
+std::vector<LambdaLR::LrLambda> for_each_group(const Optimizer& optimizer,
+                                               LambdaLR::LrLambda lr_lambda) {
+  return std::vector<LambdaLR::LrLambda>(optimizer.param_groups().size(), std::move(lr_lambda));
+}
+}  // namespace
+
 LambdaLR::LambdaLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch)
-    : LambdaLR(optimizer,
-               std::vector<LrLambda>(optimizer.param_groups().size(), std::move(lr_lambda)),
-               last_epoch) {}
+    : LambdaLR(optimizer, for_each_group(optimizer, std::move(lr_lambda)), last_epoch) {}
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, int64_t last_epoch)
-    : LRScheduler(optimizer, last_epoch), lr_lambdas_(std::move(lr_lambdas)) {
-  EMBER_CHECK_VALUE(lr_lambdas_.size() == optimizer.param_groups().size(), "Expected ",
-                    optimizer.param_groups().size(), " lr_lambdas, but got ", lr_lambdas_.size());
+    : LRScheduler(check_lambdas(optimizer, lr_lambdas.size()), last_epoch),
+      lr_lambdas_(std::move(lr_lambdas)) {
   initial_step();
 }
 
@@ -243,6 +256,25 @@ std::vector<double> LambdaLR::get_lr() {
   for (size_t i = 0; i < base_lrs_.size(); ++i) {
     lrs.push_back(base_lrs_[i] * lr_lambdas_[i](last_epoch_));
   }
+  return lrs;
+}
+
+MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch)
+    : MultiplicativeLR(optimizer, for_each_group(optimizer, std::move(lr_lambda)), last_epoch) {}
+
+MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas,
+                                   int64_t last_epoch)
+    : LRScheduler(check_lambdas(optimizer, lr_lambdas.size()), last_epoch),
+      lr_lambdas_(std::move(lr_lambdas)) {
+  initial_step();
+}
+
+std::vector<double> MultiplicativeLR::get_lr() {
+  std::vector<double> lrs = current_lrs();
+  if (last_epoch_ <= 0) return lrs;
+  // PyTorch zips the lambdas with the groups.
+  lrs.resize(std::min(lrs.size(), lr_lambdas_.size()));
+  for (size_t i = 0; i < lrs.size(); ++i) lrs[i] *= lr_lambdas_[i](last_epoch_);
   return lrs;
 }
 

@@ -155,12 +155,28 @@ class LRScheduler {
 };
 
 // lr = base_lr * lr_lambda(epoch), one function for all groups or one per
-// group.
+// group (PyTorch's ValueError for a list of another length).
 class LambdaLR : public LRScheduler {
  public:
   using LrLambda = std::function<double(int64_t)>;
   LambdaLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch = -1);
   LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, int64_t last_epoch = -1);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::vector<LrLambda> lr_lambdas_;
+};
+
+// lr *= lr_lambda(epoch) at each epoch after the first, one function for all
+// groups or one per group, as LambdaLR takes them.
+class MultiplicativeLR : public LRScheduler {
+ public:
+  using LrLambda = LambdaLR::LrLambda;
+  MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch = -1);
+  MultiplicativeLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas,
+                   int64_t last_epoch = -1);
 
  protected:
   std::vector<double> get_lr() override;

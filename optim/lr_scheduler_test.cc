@@ -48,11 +48,12 @@ Tensor run(SGD& opt, LRScheduler& sched) {
 
 using Make = std::function<std::unique_ptr<LRScheduler>(SGD&)>;
 
-void expect_schedule(const std::string& name, const Make& make, double initial_lr_factor = 0) {
+// sched.<name> of `tables` (tools/golden/optim.py's by default).
+void expect_schedule(const std::string& name, const Make& make, double initial_lr_factor = 0,
+                     const testing::GoldenTables& tables = testing::optim_tables()) {
   TwoGroups s(initial_lr_factor);
   auto sched = make(*s.opt);
-  EXPECT_TRUE(near_golden(run(*s.opt, *sched), testing::optim_tables().golden("sched." + name),
-                          kDouble, 1e-12))
+  EXPECT_TRUE(near_golden(run(*s.opt, *sched), tables.golden("sched." + name), kDouble, 1e-12))
       << name;
 }
 
@@ -88,6 +89,58 @@ TEST(LRSchedulerTest, LambdaLR) {
         o, std::vector<LambdaLR::LrLambda>{[](int64_t e) { return std::pow(0.95, e); },
                                            [](int64_t e) { return 1.0 / (e + 1); }});
   });
+}
+
+// tools/golden/optim_extra.py: one factor for both groups, then one lambda
+// per group.
+TEST(LRSchedulerTest, MultiplicativeLR) {
+  const auto& extra = testing::optim_extra_tables();
+  expect_schedule(
+      "multiplicative",
+      [](SGD& o) { return std::make_unique<MultiplicativeLR>(o, [](int64_t) { return 0.9; }); },
+      0, extra);
+  expect_schedule(
+      "multiplicative_lists",
+      [](SGD& o) {
+        return std::make_unique<MultiplicativeLR>(
+            o, std::vector<MultiplicativeLR::LrLambda>{
+                   [](int64_t e) { return std::pow(0.95, e); },
+                   [](int64_t e) { return 1.0 - 0.01 * static_cast<double>(e); }});
+      },
+      0, extra);
+}
+
+// step(epoch) has no closed form to take: each jump multiplies the current
+// lr by lr_lambda(epoch) once, as PyTorch's.
+TEST(LRSchedulerTest, MultiplicativeLRStepToEpoch) {
+  TwoGroups s;
+  MultiplicativeLR sched(*s.opt, [](int64_t e) { return 1.0 - 0.05 * static_cast<double>(e); });
+  std::vector<double> lrs;
+  for (int64_t e : {5, 2, 9, 0, 14, 7}) {
+    sched.step(static_cast<double>(e));
+    lrs.insert(lrs.end(), sched.get_last_lr().begin(), sched.get_last_lr().end());
+  }
+  EXPECT_TRUE(near_golden(tensor(lrs, kDouble).reshape({6, 2}),
+                          testing::optim_extra_tables().golden("sched.multiplicative_epochs"),
+                          kDouble, 1e-12));
+}
+
+// Only the epoch counters are saved (lambdas are not, as in PyTorch): a
+// restored scheduler with the same lambda continues as the original.
+TEST(LRSchedulerTest, MultiplicativeLRStateDictRoundTrip) {
+  TwoGroups a, b;
+  auto factor = [](int64_t e) { return 1.0 - 0.02 * static_cast<double>(e); };
+  MultiplicativeLR sa(*a.opt, factor);
+  for (int i = 0; i < 3; ++i) sa.step();
+  b.opt->load_state_dict(a.opt->state_dict());
+  MultiplicativeLR sb(*b.opt, factor);
+  sb.load_state_dict(sa.state_dict());
+  EXPECT_EQ(sb.last_epoch(), 3);
+  for (int i = 0; i < 5; ++i) {
+    sa.step();
+    sb.step();
+    EXPECT_EQ(sa.get_last_lr(), sb.get_last_lr()) << i;
+  }
 }
 
 TEST(LRSchedulerTest, SetsOptimizerLrAndInitialLr) {
@@ -140,6 +193,13 @@ TEST(LRSchedulerTest, Errors) {
         LambdaLR(*s.opt, std::vector<LambdaLR::LrLambda>{[](int64_t) { return 1.0; }});
       },
       "Expected 2 lr_lambdas, but got 1");
+  // Checked before the optimizer is touched, as in PyTorch.
+  TwoGroups counted;
+  testing::optim_extra_tables().expect_error("multiplicative_count", [&] {
+    MultiplicativeLR(*counted.opt,
+                     std::vector<MultiplicativeLR::LrLambda>(3, [](int64_t) { return 1.0; }));
+  });
+  EXPECT_FALSE(counted.opt->param_groups()[0].initial_lr.has_value());
   TwoGroups fresh;
   ::ember::testing::expect_error(
       [&] { StepLR(*fresh.opt, 2, 0.1, /*last_epoch=*/5); },

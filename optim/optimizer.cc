@@ -1,5 +1,6 @@
 #include "optim/optimizer.h"
 
+#include <cmath>
 #include <cstring>
 
 #include <unordered_map>
@@ -150,38 +151,35 @@ class OptionReader : public OptionVisitor {
   void field(const char* name, std::tuple<double, double>& v) override {
     out_->emplace_back(name, v);
   }
+  void field(const char* name, int64_t& v) override { out_->emplace_back(name, v); }
+  void field(const char* name, std::optional<std::string>& v) override {
+    if (v) out_->emplace_back(name, *v);
+  }
 
  private:
   std::vector<std::pair<std::string, OptionValue>>* out_;
 };
 
-// Writes saved (name, value) pairs into an options struct. A saved number
-// may fill a flag (PyTorch states hold 0/1 where ember has bool) and the
-// reverse; options ember does not know (foreach, capturable...) are ignored.
+// A saved number, integer or flag as a double (PyTorch states hold 0/1
+// where ember has bool, and 1 where it has 1.0); nullopt for anything else.
+std::optional<double> number_of(const OptionValue& value) {
+  if (auto* d = std::get_if<double>(&value)) return *d;
+  if (auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
+  if (auto* b = std::get_if<bool>(&value)) return *b ? 1.0 : 0.0;
+  return std::nullopt;
+}
+
+// Writes saved (name, value) pairs into an options struct. Numbers, integers
+// and flags fill each other's fields (an integer field only from a whole
+// number); options ember does not know (foreach, capturable...) are ignored.
 class OptionWriter : public OptionVisitor {
  public:
   explicit OptionWriter(const std::vector<std::pair<std::string, OptionValue>>& in) : in_(in) {}
   void field(const char* name, double& v) override {
-    if (const OptionValue* s = find(name)) {
-      if (auto* d = std::get_if<double>(s)) {
-        v = *d;
-      } else if (auto* b = std::get_if<bool>(s)) {
-        v = *b ? 1.0 : 0.0;
-      } else {
-        mismatch(name);
-      }
-    }
+    if (const OptionValue* s = find(name)) v = number(name, *s);
   }
   void field(const char* name, bool& v) override {
-    if (const OptionValue* s = find(name)) {
-      if (auto* b = std::get_if<bool>(s)) {
-        v = *b;
-      } else if (auto* d = std::get_if<double>(s)) {
-        v = *d != 0;
-      } else {
-        mismatch(name);
-      }
-    }
+    if (const OptionValue* s = find(name)) v = number(name, *s) != 0;
   }
   void field(const char* name, std::tuple<double, double>& v) override {
     if (const OptionValue* s = find(name)) {
@@ -190,6 +188,23 @@ class OptionWriter : public OptionVisitor {
       v = *t;
     }
   }
+  void field(const char* name, int64_t& v) override {
+    if (const OptionValue* s = find(name)) {
+      const double d = number(name, *s);
+      if (d != std::floor(d)) mismatch(name);
+      v = static_cast<int64_t>(d);
+    }
+  }
+  void field(const char* name, std::optional<std::string>& v) override {
+    const OptionValue* s = find(name);
+    if (s == nullptr) {
+      v = std::nullopt;  // None is saved as no entry
+      return;
+    }
+    auto* str = std::get_if<std::string>(s);
+    if (str == nullptr) mismatch(name);
+    v = *str;
+  }
 
  private:
   const OptionValue* find(const char* name) const {
@@ -197,6 +212,11 @@ class OptionWriter : public OptionVisitor {
       if (kv.first == name) return &kv.second;
     }
     return nullptr;
+  }
+  static double number(const char* name, const OptionValue& value) {
+    std::optional<double> d = number_of(value);
+    if (!d) mismatch(name);
+    return *d;
   }
   [[noreturn]] static void mismatch(const char* name) {
     throw ValueError(absl::StrCat("loaded state dict has a value of the wrong kind for option '",
@@ -261,17 +281,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
         ps.step = static_cast<int64_t>(b.second.item<double>());
         continue;
       }
-      // ParamState::scalar's numbers: kept in float64 on the CPU.
-      const bool number = b.second.dim() == 0 && p.dim() != 0;
-      EMBER_CHECK_VALUE(number || b.second.sizes() == p.sizes(), "loaded state dict has a '",
-                        b.first, "' of the wrong shape for parameter ", kv.first);
-      Tensor t;
-      if (number) {
-        t = b.second.to(Device(kCPU)).to(kDouble);
-      } else {
-        t = b.second.is_floating_point() ? b.second.to(p.dtype()) : b.second;
-        t = t.to(p.device());
-      }
+      Tensor t = load_state_entry(p, kv.first, b.first, b.second);
       ps.buffers.emplace_back(b.first, t.is_same(b.second) ? t.clone() : t);
     }
     state[p.unsafeGetTensorImpl()] = std::move(ps);
@@ -285,9 +295,9 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
     std::optional<double> initial_lr;
     for (const auto& kv : sd.param_groups[i].options) {
       if (kv.first != "initial_lr") continue;
-      auto* d = std::get_if<double>(&kv.second);
-      EMBER_CHECK_VALUE(d != nullptr, "loaded state dict has a non-numeric 'initial_lr'");
-      initial_lr = *d;
+      initial_lr = number_of(kv.second);
+      EMBER_CHECK_VALUE(initial_lr.has_value() && !std::holds_alternative<bool>(kv.second),
+                        "loaded state dict has a non-numeric 'initial_lr'");
     }
     options.push_back(std::move(o));
     initial_lrs.push_back(initial_lr);
@@ -297,6 +307,17 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
     param_groups_[i].initial_lr = initial_lrs[i];
   }
   state_ = std::move(state);
+}
+
+Tensor Optimizer::load_state_entry(const Tensor& p, int64_t index, const std::string& name,
+                                   const Tensor& saved) const {
+  // ParamState::scalar's numbers: kept in float64 on the CPU.
+  const bool number = saved.dim() == 0 && p.dim() != 0;
+  EMBER_CHECK_VALUE(number || saved.sizes() == p.sizes(), "loaded state dict has a '", name,
+                    "' of the wrong shape for parameter ", index);
+  if (number) return saved.to(Device(kCPU)).to(kDouble);
+  Tensor t = saved.is_floating_point() ? saved.to(p.dtype()) : saved;
+  return t.to(p.device());
 }
 
 // --- the flat form (Note [Optimizer state keys]) ------------------------------
@@ -316,6 +337,11 @@ NamedTensors OptimizerStateDict::to_named_tensors() const {
         t = scalar_tensor(*d, kDouble);
       } else if (auto* b = std::get_if<bool>(&o.second)) {
         t = scalar_tensor(*b, kBool);
+      } else if (auto* i = std::get_if<int64_t>(&o.second)) {
+        t = scalar_tensor(*i, kLong);
+      } else if (auto* str = std::get_if<std::string>(&o.second)) {
+        t = empty({static_cast<int64_t>(str->size())}, kByte);
+        std::copy(str->begin(), str->end(), reinterpret_cast<char*>(t.data_ptr<uint8_t>()));
       } else {
         const auto& pair = std::get<std::tuple<double, double>>(o.second);
         t = tensor({std::get<0>(pair), std::get<1>(pair)}, kDouble);
@@ -362,6 +388,11 @@ OptimizerStateDict OptimizerStateDict::from_named_tensors(const NamedTensors& na
       group.params.assign(p, p + l.numel());
     } else if (c.dtype() == kBool && c.numel() == 1) {
       group.options.emplace_back(parts[2], c.item<bool>());
+    } else if (c.dtype() == kByte && c.dim() == 1) {
+      const char* begin = reinterpret_cast<const char*>(c.data_ptr<uint8_t>());
+      group.options.emplace_back(parts[2], std::string(begin, begin + c.numel()));
+    } else if (c.dim() == 0 && !c.is_floating_point()) {
+      group.options.emplace_back(parts[2], c.to(kLong).item<int64_t>());
     } else if (c.dim() == 0) {
       group.options.emplace_back(parts[2], c.item<double>());
     } else if (c.dim() == 1 && c.numel() == 2) {
@@ -369,7 +400,8 @@ OptimizerStateDict OptimizerStateDict::from_named_tensors(const NamedTensors& na
       group.options.emplace_back(parts[2],
                                  std::make_tuple(d.data_ptr<double>()[0], d.data_ptr<double>()[1]));
     } else {
-      throw ValueError(absl::StrCat("'", key, "' must be a number, a flag or a pair"));
+      throw ValueError(
+          absl::StrCat("'", key, "' must be a number, an integer, a flag, a pair or a string"));
     }
   }
   return sd;

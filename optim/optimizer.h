@@ -37,8 +37,9 @@ using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 namespace optim {
 
 // A param-group option as PyTorch's state_dict holds it: a number, a flag,
-// or a pair of numbers (Adam's betas).
-using OptionValue = std::variant<double, bool, std::tuple<double, double>>;
+// a pair of numbers (Adam's betas), an integer (LBFGS's max_iter) or a
+// string (LBFGS's line_search_fn).
+using OptionValue = std::variant<double, bool, std::tuple<double, double>, int64_t, std::string>;
 
 // Visits an options struct's hyper-parameters by their PyTorch names; the
 // state dict code reads and writes options through it, once for all kinds.
@@ -48,6 +49,10 @@ class OptionVisitor {
   virtual void field(const char* name, double& value) = 0;
   virtual void field(const char* name, bool& value) = 0;
   virtual void field(const char* name, std::tuple<double, double>& value) = 0;
+  virtual void field(const char* name, int64_t& value) = 0;
+  // PyTorch's None is no entry: a reader saves nothing for nullopt, and a
+  // writer sets nullopt where the saved options have no such key.
+  virtual void field(const char* name, std::optional<std::string>& value) = 0;
 };
 
 class OptimizerOptions {
@@ -124,10 +129,13 @@ struct ParamState {
 // checkpoints (to_named_tensors) names each value:
 //   state.<index>.<buffer>      the buffer tensor, as the optimizer holds it
 //   state.<index>.step          0-dim int64
-//   param_groups.<g>.<option>   0-dim float64 for numbers, 0-dim bool for
-//                               flags, 1-D float64 for pairs (betas)
+//   param_groups.<g>.<option>   0-dim float64 for numbers, 0-dim int64 for
+//                               integers, 0-dim bool for flags, 1-D float64
+//                               for pairs (betas), 1-D uint8 for strings
+//                               (their UTF-8 bytes)
 //   param_groups.<g>.params     1-D int64: the group's parameter indices
-// in that order (state by index, then the groups). from_named_tensors reads
+// in that order (state by index, then the groups); a state list is numbered
+// (LBFGS's state.0.old_dirs.<i>, see lbfgs.h). from_named_tensors reads
 // it back. A PyTorch state dict flattened the same way loads too: its float
 // step becomes an integer, options ember lacks (foreach, capturable...) are
 // ignored, and None values must be left out.
@@ -161,8 +169,9 @@ class Optimizer {
 
   // Runs the closure (with grad enabled) when given, then updates every
   // parameter that has a grad, in place and without recording autograd.
-  // Returns the closure's loss (undefined without one).
-  Tensor step(const LossClosure& closure = nullptr);
+  // Returns the closure's loss (undefined without one). LBFGS, which
+  // evaluates the closure itself, overrides it.
+  virtual Tensor step(const LossClosure& closure = nullptr);
 
   std::vector<OptimizerParamGroup>& param_groups() { return param_groups_; }
   const std::vector<OptimizerParamGroup>& param_groups() const { return param_groups_; }
@@ -187,6 +196,11 @@ class Optimizer {
   virtual void step_group(OptimizerParamGroup& group) = 0;
   // The state of p, created empty on first use.
   ParamState& state_for(const Tensor& p) { return state_[p.unsafeGetTensorImpl()]; }
+  // The saved state entry `name` (not "step") of parameter p (index `index`
+  // in the dict), checked and converted as load_state_dict describes. LBFGS,
+  // whose state spans all its parameters, has its own rule.
+  virtual Tensor load_state_entry(const Tensor& p, int64_t index, const std::string& name,
+                                  const Tensor& saved) const;
 
  private:
   std::unique_ptr<OptimizerOptions> defaults_;

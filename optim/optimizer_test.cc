@@ -256,6 +256,28 @@ TEST(OptimizerTest, LoadsPyTorchAdamStateFlattened) {
   EXPECT_TRUE(opt.state(w)->find("exp_avg")->equal(full({2}, 0.5, kDouble)));
 }
 
+// PyTorch keeps lr=1 as a Python int: flattened, a 0-dim int64 fills a
+// float option; a fractional number does not fill an integer one.
+TEST(OptimizerTest, IntegerAndNumberOptionsFillEachOther) {
+  Tensor w = zeros({2}, kDouble).requires_grad_();
+  SGD opt({w}, SGDOptions(0.1));
+  NamedTensors named = opt.state_dict().to_named_tensors();
+  for (auto& kv : named) {
+    if (kv.first == "param_groups.0.lr") kv.second = scalar_tensor(1, kLong);
+  }
+  opt.load_state_dict(OptimizerStateDict::from_named_tensors(named));
+  EXPECT_EQ(opt.param_groups()[0].options().get_lr(), 1.0);
+
+  LBFGS lbfgs({w});
+  OptimizerStateDict sd = lbfgs.state_dict();
+  for (auto& kv : sd.param_groups[0].options) {
+    if (kv.first == "max_iter") kv.second = 2.5;
+  }
+  ::ember::testing::expect_error<ValueError>(
+      [&] { lbfgs.load_state_dict(sd); },
+      "loaded state dict has a value of the wrong kind for option 'max_iter'");
+}
+
 TEST(OptimizerTest, FromNamedTensorsRejectsUnknownKeys) {
   NamedTensors bad = {{"states.0.step", scalar_tensor(1, kLong)}};
   ::ember::testing::expect_error<ValueError>(

@@ -27,6 +27,12 @@ const GoldenEntry kOptimMoreGolden[] = {
 const GoldenError kOptimMoreErrors[] = {
 #include "optim/testdata/optim_more_errors_golden.inc"
 };
+const GoldenEntry kOptimExtraGolden[] = {
+#include "optim/testdata/optim_extra_golden.inc"
+};
+const GoldenError kOptimExtraErrors[] = {
+#include "optim/testdata/optim_extra_errors_golden.inc"
+};
 }  // namespace
 
 const GoldenEntry& GoldenTables::golden(const std::string& name) const {
@@ -52,6 +58,11 @@ const GoldenTables& optim_tables() {
 
 const GoldenTables& optim_more_tables() {
   static const auto* t = new GoldenTables(kOptimMoreGolden, kOptimMoreErrors);
+  return *t;
+}
+
+const GoldenTables& optim_extra_tables() {
+  static const auto* t = new GoldenTables(kOptimExtraGolden, kOptimExtraErrors);
   return *t;
 }
 

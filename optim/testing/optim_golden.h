@@ -2,7 +2,8 @@
 #define EMBER_OPTIM_TESTING_OPTIM_GOLDEN_H_
 
 // Test-only: //optim's golden tables, each compiled once for all its tests
-// (tools/golden/optim.py and optim_more.py write them from PyTorch 1.13), and the optimizer checks those tests share: the cases of
+// (tools/golden/optim.py, optim_more.py, optim_extra.py write them from
+// PyTorch 1.13), and the optimizer checks those tests share: the cases of
 // tools/golden/optim_cases.py (one start, one loss, 10 steps) against the
 // tables, through the fused loops and the tensor-op path (Note [Fused
 // updates]), in float32, with strided grads, and restored from a state dict.
@@ -49,6 +50,7 @@ class GoldenTables {
 
 const GoldenTables& optim_tables();        // tools/golden/optim.py
 const GoldenTables& optim_more_tables();   // tools/golden/optim_more.py
+const GoldenTables& optim_extra_tables();  // tools/golden/optim_extra.py
 
 // --- the optimizer cases (tools/golden/optim_cases.py) ------------------------
 
