@@ -71,15 +71,25 @@ void GlooWork::finish(std::exception_ptr ex, int source_rank) {
 
 void gloo_check_tensor(const Tensor& t, const char* op) {
   EMBER_CHECK(t.defined(), "ProcessGroupGloo::", op, ": tensor is undefined");
-  EMBER_CHECK(t.is_cpu(), "ProcessGroupGloo::", op, ": unsupported device type ",
-              t.device().str(), " (gloo runs on CPU tensors)");
   EMBER_CHECK(!t.is_quantized(), "ProcessGroupGloo::", op, ": unsupported dtype ",
               dtype_name(t.dtype()));
 }
 
+void gloo_check_devices(const Tensor& t, const Tensor& like, const char* op) {
+  EMBER_CHECK(t.device() == like.device(), "ProcessGroupGloo::", op,
+              ": tensors must all be on the same device (got ", like.device().str(), " and ",
+              t.device().str(), ")");
+}
+
+// Note [Gloo and device tensors]: gloo moves host memory only, so a tensor
+// on a device (CUDA) is staged through a dense host copy: copied in on the
+// calling thread when the op reads it, and back (copy_back, on the worker
+// thread) when the op writes it, as PyTorch's gloo backend does for CUDA
+// tensors (there on a side stream; here the copies synchronize).
 Staged gloo_stage(const Tensor& t, bool copy_in) {
-  if (t.is_contiguous()) return {t, t};
-  Tensor dense = copy_in ? t.contiguous() : empty(t.sizes(), t.options());
+  if (t.is_cpu() && t.is_contiguous()) return {t, t};
+  const TensorOptions host = t.options().device(Device(kCPU));
+  Tensor dense = copy_in ? t.to(Device(kCPU)).contiguous() : empty(t.sizes(), host);
   return {t, dense};
 }
 

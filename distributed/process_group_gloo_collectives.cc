@@ -70,6 +70,7 @@ void check_same(const Tensor& a, const Tensor& b, const char* op) {
               dtype_name(b.dtype()), ")");
   EMBER_CHECK(a.sizes() == b.sizes(), "ProcessGroupGloo::", op,
               ": tensors must all have the same size");
+  gloo_check_devices(b, a, op);
 }
 
 void check_root(int root, int size, const char* op) {
@@ -162,7 +163,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outp
   GlooReduceFn fn = gloo_reduce_fn(out.dtype(), op, "reduce_scatter");
   // One allreduce over the concatenated inputs, keeping this rank's part.
   const int64_t n = out.numel();
-  Tensor flat = empty({n * size_}, out.options());
+  Tensor flat = empty({n * size_}, out.options().device(Device(kCPU)));
   for (int r = 0; r < size_; ++r) flat.narrow(0, r * n, n).copy_(inputs[0][r].reshape({n}));
   auto w = impl_->make_work("reduce_scatter", true);
   const int size = size_, rank = rank_;

@@ -139,11 +139,15 @@ GlooReduceFn gloo_reduce_fn(ScalarType dtype, ReduceOp op, const char* caller);
 // Divides n elements in place by d (truncating for integers): AVG's second half.
 void gloo_divide_in_place(void* data, ScalarType dtype, size_t n, int64_t d);
 
-// Checks shared by the ops: a defined CPU tensor of a supported dtype.
+// Checks shared by the ops: a defined tensor of a supported dtype (on any
+// device: Note [Gloo and device tensors]).
 void gloo_check_tensor(const Tensor& t, const char* op);
+// The tensors of one op live on one device.
+void gloo_check_devices(const Tensor& t, const Tensor& like, const char* op);
 
-// A dense buffer for `t`: t itself when contiguous, otherwise a dense copy
-// (copy_in: initialised from t) whose contents go back with copy_back().
+// A dense host buffer for `t`: t itself when it is a contiguous CPU tensor,
+// otherwise a dense host copy (copy_in: initialised from t) whose contents
+// go back with copy_back().
 struct Staged {
   Tensor user;
   Tensor dense;

@@ -36,6 +36,7 @@ void check_list(const std::vector<Tensor>& list, const Tensor& like, const char*
                 dtype_name(t.dtype()));
     EMBER_CHECK(t.numel() == like.numel(), "ProcessGroupGloo::", op, ": invalid ", what,
                 " tensor size: expected ", like.numel(), " elements, got ", t.numel());
+    gloo_check_devices(t, like, op);
   }
 }
 
@@ -72,6 +73,7 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors,
     gloo_check_tensor(t, "broadcast");
     EMBER_CHECK(t.dtype() == tensors[0].dtype() && t.sizes() == tensors[0].sizes(),
                 "ProcessGroupGloo::broadcast: tensors must all have the same type and size");
+    gloo_check_devices(t, tensors[0], "broadcast");
   }
   Staged s = gloo_stage(tensors[0], rank_ == opts.root);
   std::vector<Tensor> others(tensors.begin() + 1, tensors.end());
@@ -194,7 +196,7 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(std::vector<Tensor>& outputs,
                 "ProcessGroupGloo::scatter: invalid input tensor list: expected ", size_,
                 " tensors (the world size), got ", inputs[0].size());
     check_list(inputs[0], outputs[0], "scatter", "input");
-    for (const auto& t : inputs[0]) ins.push_back(t.contiguous());
+    for (const auto& t : inputs[0]) ins.push_back(gloo_stage(t, true).dense);
   } else {
     EMBER_CHECK(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()),
                 "ProcessGroupGloo::scatter: requires empty input on non-root");
@@ -231,6 +233,7 @@ std::shared_ptr<Work> ProcessGroupGloo::alltoall_base(Tensor& output, Tensor& in
   EMBER_CHECK(input.dtype() == output.dtype(),
               "ProcessGroupGloo::alltoall_base: input and output must have the same type (got ",
               dtype_name(input.dtype()), " and ", dtype_name(output.dtype()), ")");
+  gloo_check_devices(output, input, "alltoall_base");
   auto in_rows = row_splits(input, input_split_sizes, size_, "input");
   auto out_rows = row_splits(output, output_split_sizes, size_, "output");
   const int64_t in_row = input.size(0) ? input.numel() / input.size(0) : 0;

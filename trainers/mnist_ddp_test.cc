@@ -19,6 +19,7 @@
 #include "distributed/gloo_test_util.h"
 #include "distributed/testing/multiprocess.h"
 #include "serialize/checkpoint.h"
+#include "tensor/cuda/cuda.h"
 #include "trainers/mnist_train.h"
 
 namespace ember {
@@ -90,6 +91,46 @@ TEST(MnistDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
 
 // `launch --nproc_per_node=2 trainers/mnist ...`: both ranks train, rank 0
 // alone prints the seed's lines (prefixed by the launcher), exit code 0.
+// Two ranks on the GPU all-reduce over gloo through host copies (Note
+// [Gloo and device tensors]) and end where two CPU ranks end, up to float
+// rounding. The parent never touches CUDA (a forked child could not use a
+// runtime its parent initialized): the ranks look for a device themselves.
+TEST(MnistDataParallelTest, CudaRanksTrainLikeCpuRanks) {
+  const std::string dir = dist::testing::make_temp_dir();
+  for (const std::string device : {"cpu", "cuda"}) {
+    dist::testing::run_world(
+        2,
+        [&](int rank, int) {
+          if (device == "cuda" && !cuda::is_available()) {
+            std::ofstream(dir + "/no_gpu");
+            return;
+          }
+          MnistConfig c = small();
+          c.device = device;
+          std::ostringstream out;
+          auto epochs = train_mnist(c, out);
+          ASSERT_EQ(epochs.size(), 1u);
+          if (rank == 0) {
+            std::ofstream(dir + "/" + device)
+                << epochs[0].train_loss << " " << epochs[0].test_loss << " " << epochs[0].accuracy;
+          }
+        },
+        milliseconds(120000));
+  }
+  const bool skip = std::ifstream(dir + "/no_gpu").good();
+  double cpu[3], gpu[3];
+  if (!skip) {
+    std::istringstream c(slurp(dir + "/cpu")), g(slurp(dir + "/cuda"));
+    c >> cpu[0] >> cpu[1] >> cpu[2];
+    g >> gpu[0] >> gpu[1] >> gpu[2];
+  }
+  dist::testing::remove_tree(dir);
+  if (skip) GTEST_SKIP() << "no usable CUDA device on this machine";
+  EXPECT_NEAR(gpu[0], cpu[0], 1e-3);
+  EXPECT_NEAR(gpu[1], cpu[1], 1e-4);
+  EXPECT_NEAR(gpu[2], cpu[2], 0.5);
+}
+
 TEST(MnistDataParallelTest, RunsUnderTheLauncher) {
   const std::string dir = dist::testing::make_temp_dir();
   const std::string out_path = dir + "/out";

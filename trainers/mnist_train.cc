@@ -79,10 +79,14 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
   std::ostream null_stream(&null_buffer);
   std::ostream& out = rank == 0 ? out_all : null_stream;
 
-  const Device device(c.device);
-  EMBER_CHECK(!parallel || device.is_cpu(),
-              "data-parallel training runs on the CPU (gloo); CUDA ranks need an NCCL process "
-              "group, which ember does not have yet");
+  // CUDA ranks all-reduce over gloo through host copies (Note [Gloo and
+  // device tensors]); "cuda" without an index puts rank r on GPU
+  // r % device_count, as the seeds' device_ids=[rank].
+  Device device(c.device);
+  if (parallel && device.is_cuda() && !device.has_index()) {
+    EMBER_CHECK(cuda::device_count() > 0, "--device=cuda: no CUDA device is available");
+    device = Device(kCUDA, static_cast<int8_t>(rank % static_cast<int>(cuda::device_count())));
+  }
 
   manual_seed(c.seed);  // the same initialization on every device
   Net model;
