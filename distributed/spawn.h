@@ -18,7 +18,11 @@
 // code (it _exit()s after fn, skipping atexit handlers and static
 // destructors, after flushing stdio), and reports an exception's message
 // through a pipe. The parent reaps every child it started, also when
-// ProcessContext is destroyed early.
+// ProcessContext is destroyed early. As with torch.multiprocessing's fork
+// start method, a parent that has used CUDA (cuda::is_available() included)
+// cannot hand it to its children: their first CUDA use throws "Cannot
+// re-initialize CUDA in forked subprocess" (Note [CUDA after fork]); touch
+// CUDA only inside fn, or start the ranks with //distributed:launch.
 
 #include <sys/types.h>
 

@@ -54,6 +54,13 @@ namespace {
 
 namespace dist = ember::distributed;
 
+// The seed's first line. Asking initializes CUDA, which a process must not
+// do before it forks ranks that use it (Note [CUDA after fork]): under
+// --nproc, rank 0 asks in its own process.
+void print_cuda_available() {
+  std::cout << "CUDA available: " << (ember::cuda::is_available() ? "True" : "False") << "\n";
+}
+
 // One rank of a data-parallel run: joins the group, trains, leaves.
 void train_rank(const ember::trainers::MnistConfig& c, const dist::InitOptions& init) {
   dist::init_process_group("gloo", init);
@@ -77,6 +84,7 @@ void spawn_ranks(ember::trainers::MnistConfig c, int nproc) {
           init.init_method = "file://" + dir + "/store";
           init.world_size = nproc;
           init.rank = rank;
+          if (rank == 0) print_cuda_available();
           train_rank(c, init);
         },
         nproc);
@@ -107,15 +115,15 @@ int main(int argc, char** argv) {
   c.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
   c.resume = absl::GetFlag(FLAGS_resume);
   c.device = absl::GetFlag(FLAGS_device);
-  // The seed's first line; ember's ops run on the CPU whatever it says.
-  std::cout << "CUDA available: " << (ember::cuda::is_available() ? "True" : "False") << "\n";
   try {
     const int nproc = absl::GetFlag(FLAGS_nproc);
     if (getenv("WORLD_SIZE") != nullptr) {
+      print_cuda_available();
       train_rank(c, {});  // launched: env://
     } else if (nproc > 1) {
-      spawn_ranks(c, nproc);
+      spawn_ranks(c, nproc);  // rank 0 prints the first line: see print_cuda_available
     } else {
+      print_cuda_available();
       ember::trainers::train_mnist(c, std::cout);
     }
   } catch (const std::exception& e) {

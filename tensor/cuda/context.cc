@@ -2,6 +2,9 @@
 
 #include "tensor/cuda/context.h"
 
+#include <pthread.h>
+
+#include <atomic>
 #include <string>
 
 #include "tensor/cuda/cuda.h"
@@ -57,9 +60,23 @@ InitState probe() {
   return s;
 }
 
+// Note [CUDA after fork]: the CUDA runtime cannot be used in a child that
+// was fork()ed after the parent initialized it (every call then fails with
+// "initialization error"), which dist::spawn does. As
+// PyTorch (torch/csrc/cuda/Module.cpp, in_bad_fork), the first probe
+// registers an atfork handler that marks such children, and they get a
+// clear error at their first use of a device instead of the runtime's.
+std::atomic<bool> in_bad_fork{false};
+
+void mark_bad_fork() { in_bad_fork.store(true); }
+
 // Probed once: the answer cannot change within a process.
 const InitState& state() {
-  static const InitState* s = new InitState(probe());
+  static const InitState* s = [] {
+    auto* p = new InitState(probe());
+    if (p->count > 0) pthread_atfork(nullptr, nullptr, mark_bad_fork);
+    return p;
+  }();
   return *s;
 }
 
@@ -72,6 +89,12 @@ void check(cudaError_t err) {
 }
 
 int ensure_initialized() {
+  if (in_bad_fork.load()) {
+    throw Error(
+        "Cannot re-initialize CUDA in forked subprocess. CUDA was initialized in the parent "
+        "before it forked this process (as dist::spawn does): use CUDA "
+        "only in the children, or start the ranks with //distributed:launch");
+  }
   const InitState& s = state();
   if (s.count == 0) throw Error(s.error);
   return s.count;

@@ -18,7 +18,9 @@ void check(cudaError_t err);
 
 // The number of devices; throws PyTorch's error when there is none to use
 // ("Found no NVIDIA driver on your system...", "No CUDA GPUs are available").
-// Every path that touches a device calls this first.
+// Every path that touches a device calls this first. In a child forked after
+// CUDA was initialized it throws "Cannot re-initialize CUDA in forked
+// subprocess..." (Note [CUDA after fork] in context.cc).
 int ensure_initialized();
 
 // The index of `d` (its own, or the current device for "cuda").

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -149,6 +152,35 @@ TEST(CudaDeviceTest, DeviceSelection) {
   Tensor x = sample({3}, kFloat);
   EXPECT_EQ(error_of([&] { x.to(Device(kCUDA, static_cast<int8_t>(past_end))); }),
             "CUDA error: invalid device ordinal");
+}
+
+// Note [CUDA after fork]: a child forked after the parent used CUDA gets
+// PyTorch's error at its first device use, not the runtime's "initialization
+// error" at some later call.
+TEST(CudaDeviceTest, ForkedChildOfAnInitializedParentGetsAClearError) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Tensor warm = sample({2}, kFloat).cuda();  // the parent initializes CUDA
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string message = error_of([] { empty({2}, TensorOptions().device(kCUDA)); });
+    ssize_t written = write(fds[1], message.data(), message.size());
+    _exit(written == static_cast<ssize_t>(message.size()) ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) message.append(buf, n);
+  close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(message.rfind("Cannot re-initialize CUDA in forked subprocess.", 0), 0u) << message;
+  EXPECT_TRUE(warm.is_cuda());  // the parent's CUDA still works
+  EXPECT_EQ(warm.cpu().sum().item<float>(), sample({2}, kFloat).sum().item<float>());
 }
 
 TEST(CudaDeviceTest, RoundTripContiguousEveryDtype) {
