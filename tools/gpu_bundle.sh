@@ -9,7 +9,11 @@
 #   tools/gpu_bundle.sh //tensor/cuda:cuda_test //tensor/cuda:ops_test  # here; carry .gpu
 #   # on the GPU machine, from the repository root:
 #   mkdir -p /tmp/g && tar -xJf .gpu/bundle.tar.xz -C /tmp/g
-#   LD_LIBRARY_PATH=/tmp/g/lib /tmp/g/bin/cuda_test
+#   LD_LIBRARY_PATH=/tmp/g/lib /tmp/g/bin/tensor/cuda/cuda_test
+#
+# Binaries keep their package path under bin/ (//autograd:cuda_test and
+# //tensor/cuda:cuda_test both exist), so bin/ is also the working
+# directory for tests that run `distributed/launch` or `trainers/mnist`.
 #
 # The C library, the dynamic loader, the NVIDIA driver (libcuda) and the
 # CUDA toolkit's libraries stay behind: the GPU machine's own are used. Test data under the source
@@ -23,14 +27,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exclude=$(git rev-parse --git-path info/exclude)
 mkdir -p "$(dirname "${exclude}")"
 grep -qx '/.gpu/' "${exclude}" 2>/dev/null || echo '/.gpu/' >>"${exclude}"
-rm -rf .gpu
+rm -rf .gpu/stage .gpu/bundle.tar.xz  # keeps what else travels in .gpu (tools/gpu_checks.sh --data)
 mkdir -p .gpu/stage/bin .gpu/stage/lib
 bin=$(./bazelw info bazel-bin 2>/dev/null)
 for t in "$@"; do
   pkg=${t#//}; pkg=${pkg%%:*}; name=${t##*:}
   [[ ${t} == *:* ]] || name=${pkg##*/}
   exe="${bin}/${pkg}/${name}"
-  cp -L "${exe}" ".gpu/stage/bin/${name}"
+  mkdir -p ".gpu/stage/bin/${pkg}"
+  cp -L "${exe}" ".gpu/stage/bin/${pkg}/${name}"
   ldd "${exe}" | awk '/=> \// {print $1, $3}' | while read -r soname path; do
     case "${soname}" in
       libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libcuda.so*) continue ;;

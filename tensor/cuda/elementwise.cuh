@@ -114,18 +114,14 @@ __device__ __forceinline__ void loop_offsets(const Elementwise& e, int64_t i, in
   }
 }
 
+// Strided operands (any geometry): one element per thread and step.
 template <typename Out, typename In, typename F>
 __global__ void unary_loop(Elementwise e, F f) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < e.numel;
        i += int64_t{blockDim.x} * gridDim.x) {
-    if (e.contiguous) {
-      reinterpret_cast<Out*>(e.data[0])[i] = f(reinterpret_cast<const In*>(e.data[1])[i]);
-    } else {
-      int64_t off[2];
-      loop_offsets<2>(e, i, off);
-      *reinterpret_cast<Out*>(e.data[0] + off[0]) =
-          f(*reinterpret_cast<const In*>(e.data[1] + off[1]));
-    }
+    int64_t off[2];
+    loop_offsets<2>(e, i, off);
+    *reinterpret_cast<Out*>(e.data[0] + off[0]) = f(*reinterpret_cast<const In*>(e.data[1] + off[1]));
   }
 }
 
@@ -133,16 +129,10 @@ template <typename Out, typename In, typename F>
 __global__ void binary_loop(Elementwise e, F f) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < e.numel;
        i += int64_t{blockDim.x} * gridDim.x) {
-    if (e.contiguous) {
-      reinterpret_cast<Out*>(e.data[0])[i] = f(reinterpret_cast<const In*>(e.data[1])[i],
-                                               reinterpret_cast<const In*>(e.data[2])[i]);
-    } else {
-      int64_t off[3];
-      loop_offsets<3>(e, i, off);
-      *reinterpret_cast<Out*>(e.data[0] + off[0]) =
-          f(*reinterpret_cast<const In*>(e.data[1] + off[1]),
-            *reinterpret_cast<const In*>(e.data[2] + off[2]));
-    }
+    int64_t off[3];
+    loop_offsets<3>(e, i, off);
+    *reinterpret_cast<Out*>(e.data[0] + off[0]) = f(*reinterpret_cast<const In*>(e.data[1] + off[1]),
+                                                    *reinterpret_cast<const In*>(e.data[2] + off[2]));
   }
 }
 
@@ -150,39 +140,83 @@ template <typename T, typename F>
 __global__ void ternary_loop(Elementwise e, F f) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < e.numel;
        i += int64_t{blockDim.x} * gridDim.x) {
-    if (e.contiguous) {
-      reinterpret_cast<T*>(e.data[0])[i] = f(reinterpret_cast<const T*>(e.data[1])[i],
-                                             reinterpret_cast<const T*>(e.data[2])[i],
-                                             reinterpret_cast<const T*>(e.data[3])[i]);
-    } else {
-      int64_t off[4];
-      loop_offsets<4>(e, i, off);
-      *reinterpret_cast<T*>(e.data[0] + off[0]) =
-          f(*reinterpret_cast<const T*>(e.data[1] + off[1]),
-            *reinterpret_cast<const T*>(e.data[2] + off[2]),
-            *reinterpret_cast<const T*>(e.data[3] + off[3]));
+    int64_t off[4];
+    loop_offsets<4>(e, i, off);
+    *reinterpret_cast<T*>(e.data[0] + off[0]) = f(*reinterpret_cast<const T*>(e.data[1] + off[1]),
+                                                  *reinterpret_cast<const T*>(e.data[2] + off[2]),
+                                                  *reinterpret_cast<const T*>(e.data[3] + off[3]));
+  }
+}
+
+// Contiguous operands: each thread loads kUnroll elements of every input
+// (a block's loads stay coalesced, k * blockDim apart) before it computes
+// and stores any, so that several loads are in flight per thread; the
+// strided loops above keep one. PyTorch's elementwise kernels unroll so too.
+constexpr int kUnroll = 4;
+
+template <typename Out, typename In, int kArity, typename F>
+__global__ void contiguous_loop(Elementwise e, F f) {
+  const int64_t n = e.numel;
+  Out* out = reinterpret_cast<Out*>(e.data[0]);
+  const int64_t step = int64_t{gridDim.x} * blockDim.x * kUnroll;
+  for (int64_t base = int64_t{blockIdx.x} * blockDim.x * kUnroll; base < n; base += step) {
+    In v[kArity][kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t i = base + int64_t{k} * blockDim.x + threadIdx.x;
+      if (i < n) {
+#pragma unroll
+        for (int a = 0; a < kArity; ++a) v[a][k] = reinterpret_cast<const In*>(e.data[a + 1])[i];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t i = base + int64_t{k} * blockDim.x + threadIdx.x;
+      if (i < n) {
+        if constexpr (kArity == 1) {
+          out[i] = f(v[0][k]);
+        } else if constexpr (kArity == 2) {
+          out[i] = f(v[0][k], v[1][k]);
+        } else {
+          out[i] = f(v[0][k], v[1][k], v[2][k]);
+        }
+      }
     }
   }
 }
 
+inline unsigned contiguous_grid_for(int64_t n) { return grid_for((n + kUnroll - 1) / kUnroll); }
+
 template <typename T, typename F>
 cudaError_t run_ternary(const Elementwise& e, F f) {
   if (e.numel == 0) return cudaSuccess;
-  ternary_loop<T, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  if (e.contiguous) {
+    contiguous_loop<T, T, 3, F><<<contiguous_grid_for(e.numel), kBlockThreads>>>(e, f);
+  } else {
+    ternary_loop<T, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  }
   return cudaGetLastError();
 }
 
 template <typename Out, typename In, typename F>
 cudaError_t run_unary(const Elementwise& e, F f) {
   if (e.numel == 0) return cudaSuccess;
-  unary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  if (e.contiguous) {
+    contiguous_loop<Out, In, 1, F><<<contiguous_grid_for(e.numel), kBlockThreads>>>(e, f);
+  } else {
+    unary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  }
   return cudaGetLastError();
 }
 
 template <typename Out, typename In, typename F>
 cudaError_t run_binary(const Elementwise& e, F f) {
   if (e.numel == 0) return cudaSuccess;
-  binary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  if (e.contiguous) {
+    contiguous_loop<Out, In, 2, F><<<contiguous_grid_for(e.numel), kBlockThreads>>>(e, f);
+  } else {
+    binary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+  }
   return cudaGetLastError();
 }
 

@@ -1,7 +1,8 @@
 // softmax / log_softmax and nll_loss (what a classifier's loss needs:
-// cross_entropy is log_softmax + nll_loss) and max_pool2d. One thread per line or per
-// sample: simple and right for class counts up to a few thousand; long
-// rows would want a block per row (not done yet).
+// cross_entropy is log_softmax + nll_loss) and max_pool2d. softmax over the
+// last dim runs a block per row (its reads coalesce); over another dim one
+// thread per line, adjacent threads reading adjacent columns. nll_loss and
+// the pools run one thread per sample or output.
 
 #include <cuda/std/limits>
 
@@ -48,6 +49,53 @@ __global__ void softmax_lines(const T* x, T* y, int64_t outer, int64_t len, int6
     for (int64_t l = 0; l < len; ++l) {
       const A d = static_cast<A>(xr[l * inner]) - mx;
       yr[l * inner] = static_cast<T>(kLog ? d - norm : exp_of(d) * norm);
+    }
+  }
+}
+
+// NaN-propagating max, as softmax_lines' scan.
+template <typename A>
+__device__ __forceinline__ A nan_max(A a, A b) {
+  return (a != a || a > b) ? a : b;
+}
+
+// The block's max (kMax) or sum of v, in every thread. `shared` holds one
+// value per warp; the trailing barrier lets the caller reuse it.
+template <bool kMax, typename A>
+__device__ A block_all_reduce(A v, A* shared) {
+  for (int s = 16; s > 0; s /= 2) {
+    const A o = __shfl_xor_sync(0xffffffffu, v, s);
+    v = kMax ? nan_max(v, o) : v + o;
+  }
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  v = shared[0];
+  for (int w = 1; w < warps; ++w) v = kMax ? nan_max(v, shared[w]) : v + shared[w];
+  __syncthreads();
+  return v;
+}
+
+// Softmax over the last dim: one block per row.
+template <typename T, bool kLog>
+__global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t len) {
+  using A = opmath_t<T>;
+  __shared__ A shared[kBlockThreads / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * len;
+    T* yr = y + row * len;
+    A mx = -::cuda::std::numeric_limits<A>::infinity();
+    for (int64_t l = threadIdx.x; l < len; l += blockDim.x) mx = nan_max(mx, static_cast<A>(xr[l]));
+    mx = block_all_reduce<true>(mx, shared);
+    A sum = 0;
+    for (int64_t l = threadIdx.x; l < len; l += blockDim.x) {
+      sum += exp_of(static_cast<A>(xr[l]) - mx);
+    }
+    sum = block_all_reduce<false>(sum, shared);
+    const A norm = kLog ? log_of(sum) : A(1) / sum;
+    for (int64_t l = threadIdx.x; l < len; l += blockDim.x) {
+      const A d = static_cast<A>(xr[l]) - mx;
+      yr[l] = static_cast<T>(kLog ? d - norm : exp_of(d) * norm);
     }
   }
 }
@@ -163,7 +211,12 @@ cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_
     using T = typename decltype(tag)::type;
     const T* xp = static_cast<const T*>(x);
     T* yp = static_cast<T*>(y);
-    if (log) {
+    const unsigned row_blocks = static_cast<unsigned>(outer < 65536 ? outer : 65536);
+    if (inner == 1 && log) {
+      softmax_rows<T, true><<<row_blocks, kBlockThreads>>>(xp, yp, outer, len);
+    } else if (inner == 1) {
+      softmax_rows<T, false><<<row_blocks, kBlockThreads>>>(xp, yp, outer, len);
+    } else if (log) {
       softmax_lines<T, true><<<grid_for(outer * inner), kBlockThreads>>>(xp, yp, outer, len, inner);
     } else {
       softmax_lines<T, false><<<grid_for(outer * inner), kBlockThreads>>>(xp, yp, outer, len, inner);

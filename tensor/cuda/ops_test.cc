@@ -296,6 +296,14 @@ TEST(CudaOpsTest, SoftmaxAlongEveryDim) {
   // Large values: the running max keeps exp from overflowing.
   Tensor big = tensor({1000.0f, 1001.0f, -1000.0f});
   expect_matches(log_softmax(big.to(kCuda), 0), log_softmax(big, 0));
+  // Rows longer than a block (a block per row strides over them), and a NaN
+  // in a row, which the block's max carries to the whole row as the CPU does.
+  Tensor wide = values({5, 1500}, kFloat, 9);
+  wide.index_put_({2, 700}, std::nan(""));
+  Tensor dwide = wide.to(kCuda);
+  expect_matches(softmax(dwide, 1), softmax(wide, 1), 1e-6, 1e-6);
+  expect_matches(log_softmax(dwide, 1), log_softmax(wide, 1), 1e-6, 1e-6);
+  EXPECT_TRUE(log_softmax(dwide, 1).cpu().index({2}).isnan().all().item<bool>());
 }
 
 TEST(CudaOpsTest, NllLossForwardAndBackward) {

@@ -104,9 +104,27 @@ __global__ void reduce_blocks(const T* in, Out* out, acc_t<T>* partial, Reductio
     const int64_t begin = r.nred * piece / splits, end = r.nred * (piece + 1) / splits;
     const T* base = in + offset_of(o, r.okept, r.ksizes, r.kstrides);
     A v = C::identity();
-    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
-      const int64_t off = dense ? i : offset_of(i, r.ored, r.rsizes, r.rstrides);
-      v = C::apply(v, static_cast<A>(static_cast<opmath_t<T>>(base[off])));
+    if (dense) {
+      // Four independent loads and accumulators per thread keep several
+      // loads in flight; they combine in a fixed order.
+      A v1 = C::identity(), v2 = C::identity(), v3 = C::identity();
+      const int64_t stride = blockDim.x;
+      int64_t i = begin + threadIdx.x;
+      for (; i + 3 * stride < end; i += 4 * stride) {
+        const T x0 = base[i], x1 = base[i + stride], x2 = base[i + 2 * stride],
+                x3 = base[i + 3 * stride];
+        v = C::apply(v, static_cast<A>(static_cast<opmath_t<T>>(x0)));
+        v1 = C::apply(v1, static_cast<A>(static_cast<opmath_t<T>>(x1)));
+        v2 = C::apply(v2, static_cast<A>(static_cast<opmath_t<T>>(x2)));
+        v3 = C::apply(v3, static_cast<A>(static_cast<opmath_t<T>>(x3)));
+      }
+      for (; i < end; i += stride) v = C::apply(v, static_cast<A>(static_cast<opmath_t<T>>(base[i])));
+      v = C::apply(C::apply(v, v1), C::apply(v2, v3));
+    } else {
+      for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+        const int64_t off = offset_of(i, r.ored, r.rsizes, r.rstrides);
+        v = C::apply(v, static_cast<A>(static_cast<opmath_t<T>>(base[off])));
+      }
     }
     v = block_combine<A, kOp>(v);
     if (threadIdx.x == 0) {
@@ -120,15 +138,18 @@ __global__ void reduce_blocks(const T* in, Out* out, acc_t<T>* partial, Reductio
   }
 }
 
+// One block per output combines its pieces (splits > 1 only when there are
+// few outputs), in a fixed order.
 template <typename Out, typename A, ReduceOp kOp>
 __global__ void combine_pieces(const A* partial, Out* out, int64_t nout, int64_t splits,
                                double scale) {
   using C = Combine<A, kOp>;
-  for (int64_t o = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; o < nout;
-       o += int64_t{blockDim.x} * gridDim.x) {
+  for (int64_t o = blockIdx.x; o < nout; o += gridDim.x) {
     A v = C::identity();
-    for (int64_t s = 0; s < splits; ++s) v = C::apply(v, partial[o * splits + s]);
-    out[o] = finish<Out>(v, scale);
+    for (int64_t s = threadIdx.x; s < splits; s += blockDim.x) v = C::apply(v, partial[o * splits + s]);
+    v = block_combine<A, kOp>(v);
+    if (threadIdx.x == 0) out[o] = finish<Out>(v, scale);
+    __syncthreads();  // warp_results is reused by the next output
   }
 }
 
@@ -142,7 +163,8 @@ cudaError_t run(const void* in, void* out, const Reduction& r, double scale, voi
                                kBlockThreads>>>(static_cast<const T*>(in), static_cast<Out*>(out),
                                                 static_cast<A*>(scratch), r, splits, scale);
   if (splits > 1) {
-    combine_pieces<Out, A, kOp><<<grid_for(r.nout), kBlockThreads>>>(
+    combine_pieces<Out, A, kOp><<<static_cast<unsigned>(r.nout < 65536 ? r.nout : 65536),
+                                  kBlockThreads>>>(
         static_cast<const A*>(scratch), static_cast<Out*>(out), r.nout, splits, scale);
   }
   return cudaGetLastError();

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# tools/gpu_checks.sh: the checks a session with a GPU runs, in one call of
+# the device tool, on what tools/gpu_bundle.sh packed here. Prepare here:
+#
+#   tools/gpu_bundle.sh $(tools/gpu_checks.sh --targets)
+#   tools/gpu_checks.sh --data          # a Fashion-MNIST subset into .gpu/mnist
+#
+# then, through the device tool with carry [".gpu"]:
+#
+#   bash tools/gpu_checks.sh [tests] [sanitize] [bench] [train]   # none named: all
+#
+# It writes at most four files under $OUT (tests.log, sanitize.log,
+# bench.log, train.log) and a one-line-per-check summary to stdout. Every check has a
+# timeout, so one hung kernel costs its own time only.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_test
+  //tensor:iterator_device_test //tensor:device_guard_test //tensor:print_test
+  //autograd:cuda_test //autograd:autograd_test //optim:cuda_test //nn:module_test
+  //data:collate_test //data:dataloader_test //serialize:checkpoint_test
+  //serialize:safetensors_test //trainers:mnist_test //trainers:mnist_ddp_test)
+BINARIES=(//benchmarks:cuda_ops //trainers:mnist //distributed:launch)
+
+case "${1:-}" in
+  --targets) echo "${TESTS[@]}" "${BINARIES[@]}"; exit 0 ;;
+  --data)
+    # 20000 training images (the header's count rewritten) and the whole
+    # test set: small enough to travel beside the bundle.
+    mkdir -p .gpu/mnist
+    python3 - <<'EOF'
+import gzip, shutil, struct
+src, dst = '/usr/share/datasets/fashion-mnist/', '.gpu/mnist/'
+def cut(name, n):
+    d = gzip.open(src + name).read()
+    magic = struct.unpack('>I', d[:4])[0]
+    nd = magic & 0xff
+    dims = struct.unpack('>' + 'I' * nd, d[4:4 + 4 * nd])
+    per = 1
+    for x in dims[1:]:
+        per *= x
+    head = struct.pack('>I', magic) + struct.pack('>' + 'I' * nd, n, *dims[1:])
+    open(dst + name, 'wb').write(gzip.compress(head + d[4 + 4 * nd:4 + 4 * nd + n * per], 6))
+cut('train-images-idx3-ubyte.gz', 20000)
+cut('train-labels-idx1-ubyte.gz', 20000)
+for f in ('t10k-images-idx3-ubyte.gz', 't10k-labels-idx1-ubyte.gz'):
+    shutil.copy(src + f, dst)
+EOF
+    exit 0 ;;
+esac
+
+want=("$@")
+((${#want[@]})) || want=(tests sanitize bench train)
+OUT=${OUT:-/tmp/gpu_out}
+mkdir -p "${OUT}" /tmp/g
+tar -xJf .gpu/bundle.tar.xz -C /tmp/g
+export LD_LIBRARY_PATH=/tmp/g/lib
+B=/tmp/g/bin
+# The trainer's tests read Fashion-MNIST where Debian installs it.
+fm=/usr/share/datasets/fashion-mnist
+if [[ -d .gpu/mnist && ! -e ${fm}/train-images-idx3-ubyte.gz ]]; then
+  mkdir -p "${fm}" && cp .gpu/mnist/* "${fm}/" ||
+    { mkdir -p /tmp/fm && cp .gpu/mnist/* /tmp/fm/ && mount --bind /tmp/fm "${fm}"; }
+fi
+ls -l "${fm}" .gpu/mnist | head -12
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+for w in "${want[@]}"; do
+  case "${w}" in
+    tests)
+      for t in "${TESTS[@]}"; do
+        name=${t#//}; name=${name/://}
+        dir=$PWD
+        # The launcher test runs `distributed/launch ... trainers/mnist`
+        # relative to its working directory, as under Bazel's runfiles.
+        [[ ${name} == trainers/mnist_ddp_test ]] && dir=${B}
+        start=${SECONDS}
+        (cd "${dir}" && timeout 150 "${B}/${name}" --gtest_brief=1) >"${OUT}/t" 2>&1
+        rc=$?
+        skipped=$(grep -c '^\[  SKIPPED \]' "${OUT}/t")
+        echo "${name} rc=${rc} skipped=${skipped} $((SECONDS - start))s"
+        { echo "===== ${name} rc=${rc}"; cat "${OUT}/t"; } >>"${OUT}/tests.log"
+        rm -f "${OUT}/t"
+      done ;;
+    sanitize)
+      # compute-sanitizer's memcheck over the kernel tests: out-of-bounds and
+      # misaligned accesses that a passing comparison can hide.
+      cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+      for t in tensor/cuda/ops_test tensor/cuda/ops_more_test; do
+        start=${SECONDS}
+        timeout 100 "${cs}" --tool memcheck --error-exitcode 3 "${B}/${t}" --gtest_brief=1 \
+          >"${OUT}/t" 2>&1
+        rc=$?
+        echo "memcheck ${t} rc=${rc} $((SECONDS - start))s"
+        { echo "===== memcheck ${t} rc=${rc}"; tail -c 20000 "${OUT}/t"; } >>"${OUT}/sanitize.log"
+        rm -f "${OUT}/t"
+      done ;;
+    bench)
+      {
+        echo "===== ember"; timeout 120 "${B}/benchmarks/cuda_ops" --iters=100
+        echo "===== torch"; timeout 120 python3 tools/cuda_ops_torch.py --iters=100
+      } >"${OUT}/bench.log" 2>&1
+      echo "bench rc=$?" ;;
+    train)
+      {
+        for d in cuda cpu; do
+          echo "===== mnist --device=${d}, 20000 training images"
+          start=${SECONDS}
+          timeout 90 "${B}/trainers/mnist" --device="${d}" --epochs=1 --train_limit=20000
+          echo "rc=$? wall $((SECONDS - start)) s"
+        done
+        echo "===== mnist --device=cuda --nproc=2 (both ranks on cuda:0)"
+        start=${SECONDS}
+        timeout 90 "${B}/trainers/mnist" --device=cuda --nproc=2 --epochs=1 --train_limit=20000
+        echo "rc=$? wall $((SECONDS - start)) s"
+      } >"${OUT}/train.log" 2>&1
+      echo "train done" ;;
+  esac
+done
