@@ -331,9 +331,12 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& opt
                   : fill_value.is_bool()      ? kBool
                   : fill_value.is_integral()  ? kLong
                                               : get_default_dtype();
-  Tensor t = empty(size, cpu_options(dt));
+  // Filled where it lives: a device tensor must not be filled on the host and
+  // uploaded (zeros_like of an activation was a 20 MB copy per backward).
+  Tensor t = empty(size, TensorOptions(dt).device(options.device()));
   t.fill_(fill_value);
-  return finish(std::move(t), options);
+  detail::apply_requires_grad(t, options);
+  return t;
 }
 
 Tensor zeros(IntArrayRef size, const TensorOptions& options) {

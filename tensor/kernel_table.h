@@ -27,6 +27,8 @@ class KernelTable {
 
   void set(DeviceType d, Fn fn) { fns_[static_cast<int>(d)] = fn; }
   bool has(DeviceType d) const { return fns_[static_cast<int>(d)] != nullptr; }
+  // The registered kernel, or nullptr (tests that swap one in restore it).
+  Fn get(DeviceType d) const { return fns_[static_cast<int>(d)]; }
 
   Fn operator()(DeviceType d) const {
     Fn fn = fns_[static_cast<int>(d)];

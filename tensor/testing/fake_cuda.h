@@ -31,19 +31,25 @@ class HostBackedCudaAllocator : public Allocator {
   }
 };
 
-// Installs the fake allocator and a cross-device copy for its lifetime.
-// Both sides' memory is host memory, so the copy views each as a CPU
-// tensor with the same sizes and strides and lets the CPU copy_ do it
-// (any strides, any dtype conversion, broadcasting as copy_ allows).
+// Installs the fake allocator, a cross-device copy and fill_ (what zeros,
+// ones and full on a device need) for its lifetime. Both sides' memory is
+// host memory, so the copy views each as a CPU tensor with the same sizes
+// and strides and lets the CPU copy_ do it (any strides, any dtype
+// conversion, broadcasting as copy_ allows); fill_ fills that view.
 class FakeCudaBackend {
  public:
-  FakeCudaBackend() {
+  FakeCudaBackend() : saved_fill_(fill_kernel.get(kCUDA)) {
     set_allocator(kCUDA, &allocator_);
     register_cross_device_copy(kCUDA, [](const Tensor& dst, const Tensor& src) {
       as_host(dst).copy_(as_host(src));
     });
+    fill_kernel.set(kCUDA, [](const Tensor& self, const Scalar& value) {
+      Tensor host = as_host(self);
+      host.fill_(value);
+    });
   }
   ~FakeCudaBackend() {
+    fill_kernel.set(kCUDA, saved_fill_);
     register_cross_device_copy(kCUDA, nullptr);
     set_allocator(kCUDA, nullptr);
   }
@@ -55,6 +61,7 @@ class FakeCudaBackend {
     return from_blob(t.data_ptr(), t.sizes(), t.strides(), TensorOptions(t.dtype()));
   }
 
+  FillFn saved_fill_;
   HostBackedCudaAllocator allocator_;
 };
 
