@@ -13,6 +13,7 @@
 
 #include "tensor/copy.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/cuda.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/dim.h"
@@ -110,10 +111,24 @@ Tensor contiguous_on_device(const Tensor& t) {
   return r;
 }
 
+// Note [Pageable uploads]: cudaMemcpy from pageable host memory first waits
+// for all the work queued on the device, so every op with a number operand
+// (Note [Iterator devices]) used to drain the queue. cudaMemcpyAsync on the
+// default stream, which the kernels use too, returns once the driver has
+// taken its own copy of pageable bytes, so the source may go at once, and
+// stays ordered before the kernels that read dst. A pinned source is read by
+// the DMA later, so it keeps the synchronous copy (the bytes may be freed
+// or reused as soon as copy_ returns). Downloads are synchronous: the host
+// reads them next.
 void memcpy_dense(const Tensor& dst, const Tensor& src, cudaMemcpyKind kind) {
   if (dst.numel() == 0) return;
   int device = dst.is_cuda() ? dst.device().index() : src.device().index();
   detail::DeviceGuard guard(device);
+  if (kind == cudaMemcpyHostToDevice && !is_pinned(src.data_ptr())) {
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind,
+                                     /*stream=*/0));
+    return;
+  }
   EMBER_CUDA_CHECK(cudaMemcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind));
 }
 

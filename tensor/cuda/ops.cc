@@ -38,8 +38,8 @@
 // Kernels run on the current device's default stream, asynchronously;
 // copies to the host synchronize. A 0-dim CPU operand (a wrapped number) is
 // copied to the device by the iterator (Note [Iterator devices]): one small
-// host-to-device copy per such op, which PyTorch avoids by passing the
-// value as a kernel argument. Left for later.
+// asynchronous host-to-device copy per such op (Note [Pageable uploads] in
+// copy.cc), which PyTorch avoids by passing the value as a kernel argument.
 
 #include <string>
 
