@@ -1,12 +1,16 @@
-// Convolution on CUDA (conv_kernels.h): im2col into a device buffer, then
-// the products as batched matrix products through ember's own matmul
-// (cuBLAS, blas.cc), one per group:
-//   forward  out[n]  = W_g [cog, kg] @ col_g[n] [kg, L]      (+ bias)
-//   gw_g            += sum_n gy_g[n] [cog, L] @ col_g[n]^T
-//   gcol_g[n]        = W_g^T @ gy_g[n], then col2im (a gather, no atomics)
-// The batch is processed in chunks so that the column buffer stays under
-// kColBytes. Ops called here run below autograd (the caller records the
-// convolution itself).
+// Convolution on CUDA (conv_kernels.h): im2col into a device buffer laid out
+// [c*kh*kw, samples, L] (L = oh*ow), so that one matrix product through
+// ember's matmul (cuBLAS, blas.cc) covers a whole chunk of samples per group,
+// with the chunk's samples side by side in its columns:
+//   forward  out_g[:, n, :]  = W_g [cog, kg] @ col_g [kg, nb*L]    (+ bias)
+//   gw_g                   += gy_g [cog, nb*L] @ col_g^T
+//   gcol_g                  = W_g^T @ gy_g, then col2im (a gather, no atomics)
+// where gy_g is gy's chunk transposed to [co, nb, L] once. Large products
+// keep the GPU busy where a batched product per sample did not (at batch
+// 512 the per-sample weight gradients and their sum over the batch cost more
+// than the convolution). The batch is processed in chunks so that the column
+// buffer stays under kColBytes. Ops called here run below autograd (the
+// caller records the convolution itself).
 
 #include <algorithm>
 
@@ -38,9 +42,9 @@ int64_t chunk_of(const ConvGeometry& g, int64_t element_size) {
   return std::max<int64_t>(1, std::min<int64_t>(g.n, kColBytes / per_sample));
 }
 
-// col [nb, ckk, L] of samples [n0, n0 + nb) of x.
+// col [ckk, nb * L] of samples [n0, n0 + nb) of x.
 Tensor im2col(const ConvGeometry& g, const Tensor& x, int64_t n0, int64_t nb) {
-  Tensor col = empty({nb, g.ckk(), g.l()}, x.options());
+  Tensor col = empty({g.ckk(), nb * g.l()}, x.options());
   const char* base = static_cast<const char*>(x.data_ptr()) + n0 * g.c * g.h * g.w * x.element_size();
   detail::check_launch(kernels::launch_im2col(detail::kernel_dtype(x.dtype()), base, col.data_ptr(),
                                               nb, window_of(g)),
@@ -60,7 +64,8 @@ void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, 
     Tensor col = im2col(g, x, n0, nb);
     Tensor dst = out3.narrow(0, n0, nb);
     for (int64_t gr = 0; gr < G; ++gr) {
-      dst.narrow(1, gr * cog, cog).copy_(matmul(wm.select(0, gr), col.narrow(1, gr * kg, kg)));
+      Tensor y = wm.select(0, gr).mm(col.narrow(0, gr * kg, kg));  // [cog, nb * L]
+      dst.narrow(1, gr * cog, cog).copy_(y.view({cog, nb, L}).transpose(0, 1));
     }
   }
   if (b.defined()) out3.add_(b.view({1, g.co, 1}));
@@ -82,20 +87,26 @@ void conv_backward_cuda(const ConvGeometry& g, const Tensor& gy, const Tensor& x
   const int64_t chunk = chunk_of(g, gy.element_size());
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.n - n0);
-    Tensor gyc = gy3.narrow(0, n0, nb);
+    // [co, nb * L]: the chunk's samples side by side, as in col.
+    Tensor gyt = gy3.narrow(0, n0, nb).transpose(0, 1).contiguous().view({g.co, nb * L});
     if (gw.defined()) {
       Tensor col = im2col(g, x, n0, nb);
       for (int64_t gr = 0; gr < G; ++gr) {
-        Tensor prod = matmul(gyc.narrow(1, gr * cog, cog),
-                             col.narrow(1, gr * kg, kg).transpose(1, 2));  // [nb, cog, kg]
-        gwm.select(0, gr).add_(prod.sum({0}));
+        gwm.select(0, gr).add_(
+            gyt.narrow(0, gr * cog, cog).mm(col.narrow(0, gr * kg, kg).t()));  // [cog, kg]
       }
     }
     if (gx.defined()) {
-      Tensor gcol = empty({nb, g.ckk(), L}, gy.options());
-      for (int64_t gr = 0; gr < G; ++gr) {
-        gcol.narrow(1, gr * kg, kg).copy_(matmul(wm.select(0, gr).t(), gyc.narrow(1, gr * cog, cog)));
+      Tensor gcol;
+      if (G == 1) {
+        gcol = wm.select(0, 0).t().mm(gyt);  // [ckk, nb * L]
+      } else {
+        gcol = empty({g.ckk(), nb * L}, gy.options());
+        for (int64_t gr = 0; gr < G; ++gr) {
+          gcol.narrow(0, gr * kg, kg).copy_(wm.select(0, gr).t().mm(gyt.narrow(0, gr * cog, cog)));
+        }
       }
+      gcol = gcol.contiguous();
       char* dst = static_cast<char*>(gx.data_ptr()) + n0 * g.c * g.h * g.w * gx.element_size();
       detail::check_launch(kernels::launch_col2im(detail::kernel_dtype(gy.dtype()), gcol.data_ptr(),
                                                   dst, nb, window_of(g)),

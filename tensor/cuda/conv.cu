@@ -13,7 +13,7 @@ __global__ void im2col_kernel(const T* x, T* col, int64_t nb, ConvWindow g) {
   const int64_t total = nb * rows * L;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
        i += int64_t{blockDim.x} * gridDim.x) {
-    const int64_t l = i % L, r = (i / L) % rows, n = i / (L * rows);
+    const int64_t l = i % L, n = (i / L) % nb, r = i / (L * nb);
     const int64_t c = r / K, ki = (r % K) / g.kw, kj = r % g.kw;
     const int64_t oy = l / g.ow, ox = l % g.ow;
     const int64_t y = oy * g.sh - g.ph + ki * g.dh, xx = ox * g.sw - g.pw + kj * g.dw;
@@ -24,7 +24,7 @@ __global__ void im2col_kernel(const T* x, T* col, int64_t nb, ConvWindow g) {
 
 template <typename T>
 __global__ void col2im_kernel(const T* col, T* gx, int64_t nb, ConvWindow g) {
-  const int64_t L = g.oh * g.ow, K = g.kh * g.kw, rows = g.c * K;
+  const int64_t L = g.oh * g.ow, K = g.kh * g.kw;
   const int64_t total = nb * g.c * g.h * g.w;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
        i += int64_t{blockDim.x} * gridDim.x) {
@@ -38,7 +38,7 @@ __global__ void col2im_kernel(const T* col, T* gx, int64_t nb, ConvWindow g) {
         const int64_t tx = xx + g.pw - kj * g.dw;
         if (tx < 0 || tx % g.sw != 0 || tx / g.sw >= g.ow) continue;
         const int64_t r = c * K + ki * g.kw + kj, l = (ty / g.sh) * g.ow + tx / g.sw;
-        sum += col[(n * rows + r) * L + l];
+        sum += col[(r * nb + n) * L + l];
       }
     }
     gx[i] = sum;

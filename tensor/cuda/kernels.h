@@ -150,10 +150,13 @@ cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t*
 struct ConvWindow {
   int64_t c, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
 };
-// col [nb, c * kh * kw, oh * ow] from x [nb, c, h, w] (zero padding).
+// col [c * kh * kw, nb, oh * ow] from x [nb, c, h, w] (zero padding): the
+// samples side by side in each row, so that one matrix product covers the
+// chunk (conv.cc).
 cudaError_t launch_im2col(DType dtype, const void* x, void* col, int64_t nb, const ConvWindow& g);
-// gx [nb, c, h, w] = the sum of col's entries over every window position
-// that reads each input element (im2col's adjoint, gathered: no atomics).
+// gx [nb, c, h, w] = the sum of col's entries (same layout) over every
+// window position that reads each input element (im2col's adjoint,
+// gathered: no atomics).
 cudaError_t launch_col2im(DType dtype, const void* col, void* gx, int64_t nb, const ConvWindow& g);
 
 // A reduction's index space: outputs over the kept dims (row-major, out is
