@@ -2,7 +2,7 @@
 // (launches and synchronization included), for comparison with PyTorch on
 // the same machine: tools/cuda_ops_torch.py prints the same lines.
 //
-//   bazel-bin/benchmarks/cuda_ops [--iters=N]
+//   bazel-bin/benchmarks/cuda_ops [--iters=N] [--lenet_only]
 //
 // Prints "case  median_us  figure" lines; exits 0 with a message where no
 // GPU is available (it runs in CI like the other binaries' builds).
@@ -58,9 +58,8 @@ struct Net : nn::Module {
   }
 };
 
-int run(int iters) {
-  const Device dev("cuda");
-  manual_seed(0);
+// Bandwidth and matrix-product cases.
+void run_ops(int iters, const Device& dev) {
   const int64_t n = int64_t{1} << 24;
   Tensor a = rand({n}).to(dev), b = rand({n}).to(dev);
   double us = median_us(iters, [&] { Tensor c = a + b; });
@@ -76,20 +75,61 @@ int run(int iters) {
   Tensor logits = randn({4096, 1000}).to(dev);
   us = median_us(iters, [&] { Tensor l = log_softmax(logits, 1); });
   std::printf("log_softmax_4096x1000 %7.1f\n", us);
+}
+
+// Seed 003's network: its step at batch 64 and 512, and the b512 step's parts.
+void run_lenet(int iters, const Device& dev) {
+  double us = 0;
 
   auto net = std::make_shared<Net>();
   net->to(dev);
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.01).momentum(0.9));
-  Tensor images = randn({64, 1, 28, 28}).to(dev);
-  Tensor labels = randint(0, 10, {64}).to(dev);
-  us = median_us(iters, [&] {
-    opt.zero_grad();
-    Tensor loss = nn::functional::cross_entropy(net->forward(images), labels);
-    loss.backward();
-    opt.step();
-  });
-  std::printf("lenet_train_step_b64 %8.1f\n", us);
-  return 0;
+  // The step's parts (the forward with its loss; forward and backward) say
+  // where a gap to PyTorch lies; batch 512 moves it from launches to math.
+  for (int64_t batch : {64, 512}) {
+    Tensor images = randn({batch, 1, 28, 28}).to(dev);
+    Tensor labels = randint(0, 10, {batch}).to(dev);
+    if (batch == 64) {
+      us = median_us(iters, [&] {
+        Tensor loss = nn::functional::cross_entropy(net->forward(images), labels);
+      });
+      std::printf("lenet_forward_b64    %8.1f\n", us);
+      us = median_us(iters, [&] {
+        opt.zero_grad();
+        nn::functional::cross_entropy(net->forward(images), labels).backward();
+      });
+      std::printf("lenet_fwd_bwd_b64    %8.1f\n", us);
+    }
+    us = median_us(iters, [&] {
+      opt.zero_grad();
+      Tensor loss = nn::functional::cross_entropy(net->forward(images), labels);
+      loss.backward();
+      opt.step();
+    });
+    std::printf("lenet_train_step_b%-3lld %7.1f\n", static_cast<long long>(batch), us);
+  }
+  // The b512 step's layers one by one, forward and backward (of a sum).
+  namespace F = nn::functional;
+  auto layer = [&](const char* name, const Tensor& in, const std::function<Tensor(Tensor)>& f) {
+    double t = median_us(iters, [&] {
+      net->zero_grad();
+      f(in).sum().backward();
+    });
+    std::printf("b512_%-15s %8.1f\n", name, t);
+  };
+  auto grad_input = [&](IntArrayRef sizes) { return randn(sizes).to(dev).requires_grad_(); };
+  layer("conv1", randn({512, 1, 28, 28}).to(dev), [&](Tensor x) { return net->conv1->forward(x); });
+  layer("relu_pool1", grad_input({512, 20, 24, 24}),
+        [&](Tensor x) { return F::max_pool2d(F::relu(x), F::MaxPool2dFuncOptions(2)); });
+  layer("conv2", grad_input({512, 20, 12, 12}), [&](Tensor x) { return net->conv2->forward(x); });
+  layer("relu_pool2", grad_input({512, 50, 8, 8}),
+        [&](Tensor x) { return F::max_pool2d(F::relu(x), F::MaxPool2dFuncOptions(2)); });
+  layer("fc1_relu", grad_input({512, 800}), [&](Tensor x) { return F::relu(net->fc1->forward(x)); });
+  Tensor labels512 = randint(0, 10, {512}).to(dev);
+  layer("fc2_loss", grad_input({512, 500}),
+        [&](Tensor x) { return F::cross_entropy(net->fc2->forward(x), labels512); });
+  us = median_us(iters, [&] { opt.step(); });
+  std::printf("b512_%-15s %8.1f\n", "sgd_step", us);
 }
 
 }  // namespace
@@ -97,12 +137,18 @@ int run(int iters) {
 
 int main(int argc, char** argv) {
   int iters = 50;
+  bool lenet_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--iters=", 8) == 0) iters = std::atoi(argv[i] + 8);
+    if (std::strcmp(argv[i], "--lenet_only") == 0) lenet_only = true;
   }
   if (!ember::cuda::is_available()) {
     std::printf("no usable CUDA device: nothing to measure\n");
     return 0;
   }
-  return ember::run(std::max(iters, 1));
+  const ember::Device dev("cuda");
+  ember::manual_seed(0);
+  if (!lenet_only) ember::run_ops(std::max(iters, 1), dev);
+  ember::run_lenet(std::max(iters, 1), dev);
+  return 0;
 }

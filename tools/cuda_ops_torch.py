@@ -1,7 +1,7 @@
 """PyTorch twin of benchmarks/cuda_ops.cc: the same cases, timed the same way
 (median of synchronized calls after 3 warm-ups), the same output lines.
 
-    python3 tools/cuda_ops_torch.py [--iters=N]
+    python3 tools/cuda_ops_torch.py [--iters=N] [--lenet_only]
 """
 import sys
 import time
@@ -52,32 +52,62 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     dev = torch.device("cuda")
     torch.manual_seed(0)
+    lenet_only = "--lenet_only" in sys.argv[1:]
     n = 1 << 24
-    a, b = torch.rand(n, device=dev), torch.rand(n, device=dev)
-    us = median_us(iters, lambda: a + b)
-    print("add_16M_float      %10.1f  %.1f GB/s" % (us, 3.0 * n * 4 / us / 1e3))
-    us = median_us(iters, lambda: a.sum())
-    print("sum_16M_float      %10.1f  %.1f GB/s" % (us, 1.0 * n * 4 / us / 1e3))
-    for m in (1024, 4096):
-        x, y = torch.randn(m, m, device=dev), torch.randn(m, m, device=dev)
-        us = median_us(iters, lambda: x.mm(y))
-        print("mm_%-15d %10.1f  %.1f TFLOP/s" % (m, us, 2.0 * m * m * m / us / 1e6))
-    logits = torch.randn(4096, 1000, device=dev)
-    us = median_us(iters, lambda: F.log_softmax(logits, 1))
-    print("log_softmax_4096x1000 %7.1f" % us)
+    if not lenet_only:
+        a, b = torch.rand(n, device=dev), torch.rand(n, device=dev)
+        us = median_us(iters, lambda: a + b)
+        print("add_16M_float      %10.1f  %.1f GB/s" % (us, 3.0 * n * 4 / us / 1e3))
+        us = median_us(iters, lambda: a.sum())
+        print("sum_16M_float      %10.1f  %.1f GB/s" % (us, 1.0 * n * 4 / us / 1e3))
+        for m in (1024, 4096):
+            x, y = torch.randn(m, m, device=dev), torch.randn(m, m, device=dev)
+            us = median_us(iters, lambda: x.mm(y))
+            print("mm_%-15d %10.1f  %.1f TFLOP/s" % (m, us, 2.0 * m * m * m / us / 1e6))
+        logits = torch.randn(4096, 1000, device=dev)
+        us = median_us(iters, lambda: F.log_softmax(logits, 1))
+        print("log_softmax_4096x1000 %7.1f" % us)
     net = Net().to(dev)
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
-    images = torch.randn(64, 1, 28, 28, device=dev)
-    labels = torch.randint(0, 10, (64,), device=dev)
+    for batch in (64, 512):
+        images = torch.randn(batch, 1, 28, 28, device=dev)
+        labels = torch.randint(0, 10, (batch,), device=dev)
 
-    def step():
-        opt.zero_grad()
-        loss = F.cross_entropy(net(images), labels)
-        loss.backward()
-        opt.step()
+        def forward():
+            F.cross_entropy(net(images), labels)
 
-    us = median_us(iters, step)
-    print("lenet_train_step_b64 %8.1f" % us)
+        def fwd_bwd():
+            opt.zero_grad()
+            F.cross_entropy(net(images), labels).backward()
+
+        def step():
+            opt.zero_grad()
+            loss = F.cross_entropy(net(images), labels)
+            loss.backward()
+            opt.step()
+
+        if batch == 64:
+            print("lenet_forward_b64    %8.1f" % median_us(iters, forward))
+            print("lenet_fwd_bwd_b64    %8.1f" % median_us(iters, fwd_bwd))
+        print("lenet_train_step_b%-3d %7.1f" % (batch, median_us(iters, step)))
+
+    def layer(name, x, f):
+        def run():
+            net.zero_grad()
+            f(x).sum().backward()
+        print("b512_%-15s %8.1f" % (name, median_us(iters, run)))
+
+    def grad_input(*sizes):
+        return torch.randn(*sizes, device=dev).requires_grad_()
+
+    layer("conv1", torch.randn(512, 1, 28, 28, device=dev), net.conv1)
+    layer("relu_pool1", grad_input(512, 20, 24, 24), lambda x: F.max_pool2d(F.relu(x), 2))
+    layer("conv2", grad_input(512, 20, 12, 12), net.conv2)
+    layer("relu_pool2", grad_input(512, 50, 8, 8), lambda x: F.max_pool2d(F.relu(x), 2))
+    layer("fc1_relu", grad_input(512, 800), lambda x: F.relu(net.fc1(x)))
+    labels512 = torch.randint(0, 10, (512,), device=dev)
+    layer("fc2_loss", grad_input(512, 500), lambda x: F.cross_entropy(net.fc2(x), labels512))
+    print("b512_%-15s %8.1f" % ("sgd_step", median_us(iters, opt.step)))
 
 
 if __name__ == "__main__":
