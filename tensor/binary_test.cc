@@ -199,6 +199,8 @@ TEST(PowTest, IntegerAndBoolBases) {
   check("pow_int_scalar", [](In& x) { return pow(x[0], 3); });
   check("pow_int_float_scalar", [](In& x) { return pow(x[0], 2.5); });
   check("pow_bool_scalar", [](In& x) { return pow(x[0], 2); });
+  check("pow_int16_wraps", [](In& x) { return pow(x[0], x[1]); });
+  check("pow_uint8_wraps", [](In& x) { return pow(x[0], 2); });
 }
 
 TEST(PowTest, NumberBase) {

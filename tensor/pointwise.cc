@@ -48,10 +48,14 @@ T powi(T a, T b) {
   using U = std::make_unsigned_t<T>;
   U result = 1, base = static_cast<U>(a);
   U e = static_cast<U>(b);
+  // 8- and 16-bit products in unsigned int: promoted to int, 65535 * 65535
+  // would overflow (undefined). The CUDA twin is powi in
+  // tensor/cuda/binary_pow.cu (nvcc sees only tensor/cuda's headers).
+  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
   while (e) {
-    if (e & 1) result = static_cast<U>(result * base);
+    if (e & 1) result = static_cast<U>(static_cast<W>(result) * base);
     e >>= 1;
-    base = static_cast<U>(base * base);
+    base = static_cast<U>(static_cast<W>(base) * base);
   }
   return static_cast<T>(result);
 }

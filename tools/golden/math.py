@@ -200,6 +200,10 @@ def pointwise_cases():
     case("pow_int_scalar", lambda a: a ** 3, t([2, -3, 4], torch.int64))
     case("pow_int_float_scalar", lambda a: a ** 2.5, t([3, -4], torch.int64))
     case("pow_bool_scalar", lambda a: a ** 2, t([True, False]))
+    # 8- and 16-bit products wrap (65535 * 65535 must not overflow an int).
+    case("pow_int16_wraps", lambda a, b: a.pow(b), t([300, -7, 255, 181], torch.int16),
+         t([3, 3, 4, 2], torch.int16))
+    case("pow_uint8_wraps", lambda a: a ** 2, t([200, 255, 16], torch.uint8))
     case("pow_zero_exponent", lambda a: a ** 0, t([float("nan"), 2.0, -1.0]))
     case("pow_one_exponent", lambda a: a ** 1, t([1, 2], torch.int32))
     case("pow_half", lambda a: a ** 2, rnd(4, dtype=torch.float16))
