@@ -116,6 +116,11 @@ cudaError_t launch_pointwise(PointwiseOp op, DType dtype, const Elementwise& e, 
 // (bool: != 0), for any pair of dtypes.
 cudaError_t launch_cast(DType dst, DType src, const Elementwise& e);
 
+// cumsum (prod false) / cumprod of a contiguous [outer, len, inner] tensor
+// of `dtype` along len into y: int64 for bool and integers, else `dtype`.
+cudaError_t launch_cumulative(bool prod, DType dtype, const void* x, void* y, int64_t outer,
+                              int64_t len, int64_t inner);
+
 // softmax / log_softmax of a contiguous [outer, len, inner] tensor along
 // len, in dtype `dtype` (floating), computed in float (double for double).
 cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_t outer,

@@ -1,4 +1,5 @@
-// The CUDA kernels of softmax / log_softmax (scan_stub, scan_kernels.h),
+// The CUDA kernels of cumsum / cumprod (scan.cu) and softmax / log_softmax
+// (scan_stub, scan_kernels.h),
 // nll_loss (loss_kernels.h) and max_pool2d (pool_kernels.h), launched from
 // here (nn.cu). With them, convolution (conv.cc) and the elementwise ops, a
 // LeNet-style classifier trains on the device.
@@ -28,13 +29,16 @@ using ember::detail::ScanKind;
 using ember::detail::ScanShape;
 
 void scan_cuda(ScanKind kind, const Tensor& in, const ScanShape& s, Tensor& out) {
+  detail::DeviceGuard guard(in.device().index());
   if (kind == ScanKind::kCumsum || kind == ScanKind::kCumprod) {
-    throw Error(absl::StrCat("Could not run 'aten::",
-                             kind == ScanKind::kCumsum ? "cumsum" : "cumprod",
-                             "' with arguments from the 'CUDA' backend."));
+    const bool prod = kind == ScanKind::kCumprod;
+    detail::check_launch(
+        kernels::launch_cumulative(prod, detail::kernel_dtype(in.dtype()), in.data_ptr(),
+                                   out.data_ptr(), s.outer, s.len, s.inner),
+        prod ? "cumprod_cuda" : "cumsum_cuda", in.dtype());
+    return;
   }
   const bool log = kind == ScanKind::kLogSoftmax;
-  detail::DeviceGuard guard(in.device().index());
   detail::check_launch(
       kernels::launch_softmax(log, detail::kernel_dtype(in.dtype()), in.data_ptr(),
                               out.data_ptr(), s.outer, s.len, s.inner),

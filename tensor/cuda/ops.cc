@@ -24,10 +24,10 @@
 // so nn's batch_norm/layer_norm and the activations composed of these ops
 // run on the device too. Integer division by zero raises ZeroDivisionError
 // as on the CPU (one synchronization; ops_more.cc). Matrix products go to
-// cuBLAS (blas.cc); softmax, log_softmax, nll_loss (so cross_entropy) and
-// max_pool2d are in nn_ops.cc, convolution (im2col + cuBLAS) in conv.cc.
-// Not covered: cumsum/cumprod (scan_stub). An op that dispatches through
-// a kernel table without a CUDA entry throws
+// cuBLAS (blas.cc); cumsum, cumprod (scan.cu), softmax, log_softmax,
+// nll_loss (so cross_entropy) and max_pool2d are in nn_ops.cc, convolution
+// (im2col + cuBLAS) in conv.cc. An op that dispatches through a kernel
+// table without a CUDA entry throws
 // "Could not run ... with arguments from the 'CUDA' backend". Ops whose
 // loops are not in a table yet (indexing, gather/scatter/index_add, sort/
 // topk, nonzero/masked_select, tril/triu, avg and adaptive pooling, random
