@@ -1,4 +1,5 @@
-// Convolution on CUDA (conv_kernels.h): im2col into a device buffer laid out
+// Convolution on CUDA (conv_kernels.h): cuDNN when it takes the case (Note
+// [cuDNN convolution] in cudnn_conv.cc), else im2col into a device buffer laid out
 // [c*kh*kw, samples, L] (L = oh*ow), so that one matrix product through
 // ember's matmul (cuBLAS, blas.cc) covers a whole chunk of samples per group,
 // with the chunk's samples side by side in its columns:
@@ -16,6 +17,7 @@
 
 #include "tensor/conv_kernels.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/cudnn_conv.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/empty.h"
@@ -56,8 +58,12 @@ void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, 
                        Tensor& out) {
   detail::DeviceGuard guard(x.device().index());
   const int64_t G = g.groups, cog = g.co / G, kg = g.ckk() / G, L = g.l();
-  Tensor wm = w.view({G, cog, kg});
   Tensor out3 = out.view({g.n, g.co, L});
+  if (detail::cudnn_conv_forward(g, x, w, out)) {
+    if (b.defined()) out3.add_(b.view({1, g.co, 1}));
+    return;
+  }
+  Tensor wm = w.view({G, cog, kg});
   const int64_t chunk = chunk_of(g, x.element_size());
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.n - n0);
@@ -71,20 +77,17 @@ void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, 
   if (b.defined()) out3.add_(b.view({1, g.co, 1}));
 }
 
-void conv_backward_cuda(const ConvGeometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
-                        Tensor& gx, Tensor& gw, Tensor& gb) {
-  detail::DeviceGuard guard(gy.device().index());
+// The gradients (of those defined) that cuDNN did not take, by im2col.
+void conv_backward_im2col(const ConvGeometry& g, const Tensor& gy3, const Tensor& x,
+                          const Tensor& w, Tensor gx, Tensor gw) {
   const int64_t G = g.groups, cog = g.co / G, kg = g.ckk() / G, L = g.l();
-  Tensor gy3 = gy.view({g.n, g.co, L});
-  if (gb.defined()) gb.copy_(gy3.sum({0, 2}));
-  if (!gx.defined() && !gw.defined()) return;
   Tensor wm = w.view({G, cog, kg});
   Tensor gwm;
   if (gw.defined()) {
     gw.zero_();
     gwm = gw.view({G, cog, kg});
   }
-  const int64_t chunk = chunk_of(g, gy.element_size());
+  const int64_t chunk = chunk_of(g, gy3.element_size());
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.n - n0);
     // [co, nb * L]: the chunk's samples side by side, as in col.
@@ -101,18 +104,31 @@ void conv_backward_cuda(const ConvGeometry& g, const Tensor& gy, const Tensor& x
       if (G == 1) {
         gcol = wm.select(0, 0).t().mm(gyt);  // [ckk, nb * L]
       } else {
-        gcol = empty({g.ckk(), nb * L}, gy.options());
+        gcol = empty({g.ckk(), nb * L}, gy3.options());
         for (int64_t gr = 0; gr < G; ++gr) {
           gcol.narrow(0, gr * kg, kg).copy_(wm.select(0, gr).t().mm(gyt.narrow(0, gr * cog, cog)));
         }
       }
       gcol = gcol.contiguous();
       char* dst = static_cast<char*>(gx.data_ptr()) + n0 * g.c * g.h * g.w * gx.element_size();
-      detail::check_launch(kernels::launch_col2im(detail::kernel_dtype(gy.dtype()), gcol.data_ptr(),
+      detail::check_launch(kernels::launch_col2im(detail::kernel_dtype(gy3.dtype()), gcol.data_ptr(),
                                                   dst, nb, window_of(g)),
-                           "col2im", gy.dtype());
+                           "col2im", gy3.dtype());
     }
   }
+}
+
+void conv_backward_cuda(const ConvGeometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
+                        Tensor& gx, Tensor& gw, Tensor& gb) {
+  detail::DeviceGuard guard(gy.device().index());
+  Tensor gy3 = gy.view({g.n, g.co, g.l()});
+  if (gb.defined()) gb.copy_(gy3.sum({0, 2}));
+  // What cuDNN computes is done; im2col computes the rest.
+  Tensor gx_left = gx, gw_left = gw;
+  if (gx_left.defined() && detail::cudnn_conv_backward_input(g, gy, w, gx)) gx_left = Tensor();
+  if (gw_left.defined() && detail::cudnn_conv_backward_weight(g, gy, x, gw)) gw_left = Tensor();
+  if (!gx_left.defined() && !gw_left.defined()) return;
+  conv_backward_im2col(g, gy3, x, w, gx_left, gw_left);
 }
 
 }  // namespace

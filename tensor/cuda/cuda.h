@@ -51,6 +51,15 @@ void host_free(void* ptr);
 // throws (false without CUDA).
 bool is_pinned(const void* ptr);
 
+// torch.backends.cudnn: whether ember was built with cuDNN, its version
+// (cudnnGetVersion(), e.g. 91400; 0 without it), and whether convolutions
+// use it (default true; false runs ember's im2col + cuBLAS). None of these
+// initializes CUDA.
+bool cudnn_is_available();
+int64_t cudnn_version();
+bool cudnn_enabled();
+void set_cudnn_enabled(bool enabled);
+
 }  // namespace cuda
 }  // namespace ember
 

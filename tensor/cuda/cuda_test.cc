@@ -104,6 +104,22 @@ TEST(CudaApiTest, AvailabilityAgreesWithDeviceCount) {
   cuda::empty_cache();  // never throws, device or not
 }
 
+// torch.backends.cudnn: a version exactly when available; enabled is a
+// switch where cuDNN is built in and false where it is not.
+TEST(CudaApiTest, CudnnSwitch) {
+  EXPECT_EQ(cuda::cudnn_is_available(), cuda::cudnn_version() != 0);
+  if (!cuda::cudnn_is_available()) {
+    EXPECT_FALSE(cuda::cudnn_enabled());
+    return;
+  }
+  EXPECT_GE(cuda::cudnn_version(), 90000);
+  EXPECT_TRUE(cuda::cudnn_enabled());
+  cuda::set_cudnn_enabled(false);
+  EXPECT_FALSE(cuda::cudnn_enabled());
+  cuda::set_cudnn_enabled(true);
+  EXPECT_TRUE(cuda::cudnn_enabled());
+}
+
 TEST(CudaApiTest, IsBuiltMatchesTheToolkit) {
   // The toolkit this test was built against, per @local_config_cuda.
   EXPECT_EQ(cuda::is_built(), EMBER_TEST_CUDA_ENABLED == 1);

@@ -26,7 +26,7 @@
 // as on the CPU (one synchronization; ops_more.cc). Matrix products go to
 // cuBLAS (blas.cc); cumsum, cumprod (scan.cu), softmax, log_softmax,
 // nll_loss (so cross_entropy) and max_pool2d are in nn_ops.cc, convolution
-// (im2col + cuBLAS) in conv.cc. An op that dispatches through a kernel
+// (cuDNN, cudnn_conv.cc, else im2col + cuBLAS) in conv.cc. An op that dispatches through a kernel
 // table without a CUDA entry throws
 // "Could not run ... with arguments from the 'CUDA' backend". Ops whose
 // loops are not in a table yet (indexing, gather/scatter/index_add, sort/

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensor/all.h"
+#include "tensor/cuda/cuda.h"
 #include "tensor/cuda/ops_testing.h"
 #include "tensor/testing/golden.h"
 
@@ -363,23 +364,32 @@ TEST(CudaOpsTest, ConvolutionForwardAndBackward) {
       // under conv.cc's 256 MB column buffer.
       {{20, 32, 130, 130}, {2, 32, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, true},
   };
-  for (const Case& c : cases) {
-    for (ScalarType t : {kFloat, kDouble}) {
-      if (c.double_only && t == kFloat) continue;
-      const double tol = t == kFloat ? 1e-4 : (c.double_only ? 1e-9 : 1e-11);
-      Tensor x = values(c.x, t, 1), w = values(c.w, t, 1), b = values({c.w[0]}, t, 1);
-      Tensor dx = x.to(kCuda), dw = w.to(kCuda), db = b.to(kCuda);
-      Tensor out = convolution(x, w, b, c.stride, c.padding, c.dilation, c.groups);
-      Tensor dout = convolution(dx, dw, db, c.stride, c.padding, c.dilation, c.groups);
-      expect_matches(dout, out, tol, tol);
-      Tensor gy = values(out.sizes(), t, 1);
-      auto [gx, gw, gb] = convolution_backward(gy, x, w, c.stride, c.padding, c.dilation,
-                                               c.groups, {true, true, true});
-      auto [dgx, dgw, dgb] = convolution_backward(gy.to(kCuda), dx, dw, c.stride, c.padding,
-                                                  c.dilation, c.groups, {true, true, true});
-      expect_matches(dgx, gx, tol, tol);
-      expect_matches(dgw, gw, tol, tol);
-      expect_matches(dgb, gb, tol, tol);
+  // Both paths: cuDNN (where it takes the case) and im2col + cuBLAS.
+  struct RestoreCudnn {
+    ~RestoreCudnn() { cuda::set_cudnn_enabled(true); }
+  } restore;
+  RecordProperty("cudnn_version", std::to_string(cuda::cudnn_version()));
+  for (bool cudnn : {true, false}) {
+    cuda::set_cudnn_enabled(cudnn);
+    SCOPED_TRACE(cudnn ? "cuDNN" : "im2col");
+    for (const Case& c : cases) {
+      for (ScalarType t : {kFloat, kDouble}) {
+        if (c.double_only && t == kFloat) continue;
+        const double tol = t == kFloat ? 1e-4 : (c.double_only ? 1e-9 : 1e-11);
+        Tensor x = values(c.x, t, 1), w = values(c.w, t, 1), b = values({c.w[0]}, t, 1);
+        Tensor dx = x.to(kCuda), dw = w.to(kCuda), db = b.to(kCuda);
+        Tensor out = convolution(x, w, b, c.stride, c.padding, c.dilation, c.groups);
+        Tensor dout = convolution(dx, dw, db, c.stride, c.padding, c.dilation, c.groups);
+        expect_matches(dout, out, tol, tol);
+        Tensor gy = values(out.sizes(), t, 1);
+        auto [gx, gw, gb] = convolution_backward(gy, x, w, c.stride, c.padding, c.dilation,
+                                                 c.groups, {true, true, true});
+        auto [dgx, dgw, dgb] = convolution_backward(gy.to(kCuda), dx, dw, c.stride, c.padding,
+                                                    c.dilation, c.groups, {true, true, true});
+        expect_matches(dgx, gx, tol, tol);
+        expect_matches(dgw, gw, tol, tol);
+        expect_matches(dgb, gb, tol, tol);
+      }
     }
   }
 }
