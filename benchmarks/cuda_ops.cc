@@ -130,6 +130,27 @@ void run_lenet(int iters, const Device& dev) {
         [&](Tensor x) { return F::cross_entropy(net->fc2->forward(x), labels512); });
   us = median_us(iters, [&] { opt.step(); });
   std::printf("b512_%-15s %8.1f\n", "sgd_step", us);
+  // ember's own convolution (im2col + cuBLAS) where cuDNN would run: lines
+  // PyTorch's twin does not print.
+  if (cuda::cudnn_is_available()) {
+    std::printf("cudnn_version        %8lld\n", static_cast<long long>(cuda::cudnn_version()));
+    cuda::set_cudnn_enabled(false);
+    layer("conv1_im2col", randn({512, 1, 28, 28}).to(dev),
+          [&](Tensor x) { return net->conv1->forward(x); });
+    layer("conv2_im2col", grad_input({512, 20, 12, 12}),
+          [&](Tensor x) { return net->conv2->forward(x); });
+    for (int64_t batch : {64, 512}) {
+      Tensor images = randn({batch, 1, 28, 28}).to(dev);
+      Tensor labels = randint(0, 10, {batch}).to(dev);
+      us = median_us(iters, [&] {
+        opt.zero_grad();
+        F::cross_entropy(net->forward(images), labels).backward();
+        opt.step();
+      });
+      std::printf("im2col_step_b%-3lld      %8.1f\n", static_cast<long long>(batch), us);
+    }
+    cuda::set_cudnn_enabled(true);
+  }
 }
 
 }  // namespace
