@@ -221,69 +221,82 @@ bool cudnn_enabled() { return g_enabled.load(); }
 void set_cudnn_enabled(bool enabled) { g_enabled.store(enabled); }
 
 namespace detail {
+namespace {
 
-bool cudnn_conv_forward(const ember::detail::ConvGeometry& g, const Tensor& x, const Tensor& w,
-                        Tensor& out) {
-  Setup s = setup_for(x);
+// What one cuDNN convolution call sees.
+struct Context {
+  cudnnHandle_t handle;
+  const Descriptors& d;
+  const Scaling& a;
+};
+
+// The part the three directions share: the handle, the descriptors, then
+// run_cached with `query(ctx, perf, count)` (cuDNN's heuristics, reported as
+// `query_name`) and `call(ctx, algo, workspace, bytes)`.
+template <typename Algo, typename Perf, typename Query, typename Call>
+bool convolve(const ember::detail::ConvGeometry& g, const Tensor& like, const char* kind,
+              const char* query_name, const char* call_name, const Query& query,
+              const Call& call) {
+  Setup s = setup_for(like);
   if (!s.usable) return false;
-  DeviceGuard guard(x.device().index());
+  DeviceGuard guard(like.device().index());
   Descriptors d(g, s.type);
   if (!d.valid()) return false;
   Scaling a(s.type);
-  return run_cached<cudnnConvolutionFwdAlgo_t, cudnnConvolutionFwdAlgoPerf_t>(
-      cache_key("fwd", g, x), x, "cudnnConvolutionForward",
-      [&](cudnnConvolutionFwdAlgoPerf_t* perf, int* count) {
-        return ok(cudnnGetConvolutionForwardAlgorithm_v7(s.handle, d.x(), d.w(), d.conv(), d.y(),
-                                                         kMaxAlgos, count, perf),
-                  "cudnnGetConvolutionForwardAlgorithm_v7");
+  const Context ctx{s.handle, d, a};
+  return run_cached<Algo, Perf>(
+      cache_key(kind, g, like), like, call_name,
+      [&](Perf* perf, int* count) { return ok(query(ctx, perf, count), query_name); },
+      [&](Algo algo, void* ws, size_t bytes) { return call(ctx, algo, ws, bytes); });
+}
+
+}  // namespace
+
+bool cudnn_conv_forward(const ember::detail::ConvGeometry& g, const Tensor& x, const Tensor& w,
+                        Tensor& out) {
+  return convolve<cudnnConvolutionFwdAlgo_t, cudnnConvolutionFwdAlgoPerf_t>(
+      g, x, "fwd", "cudnnGetConvolutionForwardAlgorithm_v7", "cudnnConvolutionForward",
+      [](const Context& c, cudnnConvolutionFwdAlgoPerf_t* perf, int* count) {
+        return cudnnGetConvolutionForwardAlgorithm_v7(c.handle, c.d.x(), c.d.w(), c.d.conv(),
+                                                      c.d.y(), kMaxAlgos, count, perf);
       },
-      [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
-        return cudnnConvolutionForward(s.handle, a.one(), d.x(), x.data_ptr(), d.w(), w.data_ptr(),
-                                       d.conv(), algo, ws, bytes, a.zero(), d.y(), out.data_ptr());
+      [&](const Context& c, cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
+        return cudnnConvolutionForward(c.handle, c.a.one(), c.d.x(), x.data_ptr(), c.d.w(),
+                                       w.data_ptr(), c.d.conv(), algo, ws, bytes, c.a.zero(),
+                                       c.d.y(), out.data_ptr());
       });
 }
 
 bool cudnn_conv_backward_input(const ember::detail::ConvGeometry& g, const Tensor& gy,
                                const Tensor& w, Tensor& gx) {
-  Setup s = setup_for(gy);
-  if (!s.usable) return false;
-  DeviceGuard guard(gy.device().index());
-  Descriptors d(g, s.type);
-  if (!d.valid()) return false;
-  Scaling a(s.type);
-  return run_cached<cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdDataAlgoPerf_t>(
-      cache_key("bwd_data", g, gy), gy, "cudnnConvolutionBackwardData",
-      [&](cudnnConvolutionBwdDataAlgoPerf_t* perf, int* count) {
-        return ok(cudnnGetConvolutionBackwardDataAlgorithm_v7(s.handle, d.w(), d.y(), d.conv(),
-                                                              d.x(), kMaxAlgos, count, perf),
-                  "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  return convolve<cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdDataAlgoPerf_t>(
+      g, gy, "bwd_data", "cudnnGetConvolutionBackwardDataAlgorithm_v7",
+      "cudnnConvolutionBackwardData",
+      [](const Context& c, cudnnConvolutionBwdDataAlgoPerf_t* perf, int* count) {
+        return cudnnGetConvolutionBackwardDataAlgorithm_v7(c.handle, c.d.w(), c.d.y(), c.d.conv(),
+                                                           c.d.x(), kMaxAlgos, count, perf);
       },
-      [&](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
-        return cudnnConvolutionBackwardData(s.handle, a.one(), d.w(), w.data_ptr(), d.y(),
-                                            gy.data_ptr(), d.conv(), algo, ws, bytes, a.zero(),
-                                            d.x(), gx.data_ptr());
+      [&](const Context& c, cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
+        return cudnnConvolutionBackwardData(c.handle, c.a.one(), c.d.w(), w.data_ptr(), c.d.y(),
+                                            gy.data_ptr(), c.d.conv(), algo, ws, bytes, c.a.zero(),
+                                            c.d.x(), gx.data_ptr());
       });
 }
 
 bool cudnn_conv_backward_weight(const ember::detail::ConvGeometry& g, const Tensor& gy,
                                 const Tensor& x, Tensor& gw) {
-  Setup s = setup_for(gy);
-  if (!s.usable) return false;
-  DeviceGuard guard(gy.device().index());
-  Descriptors d(g, s.type);
-  if (!d.valid()) return false;
-  Scaling a(s.type);
-  return run_cached<cudnnConvolutionBwdFilterAlgo_t, cudnnConvolutionBwdFilterAlgoPerf_t>(
-      cache_key("bwd_filter", g, gy), gy, "cudnnConvolutionBackwardFilter",
-      [&](cudnnConvolutionBwdFilterAlgoPerf_t* perf, int* count) {
-        return ok(cudnnGetConvolutionBackwardFilterAlgorithm_v7(s.handle, d.x(), d.y(), d.conv(),
-                                                                d.w(), kMaxAlgos, count, perf),
-                  "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+  return convolve<cudnnConvolutionBwdFilterAlgo_t, cudnnConvolutionBwdFilterAlgoPerf_t>(
+      g, gy, "bwd_filter", "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
+      "cudnnConvolutionBackwardFilter",
+      [](const Context& c, cudnnConvolutionBwdFilterAlgoPerf_t* perf, int* count) {
+        return cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.handle, c.d.x(), c.d.y(),
+                                                             c.d.conv(), c.d.w(), kMaxAlgos,
+                                                             count, perf);
       },
-      [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
-        return cudnnConvolutionBackwardFilter(s.handle, a.one(), d.x(), x.data_ptr(), d.y(),
-                                              gy.data_ptr(), d.conv(), algo, ws, bytes, a.zero(),
-                                              d.w(), gw.data_ptr());
+      [&](const Context& c, cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
+        return cudnnConvolutionBackwardFilter(c.handle, c.a.one(), c.d.x(), x.data_ptr(), c.d.y(),
+                                              gy.data_ptr(), c.d.conv(), algo, ws, bytes,
+                                              c.a.zero(), c.d.w(), gw.data_ptr());
       });
 }
 
