@@ -8,6 +8,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/int_pow.h"
 #include "tensor/loops.h"
 #include "tensor/math.h"
 #include "tensor/math_kernels.h"
@@ -33,32 +34,7 @@ namespace {
 
 using detail::wrap_for;
 
-// Integer power by squaring, with PyTorch's answers for negative exponents
-// (1 and -1 stay units, everything else truncates to 0). The arithmetic is
-// unsigned so that overflow wraps instead of being undefined.
-template <typename T>
-T powi(T a, T b) {
-  if constexpr (std::is_signed<T>::value) {
-    if (b < 0) {
-      if (a == 1) return 1;
-      if (a == -1) return (-b) % 2 ? T(-1) : T(1);
-      return 0;
-    }
-  }
-  using U = std::make_unsigned_t<T>;
-  U result = 1, base = static_cast<U>(a);
-  U e = static_cast<U>(b);
-  // 8- and 16-bit products in unsigned int: promoted to int, 65535 * 65535
-  // would overflow (undefined). The CUDA twin is powi in
-  // tensor/cuda/binary_pow.cu (nvcc sees only tensor/cuda's headers).
-  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-  while (e) {
-    if (e & 1) result = static_cast<U>(static_cast<W>(result) * base);
-    e >>= 1;
-    base = static_cast<U>(static_cast<W>(base) * base);
-  }
-  return static_cast<T>(result);
-}
+using detail::powi;  // tensor/int_pow.h, shared with the CUDA kernel
 
 void pow_tensor_tensor_cpu(TensorIterator& iter) {
   ScalarType dt = iter.common_dtype();

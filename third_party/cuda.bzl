@@ -17,7 +17,7 @@ CUDA_ARCH_FLAGS = [
     "-gencode=arch=compute_90,code=compute_90",
 ]
 
-def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flags = [], **kwargs):
+def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flags = [], nvcc_hdrs = [], **kwargs):
     """A cc_library whose .cu sources are compiled by nvcc when CUDA exists.
 
     Args:
@@ -28,6 +28,8 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
       cpu_srcs: .cc files compiled in both configurations (e.g. the stubs
         that report "CUDA is not available" in a CPU-only build).
       nvcc_flags: extra nvcc flags.
+      nvcc_hdrs: headers of other packages that .cu files include (labels);
+        the package's own *.h and *.cuh are inputs already.
       **kwargs: passed to cc_library.
     """
     if not CUDA_ENABLED:
@@ -46,7 +48,7 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
         obj = "_%s_cuda/%s.o" % (name, src[:-3])
         native.genrule(
             name = "%s_%s_nvcc" % (name, src[:-3].replace("/", "_")),
-            srcs = {f: None for f in [src] + hdrs + native.glob(["**/*.h", "**/*.cuh"])}.keys(),
+            srcs = {f: None for f in [src] + hdrs + nvcc_hdrs + native.glob(["**/*.h", "**/*.cuh"])}.keys(),
             outs = [obj],
             cmd = " ".join([
                 NVCC,

@@ -7,37 +7,14 @@
 #include <type_traits>
 
 #include "tensor/cuda/elementwise.cuh"
+#include "tensor/int_pow.h"
 
 namespace ember {
 namespace cuda {
 namespace kernels {
 namespace {
 
-// Integer power by squaring with PyTorch's answers for negative exponents
-// (1 and -1 stay units, everything else truncates to 0); unsigned
-// arithmetic, so overflow wraps.
-template <typename T>
-__device__ __forceinline__ T powi(T a, T b) {
-  if constexpr (std::is_signed<T>::value) {
-    if (b < 0) {
-      if (a == 1) return 1;
-      if (a == -1) return (-b) % 2 ? T(-1) : T(1);
-      return 0;
-    }
-  }
-  using U = std::make_unsigned_t<T>;
-  // Products of 8- and 16-bit values in unsigned int: promoted to int they
-  // could overflow (undefined behaviour, though in practice it wraps too).
-  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-  U result = 1, base = static_cast<U>(a);
-  U e = static_cast<U>(b);
-  while (e) {
-    if (e & 1) result = static_cast<U>(static_cast<W>(result) * base);
-    e >>= 1;
-    base = static_cast<U>(static_cast<W>(base) * base);
-  }
-  return static_cast<T>(result);
-}
+using ::ember::detail::powi;  // tensor/int_pow.h, shared with the CPU kernel
 
 __device__ __forceinline__ float pow_(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double pow_(double a, double b) { return pow(a, b); }
