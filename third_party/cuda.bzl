@@ -50,12 +50,18 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
             name = "%s_%s_nvcc" % (name, src[:-3].replace("/", "_")),
             srcs = {f: None for f in [src] + hdrs + nvcc_hdrs + native.glob(["**/*.h", "**/*.cuh"])}.keys(),
             outs = [obj],
+            # nvcc names its temporary files after its pid, which is the same
+            # small number in every sandbox's pid namespace: with a shared
+            # /tmp, two nvcc actions at once overwrote each other's files.
+            # Each action gets a temporary folder of its own.
             cmd = " ".join([
+                "tmp=$$(mktemp -d) && TMPDIR=$$tmp",
                 NVCC,
                 "-std=c++17 -O3 -Xcompiler -fPIC -I%s -DEMBER_WITH_CUDA" % root,
                 " ".join(CUDA_ARCH_FLAGS),
                 " ".join(nvcc_flags),
                 "-c $(location %s) -o $@" % src,
+                "; rc=$$?; rm -rf $$tmp; exit $$rc",
             ]),
         )
         objs.append(obj)
