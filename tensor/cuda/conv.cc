@@ -54,15 +54,10 @@ Tensor im2col(const ConvGeometry& g, const Tensor& x, int64_t n0, int64_t nb) {
   return col;
 }
 
-void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
-                       Tensor& out) {
-  detail::DeviceGuard guard(x.device().index());
+// out [n, co, L] = the convolution of x with w, without bias, by im2col.
+void conv_forward_im2col(const ConvGeometry& g, const Tensor& x, const Tensor& w,
+                         const Tensor& out3) {
   const int64_t G = g.groups, cog = g.co / G, kg = g.ckk() / G, L = g.l();
-  Tensor out3 = out.view({g.n, g.co, L});
-  if (detail::cudnn_conv_forward(g, x, w, out)) {
-    if (b.defined()) out3.add_(b.view({1, g.co, 1}));
-    return;
-  }
   Tensor wm = w.view({G, cog, kg});
   const int64_t chunk = chunk_of(g, x.element_size());
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
@@ -74,6 +69,13 @@ void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, 
       dst.narrow(1, gr * cog, cog).copy_(y.view({cog, nb, L}).transpose(0, 1));
     }
   }
+}
+
+void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                       Tensor& out) {
+  detail::DeviceGuard guard(x.device().index());
+  Tensor out3 = out.view({g.n, g.co, g.l()});
+  if (!detail::cudnn_conv_forward(g, x, w, out)) conv_forward_im2col(g, x, w, out3);
   if (b.defined()) out3.add_(b.view({1, g.co, 1}));
 }
 
@@ -109,7 +111,6 @@ void conv_backward_im2col(const ConvGeometry& g, const Tensor& gy3, const Tensor
           gcol.narrow(0, gr * kg, kg).copy_(wm.select(0, gr).t().mm(gyt.narrow(0, gr * cog, cog)));
         }
       }
-      gcol = gcol.contiguous();
       char* dst = static_cast<char*>(gx.data_ptr()) + n0 * g.c * g.h * g.w * gx.element_size();
       detail::check_launch(kernels::launch_col2im(detail::kernel_dtype(gy3.dtype()), gcol.data_ptr(),
                                                   dst, nb, window_of(g)),

@@ -50,6 +50,15 @@ template <typename T>
 __device__ __forceinline__ bool is_nan(T x) {
   return x != x;  // false for integers
 }
+// max / min that propagate NaN (either operand's), as the CPU's reductions.
+template <typename T>
+__device__ __forceinline__ T nan_max(T a, T b) {
+  return (b > a || is_nan(b)) ? b : a;
+}
+template <typename T>
+__device__ __forceinline__ T nan_min(T a, T b) {
+  return (b < a || is_nan(b)) ? b : a;
+}
 template <typename T>
 __device__ __forceinline__ bool is_inf(T x) {
   return x == T(INFINITY) || x == -T(INFINITY);  // opmath types only

@@ -53,12 +53,6 @@ __global__ void softmax_lines(const T* x, T* y, int64_t outer, int64_t len, int6
   }
 }
 
-// NaN-propagating max, as softmax_lines' scan.
-template <typename A>
-__device__ __forceinline__ A nan_max(A a, A b) {
-  return (a != a || a > b) ? a : b;
-}
-
 // The block's max (kMax) or sum of v, in every thread. `shared` holds one
 // value per warp; the trailing barrier lets the caller reuse it.
 template <bool kMax, typename A>

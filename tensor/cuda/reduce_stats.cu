@@ -83,12 +83,6 @@ struct VarStat {
 // As the CPU's NormOp (NormKind there).
 enum class NormKind : int { kTwo, kOne, kInf, kNegInf, kZero, kOther };
 
-__device__ __forceinline__ double nan_max(double a, double b) {
-  return (b > a || is_nan(b)) ? b : a;
-}
-__device__ __forceinline__ double nan_min(double a, double b) {
-  return (b < a || is_nan(b)) ? b : a;
-}
 
 template <typename T>
 struct NormStat {
