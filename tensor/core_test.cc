@@ -182,6 +182,36 @@ TEST(ParallelTest, BackToBackAndAfterIdle) {
   set_num_threads(2);
 }
 
+// Note [Owned ranges, stolen pieces] in parallel.cc: 16 indices, grain 1,
+// 2 threads: each thread owns 8 pieces of one index. Index 8, the first of
+// the helper's own range, waits until every other index has run. Only a
+// thread that steals the helper's other pieces (9..15) from the back can
+// get there; with one fixed half per thread it would wait for itself. The
+// wait has a deadline so that a regression fails instead of hanging.
+TEST(ParallelTest, IdleThreadStealsTheOthersPieces) {
+  set_num_threads(2);
+  for (int job = 0; job < 20; ++job) {
+    std::atomic<int> done{0};
+    std::vector<std::atomic<int>> hits(16);
+    bool stuck = false;
+    parallel_for(0, 16, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if (i == 8) {
+          auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          while (done.load() < 15 && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+          }
+          if (done.load() < 15) stuck = true;
+        }
+        hits[i]++;
+        done++;
+      }
+    });
+    ASSERT_FALSE(stuck) << "job " << job << ": nobody took the pieces after index 8";
+    for (int i = 0; i < 16; ++i) ASSERT_EQ(hits[i].load(), 1) << "index " << i;
+  }
+}
+
 // Note [Pool after fork]: a fork()ed child (distributed::spawn, the
 // multiprocess tests) has none of the parent's pool threads; its
 // parallel_for must still run, with the parent's thread count.

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -34,12 +35,24 @@ thread_local bool t_in_parallel = false;
 // 2-thread LeNet training step 14.3-16.4 -> 12.4-14.4 ms, the 2-thread sum's
 // real time now equals its CPU time (BENCHMARKS.md).
 //
-// Chunks stay one contiguous part per thread: handing out 4 or 16 pieces
-// per thread dynamically made the 16M-float sum 10-30% slower here (two
-// threads streaming neighbouring pieces of memory instead of two halves).
 // With more threads than cores nobody spins: a spinning thread would hold
 // the core the thread it waits for needs.
 constexpr auto kSpin = std::chrono::microseconds(200);
+
+// Note [Owned ranges, stolen pieces]: a job's range is cut into
+// kPiecesPerThread pieces per thread (each at least the grain), and each
+// thread owns one contiguous run of them: it takes its own pieces from the
+// front, so it streams through its part of memory as one half would, and
+// once its run is empty it steals the other threads' pieces from the back.
+// On this 2-vCPU VM a helper often starts late or loses its core for a
+// while; with one fixed half per thread the caller then finished its half
+// and waited (a third of the 16M-float sums took 1.0-5.0 ms instead of
+// 0.7). Stealing takes that tail away: the 2-thread sum's median went
+// 1.01 -> 0.86 ms (libtorch 0.93 ms) in alternating runs (BENCHMARKS.md).
+// Handing all pieces out from one shared counter, tried before, was 10-30%
+// slower: two threads streaming interleaved neighbouring pieces. Callers see
+// only ranges of at least the grain, never which thread runs them.
+constexpr int64_t kPiecesPerThread = 8;
 
 int hardware_threads() {
   unsigned hc = std::thread::hardware_concurrency();
@@ -120,6 +133,7 @@ class Pool {
     spin_.store(spin_bound(n));
     openblas_set_num_threads(n);
     std::lock_guard<std::mutex> lock(mu_);
+    ensure_slots(n);
     while (static_cast<int>(workers_.size()) < n - 1) {
       int id = static_cast<int>(workers_.size());
       workers_.emplace_back([this, id] { worker_loop(id); });
@@ -144,20 +158,26 @@ class Pool {
       t_in_parallel = false;
       return;
     }
+    // Note [Owned ranges, stolen pieces].
+    const int64_t pieces = std::min<int64_t>(chunks * kPiecesPerThread, max_chunks);
     {
       std::lock_guard<std::mutex> lock(mu_);
       fn_ = &f;
       begin_ = begin;
       end_ = end;
       chunks_ = chunks;
-      next_chunk_.store(0);
-      pending_.store(chunks);
+      pieces_ = pieces;
+      for (int64_t t = 0; t < chunks; ++t) {
+        slots_[t].range.store(pack(pieces * t / chunks, pieces * (t + 1) / chunks),
+                              std::memory_order_relaxed);
+      }
+      pending_.store(pieces);
       error_ = nullptr;
       helpers_wanted_.store(static_cast<int>(chunks - 1), std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
-    work();
+    work(0);
     // Wait for the chunks other threads took, and for helpers still inside
     // work(), so none of them can read the next job's fields half-written.
     auto done = [&] { return pending_.load() == 0 && active_.load() == 0; };
@@ -174,32 +194,66 @@ class Pool {
     num_threads_.store(n);
     spin_.store(spin_bound(n));
     openblas_set_num_threads(n);
+    ensure_slots(n);
     for (int i = 0; i < n - 1; ++i) {
       workers_.emplace_back([this, i] { worker_loop(i); });
       workers_.back().detach();
     }
   }
 
-  // Takes chunks until none is left.
-  void work() {
+  // Called with no job running.
+  void ensure_slots(int n) {
+    if (n <= slot_count_) return;
+    slots_.reset(new Slot[n]);
+    slot_count_ = n;
+  }
+
+  // A slot's range of pieces [front, back), packed in one word so that the
+  // owner (taking the front) and a thief (taking the back) agree by CAS.
+  static uint64_t pack(int64_t front, int64_t back) {
+    return static_cast<uint64_t>(front) | (static_cast<uint64_t>(back) << 32);
+  }
+  // Takes one piece of slot t, the front one if `own` else the back one;
+  // -1 when the slot is empty.
+  int64_t take(int64_t t, bool own) {
+    std::atomic<uint64_t>& r = slots_[t].range;
+    uint64_t cur = r.load(std::memory_order_acquire);
+    for (;;) {
+      const int64_t front = static_cast<int64_t>(cur & 0xffffffffu);
+      const int64_t back = static_cast<int64_t>(cur >> 32);
+      if (front >= back) return -1;
+      const uint64_t next = own ? pack(front + 1, back) : pack(front, back - 1);
+      if (r.compare_exchange_weak(cur, next, std::memory_order_acq_rel)) {
+        return own ? front : back - 1;
+      }
+    }
+  }
+
+  void run_piece(int64_t piece) {
+    const int64_t range = end_ - begin_;
+    const int64_t b = begin_ + range * piece / pieces_;
+    const int64_t e = begin_ + range * (piece + 1) / pieces_;
+    try {
+      (*fn_)(b, e);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    if (pending_.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_cv_.notify_all();
+    }
+  }
+
+  // Runs slot t's pieces front to back, then steals from the back of the
+  // other slots until every piece is taken.
+  void work(int64_t t) {
     bool was = t_in_parallel;
     t_in_parallel = true;
-    for (;;) {
-      int64_t c = next_chunk_.fetch_add(1);
-      if (c >= chunks_) break;
-      int64_t range = end_ - begin_;
-      int64_t b = begin_ + range * c / chunks_;
-      int64_t e = begin_ + range * (c + 1) / chunks_;
-      try {
-        (*fn_)(b, e);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!error_) error_ = std::current_exception();
-      }
-      if (pending_.fetch_sub(1) == 1) {
-        std::lock_guard<std::mutex> lock(mu_);
-        done_cv_.notify_all();
-      }
+    for (int64_t piece; (piece = take(t, true)) >= 0;) run_piece(piece);
+    for (int64_t k = 1; k < chunks_; ++k) {
+      const int64_t victim = (t + k) % chunks_;
+      for (int64_t piece; (piece = take(victim, false)) >= 0;) run_piece(piece);
     }
     t_in_parallel = was;
   }
@@ -219,7 +273,7 @@ class Pool {
         if (pending_.load() == 0) continue;  // woke after the job ended
         ++active_;
       }
-      work();
+      work(id + 1);
       std::lock_guard<std::mutex> lock(mu_);
       if (--active_ == 0) done_cv_.notify_all();
     }
@@ -241,8 +295,12 @@ class Pool {
   std::atomic<int> helpers_wanted_{0};
   std::atomic<int> active_{0};  // helpers inside work()
   const detail::RangeFn* fn_ = nullptr;
-  int64_t begin_ = 0, end_ = 0, chunks_ = 0;
-  std::atomic<int64_t> next_chunk_{0};
+  int64_t begin_ = 0, end_ = 0, chunks_ = 0, pieces_ = 0;
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> range{0};
+  };
+  std::unique_ptr<Slot[]> slots_;  // one per thread; the caller's is slots_[0]
+  int slot_count_ = 0;
   std::atomic<int64_t> pending_{0};
   std::exception_ptr error_;
 };
