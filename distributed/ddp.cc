@@ -58,11 +58,16 @@ void verify_params_across_processes(ProcessGroup& pg, const std::vector<Tensor>&
     for (int64_t s : p.sizes()) desc.push_back(s);
   }
   const int n = pg.size();
-  auto gather = [&](Tensor mine) {
+  // On the parameters' device (NCCL carries CUDA tensors only), read back
+  // on the host.
+  const Device device = params.empty() ? Device(kCPU) : params[0].device();
+  auto gather = [&](const Tensor& host) {
+    Tensor mine = host.to(device);
     std::vector<std::vector<Tensor>> outs(1);
     for (int r = 0; r < n; ++r) outs[0].push_back(empty_like(mine));
     std::vector<Tensor> in{mine};
     pg.allgather(outs, in)->wait();
+    for (Tensor& t : outs[0]) t = t.cpu();
     return outs[0];
   };
   // First each rank's parameter count and description length, then the

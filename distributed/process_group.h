@@ -5,7 +5,8 @@
 // order on the group's own worker thread(s), carries a sequence number, and
 // returns a Work; a timeout or a dead peer becomes an error naming the op,
 // its sequence number and the peer, on every surviving rank. Backends:
-// ProcessGroupGloo (process_group_gloo.h), later NCCL.
+// ProcessGroupGloo (process_group_gloo.h) and ProcessGroupNCCL
+// (process_group_nccl.h).
 
 #include <chrono>
 #include <cstdint>
@@ -20,7 +21,19 @@
 namespace ember::distributed {
 
 enum class ReduceOp { SUM, PRODUCT, MIN, MAX, AVG, BAND, BOR, BXOR };
-const char* reduce_op_name(ReduceOp op);
+inline const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::SUM: return "SUM";
+    case ReduceOp::PRODUCT: return "PRODUCT";
+    case ReduceOp::MIN: return "MIN";
+    case ReduceOp::MAX: return "MAX";
+    case ReduceOp::AVG: return "AVG";
+    case ReduceOp::BAND: return "BAND";
+    case ReduceOp::BOR: return "BOR";
+    case ReduceOp::BXOR: return "BXOR";
+  }
+  return "UNKNOWN";
+}
 
 // A pending (or finished) operation.
 class Work {

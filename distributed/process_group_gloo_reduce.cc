@@ -104,20 +104,6 @@ GlooReduceFn pick(ReduceOp op) {
 
 }  // namespace
 
-const char* reduce_op_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::SUM: return "SUM";
-    case ReduceOp::PRODUCT: return "PRODUCT";
-    case ReduceOp::MIN: return "MIN";
-    case ReduceOp::MAX: return "MAX";
-    case ReduceOp::AVG: return "AVG";
-    case ReduceOp::BAND: return "BAND";
-    case ReduceOp::BOR: return "BOR";
-    case ReduceOp::BXOR: return "BXOR";
-  }
-  return "UNKNOWN";
-}
-
 GlooReduceFn gloo_reduce_fn(ScalarType dtype, ReduceOp op, const char* caller) {
   EMBER_CHECK(!is_quantized(dtype), "ProcessGroupGloo::", caller, ": unsupported dtype ", dtype_name(dtype));
   if (op == ReduceOp::AVG) {

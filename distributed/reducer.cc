@@ -190,8 +190,10 @@ bool Reducer::rebuild_buckets() {
     w[1 + b] = static_cast<int64_t>(mine.buckets[b].size());
     for (size_t p : mine.buckets[b]) w[at++] = static_cast<int64_t>(p);
   }
-  std::vector<Tensor> t{wire};
+  // Through the parameters' device: NCCL carries CUDA tensors only.
+  std::vector<Tensor> t{wire.to(params_[0].device())};
   pg_->broadcast(t, BroadcastOptions{0})->wait();
+  wire.copy_(t[0].cpu());
   std::vector<std::vector<size_t>> agreed(static_cast<size_t>(w[0]));
   at = 1 + n;
   int64_t total = 0;
@@ -339,9 +341,9 @@ void Reducer::finalize_backward() {
               "sure all outputs of forward take part in computing the loss.");
   std::vector<int64_t> used;
   if (options_.find_unused_parameters) {
-    Tensor map = tensor(locally_used_);
-    std::vector<Tensor> t{map};
+    std::vector<Tensor> t{tensor(locally_used_).to(params_[0].device())};
     pg_->allreduce(t, AllreduceOptions{ReduceOp::SUM})->wait();
+    Tensor map = t[0].cpu();
     used.assign(map.data_ptr<int64_t>(), map.data_ptr<int64_t>() + map.numel());
     std::fill(locally_used_.begin(), locally_used_.end(), 0);
   }

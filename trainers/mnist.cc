@@ -8,6 +8,7 @@
 // local processes:
 //   ./bazelw run //trainers:mnist -- --nproc=2             # spawns 2 ranks
 //   ./bazelw run //trainers:mnist -- --device=cuda         # on the GPU
+//   ./bazelw run //trainers:mnist -- --nproc=2 --device=cuda --backend=nccl  # 2 GPUs
 //   bazel-bin/distributed/launch --nproc_per_node=2 bazel-bin/trainers/mnist
 // Under the launcher (RANK and WORLD_SIZE set) it joins the group env://
 // describes; --batch_size is per rank, as in PyTorch.
@@ -48,7 +49,10 @@ ABSL_FLAG(std::string, checkpoint_dir, "", "save checkpoints here (empty: none)"
 ABSL_FLAG(int64_t, checkpoint_every, kDefaults.checkpoint_every, "epochs between checkpoints");
 ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
 ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
-ABSL_FLAG(int, nproc, 1, "train data-parallel on this many local processes (gloo)");
+ABSL_FLAG(int, nproc, 1, "train data-parallel on this many local processes");
+ABSL_FLAG(std::string, backend, "gloo",
+          "process group of data-parallel runs: gloo (CPU or CUDA tensors through host "
+          "copies) or nccl (CUDA, one GPU per rank)");
 
 namespace {
 
@@ -63,7 +67,7 @@ void print_cuda_available() {
 
 // One rank of a data-parallel run: joins the group, trains, leaves.
 void train_rank(const ember::trainers::MnistConfig& c, const dist::InitOptions& init) {
-  dist::init_process_group("gloo", init);
+  dist::init_process_group(absl::GetFlag(FLAGS_backend), init);
   ember::trainers::train_mnist(c, std::cout);
   dist::destroy_process_group();
 }

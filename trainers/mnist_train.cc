@@ -156,7 +156,9 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
       }
     }
     if (parallel) {
-      Tensor figures = tensor({r.train_loss, r.test_loss, static_cast<double>(correct)}, kDouble);
+      // On the training device: NCCL carries CUDA tensors only.
+      Tensor figures =
+          tensor({r.train_loss, r.test_loss, static_cast<double>(correct)}, kDouble).to(device);
       distributed::broadcast(figures, 0);
       r.train_loss = figures[0].item<double>();
       r.test_loss = figures[1].item<double>();
