@@ -274,14 +274,11 @@ void ProcessGroupNCCL::Impl::settle(ncclResult_t r, const char* what) {
         std::rethrow_exception(ex);
       }
       std::this_thread::yield();
-      ncclComm_t c;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        c = aborted ? nullptr : comm;
-      }
-      if (c == nullptr) break;
+      // Under mu: abort() may free the communicator at any time.
+      std::lock_guard<std::mutex> lock(mu);
+      if (aborted || comm == nullptr) break;  // r stays ncclInProgress: "aborted"
       ncclResult_t state = ncclSuccess;
-      ncclResult_t q = ncclCommGetAsyncError(c, &state);
+      ncclResult_t q = ncclCommGetAsyncError(comm, &state);
       r = q != ncclSuccess ? q : state;
     }
   }

@@ -19,7 +19,8 @@ TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_tes
   //tensor:iterator_device_test //tensor:device_guard_test //tensor:print_test
   //autograd:cuda_test //autograd:autograd_test //optim:cuda_test //nn:module_test
   //data:collate_test //data:dataloader_test //serialize:checkpoint_test
-  //serialize:safetensors_test //trainers:mnist_test //trainers:mnist_ddp_test)
+  //serialize:safetensors_test //trainers:mnist_test //trainers:mnist_ddp_test
+  //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test)
 BINARIES=(//benchmarks:cuda_ops //trainers:mnist //distributed:launch)
 
 case "${1:-}" in
