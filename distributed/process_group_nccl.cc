@@ -538,71 +538,62 @@ std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(std::vector<Tensor>& outp
                    });
 }
 
-std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<std::vector<Tensor>>& outputs,
-                                               std::vector<Tensor>& inputs, int root) {
-  const Tensor& in = nccl_single_tensor(inputs, "gather");
+// gather (to_root: the root receives list[r] from rank r) and scatter (the
+// root sends list[r] to rank r); `mine` is this rank's tensor either way.
+std::shared_ptr<Work> ProcessGroupNCCL::rooted(const char* op, const Tensor& mine,
+                                               std::vector<std::vector<Tensor>>& lists, int root,
+                                               bool to_root) {
   nccl_check_rank(root, size_, "root");
-  std::vector<Tensor> keep{in};
-  const std::vector<Tensor>* outs = nullptr;
+  std::vector<Tensor> keep{mine};
+  const std::vector<Tensor>* list = nullptr;
   if (rank_ == root) {
-    outs = &per_rank(outputs, size_, in, "gather");
-    keep.insert(keep.end(), outs->begin(), outs->end());
+    list = &per_rank(lists, size_, mine, op);
+    keep.insert(keep.end(), list->begin(), list->end());
   } else {
-    EMBER_CHECK_VALUE(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
-                      "ProcessGroupNCCL::gather: only the root (rank ", root,
-                      ") takes output tensors");
+    EMBER_CHECK_VALUE(lists.empty() || (lists.size() == 1 && lists[0].empty()),
+                      "ProcessGroupNCCL::", op, ": only the root (rank ", root,
+                      ") takes a tensor list");
   }
   Impl* impl = impl_.get();
-  return impl->run("gather", device_of(in), std::move(keep), [&](ncclComm_t comm, cudaStream_t s) {
-    const ncclDataType_t type = nccl_type(in.dtype());
+  return impl->run(op, device_of(mine), std::move(keep), [&](ncclComm_t comm, cudaStream_t s) {
+    const ncclDataType_t type = nccl_type(mine.dtype());
+    const int64_t n = mine.numel();
+    auto transfer = [&](void* data, int peer, bool receive) {
+      if (receive) {
+        impl->settle(ncclRecv(data, n, type, peer, comm, s), "ncclRecv");
+      } else {
+        impl->settle(ncclSend(data, n, type, peer, comm, s), "ncclSend");
+      }
+    };
     impl->settle(ncclGroupStart(), "ncclGroupStart");
     if (rank_ == root) {
       for (int r = 0; r < size_; ++r) {
-        if (r == root) {
-          copy_on((*outs)[r].data_ptr(), in.data_ptr(), in.nbytes(), s);
+        void* theirs = (*list)[r].data_ptr();
+        if (r != root) {
+          transfer(theirs, r, to_root);
+        } else if (to_root) {
+          copy_on(theirs, mine.data_ptr(), mine.nbytes(), s);
         } else {
-          impl->settle(ncclRecv((*outs)[r].data_ptr(), in.numel(), type, r, comm, s), "ncclRecv");
+          copy_on(mine.data_ptr(), theirs, mine.nbytes(), s);
         }
       }
     } else {
-      impl->settle(ncclSend(in.data_ptr(), in.numel(), type, root, comm, s), "ncclSend");
+      transfer(mine.data_ptr(), root, !to_root);
     }
     impl->settle(ncclGroupEnd(), "ncclGroupEnd");
   });
 }
 
+std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<std::vector<Tensor>>& outputs,
+                                               std::vector<Tensor>& inputs, int root) {
+  return rooted("gather", nccl_single_tensor(inputs, "gather"), outputs, root, /*to_root=*/true);
+}
+
 std::shared_ptr<Work> ProcessGroupNCCL::scatter(std::vector<Tensor>& outputs,
                                                 std::vector<std::vector<Tensor>>& inputs,
                                                 int root) {
-  const Tensor& out = nccl_single_tensor(outputs, "scatter");
-  nccl_check_rank(root, size_, "root");
-  std::vector<Tensor> keep{out};
-  const std::vector<Tensor>* ins = nullptr;
-  if (rank_ == root) {
-    ins = &per_rank(inputs, size_, out, "scatter");
-    keep.insert(keep.end(), ins->begin(), ins->end());
-  } else {
-    EMBER_CHECK_VALUE(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()),
-                      "ProcessGroupNCCL::scatter: only the root (rank ", root,
-                      ") takes input tensors");
-  }
-  Impl* impl = impl_.get();
-  return impl->run("scatter", device_of(out), std::move(keep), [&](ncclComm_t comm, cudaStream_t s) {
-    const ncclDataType_t type = nccl_type(out.dtype());
-    impl->settle(ncclGroupStart(), "ncclGroupStart");
-    if (rank_ == root) {
-      for (int r = 0; r < size_; ++r) {
-        if (r == root) {
-          copy_on(out.data_ptr(), (*ins)[r].data_ptr(), out.nbytes(), s);
-        } else {
-          impl->settle(ncclSend((*ins)[r].data_ptr(), out.numel(), type, r, comm, s), "ncclSend");
-        }
-      }
-    } else {
-      impl->settle(ncclRecv(out.data_ptr(), out.numel(), type, root, comm, s), "ncclRecv");
-    }
-    impl->settle(ncclGroupEnd(), "ncclGroupEnd");
-  });
+  return rooted("scatter", nccl_single_tensor(outputs, "scatter"), inputs, root,
+                /*to_root=*/false);
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::alltoall_base(Tensor& output, Tensor& input,
@@ -708,8 +699,9 @@ std::shared_ptr<Work> ProcessGroupNCCL::barrier() {
   return impl->run(
       "barrier", dev, {one},
       [&](ncclComm_t comm, cudaStream_t s) {
-        impl->settle(ncclAllReduce(one.data_ptr(), one.data_ptr(), 1, ncclFloat32, ncclSum, comm, s),
-                     "ncclAllReduce");
+        impl->settle(
+            ncclAllReduce(one.data_ptr(), one.data_ptr(), 1, ncclFloat32, ncclSum, comm, s),
+            "ncclAllReduce");
       },
       /*blocking=*/true);
 }

@@ -101,6 +101,9 @@ class ProcessGroupNCCL : public ProcessGroup {
   struct Impl;
 
  private:
+  std::shared_ptr<Work> rooted(const char* op, const Tensor& mine,
+                               std::vector<std::vector<Tensor>>& lists, int root, bool to_root);
+
   Options options_;
   std::unique_ptr<Impl> impl_;
 };

@@ -13,21 +13,12 @@
 #include "tensor/empty.h"
 #include "tensor/shape.h"
 #include "tensor/testing/fake_cuda.h"
+#include "tensor/testing/golden.h"
 
 namespace ember::distributed {
 namespace {
 
 const Device kDev(kCUDA, 0);
-
-template <typename E, typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(NcclChecks, ReductionsAsPyTorchMapsThem) {
   EXPECT_EQ(nccl_reduction(ReduceOp::SUM, kFloat), NcclReduction::kSum);
@@ -38,11 +29,11 @@ TEST(NcclChecks, ReductionsAsPyTorchMapsThem) {
   // bool: sum is logical or, product logical and.
   EXPECT_EQ(nccl_reduction(ReduceOp::SUM, kBool), NcclReduction::kMax);
   EXPECT_EQ(nccl_reduction(ReduceOp::PRODUCT, kBool), NcclReduction::kMin);
-  EXPECT_EQ(error_of<ValueError>([] { nccl_reduction(ReduceOp::AVG, kBool); }),
+  ember::testing::expect_error<ValueError>([] { nccl_reduction(ReduceOp::AVG, kBool); },
             "Cannot use ReduceOp.AVG with boolean inputs");
-  EXPECT_EQ(error_of<ValueError>([] { nccl_reduction(ReduceOp::BAND, kInt); }),
+  ember::testing::expect_error<ValueError>([] { nccl_reduction(ReduceOp::BAND, kInt); },
             "Cannot use ReduceOp.BAND with NCCL");
-  EXPECT_EQ(error_of<ValueError>([] { nccl_reduction(ReduceOp::BXOR, kLong); }),
+  ember::testing::expect_error<ValueError>([] { nccl_reduction(ReduceOp::BXOR, kLong); },
             "Cannot use ReduceOp.BXOR with NCCL");
 }
 
@@ -56,17 +47,17 @@ TEST(NcclChecks, TypesNcclCarries) {
 
 TEST(NcclChecks, TensorsMustBeDenseCudaOfACarriedType) {
   ember::testing::FakeCudaBackend backend;
-  EXPECT_EQ(error_of<Error>([] { nccl_check_tensor(zeros({4}), "allreduce"); }),
+  ember::testing::expect_error<Error>([] { nccl_check_tensor(zeros({4}), "allreduce"); },
             "Tensors must be CUDA and dense");
   Tensor m = zeros({3, 4}, TensorOptions().device(kDev));
   EXPECT_NO_THROW(nccl_check_tensor(m, "allreduce"));
-  EXPECT_EQ(error_of<Error>([&] { nccl_check_tensor(m.t(), "allreduce"); }),
+  ember::testing::expect_error<Error>([&] { nccl_check_tensor(m.t(), "allreduce"); },
             "Tensors must be contiguous");
-  EXPECT_EQ(error_of<TypeError>([] {
+  ember::testing::expect_error<TypeError>([] {
               nccl_check_tensor(zeros({2}, TensorOptions().dtype(kShort).device(kDev)), "send");
-            }),
+            },
             "Input tensor data type is not supported for NCCL process group: Short");
-  EXPECT_EQ(error_of<Error>([] { nccl_check_tensor(Tensor(), "recv"); }),
+  ember::testing::expect_error<Error>([] { nccl_check_tensor(Tensor(), "recv"); },
             "ProcessGroupNCCL::recv: undefined tensor");
 }
 
@@ -75,7 +66,7 @@ TEST(NcclChecks, OneTensorPerCall) {
   std::vector<Tensor> two{zeros({2}, TensorOptions().device(kDev)),
                           zeros({2}, TensorOptions().device(kDev))};
   const std::string e =
-      error_of<ValueError>([&] { nccl_single_tensor(two, "allreduce"); });
+      ember::testing::error_of([&] { nccl_single_tensor(two, "allreduce"); });
   EXPECT_NE(e.find("ProcessGroupNCCL::allreduce: expecting one tensor only but got 2"),
             std::string::npos)
       << e;
@@ -87,28 +78,28 @@ TEST(NcclChecks, ListsMatchTheirTensor) {
   ember::testing::FakeCudaBackend backend;
   Tensor like = zeros({2, 3}, TensorOptions().device(kDev));
   EXPECT_NO_THROW(nccl_check_same(zeros({6}, TensorOptions().device(kDev)), like, "allgather"));
-  EXPECT_EQ(error_of<ValueError>([&] {
+  ember::testing::expect_error<ValueError>([&] {
               nccl_check_same(zeros({6}, TensorOptions().dtype(kDouble).device(kDev)), like,
                               "allgather");
-            }),
+            },
             "ProcessGroupNCCL::allgather: tensors must all have the same type (Double vs Float)");
-  EXPECT_EQ(error_of<ValueError>([&] {
+  ember::testing::expect_error<ValueError>([&] {
               nccl_check_same(zeros({5}, TensorOptions().device(kDev)), like, "gather");
-            }),
+            },
             "ProcessGroupNCCL::gather: tensors must all have the same number of elements (5 vs 6)");
-  EXPECT_EQ(error_of<ValueError>([&] {
+  ember::testing::expect_error<ValueError>([&] {
               nccl_check_same(zeros({6}, TensorOptions().device(Device(kCUDA, 1))), like,
                               "scatter");
-            }),
+            },
             "ProcessGroupNCCL::scatter: tensors must all be on the same device (cuda:1 vs "
             "cuda:0)");
 }
 
 TEST(NcclChecks, Ranks) {
   EXPECT_NO_THROW(nccl_check_rank(0, 1, "root"));
-  EXPECT_EQ(error_of<ValueError>([] { nccl_check_rank(2, 2, "root"); }),
+  ember::testing::expect_error<ValueError>([] { nccl_check_rank(2, 2, "root"); },
             "ProcessGroupNCCL: invalid root rank 2 (the group has 2 ranks)");
-  EXPECT_EQ(error_of<ValueError>([] { nccl_check_rank(-1, 4, "destination"); }),
+  ember::testing::expect_error<ValueError>([] { nccl_check_rank(-1, 4, "destination"); },
             "ProcessGroupNCCL: invalid destination rank -1 (the group has 4 ranks)");
 }
 

@@ -89,14 +89,16 @@ TEST_F(NcclTwoRanks, Collectives) {
         EXPECT_TRUE(equal(outs[0][1].cpu(), arange(3).to(kFloat) + 10));
 
         std::vector<Tensor> rs{empty({2}, on(rank))};
-        std::vector<std::vector<Tensor>> rs_in{{full({2}, 1.0, on(rank)), full({2}, 2.0, on(rank))}};
+        std::vector<std::vector<Tensor>> rs_in{
+            {full({2}, 1.0, on(rank)), full({2}, 2.0, on(rank))}};
         pg->reduce_scatter(rs, rs_in)->wait();
         EXPECT_TRUE(equal(rs[0].cpu(), full({2}, rank == 0 ? 2.0 : 4.0)));
 
         Tensor a2a_in = arange(4, on(rank)) + 100.0 * rank;  // rows 0-1 to rank 0, 2-3 to rank 1
         Tensor a2a_out = empty({4}, on(rank));
         pg->alltoall_base(a2a_out, a2a_in, {}, {})->wait();
-        Tensor want = rank == 0 ? tensor({0.f, 1.f, 100.f, 101.f}) : tensor({2.f, 3.f, 102.f, 103.f});
+        Tensor want =
+            rank == 0 ? tensor({0.f, 1.f, 100.f, 101.f}) : tensor({2.f, 3.f, 102.f, 103.f});
         EXPECT_TRUE(equal(a2a_out.cpu(), want));
 
         Tensor msg = rank == 0 ? full({5}, 42.0, on(0)) : zeros({5}, on(1));
@@ -137,7 +139,8 @@ TEST_F(NcclTwoRanks, DdpAveragesGradients) {
         Tensor xs = x.narrow(0, 4 * rank, 4).to(Device(kCUDA, rank));
         Tensor ys = y.narrow(0, 4 * rank, 4).to(Device(kCUDA, rank));
         (ddp(xs) - ys).pow(2).mean().backward();
-        (full_model(x.to(Device(kCUDA, rank))) - y.to(Device(kCUDA, rank))).pow(2).mean().backward();
+        const Device d(kCUDA, rank);
+        (full_model(x.to(d)) - y.to(d)).pow(2).mean().backward();
         auto p = full_model->parameters();
         auto q = ddp->module()->parameters();
         for (size_t i = 0; i < p.size(); ++i) {

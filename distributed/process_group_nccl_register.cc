@@ -8,13 +8,14 @@
 namespace ember::distributed {
 
 namespace {
-const bool kRegistered = (register_backend(Backend::NCCL, [](std::shared_ptr<Store> store, int rank, int size,
-                                     std::chrono::milliseconds timeout) {
-    // The store is the group's own PrefixStore.
-    ProcessGroupNCCL::Options options;
-    options.timeout = timeout;
-    return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, options);
-  }), true);
+std::shared_ptr<ProcessGroup> make_nccl(std::shared_ptr<Store> store, int rank, int size,
+                                        std::chrono::milliseconds timeout) {
+  // The store is the group's own PrefixStore.
+  ProcessGroupNCCL::Options options;
+  options.timeout = timeout;
+  return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, options);
+}
+const bool kRegistered = (register_backend(Backend::NCCL, make_nccl), true);
 }  // namespace
 
 }  // namespace ember::distributed

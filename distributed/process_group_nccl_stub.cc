@@ -26,18 +26,26 @@ ProcessGroupNCCL::~ProcessGroupNCCL() = default;
 
 std::vector<int> ProcessGroupNCCL::nccl_version() { return {0, 0, 0}; }
 
-std::shared_ptr<Work> ProcessGroupNCCL::broadcast(std::vector<Tensor>&, const BroadcastOptions&) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::allreduce(std::vector<Tensor>&, const AllreduceOptions&) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::reduce(std::vector<Tensor>&, const ReduceOptions&) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::allgather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&, int) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&, int) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&, ReduceOp) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::alltoall_base(Tensor&, Tensor&, std::vector<int64_t>, std::vector<int64_t>) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::send(std::vector<Tensor>&, int, int) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::recv(std::vector<Tensor>&, int, int) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::recv_anysource(std::vector<Tensor>&, int) { not_built(); }
-std::shared_ptr<Work> ProcessGroupNCCL::barrier() { not_built(); }
+using Lists = std::vector<std::vector<Tensor>>;
+using Tensors = std::vector<Tensor>;
+using WorkPtr = std::shared_ptr<Work>;
+
+WorkPtr ProcessGroupNCCL::broadcast(Tensors&, const BroadcastOptions&) { not_built(); }
+WorkPtr ProcessGroupNCCL::allreduce(Tensors&, const AllreduceOptions&) { not_built(); }
+WorkPtr ProcessGroupNCCL::reduce(Tensors&, const ReduceOptions&) { not_built(); }
+WorkPtr ProcessGroupNCCL::allgather(Lists&, Tensors&) { not_built(); }
+WorkPtr ProcessGroupNCCL::gather(Lists&, Tensors&, int) { not_built(); }
+WorkPtr ProcessGroupNCCL::scatter(Tensors&, Lists&, int) { not_built(); }
+WorkPtr ProcessGroupNCCL::reduce_scatter(Tensors&, Lists&, ReduceOp) { not_built(); }
+WorkPtr ProcessGroupNCCL::alltoall_base(Tensor&, Tensor&, std::vector<int64_t>,
+                                        std::vector<int64_t>) {
+  not_built();
+}
+WorkPtr ProcessGroupNCCL::send(Tensors&, int, int) { not_built(); }
+WorkPtr ProcessGroupNCCL::recv(Tensors&, int, int) { not_built(); }
+WorkPtr ProcessGroupNCCL::recv_anysource(Tensors&, int) { not_built(); }
+WorkPtr ProcessGroupNCCL::barrier() { not_built(); }
 void ProcessGroupNCCL::monitored_barrier(std::chrono::milliseconds, bool) { not_built(); }
+WorkPtr ProcessGroupNCCL::rooted(const char*, const Tensor&, Lists&, int, bool) { not_built(); }
 
 }  // namespace ember::distributed

@@ -25,21 +25,12 @@
 #include "nn/nn.h"
 #include "tensor/all.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/testing/golden.h"
 
 namespace ember::distributed {
 namespace {
 
 bool nccl_built() { return ProcessGroupNCCL::nccl_version()[0] > 0; }
-
-template <typename E, typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 std::string temp_path(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -49,12 +40,12 @@ std::string temp_path(const std::string& name) {
 TEST(ProcessGroupNCCLTest, AvailabilityMatchesTheBuild) {
   if (!nccl_built()) {
     EXPECT_FALSE(is_nccl_available());
-    EXPECT_EQ(error_of<Error>([] {
+    ember::testing::expect_error<Error>([] {
                 init_process_group("nccl", {"file://" + temp_path("nccl_unbuilt"), 1, 0});
-              }),
+              },
               "Distributed package doesn't have NCCL built in");
     auto store = std::make_shared<FileStore>(temp_path("nccl_stub_store"));
-    EXPECT_NE(error_of<Error>([&] { ProcessGroupNCCL pg(store, 0, 1); })
+    EXPECT_NE(ember::testing::error_of([&] { ProcessGroupNCCL pg(store, 0, 1); })
                   .find("ember was built without CUDA"),
               std::string::npos);
     return;
@@ -68,7 +59,7 @@ TEST(ProcessGroupNCCLTest, AvailabilityMatchesTheBuild) {
 TEST(ProcessGroupNCCLTest, NeedsAGpu) {
   if (!nccl_built() || cuda::device_count() > 0) GTEST_SKIP() << "needs NCCL and no GPU";
   auto store = std::make_shared<FileStore>(temp_path("nccl_nogpu_store"));
-  EXPECT_EQ(error_of<Error>([&] { ProcessGroupNCCL pg(store, 0, 1); }),
+  ember::testing::expect_error<Error>([&] { ProcessGroupNCCL pg(store, 0, 1); },
             "ProcessGroupNCCL is only supported with GPUs, no GPUs found!");
 }
 
@@ -115,7 +106,7 @@ TEST_F(NcclOneRank, BroadcastReduceAndSequenceNumbers) {
   EXPECT_TRUE(w1->wait());
   EXPECT_EQ(w1->sequence_number(), w0->sequence_number() + 1);
   EXPECT_TRUE(equal(x.cpu(), full({5}, 2.5)));
-  EXPECT_EQ(error_of<ValueError>([&] { pg_->broadcast(v, {1}); }),
+  ember::testing::expect_error<ValueError>([&] { pg_->broadcast(v, {1}); },
             "ProcessGroupNCCL: invalid root rank 1 (the group has 1 ranks)");
 }
 
@@ -171,18 +162,20 @@ TEST_F(NcclOneRank, BarrierAndBlockingWait) {
 
 TEST_F(NcclOneRank, Errors) {
   std::vector<Tensor> cpu{zeros({2})};
-  EXPECT_EQ(error_of<Error>([&] { pg_->allreduce(cpu); }), "Tensors must be CUDA and dense");
+  ember::testing::expect_error<Error>([&] { pg_->allreduce(cpu); },
+                                      "Tensors must be CUDA and dense");
   std::vector<Tensor> gpu{zeros({2}, on_gpu())};
-  EXPECT_EQ(error_of<ValueError>([&] { pg_->allreduce(gpu, {ReduceOp::BAND}); }),
+  ember::testing::expect_error<ValueError>([&] { pg_->allreduce(gpu, {ReduceOp::BAND}); },
             "Cannot use ReduceOp.BAND with NCCL");
-  EXPECT_EQ(error_of<ValueError>([&] { pg_->send(gpu, 0, 0); }),
+  ember::testing::expect_error<ValueError>([&] { pg_->send(gpu, 0, 0); },
             "Invalid destination rank: should not be the same as rank of the current process.");
-  EXPECT_NE(error_of<Error>([&] { pg_->recv_anysource(gpu, 0); }).find("recv_anysource"),
+  EXPECT_NE(ember::testing::error_of([&] { pg_->recv_anysource(gpu, 0); }).find("recv_anysource"),
             std::string::npos);
-  EXPECT_EQ(error_of<ValueError>([&] { pg_->monitored_barrier(std::chrono::seconds(1)); }),
+  ember::testing::expect_error<ValueError>([&] { pg_->monitored_barrier(std::chrono::seconds(1)); },
             "monitored_barrier is only implemented for GLOO backend.");
   std::vector<Tensor> strided{zeros({4, 4}, on_gpu()).t()};
-  EXPECT_EQ(error_of<Error>([&] { pg_->broadcast(strided); }), "Tensors must be contiguous");
+  ember::testing::expect_error<Error>([&] { pg_->broadcast(strided); },
+                                      "Tensors must be contiguous");
   // The checks left the group usable.
   pg_->allreduce(gpu)->wait();
   EXPECT_TRUE(equal(gpu[0].cpu(), zeros({2})));
