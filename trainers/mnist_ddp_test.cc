@@ -208,6 +208,31 @@ TEST(MnistDataParallelTest, ForkedRanksTrainOnTheGpu) {
   EXPECT_NE(out.find("Test set: Average loss: "), std::string::npos) << out;
 }
 
+// `mnist --nproc=2 --device=cuda --backend=nccl`: one GPU per rank over
+// NCCL. Without a GPU (or without NCCL) every rank fails with the reason;
+// with one GPU it cannot run (NCCL refuses two ranks on one device).
+TEST(MnistDataParallelTest, NcclRanks) {
+  ProgramRun run = run_program({"trainers/mnist", "--nproc=2", "--device=cuda", "--backend=nccl",
+                                "--train_limit=256", "--test_limit=128", "--epochs=1",
+                                "--num_workers=0", "--batch_size=32"},
+                               std::chrono::seconds(120));
+  const std::string& out = run.out;
+  ASSERT_TRUE(WIFEXITED(run.status)) << out;
+  if (out.find("CUDA available: False") != std::string::npos) {
+    EXPECT_NE(WEXITSTATUS(run.status), 0) << out;
+    EXPECT_TRUE(out.find("ProcessGroupNCCL is only supported with GPUs, no GPUs found!") !=
+                    std::string::npos ||
+                out.find("Distributed package doesn't have NCCL built in") != std::string::npos)
+        << out;
+    return;
+  }
+  // Asking initializes CUDA here: keep this test after the ones that fork.
+  if (cuda::device_count() < 2) GTEST_SKIP() << "NCCL needs a GPU per rank: two GPUs";
+  EXPECT_EQ(WEXITSTATUS(run.status), 0) << out;
+  EXPECT_NE(out.find("Train Epoch: 1 \tLoss: "), std::string::npos) << out;
+  EXPECT_NE(out.find("Test set: Average loss: "), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace trainers
 }  // namespace ember
