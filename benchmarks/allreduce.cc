@@ -1,6 +1,7 @@
 // all_reduce bandwidth, printed as nccl-tests' all_reduce_perf prints it.
 //
 //   bazel run //benchmarks:allreduce -- --backend gloo --nproc 2 -b 8 -e 256M -f 2 -w 5 -n 20 -c 1
+//   bazel run //benchmarks:allreduce -- --backend nccl --nproc 2 ...   # a GPU per rank
 //
 // Spawns --nproc ranks on 127.0.0.1 (or, run under //distributed:launch,
 // joins through env:// as one of its ranks), sweeps sizes from -b to -e
@@ -16,8 +17,9 @@
 // the link: the figure busbw is compared with.
 //
 // Backends come from init_process_group's registry; a backend whose tensors
-// live on a device (NCCL: CUDA) only needs an entry in device_for() and its
-// library linked in.
+// live on a device (NCCL: CUDA, rank r on cuda:r % device_count) only needs
+// an entry in device_for() and its library linked in. Device timings end
+// with a device synchronize (NCCL's wait() does not block the host).
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -39,6 +41,7 @@
 #include "distributed/process_group_gloo.h"
 #include "distributed/spawn.h"
 #include "tensor/all.h"
+#include "tensor/cuda/cuda.h"
 
 namespace ember::distributed {
 namespace {
@@ -131,10 +134,19 @@ ReduceOp op_of(const std::string& o) {
   std::exit(2);
 }
 
-// Where a backend's tensors live. NCCL: Device(kCUDA, local rank).
-Device device_for(const std::string& backend) {
-  (void)backend;
-  return Device(kCPU);
+// Where a backend's tensors live. NCCL: a GPU per rank.
+Device device_for(const std::string& backend, int rank) {
+  if (backend != "nccl") return Device(kCPU);
+  const int n = static_cast<int>(cuda::device_count());
+  if (n == 0) throw Error("allreduce: the nccl backend needs a GPU");
+  const char* local = std::getenv("LOCAL_RANK");  // under the launcher
+  return Device(kCUDA, static_cast<int8_t>((local != nullptr ? std::atoi(local) : rank) % n));
+}
+
+// Waits for `w` and, for device tensors, for the device itself.
+void finish(const std::shared_ptr<Work>& w, Device dev) {
+  w->wait();
+  if (dev.is_cuda()) cuda::synchronize(dev.index());
 }
 
 // ---------------------------------------------------------------- calibration
@@ -238,7 +250,7 @@ double time_ops(ProcessGroup& pg, int warmup, int iters, const Tensor& in, Tenso
     if (!in_place) out.copy_(in);
     return pg.allreduce(v, {op});
   };
-  for (int i = 0; i < warmup; ++i) one()->wait();
+  for (int i = 0; i < warmup; ++i) finish(one(), in.device());
   pg.barrier()->wait();
   auto t0 = Clock::now();
   std::shared_ptr<Work> last;
@@ -247,9 +259,9 @@ double time_ops(ProcessGroup& pg, int warmup, int iters, const Tensor& in, Tenso
     if (!in_place && last) last->wait();
     last = one();
   }
-  last->wait();
+  finish(last, in.device());
   double s = std::chrono::duration<double>(Clock::now() - t0).count() / iters;
-  std::vector<Tensor> t{full({1}, s, kDouble)};
+  std::vector<Tensor> t{full({1}, s, TensorOptions(kDouble).device(in.device()))};
   pg.allreduce(t, {ReduceOp::MAX})->wait();
   return t[0].item<double>();
 }
@@ -257,7 +269,7 @@ double time_ops(ProcessGroup& pg, int warmup, int iters, const Tensor& in, Tenso
 int run_rank(const Args& a, ProcessGroup& pg, double calibration) {
   const ScalarType dt = dtype_of(a.dtype);
   const ReduceOp op = op_of(a.op);
-  const Device dev = device_for(a.backend);
+  const Device dev = device_for(a.backend, pg.rank());
   const int world = pg.size();
   const int64_t esize = element_size(dt);
   const bool root = pg.rank() == 0;
@@ -299,7 +311,7 @@ int run_rank(const Args& a, ProcessGroup& pg, double calibration) {
     double t_ip = time_ops(pg, a.warmup, a.iters, inplace, inplace, true, op);
     int64_t wrong_ip = a.check ? count_wrong(pg, count, dt, op, dev) : 0;
     // Every rank's count: the table prints the sum over ranks.
-    std::vector<Tensor> w{tensor({wrong_oop, wrong_ip})};
+    std::vector<Tensor> w{tensor({wrong_oop, wrong_ip}).to(dev)};
     pg.allreduce(w)->wait();
     wrong_oop = w[0][0].item<int64_t>();
     wrong_ip = w[0][1].item<int64_t>();
@@ -342,7 +354,10 @@ int main_impl(int argc, char** argv) {
   Args a = parse(argc, argv);
   const bool launched = std::getenv("RANK") != nullptr && std::getenv("WORLD_SIZE") != nullptr;
   double calibration = 0;
-  if (a.calibrate && (!launched || std::string(std::getenv("RANK")) == "0")) {
+  // Loopback TCP is what gloo's busbw compares with; NCCL's ranks talk
+  // over the GPUs' links.
+  if (a.calibrate && a.backend != "nccl" &&
+      (!launched || std::string(std::getenv("RANK")) == "0")) {
     calibration = calibrate_loopback();
   }
   if (launched) {  // one rank of //distributed:launch

@@ -21,7 +21,7 @@ TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_tes
   //data:collate_test //data:dataloader_test //serialize:checkpoint_test
   //serialize:safetensors_test //trainers:mnist_test //trainers:mnist_ddp_test
   //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test)
-BINARIES=(//benchmarks:cuda_ops //trainers:mnist //distributed:launch)
+BINARIES=(//benchmarks:cuda_ops //benchmarks:allreduce //trainers:mnist //distributed:launch)
 
 case "${1:-}" in
   --targets) echo "${TESTS[@]}" "${BINARIES[@]}"; exit 0 ;;
@@ -100,6 +100,10 @@ for w in "${want[@]}"; do
       {
         echo "===== ember"; timeout 120 "${B}/benchmarks/cuda_ops" --iters=100
         echo "===== torch"; timeout 120 python3 tools/cuda_ops_torch.py --iters=100
+        # One GPU: a world of one checks the NCCL path and its #wrong count,
+        # not bandwidth (busbw is 0 for one rank).
+        echo "===== allreduce --backend nccl --nproc 1"
+        timeout 60 "${B}/benchmarks/allreduce" --backend nccl --nproc 1 -b 8 -e 64M -f 8 -w 2 -n 10 -c 1
       } >"${OUT}/bench.log" 2>&1
       echo "bench rc=$?" ;;
     train)
