@@ -40,6 +40,17 @@ class IteratorDeviceTest : public ::testing::Test {
   testing::FakeCudaBackend backend_;
 };
 
+// libtorch's spelling: t.to(kCPU) / t.to(kCUDA) (a DeviceType, no index).
+TEST_F(IteratorDeviceTest, ToADeviceType) {
+  Tensor c = tensor({1.0f, 2.0f});
+  EXPECT_TRUE(c.to(kCPU).is_same(c));  // already there: the tensor itself
+  Tensor d = c.to(kCUDA);
+  EXPECT_TRUE(d.is_cuda());
+  EXPECT_EQ(d.device().str(), "cuda:0");
+  EXPECT_TRUE(equal(d.to(kCPU), c));
+  EXPECT_FALSE(d.to(kCUDA, /*non_blocking=*/false, /*copy=*/true).is_same(d));
+}
+
 TEST_F(IteratorDeviceTest, CudaAndCpuTensorsDoNotMix) {
   Tensor d = on_fake_cuda(tensor({1.0f, 2.0f}));
   Tensor c = tensor({3.0f, 4.0f});

@@ -131,6 +131,11 @@ class Tensor {
   // --- conversion (copy.cc) -------------------------------------------------
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  // t.to(kCPU), t.to(kCUDA): without this overload both to(Device) and
+  // to(const TensorOptions&) take a DeviceType by one conversion (ambiguous).
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {
+    return to(Device(type), non_blocking, copy);
+  }
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
