@@ -96,8 +96,14 @@ bool env_flag(const char* name) {
 
 class NcclWork : public Work {
  public:
-  NcclWork(ProcessGroupNCCL::Impl* impl, std::string op, uint64_t seq, int device, bool blocking)
-      : impl_(impl), op_(std::move(op)), seq_(seq), device_(device), blocking_(blocking) {}
+  NcclWork(std::weak_ptr<ProcessGroupNCCL::Impl> impl, std::chrono::milliseconds group_timeout,
+           std::string op, uint64_t seq, int device, bool blocking)
+      : impl_(std::move(impl)),
+        group_timeout_(group_timeout),
+        op_(std::move(op)),
+        seq_(seq),
+        device_(device),
+        blocking_(blocking) {}
   ~NcclWork() override {
     if (end_ != nullptr) cudaEventDestroy(end_);
   }
@@ -135,7 +141,9 @@ class NcclWork : public Work {
   std::vector<Tensor> keep_;  // alive until the device finished the op
 
  private:
-  ProcessGroupNCCL::Impl* impl_;
+  // Weak: a Work may outlive its group (then a timeout breaks nothing).
+  const std::weak_ptr<ProcessGroupNCCL::Impl> impl_;
+  const std::chrono::milliseconds group_timeout_;
   const std::string op_;
   const uint64_t seq_;
   const int device_;
@@ -144,7 +152,7 @@ class NcclWork : public Work {
   std::exception_ptr error_;
 };
 
-struct ProcessGroupNCCL::Impl {
+struct ProcessGroupNCCL::Impl : std::enable_shared_from_this<ProcessGroupNCCL::Impl> {
   Impl(std::shared_ptr<Store> store, int rank, int size, const Options& options)
       : store(std::move(store)), rank(rank), size(size), options(options) {
     watchdog = std::thread([this] { watchdog_loop(); });
@@ -192,14 +200,16 @@ struct ProcessGroupNCCL::Impl {
 bool NcclWork::wait(std::chrono::milliseconds timeout) {
   if (auto e = exception()) std::rethrow_exception(e);
   if (blocking_ || timeout != Store::kNoTimeout) {
-    const auto limit = timeout == Store::kNoTimeout ? impl_->options.timeout : timeout;
+    const auto limit = timeout == Store::kNoTimeout ? group_timeout_ : timeout;
     const auto deadline = Clock::now() + limit;
     while (!device_done()) {
       if (auto e = exception()) std::rethrow_exception(e);
       if (Clock::now() >= deadline) {
         auto ex = std::make_exception_ptr(TimeoutError(absl::StrCat(
             "ProcessGroupNCCL: ", describe(), " timed out after ", limit.count(), " ms")));
-        impl_->abort(ex, absl::StrCat("Work::wait: ", describe(), " ran past its timeout"));
+        if (auto impl = impl_.lock()) {
+          impl->abort(ex, absl::StrCat("Work::wait: ", describe(), " ran past its timeout"));
+        }
         std::rethrow_exception(ex);
       }
       std::this_thread::sleep_for(std::chrono::microseconds(20));
@@ -348,7 +358,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::run(const char* op, int dev,
   check_broken(op);
   ensure_comm(dev);
   DeviceGuard guard(dev);
-  auto work = std::make_shared<NcclWork>(this, op, next_seq++, dev,
+  auto work = std::make_shared<NcclWork>(weak_from_this(), options.timeout, op, next_seq++, dev,
                                          blocking || options.blocking_wait);
   cuda_check(cudaEventRecord(ready, 0), "cudaEventRecord");
   cuda_check(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent");
@@ -366,10 +376,15 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::run(const char* op, int dev,
 
 void ProcessGroupNCCL::Impl::watchdog_loop() {
   std::unique_lock<std::mutex> lock(mu);
+  int current = -1;
   for (;;) {
     cv.wait_for(lock, std::chrono::milliseconds(inflight.empty() ? 100 : 2),
                 [&] { return stopping; });
     if (stopping) return;
+    if (device >= 0 && device != current) {
+      cudaSetDevice(device);  // the events it queries live there
+      current = device;
+    }
     std::shared_ptr<NcclWork> late;
     for (auto it = inflight.begin(); it != inflight.end();) {
       if ((*it)->device_done()) {
@@ -414,7 +429,7 @@ ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int s
   if (env_flag("EMBER_NCCL_BLOCKING_WAIT") || env_flag("TORCH_NCCL_BLOCKING_WAIT")) {
     options_.blocking_wait = true;
   }
-  impl_ = std::make_unique<Impl>(std::move(store), rank, size, options_);
+  impl_ = std::make_shared<Impl>(std::move(store), rank, size, options_);
 }
 
 ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size)

@@ -105,7 +105,7 @@ class ProcessGroupNCCL : public ProcessGroup {
                                std::vector<std::vector<Tensor>>& lists, int root, bool to_root);
 
   Options options_;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // Works hold it weakly
 };
 
 }  // namespace ember::distributed
