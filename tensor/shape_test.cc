@@ -584,5 +584,34 @@ TEST(AliasTest, ViewsShareTheVersionCounter) {
   EXPECT_EQ(v._version(), x._version());
 }
 
+// libtorch's t.accessor<T, N>(): indexes through the strides (a transposed
+// view reads transposed), writes land in the tensor, and a wrong rank,
+// dtype or device is an error.
+TEST(AccessorTest, IndexesThroughStrides) {
+  Tensor m = empty({2, 3}, kFloat);
+  float* p = m.data_ptr<float>();
+  for (int i = 0; i < 6; ++i) p[i] = static_cast<float>(i);
+  auto a = m.accessor<float, 2>();
+  EXPECT_EQ(a.size(0), 2);
+  EXPECT_EQ(a.size(1), 3);
+  EXPECT_EQ(a[1][2], 5.0f);
+  a[0][1] = 42.0f;
+  EXPECT_EQ(p[1], 42.0f);
+  Tensor t = m.t();
+  auto at = t.accessor<float, 2>();
+  EXPECT_EQ(at.stride(0), 1);
+  EXPECT_EQ(at[2][1], 5.0f);
+  EXPECT_EQ(at[1][0], 42.0f);
+  auto row = a[1];  // a TensorAccessor<float, 1>
+  EXPECT_EQ(row.size(0), 3);
+  EXPECT_EQ(row[0], 3.0f);
+  Tensor r = m.select(0, 1);  // offset into the storage
+  EXPECT_EQ((r.accessor<float, 1>()[2]), 5.0f);
+  EXPECT_EQ(testing::error_of([&] { m.accessor<float, 3>(); }),
+            "TensorAccessor expected 3 dims but tensor has 2");
+  EXPECT_EQ(testing::error_of([&] { m.accessor<double, 2>(); }),
+            "expected scalar type Double but found Float");
+}
+
 }  // namespace
 }  // namespace ember

@@ -13,6 +13,15 @@ namespace detail {
                            " but found ", scalar_type_name(actual)));
 }
 
+[[noreturn]] void throw_accessor_dims(size_t expected, int64_t actual) {
+  throw Error(absl::StrCat("TensorAccessor expected ", expected, " dims but tensor has ", actual));
+}
+
+[[noreturn]] void throw_accessor_device(const Device& device) {
+  throw Error(absl::StrCat("accessor() reads host memory, but the tensor is on ", device.str(),
+                           ": copy it with .cpu() first"));
+}
+
 [[noreturn]] void throw_not_implemented(const char* name, ScalarType t) {
   throw Error(absl::StrCat("\"", name, "\" not implemented for '", scalar_type_name(t), "'"));
 }

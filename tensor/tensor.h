@@ -24,6 +24,8 @@ namespace ember {
 
 class Tensor;
 class TensorIndex;
+template <typename T, size_t N>
+class TensorAccessor;  // tensor/accessor.h
 namespace autograd {
 class Node;
 }  // namespace autograd
@@ -93,6 +95,12 @@ class Tensor {
   template <typename T>
   T* data_ptr() const;
   void* data_ptr() const { return impl_->data(); }
+  // t.accessor<float, 2>()[i][j] (tensor/accessor.h). The accessor points
+  // into this tensor, so a temporary's is refused.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const&;
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
 
   // The single value of a one-element tensor.
   Scalar item() const;
@@ -513,5 +521,7 @@ T* Tensor::data_ptr() const {
 }
 
 }  // namespace ember
+
+#include "tensor/accessor.h"  // Tensor::accessor's definition
 
 #endif  // EMBER_TENSOR_TENSOR_H_
