@@ -130,4 +130,58 @@ TEST(EmberHeaderTest, ReadmeDataParallelSnippet) {
   EXPECT_TRUE(net->fc1->weight.grad().defined());
 }
 
+// A libtorch program's idioms, with `namespace torch = ember`: what a
+// port from libtorch writes compiles and means the same.
+TEST(EmberHeaderTest, LibtorchIdioms) {
+  namespace torch = ember;
+  using torch::indexing::Slice;
+  torch::manual_seed(1);
+  torch::Tensor t = torch::arange(12, torch::kFloat).reshape({3, 4});
+
+  auto a = t.accessor<float, 2>();  // strided element access
+  EXPECT_EQ(a[2][3], 11.0f);
+  a[0][0] = -1.0f;
+  EXPECT_EQ(t.index({0, 0}).item<float>(), -1.0f);
+  t.index_put_({0, 0}, 0.0);
+  EXPECT_TRUE(t.index({Slice(), 1}).equal(torch::tensor({1.0f, 5.0f, 9.0f})));
+
+  EXPECT_TRUE(t.to(torch::kCPU).is_same(t));  // a DeviceType, not a Device
+  torch::Device device(torch::kCPU);
+  if (torch::cuda::is_available()) device = torch::Device(torch::kCUDA);
+
+  torch::nn::Sequential seq(torch::nn::Linear(4, 8), torch::nn::ReLU(), torch::nn::Linear(8, 1));
+  seq->to(device);
+  std::vector<std::string> names;
+  for (auto& p : seq->named_parameters()) {  // OrderedDict items: key(), value()
+    names.push_back(p.key());
+    EXPECT_TRUE(p.value().requires_grad());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
+  for (auto& [name, p] : seq->named_parameters()) {  // and a std::pair
+    EXPECT_EQ(p.is_cuda(), device.is_cuda()) << name;
+  }
+
+  torch::optim::Adam opt(seq->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor x = t.to(device), target = torch::zeros({3, 1}).to(device);
+  torch::nn::MSELoss loss_fn;
+  torch::Tensor loss = loss_fn(seq->forward(x), target);
+  EXPECT_TRUE(loss.allclose(torch::nn::functional::mse_loss(seq->forward(x), target)));
+  const float before = loss.item<float>();
+  for (int i = 0; i < 20; ++i) {
+    opt.zero_grad();
+    loss = loss_fn(seq->forward(x), target);
+    loss.backward();
+    opt.step();
+  }
+  EXPECT_LT(loss_fn(seq->forward(x), target).item<float>(), before);
+
+  auto [values, indices] = t.max(1);
+  EXPECT_TRUE(indices.equal(torch::tensor({3, 3, 3}, torch::kLong)));
+  EXPECT_TRUE(values.equal(std::get<0>(t.max(1))));
+  {
+    torch::NoGradGuard no_grad;
+    EXPECT_FALSE((seq->forward(x) * 2).requires_grad());
+  }
+}
+
 }  // namespace

@@ -24,14 +24,14 @@
 #include <vector>
 
 #include "nn/module_holder.h"
+#include "tensor/named_tensors.h"
 #include "tensor/tensor.h"
 
 namespace ember {
 namespace nn {
 
-// An ordered list of named tensors: state_dict()'s result, and what
-// serialize's NamedTensors holds.
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+// state_dict()'s result and named_parameters()': tensor/named_tensors.h.
+using ::ember::NamedTensors;
 
 // What load_state_dict(strict=false) could not match: PyTorch's
 // _IncompatibleKeys. Prints as PyTorch's repr: "<All keys matched

@@ -27,12 +27,11 @@
 #include <vector>
 
 #include "tensor/arg.h"
+#include "tensor/named_tensors.h"
 #include "tensor/tensor.h"
 
 namespace ember {
 
-// The same type as serialize's and nn's state dicts.
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 namespace optim {
 

@@ -29,12 +29,11 @@
 #include <vector>
 
 #include "tensor/device.h"
+#include "tensor/named_tensors.h"
 #include "tensor/tensor.h"
 
 namespace ember {
 
-// An ordered list of named tensors: a state dict.
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 // The header's "__metadata__": free-form strings.
 using Metadata = std::map<std::string, std::string>;
 
