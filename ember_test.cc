@@ -6,6 +6,7 @@
 #include <string>
 
 #include "distributed/testing/multiprocess.h"
+#include "tensor/testing/golden.h"
 
 namespace {
 
@@ -157,6 +158,13 @@ TEST(EmberHeaderTest, LibtorchIdioms) {
     EXPECT_TRUE(p.value().requires_grad());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
+  auto named = seq->named_parameters();  // OrderedDict's lookups
+  EXPECT_TRUE(named["2.bias"].is_same(seq->parameters()[3]));
+  EXPECT_TRUE(named[1].second.is_same(seq->parameters()[1]));  // by position
+  EXPECT_EQ(named.keys(), names);
+  EXPECT_EQ(named.find("1.weight"), nullptr);  // ReLU has none
+  EXPECT_EQ(ember::testing::error_of([&] { named["fc.weight"]; }),
+            "Key 'fc.weight' is not defined (keys: '0.weight', '0.bias', '2.weight', '2.bias')");
   for (auto& [name, p] : seq->named_parameters()) {  // and a std::pair
     EXPECT_EQ(p.is_cuda(), device.is_cuda()) << name;
   }
