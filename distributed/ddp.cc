@@ -58,9 +58,9 @@ void verify_params_across_processes(ProcessGroup& pg, const std::vector<Tensor>&
     for (int64_t s : p.sizes()) desc.push_back(s);
   }
   const int n = pg.size();
-  // On the parameters' device (NCCL carries CUDA tensors only), read back
-  // on the host.
-  const Device device = params.empty() ? Device(kCPU) : params[0].device();
+  // On the parameters' device (NCCL carries CUDA tensors only; DDP has
+  // checked there is a parameter), read back on the host.
+  const Device device = params[0].device();
   auto gather = [&](const Tensor& host) {
     Tensor mine = host.to(device);
     std::vector<std::vector<Tensor>> outs(1);

@@ -230,9 +230,11 @@ ProcessGroupNCCL::Impl::~Impl() {
   }
   cv.notify_all();
   watchdog.join();
-  // Let issued ops finish (bounded: a peer that never joins them must not
-  // hang shutdown), then abort, which frees the communicator either way.
-  const auto deadline = Clock::now() + options.timeout;
+  // Let issued ops finish (bounded, as destroy_process_group's wait for the
+  // store's clients: a peer that never joins them must not hang shutdown),
+  // then abort, which frees the communicator either way.
+  const auto deadline =
+      Clock::now() + std::min<std::chrono::milliseconds>(options.timeout, std::chrono::seconds(10));
   bool pending = true;
   while (pending && !aborted && Clock::now() < deadline) {
     pending = false;
