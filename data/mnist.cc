@@ -1,62 +1,95 @@
 #include "data/mnist.h"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <functional>
 
 #include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/files.h"
 
 namespace ember {
 namespace data {
 namespace {
 
+// Something is at `path` (whatever it is: a directory or a FIFO named like
+// an IDX file is then refused by read_regular_file, naming what it is).
 bool file_exists(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return f.good();
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  EMBER_CHECK(f.good(), path, ": cannot open: ", std::strerror(errno));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  EMBER_CHECK(!f.bad(), path, ": read error");
-  return ss.str();
-}
+size_t saturating_mul(size_t a, size_t b) { return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
 
-std::string gunzip(const std::string& path, const std::string& in) {
+// Note [Bounded gunzip]: every member of a multi-member gzip file is read
+// (as gzip -d and Python's gzip do); what follows the last member must be
+// zero padding or nothing, anything else is an error rather than silently
+// ignored. The output never grows past limit(output so far) + 1 bytes: for
+// an IDX file the limit is the size its header announces, so a gzip bomb
+// fails after at most that much memory instead of exhausting it.
+std::string gunzip(const std::string& path, const std::string& in,
+                   const std::function<size_t(const std::string&)>& limit) {
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   // 16 + MAX_WBITS: a gzip wrapper (header and CRC-32 checked).
   EMBER_CHECK(inflateInit2(&zs, 16 + MAX_WBITS) == Z_OK, path, ": cannot initialize zlib");
   std::string out;
-  out.resize(in.size() * 4 + 1024);
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.avail_in = static_cast<uInt>(in.size());
-  int rc = Z_OK;
   size_t produced = 0;
-  while (true) {
-    if (produced == out.size()) out.resize(out.size() * 2);
-    zs.next_out = reinterpret_cast<Bytef*>(&out[produced]);
-    zs.avail_out = static_cast<uInt>(out.size() - produced);
-    rc = inflate(&zs, Z_NO_FLUSH);
-    produced = out.size() - zs.avail_out;
-    if (rc == Z_STREAM_END) break;
-    if (rc == Z_OK) continue;
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0) break;  // input ran out: truncated
-    if (rc == Z_BUF_ERROR) continue;                     // output full: grow
-    const std::string msg = zs.msg != nullptr ? zs.msg : zError(rc);
+  auto fail = [&](const std::string& msg) {
     inflateEnd(&zs);
-    throw Error(absl::StrCat(path, ": corrupt gzip data (", msg, ")"));
+    throw Error(absl::StrCat(path, ": ", msg));
+  };
+  for (;;) {
+    const size_t cap = limit(out.substr(0, std::min<size_t>(produced, 4096)));
+    if (produced > cap) {
+      fail(absl::StrCat("the gzip data decompresses to more than the ", cap,
+                        " bytes its IDX header announces"));
+    }
+    if (produced == out.size()) {
+      // Grow geometrically, never past one byte more than allowed.
+      const size_t want = std::max<size_t>(64 << 10, out.size() * 2);
+      out.resize(std::min(want, cap == SIZE_MAX ? want : cap + 1));
+      if (produced == out.size()) out.resize(produced + 1);
+    }
+    zs.next_out = reinterpret_cast<Bytef*>(&out[produced]);
+    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 1u << 30));
+    const uInt before = zs.avail_out;
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    produced += before - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Another member, zero padding, or garbage.
+      const size_t at = in.size() - zs.avail_in;
+      if (zs.avail_in == 0) break;
+      if (zs.avail_in >= 2 && static_cast<unsigned char>(in[at]) == 0x1f &&
+          static_cast<unsigned char>(in[at + 1]) == 0x8b) {
+        inflateReset(&zs);
+        continue;
+      }
+      if (in.find_first_not_of('\0', at) == std::string::npos) break;
+      fail(absl::StrCat("trailing garbage after the gzip data (", in.size() - at,
+                        " bytes at offset ", at, ")"));
+    }
+    if (rc == Z_OK) continue;
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
+      fail("truncated gzip stream (the file ends before the compressed data does)");
+    }
+    if (rc == Z_BUF_ERROR) continue;  // output full: grow
+    fail(absl::StrCat("corrupt gzip data (", zs.msg != nullptr ? zs.msg : zError(rc), ")"));
   }
-  const bool ended = rc == Z_STREAM_END;
   inflateEnd(&zs);
-  EMBER_CHECK(ended, path, ": truncated gzip stream (the file ends before the compressed data does)");
   out.resize(produced);
+  const size_t cap = limit(out.substr(0, std::min<size_t>(produced, 4096)));
+  if (produced > cap) {
+    throw Error(absl::StrCat(path, ": the gzip data decompresses to more than the ", cap,
+                             " bytes its IDX header announces"));
+  }
   return out;
 }
 
@@ -74,17 +107,34 @@ std::string find_file(const std::string& root, const std::string& base) {
   return gz;
 }
 
+// The whole size of an IDX file as the header at the start of `prefix`
+// announces it (SIZE_MAX when that overflows), or the size of the header
+// while `prefix` is too short to tell.
+size_t idx_size_limit(const std::string& prefix) {
+  if (prefix.size() < 4) return 4 + 4 * 255;
+  const size_t header = 4 + 4 * static_cast<size_t>(static_cast<unsigned char>(prefix[3]));
+  if (prefix.size() < header) return header;
+  size_t count = 1;
+  for (size_t at = 4; at < header; at += 4) count = saturating_mul(count, read_be32(prefix, at));
+  return count > SIZE_MAX - header ? SIZE_MAX : header + count;
+}
+
+std::string read_maybe_gzip(const std::string& path,
+                            const std::function<size_t(const std::string&)>& limit) {
+  const std::string raw = read_regular_file(path);
+  const bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+                  static_cast<unsigned char>(raw[1]) == 0x8b;
+  return gz ? gunzip(path, raw, limit) : raw;
+}
+
 }  // namespace
 
 std::string read_maybe_gzip(const std::string& path) {
-  const std::string raw = read_file(path);
-  const bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-                  static_cast<unsigned char>(raw[1]) == 0x8b;
-  return gz ? gunzip(path, raw) : raw;
+  return read_maybe_gzip(path, [](const std::string&) { return SIZE_MAX; });
 }
 
 Tensor read_idx_file(const std::string& path, int64_t expected_dims) {
-  const std::string bytes = read_maybe_gzip(path);
+  const std::string bytes = read_maybe_gzip(path, idx_size_limit);
   EMBER_CHECK(bytes.size() >= 4, path, ": not an IDX file (", bytes.size(),
               " bytes, shorter than the 4-byte magic number)");
   // Magic: two zero bytes, the element type (0x08: unsigned byte), the

@@ -171,6 +171,59 @@ TEST_F(MnistFilesTest, TooShortForAHeader) {
   EXPECT_NE(error_of().find("shorter than the 4-byte magic number"), std::string::npos);
 }
 
+TEST_F(MnistFilesTest, ReadsEveryMemberOfAMultiMemberGzip) {
+  // gzip -c a >x; gzip -c b >>x: one file, two members, the concatenation.
+  const std::string img = images_idx(3);
+  write("train-images-idx3-ubyte.gz", gzip(img.substr(0, 700)) + gzip(img.substr(700)));
+  const std::string lab = labels_idx(3);
+  write("train-labels-idx1-ubyte.gz", gzip(lab.substr(0, 5)) + gzip(lab.substr(5)) +
+                                          std::string(16, '\0'));  // zero padding is fine
+  MNIST m(dir_, true);
+  ASSERT_EQ(m.size(), 3);
+  EXPECT_EQ(m.targets()[2].item<int64_t>(), 2);
+  EXPECT_EQ(m.images()[2][0][5].item<int64_t>(), (2 * 784 + 5) * 7 % 251);
+}
+
+TEST_F(MnistFilesTest, TrailingGarbageAfterGzipIsRefused) {
+  write("train-images-idx3-ubyte.gz", gzip(images_idx(2)));
+  write("train-labels-idx1-ubyte.gz", gzip(labels_idx(2)) + "garbage");
+  const std::string err = error_of();
+  EXPECT_NE(err.find("train-labels-idx1-ubyte.gz: trailing garbage after the gzip data (7 bytes"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(MnistFilesTest, GzipBombStopsAtTheSizeTheHeaderAnnounces) {
+  // A header announcing 2 labels followed by 64 MiB of zeros: it must fail
+  // without inflating all of it.
+  std::string bomb = labels_idx(2);
+  bomb.append(size_t{64} << 20, '\0');
+  write("train-images-idx3-ubyte.gz", gzip(images_idx(2)));
+  write("train-labels-idx1-ubyte.gz", gzip(bomb));
+  const std::string err = error_of();
+  EXPECT_NE(err.find("train-labels-idx1-ubyte.gz: the gzip data decompresses to more than the 10 "
+                     "bytes its IDX header announces"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(MnistFilesTest, DirectoryNamedLikeAnIdxFileIsADirectory) {
+  write("train-images-idx3-ubyte", images_idx(1));
+  const std::string d = dir_ + "/train-labels-idx1-ubyte";
+  ASSERT_EQ(mkdir(d.c_str(), 0755), 0);
+  const std::string err = error_of();
+  rmdir(d.c_str());
+  EXPECT_EQ(err, "cannot read '" + d + "': it is a directory");
+}
+
+TEST_F(MnistFilesTest, FifoInTheDataFolderIsRefusedWithoutBlocking) {
+  write("train-images-idx3-ubyte", images_idx(1));
+  const std::string f = dir_ + "/train-labels-idx1-ubyte";
+  ASSERT_EQ(mkfifo(f.c_str(), 0644), 0);
+  written_.push_back(f);
+  EXPECT_EQ(error_of(), "cannot read '" + f + "': it is a FIFO, not a regular file");
+}
+
 // Debian's dataset-fashion-mnist (installed by ./bazelw).
 TEST(FashionMnistTest, ReadsTheInstalledTestSet) {
   std::ifstream probe(std::string(kDefaultMnistRoot) + "/t10k-labels-idx1-ubyte.gz");

@@ -26,9 +26,11 @@ RandomSampler::RandomSampler(int64_t n, bool replacement, std::optional<int64_t>
       num_samples_(num_samples.value_or(n)),
       generator_(std::move(generator)) {
   EMBER_CHECK_VALUE(n >= 0, "RandomSampler: the dataset size should be non-negative, got ", n);
-  EMBER_CHECK_VALUE(!num_samples.has_value() || *num_samples > 0,
-                    "num_samples should be a positive integer value, but got num_samples=",
-                    num_samples.value_or(0));
+  // PyTorch checks the effective count, so an empty dataset without an
+  // explicit num_samples is refused here (it divided by zero in indices()).
+  EMBER_CHECK_VALUE(
+      num_samples_ > 0,
+      "num_samples should be a positive integer value, but got num_samples=", num_samples_);
 }
 
 std::vector<int64_t> RandomSampler::indices() {

@@ -12,6 +12,7 @@
 #include "data/dataset.h"
 #include "tensor/creation.h"
 #include "tensor/random.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace data {
@@ -69,6 +70,9 @@ TEST(RandomSamplerTest, DefaultGeneratorSeedsAFreshOneEachEpoch) {
 TEST(RandomSamplerTest, RejectsBadArguments) {
   EXPECT_THROW(RandomSampler(10, false, 0), ValueError);
   EXPECT_THROW(RandomSampler(-2), ValueError);
+  // An empty dataset: PyTorch's ValueError, not a division by zero later.
+  EXPECT_EQ(ember::testing::error_of([] { RandomSampler(0); }),
+            "num_samples should be a positive integer value, but got num_samples=0");
   RandomSampler empty(0, true, 4, Generator(1));
   EXPECT_THROW(empty.indices(), ValueError);
 }
