@@ -97,10 +97,7 @@ void adadelta_update(const AdadeltaOptions& o, Tensor& p, ParamState& st) {
 
 Adadelta::Adadelta(std::vector<OptimizerParamGroup> groups, const AdadeltaOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_adadelta_options(defaults);
-  for (auto& g : param_groups()) {
-    check_adadelta_options(static_cast<const AdadeltaOptions&>(g.options()));
-  }
+  set_option_check(check_adadelta_options);
 }
 
 void Adadelta::step_group(OptimizerParamGroup& group) {

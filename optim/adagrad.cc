@@ -102,9 +102,8 @@ void adagrad_update(const AdagradOptions& o, const AdagradOptions& defaults, Ten
 
 Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, const AdagradOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_adagrad_options(defaults);
+  set_option_check(check_adagrad_options);
   for (auto& g : param_groups()) {
-    check_adagrad_options(static_cast<const AdagradOptions&>(g.options()));
     for (const auto& p : g.params()) init_state(defaults, p, state_for(p));
   }
 }

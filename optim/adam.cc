@@ -161,10 +161,7 @@ void adam_update(const AdamHyper& h, Tensor& p, ParamState& st) {
 
 Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  AdamHyper::of(defaults, false).check();
-  for (auto& g : param_groups()) {
-    AdamHyper::of(static_cast<const AdamOptions&>(g.options()), false).check();
-  }
+  set_option_check(+[](const AdamOptions& o) { AdamHyper::of(o, false).check(); });
 }
 
 void Adam::step_group(OptimizerParamGroup& group) {
@@ -176,10 +173,7 @@ void Adam::step_group(OptimizerParamGroup& group) {
 
 AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamWOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  AdamHyper::of(defaults, true).check();
-  for (auto& g : param_groups()) {
-    AdamHyper::of(static_cast<const AdamWOptions&>(g.options()), true).check();
-  }
+  set_option_check(+[](const AdamWOptions& o) { AdamHyper::of(o, true).check(); });
 }
 
 void AdamW::step_group(OptimizerParamGroup& group) {

@@ -102,8 +102,7 @@ void adamax_update(const AdamaxOptions& o, Tensor& p, ParamState& st) {
 
 Adamax::Adamax(std::vector<OptimizerParamGroup> groups, const AdamaxOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_adamax_options(defaults);
-  for (auto& g : param_groups()) check_adamax_options(static_cast<const AdamaxOptions&>(g.options()));
+  set_option_check(check_adamax_options);
 }
 
 void Adamax::step_group(OptimizerParamGroup& group) {

@@ -100,8 +100,7 @@ void asgd_update(const ASGDOptions& o, Tensor& p, ParamState& st) {
 
 ASGD::ASGD(std::vector<OptimizerParamGroup> groups, const ASGDOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_asgd_options(defaults);
-  for (auto& g : param_groups()) check_asgd_options(static_cast<const ASGDOptions&>(g.options()));
+  set_option_check(check_asgd_options);
 }
 
 void ASGD::step_group(OptimizerParamGroup& group) {

@@ -97,8 +97,7 @@ void nadam_update(const NAdamOptions& o, Tensor& p, ParamState& st) {
 
 NAdam::NAdam(std::vector<OptimizerParamGroup> groups, const NAdamOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_nadam_options(defaults);
-  for (auto& g : param_groups()) check_nadam_options(static_cast<const NAdamOptions&>(g.options()));
+  set_option_check(check_nadam_options);
 }
 
 void NAdam::step_group(OptimizerParamGroup& group) {

@@ -277,8 +277,15 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
     for (const auto& b : kv.second) {
       if (b.first == "step") {
         EMBER_CHECK_VALUE(b.second.numel() == 1, "loaded state dict has a 'step' of ",
-                          b.second.numel(), " elements for parameter ", kv.first);
-        ps.step = static_cast<int64_t>(b.second.item<double>());
+                          b.second.numel(), " elements for parameter ", kv.first, " (key state.",
+                          kv.first, ".step)");
+        const double step = b.second.item<double>();
+        // PyTorch saves float steps; a count is what it must hold.
+        EMBER_CHECK_VALUE(std::isfinite(step) && step >= 0 && step == std::floor(step),
+                          "loaded state dict has a 'step' of ", python_float_repr(step),
+                          " for parameter ", kv.first, " (key state.", kv.first,
+                          ".step): a step count must be a non-negative integer");
+        ps.step = static_cast<int64_t>(step);
         continue;
       }
       Tensor t = load_state_entry(p, kv.first, b.first, b.second);
@@ -292,6 +299,14 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
     auto o = param_groups_[i].options().clone();
     OptionWriter writer(sd.param_groups[i].options);
     o->visit(writer);
+    if (option_check_) {
+      try {
+        option_check_(*o);
+      } catch (const Error& e) {
+        throw ValueError(absl::StrCat("loaded state dict has invalid options in param_groups.", i,
+                                      ": ", e.what()));
+      }
+    }
     std::optional<double> initial_lr;
     for (const auto& kv : sd.param_groups[i].options) {
       if (kv.first != "initial_lr") continue;
@@ -309,13 +324,34 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
   state_ = std::move(state);
 }
 
+namespace {
+// The per-parameter numbers of ParamState::scalar (NAdam's mu_product,
+// ASGD's eta and mu): 0-dim whatever the parameter's shape.
+bool is_scalar_state(const std::string& name) {
+  return name == "mu_product" || name == "eta" || name == "mu";
+}
+}  // namespace
+
 Tensor Optimizer::load_state_entry(const Tensor& p, int64_t index, const std::string& name,
                                    const Tensor& saved) const {
-  // ParamState::scalar's numbers: kept in float64 on the CPU.
-  const bool number = saved.dim() == 0 && p.dim() != 0;
-  EMBER_CHECK_VALUE(number || saved.sizes() == p.sizes(), "loaded state dict has a '", name,
-                    "' of the wrong shape for parameter ", index);
-  if (number) return saved.to(Device(kCPU)).to(kDouble);
+  const std::string key = absl::StrCat("state.", index, ".", name);
+  if (is_scalar_state(name)) {
+    EMBER_CHECK_VALUE(saved.numel() == 1 && saved.dtype() != kBool, "loaded state dict has a '",
+                      name, "' of shape ", size_repr(saved.sizes()), " and dtype ",
+                      scalar_type_name(saved.dtype()), " for parameter ", index, " (key ", key,
+                      "): it must be a single number");
+    // Kept in float64 on the CPU.
+    return saved.reshape({}).to(Device(kCPU)).to(kDouble);
+  }
+  EMBER_CHECK_VALUE(saved.sizes() == p.sizes(), "loaded state dict has a '", name, "' of shape ",
+                    size_repr(saved.sizes()), " for parameter ", index, " of shape ",
+                    size_repr(p.sizes()), " (key ", key, ")");
+  EMBER_CHECK_VALUE(saved.is_floating_point() || !p.is_floating_point(),
+                    "loaded state dict has a '", name, "' of dtype ",
+                    scalar_type_name(saved.dtype()), " for parameter ", index, " of dtype ",
+                    scalar_type_name(p.dtype()), " (key ", key,
+                    "): optimizer buffers of a floating-point parameter must be floating point");
+  // As PyTorch: floating-point state takes the parameter's dtype.
   Tensor t = saved.is_floating_point() ? saved.to(p.dtype()) : saved;
   return t.to(p.device());
 }

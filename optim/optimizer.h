@@ -183,13 +183,29 @@ class Optimizer {
   OptimizerStateDict state_dict() const;
   // Restores options and state saved by state_dict() of an optimizer with
   // the same group sizes (PyTorch's ValueErrors otherwise). Floating-point
-  // buffers take each parameter's dtype and device, except 0-dim ones of a
-  // parameter that is not 0-dim (ParamState::scalar), which stay float64
-  // on the CPU.
+  // buffers take each parameter's dtype and device, except the per-parameter
+  // numbers of ParamState::scalar (0-dim, kept float64 on the CPU). Checked
+  // before anything changes, each error naming the flat key
+  // ("state.0.momentum_buffer", Note [Optimizer state keys]): options by the
+  // optimizer's own rules (Note [Option checks]), a step that is not a
+  // non-negative integer, a buffer whose shape is not its parameter's or
+  // that is not floating point for a floating-point parameter.
   void load_state_dict(const OptimizerStateDict& state_dict);
 
  protected:
   Optimizer(std::vector<OptimizerParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
+
+  // Note [Option checks]: an optimizer states its option rules (PyTorch's
+  // ValueErrors, "Invalid learning rate: -0.1") once, here, from its
+  // constructor: they are applied at once to the defaults and every group,
+  // and later to every group load_state_dict restores, so a checkpoint
+  // holding lr = NaN is refused at load time as the same value in code is.
+  template <typename O>
+  void set_option_check(void (*check)(const O&)) {
+    option_check_ = [check](const OptimizerOptions& o) { check(static_cast<const O&>(o)); };
+    option_check_(*defaults_);
+    for (const auto& g : param_groups_) option_check_(g.options());
+  }
 
   // Updates the group's parameters that have a grad; runs under NoGradGuard.
   virtual void step_group(OptimizerParamGroup& group) = 0;
@@ -203,6 +219,7 @@ class Optimizer {
 
  private:
   std::unique_ptr<OptimizerOptions> defaults_;
+  std::function<void(const OptimizerOptions&)> option_check_;
   std::vector<OptimizerParamGroup> param_groups_;
   std::unordered_map<const TensorImpl*, ParamState> state_;
 };

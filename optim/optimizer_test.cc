@@ -1,6 +1,7 @@
 // Optimizers against PyTorch 1.13 (tools/golden/optim.py): parameters and
 // state after 10 steps, through the fused loops and the tensor-op path
 // (Note [Fused updates]); state dicts; zero_grad; errors.
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -226,6 +227,72 @@ TEST(OptimizerTest, LoadStateDictCastsBuffersToParamDtype) {
   other.load_state_dict(opt.state_dict());
   ASSERT_NE(other.state(floats[0]), nullptr);
   EXPECT_EQ(other.state(floats[0])->find("momentum_buffer")->dtype(), kFloat);
+}
+
+// Note [Option checks]: a loaded dict is held to the rules the constructor
+// applies, and a bad one leaves the optimizer as it was.
+TEST(OptimizerTest, LoadStateDictRefusesOptionsTheConstructorRefuses) {
+  std::vector<Tensor> params = start();
+  SGD opt(params, SGDOptions(0.1).momentum(0.9));
+  train(opt, params, 1);
+  for (double lr : {std::nan(""), -0.5}) {
+    NamedTensors named = opt.state_dict().to_named_tensors();
+    for (auto& kv : named) {
+      if (kv.first == "param_groups.0.lr") kv.second = scalar_tensor(lr, kDouble);
+    }
+    std::vector<Tensor> fresh = start();
+    SGD other(fresh, SGDOptions(0.3).momentum(0.9));
+    ember::testing::expect_error<ValueError>(
+        [&] { other.load_state_dict(OptimizerStateDict::from_named_tensors(named)); },
+        std::string("loaded state dict has invalid options in param_groups.0: Invalid learning "
+                    "rate: ") +
+            (std::isnan(lr) ? "nan" : "-0.5"));
+    EXPECT_EQ(other.param_groups()[0].options().get_lr(), 0.3);
+    EXPECT_EQ(other.state(fresh[0]), nullptr);
+  }
+  // Adam's betas, through its own rule.
+  Tensor w = zeros({2}, kDouble).requires_grad_();
+  Adam adam({w}, AdamOptions(0.1));
+  NamedTensors named = adam.state_dict().to_named_tensors();
+  for (auto& kv : named) {
+    if (kv.first == "param_groups.0.betas") kv.second = tensor({0.9, 1.5}, kDouble);
+  }
+  ember::testing::expect_error<ValueError>(
+      [&] { adam.load_state_dict(OptimizerStateDict::from_named_tensors(named)); },
+      "loaded state dict has invalid options in param_groups.0: Invalid beta parameter at index "
+      "1: 1.5");
+}
+
+TEST(OptimizerTest, LoadStateDictChecksBufferShapeDtypeAndStepNamingTheKey) {
+  std::vector<Tensor> params = start();
+  SGD opt(params, SGDOptions(0.1).momentum(0.9));
+  train(opt, params, 1);
+  auto with = [&](const std::string& key, const Tensor& value) {
+    NamedTensors named = opt.state_dict().to_named_tensors();
+    bool found = false;
+    for (auto& kv : named) {
+      if (kv.first == key) kv.second = value, found = true;
+    }
+    if (!found) named.emplace_back(key, value);
+    return OptimizerStateDict::from_named_tensors(named);
+  };
+  const std::string shape = size_repr(params[0].sizes());
+  ember::testing::expect_error<ValueError>(
+      [&] { opt.load_state_dict(with("state.0.momentum_buffer", scalar_tensor(1.0, kDouble))); },
+      "loaded state dict has a 'momentum_buffer' of shape torch.Size([]) for parameter 0 of "
+      "shape " +
+          shape + " (key state.0.momentum_buffer)");
+  ember::testing::expect_error<ValueError>(
+      [&] {
+        opt.load_state_dict(with("state.0.momentum_buffer", zeros(params[0].sizes(), kLong)));
+      },
+      "loaded state dict has a 'momentum_buffer' of dtype Long for parameter 0 of dtype Double "
+      "(key state.0.momentum_buffer): optimizer buffers of a floating-point parameter must be "
+      "floating point");
+  ember::testing::expect_error<ValueError>(
+      [&] { opt.load_state_dict(with("state.1.step", scalar_tensor(-4.0, kDouble))); },
+      "loaded state dict has a 'step' of -4.0 for parameter 1 (key state.1.step): a step count "
+      "must be a non-negative integer");
 }
 
 // What PyTorch 1.13's Adam.state_dict() holds, flattened by the same

@@ -111,8 +111,7 @@ void radam_update(const RAdamOptions& o, Tensor& p, ParamState& st) {
 
 RAdam::RAdam(std::vector<OptimizerParamGroup> groups, const RAdamOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_radam_options(defaults);
-  for (auto& g : param_groups()) check_radam_options(static_cast<const RAdamOptions&>(g.options()));
+  set_option_check(check_radam_options);
 }
 
 void RAdam::step_group(OptimizerParamGroup& group) {

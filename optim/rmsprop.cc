@@ -143,10 +143,7 @@ void rmsprop_update(const RMSpropOptions& o, Tensor& p, ParamState& st) {
 
 RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, const RMSpropOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_rmsprop_options(defaults);
-  for (auto& g : param_groups()) {
-    check_rmsprop_options(static_cast<const RMSpropOptions&>(g.options()));
-  }
+  set_option_check(check_rmsprop_options);
 }
 
 void RMSprop::step_group(OptimizerParamGroup& group) {

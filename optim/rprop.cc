@@ -111,8 +111,7 @@ void rprop_update(const RpropOptions& o, Tensor& p, ParamState& st) {
 
 Rprop::Rprop(std::vector<OptimizerParamGroup> groups, const RpropOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_rprop_options(defaults);
-  for (auto& g : param_groups()) check_rprop_options(static_cast<const RpropOptions&>(g.options()));
+  set_option_check(check_rprop_options);
 }
 
 void Rprop::step_group(OptimizerParamGroup& group) {

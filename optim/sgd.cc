@@ -99,8 +99,7 @@ void sgd_ops(const SGDOptions& o, Tensor& p, const Tensor& grad, ParamState& st)
 
 SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
-  check_sgd_options(defaults);
-  for (auto& g : param_groups()) check_sgd_options(static_cast<const SGDOptions&>(g.options()));
+  set_option_check(check_sgd_options);
 }
 
 void SGD::step_group(OptimizerParamGroup& group) {
