@@ -1,6 +1,8 @@
 #include "serialize/atomic_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,9 +10,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "tensor/error.h"
 
@@ -37,7 +41,50 @@ void split_path(const std::string& path, std::string* dir, std::string* base) {
   }
 }
 
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+// Whether `pid` (of this host) has exited; zombies count as exited.
+bool writer_gone(int pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return false;
+  char buf[512];
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* paren = std::strrchr(buf, ')');
+  return paren != nullptr && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 }  // namespace
+
+void sweep_stale_temporaries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  const std::string marker = absl::StrCat(".tmp-", host_name(), "-");
+  while (dirent* e = ::readdir(d)) {
+    // .<name>.tmp-<host>-<pid>-XXXXXX
+    const std::string name = e->d_name;
+    if (name.empty() || name[0] != '.') continue;
+    const size_t at = name.rfind(marker);
+    if (at == std::string::npos) continue;
+    const std::string rest = name.substr(at + marker.size());  // <pid>-XXXXXX
+    const size_t dash = rest.find('-');
+    int pid = 0;
+    if (dash == std::string::npos || rest.size() - dash - 1 != 6 ||
+        !absl::SimpleAtoi(rest.substr(0, dash), &pid) || pid <= 0 || pid == ::getpid()) {
+      continue;
+    }
+    if (writer_gone(pid)) ::unlinkat(::dirfd(d), name.c_str(), 0);
+  }
+  ::closedir(d);
+}
 
 void set_write_hook(WriteHook hook) { g_write_hook.store(hook); }
 
@@ -54,7 +101,9 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   std::string dir, base;
   split_path(path_, &dir, &base);
   EMBER_CHECK(!base.empty(), "cannot save to '", path, "': the path names a directory");
-  std::string tmpl = absl::StrCat(dir, "/.", base, ".tmp-XXXXXX");
+  sweep_stale_temporaries(dir);
+  std::string tmpl =
+      absl::StrCat(dir, "/.", base, ".tmp-", host_name(), "-", ::getpid(), "-XXXXXX");
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   fd_ = ::mkstemp(buf.data());

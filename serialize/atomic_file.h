@@ -5,10 +5,12 @@
 // destination's directory (same filesystem, so rename is atomic), fsynced,
 // renamed over the destination, and the directory is fsynced so that the
 // rename itself survives a power cut. A process killed at any point leaves
-// the previous file intact at `path` (and at worst a stale ".NAME.tmp-XXXXXX"
-// beside it); readers never see a half-written file. A `path` that is a
-// symlink is resolved first, so the file it points to is replaced (as
-// torch.save, which opens the path, would overwrite it).
+// the previous file intact at `path` (and at worst a stale
+// ".NAME.tmp-<host>-<pid>-XXXXXX" beside it, which the next save into that
+// directory removes once process <pid> of this host is gone); readers never
+// see a half-written file. A `path` that is a symlink is resolved first, so
+// the file it points to is replaced (as torch.save, which opens the path,
+// would overwrite it).
 
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +42,10 @@ class AtomicFile {
   int64_t written_ = 0;
   bool committed_ = false;
 };
+
+// Removes the temporary files in `dir` left by writers of this host whose
+// process has exited (Note [Atomic writes]); AtomicFile calls it.
+void sweep_stale_temporaries(const std::string& dir);
 
 // For tests of interrupted writes only: called after every chunk written to
 // any AtomicFile with the total bytes written to it so far. nullptr removes it.

@@ -3,8 +3,11 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "serialize/json.h"
+#include "tensor/crc32c.h"
 #include "tensor/cuda/cuda.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
@@ -15,6 +18,7 @@ namespace {
 constexpr char kDevicesKey[] = "ember.devices";
 constexpr char kFormatKey[] = "ember.format";
 constexpr char kStateDictsKey[] = "ember.state_dicts";
+constexpr char kChecksumsKey[] = "ember.crc32c";
 
 // Records the devices of the tensors not on the CPU (empty when all are).
 void record_devices(const NamedTensors& tensors, Metadata* metadata) {
@@ -72,6 +76,76 @@ void place(NamedTensors* tensors, const Metadata& metadata, const MapLocation& m
 
 bool is_reserved(const std::string& key) { return absl::StartsWith(key, "ember."); }
 
+// Note [Tensor checksums]: "ember.crc32c" holds a JSON object, key -> the
+// CRC-32C (8 hex digits) of the tensor's dtype name, its shape and its bytes
+// as stored ("F32[2,3]" then the data). The dtype and shape are covered so
+// that a header edited to read the same bytes as another dtype (F32 -> I32)
+// fails as a flipped bit in the data does. Other readers ignore the key;
+// files without it (Python's, older ember's) load unchecked.
+uint32_t tensor_checksum(const std::string& dtype, const Tensor& cpu_contiguous) {
+  std::string head = dtype + "[";
+  for (int64_t d = 0; d < cpu_contiguous.dim(); ++d) {
+    absl::StrAppend(&head, d ? "," : "", cpu_contiguous.size(d));
+  }
+  head += "]";
+  const uint32_t crc = crc32c(head);
+  return crc32c(cpu_contiguous.data_ptr(), cpu_contiguous.nbytes(), crc);
+}
+
+void record_checksums(const NamedTensors& tensors, Metadata* metadata) {
+  std::string sums = "{";
+  for (const auto& kv : tensors) {
+    if (!kv.second.defined()) continue;
+    const Tensor c = kv.second.to(Device(kCPU)).contiguous();
+    if (sums.size() > 1) sums += ',';
+    json::append_quoted(&sums, kv.first);
+    sums += ':';
+    json::append_quoted(
+        &sums,
+        absl::StrFormat("%08x", tensor_checksum(safetensors::dtype_to_string(c.dtype()), c)));
+  }
+  (*metadata)[kChecksumsKey] = sums + "}";
+}
+
+// Checks freshly loaded (CPU, contiguous) tensors against the file's sums.
+void verify_checksums(const std::string& path, const NamedTensors& tensors,
+                      const Metadata& metadata) {
+  auto it = metadata.find(kChecksumsKey);
+  if (it == metadata.end()) return;
+  auto bad = [&](const std::string& what) {
+    return Error(absl::StrCat(path, ": invalid ", kChecksumsKey, " metadata: ", what));
+  };
+  json::Value v;
+  try {
+    v = json::parse(it->second);
+  } catch (const Error& e) {
+    throw bad(e.what());
+  }
+  if (!v.is_object()) throw bad("not a JSON object");
+  std::map<std::string, uint32_t> sums;
+  for (const auto& kv : v.object()) {
+    uint32_t sum = 0;
+    if (!kv.second.is_string() || kv.second.string().size() != 8 ||
+        !absl::SimpleHexAtoi(kv.second.string(), &sum)) {
+      throw bad(absl::StrCat("the checksum of '", kv.first, "' is not 8 hex digits"));
+    }
+    sums[kv.first] = sum;
+  }
+  for (const auto& kv : tensors) {
+    auto s = sums.find(kv.first);
+    if (s == sums.end()) throw bad(absl::StrCat("tensor '", kv.first, "' has no checksum"));
+    const uint32_t got =
+        tensor_checksum(safetensors::dtype_to_string(kv.second.dtype()), kv.second);
+    if (got != s->second) {
+      throw Error(absl::StrFormat(
+          "%s: checksum mismatch for tensor '%s' (stored crc32c %08x, computed %08x): the file "
+          "is corrupt (load with verify_checksums=false to read it anyway)",
+          path, kv.first, s->second, got));
+    }
+  }
+  if (sums.size() != tensors.size()) throw bad("it lists tensors the file does not hold");
+}
+
 }  // namespace
 
 // --- MapLocation -------------------------------------------------------------
@@ -104,11 +178,13 @@ Device MapLocation::operator()(const std::string& key, const Device& saved) cons
 void save(const NamedTensors& state_dict, const std::string& path) {
   Metadata metadata;
   record_devices(state_dict, &metadata);
+  record_checksums(state_dict, &metadata);
   safetensors::save_file(state_dict, path, metadata);
 }
 
-NamedTensors load(const std::string& path, const MapLocation& map_location) {
+NamedTensors load(const std::string& path, const MapLocation& map_location, bool verify_checksums) {
   safetensors::Contents c = safetensors::load_file(path);
+  if (verify_checksums) ember::verify_checksums(path, c.tensors, c.metadata);
   place(&c.tensors, c.metadata, map_location);
   return std::move(c.tensors);
 }
@@ -250,11 +326,14 @@ void Checkpoint::save(const std::string& path) const {
   }
   metadata[kStateDictsKey] = names + "]";
   record_devices(tensors_, &metadata);
+  record_checksums(tensors_, &metadata);
   safetensors::save_file(tensors_, path, metadata);
 }
 
-Checkpoint Checkpoint::load(const std::string& path, const MapLocation& map_location) {
+Checkpoint Checkpoint::load(const std::string& path, const MapLocation& map_location,
+                            bool verify_checksums) {
   safetensors::Contents c = safetensors::load_file(path);
+  if (verify_checksums) ember::verify_checksums(path, c.tensors, c.metadata);
   auto bad = [&](const std::string& what) {
     return Error(absl::StrCat(path, ": invalid checkpoint: ", what));
   };

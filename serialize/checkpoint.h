@@ -12,6 +12,8 @@
 //                         CPU when saved (CPU tensors are not listed)
 //   "ember.format"       "checkpoint" for a Checkpoint
 //   "ember.state_dicts"  JSON array of a Checkpoint's state dict names
+//   "ember.crc32c"       JSON object: key -> CRC-32C of the tensor's dtype,
+//                         shape and bytes (Note [Tensor checksums])
 
 #include <functional>
 #include <map>
@@ -53,7 +55,11 @@ class MapLocation {
 // Saves a state dict (ordered name -> tensor) to `path`, atomically.
 void save(const NamedTensors& state_dict, const std::string& path);
 // Loads what save() wrote (or any safetensors file), in the file's order.
-NamedTensors load(const std::string& path, const MapLocation& map_location = {});
+// Files ember wrote carry a checksum of every tensor (Note [Tensor
+// checksums] in checkpoint.cc), verified unless verify_checksums is false: a
+// flipped bit or an edited dtype is an error naming the file and the tensor.
+NamedTensors load(const std::string& path, const MapLocation& map_location = {},
+                  bool verify_checksums = true);
 
 // Note [Saving modules]: this overload saves anything whose state_dict()
 // yields (name, Tensor) pairs: an nn::Module (parameters and persistent
@@ -110,7 +116,9 @@ class Checkpoint {
   const Metadata& strings() const { return strings_; }
 
   void save(const std::string& path) const;
-  static Checkpoint load(const std::string& path, const MapLocation& map_location = {});
+  // Checksums are verified as by ember::load.
+  static Checkpoint load(const std::string& path, const MapLocation& map_location = {},
+                         bool verify_checksums = true);
 
  private:
   void check_key(const std::string& key) const;

@@ -6,11 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "serialize/atomic_file.h"
 #include "serialize/test_util.h"
+#include "tensor/crc32c.h"
 #include "tensor/creation.h"
 #include "tensor/cuda/cuda.h"
 #include "tensor/error.h"
@@ -23,6 +27,7 @@ namespace {
 using serialize_testing::read_bytes;
 using serialize_testing::same_tensor;
 using serialize_testing::TempDir;
+using serialize_testing::write_bytes;
 
 using ::ember::testing::error_of;
 
@@ -45,8 +50,11 @@ TEST(SaveLoadTest, RoundTripsAStateDictInOrder) {
     EXPECT_TRUE(same_tensor(loaded[i].second, want[i].second)) << want[i].first;
     EXPECT_TRUE(loaded[i].second.is_cpu());
   }
-  // A CPU-only state dict is plain safetensors: no ember metadata at all.
-  EXPECT_TRUE(safetensors::load_file(path).metadata.empty());
+  // A CPU-only state dict is plain safetensors: ember's metadata is only
+  // the checksums (Note [Tensor checksums]), which other readers ignore.
+  const Metadata m = safetensors::load_file(path).metadata;
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m.begin()->first, "ember.crc32c");
 }
 
 TEST(SaveLoadTest, LoadsAnySafetensorsFile) {
@@ -202,6 +210,74 @@ TEST(CheckpointTest, IsPlainSafetensorsForPython) {
   EXPECT_EQ(c.metadata.at("ember.state_dicts"), R"(["model","optimizer","scheduler"])");
 }
 
+// Note [Tensor checksums]: what is stored, and that it is checked.
+TEST(ChecksumTest, EachTensorHasTheCrc32cOfItsDtypeShapeAndBytes) {
+  TempDir dir;
+  const std::string path = dir.file("w.safetensors");
+  save({{"w", tensor({1.0f, -2.0f})}, {"n", tensor(int64_t{7})}}, path);
+  const Metadata m = safetensors::load_file(path).metadata;
+  const float w[2] = {1.0f, -2.0f};
+  const int64_t n = 7;
+  const uint32_t crc_w = crc32c(w, sizeof(w), crc32c("F32[2]"));
+  const uint32_t crc_n = crc32c(&n, sizeof(n), crc32c("I64[]"));
+  EXPECT_EQ(m.at("ember.crc32c"), absl::StrFormat(R"({"w":"%08x","n":"%08x"})", crc_w, crc_n));
+}
+
+TEST(ChecksumTest, AFlippedBitInTheDataIsAnErrorNamingTheFileAndTensor) {
+  TempDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  save({{"fc.weight", ones({4, 4})}}, path);
+  std::string bytes = read_bytes(path);
+  bytes.back() = static_cast<char>(bytes.back() ^ 0x10);  // inside fc.weight's data
+  write_bytes(path, bytes);
+  const std::string err = testing::error_of([&] { load(path); });
+  EXPECT_EQ(err.rfind(path + ": checksum mismatch for tensor 'fc.weight' (stored crc32c ", 0), 0u)
+      << err;
+  // Asked to, it still reads (the bit flip is then the caller's business).
+  EXPECT_EQ(load(path, {}, /*verify_checksums=*/false).at(0).second.numel(), 16);
+  // Checkpoints check the same way.
+  Checkpoint c;
+  c.add_state_dict("model", {{"fc.weight", ones({4, 4})}});
+  c.save(path);
+  bytes = read_bytes(path);
+  bytes.back() = static_cast<char>(bytes.back() ^ 0x01);
+  write_bytes(path, bytes);
+  EXPECT_NE(testing::error_of([&] {
+              Checkpoint::load(path);
+            }).find("checksum mismatch for tensor 'model/fc.weight'"),
+            std::string::npos);
+}
+
+TEST(ChecksumTest, ADtypeSwappedInTheHeaderIsCaught) {
+  TempDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  save({{"w", full({3}, 1.5f)}}, path);
+  std::string bytes = read_bytes(path);
+  const size_t at = bytes.find("\"F32\"");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 5, "\"I32\"");  // same size: only the checksum can tell
+  write_bytes(path, bytes);
+  EXPECT_NE(testing::error_of([&] { load(path); }).find("checksum mismatch for tensor 'w'"),
+            std::string::npos);
+  EXPECT_EQ(load(path, {}, false).at(0).second.dtype(), kInt);
+}
+
+TEST(ChecksumTest, FilesWithoutChecksumsLoadUnchecked) {
+  TempDir dir;
+  const std::string path = dir.file("python.safetensors");
+  safetensors::save_file({{"w", ones({2})}}, path);  // as Python's safetensors writes it
+  EXPECT_EQ(load(path).at(0).second.numel(), 2);
+}
+
+TEST(SaveLoadTest, AFifoIsRefusedInsteadOfBlocking) {
+  TempDir dir;
+  const std::string path = dir.file("fifo.safetensors");
+  ASSERT_EQ(mkfifo(path.c_str(), 0644), 0);
+  EXPECT_EQ(testing::error_of([&] { Checkpoint::load(path); }),
+            "cannot read '" + path + "': it is a FIFO, not a regular file");
+  ::unlink(path.c_str());
+}
+
 TEST(CheckpointTest, SettingAKeyAgainReplacesIt) {
   Checkpoint c;
   c.set("x", 1);
@@ -352,11 +428,32 @@ TEST(AtomicSaveTest, ProcessKilledMidSaveLeavesThePreviousCheckpoint) {
   // The stale temporary file is no checkpoint: loading it fails cleanly.
   EXPECT_THROW(Checkpoint::load(dir.file(temp)), Error);
 
-  // And the next save goes through.
+  // And the next save goes through, and sweeps the dead writer's temporary
+  // file (Note [Atomic writes]).
+  EXPECT_NE(temp.find(".tmp-"), std::string::npos);
+  EXPECT_NE(temp.find("-" + std::to_string(pid) + "-"), std::string::npos) << temp;
   Checkpoint next;
   next.set("epoch", 5);
   next.save(path);
   EXPECT_EQ(Checkpoint::load(path).get_int("epoch"), 5);
+  EXPECT_EQ(dir.files(), std::vector<std::string>{"ckpt.safetensors"});
+}
+
+TEST(AtomicSaveTest, SweepKeepsTemporariesOfLiveWriters) {
+  TempDir dir;
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
+  // This process is alive (its own are never swept), pid 1 too; another
+  // host's pids mean nothing here.
+  const std::vector<std::string> kept = {
+      ".a.safetensors.tmp-" + std::string(host) + "-" + std::to_string(::getpid()) + "-abcdef",
+      ".b.safetensors.tmp-" + std::string(host) + "-1-abcdef",
+      ".c.safetensors.tmp-some-other-host-999999-abcdef"};
+  for (const auto& f : kept) write_bytes(dir.file(f), "partial");
+  serialize_internal::sweep_stale_temporaries(dir.path());
+  std::vector<std::string> files = dir.files();
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, kept);
 }
 
 void fail_after_first_chunk(int64_t) { throw Error("disk full (simulated)"); }

@@ -17,6 +17,7 @@
 #include "serialize/json.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/files.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "safetensors data is little-endian; ember reads it in place");
@@ -316,13 +317,6 @@ void emit(const Plan& p, const std::function<void(const void*, size_t)>& sink) {
   }
 }
 
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 void pread_all(int fd, const std::string& path, int64_t offset, void* dst, int64_t size) {
   char* p = static_cast<char*>(dst);
   while (size > 0) {
@@ -389,31 +383,30 @@ namespace {
 
 // An open safetensors file whose header has been read and validated.
 struct OpenFile {
-  Fd f;
+  FileDescriptor f;
   Header header;
   int64_t data_start = 0;
 };
 
 void open_and_parse(const std::string& path, OpenFile* out) {
-  out->f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (out->f.fd < 0) {
-    int err = errno;
-    throw Error(absl::StrCat("cannot open '", path, "': ", std::strerror(err)));
-  }
+  // A FIFO, a directory or a device is refused before anything is read
+  // (files.h): opening a FIFO for reading would block until a writer came.
+  out->f = open_regular_file(path);
   struct stat st;
-  if (::fstat(out->f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    throw Error(absl::StrCat("cannot read '", path, "': not a regular file"));
+  if (::fstat(out->f.get(), &st) != 0) {
+    int err = errno;
+    throw Error(absl::StrCat("cannot read '", path, "': ", std::strerror(err)));
   }
   uint64_t total = static_cast<uint64_t>(st.st_size);
   if (total < 8) {
     fail(absl::StrCat("it has ", total, " bytes, fewer than the 8 of the header length"));
   }
   unsigned char len[8];
-  pread_all(out->f.fd, path, 0, len, 8);
+  pread_all(out->f.get(), path, 0, len, 8);
   uint64_t n = read_le64(len);
   check_header_length(n, total);
   std::string header(n, '\0');
-  pread_all(out->f.fd, path, 8, header.data(), static_cast<int64_t>(n));
+  pread_all(out->f.get(), path, 8, header.data(), static_cast<int64_t>(n));
   out->header = parse_header(header, total - 8 - n);
   out->data_start = static_cast<int64_t>(8 + n);
 }
@@ -427,7 +420,7 @@ Contents load_file(const std::string& path, Device device) {
     return materialize(
         file.header,
         [&](int64_t off, void* dst, int64_t size) {
-          pread_all(file.f.fd, path, file.data_start + off, dst, size);
+          pread_all(file.f.get(), path, file.data_start + off, dst, size);
         },
         device);
   } catch (const Error& e) {
