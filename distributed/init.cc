@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -21,6 +22,18 @@
 
 namespace ember::distributed {
 namespace {
+
+// Note [Line-buffered workers]: a worker started by a launcher (ours or
+// torchrun: LOCAL_RANK is set) writes its stdout into a pipe, where stdio
+// would buffer 4 KiB before anything reaches the launcher, and a killed
+// worker's last lines would never arrive. Line-buffered from the start
+// (static initialization, before the program prints), each line is relayed
+// as it is printed. A terminal is line-buffered already.
+[[maybe_unused]] const bool g_line_buffered_under_launcher = [] {
+  if (std::getenv("LOCAL_RANK") == nullptr || isatty(STDOUT_FILENO)) return false;
+  std::fflush(stdout);
+  return std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ) == 0;
+}();
 
 using Clock = std::chrono::steady_clock;
 
@@ -217,12 +230,19 @@ uint16_t parse_port(const std::string& s, const std::string& scheme) {
   return static_cast<uint16_t>(p);
 }
 
+// `server` says who runs the server at host:port ("rank 0", "the
+// launcher"); `is_server`: this process.
 std::shared_ptr<Store> tcp_store(const std::string& host, uint16_t port, bool is_server,
-                                 std::chrono::milliseconds timeout) {
+                                 std::chrono::milliseconds timeout, const std::string& server) {
   TCPStoreOptions o;
   o.port = port;
   o.is_server = is_server;
   o.timeout = timeout;
+  o.server_description = server;
+  // The server listens on MASTER_ADDR's address only, unless asked to
+  // listen everywhere (tcp_store.h).
+  const char* all = std::getenv("EMBER_TCPSTORE_BIND_ALL");
+  o.bind_all_interfaces = all != nullptr && std::string(all) == "1";
   return std::make_shared<TCPStore>(host, o);
 }
 
@@ -277,12 +297,12 @@ RendezvousResult rendezvous(const std::string& init_method, int rank, int world_
     if (agent && std::string(agent) == "True") {
       // The launcher runs the server; each restart gets its own key space.
       const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
-      auto store = tcp_store(addr, port, false, timeout);
+      auto store = tcp_store(addr, port, false, timeout, "the launcher");
       return {std::make_shared<PrefixStore>(
                   absl::StrCat("/worker/attempt_", attempt ? attempt : "0"), store),
               rank, world_size};
     }
-    return {tcp_store(addr, port, rank == 0, timeout), rank, world_size};
+    return {tcp_store(addr, port, rank == 0, timeout, "rank 0"), rank, world_size};
   }
   if (u.scheme == "tcp") {
     rank = pick(rank, u, "rank", nullptr);
@@ -305,7 +325,8 @@ RendezvousResult rendezvous(const std::string& init_method, int rank, int world_
       host = u.rest.substr(0, colon);
       port_str = u.rest.substr(colon + 1);
     }
-    return {tcp_store(host, parse_port(port_str, "tcp"), rank == 0, timeout), rank, world_size};
+    return {tcp_store(host, parse_port(port_str, "tcp"), rank == 0, timeout, "rank 0"), rank,
+            world_size};
   }
   if (u.scheme == "file") {
     rank = pick(rank, u, "rank", nullptr);

@@ -13,9 +13,11 @@
 //
 // Rendezvous (init_method, as in PyTorch):
 //   env://   (the default) MASTER_ADDR, MASTER_PORT, and RANK / WORLD_SIZE
-//            unless options give them; rank 0 runs the TCPStore server. Under
-//            the launcher (TORCHELASTIC_USE_AGENT_STORE=True) the launcher
-//            runs it and each restart gets its own key space
+//            unless options give them; rank 0 runs the TCPStore server,
+//            listening on MASTER_ADDR's address only (EMBER_TCPSTORE_BIND_ALL=1:
+//            on every interface). Under the launcher
+//            (TORCHELASTIC_USE_AGENT_STORE=True) the launcher runs it and
+//            each restart gets its own key space
 //            ("/worker/attempt_<TORCHELASTIC_RESTART_COUNT>").
 //   tcp://host:port   rank 0 runs the TCPStore server there.
 //   file:///path      a FileStore on a file system every rank sees.

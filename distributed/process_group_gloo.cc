@@ -363,7 +363,7 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
   // 3. Ranks that do not report a failure of the same op in the store within
   // the grace period are dead or stopped.
   std::vector<int> silent;
-  bool store_ok = true;
+  std::string store_error;  // why the store could not be used, if it could not
   if (work.collective) {
     try {
       std::lock_guard<std::mutex> lock(store_mu);
@@ -387,8 +387,9 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
       for (int r = 0; r < size; ++r) {
         if (!seen[r]) silent.push_back(r);
       }
-    } catch (const std::exception&) {
-      store_ok = false;
+    } catch (const std::exception& e) {
+      // Note [A store that is gone]: a dead store host says so at once.
+      store_error = e.what();
     }
   } else if (work.peer >= 0 && lost.empty()) {
     lost.push_back(work.peer);
@@ -402,9 +403,11 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
     absl::StrAppend(&peers, peers.empty() ? "" : "; ", "connection to peer rank ",
                     join_ranks(lost), " lost");
   }
-  if (peers.empty()) {
-    peers = store_ok ? "every peer reported the failure too" : "the store is unreachable";
+  if (!store_error.empty()) {
+    absl::StrAppend(&peers, peers.empty() ? "" : "; ", "the store is unreachable (", store_error,
+                    ")");
   }
+  if (peers.empty()) peers = "every peer reported the failure too";
   const bool timed_out = what.find("Timed out") != std::string::npos ||
                          what.find("timed out") != std::string::npos;
   broken_reason = absl::StrCat(work.op(), " (sequence number ", work.sequence_number(), "): ",

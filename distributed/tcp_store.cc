@@ -88,13 +88,16 @@ struct TCPStore::Reply {
 };
 
 TCPStore::TCPStore(std::string host, const TCPStoreOptions& opts)
-    : Store(opts.timeout), host_(std::move(host)), port_(opts.port) {
+    : Store(opts.timeout),
+      host_(std::move(host)),
+      port_(opts.port),
+      server_description_(opts.server_description) {
   if (opts.num_workers) {
     EMBER_CHECK_VALUE(*opts.num_workers >= 1, "TCPStore: num_workers must be positive, got ",
                       *opts.num_workers);
   }
   if (opts.is_server) {
-    server_ = std::make_unique<TCPStoreServer>(opts.port);
+    server_ = std::make_unique<TCPStoreServer>(opts.port, opts.bind_all_interfaces ? "" : host_);
     port_ = server_->port();
   }
   {
@@ -128,8 +131,26 @@ void TCPStore::wait_for_workers(int num_workers) {
   }
 }
 
+std::string TCPStore::where() const {
+  return absl::StrCat("the TCPStore at ", host_, ":", port_,
+                      server_description_.empty() ? "" : " (", server_description_,
+                      server_description_.empty() ? "" : ")");
+}
+
+void TCPStore::gone(const std::string& why) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  gone_ = absl::StrCat(where(), " is gone: ", why);
+  throw DistBackendError(gone_);
+}
+
 void TCPStore::connect_locked() {
-  const auto deadline = deadline_after(timeout_);
+  if (!gone_.empty()) throw DistBackendError(gone_);
+  // Note [A store that is gone]: a first connection may wait for a server
+  // that has not started yet; a lost one is looked for briefly.
+  const std::chrono::milliseconds window =
+      timeout_.count() < 0 ? kReconnectWindow : std::min(kReconnectWindow, timeout_);
+  const auto deadline = connected_once_ ? Clock::now() + window : deadline_after(timeout_);
   std::string last_error = "no attempt";
   auto backoff = std::chrono::milliseconds(10);
   for (;;) {
@@ -142,15 +163,22 @@ void TCPStore::connect_locked() {
     if (gai != 0) {
       last_error = gai_strerror(gai);
     } else {
+      bool refused = false;
       for (addrinfo* ai = res; ai; ai = ai->ai_next) {
         int fd = connect_once(ai, deadline);
         if (fd >= 0) {
           fd_ = fd;
           break;
         }
+        refused = refused || errno == ECONNREFUSED;
         last_error = std::strerror(errno);
       }
       freeaddrinfo(res);
+      // Nothing listens where the server was: it will not come back.
+      if (fd_ < 0 && connected_once_ && refused) {
+        gone(absl::StrCat("the connection was lost and reconnecting was refused (", last_error,
+                          ")"));
+      }
     }
     if (fd_ >= 0) {
       // Greet; a peer that is not a TCPStore server fails here.
@@ -166,7 +194,12 @@ void TCPStore::connect_locked() {
         throw DistBackendError(absl::StrCat("TCPStore at ", host_, ":", port_,
                                             " did not answer as a TCPStore server: ", e.what()));
       }
+      connected_once_ = true;
       return;
+    }
+    if (connected_once_ && Clock::now() >= deadline) {
+      gone(absl::StrCat("the connection was lost and no connection could be made again within ",
+                        seconds_str(window), " (last error: ", last_error, ")"));
     }
     if (Clock::now() >= deadline) {
       throw TimeoutError(absl::StrCat("Timed out after ", seconds_str(timeout_),
@@ -185,6 +218,7 @@ void TCPStore::connect_locked() {
 TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame,
                                   std::chrono::milliseconds timeout,
                                   const std::vector<std::string>& keys) {
+  if (!gone_.empty()) throw DistBackendError(gone_);
   if (fd_ < 0) connect_locked();
   const auto deadline = deadline_after(timeout.count() < 0 ? timeout : timeout + kReplySlack);
   auto timed_out = [&]() {
@@ -196,8 +230,21 @@ TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame,
     ::close(fd_);
     fd_ = -1;
     if (is_timeout) throw timed_out();
-    throw DistBackendError(absl::StrCat("Connection to the TCPStore server at ", host_, ":",
-                                        port_, " failed: ", why));
+    throw DistBackendError(absl::StrCat("Connection to ", where(), " failed: ", why));
+  };
+  // The server closed or reset the connection: gone, unless it answers a
+  // new connection (Note [A store that is gone]).
+  auto lost = [&](const std::string& why) {
+    ::close(fd_);
+    fd_ = -1;
+    if (keys.size() == 1 && keys[0] == "<hello>") fail(false, why);
+    try {
+      connect_locked();
+    } catch (const DistBackendError&) {
+      if (gone_.empty()) throw;
+      gone(why);
+    }
+    throw DistBackendError(absl::StrCat("Connection to ", where(), " failed: ", why));
   };
   auto io = [&](bool sending, uint8_t* p, size_t n) {
     size_t off = 0;
@@ -209,7 +256,8 @@ TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame,
       ssize_t k = sending ? ::send(fd_, p + off, n - off, MSG_NOSIGNAL)
                           : ::recv(fd_, p + off, n - off, 0);
       if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
-      if (k == 0) fail(false, "the server closed the connection (did its process exit?)");
+      if (k == 0) lost("the server closed the connection (did its process exit?)");
+      if (k < 0 && (errno == ECONNRESET || errno == EPIPE)) lost(std::strerror(errno));
       if (k < 0) fail(false, std::strerror(errno));
       off += static_cast<size_t>(k);
     }

@@ -25,8 +25,19 @@
 // missing HELLO, or a connection closed mid-frame closes that connection
 // only; the server buffers at most one frame per connection and reads no
 // more from a connection until its reply is sent, so no client can make it
-// grow without bound. get and wait block in the server (the reply comes
-// when the keys exist or at the request's deadline), not by polling.
+// grow without bound (Note [Store resource caps] in tcp_store_server.cc
+// bounds what connections that never greet, or greet and then flood, can
+// make it hold). get and wait block in the server (the reply comes when the
+// keys exist or at the request's deadline), not by polling.
+//
+// Note [A store that is gone]: a client that was connected and loses the
+// connection (the server's process exited, its host went away) reconnects
+// for at most kReconnectWindow; a refused connection ends that at once. If
+// the server cannot be reached again, every request from then on fails at
+// once with DistBackendError "the TCPStore at host:port (rank 0) is gone:
+// ...", instead of each retrying for the whole timeout; a process group
+// whose store host died thus reports it within seconds. A stopped (not
+// dead) server keeps its connections open: requests end at their timeout.
 
 #include <cstdint>
 #include <memory>
@@ -45,6 +56,12 @@ struct TCPStoreOptions {
   std::optional<int> num_workers;  // clients (server's own included) to wait for
   bool wait_workers = true;        // the server's constructor waits for num_workers
   std::chrono::milliseconds timeout = Store::kDefaultTimeout;
+  // The server listens on `host`'s address only (MASTER_ADDR=127.0.0.1
+  // reaches nothing from outside), or on every interface when this is set
+  // or `host` is not an address of this machine.
+  bool bind_all_interfaces = false;
+  // Who runs the server, for error messages: "rank 0", "the launcher".
+  std::string server_description;
 };
 
 class TCPStoreServer;
@@ -52,6 +69,7 @@ class TCPStoreServer;
 class TCPStore : public Store {
  public:
   static constexpr uint32_t kMaxFrameBytes = 64u << 20;  // a key or value is smaller
+  static constexpr std::chrono::milliseconds kReconnectWindow{5000};
 
   TCPStore(std::string host, const TCPStoreOptions& opts = {});
   ~TCPStore() override;
@@ -84,20 +102,28 @@ class TCPStore : public Store {
                 const std::vector<std::string>& keys);
   void connect_locked();
   void wait_for_workers(int num_workers);
+  // "the TCPStore at host:port (rank 0)".
+  std::string where() const;
+  // Marks the server gone (Note [A store that is gone]) and throws.
+  [[noreturn]] void gone(const std::string& why);
 
   std::string host_;
   uint16_t port_;
+  std::string server_description_;
+  bool connected_once_ = false;
+  std::string gone_;  // set: the server is gone, every request fails with this
   std::unique_ptr<TCPStoreServer> server_;
   std::mutex mu_;  // one request at a time on the connection
   int fd_ = -1;
 };
 
-// The server alone (TCPStore runs one when is_server). Listens on every
-// interface (IPv6 and IPv4) at `port`; 0 picks a free port. Throws
-// DistBackendError naming the port when it cannot bind.
+// The server alone (TCPStore runs one when is_server). Listens at `port` (0
+// picks a free one) on `bind_address`'s address, or on every interface
+// (IPv6 and IPv4) when it is empty or not an address of this machine.
+// Throws DistBackendError naming the port when it cannot bind.
 class TCPStoreServer {
  public:
-  explicit TCPStoreServer(uint16_t port);
+  explicit TCPStoreServer(uint16_t port, const std::string& bind_address = "");
   ~TCPStoreServer();  // stops the thread, closes every connection
   TCPStoreServer(const TCPStoreServer&) = delete;
   TCPStoreServer& operator=(const TCPStoreServer&) = delete;

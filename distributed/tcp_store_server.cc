@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <list>
 #include <map>
@@ -30,7 +32,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using wire::Op;
 using wire::Status;
+// Note [Store resource caps]: what one client can make the server hold.
+// Before its HELLO a connection may send one frame of at most
+// kMaxUnvalidatedFrameBytes and must send it within kHelloTimeout; at most
+// kMaxUnvalidated such connections are kept (a new one beyond that drops
+// the oldest). After the HELLO a frame may be kMaxFrameBytes, but all
+// connections together buffer at most kMaxBufferedBytes of incoming frames.
+// A connection over a limit is dropped with a line on stderr naming its peer
+// and the reason; the others, the job's ranks, are not affected.
 constexpr size_t kMaxConnections = 4096;
+constexpr size_t kMaxUnvalidated = 256;
+constexpr size_t kMaxUnvalidatedFrameBytes = 4096;
+constexpr size_t kMaxBufferedBytes = size_t{128} << 20;
+constexpr auto kHelloTimeout = std::chrono::seconds(30);
 constexpr size_t kReadChunk = 64 * 1024;
 
 struct Pending {
@@ -41,6 +55,9 @@ struct Pending {
 
 struct Conn {
   int fd = -1;
+  std::string peer;  // "ip:port", for the log
+  Clock::time_point accepted;
+  std::string doomed;  // set: drop it at the next turn of the loop, saying this
   bool greeted = false;
   std::vector<uint8_t> in;   // at most one frame (plus one read chunk)
   std::vector<uint8_t> out;  // the reply being sent
@@ -78,60 +95,116 @@ struct TCPStoreServer::Impl {
     if (wake_fd >= 0) ::close(wake_fd);
   }
 
-  void listen_on(uint16_t want) {
-    // Dual-stack [::] first (IPv4 clients arrive as mapped addresses), then 0.0.0.0.
-    int err = 0;
-    std::string where;
-    for (int family : {AF_INET6, AF_INET}) {
-      int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-      if (fd < 0) {
-        err = errno;
-        continue;
-      }
-      int one = 1;
-      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-      int rc;
-      if (family == AF_INET6) {
-        int zero = 0;
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-        sockaddr_in6 a{};
-        a.sin6_family = AF_INET6;
-        a.sin6_addr = in6addr_any;
-        a.sin6_port = htons(want);
-        rc = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-        where = absl::StrCat("[::]:", want);
-      } else {
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_ANY);
-        a.sin_port = htons(want);
-        rc = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-        where = absl::StrCat("0.0.0.0:", want);
-      }
-      if (rc == 0 && ::listen(fd, 1024) == 0) {
-        sockaddr_storage ss{};
-        socklen_t len = sizeof(ss);
-        getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
-        port = ntohs(family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
-                                        : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
-        listen_fd = fd;
-        return;
-      }
-      err = errno;
-      ::close(fd);
-      if (err == EADDRINUSE) break;  // the other family would only hide the reason
+  // Binds to `host`'s addresses (the first that works). An address that is
+  // not this machine's (EADDRNOTAVAIL: say a service name that resolves to
+  // a load balancer) falls back to every interface, with a warning.
+  void listen_on(uint16_t want, const std::string& host) {
+    if (host.empty()) return listen_on_any(want);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* res = nullptr;
+    const std::string port_str = absl::StrCat(want);
+    const int gai = getaddrinfo(host.c_str(), port_str.c_str(), &hints, &res);
+    if (gai != 0) {
+      throw DistBackendError(absl::StrCat("TCPStore: cannot resolve the address to listen on '",
+                                          host, "': ", gai_strerror(gai)));
     }
-    throw DistBackendError(absl::StrCat(
+    int err = EADDRNOTAVAIL;
+    std::string where;
+    for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+      char text[INET6_ADDRSTRLEN] = "?";
+      const void* a =
+          ai->ai_family == AF_INET6
+              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(ai->ai_addr)->sin6_addr)
+              : &reinterpret_cast<sockaddr_in*>(ai->ai_addr)->sin_addr;
+      inet_ntop(ai->ai_family, a, text, sizeof(text));
+      where = ai->ai_family == AF_INET6 ? absl::StrCat("[", text, "]:", want)
+                                        : absl::StrCat(text, ":", want);
+      err = try_listen(ai->ai_family, ai->ai_addr, ai->ai_addrlen);
+      if (err == 0 || err == EADDRINUSE) break;
+    }
+    freeaddrinfo(res);
+    if (err == 0) return;
+    if (err == EADDRNOTAVAIL) {
+      std::fprintf(stderr,
+                   "[TCPStore] '%s' is not an address of this machine; listening on every "
+                   "interface instead\n",
+                   host.c_str());
+      return listen_on_any(want);
+    }
+    throw bind_error(where, err);
+  }
+
+  // 0 or the errno of socket/bind/listen; on success listen_fd and port are set.
+  int try_listen(int family, const sockaddr* addr, socklen_t len) {
+    int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return errno;
+    int one = 1, zero = 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    // An IPv6 wildcard also takes IPv4 clients (mapped addresses).
+    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    if (::bind(fd, addr, len) != 0 || ::listen(fd, 1024) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return err;
+    }
+    sockaddr_storage ss{};
+    socklen_t sl = sizeof(ss);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &sl);
+    port = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
+                                          : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+    listen_fd = fd;
+    return 0;
+  }
+
+  static DistBackendError bind_error(const std::string& where, int err) {
+    return DistBackendError(absl::StrCat(
         "The server socket has failed to listen on any local network address. The server "
         "socket has failed to bind to ",
-        where, " (errno: ", err, " - ", std::strerror(err), ")."
-        ));
+        where, " (errno: ", err, " - ", std::strerror(err), ")."));
   }
+
+  void listen_on_any(uint16_t want) {
+    // Dual-stack [::] first (IPv4 clients arrive as mapped addresses), then 0.0.0.0.
+    sockaddr_in6 a6{};
+    a6.sin6_family = AF_INET6;
+    a6.sin6_addr = in6addr_any;
+    a6.sin6_port = htons(want);
+    int err = try_listen(AF_INET6, reinterpret_cast<sockaddr*>(&a6), sizeof(a6));
+    if (err == 0) return;
+    std::string where = absl::StrCat("[::]:", want);
+    if (err != EADDRINUSE) {  // the other family would only hide that reason
+      sockaddr_in a4{};
+      a4.sin_family = AF_INET;
+      a4.sin_addr.s_addr = htonl(INADDR_ANY);
+      a4.sin_port = htons(want);
+      err = try_listen(AF_INET, reinterpret_cast<sockaddr*>(&a4), sizeof(a4));
+      if (err == 0) return;
+      where = absl::StrCat("0.0.0.0:", want);
+    }
+    throw bind_error(where, err);
+  }
+
+  size_t buffered = 0;  // sum of the connections' c.in sizes
 
   void close_conn(std::list<Conn>::iterator it) {
     ::close(it->fd);
+    buffered -= it->in.size();
     conns.erase(it);
     connections.fetch_sub(1);
+  }
+
+  // Closes a misbehaving connection, saying why.
+  void drop(std::list<Conn>::iterator it, const std::string& why) {
+    std::fprintf(stderr, "[TCPStore] dropping the connection from %s: %s\n", it->peer.c_str(),
+                 why.c_str());
+    close_conn(it);
+  }
+
+  size_t frame_limit(const Conn& c) const {
+    return c.greeted ? TCPStore::kMaxFrameBytes : kMaxUnvalidatedFrameBytes;
   }
 
   bool exists(const std::vector<std::string>& keys) const {
@@ -297,33 +370,40 @@ struct TCPStoreServer::Impl {
     c.out_off = 0;
   }
 
-  // Runs every complete frame in c.in while c is not busy. False: close c.
-  bool process_input(Conn& c) {
+  // Why a frame of `len` bytes is refused on c ("" when it is not).
+  std::string bad_length(const Conn& c, uint32_t len) const {
+    if (len == 0) return "an empty frame";
+    if (len > frame_limit(c)) {
+      return absl::StrCat("a frame of ", len, " bytes, over the limit of ", frame_limit(c),
+                          c.greeted ? "" : " before a HELLO");
+    }
+    return "";
+  }
+
+  // Runs every complete frame in c.in while c is not busy. Returns why c
+  // must be closed, or "".
+  std::string process_input(Conn& c) {
     size_t off = 0;
-    bool ok = true;
+    std::string why;
     while (!c.busy() && c.in.size() - off >= 4) {
       uint32_t len = wire::load_u32(c.in.data() + off);
-      if (len == 0 || len > TCPStore::kMaxFrameBytes) {
-        ok = false;
-        break;
-      }
+      why = bad_length(c, len);
+      if (!why.empty()) break;
       if (c.in.size() - off - 4 < len) break;
       try {
         handle(c, c.in.data() + off + 4, len);
-      } catch (const wire::WireError&) {
-        ok = false;
+      } catch (const wire::WireError& e) {
+        why = absl::StrCat("malformed request: ", e.what());
         break;
       }
       off += 4 + len;
     }
-    if (!ok) return false;
+    if (!why.empty()) return why;
     c.in.erase(c.in.begin(), c.in.begin() + off);
+    buffered -= off;
     // An incomplete frame's header is checked as soon as it is here.
-    if (c.in.size() >= 4) {
-      uint32_t len = wire::load_u32(c.in.data());
-      if (len == 0 || len > TCPStore::kMaxFrameBytes) return false;
-    }
-    return true;
+    if (c.in.size() >= 4) return bad_length(c, wire::load_u32(c.in.data()));
+    return "";
   }
 
   // False: close c.
@@ -342,44 +422,87 @@ struct TCPStoreServer::Impl {
     return true;
   }
 
+  static std::string peer_of(const sockaddr_storage& ss) {
+    char text[INET6_ADDRSTRLEN] = "?";
+    if (ss.ss_family == AF_INET6) {
+      const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+      inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof(text));
+      return absl::StrCat("[", text, "]:", ntohs(a->sin6_port));
+    }
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+    inet_ntop(AF_INET, &a->sin_addr, text, sizeof(text));
+    return absl::StrCat(text, ":", ntohs(a->sin_port));
+  }
+
   void accept_all() {
     for (;;) {
-      int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      sockaddr_storage ss{};
+      socklen_t len = sizeof(ss);
+      int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len,
+                         SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) return;
       if (conns.size() >= kMaxConnections) {
+        std::fprintf(stderr, "[TCPStore] refusing a connection from %s: %zu connections open\n",
+                     peer_of(ss).c_str(), conns.size());
         ::close(fd);
         continue;
+      }
+      // Note [Store resource caps]: the oldest connection still without a
+      // HELLO makes room for the new one.
+      size_t unvalidated = 0;
+      auto oldest = conns.end();
+      for (auto it = conns.begin(); it != conns.end(); ++it) {
+        if (it->greeted || !it->doomed.empty()) continue;
+        ++unvalidated;
+        if (oldest == conns.end()) oldest = it;
+      }
+      if (unvalidated >= kMaxUnvalidated) {
+        // Not closed here: the loop holds iterators to it.
+        oldest->doomed =
+            absl::StrCat(kMaxUnvalidated, " newer connections are waiting for a HELLO");
       }
       int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
       Conn c;
       c.fd = fd;
+      c.peer = peer_of(ss);
+      c.accepted = Clock::now();
       conns.push_back(std::move(c));
       connections.fetch_add(1);
     }
   }
 
-  // Reads what is there; false: close c (EOF, error, bad input).
-  bool read_some(Conn& c) {
+  // Reads what is there. Returns why c must be closed ("" to keep it);
+  // "-" for an orderly close (EOF, a reset) that needs no log line.
+  std::string read_some(Conn& c) {
     uint8_t buf[kReadChunk];
-    ssize_t n = ::recv(c.fd, buf, sizeof(buf), 0);
-    if (n == 0) return false;
-    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    // Before the HELLO, no more than one small frame may be buffered.
+    size_t room = sizeof(buf);
+    if (!c.greeted) room = std::min(room, 4 + kMaxUnvalidatedFrameBytes + 1 - c.in.size());
+    ssize_t n = ::recv(c.fd, buf, room, 0);
+    if (n == 0) return "-";
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? "" : "-";
+    if (buffered + static_cast<size_t>(n) > kMaxBufferedBytes) {
+      return absl::StrCat("the server's buffers are full (", buffered, " bytes across ",
+                          conns.size(), " connections; the limit is ", kMaxBufferedBytes, ")");
+    }
     c.in.insert(c.in.end(), buf, buf + n);
-    return true;
+    buffered += static_cast<size_t>(n);
+    return "";
   }
 
   // Sends the reply and runs buffered requests until c waits (a parked
   // request, a socket that takes no more) or has no complete frame left.
-  // False: close c.
-  bool pump(Conn& c) {
+  // Returns why c must be closed ("-": quietly), or "".
+  std::string pump(Conn& c) {
     for (;;) {
       if (c.out_off < c.out.size()) {
-        if (!flush(c)) return false;
-        if (c.out_off < c.out.size()) return true;
+        if (!flush(c)) return "-";
+        if (c.out_off < c.out.size()) return "";
       }
-      if (!process_input(c)) return false;
-      if (c.pending || c.out.empty()) return true;
+      std::string why = process_input(c);
+      if (!why.empty()) return why;
+      if (c.pending || c.out.empty()) return "";
     }
   }
 
@@ -419,17 +542,18 @@ struct TCPStoreServer::Impl {
       fds.push_back({wake_fd, POLLIN, 0});
       fds.push_back({listen_fd, POLLIN, 0});
       std::optional<Clock::time_point> next_deadline;
+      auto earlier = [&](Clock::time_point t) {
+        if (!next_deadline || t < *next_deadline) next_deadline = t;
+      };
       for (auto it = conns.begin(); it != conns.end(); ++it) {
+        if (!it->greeted) earlier(it->accepted + kHelloTimeout);
         short ev = POLLRDHUP;
         if (it->out_off < it->out.size()) {
           ev |= POLLOUT;
         } else if (!it->pending) {
           ev |= POLLIN;
         }
-        if (it->pending && it->pending->deadline &&
-            (!next_deadline || *it->pending->deadline < *next_deadline)) {
-          next_deadline = it->pending->deadline;
-        }
+        if (it->pending && it->pending->deadline) earlier(*it->pending->deadline);
         fds.push_back({it->fd, ev, 0});
         order.push_back(it);
       }
@@ -451,22 +575,33 @@ struct TCPStoreServer::Impl {
         auto it = order[i - 2];
         Conn& c = *it;
         short re = fds[i].revents;
-        bool keep = true;
-        if (re & (POLLERR | POLLNVAL)) keep = false;
-        if (keep && (re & POLLIN)) keep = read_some(c);
-        if (keep && (re & (POLLRDHUP | POLLHUP)) && !(re & POLLIN)) keep = false;
-        if (keep && c.pending) try_complete(c, now);
-        if (keep) keep = pump(c);
-        if (!keep) close_conn(it);
+        std::string why = c.doomed;
+        if (why.empty() && (re & (POLLERR | POLLNVAL))) why = "-";
+        if (why.empty() && (re & POLLIN)) why = read_some(c);
+        if (why.empty() && (re & (POLLRDHUP | POLLHUP)) && !(re & POLLIN)) why = "-";
+        if (why.empty() && !c.greeted && now - c.accepted >= kHelloTimeout) {
+          why =
+              absl::StrCat("no HELLO within ",
+                           std::chrono::duration_cast<std::chrono::seconds>(kHelloTimeout).count(),
+                           " s of connecting");
+        }
+        if (why.empty() && c.pending) try_complete(c, now);
+        if (why.empty()) why = pump(c);
+        if (why == "-") {
+          close_conn(it);
+        } else if (!why.empty()) {
+          drop(it, why);
+        }
       }
     }
   }
 };
 
-TCPStoreServer::TCPStoreServer(uint16_t port) : impl_(std::make_unique<Impl>()) {
+TCPStoreServer::TCPStoreServer(uint16_t port, const std::string& bind_address)
+    : impl_(std::make_unique<Impl>()) {
   impl_->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   EMBER_CHECK(impl_->wake_fd >= 0, "TCPStore: eventfd failed: ", std::strerror(errno));
-  impl_->listen_on(port);
+  impl_->listen_on(port, bind_address);
   Impl* impl = impl_.get();
   impl_->thread = std::thread([impl] { impl->loop(); });
 }

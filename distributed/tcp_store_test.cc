@@ -1,15 +1,22 @@
 #include "distributed/tcp_store.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -216,13 +223,95 @@ TEST(TCPStoreTest, ServerProcessDeathIsAnErrorNotAHang) {
   ASSERT_EQ(read(fds[0], &port, sizeof(port)), static_cast<ssize_t>(sizeof(port)));
   close(fds[0]);
   close(fds[1]);
-  TCPStore client("127.0.0.1", client_opts(port, milliseconds(2000)));
+  // A long timeout: the failure must come from the dead server, not from it.
+  TCPStoreOptions o = client_opts(port, milliseconds(600000));
+  o.server_description = "rank 0";
+  TCPStore client("127.0.0.1", o);
   client.set("k", std::string("v"));
   p.kill(0, SIGKILL);
   p.wait(milliseconds(5000));
+  // Note [A store that is gone]: named as such at once, and every later
+  // request fails at once with the same cause.
+  const std::string gone =
+      "the TCPStore at 127.0.0.1:" + std::to_string(port) + " (rank 0) is gone";
   const auto t0 = Clock::now();
-  EXPECT_THROW(client.get("missing"), Error);  // DistBackendError, or a reconnect timeout
+  try {
+    client.get("missing");
+    ADD_FAILURE() << "no error";
+  } catch (const DistBackendError& e) {
+    EXPECT_NE(std::string(e.what()).find(gone), std::string::npos) << e.what();
+  }
   EXPECT_LT(seconds_since(t0), 5.0);
+  const auto t1 = Clock::now();
+  for (int i = 0; i < 3; ++i) {
+    try {
+      client.set("k", std::string("again"));
+      ADD_FAILURE() << "no error";
+    } catch (const DistBackendError& e) {
+      EXPECT_NE(std::string(e.what()).find(gone), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_LT(seconds_since(t1), 0.5);
+}
+
+// A stopped (not dead) server keeps the connection open: the client waits
+// for its timeout, and no longer.
+TEST(TCPStoreTest, StoppedServerTimesOutInsteadOfBeingGone) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  testing::Processes p(1, [&](int) {
+    TCPStore server("127.0.0.1", server_opts());
+    uint16_t port = server.port();
+    if (write(fds[1], &port, sizeof(port)) != sizeof(port)) _exit(2);
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  });
+  uint16_t port = 0;
+  ASSERT_EQ(read(fds[0], &port, sizeof(port)), static_cast<ssize_t>(sizeof(port)));
+  close(fds[0]);
+  close(fds[1]);
+  TCPStore client("127.0.0.1", client_opts(port, milliseconds(1000)));
+  client.set("k", std::string("v"));
+  p.kill(0, SIGSTOP);
+  // kill() returns before the process has stopped: wait until it has.
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(p.pid(0)) + "/stat");
+    std::string line((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'T') break;
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+  const auto t0 = Clock::now();
+  EXPECT_THROW(client.set("k", std::string("w")), TimeoutError);
+  EXPECT_LT(seconds_since(t0), 4.0);
+  p.kill(0, SIGKILL);
+}
+
+// The server listens where it was told: a store for MASTER_ADDR=127.0.0.1
+// is not reachable on this machine's other addresses.
+TEST(TCPStoreServerTest, ListensOnTheGivenAddressOnly) {
+  TCPStoreServer loopback(0, "127.0.0.1");
+  // 127.0.0.2 is this machine too (all of 127/8 is loopback), but another
+  // address than the one bound.
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(loopback.port());
+  a.sin_addr.s_addr = htonl(0x7f000002);
+  EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  EXPECT_EQ(errno, ECONNREFUSED);
+  ::close(fd);
+  TCPStore client("127.0.0.1", client_opts(loopback.port()));
+  client.set("k", std::string("v"));
+  // Every interface when no address is given: 127.0.0.2 reaches it.
+  TCPStoreServer everywhere(0);
+  fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  a.sin_port = htons(everywhere.port());
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ::close(fd);
+  // An address of no interface here falls back to every interface.
+  TCPStoreServer elsewhere(0, "192.0.2.1");  // TEST-NET-1, never local
+  TCPStore c2("127.0.0.1", client_opts(elsewhere.port()));
+  c2.set("k", std::string("v"));
 }
 
 // ---- raw sockets: malformed input closes only that connection ----
@@ -244,12 +333,14 @@ void send_bytes(int fd, const std::vector<uint8_t>& b) {
   ASSERT_EQ(::send(fd, b.data(), b.size(), MSG_NOSIGNAL), static_cast<ssize_t>(b.size()));
 }
 
-// True when the server closed fd within 3 s (no reply bytes first).
+// True when the server closed fd within 3 s (no reply bytes first). A
+// close with unread input reaches the client as a reset.
 bool closed_by_server(int fd) {
   pollfd p{fd, POLLIN, 0};
   if (::poll(&p, 1, 3000) != 1) return false;
   char c;
-  return ::recv(fd, &c, 1, 0) == 0;
+  const ssize_t n = ::recv(fd, &c, 1, 0);
+  return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 std::vector<uint8_t> hello_frame() {
@@ -409,6 +500,114 @@ TEST_F(TCPStoreGarbageTest, RandomBytesNeverBreakTheServer) {
     ::close(fd);
   }
   expect_server_healthy(server_);
+}
+
+// ---- Note [Store resource caps] ----
+
+// Resident memory of this process (the server runs in it), in bytes.
+int64_t rss_bytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  long pages = 0, resident = 0;
+  if (f != nullptr) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE);
+}
+
+// Sends as much of `n` bytes as the socket takes within ~2 s (the server
+// may stop reading, or drop the connection).
+size_t send_up_to(int fd, size_t n) {
+  std::vector<uint8_t> chunk(64 << 10, 0x41);
+  size_t sent = 0;
+  const auto deadline = Clock::now() + milliseconds(2000);
+  while (sent < n && Clock::now() < deadline) {
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 100) != 1) continue;
+    if (p.revents & (POLLERR | POLLHUP)) break;
+    ssize_t k =
+        ::send(fd, chunk.data(), std::min(chunk.size(), n - sent), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k <= 0) {
+      if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      break;
+    }
+    sent += static_cast<size_t>(k);
+  }
+  return sent;
+}
+
+TEST_F(TCPStoreGarbageTest, UnvalidatedConnectionsMayBufferOnlyAFewKilobytes) {
+  // 100 hostile connections, each announcing a 60 MiB frame before any
+  // HELLO and sending 1 MiB of it: each is dropped at the 4 KiB cap, the
+  // server's memory stays flat, and the job's client never notices.
+  TCPStore job("127.0.0.1", client_opts(server_.port()));
+  job.set("before", std::string("1"));
+  const int64_t before = rss_bytes();
+  std::vector<int> fds;
+  for (int i = 0; i < 100; ++i) {
+    int fd = raw_connect(server_.port());
+    ASSERT_GE(fd, 0);
+    send_bytes(fd, {0x00, 0x00, 0xc0, 0x03});  // 60 MiB
+    send_up_to(fd, 1 << 20);
+    fds.push_back(fd);
+  }
+  int closed = 0;
+  for (int fd : fds) {
+    closed += closed_by_server(fd) ? 1 : 0;
+    ::close(fd);
+  }
+  EXPECT_EQ(closed, 100);
+  const int64_t grown = rss_bytes() - before;
+  std::cout << "server RSS growth under 100 hostile pre-HELLO connections: " << grown / 1024
+            << " KiB\n";
+  EXPECT_LT(grown, int64_t{16} << 20);
+  job.set("after", std::string("2"));
+  EXPECT_EQ(job.get_string("before"), "1");
+}
+
+TEST_F(TCPStoreGarbageTest, GreetedConnectionsShareABoundedBuffer) {
+  // Greeted clients may send large frames, but all of them together may
+  // not make the server hold more than 128 MiB: four that each push 60 MiB
+  // of a frame cannot all be buffered.
+  const int64_t before = rss_bytes();
+  std::vector<int> fds;
+  size_t sent_total = 0;
+  for (int i = 0; i < 4; ++i) {
+    int fd = raw_connect(server_.port());
+    ASSERT_GE(fd, 0);
+    send_bytes(fd, hello_frame());
+    char reply[5];
+    ASSERT_EQ(::recv(fd, reply, sizeof(reply), MSG_WAITALL), 5);
+    send_bytes(fd, {0x00, 0x00, 0xc0, 0x03});  // 60 MiB
+    sent_total += send_up_to(fd, size_t{60} << 20);
+    fds.push_back(fd);
+  }
+  int closed = 0;
+  for (int fd : fds) {
+    closed += closed_by_server(fd) ? 1 : 0;
+    ::close(fd);
+  }
+  EXPECT_GE(closed, 1) << sent_total << " bytes sent";
+  EXPECT_LT(rss_bytes() - before, int64_t{256} << 20);
+  expect_server_healthy(server_);
+}
+
+TEST_F(TCPStoreGarbageTest, OldestUnvalidatedConnectionsMakeRoom) {
+  // 300 connections that never greet: the server keeps the newest 256 and
+  // still serves a real client.
+  std::vector<int> fds;
+  for (int i = 0; i < 300; ++i) {
+    int fd = raw_connect(server_.port());
+    ASSERT_GE(fd, 0);
+    fds.push_back(fd);
+  }
+  expect_server_healthy(server_);
+  for (int i = 0; i < 300 && server_.num_server_connections() > 256 + 1; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_LE(server_.num_server_connections(), 256 + 1);  // + the store's own
+  EXPECT_TRUE(closed_by_server(fds.front()));
+  for (int fd : fds) ::close(fd);
 }
 
 }  // namespace
