@@ -18,7 +18,9 @@
 // (128 + signal for a worker killed by a signal). SIGINT / SIGTERM / SIGHUP
 // are forwarded to every worker; the launcher then exits 128 + signal.
 // After its workers succeed, node 0's launcher keeps the store up until the
-// other nodes' workers have disconnected (exit_barrier).
+// other nodes' launchers report their workers done (exit_barrier); a single
+// node's launcher exits at once. The store listens on --master_addr's
+// address only (EMBER_TCPSTORE_BIND_ALL=1: every interface).
 //
 // Note [No orphans]: each worker leads its own process group (so a signal
 // reaches the worker's own children too, and the terminal's Ctrl-C reaches
@@ -46,6 +48,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "distributed/shm_segments.h"
 #include "distributed/tcp_store.h"
 
 extern char** environ;
@@ -256,6 +259,16 @@ void start_worker(Worker& w, const Args& a, int port, int restart) {
     perror("launch: pipe");
     std::exit(1);
   }
+  // Note [Signals between fork and exec]: a signal that reaches the child
+  // before it execs (the launcher's SIGTERM to a round's workers, right
+  // after a quick failure) would run the launcher's handler there and write
+  // into the launcher's signal pipe, which the launcher would then take for
+  // a signal of its own and give up its restarts. So signals stay blocked
+  // across fork; the child resets the handlers and closes the pipe before it
+  // unblocks them (a pending SIGTERM then ends it as it should).
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old_mask);
   const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
@@ -269,10 +282,12 @@ void start_worker(Worker& w, const Args& a, int port, int restart) {
     if (getppid() != parent) _exit(1);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, SIG_DFL);
+    ::close(g_signal_pipe[0]);
+    ::close(g_signal_pipe[1]);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, SIG_DFL);
     execvpe(c_argv[0], c_argv.data(), c_env.data());
     std::string msg = absl::StrCat("launch: cannot run '", argv[0], "': ", std::strerror(errno),
                                    "\n");
@@ -280,6 +295,7 @@ void start_worker(Worker& w, const Args& a, int port, int restart) {
     (void)n;
     _exit(127);
   }
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   setpgid(pid, pid);  // also here: no race with the child's own call
   ::close(out[1]);
   ::close(err[1]);
@@ -413,14 +429,47 @@ RoundResult run_round(const Args& a, int port, int restart) {
   return result;
 }
 
-// torchrun's exit barrier: node 0's store serves until the workers of the
-// other nodes let go of it (their last requests would fail otherwise), at
-// most 300 s (torchrun's exit_barrier_timeout), or until a signal.
-void exit_barrier(const TCPStoreServer& server) {
-  const auto deadline = Clock::now() + std::chrono::seconds(300);
-  while (server.num_connections() > 0 && Clock::now() < deadline) {
-    pollfd p{g_signal_pipe[0], POLLIN, 0};
-    if (::poll(&p, 1, 10) > 0) return;
+// torchrun's exit barrier: with several nodes, node 0's store serves until
+// every other node's launcher says its workers are done (their last
+// requests would fail otherwise), at most 300 s (torchrun's
+// exit_barrier_timeout), or until a signal. A single node has no one to
+// wait for: its launcher exits as soon as its workers did, whatever else
+// is connected to the store.
+constexpr const char* kDoneKey = "/launch/done/";
+
+void exit_barrier(const Args& a, int port) {
+  if (a.nnodes == 1) return;
+  try {
+    TCPStoreOptions o;
+    o.port = static_cast<uint16_t>(port);
+    o.timeout = std::chrono::seconds(10);
+    TCPStore store(a.master_addr, o);
+    const auto deadline = Clock::now() + std::chrono::seconds(300);
+    for (int node = 1; node < a.nnodes && Clock::now() < deadline;) {
+      if (store.check({absl::StrCat(kDoneKey, node)})) {
+        ++node;
+        continue;
+      }
+      pollfd p{g_signal_pipe[0], POLLIN, 0};
+      if (::poll(&p, 1, 10) > 0) return;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[launch] exit barrier: %s\n", e.what());
+  }
+}
+
+// The other side of exit_barrier: a node other than 0 whose workers
+// succeeded tells node 0's store so (briefly: the store was there a moment
+// ago for the workers; a store that is gone is only a warning).
+void report_done(const Args& a, int port) {
+  try {
+    TCPStoreOptions o;
+    o.port = static_cast<uint16_t>(port);
+    o.timeout = std::chrono::seconds(3);
+    TCPStore store(a.master_addr, o);
+    store.set(absl::StrCat(kDoneKey, a.node_rank), std::string("1"));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[launch] could not tell node 0 that this node is done: %s\n", e.what());
   }
 }
 
@@ -438,7 +487,11 @@ int launch_main(int argc, char** argv) {
   int port = a.master_port;
   if (a.node_rank == 0) {
     try {
-      server = std::make_unique<TCPStoreServer>(static_cast<uint16_t>(a.master_port));
+      // On --master_addr's address only, unless asked (tcp_store.h).
+      const char* all = std::getenv("EMBER_TCPSTORE_BIND_ALL");
+      const bool everywhere = all != nullptr && std::string(all) == "1";
+      server = std::make_unique<TCPStoreServer>(static_cast<uint16_t>(a.master_port),
+                                                everywhere ? "" : a.master_addr);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "launch: cannot start the store on port %d: %s\n", a.master_port,
                    e.what());
@@ -448,8 +501,14 @@ int launch_main(int argc, char** argv) {
   }
   for (int restart = 0;; ++restart) {
     RoundResult r = run_round(a, port, restart);
+    // Shared-memory segments of workers killed while setting them up.
+    sweep_dead_shm_segments();
     if (r.exit_code == 0) {
-      if (server) exit_barrier(*server);
+      if (server) {
+        exit_barrier(a, port);
+      } else {
+        report_done(a, port);
+      }
       return 0;
     }
     if (r.signal_received || restart >= a.max_restarts) return r.exit_code;

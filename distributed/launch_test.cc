@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -296,6 +297,58 @@ TEST_F(LaunchTest, MasterPortInUseNamesThePort) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot start the store on port " + port), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Address already in use"), std::string::npos) << r.err;
+}
+
+// A single node's launcher exits as soon as its workers did: a client left
+// connected to its store (idle, never greeting) does not hold it up.
+TEST_F(LaunchTest, IdleStoreClientDoesNotKeepTheLauncherUp) {
+  const int port = testing::free_port();
+  pid_t pid = start(
+      {"--nproc_per_node", "2", "--master_port", std::to_string(port), kWorker, "wait_file", dir_});
+  ASSERT_TRUE(wait_for_pids(2, milliseconds(10000)));
+  int idle = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(idle, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  const auto go = Clock::now();
+  std::ofstream(dir_ + "/go") << "\n";
+  LaunchRun r = finish(pid, milliseconds(20000));
+  const double after_go = std::chrono::duration<double>(Clock::now() - go).count();
+  close(idle);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(after_go, 3.0);
+}
+
+// Note [Signals between fork and exec]: many workers that fail at once
+// make the launcher SIGTERM their siblings while some are still between
+// fork and exec; that must never pass for a signal to the launcher, which
+// would give up its restarts.
+TEST_F(LaunchTest, RestartsSurviveSigtermsToWorkersNotYetExeced) {
+  for (int run_index = 0; run_index < 10; ++run_index) {
+    LaunchRun r =
+        run({"--nproc_per_node", "8", "--master_port", "0", "--max_restarts", "3", "false"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("restarting the workers (restart 3 of 3)"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("received signal"), std::string::npos) << r.err;
+  }
+}
+
+// Note [Line-buffered workers]: a line a worker printed reaches the
+// launcher's output while the worker still runs, not when it exits.
+TEST_F(LaunchTest, WorkerLinesArriveAsTheyArePrinted) {
+  pid_t pid = start({"--master_port", "0", kWorker, "slow_lines"});
+  std::string out;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(2500);
+  while (Clock::now() < deadline && out.find("[rank0]: line 1\n") == std::string::npos) {
+    std::this_thread::sleep_for(milliseconds(20));
+    out = slurp(dir_ + "/out");
+  }
+  EXPECT_NE(out.find("[rank0]: line 1\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("line 2"), std::string::npos) << out;
+  LaunchRun r = finish(pid, milliseconds(20000));
+  EXPECT_EQ(r.out, "[rank0]: line 1\n[rank0]: line 2\n");
 }
 
 }  // namespace

@@ -13,12 +13,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "distributed/shm_segments.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -55,18 +55,6 @@ void futex_wait(std::atomic<uint32_t>* word, uint32_t expected, std::chrono::mil
 void futex_wake_all(std::atomic<uint32_t>* word) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT32_MAX, nullptr, nullptr,
           0);
-}
-
-// False once `pid` exited, zombies included (a SIGKILLed rank its parent
-// has not reaped yet is still "alive" to kill(pid, 0)).
-bool process_alive(int pid) {
-  std::ifstream f(absl::StrCat("/proc/", pid, "/stat"));
-  if (!f) return kill(pid, 0) == 0 || errno != ESRCH;
-  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
-  const char state = stat[paren + 2];
-  return state != 'Z' && state != 'X';
 }
 
 std::string pid_namespace() {
@@ -118,11 +106,30 @@ std::unique_ptr<ShmAllreduce> ShmAllreduce::create(Store& store, const std::stri
   std::string name;
   uint64_t token = 0;
   void* base = MAP_FAILED;
+  // However setup ends (in use, refused, or an exception because a peer or
+  // the store died midway), every rank that learned the segment's name
+  // unlinks it on the way out (once all have mapped it, a name is no longer
+  // needed), and a setup that did not succeed also removes the segments of
+  // creators that died before anyone could (shm_segments.h). So no death at
+  // any step leaves a segment in /dev/shm.
+  struct Cleanup {
+    std::string& name;
+    void*& base;
+    size_t bytes;
+    bool failed = true;
+    ~Cleanup() {
+      if (!name.empty() && name != "-") shm_unlink(name.c_str());
+      if (!failed) return;
+      if (base != MAP_FAILED) munmap(base, bytes);
+      sweep_dead_shm_segments();
+    }
+  } cleanup{name, base, bytes};
   if (rank == 0) {
     if (ok) {
+      sweep_dead_shm_segments();  // left by an earlier job's dead rank 0
       std::random_device rd;
       token = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-      name = absl::StrCat("/ember-gloo-", getpid(), "-", token % 1000000007);
+      name = new_shm_segment_name();
       int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
       ok = fd >= 0;
       // posix_fallocate, not ftruncate: a /dev/shm too small must fail here
@@ -137,8 +144,6 @@ std::unique_ptr<ShmAllreduce> ShmAllreduce::create(Store& store, const std::stri
         h->token = token;
         h->size = static_cast<uint64_t>(size);
         h->chunk_bytes = chunk;
-      } else if (fd >= 0) {
-        shm_unlink(name.c_str());
       }
     }
     store.set(prefix + "shm/segment",
@@ -168,12 +173,8 @@ std::unique_ptr<ShmAllreduce> ShmAllreduce::create(Store& store, const std::stri
   for (int r = 0; r < size; ++r) {
     all = store.get_string(absl::StrCat(prefix, "shm/ok/", r)) == "1" && all;
   }
-  // Everyone has mapped it (or given up): the name can go.
-  if (rank == 0 && !name.empty() && base != MAP_FAILED) shm_unlink(name.c_str());
-  if (!all) {
-    if (base != MAP_FAILED) munmap(base, bytes);
-    return nullptr;
-  }
+  if (!all) return nullptr;
+  cleanup.failed = false;
   return std::unique_ptr<ShmAllreduce>(new ShmAllreduce(base, bytes, rank, size, chunk));
 }
 

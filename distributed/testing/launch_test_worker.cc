@@ -11,6 +11,10 @@
 //   flaky_init          on the first attempt rank 1 exits 3 while the others
 //                       are initializing; later attempts initialize again
 //   lines               two stdout lines (the last without '\n'), one stderr line
+//   slow_lines          "line 1" (printf, no flush), 3 s of sleep, "line 2":
+//                       the first must reach the launcher before the sleep
+//                       ends (Note [Line-buffered workers] in init.cc)
+//   wait_file DIR       write DIR/<rank>.pid, exit 0 once DIR/go exists
 
 #include <signal.h>
 #include <unistd.h>
@@ -105,6 +109,20 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::seconds(60));  // stopped by the launcher
     }
     std::printf("attempt %s ok\n", env("TORCHELASTIC_RESTART_COUNT").c_str());
+    return 0;
+  }
+  if (mode == "slow_lines") {
+    std::printf("line 1\n");
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::printf("line 2\n");
+    return 0;
+  }
+  if (mode == "wait_file" && argc >= 3) {
+    write_pid(argv[2]);
+    const std::string go = std::string(argv[2]) + "/go";
+    for (int i = 0; i < 6000 && access(go.c_str(), F_OK) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     return 0;
   }
   if (mode == "lines") {
