@@ -16,9 +16,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -26,8 +26,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "distributed/init.h"
 #include "distributed/spawn.h"
+#include "distributed/tcp_store.h"
 #include "tensor/cuda/cuda.h"
 #include "trainers/mnist_train.h"
 
@@ -47,7 +49,14 @@ ABSL_FLAG(int64_t, test_limit, 0, "test on the first N images only (0: all)");
 ABSL_FLAG(uint64_t, seed, kDefaults.seed, "seed of the initialization and the shuffle");
 ABSL_FLAG(std::string, checkpoint_dir, "", "save checkpoints here (empty: none)");
 ABSL_FLAG(int64_t, checkpoint_every, kDefaults.checkpoint_every, "epochs between checkpoints");
+ABSL_FLAG(int64_t, keep_checkpoints, kDefaults.keep_checkpoints,
+          "keep only the newest N checkpoints in --checkpoint_dir (0: all)");
 ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
+ABSL_FLAG(bool, verify_checksums, kDefaults.verify_checksums,
+          "check the tensor checksums of the --resume checkpoint");
+ABSL_FLAG(double, timeout, 1800,
+          "seconds any rendezvous or collective of a data-parallel run may wait (the process "
+          "group's timeout; PyTorch's default is 30 minutes)");
 ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
 ABSL_FLAG(int, nproc, 1, "train data-parallel on this many local processes");
 ABSL_FLAG(std::string, backend, "gloo",
@@ -65,38 +74,51 @@ void print_cuda_available() {
   std::cout << "CUDA available: " << (ember::cuda::is_available() ? "True" : "False") << "\n";
 }
 
+// --timeout as the process group's timeout.
+std::chrono::milliseconds group_timeout() {
+  const double seconds = absl::GetFlag(FLAGS_timeout);
+  if (!(seconds > 0) || seconds > 1e9) {
+    throw ember::ValueError(
+        absl::StrCat("--timeout must be a positive number of seconds, got ", seconds));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
 // One rank of a data-parallel run: joins the group, trains, leaves.
-void train_rank(const ember::trainers::MnistConfig& c, const dist::InitOptions& init) {
+void train_rank(const ember::trainers::MnistConfig& c, dist::InitOptions init) {
+  init.timeout = group_timeout();
   dist::init_process_group(absl::GetFlag(FLAGS_backend), init);
   ember::trainers::train_mnist(c, std::cout);
   dist::destroy_process_group();
 }
 
-// --nproc=N: N forked ranks meeting in a FileStore under a fresh folder.
+// --nproc=N: N forked ranks meeting in a TCPStore this process serves on
+// loopback. Nothing is left behind on disk however the run ends (a
+// rendezvous folder outlived a parent killed by a signal); the ranks die
+// with this process (Note [Forked children]).
 void spawn_ranks(ember::trainers::MnistConfig c, int nproc) {
   if (c.threads == 0) {
     c.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / nproc);
   }
   // The ranks share this host: gloo talks over loopback unless told otherwise.
   setenv("GLOO_SOCKET_IFNAME", "lo", /*overwrite=*/0);
-  std::string dir = (std::filesystem::temp_directory_path() / "ember_mnist_XXXXXX").string();
-  if (mkdtemp(dir.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + dir);
-  try {
-    dist::spawn(
-        [&](int rank) {
-          dist::InitOptions init;
-          init.init_method = "file://" + dir + "/store";
-          init.world_size = nproc;
-          init.rank = rank;
-          if (rank == 0) print_cuda_available();
-          train_rank(c, init);
-        },
-        nproc);
-  } catch (...) {
-    std::filesystem::remove_all(dir);
-    throw;
-  }
-  std::filesystem::remove_all(dir);
+  const std::chrono::milliseconds timeout = group_timeout();
+  dist::TCPStoreServer server(0, "127.0.0.1");
+  const uint16_t port = server.port();
+  dist::spawn(
+      [&](int rank) {
+        dist::TCPStoreOptions o;
+        o.port = port;
+        o.timeout = timeout;
+        o.server_description = "the mnist parent process";
+        dist::InitOptions init;
+        init.store = std::make_shared<dist::TCPStore>("127.0.0.1", o);
+        init.world_size = nproc;
+        init.rank = rank;
+        if (rank == 0) print_cuda_available();
+        train_rank(c, init);
+      },
+      nproc);
 }
 
 }  // namespace
@@ -117,7 +139,9 @@ int main(int argc, char** argv) {
   c.seed = absl::GetFlag(FLAGS_seed);
   c.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
   c.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
+  c.keep_checkpoints = absl::GetFlag(FLAGS_keep_checkpoints);
   c.resume = absl::GetFlag(FLAGS_resume);
+  c.verify_checksums = absl::GetFlag(FLAGS_verify_checksums);
   c.device = absl::GetFlag(FLAGS_device);
   try {
     const int nproc = absl::GetFlag(FLAGS_nproc);

@@ -1,11 +1,21 @@
 #include "trainers/mnist_train.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <numeric>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_format.h"
 #include "autograd/grad_mode.h"
 #include "data/dataloader.h"
@@ -17,6 +27,7 @@
 #include "optim/optim.h"
 #include "serialize/checkpoint.h"
 #include "tensor/all.h"
+#include "tensor/files.h"
 #include "trainers/mnist_net.h"
 
 namespace ember {
@@ -51,19 +62,99 @@ std::shared_ptr<const Dataset<Example>> mnist(const MnistConfig& c, bool train) 
   return first(ds, train ? c.train_limit : c.test_limit);
 }
 
-void save_checkpoint(const std::string& dir, int64_t epoch, const Net& model,
+// Makes `dir` (not its parents) and proves it writable by creating and
+// removing a file in it, so that a path that cannot take checkpoints (a
+// file, a missing parent, a read-only mount) fails before the first epoch.
+void prepare_checkpoint_dir(const std::string& dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    EMBER_CHECK(S_ISDIR(st.st_mode), "checkpoint_dir '", dir, "' is ", describe_file_type(dir),
+                ", not a directory");
+  } else if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    const int err = errno;
+    throw Error(absl::StrCat("cannot create checkpoint_dir '", dir, "': ", std::strerror(err)));
+  }
+  std::string probe = dir + "/.ember_write_test-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    const int err = errno;
+    throw Error(absl::StrCat("checkpoint_dir '", dir, "' is not writable: ", std::strerror(err)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+// The epoch of a file named epoch_<n>.safetensors, or -1.
+int64_t checkpoint_epoch(const std::string& name) {
+  constexpr absl::string_view kPrefix = "epoch_", kSuffix = ".safetensors";
+  absl::string_view n = name;
+  int64_t epoch;
+  if (!absl::ConsumePrefix(&n, kPrefix) || !absl::ConsumeSuffix(&n, kSuffix) || n.empty() ||
+      n.find_first_not_of("0123456789") != absl::string_view::npos ||
+      !absl::SimpleAtoi(n, &epoch)) {
+    return -1;
+  }
+  return epoch;
+}
+
+// Keeps the newest `keep` checkpoints of `dir` (all when keep <= 0).
+void prune_checkpoints(const std::string& dir, int64_t keep) {
+  if (keep <= 0) return;
+  std::vector<std::pair<int64_t, std::filesystem::path>> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const int64_t epoch = checkpoint_epoch(e.path().filename().string());
+    if (epoch >= 0) found.emplace_back(epoch, e.path());
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = static_cast<size_t>(keep); i < found.size(); ++i) {
+    std::filesystem::remove(found[i].second, ec);
+  }
+}
+
+void save_checkpoint(const MnistConfig& c, int64_t epoch, const Net& model,
                      const optim::Optimizer& opt) {
-  mkdir(dir.c_str(), 0755);  // an existing folder is fine; save() reports real failures
   Checkpoint ckpt;
   ckpt.add_state_dict("model", model->state_dict());
   ckpt.add_state_dict("optimizer", opt.state_dict().to_named_tensors());
   ckpt.set("epoch", epoch);
-  ckpt.save(absl::StrCat(dir, "/epoch_", epoch, ".safetensors"));
+  ckpt.save(absl::StrCat(c.checkpoint_dir, "/epoch_", epoch, ".safetensors"));
+  prune_checkpoints(c.checkpoint_dir, c.keep_checkpoints);
+}
+
+// Restores model and optimizer from c.resume; returns its epoch. Every
+// problem is an error naming the file.
+int64_t resume_from(const MnistConfig& c, Net& model, optim::Optimizer& optimizer) {
+  try {
+    // Onto the CPU whatever device saved it; load_state_dict copies the
+    // values to the model's device (and the optimizer's state follows its
+    // parameters).
+    Checkpoint ckpt = Checkpoint::load(c.resume, MapLocation(Device(kCPU)), c.verify_checksums);
+    const NamedTensors weights = ckpt.state_dict("model");
+    for (const auto& kv : weights) {
+      EMBER_CHECK(!kv.second.is_floating_point() || kv.second.isfinite().all().item<bool>(),
+                  "parameter '", kv.first, "' holds non-finite values (NaN or inf)");
+    }
+    model->load_state_dict(weights);
+    optimizer.load_state_dict(
+        optim::OptimizerStateDict::from_named_tensors(ckpt.state_dict("optimizer")));
+    const int64_t epoch = ckpt.get_int("epoch");
+    EMBER_CHECK_VALUE(epoch >= 0, "its epoch is ", epoch, ", which is negative");
+    return epoch;
+  } catch (const Error& e) {
+    throw Error(absl::StrCat("cannot resume from '", c.resume, "': ", e.what()));
+  }
 }
 
 }  // namespace
 
 std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all) {
+  EMBER_CHECK_VALUE(c.epochs >= 0, "epochs must be non-negative, got ", c.epochs);
+  EMBER_CHECK_VALUE(c.checkpoint_every >= 0, "checkpoint_every must be non-negative, got ",
+                    c.checkpoint_every);
+  EMBER_CHECK_VALUE(c.keep_checkpoints >= 0, "keep_checkpoints must be non-negative, got ",
+                    c.keep_checkpoints);
   if (c.threads > 0) set_num_threads(c.threads);
   // Note [Data-parallel MNIST]: under a process group of several ranks the
   // model is wrapped in DistributedDataParallel and each rank trains on its
@@ -78,6 +169,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
   NullBuffer null_buffer;
   std::ostream null_stream(&null_buffer);
   std::ostream& out = rank == 0 ? out_all : null_stream;
+  if (rank == 0 && !c.checkpoint_dir.empty()) prepare_checkpoint_dir(c.checkpoint_dir);
 
   // CUDA ranks all-reduce over gloo through host copies (Note [Gloo and
   // device tensors]); "cuda" without an index puts rank r on GPU
@@ -95,15 +187,8 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
 
   int64_t start_epoch = 0;
   if (!c.resume.empty()) {
-    // Onto the CPU whatever device saved it; load_state_dict copies the
-    // values to the model's device (and the optimizer's state follows its
-    // parameters).
-    Checkpoint ckpt = Checkpoint::load(c.resume, MapLocation(Device(kCPU)));
-    model->load_state_dict(ckpt.state_dict("model"));
-    optimizer.load_state_dict(
-        optim::OptimizerStateDict::from_named_tensors(ckpt.state_dict("optimizer")));
-    start_epoch = ckpt.get_int("epoch");
-    out << "Resumed from " << c.resume << " at epoch " << start_epoch << "\n";
+    start_epoch = resume_from(c, model, optimizer);
+    out << "Resumed from " << c.resume << " at epoch " << start_epoch << std::endl;
   }
 
   // After resuming: DDP starts every rank from rank 0's state.
@@ -113,6 +198,11 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
 
   auto train_set = mnist(c, /*train=*/true);
   auto test_set = mnist(c, /*train=*/false);
+  // Both would divide by zero later (the shuffle, the accuracy).
+  EMBER_CHECK_VALUE(train_set->size() > 0, "the training set in '", c.data_root,
+                    "' is empty: there is nothing to train on");
+  EMBER_CHECK_VALUE(test_set->size() > 0, "the test set in '", c.data_root,
+                    "' is empty: accuracy and test loss would be undefined");
   data::DataLoader test_loader(
       test_set, data::DataLoaderOptions().batch_size(c.batch_size).num_workers(c.num_workers));
 
@@ -141,7 +231,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
       optimizer.step();
       r.train_loss = loss.item<double>();
     }
-    out << absl::StrFormat("Train Epoch: %d \tLoss: %.6f\n", r.epoch, r.train_loss);
+    out << absl::StrFormat("Train Epoch: %d \tLoss: %.6f\n", r.epoch, r.train_loss) << std::flush;
 
     model->eval();
     int64_t correct = 0;
@@ -168,12 +258,13 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
     r.test_loss /= n;
     r.accuracy = 100.0 * static_cast<double>(correct) / n;
     out << absl::StrFormat("Test set: Average loss: %.4f, Accuracy: %.2f%%\n", r.test_loss,
-                           r.accuracy);
+                           r.accuracy)
+        << std::flush;
     results.push_back(r);
 
     if (rank == 0 && !c.checkpoint_dir.empty() && c.checkpoint_every > 0 &&
         r.epoch % c.checkpoint_every == 0) {
-      save_checkpoint(c.checkpoint_dir, r.epoch, model, optimizer);
+      save_checkpoint(c, r.epoch, model, optimizer);
     }
   }
   return results;

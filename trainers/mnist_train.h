@@ -34,11 +34,21 @@ struct MnistConfig {
   int64_t test_limit = 0;
   // Seeds the model's initialization and the shuffle order.
   uint64_t seed = 0;
-  // Where checkpoints go ("" : none): <dir>/epoch_<n>.safetensors.
+  // Where checkpoints go ("" : none): <dir>/epoch_<n>.safetensors. The
+  // folder is made (its parent must exist) and checked for writing before
+  // the first epoch, so that a bad path fails at once, not an epoch later.
   std::string checkpoint_dir;
   int64_t checkpoint_every = 1;
-  // A checkpoint to start from: model, optimizer and epoch.
+  // After each save, only the newest N epoch_<n>.safetensors of
+  // checkpoint_dir are kept (0: all of them).
+  int64_t keep_checkpoints = 3;
+  // A checkpoint to start from: model, optimizer and epoch. It is checked
+  // as a command line is: tensor checksums (Note [Tensor checksums]),
+  // finite parameters, the optimizer's option rules, a non-negative epoch;
+  // errors name the file.
   std::string resume;
+  // Verify the resumed checkpoint's tensor checksums.
+  bool verify_checksums = true;
   // Where the model and batches live: "cpu", "cuda", "cuda:1"...
   // Checkpoints are device-independent (they load on either).
   std::string device = "cpu";
@@ -51,10 +61,12 @@ struct EpochResult {
   double accuracy = 0;      // percent
 };
 
-// Runs the training; each epoch prints
+// Runs the training; each epoch prints (and flushes)
 //   Train Epoch: 1 	Loss: 2.263870
 //   Test set: Average loss: 0.0358, Accuracy: 12.71%
 // to `out`. Returns the epochs run (none when `resume` is past `epochs`).
+// Bad settings are ember::Errors before anything trains: an empty training
+// or test set, numbers out of range, an unusable checkpoint_dir or resume.
 std::vector<EpochResult> train_mnist(const MnistConfig& config, std::ostream& out);
 
 }  // namespace trainers
