@@ -2,6 +2,7 @@
 // in real processes over gloo, rank 0 reporting and checkpointing, its
 // checkpoint resuming a single-process run, and the trainer binary under
 // //distributed:launch.
+#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -171,6 +172,82 @@ ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadl
   run.out = slurp(out_path);
   dist::testing::remove_tree(dir);
   return run;
+}
+
+TEST(MnistDataParallelTest, TimeoutFlagMustBePositive) {
+  ProgramRun run = run_program({"trainers/mnist", "--nproc=2", "--timeout=0"},
+                               std::chrono::seconds(30));
+  ASSERT_TRUE(WIFEXITED(run.status)) << run.out;
+  EXPECT_EQ(WEXITSTATUS(run.status), 1) << run.out;
+  EXPECT_NE(run.out.find("--timeout must be a positive number of seconds, got 0"),
+            std::string::npos)
+      << run.out;
+}
+
+// Processes of process group `pgid` that are not zombies.
+int live_members(pid_t pgid) {
+  int n = 0;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return 0;
+  while (dirent* e = readdir(d)) {
+    std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    if (!std::getline(f, line)) continue;
+    const size_t paren = line.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream rest(line.substr(paren + 2));
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    rest >> state >> ppid >> pgrp;
+    if (pgrp == pgid && state != 'Z' && state != 'X') ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+// `mnist --nproc=2` interrupted by any signal (a SIGKILL included) leaves
+// no process and no file behind: its ranks meet in a store the parent
+// serves, not in a folder under TMPDIR.
+TEST(MnistDataParallelTest, SignalledParentLeavesNothingBehind) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL}) {
+    const std::string tmp = dist::testing::make_temp_dir();
+    pid_t pid = fork();
+    if (pid == 0) {
+      setpgid(0, 0);
+      int fd = open("/dev/null", O_WRONLY);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+      setenv("TMPDIR", tmp.c_str(), 1);
+      execl("trainers/mnist", "trainers/mnist", "--nproc=2", "--epochs=1000",
+            "--train_limit=256", "--test_limit=64", "--num_workers=0", "--batch_size=32",
+            static_cast<char*>(nullptr));
+      _exit(126);
+    }
+    ASSERT_GT(pid, 0);
+    setpgid(pid, pid);
+    std::this_thread::sleep_for(milliseconds(1500));  // the ranks are training
+    kill(pid, sig);  // the parent only, as a terminal or a scheduler would
+    int status = 0;
+    waitpid(pid, &status, 0);
+    // Its ranks follow it (PR_SET_PDEATHSIG); nothing of the group remains.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (live_members(pid) > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    EXPECT_EQ(live_members(pid), 0) << "processes of the run outlived it (signal " << sig << ")";
+    kill(-pid, SIGKILL);
+    std::vector<std::string> left;
+    if (DIR* d = opendir(tmp.c_str())) {
+      while (dirent* e = readdir(d)) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..") left.push_back(name);
+      }
+      closedir(d);
+    }
+    EXPECT_EQ(left, std::vector<std::string>{}) << "signal " << sig;
+    dist::testing::remove_tree(tmp);
+  }
 }
 
 TEST(MnistDataParallelTest, RunsUnderTheLauncher) {
