@@ -278,4 +278,8 @@ int64_t FileStore::num_keys() {
   return static_cast<int64_t>(map_.size());
 }
 
+std::shared_ptr<Store> FileStore::clone(std::chrono::milliseconds timeout) const {
+  return std::make_shared<FileStore>(path_, timeout);
+}
+
 }  // namespace ember::distributed

@@ -39,6 +39,7 @@ class FileStore : public Store {
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   bool delete_key(const std::string& key) override;
   int64_t num_keys() override;
+  std::shared_ptr<Store> clone(std::chrono::milliseconds timeout) const override;
 
   const std::string& path() const { return path_; }
 

@@ -35,4 +35,12 @@ void PrefixStore::wait(const std::vector<std::string>& ks, std::chrono::millisec
 bool PrefixStore::delete_key(const std::string& k) { return store_->delete_key(key(k)); }
 int64_t PrefixStore::num_keys() { return store_->num_keys(); }
 
+std::shared_ptr<Store> PrefixStore::clone(std::chrono::milliseconds timeout) const {
+  std::shared_ptr<Store> inner = store_->clone(timeout);
+  if (inner == nullptr) return nullptr;
+  auto out = std::make_shared<PrefixStore>(prefix_, std::move(inner));
+  out->set_timeout(timeout);
+  return out;
+}
+
 }  // namespace ember::distributed

@@ -28,6 +28,7 @@ class PrefixStore : public Store {
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   bool delete_key(const std::string& key) override;
   int64_t num_keys() override;
+  std::shared_ptr<Store> clone(std::chrono::milliseconds timeout) const override;
 
   const std::string& prefix() const { return prefix_; }
   const std::shared_ptr<Store>& underlying_store() const { return store_; }

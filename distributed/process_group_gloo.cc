@@ -185,6 +185,13 @@ ProcessGroupGloo::Impl::Impl(ProcessGroupGloo* pg_, std::shared_ptr<Store> store
     peer_addresses[r] = absl::StrSplit(v, ',', absl::SkipEmpty());
   }
   shm = ShmAllreduce::create(*store, store_key(""), rank, size, options.shared_memory);
+  // Note [Failure reports]
+  auto report_timeout = options.failure_report_grace + std::chrono::seconds(1);
+  if (options.timeout.count() >= 0) report_timeout = std::min(report_timeout, options.timeout);
+  report_store = store->clone(report_timeout);
+  monitor_store = store->clone(report_timeout);
+  clones = report_store != nullptr && monitor_store != nullptr;
+  if (!clones) report_store = monitor_store = store;
   worker = std::thread([this] { worker_loop(); });
   monitor = std::thread([this] { monitor_loop(); });
 }
@@ -284,9 +291,10 @@ void ProcessGroupGloo::Impl::monitor_loop() {
     }
     int reporter = -1;
     try {
-      std::lock_guard<std::mutex> lock(store_mu);
+      std::unique_lock<std::mutex> lock(store_mu, std::defer_lock);
+      if (!clones) lock.lock();
       for (int r = 0; r < size && reporter < 0; ++r) {
-        if (r != rank && store->check({base + std::to_string(r)})) reporter = r;
+        if (r != rank && monitor_store->check({base + std::to_string(r)})) reporter = r;
       }
     } catch (const std::exception&) {
       continue;  // the store is gone too: the op's own timeout will tell
@@ -366,11 +374,12 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
   std::string store_error;  // why the store could not be used, if it could not
   if (work.collective) {
     try {
-      std::lock_guard<std::mutex> lock(store_mu);
+      std::unique_lock<std::mutex> lock(store_mu, std::defer_lock);
+      if (!clones) lock.lock();
       // Keyed by rank only: a group fails once, and ranks drift by an op or
       // so (a ring all_reduce lets a rank finish while its neighbour waits).
       const std::string base = store_key("failed/");
-      store->set(base + std::to_string(rank), what);
+      report_store->set(base + std::to_string(rank), what);
       auto grace = std::min(options.failure_report_grace, options.timeout);
       auto deadline = std::chrono::steady_clock::now() + grace;
       std::vector<bool> seen(size, false);
@@ -378,7 +387,7 @@ std::exception_ptr ProcessGroupGloo::Impl::on_failure(const GlooWork& work,
       for (;;) {
         bool all = true;
         for (int r = 0; r < size; ++r) {
-          if (!seen[r]) seen[r] = store->check({base + std::to_string(r)});
+          if (!seen[r]) seen[r] = report_store->check({base + std::to_string(r)});
           all = all && seen[r];
         }
         if (all || std::chrono::steady_clock::now() >= deadline) break;

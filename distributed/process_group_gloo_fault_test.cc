@@ -150,6 +150,49 @@ TEST_P(KillAnyRank, SurvivorsFailWithinTenSecondsNamingTheCause) {
   EXPECT_LT(last - killed[0].seconds, 10.0);
 }
 
+// A stopped (not dead) store host is reported at the op's timeout, not at
+// twice or three times it: the failure path's store requests give up after
+// a few seconds (Note [Failure reports]).
+TEST(StoreHostStopped, SurvivorsReportAtTheTimeout) {
+  const int kWorld = 3;
+  const auto kTimeout = std::chrono::seconds(6);
+  const int port = testing::free_port();
+  testing::Processes procs(kWorld, [&](int rank) {
+    setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+    setenv("MASTER_ADDR", "127.0.0.1", 1);
+    setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+    setenv("RANK", std::to_string(rank).c_str(), 1);
+    setenv("WORLD_SIZE", std::to_string(kWorld).c_str(), 1);
+    InitOptions o;
+    o.timeout = kTimeout;
+    init_process_group("gloo", o);
+    std::vector<Tensor> v{ones({1 << 16})};
+    if (rank == 0) {
+      std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        raise(SIGSTOP);
+      }).detach();
+    }
+    try {
+      for (;;) get_default_group()->allreduce(v)->wait();
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_TRUE(contains(msg, "allreduce (sequence number ")) << msg;
+      EXPECT_TRUE(contains(msg, "on rank " + std::to_string(rank))) << msg;
+    }
+    destroy_process_group();
+  });
+  auto survivors = procs.wait(std::chrono::seconds(30), {1, 2});
+  EXPECT_TRUE(testing::all_succeeded(survivors));
+  double last = 0;
+  for (const auto& s : survivors) last = std::max(last, s.seconds);
+  // Started, ran 0.5 s, then the timeout and a few seconds of reporting.
+  std::cout << "store host stopped: the last survivor exited " << last
+            << " s after the start (timeout 6 s)\n";
+  EXPECT_LT(last, 0.5 + 6 + 8);
+  procs.kill(0, SIGKILL);
+}
+
 // Note [SIGPIPE]: a survivor's write to the dead peer must not kill it.
 TEST(ProcessGroupGlooSigpipe, GroupIgnoresSigpipeUnlessTheProgramHandlesIt) {
   const std::string dir = testing::make_temp_dir();

@@ -87,6 +87,14 @@ struct ProcessGroupGloo::Impl {
   const int size;
   const std::shared_ptr<Store> store;
   const Options options;
+  // Note [Failure reports]: on_failure and the failure monitor each talk to
+  // the store through a clone of their own whose requests give up after
+  // failure_report_grace + 1 s, so that a stopped store host delays a
+  // failure report by seconds rather than by another whole timeout, and
+  // neither waits for the other's stuck request. Where the store cannot be
+  // cloned both use `store` itself, under store_mu.
+  std::shared_ptr<Store> report_store, monitor_store;
+  bool clones = false;
   std::vector<std::shared_ptr<gloo::Context>> contexts;
   // Every pair address of every rank ("[127.0.0.1]:41234"), for naming the
   // peer behind a gloo "Connection closed by peer [...]" message.

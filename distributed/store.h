@@ -8,6 +8,7 @@
 // keys it waited for.
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -62,6 +63,15 @@ class Store {
   void wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
   virtual bool delete_key(const std::string& key) = 0;
   virtual int64_t num_keys() = 0;
+  // A new handle on the same store (its own connection, or its own file
+  // descriptor) whose requests give up after `timeout`, as PyTorch 2.x's
+  // Store.clone; nullptr where the store cannot be cloned. A process group
+  // reports failures through one with a short timeout, so that a stopped
+  // store host delays the report by seconds, not by a whole timeout.
+  virtual std::shared_ptr<Store> clone(std::chrono::milliseconds timeout) const {
+    (void)timeout;
+    return nullptr;
+  }
 
   std::chrono::milliseconds timeout() const { return timeout_; }
   void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }

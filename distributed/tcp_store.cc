@@ -116,6 +116,14 @@ TCPStore::~TCPStore() {
   server_.reset();
 }
 
+std::shared_ptr<Store> TCPStore::clone(std::chrono::milliseconds timeout) const {
+  TCPStoreOptions o;
+  o.port = port_;
+  o.timeout = timeout;
+  o.server_description = server_description_;
+  return std::make_shared<TCPStore>(host_, o);
+}
+
 int TCPStore::num_server_connections() const {
   return server_ ? server_->num_connections() : -1;
 }

@@ -87,6 +87,8 @@ class TCPStore : public Store {
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   bool delete_key(const std::string& key) override;
   int64_t num_keys() override;
+  // A client of the same server (never a server itself).
+  std::shared_ptr<Store> clone(std::chrono::milliseconds timeout) const override;
 
   const std::string& host() const { return host_; }
   // The port the server listens on (the one picked when 0 was asked for).
