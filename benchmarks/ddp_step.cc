@@ -9,7 +9,9 @@
 // fixed random batch of its own; warm-up steps, a barrier, then timed steps
 // (zero_grad, forward, cross-entropy, backward with the all-reduces, step).
 // Prints rank 0's median and fastest step and the images per second of all
-// ranks together (nproc * batch / median).
+// ranks together (nproc * batch / median). Then the same step with
+// hvd::DistributedOptimizer (Horovod's API) in place of DDP, without and
+// with fp16 compression.
 
 #include <stdlib.h>
 
@@ -26,6 +28,7 @@
 #include "absl/flags/parse.h"
 #include "distributed/collectives.h"
 #include "distributed/ddp.h"
+#include "distributed/hvd.h"
 #include "distributed/init.h"
 #include "distributed/spawn.h"
 #include "nn/nn.h"
@@ -78,6 +81,28 @@ Timing run(ember::trainers::Net& model, Forward forward, const std::function<voi
       [&] {
         opt.zero_grad();
         F::cross_entropy(forward(x), y).backward();
+        opt.step();
+      },
+      sync);
+}
+
+// The same step with Horovod's API (ember::hvd) instead of DDP: the
+// gradients' all-reduces start from their accumulation hooks, one per
+// parameter, and step() waits for them.
+Timing run_hvd(ember::hvd::Compression compression, const std::function<void()>& sync) {
+  ember::manual_seed(0);
+  ember::trainers::Net model;
+  ember::optim::SGD sgd(model->parameters(), ember::optim::SGDOptions(0.01).momentum(0.9));
+  ember::hvd::DistributedOptimizer opt(sgd, model->named_parameters(), compression);
+  ember::hvd::broadcast_parameters(model->state_dict(), 0);
+  const int64_t batch = absl::GetFlag(FLAGS_batch);
+  ember::manual_seed(1 + ember::hvd::rank());
+  Tensor x = ember::randn({batch, 1, 28, 28});
+  Tensor y = ember::randint(0, 10, {batch});
+  return time_steps(
+      [&] {
+        opt.zero_grad();
+        F::cross_entropy(model->forward(x), y).backward();
         opt.step();
       },
       sync);
@@ -138,6 +163,15 @@ int main(int argc, char** argv) {
             std::string what = "DDP over gloo, " + std::to_string(nproc) + " ranks";
             if (hook != "none") what += ", " + hook + " hook";
             report(what.c_str(), t, nproc);
+          }
+          ember::hvd::init();  // the group made above
+          for (auto c : {ember::hvd::Compression::none, ember::hvd::Compression::fp16}) {
+            Timing h = run_hvd(c, [] { dist::barrier(); });
+            if (rank == 0) {
+              std::string what = "hvd::DistributedOptimizer, " + std::to_string(nproc) + " ranks";
+              if (c == ember::hvd::Compression::fp16) what += ", fp16";
+              report(what.c_str(), h, nproc);
+            }
           }
           dist::barrier();
           dist::destroy_process_group();
