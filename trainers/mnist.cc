@@ -54,6 +54,7 @@ ABSL_FLAG(int64_t, keep_checkpoints, kDefaults.keep_checkpoints,
 ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
 ABSL_FLAG(bool, verify_checksums, kDefaults.verify_checksums,
           "check the tensor checksums of the --resume checkpoint");
+ABSL_FLAG(bool, progress, true, "a progress bar on stderr while an epoch trains (rank 0)");
 ABSL_FLAG(double, timeout, 1800,
           "seconds any rendezvous or collective of a data-parallel run may wait (the process "
           "group's timeout; PyTorch's default is 30 minutes)");
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
   c.keep_checkpoints = absl::GetFlag(FLAGS_keep_checkpoints);
   c.resume = absl::GetFlag(FLAGS_resume);
   c.verify_checksums = absl::GetFlag(FLAGS_verify_checksums);
+  c.progress = absl::GetFlag(FLAGS_progress);
   c.device = absl::GetFlag(FLAGS_device);
   try {
     const int nproc = absl::GetFlag(FLAGS_nproc);

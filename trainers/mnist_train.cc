@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "autograd/grad_mode.h"
 #include "data/dataloader.h"
+#include "data/progress.h"
 #include "data/transforms.h"
 #include "distributed/collectives.h"
 #include "distributed/ddp.h"
@@ -224,13 +225,20 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
       train_options.shuffle(true).generator(Generator(c.seed * 1000 + r.epoch));
     }
     data::DataLoader train_loader(train_set, train_options);
+    data::ProgressBar bar(train_loader.size(),
+                          data::ProgressBarOptions()
+                              .desc(absl::StrCat("Epoch ", r.epoch))
+                              .disable(!c.progress || rank != 0));
     for (Example& batch : train_loader) {
       Tensor loss = F::cross_entropy(forward(batch.data.to(device)), batch.target.to(device));
       optimizer.zero_grad();
       loss.backward();
       optimizer.step();
       r.train_loss = loss.item<double>();
+      bar.set_postfix({{"loss", r.train_loss}});
+      bar.update();
     }
+    bar.close();
     out << absl::StrFormat("Train Epoch: %d \tLoss: %.6f\n", r.epoch, r.train_loss) << std::flush;
 
     model->eval();

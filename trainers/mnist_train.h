@@ -49,6 +49,9 @@ struct MnistConfig {
   std::string resume;
   // Verify the resumed checkpoint's tensor checksums.
   bool verify_checksums = true;
+  // A tqdm-style progress bar on stderr while an epoch trains (rank 0 only;
+  // data/progress.h), beside the seed's per-epoch lines.
+  bool progress = false;
   // Where the model and batches live: "cpu", "cuda", "cuda:1"...
   // Checkpoints are device-independent (they load on either).
   std::string device = "cpu";
