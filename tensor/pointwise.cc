@@ -343,6 +343,14 @@ Tensor clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scal
         return OpArgs{min ? OpArg(*min) : OpArg(), max ? OpArg(*max) : OpArg()};
       });
 }
+// relu is its own op for autograd (ReluBackward0: no gradient at 0, where
+// clamp_min's passes it) with clamp_min's kernel.
+Tensor relu_out(const Tensor& out, const Tensor& self) {
+  EMBER_CHECK(self.dtype() != kBool, "Boolean inputs not supported for relu");
+  return detail::record_out_op(
+      "relu", out, {self}, [&] { return clamp_out_impl(out, self, Scalar(0), std::nullopt); },
+      detail::no_args);
+}
 Tensor binary_rec(const char* name, const KernelTable<IterKernelFn>& table, const Tensor& out,
                   const Tensor& a, const Tensor& b, IterConfig config = {}) {
   return detail::record_out_op(
@@ -424,10 +432,7 @@ Tensor clamp_min(const Tensor& self, const Scalar& min) {
 Tensor clamp_max(const Tensor& self, const Scalar& max) {
   return clamp_out(Tensor(), self, std::nullopt, max);
 }
-Tensor relu(const Tensor& self) {
-  EMBER_CHECK(self.dtype() != kBool, "Boolean inputs not supported for relu");
-  return clamp_min(self, 0);
-}
+Tensor relu(const Tensor& self) { return relu_out(Tensor(), self); }
 Tensor square(const Tensor& self) { return pow(self, 2); }
 
 // --- methods ------------------------------------------------------------------
@@ -478,8 +483,7 @@ Tensor Tensor::clamp_min(const Scalar& min) const { return ember::clamp_min(*thi
 Tensor Tensor::clamp_max(const Scalar& max) const { return ember::clamp_max(*this, max); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor& Tensor::relu_() {
-  EMBER_CHECK(dtype() != kBool, "Boolean inputs not supported for relu");
-  clamp_out(*this, *this, Scalar(0), std::nullopt);
+  relu_out(*this, *this);
   return *this;
 }
 Tensor Tensor::square() const { return ember::square(*this); }

@@ -65,11 +65,12 @@ V hardsigmoid_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   return {pass_where((x > -3).logical_and(x < 3), g[0] / 6)};
 }
-// PyTorch's hardswish_backward: 0 below -3, x / 3 + 1/2 on [-3, 3), 1
-// from 3 on.
+// PyTorch's hardswish_backward: 0 below -3, x / 3 + 1/2 on [-3, 3], 1
+// above 3 (1.5 at x = 3, as derivatives.yaml, PyTorch 1.13's scalar loop and
+// PyTorch 2.x; 1.13's vectorized loop alone gives 1 there).
 V hardswish_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
-  return {pass_where(x >= -3, where(x < 3, g[0] * (x / 3 + 0.5), g[0]))};
+  return {pass_where(x >= -3, where(x <= 3, g[0] * (x / 3 + 0.5), g[0]))};
 }
 // softshrink / hardshrink(self; lambd): zero on [-lambd, lambd].
 V shrink_bw(const C& c, const V& g) {

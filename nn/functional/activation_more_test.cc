@@ -97,6 +97,9 @@ TEST(ActivationMore, EdgeValues) {
       {"softshrink", [](const Tensor& t) { return F::softshrink(t, 1.0); }},
       {"hardshrink", [](const Tensor& t) { return F::hardshrink(t, 1.0); }},
       {"threshold", [](const Tensor& t) { return F::threshold(t, {1.0, -7.0}); }},
+      {"relu", [](const Tensor& t) { return F::relu(t); }},
+      {"leaky_relu",
+       [](const Tensor& t) { return F::leaky_relu(t, F::LeakyReLUFuncOptions().negative_slope(0.1)); }},
   };
   for (const auto& [name, fn] : fns) {
     SCOPED_TRACE(name);
@@ -104,6 +107,26 @@ TEST(ActivationMore, EdgeValues) {
     const double f64_grad_rel = name == "hardsigmoid" ? 1e-7 : 1e-9;
     check_more_case(
         "edge_" + name, 1, {0}, [&fn = fn](const V& x) { return fn(x[0]); }, f64_grad_rel);
+  }
+}
+
+// relu at exactly 0 has no gradient, through every spelling, and records
+// PyTorch's ReluBackward0 (it was clamp_min's ClampBackward1, passing 1).
+TEST(ActivationMore, ReluAtZero) {
+  const std::vector<std::pair<std::string, Fn>> spellings = {
+      {"Tensor::relu", [](const Tensor& t) { return t.relu(); }},
+      {"ember::relu", [](const Tensor& t) { return ember::relu(t); }},
+      {"F::relu", [](const Tensor& t) { return F::relu(t); }},
+      {"F::relu inplace", [](const Tensor& t) { return F::relu(t * 1, true); }},
+      {"Tensor::relu_", [](const Tensor& t) { return (t * 1).relu_(); }},
+  };
+  for (const auto& [name, fn] : spellings) {
+    SCOPED_TRACE(name);
+    Tensor x = tensor({0.0, -1.0, 2.0, 0.0}).requires_grad_(true);
+    Tensor y = fn(x);
+    EXPECT_EQ(y.grad_fn()->name(), "ReluBackward0");
+    y.sum().backward();
+    EXPECT_TRUE(x.grad().equal(tensor({0.0, 0.0, 1.0, 0.0}))) << x.grad();
   }
 }
 
