@@ -9,10 +9,13 @@
 #include "autograd/autograd.h"
 #include "autograd/derivatives.h"
 #include "gtest/gtest.h"
+#include "nn/functional/padding.h"
 #include "tensor/all.h"
 
 namespace ember {
 namespace {
+
+namespace F = nn::functional;
 
 using autograd::variable_list;
 
@@ -95,6 +98,10 @@ std::vector<Case> cases() {
        [] { return V{pos({2, 3}), leaf(r({3}))}; }},
       {"clamp", [](const V& x) { return V{x[0].clamp(-0.5, 0.5)}; },
        [] { return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))}; }, false},
+      {"clamp_min", [](const V& x) { return V{x[0].clamp_min(-0.5)}; },
+       [] { return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))}; }, false},
+      {"clamp_max", [](const V& x) { return V{x[0].clamp_max(0.5)}; },
+       [] { return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))}; }, false},
       {"maximum", [](const V& x) { return V{maximum(x[0], x[1])}; },
        [] { return V{leaf(tensor({1.0, -2.0, 3.0})), leaf(tensor({0.0, 1.0, 5.0}))}; }, false},
       {"minimum", [](const V& x) { return V{minimum(x[0], x[1])}; },
@@ -138,9 +145,18 @@ std::vector<Case> cases() {
       {"outer", [](const V& x) { return V{x[0].outer(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({2}))}; }},
       {"addmm", [](const V& x) { return V{addmm(x[0], x[1], x[2], 0.5, 2)}; },
        [] { return V{leaf(r({2})), rt(2, 3), leaf(r({3, 2}))}; }},
-      {"matmul",
-       [](const V& x) { return V{x[0].matmul(x[1]), x[1].matmul(x[2]), x[3].matmul(x[1])}; },
-       [] { return V{leaf(r({2, 1, 2, 3})), leaf(r({3, 3, 2})), leaf(r({2})), leaf(r({3}))}; }},
+      // matmul's batched and folded products end in an unsafe_view (Note
+      // [matmul is a composite]): broadcast batches, 3-D @ 1-D / 2-D, 1-D /
+      // 2-D @ 3-D.
+      {"unsafe_view",
+       [](const V& x) {
+         return V{x[0].matmul(x[1]), x[1].matmul(x[2]), x[3].matmul(x[1]),
+                  x[1].matmul(x[4]), x[5].matmul(x[1])};
+       },
+       [] {
+         return V{leaf(r({2, 1, 2, 3})), leaf(r({3, 3, 2})), leaf(r({2})), leaf(r({3})),
+                  leaf(r({2, 4})), leaf(r({2, 3}))};
+       }},
       {"view", [](const V& x) { return V{x[0].view({3, 2}), x[0].reshape({6})}; },
        [] { return V{leaf(r({2, 3}))}; }},
       {"squeeze", [](const V& x) { return V{x[0].squeeze() * 2}; }, [] { return V{leaf(r({1, 3, 1}))}; }},
@@ -310,6 +326,39 @@ std::vector<Case> cases() {
        [] { return V{rt(3, 4)}; }},
       // --- nn ops, and their backward kernels as ops of their own (Note
       // [Differentiable backward kernels] in tensor/nn_ops.h) ---
+      // Note [Pads are single nodes]: every mode and rank, cropping too.
+      {"constant_pad_nd",
+       [](const V& x) {
+         return V{F::pad(x[0], F::PadFuncOptions({1, 2, -1, 1}).value(0.5)),
+                  F::pad(x[0], F::PadFuncOptions({}))};
+       },
+       [] { return V{leaf(r({2, 3, 4}))}; }},
+      {"reflection_pad1d",
+       [](const V& x) { return V{F::pad(x[0], F::PadFuncOptions({2, 1}).mode(kReflect))}; },
+       [] { return V{leaf(r({2, 4}))}; }},
+      {"reflection_pad2d",
+       [](const V& x) {
+         return V{F::pad(x[0], F::PadFuncOptions({1, 2, 2, 0}).mode(kReflect))};
+       },
+       [] { return V{leaf(r({1, 2, 3, 4}))}; }},
+      {"reflection_pad3d",
+       [](const V& x) {
+         return V{F::pad(x[0], F::PadFuncOptions({1, 1, 0, 1, 1, 0}).mode(kReflect))};
+       },
+       [] { return V{leaf(r({2, 2, 3, 3}))}; }},
+      {"replication_pad1d",
+       [](const V& x) { return V{F::pad(x[0], F::PadFuncOptions({3, 1}).mode(kReplicate))}; },
+       [] { return V{leaf(r({1, 2, 3}))}; }},
+      {"replication_pad2d",
+       [](const V& x) {
+         return V{F::pad(x[0], F::PadFuncOptions({1, 0, 2, 2}).mode(kReplicate))};
+       },
+       [] { return V{leaf(r({2, 3, 2}))}; }},
+      {"replication_pad3d",
+       [](const V& x) {
+         return V{F::pad(x[0], F::PadFuncOptions({0, 1, 1, 1, 2, 0}).mode(kReplicate))};
+       },
+       [] { return V{leaf(r({1, 2, 2, 3}))}; }},
       {"convolution", [](const V& x) {
          return V{convolution(x[0], x[1], x[2], {1, 2}, {1, 0}, {1, 1}, 1),
                   convolution(x[0].select(3, 0), x[3], Tensor(), {2}, {1}, {2}, 2)};

@@ -368,96 +368,6 @@ static Tensor outer_nograd(const Tensor& self, const Tensor& vec2) {
   return iter.output();
 }
 
-static Tensor matmul_nograd(const Tensor& self, const Tensor& other) {
-  const int64_t da = self.dim(), db = other.dim();
-  EMBER_CHECK(da >= 1 && db >= 1, "both arguments to matmul need to be at least 1D, but they are ",
-              da, "D and ", db, "D");
-  if (da == 1 && db == 1) return dot(self, other);
-  if (da == 2 && db == 1) return mv(self, other);
-  if (da == 2 && db == 2) return mm(self, other);
-  if (da == 1 && db == 2) {
-    Tensor row = as_view(self, {1, self.sizes()[0]}, {self.sizes()[0], self.strides()[0]});
-    Tensor r = mm(row, other);
-    return as_view(r, {r.sizes()[1]}, {1});
-  }
-  if (da >= 3 && db <= 2) {
-    // Fold the batch dims of self into its rows: one mm / mv.
-    Tensor folded = fold_leading(self);
-    DimVector shape(self.sizes().begin(), self.sizes().end() - 1);
-    Tensor r;
-    if (db == 2) {
-      r = mm(folded, other);
-      shape.push_back(other.sizes()[1]);
-    } else {
-      r = mv(folded, other);
-    }
-    return as_view(r, shape, contiguous_strides(shape));
-  }
-  // Batched: at least one operand has batch dims; a 1-D self is a row
-  // [1, K], a 1-D other a column [K, 1].
-  const int64_t Ka = self.sizes()[da - 1];
-  const int64_t M = da >= 2 ? self.sizes()[da - 2] : 1;
-  const int64_t Kb = db >= 2 ? other.sizes()[db - 2] : other.sizes()[0];
-  const int64_t N = db >= 2 ? other.sizes()[db - 1] : 1;
-  IntArrayRef batch_a = da > 2 ? self.sizes().subspan(0, da - 2) : IntArrayRef{};
-  IntArrayRef batch_b = db > 2 ? other.sizes().subspan(0, db - 2) : IntArrayRef{};
-  if (Ka != Kb) {
-    // PyTorch 1.13 folds other's batch into rows of its transpose when self
-    // has no batch dims; its messages describe that product.
-    if (da <= 2) {
-      int64_t rows = N;
-      for (int64_t s : batch_b) rows *= s;
-      if (da == 1) {
-        throw Error(absl::StrCat("size mismatch, got ", rows, ", ", rows, "x", Kb, ",", Ka));
-      }
-      check_mm_shapes(rows, Kb, Ka, M);
-    }
-  }
-  DimVector batch = infer_size(batch_a, batch_b);
-  int64_t nbatch = 1;
-  for (int64_t s : batch) nbatch *= s;
-  EMBER_CHECK(Ka == Kb, "Expected size for first two dimensions of batch2 tensor to be: [", nbatch,
-              ", ", Ka, "] but got: [", nbatch, ", ", Kb, "].");
-  check_same_dtype(self, other);
-  if (is_reduced_float(self)) return matmul(self.to(kFloat), other.to(kFloat)).to(self.dtype());
-  BatchGeometry g;
-  g.batch = batch;
-  g.M = M;
-  g.N = N;
-  g.K = Ka;
-  const int64_t nb = static_cast<int64_t>(batch.size());
-  auto batch_strides = [&](const Tensor& t, int64_t nbt) {
-    DimVector s(nb, 0);
-    for (int64_t i = 0; i < nbt; ++i) {
-      int64_t d = nb - nbt + i;
-      s[d] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
-    }
-    return s;
-  };
-  g.a_bstrides = batch_strides(self, static_cast<int64_t>(batch_a.size()));
-  g.b_bstrides = batch_strides(other, static_cast<int64_t>(batch_b.size()));
-  if (da == 1) {
-    g.a_rs = Ka;
-    g.a_cs = self.strides()[0];
-  } else {
-    g.a_rs = self.strides()[da - 2];
-    g.a_cs = self.strides()[da - 1];
-  }
-  if (db == 1) {
-    g.b_rs = other.strides()[0];
-    g.b_cs = 1;
-  } else {
-    g.b_rs = other.strides()[db - 2];
-    g.b_cs = other.strides()[db - 1];
-  }
-  DimVector shape = batch;
-  if (da >= 2) shape.push_back(M);
-  if (db >= 2) shape.push_back(N);
-  Tensor out = empty(shape, self.options());
-  run_gemm(g, self, other, out);
-  return out;
-}
-
 // Recorded forms (Note [Op recording]).
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   return detail::record_out_op(
@@ -479,9 +389,77 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   return detail::record_out_op(
       "dot", Tensor(), {self, other}, [&] { return dot_nograd(self, other); }, detail::no_args);
 }
-Tensor matmul(const Tensor& self, const Tensor& other) {
+// PyTorch's _unsafe_view: `t`, a fresh result no one else holds, seen with
+// `sizes`; a node of its own (UnsafeViewBackward0), not a view of t.
+static Tensor unsafe_view(const Tensor& t, IntArrayRef sizes) {
   return detail::record_out_op(
-      "matmul", Tensor(), {self, other}, [&] { return matmul_nograd(self, other); }, detail::no_args);
+      "unsafe_view", Tensor(), {t},
+      [&] { return as_view(t, sizes, contiguous_strides(sizes)); }, detail::no_args);
+}
+
+// PyTorch 1.13's should_fold: a batch of matrices times a matrix or vector
+// can fold the batch into the rows and make one mm / mv, unless the batch is
+// the slowest dim of a [B, M, K] whose last two dims are transposed (bmm
+// handles that without a copy).
+static bool should_fold(const Tensor& t1, int64_t dim2) {
+  if (t1.dim() < 3 || (dim2 != 1 && dim2 != 2)) return false;
+  if (t1.dim() == 3 && dim2 == 2 && t1.strides()[2] != 1 &&
+      t1.strides()[0] == t1.sizes()[1] * t1.sizes()[2]) {
+    return false;
+  }
+  return true;
+}
+
+// Note [matmul is a composite]: as PyTorch's at::matmul, a product of dot,
+// mv, mm or bmm and views, each recorded as itself, so that grad_fn shows
+// PyTorch's nodes (MmBackward0, UnsafeViewBackward0 <- BmmBackward0...) and
+// error messages come from the product that fails, as PyTorch's do.
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  const int64_t d1 = self.dim(), d2 = other.dim();
+  EMBER_CHECK(d1 >= 1 && d2 >= 1, "both arguments to matmul need to be at least 1D, but they are ",
+              d1, "D and ", d2, "D");
+  if (d1 == 1 && d2 == 1) return dot(self, other);
+  if (d1 == 2 && d2 == 1) return mv(self, other);
+  if (d1 == 1 && d2 == 2) return mm(self.unsqueeze(0), other).squeeze_(0);
+  if (d1 == 2 && d2 == 2) return mm(self, other);
+  if (should_fold(self, d2) || should_fold(other, d1)) {
+    // The bigger operand's batch folded into rows; a bigger second operand
+    // is transposed into first place.
+    const bool transpose = d2 > d1;
+    const Tensor t1 = transpose ? other.transpose(-1, -2) : self;
+    const Tensor t2 = !transpose ? other : d1 == 2 ? self.t() : self;
+    DimVector shape(t1.sizes().begin(), t1.sizes().end() - 1);
+    int64_t rows = 1;
+    for (int64_t s : shape) rows *= s;
+    const Tensor folded = t1.reshape({rows, t1.sizes().back()});
+    if (t2.dim() == 2) {
+      shape.push_back(t2.sizes()[1]);
+      Tensor out = unsafe_view(folded.mm(t2), shape);
+      return transpose ? out.transpose(-1, -2).contiguous() : out;
+    }
+    return unsafe_view(folded.mv(t2), shape);
+  }
+  // Batched: both broadcast to one batch, flattened, one bmm.
+  const int64_t n = d1 > 1 ? self.sizes()[d1 - 2] : 1;
+  const int64_t m1 = self.sizes()[d1 - 1];
+  const int64_t m2 = d2 > 1 ? other.sizes()[d2 - 2] : other.sizes()[0];
+  const int64_t p = d2 > 1 ? other.sizes()[d2 - 1] : 1;
+  IntArrayRef batch1 = self.sizes().subspan(0, std::max<int64_t>(d1 - 2, 0));
+  IntArrayRef batch2 = other.sizes().subspan(0, std::max<int64_t>(d2 - 2, 0));
+  const DimVector batch = infer_size(batch1, batch2);
+  int64_t nbatch = 1;
+  for (int64_t s : batch) nbatch *= s;
+  DimVector size1 = batch, size2 = batch;
+  size1.push_back(n);
+  size1.push_back(m1);
+  size2.push_back(m2);
+  size2.push_back(p);
+  Tensor a = self.expand(size1).reshape({nbatch, n, m1});
+  Tensor b = other.expand(size2).reshape({nbatch, m2, p});
+  DimVector shape = batch;
+  if (d1 > 1) shape.push_back(n);
+  if (d2 > 1) shape.push_back(p);
+  return unsafe_view(a.bmm(b), shape);
 }
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {

@@ -1,5 +1,6 @@
 // Pointwise ops beyond the four rules: pow, atan2, minimum/maximum,
-// fmin/fmax, lerp, addcmul, addcdiv, clamp (and relu, which is clamp_min).
+// fmin/fmax, lerp, addcmul, addcdiv, clamp, clamp_min, clamp_max (and relu, on
+// clamp_min's kernel).
 
 #include <algorithm>
 #include <cmath>
@@ -426,11 +427,19 @@ Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
       },
       detail::no_args);
 }
+// clamp_min / clamp_max are nodes of their own in PyTorch
+// (ClampMinBackward0 / ClampMaxBackward0; clamp(min=...) is ClampBackward1).
 Tensor clamp_min(const Tensor& self, const Scalar& min) {
-  return clamp_out(Tensor(), self, min, std::nullopt);
+  return detail::record_out_op(
+      "clamp_min", Tensor(), {self},
+      [&] { return clamp_out_impl(Tensor(), self, min, std::nullopt); },
+      [&] { return OpArgs{min}; });
 }
 Tensor clamp_max(const Tensor& self, const Scalar& max) {
-  return clamp_out(Tensor(), self, std::nullopt, max);
+  return detail::record_out_op(
+      "clamp_max", Tensor(), {self},
+      [&] { return clamp_out_impl(Tensor(), self, std::nullopt, max); },
+      [&] { return OpArgs{max}; });
 }
 Tensor relu(const Tensor& self) { return relu_out(Tensor(), self); }
 Tensor square(const Tensor& self) { return pow(self, 2); }

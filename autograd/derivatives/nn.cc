@@ -7,6 +7,7 @@
 #include <cmath>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
@@ -15,6 +16,7 @@
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
+#include "tensor/shape.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -333,6 +335,54 @@ V bce_logits_bw(const C& c, const V& g) {
   return r;
 }
 
+// Note [Pads are single nodes] (nn/functional/padding.cc).
+constexpr uint32_t kPadIndices = kSaveOther | kSaveThird | kSaveFourth;
+// `t` along `dim` with `before` / `after` zeros added, or removed when
+// negative.
+Tensor pad_or_crop(Tensor t, int64_t dim, int64_t before, int64_t after) {
+  if (before < 0 || after < 0) {
+    const int64_t start = before < 0 ? -before : 0;
+    const int64_t stop = after < 0 ? t.size(dim) + after : t.size(dim);
+    t = t.narrow(dim, start, stop - start);
+  }
+  std::vector<Tensor> parts;
+  auto zeros_of = [&](int64_t n) {
+    std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
+    shape[dim] = n;
+    parts.push_back(zeros(shape, t.options()));
+  };
+  if (before > 0) zeros_of(before);
+  parts.push_back(t);
+  if (after > 0) zeros_of(after);
+  return parts.size() == 1 ? t : cat(parts, dim);
+}
+// constant_pad_nd(self; pad, value): PyTorch's constant_pad_nd(grad, -pad).
+V constant_pad_nd_bw(const C& c, const V& g) {
+  const DimVector& p = c.dims(0);
+  Tensor gi = g[0];
+  for (size_t k = 0; k < p.size() / 2; ++k) {
+    gi = pad_or_crop(gi, gi.dim() - 1 - static_cast<int64_t>(k), -p[2 * k], -p[2 * k + 1]);
+  }
+  return {gi};
+}
+// reflection_pad / replication_pad(self, positions along the last padded
+// dims, last dim first): each output's gradient added back into the
+// position it read, dim by dim in reverse.
+V indexed_pad_bw(const C& c, const V& g) {
+  Tensor gi = g[0];
+  const IntArrayRef in = c.input_sizes(0);
+  const int64_t npad = static_cast<int64_t>(c.num_inputs()) - 1;
+  for (int64_t k = npad - 1; k >= 0; --k) {
+    const int64_t dim = static_cast<int64_t>(in.size()) - 1 - k;
+    std::vector<int64_t> shape(gi.sizes().begin(), gi.sizes().end());
+    shape[dim] = in[dim];
+    gi = zeros(shape, gi.options()).index_add_(dim, c.input(1 + k), gi);
+  }
+  V r(c.num_inputs());
+  r[0] = gi;
+  return r;
+}
+
 EMBER_REGISTER_DERIVATIVES(
     {"convolution", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, convolution_bw},
     {"convolution_backward", "ConvolutionBackwardBackward0", kSaveAll, false,
@@ -361,7 +411,14 @@ EMBER_REGISTER_DERIVATIVES(
     {"smooth_l1_loss", "SmoothL1LossBackward0", kSaveAll, false, smooth_l1_loss_bw},
     {"binary_cross_entropy", "BinaryCrossEntropyBackward0", kSaveAll, false, bce_bw},
     {"binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", kSaveAll, false,
-     bce_logits_bw});
+     bce_logits_bw},
+    {"constant_pad_nd", "ConstantPadNdBackward0", 0, false, constant_pad_nd_bw},
+    {"reflection_pad1d", "ReflectionPad1DBackward0", kPadIndices, false, indexed_pad_bw},
+    {"reflection_pad2d", "ReflectionPad2DBackward0", kPadIndices, false, indexed_pad_bw},
+    {"reflection_pad3d", "ReflectionPad3DBackward0", kPadIndices, false, indexed_pad_bw},
+    {"replication_pad1d", "ReplicationPad1DBackward0", kPadIndices, false, indexed_pad_bw},
+    {"replication_pad2d", "ReplicationPad2DBackward0", kPadIndices, false, indexed_pad_bw},
+    {"replication_pad3d", "ReplicationPad3DBackward0", kPadIndices, false, indexed_pad_bw});
 
 }  // namespace
 }  // namespace autograd

@@ -80,6 +80,8 @@ V pow_tensor_bw(const C& c, const V& g) {
   }
   return r;
 }
+V clamp_min_bw(const C& c, const V& g) { return {masked(g[0], c.input(0) >= c.scalar(0))}; }
+V clamp_max_bw(const C& c, const V& g) { return {masked(g[0], c.input(0) <= c.scalar(0))}; }
 V clamp_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   Tensor mask = ones_like(x, kBool);
@@ -229,6 +231,8 @@ EMBER_REGISTER_DERIVATIVES(
     {"pow", "PowBackward0", kSaveSelf, false, pow_bw},
     {"pow_tensor", "PowBackward1", kSaveSelf | kSaveOther, true, pow_tensor_bw},
     {"clamp", "ClampBackward1", kSaveSelf, false, clamp_bw},
+    {"clamp_min", "ClampMinBackward0", kSaveSelf, false, clamp_min_bw},
+    {"clamp_max", "ClampMaxBackward0", kSaveSelf, false, clamp_max_bw},
     {"clamp_tensor", "ClampBackward0", kSaveAll, false, clamp_tensor_bw},
     {"maximum", "MaximumBackward0", kSaveSelf | kSaveOther, false, maximum_bw},
     {"minimum", "MinimumBackward0", kSaveSelf | kSaveOther, false, minimum_bw},

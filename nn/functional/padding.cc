@@ -1,9 +1,12 @@
 #include "nn/functional/padding.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tensor/all.h"
+#include "tensor/autograd_hook.h"
 #include "tensor/nn_util.h"
 
 namespace ember {
@@ -47,7 +50,9 @@ Tensor pad_constant_dim(Tensor x, int64_t dim, int64_t before, int64_t after, do
 // The other modes, one dim: output position j reads input position
 // idx(j - before). Circular crops a negative side first and wraps around
 // what is left (PyTorch's _pad_circular copies from the cropped array).
-Tensor pad_indexed_dim(Tensor x, int64_t dim, int64_t before, int64_t after, PadMode mode) {
+// `index`, when given, receives the positions read.
+Tensor pad_indexed_dim(Tensor x, int64_t dim, int64_t before, int64_t after, PadMode mode,
+                       Tensor* index = nullptr) {
   if (mode == kCircular) x = crop_negative(x, dim, &before, &after);
   const int64_t n = x.size(dim);
   const int64_t out = n + before + after;
@@ -66,7 +71,23 @@ Tensor pad_indexed_dim(Tensor x, int64_t dim, int64_t before, int64_t after, Pad
     }
     idx[j] = i;
   }
-  return x.index_select(dim, tensor(idx).to(x.device()));
+  Tensor positions = tensor(idx).to(x.device());
+  if (index != nullptr) *index = positions;
+  return x.index_select(dim, positions);
+}
+
+// Note [Pads are single nodes]: PyTorch records a pad as one node
+// (ConstantPadNdBackward0, ReflectionPad2DBackward0, ...); ember computes it
+// from narrow / cat / index_select with recording suspended and records that
+// node, whose derivative (autograd/derivatives/nn.cc) crops or pads the
+// gradient back (constant) or adds it into the positions each output read
+// (reflect, replicate: the index tensors are the node's other inputs).
+const char* indexed_pad_node(PadMode mode, int64_t npad) {
+  static const char* const kReflection[] = {"reflection_pad1d", "reflection_pad2d",
+                                         "reflection_pad3d"};
+  static const char* const kReplication[] = {"replication_pad1d", "replication_pad2d",
+                                           "replication_pad3d"};
+  return mode == kReflect ? kReflection[npad - 1] : kReplication[npad - 1];
 }
 
 }  // namespace
@@ -79,11 +100,17 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
   EMBER_CHECK(static_cast<int64_t>(p.size()) / 2 <= ndim, "Padding length too large");
   const int64_t npad = static_cast<int64_t>(p.size()) / 2;
   if (mode == kConstant) {
+    detail::OpScope scope(input);  // Note [Pads are single nodes]
     Tensor x = input;
     for (int64_t k = 0; k < npad; ++k) {
       x = pad_constant_dim(x, ndim - 1 - k, p[2 * k], p[2 * k + 1], options.value());
     }
-    return npad == 0 ? input.clone() : x;
+    if (npad == 0 || x.is_same(input)) x = input.clone();
+    if (scope.active()) {
+      scope.record("constant_pad_nd", {input}, {x},
+                   {DimVector(p.begin(), p.end()), Scalar(options.value())});
+    }
+    return x;
   }
   EMBER_CHECK(options.value() == 0, "Padding mode \"", pad_mode_name(mode),
               "\" doesn't take in value argument");
@@ -102,6 +129,10 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
                 "for input, but got: ",
                 detail::bracketed(input.sizes()));
   }
+  // Circular is a chain of copies in PyTorch too; the others are one node.
+  std::optional<detail::OpScope> scope;
+  if (mode != kCircular) scope.emplace(input);
+  std::vector<Tensor> indices{input};
   Tensor x = input;
   for (int64_t k = 0; k < npad; ++k) {
     const int64_t dim = ndim - 1 - k;
@@ -117,8 +148,10 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
       EMBER_CHECK(before <= n && after <= n, "Padding value causes wrapping around more than once.");
     }
     check_output_size(n, before, after, dim);
-    x = pad_indexed_dim(x, dim, before, after, mode);
+    indices.emplace_back();
+    x = pad_indexed_dim(x, dim, before, after, mode, &indices.back());
   }
+  if (scope && scope->active()) scope->record_list(indexed_pad_node(mode, npad), indices, {x});
   return x;
 }
 
