@@ -9,6 +9,7 @@
 #include "autograd/autograd.h"
 #include "autograd/derivatives.h"
 #include "gtest/gtest.h"
+#include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "tensor/all.h"
 
@@ -326,6 +327,12 @@ std::vector<Case> cases() {
        [] { return V{rt(3, 4)}; }},
       // --- nn ops, and their backward kernels as ops of their own (Note
       // [Differentiable backward kernels] in tensor/nn_ops.h) ---
+      {"native_group_norm",
+       [](const V& x) {
+         return V{F::group_norm(x[0], F::GroupNormFuncOptions(2).weight(x[1]).bias(x[2])),
+                  F::group_norm(x[0].transpose(2, 3), F::GroupNormFuncOptions(4))};
+       },
+       [] { return V{leaf(r({2, 4, 3, 2})), leaf(r({4})), leaf(r({4}))}; }},
       // Note [Pads are single nodes]: every mode and rank, cropping too.
       {"constant_pad_nd",
        [](const V& x) {

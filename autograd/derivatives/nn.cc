@@ -5,6 +5,7 @@
 // again: double and higher backward work through every op of this file.
 // The others are written with public ops.
 #include <cmath>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -261,6 +262,39 @@ V layer_norm_bw(const C& c, const V& g) {
   return r;
 }
 
+// native_group_norm(input, weight, bias; groups, eps): the layer norm of
+// each sample's group of channels, then the per-channel affine map.
+V group_norm_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& w = c.input(1);
+  const int64_t groups = c.int_arg(0), n = x.size(0), ch = x.size(1);
+  const Tensor xg = x.reshape({n, groups, -1});
+  const DimVector last{2};
+  Tensor mean, rstd;
+  {
+    // Note [Norm statistics under create_graph]: recorded only when the
+    // gradient will be differentiated again.
+    std::optional<NoGradGuard> no_grad;
+    if (!GradMode::is_enabled()) no_grad.emplace();
+    std::tie(mean, rstd) = batch_stats(xg, last, c.double_arg(1));
+  }
+  const Tensor xhat = ((xg - mean) * rstd).reshape(x.sizes());
+  const Tensor& gy = g[0];
+  DimVector per_channel(x.dim(), 1), reduce{0};
+  per_channel[1] = ch;
+  for (int64_t d = 2; d < x.dim(); ++d) reduce.push_back(d);
+  V r(3);
+  if (c.needs(0)) {
+    const Tensor gxhat = (w.defined() ? gy * w.reshape(per_channel) : gy).reshape({n, groups, -1});
+    const Tensor xh = xhat.reshape({n, groups, -1});
+    r[0] = (rstd * (gxhat - gxhat.mean(last, true) - xh * (gxhat * xh).mean(last, true)))
+               .reshape(x.sizes());
+  }
+  if (c.needs(1)) r[1] = (gy * xhat).sum(reduce);
+  if (c.needs(2)) r[2] = gy.sum(reduce);
+  return r;
+}
+
 // embedding(weight, indices; padding_idx)
 V embedding_bw(const C& c, const V& g) {
   return {embedding_backward(g[0], c.input(1), c.input_sizes(0)[0], c.int_arg(0)), Tensor()};
@@ -400,6 +434,8 @@ EMBER_REGISTER_DERIVATIVES(
     {"leaky_relu", "LeakyReluBackward0", kSaveSelf, false, leaky_relu_bw},
     {"native_batch_norm", "NativeBatchNormBackward0", kSaveSelf | kSaveOther, true, batch_norm_bw},
     {"native_layer_norm", "NativeLayerNormBackward0", kSaveSelf | kSaveOther, true, layer_norm_bw},
+    {"native_group_norm", "NativeGroupNormBackward0", kSaveSelf | kSaveOther, false,
+     group_norm_bw},
     {"embedding", "EmbeddingBackward0", kSaveOther, false, embedding_bw},
     {"nll_loss", "NllLossBackward0", kSaveAll, true, nll_loss_bw},
     {"nll_loss2d", "NllLoss2DBackward0", kSaveAll, true, nll_loss_bw},

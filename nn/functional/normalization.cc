@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tensor/autograd_hook.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -73,14 +74,21 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
   };
   check_affine(o.weight(), "weight");
   check_affine(o.bias(), "bias");
+  // One node, as PyTorch's native_group_norm (NativeGroupNormBackward0; its
+  // derivative is in autograd/derivatives/nn.cc), computed by the layer
+  // norm of each group with recording suspended.
+  detail::OpScope scope(input, o.weight(), o.bias());
   Tensor x = input.reshape({n, groups, -1});
   Tensor out = std::get<0>(native_layer_norm(x, {x.size(2)}, Tensor(), Tensor(), o.eps()))
                    .reshape(input.sizes());
-  if (!o.weight().defined() && !o.bias().defined()) return out;
   DimVector per_channel(input.dim(), 1);
   per_channel[1] = c;
   if (o.weight().defined()) out = out * o.weight().reshape(per_channel);
   if (o.bias().defined()) out = out + o.bias().reshape(per_channel);
+  if (scope.active()) {
+    scope.record("native_group_norm", {input, o.weight(), o.bias()}, {out},
+                 {Scalar(groups), Scalar(o.eps())});
+  }
   return out;
 }
 
