@@ -227,6 +227,14 @@ void alpha_check(ScalarType dtype, const Scalar& alpha) {
               "Boolean alpha only supported for Boolean results.");
   EMBER_CHECK(is_floating_point(dtype) || alpha.is_integral(/*include_bool=*/true),
               "For integral input tensors, argument alpha must not be a floating point number.");
+  check_convertible(alpha, dtype);
+}
+
+// A number operand: a bool one is PyTorch's "with a bool tensor" error.
+void sub_check(const Tensor& self, const Scalar& other) {
+  EMBER_CHECK(self.dtype() != kBool && !other.is_bool(),
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
 
 void sub_check(const Tensor& self, const Tensor& other) {
@@ -311,9 +319,11 @@ Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return sub_out(Tensor(), self, other, alpha);
 }
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  sub_check(self, other);
   return sub_out(Tensor(), self, wrap_for(self, other), alpha);
 }
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  sub_check(self, other);
   // PyTorch's node for scalar - tensor is RsubBackward1.
   return sub_out(Tensor(), wrap_for(self, other), self, alpha, "rsub");
 }
@@ -382,6 +392,7 @@ Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
   return *this;
 }
 Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
+  sub_check(*this, other);
   sub_out(*this, *this, wrap_for(*this, other), alpha);
   return *this;
 }
@@ -411,8 +422,32 @@ Tensor& Tensor::div_(const Scalar& other, const std::string& rounding_mode) {
 }
 Tensor Tensor::remainder(const Tensor& other) const { return ember::remainder(*this, other); }
 Tensor Tensor::remainder(const Scalar& other) const { return ember::remainder(*this, other); }
+Tensor& Tensor::remainder_(const Tensor& other) {
+  binary_out("remainder", remainder_kernel, *this, *this, other);
+  return *this;
+}
+Tensor& Tensor::remainder_(const Scalar& other) {
+  binary_out("remainder_scalar", remainder_kernel, *this, *this, wrap_for(*this, other));
+  return *this;
+}
 Tensor Tensor::fmod(const Tensor& other) const { return ember::fmod(*this, other); }
 Tensor Tensor::fmod(const Scalar& other) const { return ember::fmod(*this, other); }
+Tensor& Tensor::fmod_(const Tensor& other) {
+  binary_out("fmod", fmod_kernel, *this, *this, other);
+  return *this;
+}
+Tensor& Tensor::fmod_(const Scalar& other) {
+  binary_out("fmod_scalar", fmod_kernel, *this, *this, wrap_for(*this, other));
+  return *this;
+}
+Tensor& Tensor::floor_divide_(const Tensor& other) {
+  binary_out("floor_divide", div_floor_kernel, *this, *this, other);
+  return *this;
+}
+Tensor& Tensor::floor_divide_(const Scalar& other) {
+  binary_out("floor_divide", div_floor_kernel, *this, *this, wrap_for(*this, other));
+  return *this;
+}
 Tensor Tensor::floor_divide(const Tensor& other) const {
   return ember::floor_divide(*this, other);
 }

@@ -177,7 +177,13 @@ bool all_true(const Tensor& t) {
     return compare(op##_kernel, self, wrap_for(self, other));                      \
   }                                                                                \
   Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); } \
-  Tensor Tensor::op(const Scalar& other) const { return ember::op(*this, other); }
+  Tensor Tensor::op(const Scalar& other) const { return ember::op(*this, other); } \
+  Tensor& Tensor::op##_(const Tensor& other) {                                     \
+    return assign_result_(ember::op(*this, other), #op "_");                       \
+  }                                                                                \
+  Tensor& Tensor::op##_(const Scalar& other) {                                     \
+    return assign_result_(ember::op(*this, other), #op "_");                       \
+  }
 EMBER_COMPARE_OP(eq)
 EMBER_COMPARE_OP(ne)
 EMBER_COMPARE_OP(lt)
@@ -190,7 +196,10 @@ EMBER_COMPARE_OP(ge)
   Tensor op(const Tensor& self, const Tensor& other) {                             \
     return compare(op##_kernel, self, other);                                      \
   }                                                                                \
-  Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); }
+  Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); } \
+  Tensor& Tensor::op##_(const Tensor& other) {                                     \
+    return assign_result_(ember::op(*this, other), #op "_");                       \
+  }
 EMBER_LOGICAL_OP(logical_and)
 EMBER_LOGICAL_OP(logical_or)
 EMBER_LOGICAL_OP(logical_xor)
@@ -203,7 +212,10 @@ EMBER_LOGICAL_OP(logical_xor)
   Tensor op(const Tensor& self, const Scalar& other) {                             \
     return bitwise(op##_kernel, self, wrap_for(self, other));                      \
   }                                                                                \
-  Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); }
+  Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); } \
+  Tensor& Tensor::op##_(const Tensor& other) {                                     \
+    return assign_result_(ember::op(*this, other), #op "_");                       \
+  }
 EMBER_BITWISE_OP(bitwise_and)
 EMBER_BITWISE_OP(bitwise_or)
 EMBER_BITWISE_OP(bitwise_xor)

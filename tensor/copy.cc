@@ -4,6 +4,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "absl/strings/str_join.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -192,7 +193,17 @@ EMBER_REGISTER_KERNEL(fill_kernel, kCPU, &fill_cpu);
 // fill_ / zero_ record under PyTorch's names for the in-place overloads
 // (FillBackward2, FillBackward3, ZeroBackward0): the value's gradient is the
 // sum of self's, self's is zero.
+Tensor& Tensor::assign_result_(const Tensor& result, const char* op) {
+  EMBER_CHECK(can_cast(result.dtype(), dtype()), "result type ", scalar_type_name(result.dtype()),
+              " can't be cast to the desired output type ", scalar_type_name(dtype()));
+  EMBER_CHECK(result.sizes() == sizes(), op, ": output with shape [",
+              absl::StrJoin(sizes(), ", "), "] doesn't match the broadcast shape [",
+              absl::StrJoin(result.sizes(), ", "), "]");
+  return copy_(result);
+}
+
 Tensor& Tensor::fill_(const Scalar& value) {
+  check_convertible(value, dtype());
   detail::record_out_op(
       "fill_", *this, {*this},
       [&] {
@@ -207,6 +218,7 @@ Tensor& Tensor::fill_(const Tensor& value) {
   EMBER_CHECK(value.dim() == 0,
               "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
               " dimensions.");
+  if (value.is_cpu()) check_convertible(value.item(), dtype());
   detail::record_out_op(
       "fill_tensor_", *this, {*this, value}, [&] { return copy_(value); }, detail::no_args);
   return *this;

@@ -212,6 +212,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
 }
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  check_convertible(value, dtype());
   if (detail::should_record(*this)) {
     detail::record_out_op(
         "scatter_value", *this, {*this, index}, [&] { return scatter_(dim, index, value); },
@@ -378,6 +379,19 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ::ember::index_select(*this, dim, index);
 }
 
+// Out of place: PyTorch's index_add / index_fill / index_copy are a copy
+// changed in place (the node is the in-place op's).
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) const {
+  return clone().index_add_(dim, index, source, alpha);
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return clone().index_fill_(dim, index, value);
+}
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  return clone().index_copy_(dim, index, source);
+}
+
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha) {
   if (detail::should_record(*this, source)) {
@@ -442,6 +456,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
 }
 
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  check_convertible(value, dtype());
   if (detail::should_record(*this)) {
     detail::record_out_op(
         "index_fill", *this, {*this, index}, [&] { return index_fill_(dim, index, value); },

@@ -409,6 +409,13 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 
 Tensor Tensor::operator[](const Tensor& index) const { return this->index({index}); }
 
+Tensor Tensor::index_put(TensorIndexList indices, const Tensor& value) const {
+  return clone().index_put_(indices, value);
+}
+Tensor Tensor::index_put(std::initializer_list<TensorIndex> indices, const Tensor& value) const {
+  return clone().index_put_(indices, value);
+}
+
 Tensor& Tensor::index_put_(TensorIndexList indices, const Tensor& value) {
   // Python's setitem drops the value's leading size-1 dims first.
   Tensor v = value;

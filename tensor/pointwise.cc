@@ -308,6 +308,12 @@ Tensor clamp_out_impl(const Tensor& out, const Tensor& self, const std::optional
                       const std::optional<Scalar>& max) {
   IterConfig c;
   c.common_dtype = clamp_result_type(self, min, max, out.defined() && out.is_same(self));
+  // Bounds become values of an integral result: they must fit it.
+  const ScalarType rt = *c.common_dtype;
+  if (!is_floating_point(rt)) {
+    if (min) check_convertible(*min, rt);
+    if (max) check_convertible(*max, rt);
+  }
   TensorIterator iter = TensorIterator::unary_op(out, self, c);
   if (min && max) {
     clamp_scalar_kernel(iter.device_type())(iter, *min, *max);
@@ -388,17 +394,21 @@ Tensor fmin(const Tensor& self, const Tensor& other) {
 Tensor fmax(const Tensor& self, const Tensor& other) {
   return binary_rec("fmax", fmax_kernel, Tensor(), self, other);
 }
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+static Tensor lerp_out(const Tensor& out, const Tensor& self, const Tensor& end,
+                       const Scalar& weight) {
   EMBER_CHECK(self.dtype() == end.dtype(), "expected dtype ", detail::typemeta_name(self.dtype()),
               " for `end` but got dtype ", detail::typemeta_name(end.dtype()));
   return detail::record_out_op(
-      "lerp", Tensor(), {self, end},
+      "lerp", out, {self, end},
       [&] {
-        TensorIterator iter = TensorIterator::binary_op(Tensor(), self, end);
+        TensorIterator iter = TensorIterator::binary_op(out, self, end);
         lerp_scalar_kernel(iter.device_type())(iter, weight);
         return iter.output();
       },
       [&] { return OpArgs{weight}; });
+}
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  return lerp_out(Tensor(), self, end, weight);
 }
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                const Scalar& value) {
@@ -457,12 +467,22 @@ Tensor& Tensor::pow_(const Scalar& exponent) {
   return *this;
 }
 Tensor Tensor::atan2(const Tensor& other) const { return ember::atan2(*this, other); }
+Tensor& Tensor::atan2_(const Tensor& other) {
+  IterConfig c;
+  c.promote_integer_inputs_to_float = true;
+  binary_rec("atan2", atan2_kernel, *this, *this, other, c);
+  return *this;
+}
 Tensor Tensor::minimum(const Tensor& other) const { return ember::minimum(*this, other); }
 Tensor Tensor::maximum(const Tensor& other) const { return ember::maximum(*this, other); }
 Tensor Tensor::fmin(const Tensor& other) const { return ember::fmin(*this, other); }
 Tensor Tensor::fmax(const Tensor& other) const { return ember::fmax(*this, other); }
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
   return ember::lerp(*this, end, weight);
+}
+Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
+  lerp_out(*this, *this, end, weight);
+  return *this;
 }
 Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
   return ember::addcmul(*this, t1, t2, value);
@@ -490,6 +510,18 @@ Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
 }
 Tensor Tensor::clamp_min(const Scalar& min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(const Scalar& max) const { return ember::clamp_max(*this, max); }
+Tensor& Tensor::clamp_min_(const Scalar& min) {
+  detail::record_out_op(
+      "clamp_min", *this, {*this}, [&] { return clamp_out_impl(*this, *this, min, std::nullopt); },
+      [&] { return OpArgs{min}; });
+  return *this;
+}
+Tensor& Tensor::clamp_max_(const Scalar& max) {
+  detail::record_out_op(
+      "clamp_max", *this, {*this}, [&] { return clamp_out_impl(*this, *this, std::nullopt, max); },
+      [&] { return OpArgs{max}; });
+  return *this;
+}
 Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor& Tensor::relu_() {
   relu_out(*this, *this);

@@ -142,7 +142,7 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
 }
 
 // PyTorch's avg_pool2d window rule (the divisor counts padding unless told).
-template <typename T, typename Visit>
+template <typename Visit>
 void avg_windows(const Pool& p, bool count_include_pad, std::optional<int64_t> divisor, int64_t oy,
                  int64_t ox, const Visit& visit) {
   int64_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
@@ -154,7 +154,18 @@ void avg_windows(const Pool& p, bool count_include_pad, std::optional<int64_t> d
   x1 = std::min(x1, p.w);
   if (y0 >= y1 || x0 >= x1) return;
   const int64_t div = divisor ? *divisor : count_include_pad ? pool_size : (y1 - y0) * (x1 - x0);
-  visit(y0, y1, x0, x1, T(1) / static_cast<T>(div));
+  visit(y0, y1, x0, x1, div);
+}
+
+// A window's sum divided as PyTorch divides it: by multiplying with the
+// reciprocal for floating types, by C++'s truncating division for int64.
+template <typename T>
+T average(T sum, int64_t div) {
+  if constexpr (std::is_integral<T>::value) {
+    return sum / static_cast<T>(div);
+  } else {
+    return sum * (T(1) / static_cast<T>(div));
+  }
 }
 
 void max_pool_forward_cpu(const Pool& p, const Tensor& x, Tensor& out, Tensor& idx) {
@@ -239,7 +250,9 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   detail::cpu_fallback("avg_pool2d", {input});  // Note [CPU fallback]
   Tensor x = detail::cpu(input).contiguous();
   Tensor out = empty(out_sizes(input, p.oh, p.ow), x.options());
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "avg_pool2d", [&] {
+  // PyTorch 1.13 averages int64 too (truncating), not the other integers.
+  auto body = [&](auto zero) {
+    using scalar_t = decltype(zero);
     const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* op = out.data_ptr<scalar_t>();
     parallel_for(0, p.planes, grain_for(p.h * p.w), [&](int64_t b, int64_t e) {
@@ -249,19 +262,25 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
           for (int64_t ox = 0; ox < p.ow; ++ox) {
             scalar_t& o = op[(pl * p.oh + oy) * p.ow + ox];
             o = 0;
-            avg_windows<scalar_t>(p, count_include_pad, divisor_override, oy, ox,
-                                  [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, scalar_t s) {
-                                    scalar_t sum = 0;
-                                    for (int64_t y = y0; y < y1; ++y) {
-                                      for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * p.w + xx];
-                                    }
-                                    o = sum * s;
-                                  });
+            avg_windows(p, count_include_pad, divisor_override, oy, ox,
+                        [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t div) {
+                          scalar_t sum = 0;
+                          for (int64_t y = y0; y < y1; ++y) {
+                            for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * p.w + xx];
+                          }
+                          o = average(sum, div);
+                        });
           }
         }
       }
     });
-  });
+  };
+  switch (input.dtype()) {
+    case kFloat: body(float{}); break;
+    case kDouble: body(double{}); break;
+    case kLong: body(int64_t{}); break;
+    default: detail::throw_not_implemented("avg_pool2d", input.dtype());
+  }
   out = detail::to_device(out, input);
   if (scope.active()) {
     OpArgs args{dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
@@ -293,13 +312,13 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
         for (int64_t oy = 0; oy < p.oh; ++oy) {
           for (int64_t ox = 0; ox < p.ow; ++ox) {
             const scalar_t gv = g[(pl * p.oh + oy) * p.ow + ox];
-            avg_windows<scalar_t>(p, count_include_pad, divisor_override, oy, ox,
-                                  [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, scalar_t s) {
-                                    for (int64_t y = y0; y < y1; ++y) {
-                                      for (int64_t xx = x0; xx < x1; ++xx)
-                                        in[y * p.w + xx] += gv * s;
-                                    }
-                                  });
+            avg_windows(p, count_include_pad, divisor_override, oy, ox,
+                        [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t div) {
+                          const scalar_t s = scalar_t(1) / static_cast<scalar_t>(div);
+                          for (int64_t y = y0; y < y1; ++y) {
+                            for (int64_t xx = x0; xx < x1; ++xx) in[y * p.w + xx] += gv * s;
+                          }
+                        });
           }
         }
       }

@@ -453,6 +453,51 @@ Tensor& Tensor::normal_(double mean, double std) {
   return ::ember::normal_(*this, mean, std, default_generator());
 }
 Tensor& Tensor::bernoulli_(double p) { return ::ember::bernoulli_(*this, p, default_generator()); }
+
+// torch.bernoulli(p) / p.bernoulli(): empty_like(p).bernoulli_(p). One draw
+// per element in order, compared with its probability: a float draw for
+// float / half / bfloat16 probabilities, a double draw for float64 ones
+// (at::bernoulli_distribution<float> / <double>), so the same seed gives
+// PyTorch's values.
+Tensor Tensor::bernoulli() const {
+  const ScalarType dt = dtype();
+  if (!ember::is_floating_point(dt)) detail::throw_not_implemented("bernoulli_tensor_cpu_p_", dt);
+  const Tensor probs = to(Device(kCPU)).to(dt == kDouble ? kDouble : kFloat).contiguous();
+  const Tensor p = probs;
+  auto check_range = [&](auto zero) {
+    using T = decltype(zero);
+    const T* q = probs.data_ptr<T>();
+    for (int64_t i = 0, n = probs.numel(); i < n; ++i) {
+      EMBER_CHECK(q[i] >= 0 && q[i] <= 1,
+                  "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                  "error message be improved?  If so, please report an enhancement request to "
+                  "PyTorch.)");
+    }
+  };
+  if (dt == kDouble) {
+    check_range(double{});
+  } else {
+    check_range(float{});
+  }
+  Tensor out = empty(p.sizes(), TensorOptions(dt));
+  GeneratorImpl* g = default_generator().impl();
+  EMBER_DISPATCH_FLOATING_TYPES(dt, "bernoulli_tensor_cpu_self_", [&] {
+    std::lock_guard<std::mutex> lock(g->mutex());
+    scalar_t* o = out.data_ptr<scalar_t>();
+    if (dt == kDouble) {
+      const double* q = probs.data_ptr<double>();
+      for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+        o[i] = static_cast<scalar_t>(uniform_real<double>(g, 0.0, 1.0) < q[i]);
+      }
+    } else {
+      const float* q = probs.data_ptr<float>();
+      for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+        o[i] = static_cast<scalar_t>(uniform_real<float>(g, 0.0f, 1.0f) < q[i]);
+      }
+    }
+  });
+  return out.to(device());
+}
 Tensor& Tensor::random_(int64_t from, int64_t to) {
   return ::ember::random_(*this, from, to, default_generator());
 }

@@ -80,6 +80,15 @@ inline BFloat16 Scalar::to<BFloat16>() const {
   return BFloat16(to<float>());
 }
 
+// PyTorch's checked conversion of a number into a tensor's dtype (fill_,
+// full, masked_fill, index_fill_, clamp bounds, alpha): throws ember::Error
+// "value cannot be converted to type uint8_t without overflow" when `value`
+// does not fit. As in PyTorch, an integer may wrap into an unsigned type
+// from below (-1 becomes 255), a floating value must be in range, infinities
+// and NaN fit floating types only, and everything fits bool. Arithmetic
+// with a number (`x + 300`) is not checked, as in PyTorch.
+void check_convertible(const Scalar& value, ScalarType dtype);
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_SCALAR_H_

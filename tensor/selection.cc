@@ -3,6 +3,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/selection.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "tensor/dim.h"
@@ -55,6 +56,13 @@ void check_fill_mask(const Tensor& mask, const char* op) {
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte, op,
               " only supports boolean masks, but got mask with dtype ",
               scalar_type_name(mask.dtype()));
+  // A uint8 mask (deprecated in PyTorch) must hold 0s and 1s.
+  if (mask.dtype() == kByte && mask.numel() > 0) {
+    const Tensor m = mask.to(Device(kCPU)).contiguous();
+    const uint8_t* p = m.data_ptr<uint8_t>();
+    EMBER_CHECK(std::all_of(p, p + m.numel(), [](uint8_t v) { return v <= 1; }),
+                "Mask tensor can take 0 and 1 values only");
+  }
 }
 
 // Number of nonzero elements of a contiguous tensor, and their flat
@@ -220,6 +228,7 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   check_fill_mask(mask, "masked_fill_");
+  check_convertible(value, dtype());
   detail::record_out_op("masked_fill", *this, {*this, mask}, [&] {
     TensorIterator iter = masked_iter(*this, mask, *this);
     masked_fill_kernel(iter.device_type())(iter, value);
@@ -241,6 +250,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   check_fill_mask(mask, "masked_fill_");
+  check_convertible(value, self.dtype());
   // Out of place, the result has the broadcast shape of self and mask.
   return detail::record_out_op("masked_fill", Tensor(), {self, mask}, [&] {
     TensorIterator iter = masked_iter(Tensor(), mask, self);
@@ -264,6 +274,13 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
   return ::ember::masked_fill(*this, mask, value);
+}
+
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  // As PyTorch: self broadcast against the mask, copied, then scattered into.
+  const DimVector shape = infer_size(sizes(), mask.sizes());
+  Tensor base = IntArrayRef(shape) == sizes() ? clone() : expand(shape).contiguous();
+  return base.masked_scatter_(mask, source);
 }
 
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {

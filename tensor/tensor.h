@@ -200,6 +200,8 @@ class Tensor {
   Tensor roll(IntArrayRef shifts, IntArrayRef dims) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor diag(int64_t diagonal = 0) const;
 
@@ -210,6 +212,9 @@ class Tensor {
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
   Tensor& index_put_(TensorIndexList indices, const Scalar& value);
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  // Out of place: a copy with the values put (as PyTorch's index_put).
+  Tensor index_put(TensorIndexList indices, const Tensor& value) const;
+  Tensor index_put(std::initializer_list<TensorIndex> indices, const Tensor& value) const;
   // x[i] for an integer i, like Python.
   Tensor operator[](int64_t index) const { return select(0, index); }
   Tensor operator[](const Tensor& index) const;
@@ -221,6 +226,7 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
   Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   Tensor nonzero() const;
   Tensor take(const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
@@ -235,6 +241,10 @@ class Tensor {
                      const Scalar& alpha = 1);
   Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
   Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha = 1) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
   // (values, indices)
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false,
                                   bool stable = false) const;
@@ -263,20 +273,28 @@ class Tensor {
   Tensor& div_(const Scalar& other, const std::string& rounding_mode = "");
   Tensor remainder(const Tensor& other) const;
   Tensor remainder(const Scalar& other) const;
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(const Scalar& other);
   Tensor fmod(const Tensor& other) const;
   Tensor fmod(const Scalar& other) const;
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(const Scalar& other);
   Tensor floor_divide(const Tensor& other) const;
   Tensor floor_divide(const Scalar& other) const;
+  Tensor& floor_divide_(const Tensor& other);
+  Tensor& floor_divide_(const Scalar& other);
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(const Scalar& exponent) const;
   Tensor& pow_(const Tensor& exponent);
   Tensor& pow_(const Scalar& exponent);
   Tensor atan2(const Tensor& other) const;
+  Tensor& atan2_(const Tensor& other);
   Tensor minimum(const Tensor& other) const;
   Tensor maximum(const Tensor& other) const;
   Tensor fmin(const Tensor& other) const;
   Tensor fmax(const Tensor& other) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor& lerp_(const Tensor& end, const Scalar& weight);
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
@@ -286,8 +304,13 @@ class Tensor {
   Tensor clamp(const Tensor& min, const Tensor& max) const;
   Tensor clamp_min(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;
+  Tensor& clamp_min_(const Scalar& min);
+  Tensor& clamp_max_(const Scalar& max);
   Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const {
     return clamp(min, max);
+  }
+  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) {
+    return clamp_(min, max);
   }
 
 #define EMBER_UNARY_METHOD(name) \
@@ -329,7 +352,9 @@ class Tensor {
 #undef EMBER_UNARY_METHOD
   Tensor round(int64_t decimals) const;
   Tensor negative() const { return neg(); }
+  Tensor& negative_() { return neg_(); }
   Tensor absolute() const { return abs(); }
+  Tensor& absolute_() { return abs_(); }
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;
@@ -343,12 +368,31 @@ class Tensor {
   Tensor lt(const Scalar& other) const;
   Tensor le(const Tensor& other) const;
   Tensor le(const Scalar& other) const;
+  // In place: the comparison's result in self's dtype (1 / 0).
+  Tensor& eq_(const Tensor& other);
+  Tensor& eq_(const Scalar& other);
+  Tensor& ne_(const Tensor& other);
+  Tensor& ne_(const Scalar& other);
+  Tensor& gt_(const Tensor& other);
+  Tensor& gt_(const Scalar& other);
+  Tensor& ge_(const Tensor& other);
+  Tensor& ge_(const Scalar& other);
+  Tensor& lt_(const Tensor& other);
+  Tensor& lt_(const Scalar& other);
+  Tensor& le_(const Tensor& other);
+  Tensor& le_(const Scalar& other);
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
   Tensor logical_xor(const Tensor& other) const;
+  Tensor& logical_and_(const Tensor& other);
+  Tensor& logical_or_(const Tensor& other);
+  Tensor& logical_xor_(const Tensor& other);
   Tensor bitwise_and(const Tensor& other) const;
   Tensor bitwise_or(const Tensor& other) const;
   Tensor bitwise_xor(const Tensor& other) const;
+  Tensor& bitwise_and_(const Tensor& other);
+  Tensor& bitwise_or_(const Tensor& other);
+  Tensor& bitwise_xor_(const Tensor& other);
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
@@ -401,6 +445,8 @@ class Tensor {
   Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
   Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
   Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
 
@@ -415,6 +461,8 @@ class Tensor {
   Tensor ger(const Tensor& vec2) const { return outer(vec2); }
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
                const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
 
   // --- quantization (quantize.cc) ---------------------------------------------
   Tensor dequantize() const;
@@ -426,6 +474,8 @@ class Tensor {
   Tensor& uniform_(double from = 0, double to = 1);
   Tensor& normal_(double mean = 0, double std = 1);
   Tensor& bernoulli_(double p = 0.5);
+  // Out of place: 1 with the probability each element of self gives.
+  Tensor bernoulli() const;
   Tensor& random_(int64_t from, int64_t to);
   Tensor& exponential_(double lambd = 1);
 
@@ -437,6 +487,10 @@ class Tensor {
   Tensor var_all(bool unbiased, bool take_sqrt) const;
   // copy_ without autograd recording (copy.cc).
   Tensor& copy_nograd_(const Tensor& src);
+  // In-place forms built on their out-of-place op: `result` (computed from
+  // self) written back into self, with PyTorch's in-place checks (same
+  // shape, a result dtype that casts to self's). `op` names it in errors.
+  Tensor& assign_result_(const Tensor& result, const char* op);
 
   std::shared_ptr<TensorImpl> impl_;
 };

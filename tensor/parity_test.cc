@@ -1,0 +1,172 @@
+// Issue 22's parity defects against PyTorch 1.13 (tools/golden/parity.py
+// printed every expected value): in-place and out-of-place twins, numbers
+// that do not fit a dtype (checked_convert), bool subtraction, uint8 masks,
+// int64 average pooling, bernoulli(p) under a seed.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tensor/all.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace {
+
+using testing::error_of;
+
+Tensor X() { return tensor({{5.0f, -7.0f, 9.0f}, {-4.5f, 3.0f, 8.0f}}); }
+Tensor Y() { return tensor({2.0f, 3.0f, -4.0f}); }
+Tensor I() { return tensor({{5, -7, 9}, {-4, 3, 8}}, kLong); }
+
+void expect_values(const Tensor& t, const Tensor& want) {
+  ASSERT_EQ(t.sizes(), want.sizes());
+  EXPECT_EQ(t.dtype(), want.dtype());
+  EXPECT_TRUE(t.allclose(want, 1e-6, 1e-6)) << t << "\nwant\n" << want;
+}
+
+TEST(ParityTest, InPlaceTwinsOfBinaryOps) {
+  Tensor a = X();
+  EXPECT_TRUE(a.fmod_(Y()).is_same(a));
+  expect_values(a, tensor({{1.0f, -1.0f, 1.0f}, {-0.5f, 0.0f, 0.0f}}));
+  expect_values(X().fmod_(2.5), tensor({{0.0f, -2.0f, 1.5f}, {-2.0f, 0.5f, 0.5f}}));
+  expect_values(X().remainder_(Y()), tensor({{1.0f, 2.0f, -3.0f}, {1.5f, 0.0f, 0.0f}}));
+  expect_values(I().remainder_(3), tensor({{2, 2, 0}, {2, 0, 2}}, kLong));
+  expect_values(X().floor_divide_(Y()), tensor({{2.0f, -3.0f, -3.0f}, {-3.0f, 1.0f, -2.0f}}));
+  expect_values(I().floor_divide_(2), tensor({{2, -4, 4}, {-2, 1, 4}}, kLong));
+  EXPECT_EQ(error_of([] { I().floor_divide_(2.5); }),
+            "result type Float can't be cast to the desired output type Long");
+  expect_values(X().atan2_(Y()), tensor({{1.1902899742126465f, -1.1659045219421387f,
+                                          1.989020586013794f},
+                                         {-1.1525720357894897f, 0.7853981852531433f,
+                                          2.0344438552856445f}}));
+  expect_values(X().lerp_(zeros({2, 3}), 0.25),
+                tensor({{3.75f, -5.25f, 6.75f}, {-3.375f, 2.25f, 6.0f}}));
+  expect_values(X().clamp_min_(0), tensor({{5.0f, 0.0f, 9.0f}, {0.0f, 3.0f, 8.0f}}));
+  expect_values(X().clamp_max_(0), tensor({{0.0f, -7.0f, 0.0f}, {-4.5f, 0.0f, 0.0f}}));
+  expect_values(X().clip_(-5, 5), X().clamp(-5, 5));
+  expect_values(X().negative_(), -X());
+  expect_values(X().absolute_(), X().abs());
+}
+
+TEST(ParityTest, InPlaceComparisonsKeepSelfsDtype) {
+  expect_values(X().eq_(3.0), tensor({{0.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}}));
+  expect_values(X().lt_(Y()), tensor({{0.0f, 1.0f, 0.0f}, {1.0f, 0.0f, 0.0f}}));
+  expect_values(I().ge_(3), tensor({{1, 0, 1}, {0, 1, 1}}, kLong));
+  expect_values(X().logical_and_(tensor({true, false, true})),
+                tensor({{1.0f, 0.0f, 1.0f}, {1.0f, 0.0f, 1.0f}}));
+  expect_values(I().bitwise_xor_(tensor({1, 2, 3}, kLong)),
+                tensor({{4, -5, 10}, {-3, 1, 11}}, kLong));
+  // The result must keep self's shape.
+  EXPECT_EQ(error_of([] { tensor({1.0f, 2.0f, 3.0f}).lt_(X()); }),
+            "lt_: output with shape [3] doesn't match the broadcast shape [2, 3]");
+}
+
+TEST(ParityTest, InPlaceTwinsOfOtherFamilies) {
+  expect_values(X().tril_(), tensor({{5.0f, 0.0f, 0.0f}, {-4.5f, 3.0f, 0.0f}}));
+  expect_values(X().triu_(1), tensor({{0.0f, -7.0f, 9.0f}, {0.0f, 0.0f, 8.0f}}));
+  expect_values(X().cumsum_(1), tensor({{5.0f, -2.0f, 7.0f}, {-4.5f, -1.5f, 6.5f}}));
+  expect_values(X().cumprod_(0), tensor({{5.0f, -7.0f, 9.0f}, {-22.5f, -21.0f, 72.0f}}));
+  expect_values(ones({2, 2}).addmm_(X(), X().t(), 0.5, 2),
+                tensor({{310.5f, 57.5f}, {57.5f, 187.0f}}));
+}
+
+TEST(ParityTest, OutOfPlaceTwinsLeaveSelfAlone) {
+  const Tensor x = X();
+  expect_values(x.index_add(1, tensor({0, 2}, kLong), ones({2, 2}), 3),
+                tensor({{8.0f, -7.0f, 12.0f}, {-1.5f, 3.0f, 11.0f}}));
+  expect_values(x.index_fill(0, tensor({1}, kLong), -1.0),
+                tensor({{5.0f, -7.0f, 9.0f}, {-1.0f, -1.0f, -1.0f}}));
+  expect_values(x.index_copy(1, tensor({1}, kLong), tensor({{10.0f}, {20.0f}})),
+                tensor({{5.0f, 10.0f, 9.0f}, {-4.5f, 20.0f, 8.0f}}));
+  expect_values(zeros({3}).masked_scatter(tensor({{true, false, true}}), tensor({1.0f, 2.0f})),
+                tensor({{1.0f, 0.0f, 2.0f}}));
+  expect_values(x.index_put({tensor({0, 1}, kLong), tensor({2, 0}, kLong)}, tensor(7.0f)),
+                tensor({{5.0f, -7.0f, 7.0f}, {7.0f, 3.0f, 8.0f}}));
+  expect_values(x, X());
+}
+
+TEST(ParityTest, BernoulliOfATensorDrawsAsPyTorch) {
+  manual_seed(3);
+  expect_values(tensor({0.1f, 0.5f, 0.9f, 0.3f, 0.7f, 0.2f}).bernoulli(), ones({6}));
+  manual_seed(0);
+  expect_values(full({8}, 0.5f).bernoulli(),
+                tensor({1.0f, 0.0f, 1.0f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f}));
+  manual_seed(0);
+  expect_values(full({8}, 0.5, kDouble).bernoulli(),
+                tensor({0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0}, kDouble));
+  EXPECT_EQ(error_of([] { tensor({1.5f}).bernoulli(); }),
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+            "message be improved?  If so, please report an enhancement request to PyTorch.)");
+  EXPECT_EQ(error_of([] { tensor({1}, kLong).bernoulli(); }),
+            "\"bernoulli_tensor_cpu_p_\" not implemented for 'Long'");
+}
+
+TEST(ParityTest, NumbersThatDoNotFitTheDtypeAreRefused) {
+  const Tensor u = tensor({1, 2, 3}, kByte);
+  const Tensor m = tensor({true, false, true});
+  const std::string u8 = "value cannot be converted to type uint8_t without overflow";
+  EXPECT_EQ(error_of([&] { u.masked_fill(m, -2.5); }), u8);
+  EXPECT_EQ(error_of([&] { u.masked_fill(m, 256); }), u8);
+  expect_values(u.masked_fill(m, -1), tensor({255, 2, 255}, kByte));  // wraps from below
+  EXPECT_EQ(error_of([&] { full_like(u, 300); }), u8);
+  EXPECT_EQ(error_of([] { full({2}, 300, kByte); }), u8);
+  expect_values(u.clone().fill_(-129), tensor({127, 127, 127}, kByte));
+  EXPECT_EQ(error_of([&] { u.clone().fill_(std::nan("")); }), u8);
+  EXPECT_EQ(error_of([] { zeros({2}, kChar).fill_(200); }),
+            "value cannot be converted to type int8_t without overflow");
+  EXPECT_EQ(error_of([] { zeros({2}, kInt).fill_(3e9); }),
+            "value cannot be converted to type int without overflow");
+  EXPECT_EQ(error_of([] { zeros({2}, kHalf).fill_(70000); }),
+            "value cannot be converted to type at::Half without overflow");
+  EXPECT_TRUE(std::isinf(zeros({2}, kHalf).fill_(INFINITY)[0].item<double>()));
+  EXPECT_EQ(error_of([] { zeros({2}).fill_(1e300); }),
+            "value cannot be converted to type float without overflow");
+  EXPECT_EQ(error_of([&] { u.clone().index_fill_(0, tensor({0}, kLong), 300); }), u8);
+  EXPECT_EQ(error_of([&] { u.clone().scatter_(0, tensor({0}, kLong), 300); }), u8);
+  EXPECT_EQ(error_of([&] { u.clamp(std::nullopt, 300); }), u8);
+  expect_values(u.clamp(-1), tensor({255, 255, 255}, kByte));
+  EXPECT_EQ(error_of([&] { add(u, u, 300); }), u8);
+  // Arithmetic with a number wraps without a word, as in PyTorch.
+  expect_values(u + 300, tensor({45, 46, 47}, kByte));
+}
+
+TEST(ParityTest, SubtractionWithABoolIsRefused) {
+  const std::string msg =
+      "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+      "invert a mask, use the `~` or `logical_not()` operator instead.";
+  EXPECT_EQ(error_of([] { tensor({1.0f, 2.0f}) - true; }), msg);
+  EXPECT_EQ(error_of([] { true - tensor({1.0f, 2.0f}); }), msg);
+  EXPECT_EQ(error_of([] { tensor({true}) - 1; }), msg);
+  EXPECT_EQ(error_of([] { tensor({1.0f}).sub_(true); }), msg);
+}
+
+TEST(ParityTest, Uint8MasksHoldZerosAndOnes) {
+  EXPECT_EQ(error_of([] {
+              tensor({1.0f, 2.0f, 3.0f}).masked_fill(tensor({1, 0, 2}, kByte), 0.0);
+            }),
+            "Mask tensor can take 0 and 1 values only");
+  expect_values(tensor({1.0f, 2.0f, 3.0f}).masked_fill(tensor({1, 0, 1}, kByte), 0.0),
+                tensor({0.0f, 2.0f, 0.0f}));
+}
+
+TEST(ParityTest, AvgPool2dOfInt64Truncates) {
+  expect_values(avg_pool2d(arange(16).view({1, 1, 4, 4}), {2, 2}, {2, 2}, {0, 0}, false, true,
+                           std::nullopt),
+                tensor({2, 4, 10, 12}, kLong).view({1, 1, 2, 2}));
+  expect_values(avg_pool2d(arange(-8, 8).view({1, 1, 4, 4}), {3, 3}, {1, 1}, {1, 1}, false,
+                           true, std::nullopt),
+                tensor({-2, -3, -2, -1, -2, -3, -2, -1, 0, 1, 2, 1, 1, 2, 2, 2}, kLong)
+                    .view({1, 1, 4, 4}));
+  EXPECT_EQ(error_of([] {
+              avg_pool2d(arange(16, kInt).view({1, 1, 4, 4}), {2, 2}, {2, 2}, {0, 0}, false, true,
+                         std::nullopt);
+            }),
+            "\"avg_pool2d\" not implemented for 'Int'");
+}
+
+}  // namespace
+}  // namespace ember

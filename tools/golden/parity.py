@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""What PyTorch 1.13 does in the cases of tensor/parity_test.cc (issue 22):
+in-place / out-of-place twins, numbers that do not fit a dtype, bool
+subtraction, uint8 masks, int64 average pooling, bernoulli(p) under a seed.
+Run with Debian's PyTorch: /usr/bin/python3 tools/golden/parity.py
+The printed values are pasted into the test, which names each case."""
+import torch
+import torch.nn.functional as F
+
+
+def err(f):
+    try:
+        return repr(f())
+    except Exception as e:  # noqa: BLE001
+        return "error: " + str(e).split("\n")[0]
+
+
+x = torch.tensor([[5.0, -7.0, 9.0], [-4.5, 3.0, 8.0]])
+y = torch.tensor([2.0, 3.0, -4.0])
+i = torch.tensor([[5, -7, 9], [-4, 3, 8]])
+print("fmod_", x.clone().fmod_(y).tolist(), x.clone().fmod_(2.5).tolist())
+print("remainder_", x.clone().remainder_(y).tolist(), i.clone().remainder_(3).tolist())
+print("floor_divide_", x.clone().floor_divide_(y).tolist(), i.clone().floor_divide_(2).tolist())
+print("floor_divide_ int by float", err(lambda: i.clone().floor_divide_(2.5)))
+print("atan2_", x.clone().atan2_(y).tolist())
+print("lerp_", x.clone().lerp_(torch.zeros(2, 3), 0.25).tolist())
+print("clamp_min_/max_", x.clone().clamp_min_(0).tolist(), x.clone().clamp_max_(0).tolist())
+print("eq_/lt_", x.clone().eq_(3.0).tolist(), x.clone().lt_(y).tolist(), i.clone().ge_(3).tolist())
+print("logical_and_", x.clone().logical_and_(torch.tensor([True, False, True])).tolist())
+print("bitwise_xor_", i.clone().bitwise_xor_(torch.tensor([1, 2, 3])).tolist())
+print("tril_/triu_", x.clone().tril_().tolist(), x.clone().triu_(1).tolist())
+print("cumsum_/cumprod_", x.clone().cumsum_(1).tolist(), x.clone().cumprod_(0).tolist())
+print("addmm_", torch.ones(2, 2).addmm_(x, x.t(), beta=0.5, alpha=2).tolist())
+print("index_add", x.index_add(1, torch.tensor([0, 2]), torch.ones(2, 2), alpha=3).tolist())
+print("index_fill", x.index_fill(0, torch.tensor([1]), -1.0).tolist())
+print("index_copy", x.index_copy(1, torch.tensor([1]), torch.tensor([[10.0], [20.0]])).tolist())
+print("masked_scatter", torch.zeros(3).masked_scatter(torch.tensor([[True, False, True]]),
+                                                      torch.tensor([1.0, 2.0])).tolist())
+print("index_put", x.index_put((torch.tensor([0, 1]), torch.tensor([2, 0])),
+                               torch.tensor(7.0)).tolist())
+torch.manual_seed(3)
+print("bernoulli f32", torch.tensor([0.1, 0.5, 0.9, 0.3, 0.7, 0.2]).bernoulli().tolist())
+torch.manual_seed(0)
+print("bernoulli f32 seed0", torch.full((8,), 0.5).bernoulli().tolist())
+torch.manual_seed(0)
+print("bernoulli f64 seed0", torch.full((8,), 0.5, dtype=torch.float64).bernoulli().tolist())
+print("bernoulli p>1", err(lambda: torch.tensor([1.5]).bernoulli()))
+print("bernoulli long", err(lambda: torch.tensor([1]).bernoulli()))
+u = torch.tensor([1, 2, 3], dtype=torch.uint8)
+m = torch.tensor([True, False, True])
+for name, f in [
+    ("masked_fill -2.5", lambda: u.masked_fill(m, -2.5)),
+    ("masked_fill -1", lambda: u.masked_fill(m, -1).tolist()),
+    ("masked_fill 256", lambda: u.masked_fill(m, 256)),
+    ("full_like 300", lambda: torch.full_like(u, 300)),
+    ("full 300", lambda: torch.full((2,), 300, dtype=torch.uint8)),
+    ("fill_ -129", lambda: u.clone().fill_(-129).tolist()),
+    ("fill_ nan", lambda: u.clone().fill_(float("nan"))),
+    ("int8 fill_ 200", lambda: torch.zeros(2, dtype=torch.int8).fill_(200)),
+    ("int32 fill_ 3e9", lambda: torch.zeros(2, dtype=torch.int32).fill_(3e9)),
+    ("half fill_ 70000", lambda: torch.zeros(2, dtype=torch.half).fill_(70000)),
+    ("half fill_ inf", lambda: torch.zeros(2, dtype=torch.half).fill_(float("inf")).tolist()),
+    ("float fill_ 1e300", lambda: torch.zeros(2).fill_(1e300)),
+    ("index_fill_ 300", lambda: u.clone().index_fill_(0, torch.tensor([0]), 300)),
+    ("scatter_ 300", lambda: u.clone().scatter_(0, torch.tensor([0]), 300)),
+    ("clamp max 300", lambda: u.clamp(max=300)),
+    ("clamp min -1", lambda: u.clamp(min=-1).tolist()),
+    ("add alpha 300", lambda: torch.add(u, u, alpha=300)),
+    ("add 300 wraps", lambda: (u + 300).tolist()),
+    ("x - True", lambda: torch.tensor([1.0, 2.0]) - True),
+    ("True - x", lambda: True - torch.tensor([1.0, 2.0])),
+    ("bool - 1", lambda: torch.tensor([True]) - 1),
+    ("sub_ True", lambda: torch.tensor([1.0]).sub_(True)),
+    ("uint8 mask 2", lambda: torch.tensor([1.0, 2.0, 3.0]).masked_fill(
+        torch.tensor([1, 0, 2], dtype=torch.uint8), 0.0)),
+    ("avg_pool2d long", lambda: F.avg_pool2d(torch.arange(16).view(1, 1, 4, 4), 2).tolist()),
+    ("avg_pool2d long pad", lambda: F.avg_pool2d(torch.arange(-8, 8).view(1, 1, 4, 4), 3, 1, 1)
+     .tolist()),
+    ("avg_pool2d int", lambda: F.avg_pool2d(torch.arange(16, dtype=torch.int32).view(1, 1, 4, 4),
+                                            2)),
+]:
+    print(name, "->", err(f))
