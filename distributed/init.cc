@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "distributed/file_store.h"
 #include "distributed/prefix_store.h"
+#include "distributed/slurm.h"
 #include "distributed/tcp_store.h"
 
 namespace ember::distributed {
@@ -289,10 +290,26 @@ RendezvousResult rendezvous(const std::string& init_method, int rank, int world_
                             std::chrono::milliseconds timeout) {
   Url u = parse_url(init_method);
   if (u.scheme == "env") {
+    // Note [Slurm without a launcher]: Slurm's variables stand in for the
+    // ones a launcher would have set.
+    const SlurmEnv slurm = slurm_env();
+    if (rank < 0 && !u.query.count("rank") && !std::getenv("RANK") && slurm.rank) {
+      rank = *slurm.rank;
+    }
+    if (world_size < 0 && !u.query.count("world_size") && !std::getenv("WORLD_SIZE") &&
+        slurm.world_size) {
+      world_size = *slurm.world_size;
+    }
     rank = pick(rank, u, "rank", "RANK");
     world_size = pick(world_size, u, "world_size", "WORLD_SIZE");
-    std::string addr = env_or_throw("MASTER_ADDR");
-    uint16_t port = parse_port(env_or_throw("MASTER_PORT"), "env");
+    const char* addr_env = std::getenv("MASTER_ADDR");
+    std::string addr = addr_env && *addr_env    ? std::string(addr_env)
+                       : slurm.master_addr ? *slurm.master_addr
+                                               : env_or_throw("MASTER_ADDR");
+    const char* port_env = std::getenv("MASTER_PORT");
+    uint16_t port = port_env && *port_env ? parse_port(port_env, "env")
+                    : slurm.master_port   ? static_cast<uint16_t>(*slurm.master_port)
+                                          : parse_port(env_or_throw("MASTER_PORT"), "env");
     const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
     if (agent && std::string(agent) == "True") {
       // The launcher runs the server; each restart gets its own key space.

@@ -19,6 +19,10 @@
 //            (TORCHELASTIC_USE_AGENT_STORE=True) the launcher runs it and
 //            each restart gets its own key space
 //            ("/worker/attempt_<TORCHELASTIC_RESTART_COUNT>").
+//            Under Slurm without a launcher (`srun ./trainer`), SLURM_PROCID,
+//            SLURM_NTASKS, SLURM_JOB_NODELIST and SLURM_JOB_ID stand in
+//            for whichever of these are unset (Note [Slurm without a
+//            launcher], slurm.h).
 //   tcp://host:port   rank 0 runs the TCPStore server there.
 //   file:///path      a FileStore on a file system every rank sees.
 //   Query parameters ?rank=R&world_size=N are read as in PyTorch.

@@ -1,22 +1,36 @@
 // //distributed:launch, torchrun's role:
 //
-//   launch [--nproc_per_node N] [--nnodes N] [--node_rank R]
+//   launch [--nproc_per_node N|auto|gpu|cpu] [--nnodes N] [--node_rank R]
 //          [--master_addr A] [--master_port P] [--max_restarts K] [--standalone]
-//          program [args...]
+//          [--rdzv_backend static|c10d] [--rdzv_endpoint HOST[:PORT]] [--rdzv_id ID]
+//          [--log_dir DIR] [--redirects STD] [--tee STD] program [args...]
+//
+// torchrun's flags, spelled with dashes or underscores, and their PET_*
+// environment forms (PET_NPROC_PER_NODE...) are accepted, so a torchrun
+// command line runs unchanged (--no_python is implied; -m and elastic
+// --nnodes ranges are refused with the reason). Under a Kubernetes
+// PyTorchJob the pod's RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT give
+// the node rank, the number of nodes and the master unless flags say so.
 //
 // Runs `program` once per local rank with RANK, LOCAL_RANK, WORLD_SIZE,
-// LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT,
-// TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS and
-// TORCHELASTIC_USE_AGENT_STORE=True set. Node 0's launcher runs the TCPStore
-// server on MASTER_PORT (0 picks a free port), and init_process_group's
-// env:// connects to it, each restart in its own key space (init.h).
+// LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE, ROLE_NAME, MASTER_ADDR,
+// MASTER_PORT, TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS,
+// TORCHELASTIC_RUN_ID, TORCHELASTIC_ERROR_FILE and
+// TORCHELASTIC_USE_AGENT_STORE=True set. Node 0's launcher runs the
+// TCPStore server on MASTER_PORT (0 picks a free port), and
+// init_process_group's env:// connects to it, each restart in its own key
+// space (init.h). A worker that fails after writing its error file
+// (elastic.h: ember::distributed::record, torch.distributed.elastic's
+// @record) has that message in the launcher's failure line.
 //
 // Every output line of a worker is prefixed with "[rank<N>]: " (stdout to
-// stdout, stderr to stderr). When a worker fails, the others get SIGTERM,
-// then SIGKILL 3 s later; with restarts left the whole local group starts
-// again, otherwise the launcher exits with the first failure's exit code
-// (128 + signal for a worker killed by a signal). SIGINT / SIGTERM / SIGHUP
-// are forwarded to every worker; the launcher then exits 128 + signal.
+// stdout, stderr to stderr); with --log_dir and --redirects / --tee it also
+// (or only) goes to <log_dir>/<run id>/attempt_<k>/<local rank>/std{out,err}.log.
+// When a worker fails, the others get SIGTERM, then SIGKILL 3 s later; with
+// restarts left the whole local group starts again, otherwise the launcher
+// exits with the first failure's exit code (128 + signal for a worker
+// killed by a signal). SIGINT / SIGTERM / SIGHUP are forwarded to every
+// worker; the launcher then exits 128 + signal.
 // After its workers succeed, node 0's launcher keeps the store up until the
 // other nodes' launchers report their workers done (exit_barrier); a single
 // node's launcher exits at once. The store listens on --master_addr's
@@ -33,21 +47,28 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "distributed/elastic.h"
 #include "distributed/shm_segments.h"
 #include "distributed/tcp_store.h"
 
@@ -66,12 +87,23 @@ struct Args {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   int max_restarts = 0;
+  std::string run_id = "none";  // --rdzv_id: TORCHELASTIC_RUN_ID
+  std::string role = "default";
+  std::string log_dir;          // with --redirects / --tee: worker logs there
+  std::string redirects = "0";  // torchrun's Std: 0 none, 1 out, 2 err, 3 both
+  std::string tee = "0";
   std::vector<std::string> program;
 };
 
 constexpr const char* kUsage =
-    "usage: launch [--nproc_per_node N] [--nnodes N] [--node_rank R] [--master_addr ADDR]\n"
-    "              [--master_port PORT] [--max_restarts K] [--standalone] program [args...]\n";
+    "usage: launch [--nproc_per_node N|auto|gpu|cpu] [--nnodes N|N:N] [--node_rank R]\n"
+    "              [--master_addr ADDR] [--master_port PORT] [--max_restarts K] [--standalone]\n"
+    "              [--rdzv_backend static|c10d] [--rdzv_endpoint HOST[:PORT]] [--rdzv_id ID]\n"
+    "              [--log_dir DIR] [--redirects STD] [--tee STD] [--no_python]\n"
+    "              program [args...]\n"
+    "torchrun's flags (dashes or underscores) and their PET_* environment forms;\n"
+    "under a Kubernetes PyTorchJob, RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT\n"
+    "give --node_rank/--nnodes/--master_addr/--master_port.\n";
 
 class UsageError : public std::runtime_error {
  public:
@@ -84,7 +116,76 @@ int to_int(const std::string& flag, const std::string& v) {
   return x;
 }
 
+// GPUs this machine shows (CUDA_VISIBLE_DEVICES's count when set), without
+// loading CUDA: the launcher must not initialize it before forking.
+int visible_gpus() {
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    const std::string s = v;
+    if (s.empty()) return 0;
+    return static_cast<int>(std::count(s.begin(), s.end(), ',')) + 1;
+  }
+  int n = 0;
+  while (::access(absl::StrCat("/dev/nvidia", n).c_str(), F_OK) == 0) ++n;
+  return n;
+}
+
+// torchrun's --nproc_per_node: a number, or auto (the GPUs if there are
+// any, else the CPUs), gpu, cpu.
+int nproc_of(const std::string& v) {
+  const int cpus = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  if (v == "cpu") return cpus;
+  if (v == "gpu") {
+    const int gpus = visible_gpus();
+    if (gpus == 0) throw UsageError("--nproc_per_node=gpu, but this machine has no GPU");
+    return gpus;
+  }
+  if (v == "auto") {
+    const int gpus = visible_gpus();
+    return gpus > 0 ? gpus : cpus;
+  }
+  return to_int("--nproc_per_node", v);
+}
+
+// torchrun's Std for --redirects / --tee: "0".."3", or "local_rank:std,...".
+std::string std_for(const std::string& spec, int local_rank) {
+  if (spec.find(':') == std::string::npos) return spec;
+  for (absl::string_view part : absl::StrSplit(spec, ',')) {
+    std::vector<std::string> kv = absl::StrSplit(part, ':');
+    if (kv.size() == 2 && kv[0] == std::to_string(local_rank)) return kv[1];
+  }
+  return "0";
+}
+
 Args parse_args(int argc, char** argv) {
+  // Every option: its flag name (underscores; dashes work too), and whether
+  // it takes a value. PET_<NAME> in the environment is its default, as
+  // torchrun's.
+  struct Option {
+    const char* name;
+    bool has_value;
+  };
+  static const Option kOptions[] = {
+      {"nproc_per_node", true}, {"nnodes", true},        {"node_rank", true},
+      {"master_addr", true},    {"master_port", true},   {"max_restarts", true},
+      {"standalone", false},    {"rdzv_backend", true},  {"rdzv_endpoint", true},
+      {"rdzv_id", true},        {"rdzv_conf", true},     {"monitor_interval", true},
+      {"log_dir", true},        {"redirects", true},     {"tee", true},
+      {"no_python", false},     {"role", true},          {"module", false},
+      {"start_method", true},   {"run_path", false},     {"local_addr", true},
+  };
+  auto find = [](std::string name) -> const Option* {
+    std::replace(name.begin(), name.end(), '-', '_');
+    for (const Option& o : kOptions) {
+      if (name == o.name) return &o;
+    }
+    return nullptr;
+  };
+  std::map<std::string, std::string> given;  // option -> value ("1" for switches)
+  for (const Option& o : kOptions) {
+    std::string env = "PET_";
+    for (const char* c = o.name; *c; ++c) env.push_back(static_cast<char>(std::toupper(*c)));
+    if (const char* v = std::getenv(env.c_str())) given[o.name] = v;
+  }
   Args a;
   int i = 1;
   for (; i < argc; ++i) {
@@ -93,44 +194,109 @@ Args parse_args(int argc, char** argv) {
       ++i;
       break;
     }
+    if (arg == "-h" || arg == "--help") throw UsageError("");
+    if (arg == "-m") arg = "--module";
+    if (arg == "-r") arg = "--redirects";
+    if (arg == "-t") arg = "--tee";
     if (arg.rfind("--", 0) != 0) break;  // the program
-    std::string name = arg, value;
+    std::string name = arg.substr(2), value;
     bool has_value = false;
-    auto eq = arg.find('=');
+    const auto eq = name.find('=');
     if (eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
       has_value = true;
     }
-    if (name == "--standalone") {
-      if (has_value) throw UsageError("--standalone takes no value");
-      a.master_addr = "127.0.0.1";
-      a.master_port = 0;
-      a.nnodes = 1;
-      continue;
-    }
-    if (name == "--help" || name == "-h") throw UsageError("");
-    if (!has_value) {
-      if (i + 1 >= argc) throw UsageError(absl::StrCat(name, " needs a value"));
+    const Option* o = find(name);
+    if (o == nullptr) throw UsageError(absl::StrCat("unknown option --", name));
+    if (!o->has_value) {
+      if (has_value) throw UsageError(absl::StrCat("--", name, " takes no value"));
+      value = "1";
+    } else if (!has_value) {
+      if (i + 1 >= argc) throw UsageError(absl::StrCat("--", name, " needs a value"));
       value = argv[++i];
     }
-    if (name == "--nproc_per_node" || name == "--nproc-per-node") {
-      a.nproc_per_node = to_int(name, value);
-    } else if (name == "--nnodes") {
-      a.nnodes = to_int(name, value);
-    } else if (name == "--node_rank" || name == "--node-rank") {
-      a.node_rank = to_int(name, value);
-    } else if (name == "--master_addr" || name == "--master-addr") {
-      a.master_addr = value;
-    } else if (name == "--master_port" || name == "--master-port") {
-      a.master_port = to_int(name, value);
-    } else if (name == "--max_restarts" || name == "--max-restarts") {
-      a.max_restarts = to_int(name, value);
-    } else {
-      throw UsageError(absl::StrCat("unknown option ", name));
-    }
+    given[o->name] = value;
   }
   for (; i < argc; ++i) a.program.push_back(argv[i]);
+
+  // Kubernetes PyTorchJob: the pod's RANK and WORLD_SIZE are the node's
+  // rank and the number of nodes, unless the command line says otherwise.
+  const char* pod_rank = std::getenv("RANK");
+  const char* pods = std::getenv("WORLD_SIZE");
+  if (pod_rank != nullptr && pods != nullptr && !given.count("nnodes") &&
+      !given.count("node_rank")) {
+    given["nnodes"] = pods;
+    given["node_rank"] = pod_rank;
+    if (const char* m = std::getenv("MASTER_ADDR"); m && !given.count("master_addr")) {
+      given["master_addr"] = m;
+    }
+    if (const char* m = std::getenv("MASTER_PORT"); m && !given.count("master_port")) {
+      given["master_port"] = m;
+    }
+  }
+
+  if (given.count("module") || given.count("run_path")) {
+    throw UsageError("-m/--module and --run_path run Python; ember's launcher runs programs");
+  }
+  if (auto it = given.find("start_method"); it != given.end() && it->second != "spawn" &&
+                                              it->second != "fork") {
+    throw UsageError("--start_method must be spawn or fork");
+  }
+  if (given.count("nproc_per_node")) a.nproc_per_node = nproc_of(given["nproc_per_node"]);
+  if (given.count("nnodes")) {
+    const std::string v = given["nnodes"];
+    const auto colon = v.find(':');
+    if (colon == std::string::npos) {
+      a.nnodes = to_int("--nnodes", v);
+    } else {
+      const int lo = to_int("--nnodes", v.substr(0, colon));
+      const int hi = to_int("--nnodes", v.substr(colon + 1));
+      if (lo != hi) {
+        throw UsageError(absl::StrCat(
+            "--nnodes=", v, ": elastic membership (a range of nodes) needs torchrun's c10d "
+                            "rendezvous, which ember's launcher does not support; give a fixed "
+                            "number of nodes"));
+      }
+      a.nnodes = lo;
+    }
+  }
+  if (given.count("node_rank")) a.node_rank = to_int("--node_rank", given["node_rank"]);
+  if (given.count("master_addr")) a.master_addr = given["master_addr"];
+  if (given.count("master_port")) a.master_port = to_int("--master_port", given["master_port"]);
+  if (given.count("max_restarts")) {
+    a.max_restarts = to_int("--max_restarts", given["max_restarts"]);
+  }
+  if (given.count("rdzv_id")) a.run_id = given["rdzv_id"];
+  if (given.count("role")) a.role = given["role"];
+  if (given.count("log_dir")) a.log_dir = given["log_dir"];
+  if (given.count("redirects")) a.redirects = given["redirects"];
+  if (given.count("tee")) a.tee = given["tee"];
+  const std::string backend = given.count("rdzv_backend") ? given["rdzv_backend"] : "static";
+  if (backend != "static" && backend != "c10d") {
+    throw UsageError(absl::StrCat("--rdzv_backend=", backend, ": ember supports static and c10d"));
+  }
+  if (given.count("rdzv_endpoint")) {
+    // HOST[:PORT]: where the store is (the master's address and port).
+    const std::string ep = given["rdzv_endpoint"];
+    const auto colon = ep.rfind(':');
+    if (colon != std::string::npos && ep.find(']') == std::string::npos) {
+      a.master_addr = ep.substr(0, colon);
+      a.master_port = to_int("--rdzv_endpoint", ep.substr(colon + 1));
+    } else {
+      a.master_addr = ep;
+    }
+  }
+  if (given.count("standalone")) {
+    a.master_addr = "127.0.0.1";
+    a.master_port = 0;
+    a.nnodes = 1;
+  }
+  if (backend == "c10d" && a.nnodes > 1) {
+    throw UsageError(
+        "--rdzv_backend=c10d with several nodes: ember's launcher gives node ranks statically; "
+        "use --rdzv_backend=static with --node_rank (and --master_addr/--master_port)");
+  }
   if (a.program.empty()) throw UsageError("no program to run");
   if (a.nproc_per_node < 1) throw UsageError("--nproc_per_node must be at least 1");
   if (a.nnodes < 1) throw UsageError("--nnodes must be at least 1");
@@ -144,6 +310,18 @@ Args parse_args(int argc, char** argv) {
     throw UsageError("--master_port 0 needs --nnodes 1 (other nodes could not learn the port)");
   }
   if (a.max_restarts < 0) throw UsageError("--max_restarts must be non-negative");
+  for (const std::string* std_spec : {&a.redirects, &a.tee}) {
+    for (int r = 0; r < a.nproc_per_node; ++r) {
+      const std::string v = std_for(*std_spec, r);
+      if (v != "0" && v != "1" && v != "2" && v != "3") {
+        throw UsageError(absl::StrCat("--redirects/--tee: '", *std_spec,
+                                      "' is not 0-3 or local_rank:0-3,..."));
+      }
+    }
+  }
+  if ((a.redirects != "0" || a.tee != "0") && a.log_dir.empty()) {
+    throw UsageError("--redirects and --tee write worker logs under --log_dir: give one");
+  }
   return a;
 }
 
@@ -178,6 +356,8 @@ struct Stream {
   int fd = -1;
   std::string partial;  // a line not yet ended
   FILE* out;
+  bool console = true;    // not redirected away (--redirects)
+  FILE* file = nullptr;   // <log_dir>/.../stdout.log with --redirects / --tee
 };
 
 struct Worker {
@@ -187,7 +367,22 @@ struct Worker {
   bool running = false;
   int wstatus = 0;
   Stream streams[2];
+  std::string error_file;  // its TORCHELASTIC_ERROR_FILE
 };
+
+// Where a round's per-worker files go: torchrun's layout,
+// <dir>/attempt_<restart>/<local_rank>/.
+std::string worker_dir(const std::string& dir, int restart, int local_rank) {
+  return absl::StrCat(dir, "/attempt_", restart, "/", local_rank);
+}
+
+void make_dirs(const std::string& path) {
+  std::string partial;
+  for (absl::string_view part : absl::StrSplit(path, '/')) {
+    partial += std::string(part) + "/";
+    ::mkdir(partial.c_str(), 0755);
+  }
+}
 
 void write_all(FILE* out, const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), out);
@@ -207,7 +402,9 @@ void forward(Stream& s, const std::string& prefix, const char* data, size_t n, b
     absl::StrAppend(&out, prefix, s.partial, "\n");
     s.partial.clear();
   }
-  if (!out.empty()) write_all(s.out, out);
+  if (out.empty()) return;
+  if (s.console) write_all(s.out, out);
+  if (s.file != nullptr) write_all(s.file, out);
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
@@ -217,14 +414,16 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
-void start_worker(Worker& w, const Args& a, int port, int restart) {
+// files_dir: where the round's error files (and logs) go.
+void start_worker(Worker& w, const Args& a, int port, int restart, const std::string& files_dir) {
   std::vector<std::string> env;
   auto overridden = [](const std::string& kv) {
     for (const char* name :
          {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=", "GROUP_RANK=",
           "ROLE_RANK=", "ROLE_WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=",
           "TORCHELASTIC_RESTART_COUNT=", "TORCHELASTIC_MAX_RESTARTS=",
-          "TORCHELASTIC_USE_AGENT_STORE="}) {
+          "TORCHELASTIC_USE_AGENT_STORE=", "GROUP_WORLD_SIZE=", "ROLE_NAME=",
+          "TORCHELASTIC_RUN_ID=", "TORCHELASTIC_ERROR_FILE="}) {
       if (kv.rfind(name, 0) == 0) return true;
     }
     return false;
@@ -248,6 +447,16 @@ void start_worker(Worker& w, const Args& a, int port, int restart) {
   env.push_back(absl::StrCat("TORCHELASTIC_RESTART_COUNT=", restart));
   env.push_back(absl::StrCat("TORCHELASTIC_MAX_RESTARTS=", a.max_restarts));
   env.push_back("TORCHELASTIC_USE_AGENT_STORE=True");
+  env.push_back(absl::StrCat("GROUP_WORLD_SIZE=", a.nnodes));
+  env.push_back(absl::StrCat("ROLE_NAME=", a.role));
+  env.push_back(absl::StrCat("TORCHELASTIC_RUN_ID=", a.run_id));
+  // The worker writes its uncaught error here (elastic.h); the launcher
+  // reports it when the worker fails.
+  const std::string dir = worker_dir(files_dir, restart, w.local_rank);
+  make_dirs(dir);
+  w.error_file = dir + "/error.json";
+  ::unlink(w.error_file.c_str());
+  env.push_back(absl::StrCat("TORCHELASTIC_ERROR_FILE=", w.error_file));
   // torchrun's default: one thread per worker when several share a node.
   if (!has_omp && a.nproc_per_node > 1) env.push_back("OMP_NUM_THREADS=1");
   std::vector<std::string> argv = a.program;
@@ -306,6 +515,17 @@ void start_worker(Worker& w, const Args& a, int port, int restart) {
   w.wstatus = 0;
   w.streams[0] = Stream{out[0], "", stdout};
   w.streams[1] = Stream{err[0], "", stderr};
+  // torchrun's --redirects (to the log file only) and --tee (both): 1 is
+  // stdout, 2 stderr, 3 both.
+  const int redirect = std::stoi(std_for(a.redirects, w.local_rank));
+  const int tee = std::stoi(std_for(a.tee, w.local_rank));
+  for (int k = 0; k < 2; ++k) {
+    const int bit = k == 0 ? 1 : 2;
+    if ((redirect | tee) & bit) {
+      w.streams[k].file = std::fopen((dir + (k == 0 ? "/stdout.log" : "/stderr.log")).c_str(), "w");
+    }
+    if (redirect & bit) w.streams[k].console = false;
+  }
 }
 
 int exit_code_of(int wstatus) {
@@ -334,12 +554,12 @@ void signal_all(std::vector<Worker>& workers, int sig) {
 }
 
 // Runs one round of workers until all exit; fail-fast on the first failure.
-RoundResult run_round(const Args& a, int port, int restart) {
+RoundResult run_round(const Args& a, int port, int restart, const std::string& files_dir) {
   std::vector<Worker> workers(a.nproc_per_node);
   for (int i = 0; i < a.nproc_per_node; ++i) {
     workers[i].local_rank = i;
     workers[i].rank = a.node_rank * a.nproc_per_node + i;
-    start_worker(workers[i], a, port, restart);
+    start_worker(workers[i], a, port, restart, files_dir);
   }
   RoundResult result;
   bool stopping = false;
@@ -397,6 +617,8 @@ RoundResult run_round(const Args& a, int port, int restart) {
         forward(s, prefix, "", 0, true);
         ::close(s.fd);
         s.fd = -1;
+        if (s.file != nullptr) std::fclose(s.file);
+        s.file = nullptr;
       }
     }
     for (Worker& w : workers) {
@@ -408,10 +630,13 @@ RoundResult run_round(const Args& a, int port, int restart) {
       const bool failed = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
       if (failed && result.exit_code == 0 && !stopping) {
         result.exit_code = exit_code_of(st);
+        // Its own account of the failure, when it left one (elastic.h).
+        const std::string why = read_error_file(w.error_file);
         std::fprintf(stderr,
-                     "[launch] rank %d (local_rank %d, pid %d) %s; stopping the other "
+                     "[launch] rank %d (local_rank %d, pid %d) %s%s%s; stopping the other "
                      "workers\n",
-                     w.rank, w.local_rank, static_cast<int>(w.pid), describe(st).c_str());
+                     w.rank, w.local_rank, static_cast<int>(w.pid), describe(st).c_str(),
+                     why.empty() ? "" : ": ", why.c_str());
         stop(SIGTERM);
       }
       // Its children must not outlive it, nor hold its output open.
@@ -499,8 +724,28 @@ int launch_main(int argc, char** argv) {
     }
     port = server->port();
   }
+  // The workers' error files (and logs): under --log_dir/<run id> as
+  // torchrun lays them out, else in a private folder removed at exit.
+  std::string files_dir;
+  if (!a.log_dir.empty()) {
+    files_dir = absl::StrCat(a.log_dir, "/", a.run_id);
+    make_dirs(files_dir);
+  } else {
+    const char* tmp = std::getenv("TMPDIR");
+    files_dir = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/ember_launch_XXXXXX");
+    if (::mkdtemp(files_dir.data()) == nullptr) {
+      std::perror("launch: mkdtemp");
+      return 1;
+    }
+  }
+  struct RemoveAtExit {
+    std::string dir;
+    ~RemoveAtExit() {
+      if (!dir.empty()) std::filesystem::remove_all(dir);
+    }
+  } cleanup{a.log_dir.empty() ? files_dir : ""};
   for (int restart = 0;; ++restart) {
-    RoundResult r = run_round(a, port, restart);
+    RoundResult r = run_round(a, port, restart, files_dir);
     // Shared-memory segments of workers killed while setting them up.
     sweep_dead_shm_segments();
     if (r.exit_code == 0) {

@@ -351,5 +351,86 @@ TEST_F(LaunchTest, WorkerLinesArriveAsTheyArePrinted) {
   EXPECT_EQ(r.out, "[rank0]: line 1\n[rank0]: line 2\n");
 }
 
+// torchrun's command line runs unchanged: its flags with dashes, PET_*
+// forms, --nproc-per-node=auto, a fixed --nnodes=N:N, --rdzv-endpoint, and
+// the variables it gives workers.
+TEST_F(LaunchTest, TorchrunFlagsAndEnvironment) {
+  LaunchRun r = run({"--nnodes=1:1", "--nproc-per-node=2", "--rdzv-backend=c10d",
+                     "--rdzv-endpoint=127.0.0.1:0", "--rdzv-id=job7", "--no-python",
+                     "--monitor-interval=1", kWorker, "elastic_env"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[rank1]: GROUP_WORLD_SIZE=1 ROLE_NAME=default RUN_ID=job7 "
+                       "ERROR_FILE_SET=yes"),
+            std::string::npos)
+      << r.out;
+  setenv("PET_NPROC_PER_NODE", "3", 1);
+  LaunchRun pet = run({"--master_port", "0", kWorker, "env"});
+  unsetenv("PET_NPROC_PER_NODE");
+  EXPECT_NE(pet.out.find("[rank2]: RANK=2 LOCAL_RANK=2 WORLD_SIZE=3"), std::string::npos)
+      << pet.out;
+  LaunchRun autorun = run({"--nproc_per_node=auto", "--master_port", "0", kWorker, "env"});
+  EXPECT_EQ(autorun.exit_code, 0) << autorun.err;
+  EXPECT_NE(autorun.out.find("[rank0]: RANK=0"), std::string::npos) << autorun.out;
+}
+
+TEST_F(LaunchTest, WhatTorchrunDoesAndEmberDoesNotIsRefusedWithTheReason) {
+  LaunchRun range = run({"--nnodes=1:2", kWorker, "env"});
+  EXPECT_EQ(range.exit_code, 2);
+  EXPECT_NE(range.err.find("elastic membership (a range of nodes) needs torchrun's c10d"),
+            std::string::npos)
+      << range.err;
+  LaunchRun module = run({"-m", "trainer"});
+  EXPECT_EQ(module.exit_code, 2);
+  EXPECT_NE(module.err.find("-m/--module and --run_path run Python"), std::string::npos);
+  LaunchRun c10d = run({"--nnodes=2", "--rdzv_backend=c10d", kWorker, "env"});
+  EXPECT_EQ(c10d.exit_code, 2);
+  EXPECT_NE(c10d.err.find("use --rdzv_backend=static with --node_rank"), std::string::npos);
+  LaunchRun tee = run({"--tee=3", kWorker, "env"});
+  EXPECT_EQ(tee.exit_code, 2);
+  EXPECT_NE(tee.err.find("give one"), std::string::npos) << tee.err;
+}
+
+// A Kubernetes PyTorchJob gives each pod RANK (its index) and WORLD_SIZE
+// (the number of pods): the launcher takes them as node rank and nodes.
+TEST_F(LaunchTest, PyTorchJobPodVariablesNameTheNode) {
+  const std::string port = std::to_string(testing::free_port());
+  setenv("RANK", "1", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  setenv("MASTER_ADDR", "10.1.2.3", 1);
+  setenv("MASTER_PORT", port.c_str(), 1);
+  LaunchRun r = run({"--nproc_per_node=2", kWorker, "env"});
+  for (const char* v : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) unsetenv(v);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[rank3]: RANK=3 LOCAL_RANK=1 WORLD_SIZE=4 LOCAL_WORLD_SIZE=2 "
+                       "GROUP_RANK=1 MASTER_ADDR=10.1.2.3 MASTER_PORT=" + port),
+            std::string::npos)
+      << r.out;
+}
+
+// torch.distributed.elastic's @record: the failing worker's own message is
+// in the launcher's failure line.
+TEST_F(LaunchTest, AFailedWorkersErrorFileIsReported) {
+  LaunchRun r = run({"--nproc_per_node=2", "--master_port=0", kWorker, "raise"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("[rank1]: launch_test_worker: bad value 42"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exited with code 1: ember::ValueError: bad value 42; stopping the other "
+                       "workers"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(LaunchTest, RedirectsAndTeeWriteWorkerLogsUnderLogDir) {
+  const std::string logs = dir_ + "/logs";
+  LaunchRun r = run({"--nproc_per_node=2", "--master_port=0", "--log_dir", logs,
+                     "--rdzv_id=run1", "--redirects=0:1", "--tee=1:3", kWorker, "lines"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Rank 0's stdout went to its file only; rank 1's both ways.
+  EXPECT_EQ(slurp(logs + "/run1/attempt_0/0/stdout.log"), "[rank0]: first\n[rank0]: second\n");
+  EXPECT_EQ(slurp(logs + "/run1/attempt_0/1/stdout.log"), "[rank1]: first\n[rank1]: second\n");
+  EXPECT_EQ(slurp(logs + "/run1/attempt_0/1/stderr.log"), "[rank1]: to stderr\n");
+  EXPECT_EQ(r.out.find("[rank0]: first"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank1]: first"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace ember::distributed

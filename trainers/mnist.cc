@@ -27,6 +27,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "distributed/elastic.h"
 #include "distributed/init.h"
 #include "distributed/spawn.h"
 #include "distributed/tcp_store.h"
@@ -145,20 +146,27 @@ int main(int argc, char** argv) {
   c.verify_checksums = absl::GetFlag(FLAGS_verify_checksums);
   c.progress = absl::GetFlag(FLAGS_progress);
   c.device = absl::GetFlag(FLAGS_device);
-  try {
-    const int nproc = absl::GetFlag(FLAGS_nproc);
-    if (getenv("WORLD_SIZE") != nullptr) {
-      print_cuda_available();
-      train_rank(c, {});  // launched: env://
-    } else if (nproc > 1) {
-      spawn_ranks(c, nproc);  // rank 0 prints the first line: see print_cuda_available
-    } else {
-      print_cuda_available();
-      ember::trainers::train_mnist(c, std::cout);
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "mnist: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  // torch.distributed.elastic's @record: an error also goes to
+  // TORCHELASTIC_ERROR_FILE for the launcher's report (elastic.h).
+  return ember::distributed::record(
+      [&] {
+        const int nproc = absl::GetFlag(FLAGS_nproc);
+        // Under a launcher (or srun without one: Note [Slurm without a
+        // launcher]) the ranks meet env://.
+        const char* slurm_tasks = getenv("SLURM_NTASKS");
+        const bool launched = getenv("WORLD_SIZE") != nullptr ||
+                              (getenv("SLURM_PROCID") != nullptr && slurm_tasks != nullptr &&
+                               std::atoi(slurm_tasks) > 1);
+        if (launched) {
+          print_cuda_available();
+          train_rank(c, {});
+        } else if (nproc > 1) {
+          spawn_ranks(c, nproc);  // rank 0 prints the first line: see print_cuda_available
+        } else {
+          print_cuda_available();
+          ember::trainers::train_mnist(c, std::cout);
+        }
+        return 0;
+      },
+      "mnist");
 }

@@ -15,6 +15,9 @@
 //                       the first must reach the launcher before the sleep
 //                       ends (Note [Line-buffered workers] in init.cc)
 //   wait_file DIR       write DIR/<rank>.pid, exit 0 once DIR/go exists
+//   raise               rank 1 throws ember::ValueError("bad value 42") out of
+//                       ember::distributed::record (elastic.h); others exit 0
+//   elastic_env         print the variables torchrun adds for elastic agents
 
 #include <signal.h>
 #include <unistd.h>
@@ -26,6 +29,7 @@
 #include <string>
 #include <thread>
 
+#include "distributed/elastic.h"
 #include "distributed/init.h"
 #include "distributed/testing/fake_backend.h"
 
@@ -109,6 +113,21 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::seconds(60));  // stopped by the launcher
     }
     std::printf("attempt %s ok\n", env("TORCHELASTIC_RESTART_COUNT").c_str());
+    return 0;
+  }
+  if (mode == "raise") {
+    return ember::distributed::record(
+        [] {
+          if (rank() == 1) throw ember::ValueError("bad value 42");
+          return 0;
+        },
+        "launch_test_worker");
+  }
+  if (mode == "elastic_env") {
+    std::printf("GROUP_WORLD_SIZE=%s ROLE_NAME=%s RUN_ID=%s ERROR_FILE_SET=%s\n",
+                env("GROUP_WORLD_SIZE").c_str(), env("ROLE_NAME").c_str(),
+                env("TORCHELASTIC_RUN_ID").c_str(),
+                env("TORCHELASTIC_ERROR_FILE") == "<unset>" ? "no" : "yes");
     return 0;
   }
   if (mode == "slow_lines") {
