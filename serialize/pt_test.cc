@@ -309,7 +309,6 @@ TEST(PtSaveTest, SharedStoragesStaySharedThroughAFile) {
   }
   EXPECT_EQ(storage_of(*find(got, "t")), storage_of(*find(got, "base")));
   // Only one copy of each storage is written.
-  serialize_internal::MemorySource src(read_bytes(dir.file("v.pt")));
   const std::string bytes = read_bytes(dir.file("v.pt"));
   serialize_internal::MemorySource mem(bytes);
   serialize_internal::ZipReader zip(mem);
@@ -547,6 +546,25 @@ TEST(PtPlaceTest, CudaLocationsNeedAMapLocationWithoutCuda) {
                   "Attempting to deserialize 'w' on a CUDA device (cuda:0)");
   const NamedTensors got = load(dir.file("c.pt"), "cpu");
   EXPECT_TRUE(same_tensor(got[0].second, zeros({2})));
+}
+
+TEST(PtPlaceTest, SharedStoragesMoveToCudaTogether) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const NamedTensors want = views_sample();
+  const NamedTensors got = load(testdata("torch_views.pt"), "cuda");
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_TRUE(got[i].second.is_cuda()) << want[i].first;
+    EXPECT_TRUE(same_tensor(got[i].second.cpu(), want[i].second)) << want[i].first;
+  }
+  EXPECT_EQ(storage_of(*find(got, "t")), storage_of(*find(got, "base")));
+  // Saved from the GPU, the file says "cuda:0" and loads back there.
+  TempDir dir;
+  save(got, dir.file("g.pt"));
+  EXPECT_EQ(pt::load_file(dir.file("g.pt")).at("t").saved_device(), Device("cuda:0"));
+  const NamedTensors back = load(dir.file("g.pt"));
+  EXPECT_TRUE(back[0].second.is_cuda());
+  EXPECT_EQ(storage_of(*find(back, "t")), storage_of(*find(back, "base")));
+  EXPECT_TRUE(load(dir.file("g.pt"), "cpu")[0].second.is_cpu());
 }
 
 TEST(FlattenTest, RulesOfNoteFlatteningPtValues) {
