@@ -44,7 +44,9 @@ void FileSource::read(uint64_t offset, void* dst, uint64_t n) const {
       const int err = errno;
       throw Error(absl::StrCat("cannot read '", path_, "': ", std::strerror(err)));
     }
-    if (r == 0) throw Error(absl::StrCat("cannot read '", path_, "': it was truncated while it was read"));
+    if (r == 0) {
+      throw Error(absl::StrCat("cannot read '", path_, "': it was truncated while it was read"));
+    }
     p += r;
     offset += static_cast<uint64_t>(r);
     n -= static_cast<uint64_t>(r);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -263,7 +264,8 @@ void load(Tensor& tensor, const std::string& path, const MapLocation& map_locati
   if (is_torch_save_file(path)) {
     const pt::Value v = pt::load_file(path, verify_checksums);
     if (!v.is_tensor()) {
-      throw Error(absl::StrCat(path, ": the file holds ", serialize_internal::a_or_an(v.type_name()),
+      throw Error(absl::StrCat(path, ": the file holds ",
+                               serialize_internal::a_or_an(v.type_name()),
                                ", not a tensor (ember::load(path) reads state dicts)"));
     }
     one.emplace_back("", v.tensor());
@@ -503,53 +505,64 @@ Checkpoint Checkpoint::load_pt(const std::string& path, const MapLocation& map_l
   auto bad = [&](const std::string& what) {
     return Error(absl::StrCat(path, ": invalid checkpoint: ", what));
   };
-  if (!file.is_dict()) throw bad(absl::StrCat("it holds ", serialize_internal::a_or_an(file.type_name()), ", not a dict"));
+  using serialize_internal::a_or_an;
+  if (!file.is_dict()) {
+    throw bad(absl::StrCat("it holds ", a_or_an(file.type_name()), ", not a dict"));
+  }
+  // Entries are appended directly, not through set(): a file may hold
+  // millions of them, and set()'s search for a previous entry would make
+  // that quadratic. Keys are checked as set() checks them.
   Checkpoint ckpt;
-  std::map<std::string, Device> saved;  // key -> the device its tensor was saved from
+  std::vector<Device> devices;  // where each of ckpt.tensors_ was saved from
+  std::unordered_set<std::string> keys;
+  auto add = [&](const std::string& key, Tensor t, Device saved) {
+    ckpt.tensors_.emplace_back(key, std::move(t));
+    devices.push_back(saved);
+  };
   try {
     for (const auto& kv : file.entries()) {
       using Kind = pt::Value::Kind;
       const pt::Value& k = kv.first;
       const pt::Value& v = kv.second;
       if (k.kind() != Kind::kString && k.kind() != Kind::kInt) {
-        throw bad(absl::StrCat("a key is ", serialize_internal::a_or_an(k.type_name()), ", not a str"));
+        throw bad(absl::StrCat("a key is ", a_or_an(k.type_name()), ", not a str"));
       }
       const std::string key = k.kind() == Kind::kString ? k.string() : std::to_string(k.to_int());
-      std::vector<Device> devices;
+      ckpt.check_key(key);
+      if (!keys.insert(key).second) throw bad(absl::StrCat("key '", key, "' appears twice"));
+      std::vector<Device> saved;
       switch (v.kind()) {
         case Kind::kNone: break;
-        case Kind::kBool: ckpt.set(key, v.to_bool()); break;
-        case Kind::kInt: ckpt.set(key, v.to_int()); break;
-        case Kind::kFloat: ckpt.set(key, v.to_double()); break;
-        case Kind::kString: ckpt.set(key, v.string()); break;
+        case Kind::kBool: add(key, scalar_tensor(v.to_bool(), TensorOptions(kBool)), kCPU); break;
+        case Kind::kInt: add(key, scalar_tensor(v.to_int(), TensorOptions(kLong)), kCPU); break;
+        case Kind::kFloat:
+          add(key, scalar_tensor(v.to_double(), TensorOptions(kDouble)), kCPU);
+          break;
+        case Kind::kString: ckpt.strings_[key] = v.string(); break;
         case Kind::kDict: {
-          NamedTensors sd = pt::flatten(v, &devices);
-          for (size_t i = 0; i < sd.size(); ++i) saved.emplace(key + "/" + sd[i].first, devices[i]);
-          ckpt.add_state_dict(key, sd);
+          NamedTensors sd = pt::flatten(v, &saved);
+          for (size_t i = 0; i < sd.size(); ++i) {
+            add(key + "/" + sd[i].first, std::move(sd[i].second), saved[i]);
+          }
+          ckpt.state_dicts_.push_back(key);
           break;
         }
         default: {
           // A tensor, or a list of numbers: one tensor under `key`.
-          NamedTensors one = pt::flatten(pt::Value::dict({{k, v}}), &devices);
+          NamedTensors one = pt::flatten(pt::Value::dict({{k, v}}), &saved);
           if (one.empty()) break;  // an empty list, as flatten leaves it out
           if (one.size() != 1 || one[0].first != key) {
-            throw bad(absl::StrCat("entry '", key, "' is ", serialize_internal::a_or_an(v.type_name()),
+            throw bad(absl::StrCat("entry '", key, "' is ", a_or_an(v.type_name()),
                                    " that is not one tensor; a checkpoint holds state dicts, "
                                    "tensors, numbers and strings"));
           }
-          saved.emplace(key, devices[0]);
-          ckpt.set(key, one[0].second);
+          add(key, std::move(one[0].second), saved[0]);
         }
       }
     }
   } catch (const Error& e) {
     if (absl::StartsWith(e.what(), path)) throw;
     throw bad(e.what());
-  }
-  std::vector<Device> devices;
-  for (const auto& kv : ckpt.tensors_) {
-    auto it = saved.find(kv.first);
-    devices.push_back(it == saved.end() ? Device(kCPU) : it->second);
   }
   place(&ckpt.tensors_, devices, map_location);
   return ckpt;

@@ -18,7 +18,19 @@ namespace {
 
 // --- what the unpickler can build -----------------------------------------------
 
-enum class K : uint8_t { kNone, kBool, kInt, kFloat, kStr, kTensor, kTuple, kList, kDict, kGlobal, kStorage };
+enum class K : uint8_t {
+  kNone,
+  kBool,
+  kInt,
+  kFloat,
+  kStr,
+  kTensor,
+  kTuple,
+  kList,
+  kDict,
+  kGlobal,
+  kStorage
+};
 
 // The globals a pickle may name (Note [Restricted unpickler]).
 enum class Global : uint8_t {
@@ -36,10 +48,10 @@ struct StorageName {
 };
 // torch.<name> -> dtype; UntypedStorage holds bytes.
 constexpr StorageName kStorageTypes[] = {
-    {"DoubleStorage", kDouble}, {"FloatStorage", kFloat}, {"HalfStorage", kHalf},
-    {"BFloat16Storage", kBFloat16}, {"LongStorage", kLong}, {"IntStorage", kInt},
-    {"ShortStorage", kShort}, {"CharStorage", kChar}, {"ByteStorage", kByte},
-    {"BoolStorage", kBool}, {"UntypedStorage", kByte},
+    {"DoubleStorage", kDouble},     {"FloatStorage", kFloat},  {"HalfStorage", kHalf},
+    {"BFloat16Storage", kBFloat16}, {"LongStorage", kLong},    {"IntStorage", kInt},
+    {"ShortStorage", kShort},       {"CharStorage", kChar},    {"ByteStorage", kByte},
+    {"BoolStorage", kBool},         {"UntypedStorage", kByte},
 };
 // Storage types of dtypes ember lacks: refused with their own message.
 constexpr const char* kUnsupportedStorageTypes[] = {
@@ -199,9 +211,8 @@ class Unpickler {
   size_t base() const { return marks_.empty() ? 0 : marks_.back(); }
   void need(size_t n, const char* op) {
     if (stack_.size() - base() < n) {
-      fail(absl::StrCat(op, " needs ", n, " value", n == 1 ? "" : "s",
-                        " on the stack but there ", stack_.size() - base() == 1 ? "is " : "are ",
-                        stack_.size() - base()));
+      fail(absl::StrCat(op, " needs ", n, " value", n == 1 ? "" : "s", " on the stack but there ",
+                        stack_.size() - base() == 1 ? "is " : "are ", stack_.size() - base()));
     }
   }
   Obj* pop(const char* op) {
@@ -247,7 +258,9 @@ class Unpickler {
   }
 
   void set_item(Obj* d, Obj* k, Obj* v) {
-    if (d->kind != K::kDict) fail(absl::StrCat("SETITEM(S) on ", a_or_an(type_name(d)), ", not a dict"));
+    if (d->kind != K::kDict) {
+      fail(absl::StrCat("SETITEM(S) on ", a_or_an(type_name(d)), ", not a dict"));
+    }
     std::string key;
     if (k->kind == K::kStr) {
       key = "s" + k->s;
@@ -319,14 +332,18 @@ class Unpickler {
       case 'a': {  // APPEND
         Obj* v = pop("APPEND");
         Obj* l = top("APPEND");
-        if (l->kind != K::kList) fail(absl::StrCat("APPEND to ", a_or_an(type_name(l)), ", not a list"));
+        if (l->kind != K::kList) {
+          fail(absl::StrCat("APPEND to ", a_or_an(type_name(l)), ", not a list"));
+        }
         l->items.push_back(v);
         return;
       }
       case 'e': {  // APPENDS
         std::vector<Obj*> items = pop_mark("APPENDS");
         Obj* l = top("APPENDS");
-        if (l->kind != K::kList) fail(absl::StrCat("APPENDS to ", a_or_an(type_name(l)), ", not a list"));
+        if (l->kind != K::kList) {
+          fail(absl::StrCat("APPENDS to ", a_or_an(type_name(l)), ", not a list"));
+        }
         l->items.insert(l->items.end(), items.begin(), items.end());
         return;
       }
@@ -360,8 +377,8 @@ class Unpickler {
         stack_.push_back(o);
         return;
       }
-      case 'X': stack_.push_back(str(take(le(4)))); return;    // BINUNICODE
-      case 0x8c: stack_.push_back(str(take(u8()))); return;    // SHORT_BINUNICODE
+      case 'X': stack_.push_back(str(take(le(4)))); return;  // BINUNICODE
+      case 0x8c: stack_.push_back(str(take(u8()))); return;  // SHORT_BINUNICODE
       case 'Q': stack_.push_back(persistent(pop("BINPERSID"))); return;
       case 'R': {  // REDUCE
         Obj* args = pop("REDUCE");
@@ -373,7 +390,8 @@ class Unpickler {
         Obj* state = pop("BUILD");
         Obj* inst = top("BUILD");
         if (inst->kind != K::kDict || !inst->flag || state->kind != K::kDict) {
-          fail(absl::StrCat("BUILD of ", a_or_an(type_name(inst)), " from ", a_or_an(type_name(state)),
+          fail(absl::StrCat("BUILD of ", a_or_an(type_name(inst)), " from ",
+                            a_or_an(type_name(state)),
                             " is not allowed (only an OrderedDict's attributes may be set)"));
         }
         return;
@@ -401,7 +419,8 @@ class Unpickler {
     if (n > 8) {
       // Bytes past the eighth must only extend the sign of the 64-bit value.
       fits = (static_cast<int64_t>(v) < 0) == negative;
-      for (size_t i = 8; i < n; ++i) fits = fits && static_cast<uint8_t>(b[i]) == (negative ? 0xFF : 0);
+      for (size_t i = 8; i < n; ++i)
+        fits = fits && static_cast<uint8_t>(b[i]) == (negative ? 0xFF : 0);
     }
     if (!fits) fail(absl::StrCat("an integer of ", n, " bytes does not fit in 64 bits"));
     return static_cast<int64_t>(v);
@@ -446,9 +465,11 @@ class Unpickler {
                         pid->items[0]->kind == K::kStr && pid->items[2]->kind == K::kStr &&
                         pid->items[3]->kind == K::kStr && pid->items[4]->kind == K::kInt;
     if (!shaped || pid->items[0]->s != "storage") {
-      fail(absl::StrCat("a persistent id must be ('storage', storage type, key, location, numel), "
-                        "got ", a_or_an(type_name(pid)),
-                        pid->kind == K::kTuple ? absl::StrCat(" of ", pid->items.size()) : ""));
+      fail(
+          absl::StrCat("a persistent id must be ('storage', storage type, key, location, numel), "
+                       "got ",
+                       a_or_an(type_name(pid)),
+                       pid->kind == K::kTuple ? absl::StrCat(" of ", pid->items.size()) : ""));
     }
     Obj* type = pid->items[1];
     if (type->kind != K::kGlobal || type->global != Global::kStorageType) {
@@ -463,9 +484,8 @@ class Unpickler {
     if (it != storages_.end()) {
       Obj* seen = it->second;
       if (seen->dtype != type->dtype || seen->i != numel) {
-        fail(absl::StrCat("storage '", key, "' is named as ", numel, " elements of ",
-                          type->s, " and as ", seen->i, " of torch.",
-                          storage_type_name(seen->dtype)));
+        fail(absl::StrCat("storage '", key, "' is named as ", numel, " elements of ", type->s,
+                          " and as ", seen->i, " of torch.", storage_type_name(seen->dtype)));
       }
       return seen;
     }
@@ -497,9 +517,7 @@ class Unpickler {
       fail(absl::StrCat("REDUCE's arguments are ", a_or_an(type_name(args)), ", not a tuple"));
     }
     const std::vector<Obj*>& a = args->items;
-    auto bad_args = [&](const std::string& what) {
-      fail(absl::StrCat(fn->s, ": ", what));
-    };
+    auto bad_args = [&](const std::string& what) { fail(absl::StrCat(fn->s, ": ", what)); };
     switch (fn->global) {
       case Global::kOrderedDict:
         if (!a.empty()) bad_args("only OrderedDict() without arguments is supported");
@@ -511,15 +529,14 @@ class Unpickler {
         }
         return a[0];
       }
-      case Global::kRebuildTensorV2:
-        return rebuild_tensor(fn, a);
+      case Global::kRebuildTensorV2: return rebuild_tensor(fn, a);
       case Global::kRebuildParameter:
       case Global::kRebuildParameterWithState: {
         const size_t n = fn->global == Global::kRebuildParameter ? 3 : 4;
         if (a.size() != n || a[0]->kind != K::kTensor || a[1]->kind != K::kBool ||
             a[2]->kind != K::kDict) {
-          bad_args(absl::StrCat("expects (tensor, requires_grad, backward_hooks", n == 4 ? ", state" : "",
-                                ")"));
+          bad_args(absl::StrCat("expects (tensor, requires_grad, backward_hooks",
+                                n == 4 ? ", state" : "", ")"));
         }
         if (!a[2]->dict->entries.empty()) bad_args("backward hooks are not supported");
         Obj* p = make(K::kTensor);
@@ -529,8 +546,7 @@ class Unpickler {
         p->parameter = true;
         return p;
       }
-      case Global::kStorageType:
-        bad_args("storage types are only used in persistent ids");
+      case Global::kStorageType: bad_args("storage types are only used in persistent ids");
     }
     fail("unreachable");
   }
@@ -538,8 +554,10 @@ class Unpickler {
   Obj* rebuild_tensor(const Obj* fn, const std::vector<Obj*>& a) {
     auto bad = [&](const std::string& what) { fail(absl::StrCat(fn->s, ": ", what)); };
     if (a.size() != 6 && a.size() != 7) {
-      bad(absl::StrCat("expects 6 or 7 arguments (storage, storage_offset, size, stride, "
-                       "requires_grad, backward_hooks[, metadata]), got ", a.size()));
+      bad(
+          absl::StrCat("expects 6 or 7 arguments (storage, storage_offset, size, stride, "
+                       "requires_grad, backward_hooks[, metadata]), got ",
+                       a.size()));
     }
     if (a[0]->kind != K::kStorage) bad(absl::StrCat("the storage is ", a_or_an(type_name(a[0]))));
     if (a[1]->kind != K::kInt || a[1]->i < 0) bad("storage_offset must be a non-negative int");
@@ -577,15 +595,18 @@ class Unpickler {
       }
     }
     auto text = [](const DimVector& v) { return absl::StrCat("(", absl::StrJoin(v, ", "), ")"); };
-    if (overflow) bad(absl::StrCat("size ", text(sizes), " with stride ", text(strides), " overflows"));
+    if (overflow) {
+      bad(absl::StrCat("size ", text(sizes), " with stride ", text(strides), " overflows"));
+    }
     const bool fits = numel == 0 ? a[1]->i <= st->i : last < st->i;
     if (!fits) {
-      bad(absl::StrCat("a tensor of size ", text(sizes), ", stride ", text(strides),
-                       " at offset ", a[1]->i, " reaches element ", numel == 0 ? a[1]->i : last,
-                       " of storage '", st->s, "', which has ", st->i));
+      bad(absl::StrCat("a tensor of size ", text(sizes), ", stride ", text(strides), " at offset ",
+                       a[1]->i, " reaches element ", numel == 0 ? a[1]->i : last, " of storage '",
+                       st->s, "', which has ", st->i));
     }
     Obj* t = make(K::kTensor);
-    t->tensor = Tensor(std::make_shared<TensorImpl>(st->storage, st->dtype, sizes, strides, a[1]->i));
+    t->tensor =
+        Tensor(std::make_shared<TensorImpl>(st->storage, st->dtype, sizes, strides, a[1]->i));
     t->flag = a[4]->flag;
     t->device = st->device;
     return t;
@@ -624,8 +645,7 @@ class Unpickler {
       case K::kStorage:
         fail(absl::StrCat("the result holds a bare storage ('", o->s,
                           "'); ember loads tensors, not storages"));
-      default:
-        break;
+      default: break;
     }
     if (o->visiting) fail(absl::StrCat(a_or_an(type_name(o)), " contains itself"));
     o->visiting = true;
@@ -723,7 +743,8 @@ class Pickler {
     } else {
       // LONG1: the shortest little-endian two's complement form.
       std::string b;
-      for (int i = 0; i < 8; ++i) b.push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF));
+      for (int i = 0; i < 8; ++i)
+        b.push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF));
       while (b.size() > 1) {
         const uint8_t last = b.back(), prev = b[b.size() - 2];
         if ((last == 0 && !(prev & 0x80)) || (last == 0xFF && (prev & 0x80))) {

@@ -122,8 +122,8 @@ const Value& Value::at(std::string_view key) const {
     keys.push_back(kv.first.kind_ == Kind::kString ? absl::StrCat("'", kv.first.string_, "'")
                                                    : absl::StrCat(kv.first.int_));
   }
-  throw Error(absl::StrCat("no key '", std::string(key), "' in the ", type_name(), " (its keys: ",
-                           keys.empty() ? "none" : absl::StrJoin(keys, ", "), ")"));
+  throw Error(absl::StrCat("no key '", std::string(key), "' in the ", type_name(),
+                           " (its keys: ", keys.empty() ? "none" : absl::StrJoin(keys, ", "), ")"));
 }
 
 void Value::set_tensor_info(bool requires_grad, bool parameter, Device saved) {
@@ -402,9 +402,7 @@ struct Flattener {
         for (size_t i = 0; i < items.size(); ++i) value(join(key, std::to_string(i)), items[i]);
         return;
       }
-      case Kind::kDict:
-        dict(key, v);
-        return;
+      case Kind::kDict: dict(key, v); return;
     }
   }
 
@@ -418,9 +416,9 @@ struct Flattener {
       EMBER_CHECK(k.kind() == Value::Kind::kString || k.kind() == Value::Kind::kInt,
                   "the .pt file has a dict key of type ", k.type_name(),
                   " (state dict keys are str or int)");
-      value(join(prefix, k.kind() == Value::Kind::kString ? k.string()
-                                                           : std::to_string(k.to_int())),
-            kv.second);
+      value(
+          join(prefix, k.kind() == Value::Kind::kString ? k.string() : std::to_string(k.to_int())),
+          kv.second);
     }
   }
 };
@@ -428,7 +426,8 @@ struct Flattener {
 }  // namespace
 
 NamedTensors flatten(const Value& value, std::vector<Device>* saved_devices) {
-  EMBER_CHECK(value.is_dict(), "the .pt file holds ", serialize_internal::a_or_an(value.type_name()),
+  EMBER_CHECK(value.is_dict(), "the .pt file holds ",
+              serialize_internal::a_or_an(value.type_name()),
               ", not a state dict (a dict of tensors)");
   NamedTensors out;
   if (saved_devices != nullptr) saved_devices->clear();

@@ -58,7 +58,7 @@ class Value {
   using Items = std::vector<Value>;
   using Entries = std::vector<std::pair<Value, Value>>;
 
-  Value() = default;  // None
+  Value() = default;                                                     // None
   Value(bool b) : kind_(Kind::kBool), int_(b) {}                         // NOLINT
   Value(int i) : kind_(Kind::kInt), int_(i) {}                           // NOLINT
   Value(int64_t i) : kind_(Kind::kInt), int_(i) {}                       // NOLINT

@@ -28,6 +28,7 @@ namespace {
 
 using namespace std::string_literals;  // NOLINT: pickles hold NUL bytes
 
+using ::ember::testing::error_of;
 using serialize_testing::interop_sample;
 using serialize_testing::kPtTestdata;
 using serialize_testing::read_bytes;
@@ -35,7 +36,6 @@ using serialize_testing::same_tensor;
 using serialize_testing::TempDir;
 using serialize_testing::views_sample;
 using serialize_testing::write_bytes;
-using ::ember::testing::error_of;
 
 std::string testdata(const std::string& name) { return std::string(kPtTestdata) + name; }
 
@@ -43,10 +43,10 @@ std::string load_error(const std::string& bytes) {
   return error_of([&] { pt::load(bytes); });
 }
 
-#define EXPECT_CONTAINS(text, part)                                            \
-  do {                                                                         \
-    const std::string text_ = (text);                                          \
-    EXPECT_NE(text_.find(part), std::string::npos) << "message: " << text_;    \
+#define EXPECT_CONTAINS(text, part)                                         \
+  do {                                                                      \
+    const std::string text_ = (text);                                       \
+    EXPECT_NE(text_.find(part), std::string::npos) << "message: " << text_; \
   } while (0)
 
 const Tensor* find(const NamedTensors& t, const std::string& key) {
@@ -117,7 +117,8 @@ TEST(PtLoadTest, ParametersLoadAsTensorsThatRememberWhatTheyWere) {
   const NamedTensors flat = load(testdata("torch_parameters.pt"));
   ASSERT_EQ(flat.size(), 7u);  // fc1, bn and fc2's weights and biases, and the leaf
   EXPECT_FALSE(flat[0].second.requires_grad());
-  EXPECT_CONTAINS(error_of([&] { v.at("fc9.weight"); }), "no key 'fc9.weight' in the OrderedDict (its keys: 'fc1.weight', ");
+  EXPECT_CONTAINS(error_of([&] { v.at("fc9.weight"); }),
+                  "no key 'fc9.weight' in the OrderedDict (its keys: 'fc1.weight', ");
 }
 
 TEST(PtLoadTest, ABareTensorLoadsWithItsStrides) {
@@ -148,8 +149,7 @@ TEST(PtLoadTest, NestedDictsFlattenAsOptimizerStateKeysSay) {
   EXPECT_TRUE(same_tensor(at("optimizer.param_groups.0.lr"), tensor(0.01, kDouble)));
   EXPECT_TRUE(same_tensor(at("optimizer.param_groups.0.betas"), tensor({0.9, 0.999}, kDouble)));
   EXPECT_TRUE(same_tensor(at("optimizer.param_groups.0.amsgrad"), tensor(false)));
-  EXPECT_TRUE(same_tensor(at("optimizer.param_groups.0.params"),
-                          arange(6, TensorOptions(kLong))));
+  EXPECT_TRUE(same_tensor(at("optimizer.param_groups.0.params"), arange(6, TensorOptions(kLong))));
   EXPECT_EQ(find(t, "optimizer.param_groups.0.foreach"), nullptr);  // None
   EXPECT_EQ(find(t, "scheduler"), nullptr);                         // None
   EXPECT_TRUE(same_tensor(at("epoch"), tensor(int64_t{2}, kLong)));
@@ -174,16 +174,16 @@ TEST(PtLoadTest, DeflatedBigEndianAndProtocol4ArchivesRead) {
 TEST(PtLoadTest, SaysWhyItCannotReadAFile) {
   const std::string legacy = testdata("torch_legacy.pt");
   EXPECT_EQ(error_of([&] { load(legacy); }),
-            legacy + ": legacy (non-zip) torch.save format is not supported; re-save with "
-                     "torch.save(..., _use_new_zipfile_serialization=True)");
+            legacy +
+                ": legacy (non-zip) torch.save format is not supported; re-save with "
+                "torch.save(..., _use_new_zipfile_serialization=True)");
   const std::string script = testdata("torch_torchscript.pt");
   EXPECT_CONTAINS(error_of([&] { load(script); }),
                   script + ": this is a TorchScript archive (torch.jit.save");
   // torch.save of an object whose __reduce__ returns os.system: the global
   // is refused by name before anything could call it.
   const std::string evil = testdata("torch_os_system.pt");
-  EXPECT_CONTAINS(error_of([&] { load(evil); }),
-                  evil + ": invalid .pt file: data.pkl byte ");
+  EXPECT_CONTAINS(error_of([&] { load(evil); }), evil + ": invalid .pt file: data.pkl byte ");
   EXPECT_CONTAINS(error_of([&] { load(evil); }),
                   ": pickled class posix.system is not allowed: ember loads only tensors, state "
                   "dicts and plain Python values from .pt files, as "
@@ -219,9 +219,12 @@ TEST(PtSaveTest, WritesTheLayoutTorchSaveWrites) {
   EXPECT_EQ(zip.read_string(*zip.find("archive/byteorder")), "little");
   // The pickle torch.save writes for OrderedDict([("w", tensor([1., 2.]))]).
   EXPECT_EQ(zip.read_string(*zip.find("archive/data.pkl")),
-            "\x80\x02" "ccollections\nOrderedDict\nq\x00)R(X\x01\x00\x00\x00w"
+            "\x80\x02"
+            "ccollections\nOrderedDict\nq\x00)R(X\x01\x00\x00\x00w"
             "ctorch._utils\n_rebuild_tensor_v2\nq\x01((X\x07\x00\x00\x00storage"
-            "ctorch\nFloatStorage\nq\x02X\x01\x00\x00\x00" "0X\x03\x00\x00\x00" "cpu"
+            "ctorch\nFloatStorage\nq\x02X\x01\x00\x00\x00"
+            "0X\x03\x00\x00\x00"
+            "cpu"
             "K\x02tQK\x00(K\x02t(K\x01t\x89h\x00)RtRu."s);
 }
 
@@ -312,7 +315,8 @@ TEST(PtSaveTest, SharedStoragesStaySharedThroughAFile) {
   const std::string bytes = read_bytes(dir.file("v.pt"));
   serialize_internal::MemorySource mem(bytes);
   serialize_internal::ZipReader zip(mem);
-  EXPECT_EQ(zip.entries().size(), 3u + 3u);  // base, expanded's, tied's; + data.pkl, byteorder, version
+  EXPECT_EQ(zip.entries().size(),
+            3u + 3u);  // base, expanded's, tied's; + data.pkl, byteorder, version
 }
 
 TEST(PtSaveTest, RefusesWhatPyTorchCouldNotRead) {
@@ -321,10 +325,14 @@ TEST(PtSaveTest, RefusesWhatPyTorchCouldNotRead) {
                     save({{"q", quantize_per_tensor(ones({2}), 0.5, 0, kQInt8)}}, dir.file("q.pt"));
                   }),
                   "cannot save a tensor of dtype");
-  EXPECT_CONTAINS(error_of([&] { save({{"\xff", ones({1})}}, dir.file("k.pt")); }),
+  EXPECT_CONTAINS(error_of([&] {
+                    save({{"\xff", ones({1})}}, dir.file("k.pt"));
+                  }),
                   "is not valid UTF-8");
   EXPECT_TRUE(dir.files().empty());  // nothing left behind
-  EXPECT_CONTAINS(error_of([&] { pt::save(pt::Value::dict({{pt::Value(1.5), pt::Value()}})); }),
+  EXPECT_CONTAINS(error_of([&] {
+                    pt::save(pt::Value::dict({{pt::Value(1.5), pt::Value()}}));
+                  }),
                   "dict keys must be strings or ints, not float");
 }
 
@@ -335,9 +343,8 @@ std::string archive(const std::string& pkl,
                     const std::vector<std::pair<std::string, std::string>>& records = {},
                     bool version = true) {
   std::string out;
-  serialize_internal::ZipWriter zip([&](const void* d, size_t n) {
-    out.append(static_cast<const char*>(d), n);
-  });
+  serialize_internal::ZipWriter zip(
+      [&](const void* d, size_t n) { out.append(static_cast<const char*>(d), n); });
   zip.add("a/data.pkl", pkl.data(), pkl.size());
   for (const auto& r : records) zip.add("a/" + r.first, r.second.data(), r.second.size());
   if (version) zip.add("a/version", "3\n", 2);
@@ -352,10 +359,13 @@ std::string unicode(const std::string& s) { return "X" + le32(s.size()) + s; }
 std::string tensor_pickle(const std::string& size, const std::string& stride, int offset = 0,
                           int numel = 4, const std::string& location = "cpu",
                           const std::string& storage_type = "FloatStorage") {
-  return "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n((" + unicode("storage") + "ctorch\n" +
-         storage_type + "\n" + unicode("0") + unicode(location) + "K" +
-         std::string(1, static_cast<char>(numel)) + "tQK" + std::string(1, static_cast<char>(offset)) +
-         size + stride + "\x89" "ccollections\nOrderedDict\n)RtR.";
+  return "\x80\x02"
+         "ctorch._utils\n_rebuild_tensor_v2\n((" +
+         unicode("storage") + "ctorch\n" + storage_type + "\n" + unicode("0") + unicode(location) +
+         "K" + std::string(1, static_cast<char>(numel)) + "tQK" +
+         std::string(1, static_cast<char>(offset)) + size + stride +
+         "\x89"
+         "ccollections\nOrderedDict\n)RtR.";
 }
 const std::string kFloats4(16, '\0');
 
@@ -369,20 +379,28 @@ TEST(PtHostileTest, AHandMadeTensorPickleLoads) {
 
 TEST(PtHostileTest, ForbiddenGlobalsAreNamed) {
   const std::string call = unicode("echo pwned") + "\x85R.";
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "cos\nsystem\n" + call)),
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "cos\nsystem\n" +
+                                     call)),
                   "pickled class os.system is not allowed");
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "cbuiltins\neval\n" + call)),
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "cbuiltins\neval\n" +
+                                     call)),
                   "pickled class builtins.eval is not allowed");
   // Protocol 4's STACK_GLOBAL is checked the same way.
   EXPECT_CONTAINS(
       load_error(archive("\x80\x04" + unicode("subprocess") + unicode("Popen") + "\x93" + call)),
       "pickled class subprocess.Popen is not allowed");
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "ctorch\nComplexFloatStorage\n.")),
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "ctorch\nComplexFloatStorage\n.")),
                   "torch.ComplexFloatStorage: ember has no tensors of this dtype");
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "ctorch._utils\n_rebuild_qtensor\n.")),
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "ctorch._utils\n_rebuild_qtensor\n.")),
                   "pickled class torch._utils._rebuild_qtensor is not allowed");
   // A name with control characters is shown escaped.
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "cos\x01\nx\n.")), "pickled class os\\x01.x");
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "cos\x01\nx\n.")),
+                  "pickled class os\\x01.x");
 }
 
 TEST(PtHostileTest, OpcodesOutsideTheRestrictedSetAreRefused) {
@@ -390,7 +408,9 @@ TEST(PtHostileTest, OpcodesOutsideTheRestrictedSetAreRefused) {
   EXPECT_CONTAINS(load_error(archive("\x80\x02(i.")),
                   "data.pkl byte 3: pickle opcode INST (0x69) is not allowed in a .pt file");
   EXPECT_CONTAINS(load_error(archive("\x80\x02N\x81.")), "pickle opcode NEWOBJ (0x81)");
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "S'a'\n.")), "pickle opcode STRING (0x53)");
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "S'a'\n.")),
+                  "pickle opcode STRING (0x53)");
   EXPECT_CONTAINS(load_error(archive("\x80\x02\xff.")), "unknown pickle opcode 0xff");
   EXPECT_CONTAINS(load_error(archive("\x80\x09N.")), "pickle protocol 9 is not supported");
   EXPECT_CONTAINS(load_error(archive("\x80\x02]}b.")),
@@ -398,16 +418,20 @@ TEST(PtHostileTest, OpcodesOutsideTheRestrictedSetAreRefused) {
   EXPECT_CONTAINS(load_error(archive("\x80\x02}Na.")), "APPEND to a dict, not a list");
   EXPECT_CONTAINS(load_error(archive("\x80\x02]NNs.")), "SETITEM(S) on a list, not a dict");
   EXPECT_CONTAINS(load_error(archive("\x80\x02}]Ns.")), "dict keys must be str or int, not list");
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "ccollections\nOrderedDict\nK\x01\x85R.")),
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "ccollections\nOrderedDict\nK\x01\x85R.")),
                   "only OrderedDict() without arguments");
   EXPECT_CONTAINS(load_error(archive("\x80\x02K\x01K\x02R.")), "REDUCE calls an int");
 }
 
 TEST(PtHostileTest, MalformedPicklesAreErrorsNotCrashes) {
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "a.")), "APPEND needs 1 value on the stack");
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "a.")),
+                  "APPEND needs 1 value on the stack");
   EXPECT_CONTAINS(load_error(archive("\x80\x02N(a.")), "APPEND needs 1 value");  // not past MARK
   EXPECT_CONTAINS(load_error(archive("\x80\x02N")), "the pickle ends without STOP");
-  EXPECT_CONTAINS(load_error(archive("\x80\x02X\xff\xff\xff\x7f" "abc.")),
+  EXPECT_CONTAINS(load_error(archive("\x80\x02X\xff\xff\xff\x7f"
+                                     "abc.")),
                   "a length of 2147483647 goes past the end of the pickle");
   EXPECT_CONTAINS(load_error(archive("\x80\x02NN.")), "STOP leaves 1 values");
   EXPECT_CONTAINS(load_error(archive("\x80\x02N.N")), "1 bytes follow STOP");
@@ -419,10 +443,11 @@ TEST(PtHostileTest, MalformedPicklesAreErrorsNotCrashes) {
   EXPECT_CONTAINS(load_error(archive("\x80\x02\x8a\x09" + std::string(8, '\0') + "\x01.")),
                   "an integer of 9 bytes does not fit in 64 bits");
   EXPECT_EQ(pt::load(archive("\x80\x02\x8a\x09" + std::string(8, '\xff') + "\xff.")).to_int(), -1);
-  EXPECT_EQ(pt::load(archive("\x80\x02\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x80."s))
-                .to_int(),
+  EXPECT_EQ(pt::load(archive("\x80\x02\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x80."s)).to_int(),
             std::numeric_limits<int64_t>::min());
-  EXPECT_CONTAINS(load_error(archive("\x80\x02" "cos\nsystem")), "GLOBAL's name has no end of line");
+  EXPECT_CONTAINS(load_error(archive("\x80\x02"
+                                     "cos\nsystem")),
+                  "GLOBAL's name has no end of line");
 }
 
 TEST(PtHostileTest, RecursionAndExpansionBombsAreBounded) {
@@ -430,7 +455,9 @@ TEST(PtHostileTest, RecursionAndExpansionBombsAreBounded) {
   std::string deep = "\x80\x02" + std::string(100000, ']') + std::string(99999, 'a') + ".";
   EXPECT_CONTAINS(load_error(archive(deep)), "containers nest more than 256 deep");
   // A list that contains itself.
-  EXPECT_CONTAINS(load_error(archive("\x80\x02]q\x00h\x00" "a."s)), "a list contains itself");
+  EXPECT_CONTAINS(load_error(archive("\x80\x02]q\x00h\x00"
+                                     "a."s)),
+                  "a list contains itself");
   // x0 = []; x(k+1) = (xk, xk) through the memo: 60 levels would expand to
   // 2**60 values.
   std::string bomb = "\x80\x02]";
@@ -456,7 +483,9 @@ TEST(PtHostileTest, TensorExtentsAreCheckedAgainstTheirStorage) {
                 .tensor()
                 .numel(),
             0);  // an empty tail (x[4:]) may sit at the end
-  const std::string huge = "(\x8a\x08" + std::string(7, '\0') + "\x40" "K\x04t";  // 2**62 x 4
+  const std::string huge = "(\x8a\x08" + std::string(7, '\0') +
+                           "\x40"
+                           "K\x04t";  // 2**62 x 4
   EXPECT_CONTAINS(err(tensor_pickle(huge, "(K\x01K\x01t")), "overflows");
   EXPECT_CONTAINS(err(tensor_pickle("(J\xff\xff\xff\xfft", "(K\x01t")),
                   "sizes and strides must be non-negative ints");
@@ -469,9 +498,9 @@ TEST(PtHostileTest, TensorExtentsAreCheckedAgainstTheirStorage) {
                   "record a/data/0 has 15 bytes but storage '0' needs 4 elements of 4 bytes");
   EXPECT_CONTAINS(load_error(archive(tensor_pickle("(K\x01t", "(K\x01t"))),
                   "storage '0' has no record a/data/0");
-  EXPECT_CONTAINS(err(tensor_pickle("(K\x01t", "(K\x01t", 0, 4, "cpu", "BoolStorage"),
-                      "\x00\x01\x02\x00"s),
-                  "storage '0' (bool) has element 2 = 2, not 0 or 1");
+  EXPECT_CONTAINS(
+      err(tensor_pickle("(K\x01t", "(K\x01t", 0, 4, "cpu", "BoolStorage"), "\x00\x01\x02\x00"s),
+      "storage '0' (bool) has element 2 = 2, not 0 or 1");
   EXPECT_CONTAINS(err(tensor_pickle("(K\x01t", "(K\x01t", 0, 4, "mps")),
                   "storage location 'mps' is not supported");
   EXPECT_CONTAINS(err("\x80\x02(" + unicode("module") + "K\x01tQ."),
@@ -487,14 +516,14 @@ TEST(PtHostileTest, ArchivesMissingTheirPartsSaySo) {
                   "the archive has no a/version record");
   std::string no_pkl;
   {
-    serialize_internal::ZipWriter zip([&](const void* d, size_t n) {
-      no_pkl.append(static_cast<const char*>(d), n);
-    });
+    serialize_internal::ZipWriter zip(
+        [&](const void* d, size_t n) { no_pkl.append(static_cast<const char*>(d), n); });
     zip.add("a/version", "3\n", 2);
     zip.add("b/data.pkl", "N.", 2);
     zip.finish();
   }
-  EXPECT_CONTAINS(load_error(no_pkl), "records 'a/version' and 'b/data.pkl' are in different folders");
+  EXPECT_CONTAINS(load_error(no_pkl),
+                  "records 'a/version' and 'b/data.pkl' are in different folders");
   EXPECT_CONTAINS(load_error(archive("\x80\x02N.", {{"constants.pkl", ""}})),
                   "this is a TorchScript archive");
   std::string bad_version = archive("\x80\x02N.", {{"version", "99\n"}}, false);
@@ -539,9 +568,9 @@ TEST(PtPlaceTest, CudaLocationsNeedAMapLocationWithoutCuda) {
   TempDir dir;
   // {"w": a tensor whose storage was saved from cuda:0}
   const std::string t = tensor_pickle("(K\x02t", "(K\x01t", 0, 4, "cuda:0");
-  write_bytes(dir.file("c.pt"), archive("\x80\x02}(" + unicode("w") + t.substr(2, t.size() - 3) +
-                                            "u.",
-                                        {{"data/0", kFloats4}}));
+  write_bytes(dir.file("c.pt"),
+              archive("\x80\x02}(" + unicode("w") + t.substr(2, t.size() - 3) + "u.",
+                      {{"data/0", kFloats4}}));
   EXPECT_CONTAINS(error_of([&] { load(dir.file("c.pt")); }),
                   "Attempting to deserialize 'w' on a CUDA device (cuda:0)");
   const NamedTensors got = load(dir.file("c.pt"), "cpu");

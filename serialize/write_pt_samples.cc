@@ -1,7 +1,8 @@
 // Writes the ember_*.pt files into DIR for tools/pt_interop.py check (run
 // from the workspace root: it reads serialize/testdata/pt/torch_*.pt).
 //
-//   bazel-bin/serialize/write_pt_samples /tmp/pt && /usr/bin/python3 tools/pt_interop.py check /tmp/pt
+//   bazel-bin/serialize/write_pt_samples /tmp/pt && /usr/bin/python3 tools/pt_interop.py check
+//   /tmp/pt
 
 #include <iostream>
 

@@ -6,7 +6,6 @@
 #include <climits>
 #include <cstring>
 #include <limits>
-#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "tensor/error.h"
@@ -86,7 +85,9 @@ std::vector<Extra> parse_extras(const std::string& block, const std::string& whe
                         " bytes goes past the end of its block"));
     }
     for (const Extra& e : out) {
-      if (e.id == id) fail(absl::StrCat(where, ": extra field 0x", absl::Hex(id), " appears twice"));
+      if (e.id == id) {
+        fail(absl::StrCat(where, ": extra field 0x", absl::Hex(id), " appears twice"));
+      }
     }
     out.push_back({id, block.substr(at + 4, len)});
     at += 4 + len;
@@ -112,7 +113,8 @@ struct Directory {
 Directory read_end_records(const ByteSource& src) {
   const uint64_t total = src.size();
   if (total < kEndSize) {
-    fail(absl::StrCat("the file has ", total, " bytes, too few for an end of central directory "
+    fail(absl::StrCat("the file has ", total,
+                      " bytes, too few for an end of central directory "
                       "record (it is truncated or not a zip file)"));
   }
   // The end record is the last 22 bytes plus a comment of up to 65535.
@@ -127,8 +129,9 @@ Directory read_end_records(const ByteSource& src) {
     }
   }
   if (at == std::string::npos) {
-    fail("no end of central directory record at the end of the file (it is truncated or not a "
-         "zip file)");
+    fail(
+        "no end of central directory record at the end of the file (it is truncated or not a "
+        "zip file)");
   }
   const uint64_t end_pos = total - tail_size + at;
   const uint16_t disk = tf.u16(at + 4);
@@ -139,8 +142,7 @@ Directory read_end_records(const ByteSource& src) {
   d.size = tf.u32(at + 12);
   d.offset = tf.u32(at + 16);
   d.end = end_pos;
-  if ((disk != 0 && disk != k16) || (cd_disk != 0 && cd_disk != k16) ||
-      disk_entries != d.entries) {
+  if ((disk != 0 && disk != k16) || (cd_disk != 0 && cd_disk != k16) || disk_entries != d.entries) {
     fail("multi-disk archives are not supported");
   }
   // A zip64 locator sits right before the end record when there is one.
@@ -156,8 +158,7 @@ Directory read_end_records(const ByteSource& src) {
   } else {
     const uint64_t rec = lf.u64(8);
     if (lf.u32(4) != 0 || lf.u32(16) != 1) fail("multi-disk archives are not supported");
-    if (rec > end_pos - kZip64LocatorSize ||
-        end_pos - kZip64LocatorSize - rec < kZip64EndSize) {
+    if (rec > end_pos - kZip64LocatorSize || end_pos - kZip64LocatorSize - rec < kZip64EndSize) {
       fail(absl::StrCat("the zip64 end record offset ", rec, " is not before its locator"));
     }
     const std::string r = src.read_string(rec, kZip64EndSize);
@@ -201,7 +202,9 @@ void apply_zip64(const std::vector<Extra>& extras, const std::string& where, boo
                  uint64_t* offset) {
   if (!need_size && !need_csize && !need_offset) return;
   const Extra* z = find_extra(extras, kZip64ExtraId);
-  if (z == nullptr) fail(absl::StrCat(where, ": sizes read 0xFFFFFFFF but there is no zip64 field"));
+  if (z == nullptr) {
+    fail(absl::StrCat(where, ": sizes read 0xFFFFFFFF but there is no zip64 field"));
+  }
   Fields f(z->data, "a zip64 extra field");
   size_t at = 0;
   auto next = [&](uint64_t* v) {
@@ -224,7 +227,6 @@ ZipReader::ZipReader(const ByteSource& source) : source_(source) {
   const Directory d = read_end_records(source);
   const std::string cd = source.read_string(d.offset, d.size);
   Fields f(cd, "the central directory");
-  std::unordered_set<std::string> names;
   struct Extent {
     uint64_t begin, end;
     size_t entry;
@@ -254,7 +256,9 @@ ZipReader::ZipReader(const ByteSource& source) : source_(source) {
     e.name = cd.substr(at + kCentralSize, name_len);
     const std::string named = absl::StrCat("entry '", e.name, "'");
     if (!valid_name(e.name)) fail(absl::StrCat(where, " has an empty or NUL-containing name"));
-    if (!names.insert(e.name).second) fail(absl::StrCat(named, " appears twice"));
+    if (!by_name_.emplace(e.name, entries_.size()).second) {
+      fail(absl::StrCat(named, " appears twice"));
+    }
     if (flags & 1) fail(absl::StrCat(named, " is encrypted"));
     if (flags & ~kKnownFlags) {
       fail(absl::StrCat(named, " has unsupported flags 0x", absl::Hex(flags)));
@@ -270,16 +274,15 @@ ZipReader::ZipReader(const ByteSource& source) : source_(source) {
     if (disk != 0 && disk != k16) fail("multi-disk archives are not supported");
     const std::vector<Extra> extras =
         parse_extras(cd.substr(at + kCentralSize + name_len, extra_len), named);
-    apply_zip64(extras, named, e.size == k32, &e.size, e.compressed_size == k32,
-                &e.compressed_size, local == k32, &local);
+    apply_zip64(extras, named, e.size == k32, &e.size, e.compressed_size == k32, &e.compressed_size,
+                local == k32, &local);
     at += kCentralSize + name_len + extra_len + comment_len;
 
     if (e.method == kStored && e.compressed_size != e.size) {
       fail(absl::StrCat(named, " is stored but its sizes differ (", e.compressed_size, " vs ",
                         e.size, ")"));
     }
-    if (e.method == kDeflated &&
-        (e.size / kMaxDeflateRatio > e.compressed_size)) {
+    if (e.method == kDeflated && (e.size / kMaxDeflateRatio > e.compressed_size)) {
       fail(absl::StrCat(named, " claims to inflate ", e.compressed_size, " bytes to ", e.size,
                         ", more than deflate can"));
     }
@@ -348,8 +351,8 @@ ZipReader::ZipReader(const ByteSource& source) : source_(source) {
     entries_.push_back(std::move(e));
   }
   if (at != cd.size()) {
-    fail(absl::StrCat("the central directory has ", cd.size() - at, " bytes after its ",
-                      d.entries, " entries"));
+    fail(absl::StrCat("the central directory has ", cd.size() - at, " bytes after its ", d.entries,
+                      " entries"));
   }
   std::sort(extents.begin(), extents.end(),
             [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
@@ -362,10 +365,8 @@ ZipReader::ZipReader(const ByteSource& source) : source_(source) {
 }
 
 const ZipReader::Entry* ZipReader::find(const std::string& name) const {
-  for (const Entry& e : entries_) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &entries_[it->second];
 }
 
 void ZipReader::read(const Entry& e, void* dst, bool verify_crc) const {
@@ -401,11 +402,12 @@ void ZipReader::read(const Entry& e, void* dst, bool verify_crc) const {
     }
   }
   if (verify_crc) {
-    const uint32_t crc = static_cast<uint32_t>(
-        crc32_z(crc32_z(0, nullptr, 0), static_cast<const Bytef*>(dst), static_cast<size_t>(e.size)));
+    const uint32_t crc = static_cast<uint32_t>(crc32_z(
+        crc32_z(0, nullptr, 0), static_cast<const Bytef*>(dst), static_cast<size_t>(e.size)));
     if (crc != e.crc32) {
-      fail(absl::StrCat("entry '", e.name, "': CRC-32 mismatch (stored ", absl::Hex(e.crc32, absl::kZeroPad8),
-                        ", computed ", absl::Hex(crc, absl::kZeroPad8), "): the file is corrupt"));
+      fail(absl::StrCat("entry '", e.name, "': CRC-32 mismatch (stored ",
+                        absl::Hex(e.crc32, absl::kZeroPad8), ", computed ",
+                        absl::Hex(crc, absl::kZeroPad8), "): the file is corrupt"));
     }
   }
 }
@@ -418,7 +420,8 @@ std::string ZipReader::read_string(const Entry& e, bool verify_crc) const {
 
 // --- writing -------------------------------------------------------------------
 
-ZipWriter::ZipWriter(Sink sink, bool force_zip64) : sink_(std::move(sink)), force_zip64_(force_zip64) {}
+ZipWriter::ZipWriter(Sink sink, bool force_zip64)
+    : sink_(std::move(sink)), force_zip64_(force_zip64) {}
 
 void ZipWriter::emit(const std::string& bytes) {
   sink_(bytes.data(), bytes.size());
@@ -449,8 +452,8 @@ void ZipWriter::add(const std::string& name, const void* data, uint64_t n) {
   put(&h, zip64 ? 45 : 20, 2);  // version needed
   put(&h, 0, 2);                // flags
   put(&h, kStored, 2);
-  put(&h, 0, 2);       // time 00:00:00
-  put(&h, 0x21, 2);    // date 1980-01-01
+  put(&h, 0, 2);     // time 00:00:00
+  put(&h, 0x21, 2);  // date 1980-01-01
   put(&h, crc, 4);
   put(&h, zip64 ? k32 : n, 4);
   put(&h, zip64 ? k32 : n, 4);
@@ -500,9 +503,9 @@ void ZipWriter::finish() {
   }
   emit(cd);
   const uint64_t n = written_.size();
-  const bool zip64 = force_zip64_ || n >= k16 || cd_offset >= k32 || cd.size() >= k32 ||
-                     std::any_of(written_.begin(), written_.end(),
-                                 [](const Written& w) { return w.zip64; });
+  const bool zip64 =
+      force_zip64_ || n >= k16 || cd_offset >= k32 || cd.size() >= k32 ||
+      std::any_of(written_.begin(), written_.end(), [](const Written& w) { return w.zip64; });
   std::string end;
   if (zip64) {
     const uint64_t record = offset_;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "serialize/byte_source.h"
 
 namespace ember {
@@ -28,11 +29,11 @@ class ZipReader {
  public:
   struct Entry {
     std::string name;
-    uint16_t method = 0;          // 0 stored, 8 deflated
+    uint16_t method = 0;  // 0 stored, 8 deflated
     uint32_t crc32 = 0;
     uint64_t compressed_size = 0;
-    uint64_t size = 0;            // uncompressed
-    uint64_t data_offset = 0;     // where the (compressed) data starts
+    uint64_t size = 0;         // uncompressed
+    uint64_t data_offset = 0;  // where the (compressed) data starts
   };
 
   // Reads and validates the directory; throws ember::Error("invalid zip
@@ -50,6 +51,7 @@ class ZipReader {
  private:
   const ByteSource& source_;
   std::vector<Entry> entries_;
+  absl::flat_hash_map<std::string, size_t> by_name_;  // a hostile archive may hold millions
 };
 
 // Writes a zip archive as torch.save lays it out (Note [Zip archives]),

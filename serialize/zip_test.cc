@@ -43,11 +43,11 @@ std::string read_error(const std::string& bytes) {
   return "";
 }
 
-#define EXPECT_ZIP_ERROR(bytes, text)                                       \
-  do {                                                                      \
-    const std::string msg_ = read_error(bytes);                             \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_;   \
-    EXPECT_EQ(msg_.rfind("invalid zip archive: ", 0), 0u) << msg_;          \
+#define EXPECT_ZIP_ERROR(bytes, text)                                     \
+  do {                                                                    \
+    const std::string msg_ = read_error(bytes);                           \
+    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
+    EXPECT_EQ(msg_.rfind("invalid zip archive: ", 0), 0u) << msg_;        \
   } while (0)
 
 uint32_t get32(const std::string& b, size_t at) {
@@ -173,7 +173,11 @@ TEST(ZipTest, RefusesBrokenCentralAndLocalHeaders) {
   const size_t cd = find_sig(bytes, kCentral);
   auto with = [&](size_t at, int width, uint32_t v) {
     std::string b = bytes;
-    if (width == 2) set16(&b, at, static_cast<uint16_t>(v)); else set32(&b, at, v);
+    if (width == 2) {
+      set16(&b, at, static_cast<uint16_t>(v));
+    }
+    else
+      set32(&b, at, v);
     return b;
   };
   EXPECT_ZIP_ERROR(with(cd, 4, 0), "central directory entry 0 has no central header signature");
