@@ -624,9 +624,11 @@ class Unpickler {
 
   // The arena's object as a Value tree (shared references are copied).
   pt::Value convert(Obj* o, int depth) {
-    if (++converted_ > kMaxObjects) {
-      fail(absl::StrCat("the pickle's shared references expand to more than ", kMaxObjects,
-                        " values"));
+    // Each object once, plus what shared references repeat (a tensor under
+    // two names); a pickle nesting its references doubles per level.
+    if (++converted_ > static_cast<int64_t>(arena_.size()) + kMaxRepeats) {
+      fail(absl::StrCat("the pickle's shared references expand to more than ",
+                        arena_.size() + kMaxRepeats, " values"));
     }
     if (depth > kMaxDepth) fail(absl::StrCat("containers nest more than ", kMaxDepth, " deep"));
     switch (o->kind) {

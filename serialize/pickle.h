@@ -17,8 +17,10 @@
 // Memory stays bounded: objects live in an arena whose size is capped
 // (kMaxObjects), strings and counts are checked against the bytes left,
 // containers nest at most kMaxDepth deep, a container that contains itself
-// is refused, and so is a pickle whose shared references would expand into
-// more than kMaxObjects values.
+// is refused, and so is a pickle whose shared references (memo gets) would
+// repeat more than kMaxRepeats values when it is turned into a Value tree
+// (a list of two references to a list of two references... doubles per
+// level: a few hundred bytes could ask for 2**60 values).
 
 #include <cstdint>
 #include <functional>
@@ -40,6 +42,7 @@ inline std::string a_or_an(const std::string& type) {
   return (vowel ? "an " : "a ") + type;
 }
 constexpr int64_t kMaxObjects = int64_t{1} << 23;
+constexpr int64_t kMaxRepeats = int64_t{1} << 20;
 
 // Returns the CPU storage of persistent id (key, dtype, numel) holding
 // numel elements; called once per key. Throws ember::Error when it cannot.
