@@ -37,6 +37,13 @@
 // which PyTorch 1.13's weights_only unpickler lacks (it was added in 2.0):
 // files holding floats (a Checkpoint's loss, an optimizer's lr) need
 // PyTorch >= 2.0 or weights_only=False there; tensors and ints do not.
+//
+// Checked against PyTorch (Debian's 1.13) both ways: tools/pt_interop.py
+// make wrote testdata/pt/torch_*.pt, which pt_test and module_test load;
+// tools/pt_interop.py check read ember's output (write_pt_samples) with
+// torch.load(weights_only=True), and those files are committed as
+// testdata/pt/ember_*.pt: pt_test checks that ember still writes them byte
+// for byte, so what PyTorch accepted stays what ember writes.
 
 #include <cstdint>
 #include <string>
