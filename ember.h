@@ -26,6 +26,7 @@
 #include "optim/optim.h"
 #include "serialize/checkpoint.h"
 #include "serialize/module.h"
+#include "serialize/pt.h"
 #include "serialize/safetensors.h"
 #include "tensor/all.h"
 

@@ -18,36 +18,6 @@ namespace {
 
 namespace F = nn::functional;
 
-class NetImpl : public nn::Module {
- public:
-  NetImpl()
-      : conv1(register_module("conv1", nn::Conv2d(1, 6, 5))),
-        conv2(register_module("conv2", nn::Conv2d(6, 16, 5))),
-        fc1(register_module("fc1", nn::Linear(16 * 5 * 5, 120))),
-        fc2(register_module("fc2", nn::Linear(120, 84))),
-        fc3(register_module("fc3", nn::Linear(84, 10))) {}
-
-  Tensor forward(Tensor x) {
-    x = F::max_pool2d(F::relu(conv1->forward(x)), F::MaxPool2dFuncOptions({2, 2}));
-    x = F::max_pool2d(F::relu(conv2->forward(x)), F::MaxPool2dFuncOptions(2));
-    x = x.view({-1, num_flat_features(x)});
-    x = F::relu(fc1->forward(x));
-    x = F::relu(fc2->forward(x));
-    return fc3->forward(x);
-  }
-
-  // Every dimension but the batch's, multiplied.
-  static int64_t num_flat_features(const Tensor& x) {
-    int64_t n = 1;
-    for (int64_t d = 1; d < x.dim(); ++d) n *= x.size(d);
-    return n;
-  }
-
-  nn::Conv2d conv1, conv2;
-  nn::Linear fc1, fc2, fc3;
-};
-EMBER_MODULE(Net);
-
 std::string shape(const Tensor& t) { return size_repr(t.sizes()); }
 
 // Python prints None for a missing .grad.
@@ -60,6 +30,28 @@ void print_grad(std::ostream& out, const Tensor& g) {
 }
 
 }  // namespace
+
+NetImpl::NetImpl()
+    : conv1(register_module("conv1", nn::Conv2d(1, 6, 5))),
+      conv2(register_module("conv2", nn::Conv2d(6, 16, 5))),
+      fc1(register_module("fc1", nn::Linear(16 * 5 * 5, 120))),
+      fc2(register_module("fc2", nn::Linear(120, 84))),
+      fc3(register_module("fc3", nn::Linear(84, 10))) {}
+
+Tensor NetImpl::forward(Tensor x) {
+  x = F::max_pool2d(F::relu(conv1->forward(x)), F::MaxPool2dFuncOptions({2, 2}));
+  x = F::max_pool2d(F::relu(conv2->forward(x)), F::MaxPool2dFuncOptions(2));
+  x = x.view({-1, num_flat_features(x)});
+  x = F::relu(fc1->forward(x));
+  x = F::relu(fc2->forward(x));
+  return fc3->forward(x);
+}
+
+int64_t NetImpl::num_flat_features(const Tensor& x) {
+  int64_t n = 1;
+  for (int64_t d = 1; d < x.dim(); ++d) n *= x.size(d);
+  return n;
+}
 
 void lenet(std::ostream& out) {
   manual_seed(0);
@@ -104,7 +96,7 @@ void lenet(std::ostream& out) {
 
   char dir[] = "/tmp/ember_lenet_XXXXXX";
   if (mkdtemp(dir) == nullptr) throw Error("lenet: cannot make a temporary folder");
-  const std::string path = std::string(dir) + "/lenet.safetensors";
+  const std::string path = std::string(dir) + "/lenet.pt";  // torch.save's format
   save(*net, path);
   Net net2;
   net2->load_state_dict(load(path));

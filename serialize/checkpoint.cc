@@ -1,12 +1,17 @@
 #include "serialize/checkpoint.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "serialize/byte_source.h"
 #include "serialize/json.h"
+#include "serialize/pickle.h"
+#include "serialize/pt.h"
 #include "tensor/crc32c.h"
 #include "tensor/cuda/cuda.h"
 #include "tensor/empty.h"
@@ -33,8 +38,9 @@ void record_devices(const NamedTensors& tensors, Metadata* metadata) {
   if (!devices.empty()) (*metadata)[kDevicesKey] = devices + "}";
 }
 
-// Moves each loaded (CPU) tensor where map_location says.
-void place(NamedTensors* tensors, const Metadata& metadata, const MapLocation& map_location) {
+// The devices the tensors of a safetensors file were saved from
+// ("ember.devices"; CPU when not listed), in the tensors' order.
+std::vector<Device> saved_devices(const NamedTensors& tensors, const Metadata& metadata) {
   std::map<std::string, std::string> saved;
   auto it = metadata.find(kDevicesKey);
   if (it != metadata.end()) {
@@ -51,7 +57,9 @@ void place(NamedTensors* tensors, const Metadata& metadata, const MapLocation& m
       saved[kv.first] = kv.second.string();
     }
   }
-  for (auto& kv : *tensors) {
+  std::vector<Device> out;
+  out.reserve(tensors.size());
+  for (const auto& kv : tensors) {
     auto s = saved.find(kv.first);
     Device from(kCPU);
     if (s != saved.end()) {
@@ -62,16 +70,51 @@ void place(NamedTensors* tensors, const Metadata& metadata, const MapLocation& m
                                  "': ", e.what()));
       }
     }
-    Device to = map_location(kv.first, from);
-    if (to.is_cpu()) continue;
-    if (to.is_cuda() && !cuda::is_available()) {
-      throw Error(absl::StrCat(
-          "Attempting to deserialize '", kv.first, "' on a CUDA device (", to.str(),
-          ") but ember::cuda::is_available() is false. If you are running on a CPU-only "
-          "machine, load with map_location \"cpu\" to map your tensors to the CPU."));
-    }
-    kv.second = kv.second.to(to);
+    out.push_back(from);
   }
+  return out;
+}
+
+// Moves each loaded (CPU) tensor where map_location says, given the device
+// it was saved from. Tensors that share a storage (views in a .pt file)
+// move together, where the first of them is sent, so they stay views of one
+// storage as torch.load keeps them.
+void place(NamedTensors* tensors, const std::vector<Device>& saved,
+           const MapLocation& map_location) {
+  std::unordered_map<const StorageImpl*, Storage> moved;  // nullptr: stays on the CPU
+  for (size_t i = 0; i < tensors->size(); ++i) {
+    auto& kv = (*tensors)[i];
+    const Storage& storage = kv.second.unsafeGetTensorImpl()->storage();
+    auto it = moved.find(storage.get());
+    if (it == moved.end()) {
+      Device to = map_location(kv.first, saved[i]);
+      Storage target;
+      if (!to.is_cpu()) {
+        if (to.is_cuda() && !cuda::is_available()) {
+          throw Error(absl::StrCat(
+              "Attempting to deserialize '", kv.first, "' on a CUDA device (", to.str(),
+              ") but ember::cuda::is_available() is false. If you are running on a CPU-only "
+              "machine, load with map_location \"cpu\" to map your tensors to the CPU."));
+        }
+        const int64_t nbytes = static_cast<int64_t>(storage->nbytes());
+        const Tensor bytes(std::make_shared<TensorImpl>(storage, kByte, IntArrayRef(&nbytes, 1)));
+        target = bytes.to(to).unsafeGetTensorImpl()->storage();
+      }
+      it = moved.emplace(storage.get(), std::move(target)).first;
+    }
+    if (it->second) {
+      const Tensor& t = kv.second;
+      kv.second = Tensor(std::make_shared<TensorImpl>(it->second, t.dtype(), t.sizes(),
+                                                      t.strides(), t.storage_offset()));
+    }
+  }
+}
+
+// Whether the file at `path` starts as torch.save files do (pt.h).
+bool is_torch_save_file(const std::string& path) {
+  serialize_internal::FileSource src(path);
+  return pt::looks_like_torch_save(
+      src.read_string(0, std::min<uint64_t>(src.size(), pt::kSniffBytes)));
 }
 
 bool is_reserved(const std::string& key) { return absl::StartsWith(key, "ember."); }
@@ -176,6 +219,10 @@ Device MapLocation::operator()(const std::string& key, const Device& saved) cons
 // --- save / load -------------------------------------------------------------
 
 void save(const NamedTensors& state_dict, const std::string& path) {
+  if (pt::is_pt_path(path)) {
+    pt::save_file(pt::from_state_dict(state_dict), path);
+    return;
+  }
   Metadata metadata;
   record_devices(state_dict, &metadata);
   record_checksums(state_dict, &metadata);
@@ -183,10 +230,56 @@ void save(const NamedTensors& state_dict, const std::string& path) {
 }
 
 NamedTensors load(const std::string& path, const MapLocation& map_location, bool verify_checksums) {
+  if (is_torch_save_file(path)) {
+    const pt::Value v = pt::load_file(path, verify_checksums);
+    std::vector<Device> saved;
+    NamedTensors tensors;
+    try {
+      tensors = pt::flatten(v, &saved);
+    } catch (const Error& e) {
+      throw Error(absl::StrCat(path, ": ", e.what()));
+    }
+    place(&tensors, saved, map_location);
+    return tensors;
+  }
   safetensors::Contents c = safetensors::load_file(path);
   if (verify_checksums) ember::verify_checksums(path, c.tensors, c.metadata);
-  place(&c.tensors, c.metadata, map_location);
+  place(&c.tensors, saved_devices(c.tensors, c.metadata), map_location);
   return std::move(c.tensors);
+}
+
+void save(const Tensor& tensor, const std::string& path) {
+  EMBER_CHECK(tensor.defined(), "cannot save an undefined tensor to '", path, "'");
+  if (pt::is_pt_path(path)) {
+    pt::save_file(pt::Value(tensor), path);
+  } else {
+    save(NamedTensors{{"tensor", tensor}}, path);
+  }
+}
+
+void load(Tensor& tensor, const std::string& path, const MapLocation& map_location,
+          bool verify_checksums) {
+  NamedTensors one;
+  std::vector<Device> saved;
+  if (is_torch_save_file(path)) {
+    const pt::Value v = pt::load_file(path, verify_checksums);
+    if (!v.is_tensor()) {
+      throw Error(absl::StrCat(path, ": the file holds ",
+                               serialize_internal::a_or_an(v.type_name()),
+                               ", not a tensor (ember::load(path) reads state dicts)"));
+    }
+    one.emplace_back("", v.tensor());
+    saved.push_back(v.saved_device());
+  } else {
+    one = load(path, /*map_location=*/Device(kCPU), verify_checksums);
+    if (one.size() != 1) {
+      throw Error(absl::StrCat(path, ": the file holds ", one.size(),
+                               " tensors, not one (ember::load(path) reads them all)"));
+    }
+    saved = saved_devices(one, safetensors::load_metadata(path));
+  }
+  place(&one, saved, map_location);
+  tensor = one[0].second;
 }
 
 // --- Checkpoint --------------------------------------------------------------
@@ -317,6 +410,10 @@ const std::string& Checkpoint::get_string(const std::string& key) const {
 }
 
 void Checkpoint::save(const std::string& path) const {
+  if (pt::is_pt_path(path)) {
+    save_pt(path);
+    return;
+  }
   Metadata metadata = strings_;
   metadata[kFormatKey] = "checkpoint";
   std::string names = "[";
@@ -332,6 +429,7 @@ void Checkpoint::save(const std::string& path) const {
 
 Checkpoint Checkpoint::load(const std::string& path, const MapLocation& map_location,
                             bool verify_checksums) {
+  if (is_torch_save_file(path)) return load_pt(path, map_location, verify_checksums);
   safetensors::Contents c = safetensors::load_file(path);
   if (verify_checksums) ember::verify_checksums(path, c.tensors, c.metadata);
   auto bad = [&](const std::string& what) {
@@ -359,7 +457,7 @@ Checkpoint Checkpoint::load(const std::string& path, const MapLocation& map_loca
       ckpt.state_dicts_.push_back(n.string());
     }
   }
-  place(&c.tensors, c.metadata, map_location);
+  place(&c.tensors, saved_devices(c.tensors, c.metadata), map_location);
   ckpt.tensors_ = std::move(c.tensors);
   for (const auto& kv : c.metadata) {
     if (is_reserved(kv.first)) continue;
@@ -368,6 +466,105 @@ Checkpoint Checkpoint::load(const std::string& path, const MapLocation& map_loca
     }
     ckpt.strings_.insert(kv);
   }
+  return ckpt;
+}
+
+// Note [Checkpoints as .pt files]: a Checkpoint saved to a .pt name is the
+// dict a PyTorch user would torch.save: {"model": OrderedDict(state dict),
+// "optimizer": OrderedDict(...), "epoch": 3, "loss": 0.125, "note": "..."}.
+// State dicts keep ember's flat keys (an optimizer's are Note [Optimizer
+// state keys]); the scalars set(int/double/bool) made (0-dim int64, float64
+// and bool CPU tensors) become Python numbers, other tensors stay tensors,
+// strings stay strings. Loading takes any such dict, PyTorch's own
+// checkpoints included: a nested dict becomes a state dict, flattened (Note
+// [Flattening .pt values], so a PyTorch optimizer's state dict reads as
+// ember's flat form), numbers become 0-dim tensors, None is skipped.
+void Checkpoint::save_pt(const std::string& path) const {
+  pt::Value::Entries entries;
+  for (const std::string& name : state_dicts_) {
+    entries.emplace_back(pt::Value(name), pt::from_state_dict(state_dict(name)));
+  }
+  for (const auto& kv : tensors_) {
+    if (kv.first.find('/') != std::string::npos) continue;  // in a state dict
+    const Tensor& t = kv.second;
+    pt::Value v(t);
+    if (t.dim() == 0 && t.is_cpu()) {
+      if (t.dtype() == kLong) v = pt::Value(t.item<int64_t>());
+      if (t.dtype() == kDouble) v = pt::Value(t.item<double>());
+      if (t.dtype() == kBool) v = pt::Value(t.item<bool>());
+    }
+    entries.emplace_back(pt::Value(kv.first), std::move(v));
+  }
+  for (const auto& kv : strings_) entries.emplace_back(pt::Value(kv.first), pt::Value(kv.second));
+  pt::save_file(pt::Value::dict(std::move(entries)), path);
+}
+
+Checkpoint Checkpoint::load_pt(const std::string& path, const MapLocation& map_location,
+                               bool verify_checksums) {
+  const pt::Value file = pt::load_file(path, verify_checksums);
+  auto bad = [&](const std::string& what) {
+    return Error(absl::StrCat(path, ": invalid checkpoint: ", what));
+  };
+  using serialize_internal::a_or_an;
+  if (!file.is_dict()) {
+    throw bad(absl::StrCat("it holds ", a_or_an(file.type_name()), ", not a dict"));
+  }
+  // Entries are appended directly, not through set(): a file may hold
+  // millions of them, and set()'s search for a previous entry would make
+  // that quadratic. Keys are checked as set() checks them.
+  Checkpoint ckpt;
+  std::vector<Device> devices;  // where each of ckpt.tensors_ was saved from
+  std::unordered_set<std::string> keys;
+  auto add = [&](const std::string& key, Tensor t, Device saved) {
+    ckpt.tensors_.emplace_back(key, std::move(t));
+    devices.push_back(saved);
+  };
+  try {
+    for (const auto& kv : file.entries()) {
+      using Kind = pt::Value::Kind;
+      const pt::Value& k = kv.first;
+      const pt::Value& v = kv.second;
+      if (k.kind() != Kind::kString && k.kind() != Kind::kInt) {
+        throw bad(absl::StrCat("a key is ", a_or_an(k.type_name()), ", not a str"));
+      }
+      const std::string key = k.kind() == Kind::kString ? k.string() : std::to_string(k.to_int());
+      ckpt.check_key(key);
+      if (!keys.insert(key).second) throw bad(absl::StrCat("key '", key, "' appears twice"));
+      std::vector<Device> saved;
+      switch (v.kind()) {
+        case Kind::kNone: break;
+        case Kind::kBool: add(key, scalar_tensor(v.to_bool(), TensorOptions(kBool)), kCPU); break;
+        case Kind::kInt: add(key, scalar_tensor(v.to_int(), TensorOptions(kLong)), kCPU); break;
+        case Kind::kFloat:
+          add(key, scalar_tensor(v.to_double(), TensorOptions(kDouble)), kCPU);
+          break;
+        case Kind::kString: ckpt.strings_[key] = v.string(); break;
+        case Kind::kDict: {
+          NamedTensors sd = pt::flatten(v, &saved);
+          for (size_t i = 0; i < sd.size(); ++i) {
+            add(key + "/" + sd[i].first, std::move(sd[i].second), saved[i]);
+          }
+          ckpt.state_dicts_.push_back(key);
+          break;
+        }
+        default: {
+          // A tensor, or a list of numbers: one tensor under `key`.
+          NamedTensors one = pt::flatten(pt::Value::dict({{k, v}}), &saved);
+          if (one.empty()) break;  // an empty list, as flatten leaves it out
+          if (one.size() != 1 || one[0].first != key) {
+            throw bad(absl::StrCat("entry '", key, "' is ", a_or_an(v.type_name()),
+                                   " that is not one tensor; a checkpoint holds state dicts, "
+                                   "tensors, numbers and strings"));
+          }
+          add(key, std::move(one[0].second), saved[0]);
+        }
+      }
+    }
+  } catch (const Error& e) {
+    if (absl::StartsWith(e.what(), path)) throw;
+    throw bad(e.what());
+  }
+  place(&ckpt.tensors_, devices, map_location);
   return ckpt;
 }
 

@@ -2,9 +2,15 @@
 #define EMBER_SERIALIZE_CHECKPOINT_H_
 
 // ember::save / ember::load (torch.save / torch.load for state dicts) and
-// Checkpoint, a training checkpoint in one file. Both write safetensors
-// (safetensors.h) atomically (Note [Atomic writes]), so every file they make
-// is readable by Python's safetensors.torch.load_file.
+// Checkpoint, a training checkpoint in one file. Both write atomically (Note
+// [Atomic writes]): safetensors (safetensors.h), readable by Python's
+// safetensors.torch.load_file, or, for a path ending .pt or .pth, the
+// torch.save format (pt.h), readable by torch.load(weights_only=True).
+// Loading tells the formats apart by their first bytes, whatever the name.
+//
+// In .pt files, tensors carry their device as torch.save writes it, and each
+// record's CRC-32 stands in for the checksums below (verify_checksums checks
+// it). The rest of this note is about safetensors files:
 //
 // What ember adds lives in the header's __metadata__ under keys starting
 // with "ember." (reserved):
@@ -52,14 +58,27 @@ class MapLocation {
   Fn fn_;  // empty: the saved device
 };
 
-// Saves a state dict (ordered name -> tensor) to `path`, atomically.
+// Saves a state dict (ordered name -> tensor) to `path`, atomically: as
+// torch.save(OrderedDict) for a .pt or .pth name, else as safetensors.
 void save(const NamedTensors& state_dict, const std::string& path);
-// Loads what save() wrote (or any safetensors file), in the file's order.
-// Files ember wrote carry a checksum of every tensor (Note [Tensor
-// checksums] in checkpoint.cc), verified unless verify_checksums is false: a
-// flipped bit or an edited dtype is an error naming the file and the tensor.
+// Loads what save() wrote, any safetensors file, or a torch.save file of a
+// (nested) state dict, in the file's order; nested dicts are flattened
+// (Note [Flattening .pt values] in pt.h). Files ember wrote carry a checksum
+// of every tensor (Note [Tensor checksums] in checkpoint.cc; a .pt file's
+// CRC-32s), verified unless verify_checksums is false: a flipped bit or an
+// edited dtype is an error naming the file and the tensor. Tensors that
+// share a storage in a .pt file still share one when loaded.
 NamedTensors load(const std::string& path, const MapLocation& map_location = {},
                   bool verify_checksums = true);
+
+// One tensor (libtorch's torch::save(tensor, path) / torch::load(tensor,
+// path)): a .pt or .pth name holds the bare tensor, as torch.save(tensor)
+// writes it; other names a safetensors file with the one tensor, called
+// "tensor". load() reads either (from a safetensors file holding exactly one
+// tensor, whatever its name) and replaces `tensor` (the handle, not its data).
+void save(const Tensor& tensor, const std::string& path);
+void load(Tensor& tensor, const std::string& path, const MapLocation& map_location = {},
+          bool verify_checksums = true);
 
 // Note [Saving modules]: this overload saves anything whose state_dict()
 // yields (name, Tensor) pairs: an nn::Module (parameters and persistent
@@ -115,12 +134,20 @@ class Checkpoint {
   const NamedTensors& tensors() const { return tensors_; }
   const Metadata& strings() const { return strings_; }
 
+  // A path ending .pt or .pth writes the dict a PyTorch user would
+  // torch.save (Note [Checkpoints as .pt files] in checkpoint.cc); other
+  // names write safetensors.
   void save(const std::string& path) const;
-  // Checksums are verified as by ember::load.
+  // Reads either format (a torch.save dict of state dicts, numbers, strings
+  // and tensors, PyTorch's own checkpoints included). Checksums are
+  // verified as by ember::load.
   static Checkpoint load(const std::string& path, const MapLocation& map_location = {},
                          bool verify_checksums = true);
 
  private:
+  void save_pt(const std::string& path) const;
+  static Checkpoint load_pt(const std::string& path, const MapLocation& map_location,
+                            bool verify_checksums);
   void check_key(const std::string& key) const;
   void erase(const std::string& key);
   const Tensor* find_tensor(const std::string& key) const;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "serialize/atomic_file.h"
+#include "serialize/pt.h"
 #include "serialize/test_util.h"
 #include "tensor/crc32c.h"
 #include "tensor/creation.h"
@@ -171,29 +172,60 @@ Checkpoint training_checkpoint() {
 
 TEST(CheckpointTest, RoundTripsStateDictsScalarsAndStrings) {
   TempDir dir;
-  std::string path = dir.file("ckpt.safetensors");
-  training_checkpoint().save(path);
-  Checkpoint c = Checkpoint::load(path);
-  EXPECT_EQ(c.state_dict_names(), (std::vector<std::string>{"model", "optimizer", "scheduler"}));
-  NamedTensors model = c.state_dict("model");
-  NamedTensors want = model_state();
-  ASSERT_EQ(model.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(model[i].first, want[i].first);
-    EXPECT_TRUE(same_tensor(model[i].second, want[i].second));
+  for (const char* name : {"ckpt.safetensors", "ckpt.pt"}) {
+    SCOPED_TRACE(name);
+    std::string path = dir.file(name);
+    training_checkpoint().save(path);
+    Checkpoint c = Checkpoint::load(path);
+    EXPECT_EQ(c.state_dict_names(),
+              (std::vector<std::string>{"model", "optimizer", "scheduler"}));
+    NamedTensors model = c.state_dict("model");
+    NamedTensors want = model_state();
+    ASSERT_EQ(model.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(model[i].first, want[i].first);
+      EXPECT_TRUE(same_tensor(model[i].second, want[i].second));
+    }
+    NamedTensors opt = c.state_dict("optimizer");
+    ASSERT_EQ(opt.size(), 2u);
+    EXPECT_EQ(opt[1].first, "param_groups.0.lr");
+    EXPECT_EQ(opt[1].second.item<double>(), 0.01);
+    EXPECT_TRUE(c.state_dict("scheduler").empty());
+    EXPECT_EQ(c.get_int("epoch"), 3);
+    EXPECT_EQ(c.get_double("loss"), 0.125);
+    EXPECT_EQ(c.get_double("epoch"), 3.0);
+    EXPECT_TRUE(c.get_bool("best"));
+    EXPECT_EQ(c.get_string("note"), "resumed \"run\" \xc3\xa9");
+    EXPECT_TRUE(c.contains("loss"));
+    EXPECT_FALSE(c.contains("lr"));
   }
-  NamedTensors opt = c.state_dict("optimizer");
-  ASSERT_EQ(opt.size(), 2u);
-  EXPECT_EQ(opt[1].first, "param_groups.0.lr");
-  EXPECT_EQ(opt[1].second.item<double>(), 0.01);
-  EXPECT_TRUE(c.state_dict("scheduler").empty());
-  EXPECT_EQ(c.get_int("epoch"), 3);
-  EXPECT_EQ(c.get_double("loss"), 0.125);
-  EXPECT_EQ(c.get_double("epoch"), 3.0);
-  EXPECT_TRUE(c.get_bool("best"));
-  EXPECT_EQ(c.get_string("note"), "resumed \"run\" \xc3\xa9");
-  EXPECT_TRUE(c.contains("loss"));
-  EXPECT_FALSE(c.contains("lr"));
+}
+
+TEST(CheckpointTest, AsAPtFileItIsTheDictAPyTorchUserWouldSave) {
+  TempDir dir;
+  Checkpoint c = training_checkpoint();
+  c.set("temperature", tensor(0.5f));  // a tensor stays a tensor
+  c.save(dir.file("ckpt.pt"));
+  const pt::Value v = pt::load_file(dir.file("ckpt.pt"));
+  ASSERT_TRUE(v.is_dict());
+  EXPECT_FALSE(v.is_ordered_dict());
+  std::vector<std::string> keys;
+  for (const auto& kv : v.entries()) keys.push_back(kv.first.string());
+  EXPECT_EQ(keys, (std::vector<std::string>{"model", "optimizer", "scheduler", "epoch", "loss",
+                                            "best", "temperature", "note"}));
+  EXPECT_TRUE(v.at("model").is_ordered_dict());
+  EXPECT_EQ(v.at("epoch").to_int(), 3);
+  EXPECT_EQ(v.at("loss").kind(), pt::Value::Kind::kFloat);
+  EXPECT_TRUE(v.at("best").to_bool());
+  EXPECT_TRUE(same_tensor(v.at("temperature").tensor(), tensor(0.5f)));
+  EXPECT_TRUE(same_tensor(Checkpoint::load(dir.file("ckpt.pt")).get_tensor("temperature"),
+                          tensor(0.5f)));
+  // What a Checkpoint cannot hold is refused with the key.
+  pt::save_file(pt::Value::dict({{pt::Value("nested"), pt::Value::list({pt::Value("a")})}}),
+                dir.file("odd.pt"));
+  EXPECT_NE(error_of([&] { Checkpoint::load(dir.file("odd.pt")); })
+                .find("invalid checkpoint: entry 'nested' is a list that is not one tensor"),
+            std::string::npos);
 }
 
 TEST(CheckpointTest, IsPlainSafetensorsForPython) {

@@ -40,6 +40,37 @@ const char* Value::kind_name(Kind k) {
   return "?";
 }
 
+size_t utf8_sequence_length(std::string_view s, size_t pos) {
+  auto b = [&](size_t i) { return static_cast<unsigned char>(s[pos + i]); };
+  size_t left = s.size() - pos;
+  unsigned c = b(0);
+  if (c < 0x80) return 1;
+  auto cont = [&](size_t i) { return i < left && (b(i) & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+bool valid_utf8(std::string_view s) {
+  for (size_t pos = 0; pos < s.size();) {
+    const size_t n = utf8_sequence_length(s, pos);
+    if (n == 0) return false;
+    pos += n;
+  }
+  return true;
+}
+
 class Parser {
  public:
   explicit Parser(std::string_view s) : s_(s) {}
@@ -239,28 +270,6 @@ class Parser {
     }
   }
 
-  // Length of the valid UTF-8 sequence starting at pos_, or 0.
-  size_t utf8_length() const {
-    auto b = [&](size_t i) { return static_cast<unsigned char>(s_[pos_ + i]); };
-    size_t left = s_.size() - pos_;
-    unsigned c = b(0);
-    auto cont = [&](size_t i) { return i < left && (b(i) & 0xC0) == 0x80; };
-    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-      if (!cont(1) || !cont(2)) return 0;
-      if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
-      if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
-      return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-      if (!cont(1) || !cont(2) || !cont(3)) return 0;
-      if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
-      if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
-      return 4;
-    }
-    return 0;
-  }
-
   std::string string() {
     ++pos_;  // '"'
     std::string out;
@@ -310,7 +319,7 @@ class Parser {
         ++pos_;
         continue;
       }
-      size_t n = utf8_length();
+      size_t n = utf8_sequence_length(s_, pos_);
       if (n == 0) fail("invalid UTF-8");
       out.append(s_.substr(pos_, n));
       pos_ += n;

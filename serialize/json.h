@@ -65,6 +65,12 @@ class Value {
 // ember::Error("invalid JSON at byte N: ...") on anything else.
 Value parse(std::string_view text);
 
+// The length of the valid UTF-8 sequence at s[pos] (1 for ASCII), or 0 when
+// the bytes there are not one (overlong forms and surrogates included).
+// pos < s.size().
+size_t utf8_sequence_length(std::string_view s, size_t pos);
+bool valid_utf8(std::string_view s);
+
 // Appends `s` as a JSON string literal (quotes included) to `out`. Control
 // characters, quotes and backslashes are escaped; other bytes are copied, so
 // `s` should be UTF-8.

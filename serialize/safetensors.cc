@@ -1,11 +1,6 @@
 #include "serialize/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <unordered_set>
@@ -14,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serialize/atomic_file.h"
+#include "serialize/byte_source.h"
 #include "serialize/json.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
-#include "tensor/files.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "safetensors data is little-endian; ember reads it in place");
@@ -317,22 +312,6 @@ void emit(const Plan& p, const std::function<void(const void*, size_t)>& sink) {
   }
 }
 
-void pread_all(int fd, const std::string& path, int64_t offset, void* dst, int64_t size) {
-  char* p = static_cast<char*>(dst);
-  while (size > 0) {
-    ssize_t r = ::pread(fd, p, static_cast<size_t>(std::min<int64_t>(size, 1 << 30)), offset);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      throw Error(absl::StrCat("cannot read '", path, "': ", std::strerror(err)));
-    }
-    if (r == 0) fail(absl::StrCat("'", path, "' was truncated while it was read"));
-    p += r;
-    offset += r;
-    size -= r;
-  }
-}
-
 }  // namespace
 
 const char* dtype_to_string(ScalarType dtype) {
@@ -383,61 +362,57 @@ namespace {
 
 // An open safetensors file whose header has been read and validated.
 struct OpenFile {
-  FileDescriptor f;
+  explicit OpenFile(const std::string& path) : source(path) {}
+  serialize_internal::FileSource source;
   Header header;
   int64_t data_start = 0;
 };
 
-void open_and_parse(const std::string& path, OpenFile* out) {
-  // A FIFO, a directory or a device is refused before anything is read
-  // (files.h): opening a FIFO for reading would block until a writer came.
-  out->f = open_regular_file(path);
-  struct stat st;
-  if (::fstat(out->f.get(), &st) != 0) {
-    int err = errno;
-    throw Error(absl::StrCat("cannot read '", path, "': ", std::strerror(err)));
-  }
-  uint64_t total = static_cast<uint64_t>(st.st_size);
+void parse(OpenFile* out) {
+  const uint64_t total = out->source.size();
   if (total < 8) {
     fail(absl::StrCat("it has ", total, " bytes, fewer than the 8 of the header length"));
   }
   unsigned char len[8];
-  pread_all(out->f.get(), path, 0, len, 8);
+  out->source.read(0, len, 8);
   uint64_t n = read_le64(len);
   check_header_length(n, total);
-  std::string header(n, '\0');
-  pread_all(out->f.get(), path, 8, header.data(), static_cast<int64_t>(n));
-  out->header = parse_header(header, total - 8 - n);
+  out->header = parse_header(out->source.read_string(8, n), total - 8 - n);
   out->data_start = static_cast<int64_t>(8 + n);
+}
+
+// Runs `body` on the parsed file at `path`; errors other than "cannot
+// open/read" are prefixed with the path.
+template <typename F>
+auto with_file(const std::string& path, F body) {
+  try {
+    // A FIFO, a directory or a device is refused before anything is read
+    // (files.h): opening a FIFO for reading would block until a writer came.
+    OpenFile file(path);
+    parse(&file);
+    return body(file);
+  } catch (const Error& e) {
+    if (absl::StartsWith(e.what(), "cannot ")) throw;
+    throw Error(absl::StrCat(path, ": ", e.what()));
+  }
 }
 
 }  // namespace
 
 Contents load_file(const std::string& path, Device device) {
-  OpenFile file;
-  try {
-    open_and_parse(path, &file);
+  return with_file(path, [&](OpenFile& file) {
     return materialize(
         file.header,
         [&](int64_t off, void* dst, int64_t size) {
-          pread_all(file.f.get(), path, file.data_start + off, dst, size);
+          file.source.read(static_cast<uint64_t>(file.data_start + off), dst,
+                           static_cast<uint64_t>(size));
         },
         device);
-  } catch (const Error& e) {
-    if (absl::StartsWith(e.what(), "cannot ")) throw;
-    throw Error(absl::StrCat(path, ": ", e.what()));
-  }
+  });
 }
 
 Metadata load_metadata(const std::string& path) {
-  OpenFile file;
-  try {
-    open_and_parse(path, &file);
-  } catch (const Error& e) {
-    if (absl::StartsWith(e.what(), "cannot ")) throw;
-    throw Error(absl::StrCat(path, ": ", e.what()));
-  }
-  return std::move(file.header.metadata);
+  return with_file(path, [](OpenFile& file) { return std::move(file.header.metadata); });
 }
 
 }  // namespace safetensors
