@@ -44,6 +44,7 @@ def ember_dependencies():
     _system_library("openblas", Label("//third_party:openblas.BUILD"))
     _system_library("dnnl", Label("//third_party:dnnl.BUILD"))
     _system_library("zlib", Label("//third_party:zlib.BUILD"))
+    _system_library("libpng", Label("//third_party:libpng.BUILD"))
     _system_library("libtorch", Label("//third_party:libtorch.BUILD"))
     if not native.existing_rule("local_config_cuda"):
         cuda_configure(name = "local_config_cuda")
