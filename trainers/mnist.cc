@@ -59,6 +59,11 @@ ABSL_FLAG(bool, progress, true, "a progress bar on stderr while an epoch trains 
 ABSL_FLAG(double, timeout, 1800,
           "seconds any rendezvous or collective of a data-parallel run may wait (the process "
           "group's timeout; PyTorch's default is 30 minutes)");
+ABSL_FLAG(std::string, logdir, "",
+          "write TensorBoard event files here (rank 0): training loss, test loss and accuracy, "
+          "learning rate, sample images");
+ABSL_FLAG(int64_t, log_interval, kDefaults.log_interval,
+          "steps between the training-loss points of --logdir");
 ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
 ABSL_FLAG(int, nproc, 1, "train data-parallel on this many local processes");
 ABSL_FLAG(std::string, backend, "gloo",
@@ -146,6 +151,8 @@ int main(int argc, char** argv) {
   c.verify_checksums = absl::GetFlag(FLAGS_verify_checksums);
   c.progress = absl::GetFlag(FLAGS_progress);
   c.device = absl::GetFlag(FLAGS_device);
+  c.logdir = absl::GetFlag(FLAGS_logdir);
+  c.log_interval = absl::GetFlag(FLAGS_log_interval);
   // torch.distributed.elastic's @record: an error also goes to
   // TORCHELASTIC_ERROR_FILE for the launcher's report (elastic.h).
   return ember::distributed::record(

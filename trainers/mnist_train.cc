@@ -29,6 +29,7 @@
 #include "serialize/checkpoint.h"
 #include "tensor/all.h"
 #include "tensor/files.h"
+#include "tensorboard/summary_writer.h"
 #include "trainers/mnist_net.h"
 
 namespace ember {
@@ -148,6 +149,23 @@ int64_t resume_from(const MnistConfig& c, Net& model, optim::Optimizer& optimize
   }
 }
 
+// --logdir, per step: the loss every log_interval steps and, at the run's
+// first step, its first 16 images as they were before Normalize.
+void log_step(tensorboard::SummaryWriter* tb, const MnistConfig& c, int64_t step, double loss,
+              const Tensor& images, bool first) {
+  if (tb == nullptr) return;
+  if (step % c.log_interval == 0) tb->add_scalar("train/loss", loss, step);
+  if (first) tb->add_images("train/images", images.slice(0, 0, 16) * 0.3081 + 0.1307, step);
+}
+
+// --logdir, per epoch (at the step the epoch ended on).
+void log_epoch(tensorboard::SummaryWriter* tb, int64_t step, const EpochResult& r, double lr) {
+  if (tb == nullptr) return;
+  tb->add_scalar("test/loss", r.test_loss, step);
+  tb->add_scalar("test/accuracy", r.accuracy, step);
+  tb->add_scalar("train/lr", lr, step);
+}
+
 }  // namespace
 
 std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all) {
@@ -171,6 +189,9 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
   std::ostream null_stream(&null_buffer);
   std::ostream& out = rank == 0 ? out_all : null_stream;
   if (rank == 0 && !c.checkpoint_dir.empty()) prepare_checkpoint_dir(c.checkpoint_dir);
+  EMBER_CHECK_VALUE(c.log_interval > 0, "log_interval must be positive, got ", c.log_interval);
+  std::unique_ptr<tensorboard::SummaryWriter> tb;
+  if (rank == 0 && !c.logdir.empty()) tb = std::make_unique<tensorboard::SummaryWriter>(c.logdir);
 
   // CUDA ranks all-reduce over gloo through host copies (Note [Gloo and
   // device tensors]); "cuda" without an index puts rank r on GPU
@@ -229,12 +250,16 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
                           data::ProgressBarOptions()
                               .desc(absl::StrCat("Epoch ", r.epoch))
                               .disable(!c.progress || rank != 0));
+    int64_t step = epoch * train_loader.size();
     for (Example& batch : train_loader) {
       Tensor loss = F::cross_entropy(forward(batch.data.to(device)), batch.target.to(device));
       optimizer.zero_grad();
       loss.backward();
       optimizer.step();
       r.train_loss = loss.item<double>();
+      log_step(tb.get(), c, step, r.train_loss, batch.data,
+               /*first=*/step == start_epoch * train_loader.size());
+      ++step;
       bar.set_postfix({{"loss", r.train_loss}});
       bar.update();
     }
@@ -265,6 +290,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
     const double n = static_cast<double>(test_set->size());
     r.test_loss /= n;
     r.accuracy = 100.0 * static_cast<double>(correct) / n;
+    log_epoch(tb.get(), step, r, optimizer.param_groups()[0].options().get_lr());
     out << absl::StrFormat("Test set: Average loss: %.4f, Accuracy: %.2f%%\n", r.test_loss,
                            r.accuracy)
         << std::flush;
@@ -275,6 +301,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
       save_checkpoint(c, r.epoch, model, optimizer);
     }
   }
+  if (tb != nullptr) tb->close();  // a write error that happened is an error
   return results;
 }
 

@@ -52,6 +52,11 @@ struct MnistConfig {
   // A tqdm-style progress bar on stderr while an epoch trains (rank 0 only;
   // data/progress.h), beside the seed's per-epoch lines.
   bool progress = false;
+  // TensorBoard event files go here ("": none), written by rank 0 only:
+  // the training loss every log_interval steps, the test loss, accuracy and
+  // learning rate every epoch, and a grid of training images once.
+  std::string logdir;
+  int64_t log_interval = 10;
   // Where the model and batches live: "cpu", "cuda", "cuda:1"...
   // Checkpoints are device-independent (they load on either).
   std::string device = "cpu";
