@@ -14,14 +14,17 @@
 //   writer.close();                                   // or let it go out of scope
 //
 // Note [Event writing off the training thread]: add_* copy what they need
-// (the tag, the number, the tensor's values) into a queue and return; one
-// background thread per writer turns entries into Event messages (encoding
-// PNGs and counting histograms there), frames them as TFRecords and writes
-// them. add_scalar costs well under 2 us on the calling thread
-// (BENCHMARKS.md). The queue goes to disk when it holds max_queue entries,
-// every flush_secs, and on flush() or close(); close(), the destructor and
-// normal exit (std::exit, returning from main: writers still alive are
-// flushed by an atexit handler) lose nothing.
+// (the tag and number, an image's pixels, a histogram's counts) into a
+// queue and return; one background thread per writer turns entries into
+// Event messages (PNG encoding included), frames them as TFRecords and
+// writes them. add_scalar costs the calling thread a lock and a copy, well
+// under 2 us (BENCHMARKS.md). The queue goes to disk when it holds
+// max_queue entries, every flush_secs, and on flush() or close(); close(),
+// the destructor and normal exit (std::exit, returning from main: writers
+// still alive are flushed by an atexit handler) lose nothing. A caller
+// that gets 65536 entries or 64 MiB ahead of the writer thread waits for
+// it, as PyTorch's callers wait on its bounded queue, so memory stays
+// bounded; a training loop never comes near that.
 //
 // I/O errors never crash and never throw from add_* (a full disk must not
 // end a training run): the writer prints one warning when a write fails or

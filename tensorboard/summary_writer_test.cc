@@ -277,6 +277,18 @@ TEST_F(SummaryWriterTest, CloseWritesEverythingQueuedAndLaterAddsOpenANewFile) {
   EXPECT_EQ(testing::event_files(dir_).size(), 2u);
 }
 
+TEST_F(SummaryWriterTest, CallersFarAheadWaitForTheWriterAndLoseNothing) {
+  // max_queue 0 and no timer: only the queue's cap (65536 entries) wakes
+  // the writer thread while this loop runs.
+  SummaryWriter w(SummaryWriterOptions().log_dir(dir_).max_queue(0).flush_secs(1e6));
+  for (int i = 0; i < 200000; ++i) w.add_scalar("x", i, i);
+  EXPECT_GT(read_events(w.event_file_path()).size(), 1u);
+  w.close();
+  const auto events = only_file_events(dir_);
+  ASSERT_EQ(events.size(), 200001u);
+  EXPECT_EQ(events.back().step, 199999);
+}
+
 TEST_F(SummaryWriterTest, FlushWritesEverythingQueued) {
   SummaryWriter w(SummaryWriterOptions().log_dir(dir_).max_queue(0).flush_secs(1e6));
   w.add_text("t", "a");
