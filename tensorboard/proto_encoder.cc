@@ -25,12 +25,16 @@ void ProtoEncoder::tag(int field, int wire_type) {
   varint((static_cast<uint64_t>(field) << 3) | static_cast<uint64_t>(wire_type));
 }
 
-void ProtoEncoder::fixed32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) out_->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-void ProtoEncoder::fixed64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) out_->push_back(static_cast<char>(v >> (8 * i)));
+void ProtoEncoder::fixed(const void* value, int width) {
+  uint64_t bits = 0;
+  if (width == 8) {
+    std::memcpy(&bits, value, 8);
+  } else {
+    uint32_t bits32;
+    std::memcpy(&bits32, value, 4);
+    bits = bits32;
+  }
+  for (int i = 0; i < width; ++i) out_->push_back(static_cast<char>(bits >> (8 * i)));
 }
 
 void ProtoEncoder::add_varint(int field, int64_t v, Presence p) {
@@ -41,18 +45,14 @@ void ProtoEncoder::add_varint(int field, int64_t v, Presence p) {
 
 void ProtoEncoder::add_double(int field, double v, Presence p) {
   if (v == 0 && p == Presence::kImplicit) return;
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
   tag(field, kFixed64);
-  fixed64(bits);
+  fixed(&v, 8);
 }
 
 void ProtoEncoder::add_float(int field, float v, Presence p) {
   if (v == 0 && p == Presence::kImplicit) return;
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
   tag(field, kFixed32);
-  fixed32(bits);
+  fixed(&v, 4);
 }
 
 void ProtoEncoder::add_bytes(int field, std::string_view v, Presence p) {
@@ -62,26 +62,20 @@ void ProtoEncoder::add_bytes(int field, std::string_view v, Presence p) {
   out_->append(v.data(), v.size());
 }
 
-void ProtoEncoder::add_packed_doubles(int field, const std::vector<double>& v) {
-  if (v.empty()) return;
+void ProtoEncoder::add_packed_fixed(int field, const void* data, size_t count, int width) {
+  if (count == 0) return;
   tag(field, kLengthDelimited);
-  varint(v.size() * 8);
-  for (double d : v) {
-    uint64_t bits;
-    std::memcpy(&bits, &d, sizeof bits);
-    fixed64(bits);
-  }
+  varint(count * width);
+  const char* p = static_cast<const char*>(data);
+  for (size_t i = 0; i < count; ++i, p += width) fixed(p, width);
+}
+
+void ProtoEncoder::add_packed_doubles(int field, const std::vector<double>& v) {
+  add_packed_fixed(field, v.data(), v.size(), 8);
 }
 
 void ProtoEncoder::add_packed_floats(int field, const std::vector<float>& v) {
-  if (v.empty()) return;
-  tag(field, kLengthDelimited);
-  varint(v.size() * 4);
-  for (float f : v) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    fixed32(bits);
-  }
+  add_packed_fixed(field, v.data(), v.size(), 4);
 }
 
 }  // namespace tensorboard

@@ -12,6 +12,7 @@
 // serializers do; members of a oneof and elements of repeated fields are
 // always written (Presence::kExplicit), since their presence is the value.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -56,8 +57,10 @@ class ProtoEncoder {
  private:
   void tag(int field, int wire_type);
   void varint(uint64_t v);
-  void fixed32(uint32_t v);
-  void fixed64(uint64_t v);
+  // A double (width 8) or float (width 4) little-endian, as its bits.
+  void fixed(const void* value, int width);
+  // `count` elements of `width` (4 or 8) bytes, packed.
+  void add_packed_fixed(int field, const void* data, size_t count, int width);
 
   std::string* out_;
 };

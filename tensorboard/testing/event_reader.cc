@@ -186,33 +186,26 @@ std::vector<WireMessage> WireMessage::messages(int n) const {
   return out;
 }
 
-std::vector<double> WireMessage::packed_doubles(int n) const {
-  std::vector<double> out;
+template <typename T>
+std::vector<T> WireMessage::packed(int n) const {
+  std::vector<T> out;
   for (const std::string& b : all_bytes(n)) {
-    if (b.size() % 8 != 0) throw failure("packed doubles of a length not a multiple of 8");
-    for (size_t i = 0; i < b.size(); i += 8) {
-      const uint64_t bits = read_le(b, i, 8);
-      double d;
-      std::memcpy(&d, &bits, 8);
-      out.push_back(d);
+    if (b.size() % sizeof(T) != 0) {
+      throw failure("packed field " + std::to_string(n) + " of " + std::to_string(b.size()) +
+                    " bytes, not a multiple of " + std::to_string(sizeof(T)));
     }
-  }
-  return out;
-}
-
-std::vector<float> WireMessage::packed_floats(int n) const {
-  std::vector<float> out;
-  for (const std::string& b : all_bytes(n)) {
-    if (b.size() % 4 != 0) throw failure("packed floats of a length not a multiple of 4");
-    for (size_t i = 0; i < b.size(); i += 4) {
-      const uint32_t bits = static_cast<uint32_t>(read_le(b, i, 4));
-      float v;
-      std::memcpy(&v, &bits, 4);
+    for (size_t i = 0; i < b.size(); i += sizeof(T)) {
+      const uint64_t bits = read_le(b, i, sizeof(T));
+      T v;
+      std::memcpy(&v, &bits, sizeof(T));  // little-endian hosts only, as the tests run
       out.push_back(v);
     }
   }
   return out;
 }
+
+std::vector<double> WireMessage::packed_doubles(int n) const { return packed<double>(n); }
+std::vector<float> WireMessage::packed_floats(int n) const { return packed<float>(n); }
 
 // ---------------------------------------------------------------------------
 

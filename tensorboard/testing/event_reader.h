@@ -57,6 +57,8 @@ class WireMessage {
 
  private:
   const Field* last(int n, int wire_type) const;
+  template <typename T>
+  std::vector<T> packed(int n) const;
   std::vector<Field> fields_;
 };
 
