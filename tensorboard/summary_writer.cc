@@ -196,7 +196,8 @@ SummaryWriter::Impl::Impl(const SummaryWriterOptions& o)
     : log_dir_(o.log_dir().empty() ? default_log_dir(o.comment()) : o.log_dir()),
       filename_suffix_(o.filename_suffix()),
       max_queue_(o.max_queue()),
-      flush_period_(std::clamp(o.flush_secs(), 1e-3, 1e7)),
+      // At least a millisecond (PyTorch's 0 or less writes at once), NaN too.
+      flush_period_(o.flush_secs() >= 1e-3 ? std::min(o.flush_secs(), 1e7) : 1e-3),
       purge_step_(o.purge_step()),
       pid_(::getpid()) {
   {
