@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/copy.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
@@ -436,6 +437,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   Tensor b = bias.defined() ? bias.to(input.dtype()).contiguous() : Tensor();
   Tensor out = empty(out_sizes(g, input.dim()), input.options());
   detail::conv_forward_stub(input.device())(g, x, w, b, out);
+  out = detail::in_layout_of_input(out, input);
   if (scope.active()) {
     scope.record("convolution", {input, weight, bias}, {out},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});

@@ -8,21 +8,13 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/layout.h"
 #include "tensor/loops.h"
 
 namespace ember {
 namespace {
 
 CrossDeviceCopyFn g_cross_copy[kNumDeviceTypes] = {nullptr, nullptr};
-
-// An empty tensor with t's layout when it is dense, else contiguous.
-Tensor empty_preserving_layout(const Tensor& t, ScalarType dtype, Device device) {
-  TensorOptions o = TensorOptions(dtype).device(device);
-  if (!t.is_contiguous() && is_non_overlapping_and_dense(t)) {
-    return empty_strided(t.sizes(), t.strides(), o);
-  }
-  return empty(t.sizes(), o);
-}
 
 }  // namespace
 
@@ -31,23 +23,24 @@ void register_cross_device_copy(DeviceType t, CrossDeviceCopyFn fn) {
 }
 
 bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  int64_t n = t.dim();
-  std::vector<int64_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
-    if (t.sizes()[a] < 2) return false;
-    if (t.sizes()[b] < 2) return true;
-    return t.strides()[a] < t.strides()[b];
-  });
-  int64_t expected = 1;
-  for (int64_t d : perm) {
-    int64_t s = t.sizes()[d];
-    if (s == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= s;
+  return t.is_contiguous() || ::ember::is_non_overlapping_and_dense(t.sizes(), t.strides());
+}
+
+Tensor detail::in_layout_of_input(const Tensor& out, const Tensor& input) {
+  if (!out.defined() || out.dim() != input.dim()) return out;
+  const MemoryFormat f = input.suggest_memory_format();
+  return f == MemoryFormat::Contiguous ? out : out.contiguous(f);
+}
+
+bool Tensor::is_contiguous(MemoryFormat memory_format) const {
+  if (memory_format == MemoryFormat::Contiguous || memory_format == MemoryFormat::Preserve) {
+    return is_contiguous();
   }
-  return true;
+  return is_contiguous_in(sizes(), strides(), memory_format);
+}
+
+MemoryFormat Tensor::suggest_memory_format(bool channels_last_strides_exact_match) const {
+  return ::ember::suggest_memory_format(sizes(), strides(), channels_last_strides_exact_match);
 }
 
 Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
@@ -116,7 +109,13 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) {
   return *this;
 }
 
-Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
+Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
+  EMBER_CHECK(!(options.memory_format_opt() && memory_format),
+              "Cannot set memory_format both in TensorOptions and explicit argument; please "
+              "delete the redundant setter.");
+  const MemoryFormat f =
+      memory_format.value_or(options.memory_format_opt().value_or(MemoryFormat::Preserve));
   ScalarType dt = options.has_dtype() ? options.dtype() : dtype();
   Device dev = options.device();
   // "cuda" without an index names the device the tensor is on when it is
@@ -124,42 +123,52 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   // device, which is the same in single-device programs).
   bool same_device = dev.type() == device().type() &&
                      (!dev.has_index() || dev.index() == device().index());
-  if (!copy && dt == dtype() && same_device) return *this;
+  // PyTorch's to_will_alias: a named format aliases when it is the one the
+  // strides suggest, even where is_contiguous(format) is false.
+  if (!copy && dt == dtype() && same_device &&
+      (f == MemoryFormat::Preserve || suggest_memory_format() == f)) {
+    return *this;
+  }
   // Arg: the source device, where the gradient goes back to.
   return detail::record_out_op("to", Tensor(), {*this}, [&] {
-    Tensor r = empty_preserving_layout(*this, dt, dev);
+    Tensor r = detail::empty_in_layout_of(*this, TensorOptions(dt).device(dev), f);
     r.copy_(*this, non_blocking);
     return r;
   }, [&] { return OpArgs{device().str()}; });
 }
 
-Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy) const {
-  return to(TensorOptions(dtype).device(device()), non_blocking, copy);
+Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
+  return to(TensorOptions(dtype).device(device()), non_blocking, copy, memory_format);
 }
-Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
-  return to(TensorOptions(dtype()).device(device), non_blocking, copy);
+Tensor Tensor::to(Device device, bool non_blocking, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
+  return to(TensorOptions(dtype()).device(device), non_blocking, copy, memory_format);
 }
-Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
-  return to(TensorOptions(dtype).device(device), non_blocking, copy);
+Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
+  return to(TensorOptions(dtype).device(device), non_blocking, copy, memory_format);
 }
-Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy) const {
-  return to(other.options(), non_blocking, copy);
+Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
+  return to(other.options(), non_blocking, copy, memory_format);
 }
 
-Tensor Tensor::contiguous() const {
-  if (is_contiguous()) return *this;
+Tensor Tensor::contiguous(MemoryFormat memory_format) const {
+  if (is_contiguous(memory_format)) return *this;
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "preserve memory format is unsupported by the contiguous operator");
   return detail::record_out_op("clone", Tensor(), {*this}, [&] {
-    Tensor r = empty(sizes(), options());
-    if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
+    Tensor r = detail::empty_in_layout_of(*this, options(), memory_format);
     r.copy_(*this);
     return r;
   }, detail::no_args);
 }
 
-Tensor Tensor::clone() const {
+Tensor Tensor::clone(std::optional<MemoryFormat> memory_format) const {
   return detail::record_out_op("clone", Tensor(), {*this}, [&] {
-    Tensor r = empty_preserving_layout(*this, dtype(), device());
-    if (is_quantized()) r.impl()->set_quant_params(impl_->quant_params());
+    Tensor r = detail::empty_in_layout_of(*this, options(),
+                                          memory_format.value_or(MemoryFormat::Preserve));
     r.copy_(*this);
     return r;
   }, detail::no_args);

@@ -20,6 +20,13 @@ EMBER_DECLARE_KERNEL_TABLE(fill_kernel, FillFn);
 // no overlap); such tensors keep their layout through clone() and to().
 bool is_non_overlapping_and_dense(const Tensor& t);
 
+namespace detail {
+// Note [Result layout]: the convolution and pooling kernels compute
+// row-major results; a channels-last input (by its suggested memory format)
+// gets its result converted to channels-last here, as PyTorch returns it.
+Tensor in_layout_of_input(const Tensor& out, const Tensor& input);
+}  // namespace detail
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_COPY_H_

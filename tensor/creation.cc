@@ -333,7 +333,8 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& opt
                                               : get_default_dtype();
   // Filled where it lives: a device tensor must not be filled on the host and
   // uploaded (zeros_like of an activation was a 20 MB copy per backward).
-  Tensor t = empty(size, TensorOptions(dt).device(options.device()));
+  Tensor t = empty(size, TensorOptions(dt).device(options.device()).memory_format(
+                            options.memory_format_opt()));
   t.fill_(fill_value);
   detail::apply_requires_grad(t, options);
   return t;
@@ -347,16 +348,20 @@ Tensor ones(IntArrayRef size, const TensorOptions& options) {
   return full(size, 1, options.dtype(options.dtype()));
 }
 
+// empty_like(t).fill_(v): laid out like t (Note [Result layout]).
+Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options) {
+  Tensor r = empty_like(t, options.requires_grad(false));
+  r.fill_(fill_value);
+  detail::apply_requires_grad(r, options);
+  return r;
+}
+
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) {
-  return zeros(t.sizes(), detail::like_options(t, options));
+  return full_like(t, 0, options);
 }
 
 Tensor ones_like(const Tensor& t, const TensorOptions& options) {
-  return ones(t.sizes(), detail::like_options(t, options));
-}
-
-Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options) {
-  return full(t.sizes(), fill_value, detail::like_options(t, options));
+  return full_like(t, 1, options);
 }
 
 // --- eye ---------------------------------------------------------------------------

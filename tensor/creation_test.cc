@@ -108,7 +108,9 @@ TEST(LikeTest, TakesShapeDtypeFromNonContiguousInput) {
   Tensor z = zeros_like(src);
   EXPECT_EQ(z.dtype(), kShort);
   EXPECT_EQ(z.sizes(), IntArrayRef({3, 4}));
-  EXPECT_TRUE(z.is_contiguous());
+  // PyTorch's preserve_format: a dense input's strides are kept.
+  EXPECT_EQ(z.strides(), IntArrayRef({1, 3}));
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(z.data_ptr<int16_t>()[i], 0);
   Tensor o = ones_like(src, kDouble);
   EXPECT_EQ(o.dtype(), kDouble);
   EXPECT_EQ(o.data_ptr<double>()[11], 1.0);

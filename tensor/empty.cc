@@ -2,6 +2,7 @@
 
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
+#include "tensor/layout.h"
 #include "tensor/storage.h"
 
 namespace ember {
@@ -30,9 +31,33 @@ TensorOptions like_options(const Tensor& t, const TensorOptions& options) {
   return o;
 }
 
+Tensor empty_in_layout_of(const Tensor& t, const TensorOptions& options,
+                          MemoryFormat memory_format) {
+  Tensor r;
+  if (memory_format != MemoryFormat::Preserve) {
+    r = empty(t.sizes(), options.memory_format(memory_format));
+  } else if (t.is_contiguous()) {
+    r = empty(t.sizes(), options.memory_format(std::nullopt));
+  } else if (is_non_overlapping_and_dense(t.sizes(), t.strides())) {
+    r = empty_strided(t.sizes(), t.strides(), options.memory_format(std::nullopt));
+  } else {
+    r = empty_strided(t.sizes(), infer_dense_strides(t.sizes(), t.strides()),
+                      options.memory_format(std::nullopt));
+  }
+  if (t.is_quantized() && r.dtype() == t.dtype()) {
+    r.unsafeGetTensorImpl()->set_quant_params(t.unsafeGetTensorImpl()->quant_params());
+  }
+  return r;
+}
+
 }  // namespace detail
 
 Tensor empty(IntArrayRef size, const TensorOptions& options) {
+  if (std::optional<MemoryFormat> f = options.memory_format_opt();
+      f && *f != MemoryFormat::Contiguous) {
+    return empty_strided(size, strides_for_memory_format(size, *f),
+                         options.memory_format(std::nullopt));
+  }
   int64_t n = detail::check_sizes(size);
   ScalarType dt = options.dtype();
   auto impl = std::make_shared<TensorImpl>(make_storage(n * element_size(dt), options.device()),
@@ -62,10 +87,14 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
   return t;
 }
 
-Tensor empty_like(const Tensor& t, const TensorOptions& options) {
-  Tensor r = empty(t.sizes(), detail::like_options(t, options));
-  if (t.is_quantized()) r.unsafeGetTensorImpl()->set_quant_params(t.unsafeGetTensorImpl()->quant_params());
-  return r;
+Tensor empty_like(const Tensor& t, const TensorOptions& options,
+                  std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK(!(options.memory_format_opt() && memory_format),
+              "Cannot set memory_format both in TensorOptions and explicit argument; please "
+              "delete the redundant setter.");
+  const MemoryFormat f =
+      memory_format.value_or(options.memory_format_opt().value_or(MemoryFormat::Preserve));
+  return detail::empty_in_layout_of(t, detail::like_options(t, options), f);
 }
 
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& options) {

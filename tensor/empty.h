@@ -9,8 +9,11 @@ namespace ember {
 
 Tensor empty(IntArrayRef size, const TensorOptions& options = {});
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {});
-// Same size, dtype and device as `t` (contiguous), unless options say otherwise.
-Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
+// Same size, dtype and device as `t`, unless options say otherwise; laid
+// out as `t` (memory_format Preserve, the default: Note [Result layout] in
+// tensor/layout.h) or in the memory format given here or in options.
+Tensor empty_like(const Tensor& t, const TensorOptions& options = {},
+                  std::optional<MemoryFormat> memory_format = std::nullopt);
 // A 0-dim tensor holding a number; `wrapped` marks it as a number operand
 // for type promotion (`x * 2`).
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& options = {});
@@ -24,6 +27,10 @@ void apply_requires_grad(Tensor& t, const TensorOptions& options);
 // The options of a *_like factory: t's dtype and device unless `options`
 // name others.
 TensorOptions like_options(const Tensor& t, const TensorOptions& options);
+// An uninitialized tensor of t's size with exactly `options` (dtype and
+// device), in `memory_format`, Preserve keeping t's layout.
+Tensor empty_in_layout_of(const Tensor& t, const TensorOptions& options,
+                          MemoryFormat memory_format = MemoryFormat::Preserve);
 }  // namespace detail
 
 }  // namespace ember

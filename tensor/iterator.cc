@@ -4,6 +4,7 @@
 
 #include "tensor/dim.h"
 #include "tensor/empty.h"
+#include "tensor/layout.h"
 
 namespace ember {
 namespace {
@@ -142,6 +143,7 @@ void TensorIterator::compute_shape() {
       first = false;
     } else if (t.sizes() != IntArrayRef(broadcast_shape_)) {
       broadcast_shape_ = infer_size(broadcast_shape_, t.sizes());
+      same_shape_ = false;
     }
   }
   if (first) {  // no inputs: the output's shape
@@ -191,10 +193,7 @@ void TensorIterator::allocate_or_check_outputs() {
   ScalarType out_dtype = config_.output_dtype.value_or(common_dtype_);
   for (int i = 0; i < num_outputs_; ++i) {
     Tensor& o = operands_[i];
-    if (!o.defined()) {
-      o = empty(broadcast_shape_, TensorOptions(out_dtype).device(device_));
-      continue;
-    }
+    if (!o.defined()) continue;
     if (config_.check_output_cast && !config_.output_dtype && !can_cast(common_dtype_, o.dtype())) {
       throw Error(absl::StrCat("result type ", scalar_type_name(common_dtype_),
                                " can't be cast to the desired output type ",
@@ -214,15 +213,112 @@ void TensorIterator::allocate_or_check_outputs() {
     }
     o.unsafeGetTensorImpl()->bump_version();
   }
+  compute_layout(out_dtype);
+}
+
+// Note [Result layout] (tensor/layout.h), PyTorch's fast_set_up and
+// reorder_dimensions: perm_ (innermost dim first) is the order the loops
+// walk and the order new outputs are laid out in.
+void TensorIterator::compute_layout(ScalarType out_dtype) {
+  const int nt = ntensors();
+  const int64_t nd = static_cast<int64_t>(broadcast_shape_.size());
+  // Inputs (and so every operand: compute_shape checked the outputs) have
+  // the broadcast shape.
+  const bool same_shape = same_shape_;
+  bool all_contiguous = true, any_undefined = false;
+  int last_defined = -1;
+  for (int i = 0; i < nt; ++i) {
+    const Tensor& t = operands_[i];
+    if (!t.defined()) {
+      any_undefined = true;
+      continue;
+    }
+    last_defined = i;
+    all_contiguous = all_contiguous && t.is_contiguous();
+  }
+  const TensorOptions out_options = TensorOptions(out_dtype).device(device_);
+  row_major_ = same_shape && all_contiguous;
+  if (row_major_) {  // the common case: row-major everywhere
+    for (int i = 0; i < num_outputs_; ++i) {
+      if (!operands_[i].defined()) operands_[i] = empty(broadcast_shape_, out_options);
+    }
+    return;
+  }
+  perm_.resize(nd);
+  const IntArrayRef shape(broadcast_shape_);
+  if (same_shape && any_undefined) {
+    // One dense layout everywhere (channels-last, or the same strides):
+    // outputs take it.
+    bool all_channels_last = nd == 4, same_strides = true;
+    IntArrayRef strides = operands_[last_defined].strides();
+    for (int i = 0; i < nt; ++i) {
+      const Tensor& t = operands_[i];
+      if (!t.defined()) continue;
+      all_channels_last =
+          all_channels_last && is_contiguous_in(t.sizes(), t.strides(), MemoryFormat::ChannelsLast);
+      same_strides = same_strides && t.strides() == strides;
+    }
+    same_strides = same_strides && is_non_overlapping_and_dense(shape, strides);
+    if (all_channels_last || same_strides) {
+      for (int i = 0; i < num_outputs_; ++i) {
+        if (operands_[i].defined()) continue;
+        operands_[i] = all_channels_last
+                           ? empty(broadcast_shape_, out_options.memory_format(
+                                                         MemoryFormat::ChannelsLast))
+                           : empty_strided(broadcast_shape_, strides, out_options);
+      }
+      any_undefined = false;
+    }
+  }
+  // Each defined operand's byte strides over the broadcast dims; a
+  // broadcast dim has stride 0 and orders nothing.
+  StrideVector st[kMaxOperands];
+  for (int i = 0; i < nt; ++i) {
+    const Tensor& t = operands_[i];
+    if (!t.defined()) continue;
+    st[i].assign(nd, 0);
+    const int64_t offset = nd - t.dim();
+    const int64_t esz = t.element_size();
+    for (int64_t k = 0; k < t.dim(); ++k) {
+      if (t.sizes()[k] == 1 && broadcast_shape_[offset + k] != 1) continue;
+      st[i][offset + k] = t.strides()[k] * esz;
+    }
+  }
+  sort_dims_by_layout(perm_.data(), nd, [&](int64_t d0, int64_t d1) {
+    for (int i = 0; i < nt; ++i) {
+      if (st[i].empty()) continue;
+      const int64_t s0 = st[i][d0], s1 = st[i][d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 != s1) return s0 < s1 ? -1 : 1;
+      if (broadcast_shape_[d0] > broadcast_shape_[d1]) return 1;
+    }
+    return 0;
+  });
+  if (!any_undefined) return;
+  bool row_major = true;
+  for (int64_t k = 0; k < nd && row_major; ++k) row_major = perm_[k] == nd - 1 - k;
+  DimVector strides(nd);
+  int64_t next = 1;
+  for (int64_t k = 0; k < nd; ++k) {
+    strides[perm_[k]] = next;
+    next *= broadcast_shape_[perm_[k]];
+  }
+  for (int i = 0; i < num_outputs_; ++i) {
+    if (operands_[i].defined()) continue;
+    operands_[i] = row_major ? empty(broadcast_shape_, out_options)
+                             : empty_strided(broadcast_shape_, strides, out_options);
+  }
 }
 
 void TensorIterator::coalesce() {
   const int nt = ntensors();
-  const int nd = static_cast<int>(broadcast_shape_.size());
-  // Reverse order: dim 0 is the innermost. Broadcast dims get stride 0.
+  const int64_t nd = static_cast<int64_t>(broadcast_shape_.size());
+  // In perm_'s order (reversed dims when row_major_): dim 0 is the
+  // innermost. Broadcast dims get stride 0.
   shape_.clear();
   for (int i = 0; i < nt; ++i) strides_[i].clear();
-  for (int d = nd - 1; d >= 0; --d) {
+  for (int64_t k = 0; k < nd; ++k) {
+    const int64_t d = row_major_ ? nd - 1 - k : perm_[k];
     int64_t size = broadcast_shape_[d];
     if (size == 1) continue;
     shape_.push_back(size);

@@ -8,7 +8,9 @@
 // tensors, which outrank wrapped numbers, within a category), casts inputs
 // to it, allocates or checks the output, and collapses the operands into as
 // few dimensions as their strides allow. Kernels then see 1-D runs: the
-// contiguous case is a plain loop the compiler vectorizes (loops.h).
+// contiguous case is a plain loop the compiler vectorizes (loops.h). Outputs
+// it allocates keep the inputs' layout and the loops walk memory in that
+// order (Note [Result layout] in tensor/layout.h).
 
 #include <cstdint>
 #include <optional>
@@ -143,6 +145,7 @@ class TensorIterator {
   void compute_shape();
   void compute_types();
   void allocate_or_check_outputs();
+  void compute_layout(ScalarType out_dtype);
   void coalesce();
 
   IterConfig config_;
@@ -152,6 +155,9 @@ class TensorIterator {
   ScalarType common_dtype_ = ScalarType::Undefined;
   Device device_{kCPU};
   DimVector broadcast_shape_;
+  bool same_shape_ = true;  // every input has the broadcast shape
+  bool row_major_ = true;   // every operand is row-major: perm_ is unused
+  DimVector perm_;  // the broadcast dims, innermost first (Note [Result layout])
   int64_t numel_ = 0;
   // After coalescing; dim 0 is the fastest-moving.
   DimVector shape_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/copy.h"
 #include "tensor/creation.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -207,6 +208,8 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
   Tensor idx = empty(out_sizes(input, p.oh, p.ow), TensorOptions(kLong).device(input.device()));
   detail::max_pool_forward_stub(input.device())(p, x, out, idx);
+  out = detail::in_layout_of_input(out, input);
+  idx = detail::in_layout_of_input(idx, input);
   if (scope.active()) {
     scope.record("max_pool2d_with_indices", {input}, {out, idx},
                  {dv(kernel_size), dv(stride), dv(padding), dv(dilation), Scalar(ceil_mode)});
@@ -281,7 +284,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
     case kLong: body(int64_t{}); break;
     default: detail::throw_not_implemented("avg_pool2d", input.dtype());
   }
-  out = detail::to_device(out, input);
+  out = detail::in_layout_of_input(detail::to_device(out, input), input);
   if (scope.active()) {
     OpArgs args{dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
                 Scalar(count_include_pad)};
@@ -371,7 +374,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
       }
     });
   });
-  out = detail::to_device(out, input);
+  out = detail::in_layout_of_input(detail::to_device(out, input), input);
   if (scope.active()) scope.record("adaptive_avg_pool2d", {input}, {out}, {dv(output_size)});
   return out;
 }

@@ -521,6 +521,19 @@ Tensor make_random(IntArrayRef size, const TensorOptions& options, ScalarType dt
   return t;
 }
 
+// The *_like form: laid out like `like` (Note [Result layout]), so each
+// number lands where PyTorch's empty_like(like).uniform_() puts it.
+template <typename Fill>
+Tensor make_random_like(const Tensor& like, const TensorOptions& options, const Fill& fill) {
+  const TensorOptions o = detail::like_options(like, options);
+  Tensor t = detail::empty_in_layout_of(like, TensorOptions(o.dtype()),
+                                        o.memory_format_opt().value_or(MemoryFormat::Preserve));
+  fill(t);
+  if (o.device() != t.device()) t = t.to(o.device());
+  detail::apply_requires_grad(t, options);
+  return t;
+}
+
 }  // namespace
 
 Tensor rand(IntArrayRef size, const Generator& gen, const TensorOptions& options) {
@@ -584,16 +597,19 @@ Tensor randperm(int64_t n, const TensorOptions& options) {
 }
 
 Tensor rand_like(const Tensor& t, const TensorOptions& options) {
-  return rand(t.sizes(), detail::like_options(t, options));
+  return make_random_like(t, options,
+                          [&](Tensor& r) { uniform_(r, 0.0, 1.0, default_generator()); });
 }
 Tensor randn_like(const Tensor& t, const TensorOptions& options) {
-  return randn(t.sizes(), detail::like_options(t, options));
+  return make_random_like(t, options,
+                          [&](Tensor& r) { normal_(r, 0.0, 1.0, default_generator()); });
 }
 Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options) {
-  return randint(0, high, t.sizes(), detail::like_options(t, options));
+  return randint_like(t, 0, high, options);
 }
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options) {
-  return randint(low, high, t.sizes(), detail::like_options(t, options));
+  return make_random_like(t, options,
+                          [&](Tensor& r) { random_(r, low, high, default_generator()); });
 }
 
 }  // namespace ember

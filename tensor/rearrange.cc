@@ -19,16 +19,6 @@ namespace {
 using detail::make_view;
 using detail::wrap_dim;
 
-// empty_like with PyTorch's MemoryFormat::Preserve: a dense input's layout
-// (e.g. transposed) is kept, anything else gets a contiguous result.
-Tensor empty_preserving_layout(const Tensor& t) {
-  Tensor r = (!t.is_contiguous() && is_non_overlapping_and_dense(t))
-                 ? empty_strided(t.sizes(), t.strides(), t.options())
-                 : empty(t.sizes(), t.options());
-  if (t.is_quantized()) r.impl()->set_quant_params(t.impl()->quant_params());
-  return r;
-}
-
 // tril/triu need a matrix; PyTorch reports a missing one as a bad dim -2.
 void check_matrix(const Tensor& t) {
   EMBER_CHECK_INDEX(t.dim() > 0, "Dimension specified as -2 but tensor has no dimensions");
@@ -125,7 +115,7 @@ Tensor Tensor::flip(IntArrayRef dims) const {
     offset += (sizes()[d] - 1) * strides[d];
     strides[d] = -strides[d];
   }
-  Tensor out = empty_preserving_layout(*this);
+  Tensor out = empty_like(*this);
   if (numel() == 0) return out;
   out.copy_(make_view(*this, sizes(), strides, offset));
   return out;

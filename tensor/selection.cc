@@ -251,9 +251,11 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   check_fill_mask(mask, "masked_fill_");
   check_convertible(value, self.dtype());
-  // Out of place, the result has the broadcast shape of self and mask.
+  // Out of place, the result has the broadcast shape of self and mask and
+  // is contiguous (PyTorch's self.clone(Contiguous).masked_fill_).
   return detail::record_out_op("masked_fill", Tensor(), {self, mask}, [&] {
-    TensorIterator iter = masked_iter(Tensor(), mask, self);
+    Tensor out = empty(infer_size(mask.sizes(), self.sizes()), self.options());
+    TensorIterator iter = masked_iter(out, mask, self);
     masked_fill_kernel(iter.device_type())(iter, value);
     return iter.output();
   }, [&] { return OpArgs{value}; });

@@ -78,6 +78,10 @@ class Tensor {
   Device device() const { return impl_->device(); }
   TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_contiguous(MemoryFormat memory_format) const;
+  // ChannelsLast (ChannelsLast3d) when a 4-D (5-D) tensor's strides are in
+  // that order, else Contiguous (tensor/layout.h).
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
   int64_t storage_offset() const { return impl_->storage_offset(); }
   int64_t element_size() const { return ::ember::element_size(dtype()); }
   int64_t itemsize() const { return element_size(); }
@@ -137,23 +141,34 @@ class Tensor {
   void remove_hook(unsigned handle) const;
 
   // --- conversion (copy.cc) -------------------------------------------------
-  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  // A copy is made when dtype, device or the memory format differ (or copy
+  // is true); memory_format defaults to Preserve (Note [Result layout]).
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
   // t.to(kCPU), t.to(kCUDA): without this overload both to(Device) and
   // to(const TensorOptions&) take a DeviceType by one conversion (ambiguous).
-  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {
-    return to(Device(type), non_blocking, copy);
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const {
+    return to(Device(type), non_blocking, copy, memory_format);
   }
-  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
-  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor cuda() const { return to(Device(kCUDA)); }
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
-  Tensor contiguous() const;
-  Tensor clone() const;
+  // Itself when already laid out in memory_format, else a copy that is
+  // (Preserve is refused, as PyTorch does).
+  Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  // A copy; nullopt is Preserve (Note [Result layout]).
+  Tensor clone(std::optional<MemoryFormat> memory_format = std::nullopt) const;
   Tensor detach() const;
   Tensor& detach_();
   Tensor& fill_(const Scalar& value);

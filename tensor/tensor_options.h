@@ -5,11 +5,13 @@
 
 #include "tensor/device.h"
 #include "tensor/dtype.h"
+#include "tensor/memory_format.h"
 
 namespace ember {
 
 // How to make a tensor: dtype (default: the default dtype, or what the data
-// says), device (default CPU) and requires_grad. Converts implicitly from a
+// says), device (default CPU), requires_grad and, as libtorch's, an optional
+// memory format (empty() and the *_like factories honour it). Converts implicitly from a
 // dtype or a device, so `zeros({2, 3}, kLong)` and `ones({2}, Device("cuda"))`
 // read like libtorch.
 class TensorOptions {
@@ -34,22 +36,30 @@ class TensorOptions {
     o.requires_grad_ = r;
     return o;
   }
+  TensorOptions memory_format(std::optional<MemoryFormat> f) const {
+    TensorOptions o = *this;
+    o.memory_format_ = f;
+    return o;
+  }
 
   bool has_dtype() const { return dtype_.has_value(); }
   ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
   ScalarType dtype_or(ScalarType t) const { return dtype_.value_or(t); }
   Device device() const { return device_; }
   bool requires_grad() const { return requires_grad_; }
+  std::optional<MemoryFormat> memory_format_opt() const { return memory_format_; }
 
  private:
   std::optional<ScalarType> dtype_;
   Device device_ = kCPU;
   bool requires_grad_ = false;
+  std::optional<MemoryFormat> memory_format_;
 };
 
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+inline TensorOptions memory_format(MemoryFormat f) { return TensorOptions().memory_format(f); }
 
 }  // namespace ember
 
