@@ -77,6 +77,27 @@ void run_ops(int iters, const Device& dev) {
   std::printf("log_softmax_4096x1000 %7.1f\n", us);
 }
 
+// Tensor cores: float16/bfloat16 products and float32 with TF32 allowed
+// (Note [float32 matmul precision]).
+void run_tensor_core_mm(int iters, const Device& dev) {
+  struct Case {
+    const char* name;
+    ScalarType dtype;
+    bool tf32;
+  };
+  const Case cases[] = {{"bf16", kBFloat16, false}, {"fp16", kHalf, false}, {"tf32", kFloat, true}};
+  for (const Case& c : cases) {
+    cuda::matmul::set_allow_tf32(c.tf32);
+    for (int64_t m : {4096, 8192}) {
+      Tensor x = randn({m, m}).to(dev).to(c.dtype), y = randn({m, m}).to(dev).to(c.dtype);
+      const double us = median_us(iters, [&] { Tensor z = x.mm(y); });
+      std::printf("mm_%s_%-10lld %10.1f  %.1f TFLOP/s\n", c.name, static_cast<long long>(m), us,
+                  2.0 * m * m * m / us / 1e6);
+    }
+  }
+  cuda::matmul::set_allow_tf32(false);
+}
+
 // Seed 003's network: its step at batch 64 and 512, and the b512 step's parts.
 void run_lenet(int iters, const Device& dev) {
   double us = 0;
@@ -158,10 +179,11 @@ void run_lenet(int iters, const Device& dev) {
 
 int main(int argc, char** argv) {
   int iters = 50;
-  bool lenet_only = false;
+  bool lenet_only = false, mm_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--iters=", 8) == 0) iters = std::atoi(argv[i] + 8);
     if (std::strcmp(argv[i], "--lenet_only") == 0) lenet_only = true;
+    if (std::strcmp(argv[i], "--mm_only") == 0) mm_only = true;
   }
   if (!ember::cuda::is_available()) {
     std::printf("no usable CUDA device: nothing to measure\n");
@@ -169,6 +191,8 @@ int main(int argc, char** argv) {
   }
   const ember::Device dev("cuda");
   ember::manual_seed(0);
+  if (!lenet_only) ember::run_tensor_core_mm(std::max(iters, 1), dev);
+  if (mm_only) return 0;
   if (!lenet_only) ember::run_ops(std::max(iters, 1), dev);
   ember::run_lenet(std::max(iters, 1), dev);
   return 0;

@@ -15,6 +15,7 @@
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/parallel.h"
+#include "tensor/precision.h"
 #include "tensor/print.h"
 #include "tensor/quantize.h"
 #include "tensor/random.h"

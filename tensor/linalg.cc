@@ -175,7 +175,8 @@ void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b
 // implemented for 'Bool').
 void gemm_cpu(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
               const Scalar& alpha, const Scalar& beta) {
-  // Integers and float/double (half and bfloat16 were converted to float).
+  // Integers and float/double (half and bfloat16 were converted to float:
+  // computes_via_float).
 #define EMBER_GEMM_CASE [&] { batched_gemm_typed<scalar_t>(g, a, b, out, alpha, beta); }
   EMBER_PRIVATE_SWITCH(out.dtype(), "addmm_impl_cpu_",
                        EMBER_PRIVATE_INTEGRAL_CASES(EMBER_GEMM_CASE)
@@ -238,8 +239,11 @@ inline T multiply(T x, T y) {
   }
 }
 
-// bfloat16 and float16 products compute in float and round once.
-bool is_reduced_float(const Tensor& t) { return t.dtype() == kHalf || t.dtype() == kBFloat16; }
+// bfloat16 and float16 products on the CPU compute in float and round
+// once; cuBLAS takes them as they are (tensor cores, float accumulation).
+bool computes_via_float(const Tensor& t) {
+  return (t.dtype() == kHalf || t.dtype() == kBFloat16) && t.is_cpu();
+}
 
 }  // namespace
 
@@ -252,7 +256,7 @@ static Tensor mm_nograd(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
   check_mm_shapes(self.sizes()[0], self.sizes()[1], mat2.sizes()[0], mat2.sizes()[1]);
   check_same_dtype(self, mat2);
-  if (is_reduced_float(self)) return mm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
+  if (computes_via_float(self)) return mm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
   Tensor out = empty({self.sizes()[0], mat2.sizes()[1]}, self.options());
   run_gemm(matrix_geometry(self, mat2), self, mat2, out);
   return out;
@@ -278,7 +282,7 @@ static Tensor addmm_nograd(const Tensor& self, const Tensor& mat1, const Tensor&
                 ") must match the existing size (", s, ") at non-singleton dimension ", i,
                 ".  Target sizes: [", M, ", ", N, "].  Tensor sizes: ", detail::sizes_str(self.sizes()));
   }
-  if (is_reduced_float(mat1)) {
+  if (computes_via_float(mat1)) {
     return addmm(self.to(kFloat), mat1.to(kFloat), mat2.to(kFloat), beta, alpha).to(mat1.dtype());
   }
   Tensor out = empty({M, N}, mat1.options());
@@ -300,7 +304,7 @@ static Tensor bmm_nograd(const Tensor& self, const Tensor& mat2) {
               "Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", K,
               "] but got: [", mat2.sizes()[0], ", ", mat2.sizes()[1], "].");
   check_same_dtype(self, mat2);
-  if (is_reduced_float(self)) return bmm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
+  if (computes_via_float(self)) return bmm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
   BatchGeometry g;
   g.batch = {B};
   g.a_bstrides = {self.strides()[0]};
@@ -323,7 +327,7 @@ static Tensor mv_nograd(const Tensor& self, const Tensor& vec) {
   EMBER_CHECK(self.sizes()[1] == vec.sizes()[0], "size mismatch, got ", self.sizes()[0], ", ",
               self.sizes()[0], "x", self.sizes()[1], ",", vec.sizes()[0]);
   check_same_dtype(self, vec);
-  if (is_reduced_float(self)) return mv(self.to(kFloat), vec.to(kFloat)).to(self.dtype());
+  if (computes_via_float(self)) return mv(self.to(kFloat), vec.to(kFloat)).to(self.dtype());
   Tensor col = as_view(vec, {vec.sizes()[0], 1}, {vec.strides()[0], 1});
   Tensor out = empty({self.sizes()[0]}, self.options());
   run_gemm(matrix_geometry(self, col), self, col, out);
@@ -341,7 +345,7 @@ static Tensor dot_nograd(const Tensor& self, const Tensor& other) {
               "] to have the same number of elements, but got ", self.numel(), " and ",
               other.numel(), " elements respectively");
   if (self.dtype() == kBool) detail::throw_not_implemented("dot", kBool);
-  if (is_reduced_float(self)) return dot(self.to(kFloat), other.to(kFloat)).to(self.dtype());
+  if (computes_via_float(self)) return dot(self.to(kFloat), other.to(kFloat)).to(self.dtype());
   // A [1, n] x [n, 1] product: BLAS gemv for float and double (the dot
   // product of a strided row with a strided column).
   Tensor row = as_view(self, {1, self.numel()}, {self.numel(), self.strides()[0]});

@@ -53,6 +53,19 @@ def main():
     dev = torch.device("cuda")
     torch.manual_seed(0)
     lenet_only = "--lenet_only" in sys.argv[1:]
+    if not lenet_only:
+        # Tensor cores, as ember's run_tensor_core_mm.
+        for name, dtype, tf32 in (("bf16", torch.bfloat16, False), ("fp16", torch.float16, False),
+                                  ("tf32", torch.float32, True)):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            for m in (4096, 8192):
+                x = torch.randn(m, m, device=dev).to(dtype)
+                y = torch.randn(m, m, device=dev).to(dtype)
+                us = median_us(iters, lambda: x.mm(y))
+                print("mm_%s_%-10d %10.1f  %.1f TFLOP/s" % (name, m, us, 2.0 * m * m * m / us / 1e6))
+        torch.backends.cuda.matmul.allow_tf32 = False
+    if "--mm_only" in sys.argv[1:]:
+        return
     n = 1 << 24
     if not lenet_only:
         a, b = torch.rand(n, device=dev), torch.rand(n, device=dev)

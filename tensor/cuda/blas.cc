@@ -6,11 +6,16 @@
 // rows or columns are unit-stride with a leading dimension at least the
 // other extent; any other layout (and a batch whose matrices are not at
 // one fixed distance from each other) is first copied dense on the device.
-// A single matrix is one cublas<t>gemm, a batch one gemmStridedBatched.
-// float and double; half and bfloat16 arrive as float (linalg.cc converts
-// them), integers are refused as PyTorch refuses them ("addmm_cuda").
-// TF32 stays off, as torch.backends.cuda.matmul.allow_tf32 defaults to.
-
+// A single matrix is one cublasGemmEx, a batch one
+// cublasGemmStridedBatchedEx, for every floating dtype:
+//  - float16 and bfloat16 on tensor cores, accumulating in float32, the
+//    output rounded once to the input dtype (PyTorch's at::cuda::blas::gemm);
+//  - float32 in float32, or on TF32 tensor cores where
+//    set_float32_matmul_precision / cuda::matmul::set_allow_tf32 allow it
+//    (Note [float32 matmul precision] in tensor/precision.h; off by default
+//    as in PyTorch);
+//  - double in double.
+// Integers are refused as PyTorch refuses them ("addmm_cuda").
 #include <cublas_v2.h>
 
 #include <climits>
@@ -22,6 +27,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/gemm.h"
+#include "tensor/precision.h"
 
 namespace ember {
 namespace cuda {
@@ -105,22 +111,28 @@ Tensor dense_operand(const Tensor& t, IntArrayRef batch, IntArrayRef bstrides, i
   return view.contiguous();
 }
 
-template <typename T>
-cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
-                    int k, const T* alpha, const T* a, int lda, int64_t stride_a, const T* b,
-                    int ldb, int64_t stride_b, const T* beta, T* c, int ldc, int64_t stride_c,
-                    int batch) {
-  if constexpr (std::is_same<T, float>::value) {
-    if (batch == 1) return cublasSgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return cublasSgemmStridedBatched(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb,
-                                     stride_b, beta, c, ldc, stride_c, batch);
-  } else {
-    if (batch == 1) return cublasDgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return cublasDgemmStridedBatched(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb,
-                                     stride_b, beta, c, ldc, stride_c, batch);
+// How cuBLAS stores and multiplies one dtype. alpha and beta are read in
+// the compute type's precision: double for double, float otherwise.
+struct GemmTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+};
+
+GemmTypes gemm_types(ScalarType t) {
+  switch (t) {
+    case kHalf:
+      return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case kBFloat16:
+      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case kFloat:
+      return {CUDA_R_32F, cuda::matmul::allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                     : CUBLAS_COMPUTE_32F};
+    default:
+      return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
   }
 }
 
+// T: the type of alpha and beta (float, or double for double).
 template <typename T>
 void gemm_typed(BatchGeometry g, Tensor a, Tensor b, Tensor& out, T alpha, T beta) {
   int64_t nbatch = 1;
@@ -157,19 +169,31 @@ void gemm_typed(BatchGeometry g, Tensor a, Tensor b, Tensor& out, T alpha, T bet
   // Column-major: C^T [N x M] = B^T [N x K] * A^T [K x M].
   const cublasOperation_t op_b = lb.col_major ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = la.col_major ? CUBLAS_OP_T : CUBLAS_OP_N;
-  check_cublas(
-      gemm<T>(h, op_b, op_a, static_cast<int>(g.N), static_cast<int>(g.M), static_cast<int>(g.K),
-              &alpha, static_cast<const T*>(b.data_ptr()), static_cast<int>(lb.ld), sb,
-              static_cast<const T*>(a.data_ptr()), static_cast<int>(la.ld), sa, &beta,
-              static_cast<T*>(out.data_ptr()), static_cast<int>(std::max<int64_t>(g.N, 1)),
-              g.M * g.N, static_cast<int>(nbatch)),
-      nbatch == 1 ? "cublasGemm" : "cublasGemmStridedBatched");
+  const GemmTypes types = gemm_types(out.dtype());
+  const int m = static_cast<int>(g.N), n = static_cast<int>(g.M), k = static_cast<int>(g.K);
+  const int ldc = static_cast<int>(std::max<int64_t>(g.N, 1));
+  if (nbatch == 1) {
+    check_cublas(cublasGemmEx(h, op_b, op_a, m, n, k, &alpha, b.data_ptr(), types.data,
+                              static_cast<int>(lb.ld), a.data_ptr(), types.data,
+                              static_cast<int>(la.ld), &beta, out.data_ptr(), types.data, ldc,
+                              types.compute, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+  } else {
+    check_cublas(cublasGemmStridedBatchedEx(
+                     h, op_b, op_a, m, n, k, &alpha, b.data_ptr(), types.data,
+                     static_cast<int>(lb.ld), sb, a.data_ptr(), types.data,
+                     static_cast<int>(la.ld), sa, &beta, out.data_ptr(), types.data, ldc,
+                     g.M * g.N, static_cast<int>(nbatch), types.compute, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmStridedBatchedEx");
+  }
 }
 
 void gemm_cuda(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
                const Scalar& alpha, const Scalar& beta) {
   if (out.numel() == 0) return;
   switch (out.dtype()) {
+    case kHalf:
+    case kBFloat16:
     case kFloat:
       gemm_typed<float>(g, a, b, out, alpha.to<float>(), beta.to<float>());
       return;

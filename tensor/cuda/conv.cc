@@ -71,11 +71,27 @@ void conv_forward_im2col(const ConvGeometry& g, const Tensor& x, const Tensor& w
   }
 }
 
+// im2col's kernels take float and double: float16 and bfloat16 that cuDNN
+// does not take are convolved in float and rounded once.
+bool via_float(const Tensor& t) { return t.dtype() == kHalf || t.dtype() == kBFloat16; }
+Tensor float_like(const Tensor& t) {
+  return t.defined() ? empty(t.sizes(), t.options().dtype(kFloat)) : Tensor();
+}
+Tensor to_float(const Tensor& t) { return t.defined() ? t.to(kFloat) : t; }
+
 void conv_forward_cuda(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
                        Tensor& out) {
   detail::DeviceGuard guard(x.device().index());
   Tensor out3 = out.view({g.n, g.co, g.l()});
-  if (!detail::cudnn_conv_forward(g, x, w, out)) conv_forward_im2col(g, x, w, out3);
+  if (!detail::cudnn_conv_forward(g, x, w, out)) {
+    if (via_float(x)) {
+      Tensor out_f = float_like(out);
+      conv_forward_cuda(g, x.to(kFloat), w.to(kFloat), Tensor(), out_f);
+      out.copy_(out_f);
+    } else {
+      conv_forward_im2col(g, x, w, out3);
+    }
+  }
   if (b.defined()) out3.add_(b.view({1, g.co, 1}));
 }
 
@@ -129,6 +145,13 @@ void conv_backward_cuda(const ConvGeometry& g, const Tensor& gy, const Tensor& x
   if (gx_left.defined() && detail::cudnn_conv_backward_input(g, gy, w, gx)) gx_left = Tensor();
   if (gw_left.defined() && detail::cudnn_conv_backward_weight(g, gy, x, gw)) gw_left = Tensor();
   if (!gx_left.defined() && !gw_left.defined()) return;
+  if (via_float(gy)) {
+    Tensor gx_f = float_like(gx_left), gw_f = float_like(gw_left), gb_none;
+    conv_backward_cuda(g, gy.to(kFloat), to_float(x), w.to(kFloat), gx_f, gw_f, gb_none);
+    if (gx_f.defined()) gx_left.copy_(gx_f);
+    if (gw_f.defined()) gw_left.copy_(gw_f);
+    return;
+  }
   conv_backward_im2col(g, gy3, x, w, gx_left, gw_left);
 }
 

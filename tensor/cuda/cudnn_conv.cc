@@ -2,9 +2,13 @@
 // enabled (cuda::set_cudnn_enabled, torch.backends.cudnn.enabled) and the
 // library takes the case, else to conv.cc's im2col + cuBLAS. As PyTorch with
 // benchmark=False, the algorithm is cuDNN's first heuristic choice
-// (cudnnGet*Algorithm_v7) that runs, remembered per geometry; float runs in
-// FMA math (no TF32, as allow_tf32=False) so results stay within float
-// rounding of the CPU's. A cuDNN failure is not fatal: it is reported once
+// (cudnnGet*Algorithm_v7) that runs, remembered per geometry. float32 may
+// use TF32 tensor cores unless cuda::set_cudnn_allow_tf32(false) (PyTorch's
+// torch.backends.cudnn.allow_tf32, default true; Note [float32 matmul
+// precision] in tensor/precision.h), else runs in FMA math, within float
+// rounding of the CPU's; float16 and bfloat16 run on tensor cores with
+// float32 accumulation (PyTorch's convolution compute type), double in
+// double. A cuDNN failure is not fatal: it is reported once
 // per function on stderr and that call runs im2col instead, so a cuDNN
 // older or newer than the headers ember was built with costs speed, never
 // a result.
@@ -24,6 +28,7 @@
 #include "tensor/cuda/cuda.h"
 #include "tensor/cuda/cudnn_conv.h"
 #include "tensor/empty.h"
+#include "tensor/precision.h"
 
 namespace ember {
 namespace cuda {
@@ -67,7 +72,10 @@ cudnnHandle_t handle_for(int device) {
 // The four descriptors of one convolution, destroyed with it.
 class Descriptors {
  public:
-  explicit Descriptors(const ember::detail::ConvGeometry& g, cudnnDataType_t t) {
+  // t: how the tensors are stored; compute: the accumulation type; math:
+  // which units may run it.
+  Descriptors(const ember::detail::ConvGeometry& g, cudnnDataType_t t, cudnnDataType_t compute,
+              cudnnMathType_t math) {
     valid_ = ok(cudnnCreateTensorDescriptor(&x_), "cudnnCreateTensorDescriptor") &&
              ok(cudnnCreateTensorDescriptor(&y_), "cudnnCreateTensorDescriptor") &&
              ok(cudnnCreateFilterDescriptor(&w_), "cudnnCreateFilterDescriptor") &&
@@ -83,10 +91,10 @@ class Descriptors {
                                       i(g.kh), i(g.kw)),
            "cudnnSetFilter4dDescriptor") &&
         ok(cudnnSetConvolution2dDescriptor(c_, i(g.ph), i(g.pw), i(g.sh), i(g.sw), i(g.dh),
-                                           i(g.dw), CUDNN_CROSS_CORRELATION, t),
+                                           i(g.dw), CUDNN_CROSS_CORRELATION, compute),
            "cudnnSetConvolution2dDescriptor") &&
         ok(cudnnSetConvolutionGroupCount(c_, i(g.groups)), "cudnnSetConvolutionGroupCount") &&
-        ok(cudnnSetConvolutionMathType(c_, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+        ok(cudnnSetConvolutionMathType(c_, math), "cudnnSetConvolutionMathType");
     if (!valid_) return;
     // The output geometry must be ours, or the call would write elsewhere.
     int n = 0, co = 0, oh = 0, ow = 0;
@@ -120,18 +128,31 @@ class Descriptors {
 struct Setup {
   cudnnHandle_t handle = nullptr;
   cudnnDataType_t type = CUDNN_DATA_FLOAT;
+  cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+  cudnnMathType_t math = CUDNN_FMA_MATH;
   bool usable = false;
 };
 
 Setup setup_for(const Tensor& t) {
   Setup s;
   if (!cudnn_enabled() || cudnn_version() == 0) return s;
-  if (t.dtype() == kFloat) {
-    s.type = CUDNN_DATA_FLOAT;
-  } else if (t.dtype() == kDouble) {
-    s.type = CUDNN_DATA_DOUBLE;
-  } else {
-    return s;
+  switch (t.dtype()) {
+    case kFloat:
+      s.math = cudnn_allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+      break;
+    case kHalf:
+      s.type = CUDNN_DATA_HALF;
+      s.math = CUDNN_TENSOR_OP_MATH;
+      break;
+    case kBFloat16:
+      s.type = CUDNN_DATA_BFLOAT16;
+      s.math = CUDNN_TENSOR_OP_MATH;
+      break;
+    case kDouble:
+      s.type = s.compute = CUDNN_DATA_DOUBLE;
+      break;
+    default:
+      return s;
   }
   s.handle = handle_for(t.device().index());
   s.usable = s.handle != nullptr && ok(cudnnSetStream(s.handle, /*default stream*/ nullptr),
@@ -164,8 +185,10 @@ struct Choice {
   size_t bytes;
 };
 
-std::string cache_key(const char* what, const ember::detail::ConvGeometry& g, const Tensor& t) {
-  return absl::StrCat(what, "|", static_cast<int>(t.dtype()), "|", t.device().index(), "|", g.n,
+std::string cache_key(const char* what, const ember::detail::ConvGeometry& g, const Tensor& t,
+                      cudnnMathType_t math) {
+  return absl::StrCat(what, "|", static_cast<int>(t.dtype()), "|", static_cast<int>(math), "|",
+                      t.device().index(), "|", g.n,
                       ",", g.c, ",", g.h, ",", g.w, ",", g.co, ",", g.kh, ",", g.kw, ",", g.sh,
                       ",", g.sw, ",", g.ph, ",", g.pw, ",", g.dh, ",", g.dw, ",", g.groups);
 }
@@ -240,12 +263,12 @@ bool convolve(const ember::detail::ConvGeometry& g, const Tensor& like, const ch
   Setup s = setup_for(like);
   if (!s.usable) return false;
   DeviceGuard guard(like.device().index());
-  Descriptors d(g, s.type);
+  Descriptors d(g, s.type, s.compute, s.math);
   if (!d.valid()) return false;
   Scaling a(s.type);
   const Context ctx{s.handle, d, a};
   return run_cached<Algo, Perf>(
-      cache_key(kind, g, like), like, call_name,
+      cache_key(kind, g, like, s.math), like, call_name,
       [&](Perf* perf, int* count) { return ok(query(ctx, perf, count), query_name); },
       [&](Algo algo, void* ws, size_t bytes) { return call(ctx, algo, ws, bytes); });
 }

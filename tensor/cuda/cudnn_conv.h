@@ -4,7 +4,7 @@
 // Convolution through cuDNN (Note [cuDNN convolution] in cudnn_conv.cc),
 // for conv.cc: each returns false, having written nothing, when cuDNN is
 // disabled, absent or refuses the case; conv.cc then runs im2col + cuBLAS.
-// Tensors are contiguous, float or double, on one device.
+// Tensors are contiguous, of one floating dtype, on one device.
 
 #include "tensor/conv_kernels.h"
 #include "tensor/tensor.h"

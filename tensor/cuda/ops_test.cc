@@ -274,9 +274,6 @@ TEST(CudaOpsTest, MatrixProducts) {
     Tensor p = values({5, 8, 3}, t, 1), q = values({5, 3, 9}, t, 1);
     expect_matches(p.to(kCuda).bmm(q.to(kCuda)), p.bmm(q), tol, tol);
   }
-  // Half goes through float, as on the CPU.
-  Tensor h = values({16, 8}, kHalf, 1), g = values({8, 4}, kHalf, 1);
-  expect_matches(h.to(kCuda).mm(g.to(kCuda)), h.mm(g), 2e-3, 2e-3);
   // K == 0: zeros (and beta * self for addmm).
   Tensor z1 = empty({3, 0}, TensorOptions(kFloat)), z2 = empty({0, 4}, TensorOptions(kFloat));
   expect_matches(z1.to(kCuda).mm(z2.to(kCuda)), z1.mm(z2));
@@ -349,6 +346,107 @@ TEST(CudaOpsTest, NllLossForwardAndBackward) {
             "cuda:0 and cpu!");
 }
 
+// float16 and bfloat16 products run on tensor cores with float32
+// accumulation and one rounding, as the CPU computes them in float and
+// rounds once: the results agree to the dtype's rounding.
+TEST(CudaOpsTest, ReducedPrecisionMatrixProducts) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kHalf, kBFloat16}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    const double tol = rtol_for(t);
+    Tensor a = values({64, 40}, t, 1), b = values({40, 24}, t, 1);
+    Tensor da = a.to(kCuda), db = b.to(kCuda);
+    EXPECT_EQ(da.mm(db).dtype(), t);
+    expect_matches(da.mm(db), a.mm(b), tol, tol);
+    expect_matches(db.t().mm(da.t()), b.t().mm(a.t()), tol, tol);
+    Tensor bias = values({24}, t, 1);
+    expect_matches(addmm(bias.to(kCuda), da, db, 0.5, 2), addmm(bias, a, b, 0.5, 2), tol, tol);
+    Tensor v = values({40}, t, 1);
+    expect_matches(da.mv(v.to(kCuda)), a.mv(v), tol, tol);
+    expect_matches(v.to(kCuda).dot(v.to(kCuda)), v.dot(v), tol, tol);
+    Tensor p = values({5, 8, 3}, t, 1), q = values({5, 3, 9}, t, 1);
+    expect_matches(p.to(kCuda).bmm(q.to(kCuda)), p.bmm(q), tol, tol);
+    Tensor x = values({4, 3, 6, 5}, t, 1), y = values({3, 5, 2}, t, 1);
+    expect_matches(matmul(x.to(kCuda), y.to(kCuda)), matmul(x, y), tol, tol);
+    Tensor w = values({24, 40}, t, 1);
+    // nn::Linear's product: a transposed weight.
+    expect_matches(addmm(bias.to(kCuda), da, w.to(kCuda).t()), addmm(bias, a, w.t()), tol, tol);
+  }
+}
+
+// TF32 (Note [float32 matmul precision]): off by default for cuBLAS, so
+// float32 products match the CPU to float rounding; allowed, they round
+// each operand to a 10-bit mantissa, visibly different but close.
+TEST(CudaOpsTest, Float32MatmulPrecisionSwitchesTf32) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  struct Restore {
+    ~Restore() { set_float32_matmul_precision("highest"); }
+  } restore;
+  ASSERT_FALSE(cuda::matmul::allow_tf32());
+  Tensor a = values({256, 512}, kFloat, 1), b = values({512, 128}, kFloat, 1);
+  Tensor exact = a.to(kDouble).mm(b.to(kDouble));
+  Tensor da = a.to(kCuda), db = b.to(kCuda);
+  auto max_err = [&](const Tensor& r) {
+    return (r.to(Device(kCPU)).to(kDouble) - exact).abs().max().item<double>();
+  };
+  const double fp32 = max_err(da.mm(db));
+  EXPECT_LT(fp32, 1e-4);
+  for (const char* p : {"high", "medium"}) {
+    set_float32_matmul_precision(p);
+    const double tf32 = max_err(da.mm(db));
+    EXPECT_GT(tf32, 10 * fp32) << p;  // TF32 really ran
+    EXPECT_LT(tf32, 0.1) << p;        // and is still a product of these matrices
+  }
+  cuda::matmul::set_allow_tf32(false);
+  EXPECT_EQ(max_err(da.mm(db)), fp32);
+}
+
+// cuDNN convolutions in float16 and bfloat16 (tensor cores), against the
+// CPU's float convolution of the same values, rounded once; and float32
+// with cuDNN's TF32 allowed (PyTorch's default) stays close.
+TEST(CudaOpsTest, ReducedPrecisionConvolution) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  struct Restore {
+    ~Restore() {
+      cuda::set_cudnn_enabled(true);
+      cuda::set_cudnn_allow_tf32(true);
+    }
+  } restore;
+  for (bool cudnn : {true, false}) {
+    cuda::set_cudnn_enabled(cudnn);
+    SCOPED_TRACE(cudnn ? "cuDNN" : "im2col");
+    for (ScalarType t : {kHalf, kBFloat16}) {
+      SCOPED_TRACE(scalar_type_name(t));
+      const double tol = 2 * rtol_for(t);
+      Tensor x = values({4, 8, 12, 12}, t, 1), w = values({16, 8, 3, 3}, t, 1);
+      Tensor b = values({16}, t, 1);
+      Tensor ref = convolution(x.to(kFloat), w.to(kFloat), b.to(kFloat), {1, 1}, {1, 1}, {1, 1}, 1);
+      Tensor out = convolution(x.to(kCuda), w.to(kCuda), b.to(kCuda), {1, 1}, {1, 1}, {1, 1}, 1);
+      EXPECT_EQ(out.dtype(), t);
+      expect_matches(out.to(kFloat), ref, tol, tol * 8);
+      Tensor gy = values(ref.sizes(), t, 1);
+      auto [gx, gw, gb] = convolution_backward(gy.to(kFloat), x.to(kFloat), w.to(kFloat), {1, 1},
+                                               {1, 1}, {1, 1}, 1, {true, true, true});
+      auto [dgx, dgw, dgb] = convolution_backward(gy.to(kCuda), x.to(kCuda), w.to(kCuda), {1, 1},
+                                                  {1, 1}, {1, 1}, 1, {true, true, true});
+      EXPECT_EQ(dgw.dtype(), t);
+      // Sums of 4*12*12 products (the weight's gradient) round further.
+      expect_matches(dgx.to(kFloat), gx, tol, tol * 8);
+      expect_matches(dgw.to(kFloat), gw, tol, tol * 64);
+      expect_matches(dgb.to(kFloat), gb, tol, tol * 64);
+    }
+  }
+  cuda::set_cudnn_enabled(true);
+  ASSERT_TRUE(cuda::cudnn_allow_tf32());
+  Tensor x = values({8, 32, 16, 16}, kFloat, 1), w = values({32, 32, 3, 3}, kFloat, 1);
+  Tensor exact = convolution(x.to(kDouble), w.to(kDouble), Tensor(), {1, 1}, {1, 1}, {1, 1}, 1);
+  Tensor tf32 = convolution(x.to(kCuda), w.to(kCuda), Tensor(), {1, 1}, {1, 1}, {1, 1}, 1);
+  EXPECT_LT((tf32.to(Device(kCPU)).to(kDouble) - exact).abs().max().item<double>(), 0.1);
+  cuda::set_cudnn_allow_tf32(false);
+  Tensor fp32 = convolution(x.to(kCuda), w.to(kCuda), Tensor(), {1, 1}, {1, 1}, {1, 1}, 1);
+  EXPECT_LT((fp32.to(Device(kCPU)).to(kDouble) - exact).abs().max().item<double>(), 1e-4);
+}
+
 TEST(CudaOpsTest, ConvolutionForwardAndBackward) {
   SKIP_WITHOUT_CUDA_DEVICE();
   struct Case {
@@ -364,10 +462,15 @@ TEST(CudaOpsTest, ConvolutionForwardAndBackward) {
       // under conv.cc's 256 MB column buffer.
       {{20, 32, 130, 130}, {2, 32, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, true},
   };
-  // Both paths: cuDNN (where it takes the case) and im2col + cuBLAS.
+  // Both paths: cuDNN (where it takes the case) and im2col + cuBLAS; float32
+  // without TF32, to compare with the CPU at float rounding.
   struct RestoreCudnn {
-    ~RestoreCudnn() { cuda::set_cudnn_enabled(true); }
+    ~RestoreCudnn() {
+      cuda::set_cudnn_enabled(true);
+      cuda::set_cudnn_allow_tf32(true);
+    }
   } restore;
+  cuda::set_cudnn_allow_tf32(false);
   RecordProperty("cudnn_version", std::to_string(cuda::cudnn_version()));
   for (bool cudnn : {true, false}) {
     cuda::set_cudnn_enabled(cudnn);
