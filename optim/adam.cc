@@ -6,6 +6,7 @@
 #include "optim/moments.h"
 #include "tensor/dispatch.h"
 #include "tensor/math.h"
+#include "tensor/multi_tensor.h"
 
 namespace ember {
 namespace optim {
@@ -157,6 +158,52 @@ void adam_update(const AdamHyper& h, Tensor& p, ParamState& st) {
   if (vmax != nullptr) detail::mark_written(*vmax);
 }
 
+// The group's parameters with gradients in one multi-tensor kernel (Note
+// [Multi-tensor updates]); false, having changed no step count, when they
+// do not qualify.
+template <typename StateFor>
+bool adam_multi(const AdamHyper& h, OptimizerParamGroup& group, std::optional<bool> foreach,
+                bool fused, const StateFor& state_for) {
+  std::vector<Tensor> ps;
+  for (const Tensor& p : group.params()) {
+    if (p.grad().defined()) ps.push_back(p);
+  }
+  if (!detail::use_multi_tensor(ps, foreach, fused,
+                                ember::detail::multi_tensor_adam_kernel.has(kCUDA))) {
+    return false;
+  }
+  std::vector<Tensor> gs, ms, vs, vmaxs;
+  std::vector<ParamState*> states;
+  for (const Tensor& p : ps) {
+    ParamState& st = state_for(p);
+    st.zeros_if_missing("exp_avg", p);
+    st.zeros_if_missing("exp_avg_sq", p);
+    if (h.amsgrad) st.zeros_if_missing("max_exp_avg_sq", p);
+    gs.push_back(p.grad());
+    ms.push_back(*st.find("exp_avg"));
+    vs.push_back(*st.find("exp_avg_sq"));
+    if (h.amsgrad) vmaxs.push_back(*st.find("max_exp_avg_sq"));
+    states.push_back(&st);
+  }
+  if (!detail::buffers_fit(ps, ms) || !detail::buffers_fit(ps, vs) ||
+      !detail::buffers_fit(ps, vmaxs)) {
+    return false;
+  }
+  ember::detail::MultiAdamArgs args{h.lr,      h.beta1,    h.beta2,     h.eps, h.weight_decay,
+                                    h.amsgrad, h.maximize, h.decoupled, {},    {}};
+  for (ParamState* st : states) {
+    if (!st->step) st->step = 0;
+    const AdamStep s(h, ++*st->step);
+    args.step_size.push_back(s.step_size);
+    args.bias_correction2_sqrt.push_back(s.bias_correction2_sqrt);
+  }
+  ember::detail::multi_tensor_adam_kernel(kCUDA)(args, ps, gs, ms, vs, vmaxs);
+  for (auto* list : {&ps, &ms, &vs, &vmaxs}) {
+    for (const Tensor& t : *list) detail::mark_written(t);
+  }
+  return true;
+}
+
 }  // namespace
 
 Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults)
@@ -165,7 +212,13 @@ Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions& defaults)
 }
 
 void Adam::step_group(OptimizerParamGroup& group) {
-  const auto h = AdamHyper::of(static_cast<const AdamOptions&>(group.options()), false);
+  const auto& o = static_cast<const AdamOptions&>(group.options());
+  const auto h = AdamHyper::of(o, false);
+  if (adam_multi(h, group, o.foreach(), o.fused(), [&](const Tensor& p) -> ParamState& {
+        return state_for(p);
+      })) {
+    return;
+  }
   for (auto& p : group.params()) {
     if (p.grad().defined()) adam_update(h, p, state_for(p));
   }
@@ -177,7 +230,13 @@ AdamW::AdamW(std::vector<OptimizerParamGroup> groups, const AdamWOptions& defaul
 }
 
 void AdamW::step_group(OptimizerParamGroup& group) {
-  const auto h = AdamHyper::of(static_cast<const AdamWOptions&>(group.options()), true);
+  const auto& o = static_cast<const AdamWOptions&>(group.options());
+  const auto h = AdamHyper::of(o, true);
+  if (adam_multi(h, group, o.foreach(), o.fused(), [&](const Tensor& p) -> ParamState& {
+        return state_for(p);
+      })) {
+    return;
+  }
   for (auto& p : group.params()) {
     if (p.grad().defined()) adam_update(h, p, state_for(p));
   }

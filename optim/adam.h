@@ -9,6 +9,7 @@
 // gradient, AdamW decays the parameter itself (decoupled).
 
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
   EMBER_ARG(double, weight_decay) = 0;
   EMBER_ARG(bool, amsgrad) = false;
   EMBER_ARG(bool, maximize) = false;
+  // PyTorch 2.x's switches (Note [Multi-tensor updates] in
+  // tensor/multi_tensor.h): nullopt takes the multi-tensor kernels where
+  // every parameter is on CUDA; fused runs the same one-pass kernels (on
+  // the CPU the per-parameter loops already are). Not part of the state
+  // dict, which keeps PyTorch 1.13's keys.
+  EMBER_ARG(std::optional<bool>, foreach) = std::nullopt;
+  EMBER_ARG(bool, fused) = false;
 };
 
 struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
@@ -48,6 +56,13 @@ struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
   EMBER_ARG(double, weight_decay) = 1e-2;
   EMBER_ARG(bool, amsgrad) = false;
   EMBER_ARG(bool, maximize) = false;
+  // PyTorch 2.x's switches (Note [Multi-tensor updates] in
+  // tensor/multi_tensor.h): nullopt takes the multi-tensor kernels where
+  // every parameter is on CUDA; fused runs the same one-pass kernels (on
+  // the CPU the per-parameter loops already are). Not part of the state
+  // dict, which keeps PyTorch 1.13's keys.
+  EMBER_ARG(std::optional<bool>, foreach) = std::nullopt;
+  EMBER_ARG(bool, fused) = false;
 };
 
 // Both throw PyTorch's ValueErrors for a negative lr, eps or weight_decay

@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "tensor/error.h"
+
 namespace ember {
 namespace optim {
 namespace detail {
@@ -23,6 +25,35 @@ bool fusable(const Tensor& p, const Tensor& grad, std::initializer_list<const Te
   if (!same(grad)) return false;
   for (const Tensor* b : buffers) {
     if (!same(*b)) return false;
+  }
+  return true;
+}
+
+bool use_multi_tensor(const std::vector<Tensor>& params, std::optional<bool> foreach, bool fused,
+                      bool kernel_registered) {
+  EMBER_CHECK(!(fused && foreach.value_or(false)), "`fused` and `foreach` cannot be `True` together.");
+  if (foreach == false || !kernel_registered || params.empty()) return false;
+  const Tensor& first = params[0];
+  if (!first.is_cuda() || !is_floating_point(first.dtype())) return false;
+  for (const Tensor& p : params) {
+    const Tensor& g = p.grad();
+    if (p.device() != first.device() || p.dtype() != first.dtype() || !p.is_contiguous() ||
+        g.device() != first.device() || g.dtype() != first.dtype() || !g.is_contiguous() ||
+        g.sizes() != p.sizes()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool buffers_fit(const std::vector<Tensor>& params, const std::vector<Tensor>& buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const Tensor& p = params[i % params.size()];
+    const Tensor& b = buffers[i];
+    if (b.device() != p.device() || b.dtype() != p.dtype() || !b.is_contiguous() ||
+        b.sizes() != p.sizes()) {
+      return false;
+    }
   }
   return true;
 }

@@ -11,7 +11,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "tensor/parallel.h"
 #include "tensor/tensor.h"
@@ -46,6 +48,17 @@ void with_flag(bool flag, const F& f) {
     f(std::false_type{});
   }
 }
+
+// Note [Multi-tensor updates] (tensor/multi_tensor.h): whether the
+// parameters with gradients of a group take the multi-tensor kernels:
+// foreach (or fused) allows it (nullopt: allowed), CUDA has the kernel, and
+// every parameter and gradient is a contiguous floating tensor of one
+// dtype on one CUDA device. Throws PyTorch's error for fused and foreach
+// both true.
+bool use_multi_tensor(const std::vector<Tensor>& params, std::optional<bool> foreach, bool fused,
+                      bool kernel_registered);
+// Every buffer contiguous and like its parameter (a loaded state may not be).
+bool buffers_fit(const std::vector<Tensor>& params, const std::vector<Tensor>& buffers);
 
 // After a fused loop wrote t through its data pointer: what an in-place op
 // would do, so autograd still sees the modification.

@@ -3,6 +3,7 @@
 #include "optim/fused.h"
 #include "tensor/dispatch.h"
 #include "tensor/creation.h"
+#include "tensor/multi_tensor.h"
 
 namespace ember {
 namespace optim {
@@ -102,8 +103,52 @@ SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions& defaults)
   set_option_check(check_sgd_options);
 }
 
+namespace {
+
+// The group's parameters with gradients in one multi-tensor kernel (Note
+// [Multi-tensor updates]); false, having changed nothing, when they do not
+// qualify.
+template <typename StateFor>
+bool sgd_multi(const SGDOptions& o, OptimizerParamGroup& group, const StateFor& state_for) {
+  std::vector<Tensor> ps;
+  for (const Tensor& p : group.params()) {
+    if (p.grad().defined()) ps.push_back(p);
+  }
+  if (!detail::use_multi_tensor(ps, o.foreach(), false,
+                                ember::detail::multi_tensor_sgd_kernel.has(kCUDA))) {
+    return false;
+  }
+  std::vector<Tensor> gs, bufs;
+  ember::detail::MultiSgdArgs args{o.lr(),       o.weight_decay(), o.momentum(),
+                                   o.dampening(), o.nesterov(),     o.maximize(), {}};
+  for (const Tensor& p : ps) {
+    gs.push_back(p.grad());
+    if (o.momentum() == 0) continue;
+    Tensor* buf = state_for(p).find("momentum_buffer");
+    args.fresh.push_back(buf == nullptr);
+    bufs.push_back(buf != nullptr ? *buf : Tensor());
+  }
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    if (bufs[i].defined() && !detail::buffers_fit({ps[i]}, {bufs[i]})) return false;
+  }
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    if (bufs[i].defined()) continue;
+    ParamState& st = state_for(ps[i]);
+    st.buffers.emplace_back("momentum_buffer", empty_like(ps[i]));  // the kernel writes it whole
+    bufs[i] = st.buffers.back().second;
+  }
+  ember::detail::multi_tensor_sgd_kernel(kCUDA)(args, ps, gs, bufs);
+  for (auto* list : {&ps, &bufs}) {
+    for (const Tensor& t : *list) detail::mark_written(t);
+  }
+  return true;
+}
+
+}  // namespace
+
 void SGD::step_group(OptimizerParamGroup& group) {
   const auto& o = static_cast<const SGDOptions&>(group.options());
+  if (sgd_multi(o, group, [&](const Tensor& p) -> ParamState& { return state_for(p); })) return;
   for (auto& p : group.params()) {
     const Tensor& grad = p.grad();
     if (!grad.defined()) continue;

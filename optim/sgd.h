@@ -5,6 +5,7 @@
 // State per parameter: "momentum_buffer" (when momentum != 0).
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "optim/optimizer.h"
@@ -22,6 +23,10 @@ struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
   EMBER_ARG(double, weight_decay) = 0;
   EMBER_ARG(bool, nesterov) = false;
   EMBER_ARG(bool, maximize) = false;
+  // PyTorch 2.x's foreach (Note [Multi-tensor updates] in
+  // tensor/multi_tensor.h): nullopt takes the multi-tensor kernel where
+  // every parameter is on CUDA. Not part of the state dict (1.13's keys).
+  EMBER_ARG(std::optional<bool>, foreach) = std::nullopt;
 };
 
 class SGD : public Optimizer {

@@ -66,6 +66,24 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = False
     if "--mm_only" in sys.argv[1:]:
         return
+    if not lenet_only:
+        # As ember's run_optimizer_steps.
+        params = []
+        for _ in range(12):
+            for sizes in ((768,), (768,), (3072, 768), (3072,), (768, 3072), (768,)):
+                p = torch.randn(*sizes, device=dev, requires_grad=True)
+                p.grad = torch.randn(*sizes, device=dev)
+                params.append(p)
+        for name, opt in (
+                ("adamw_step_per_param", torch.optim.AdamW(params, lr=1e-4, foreach=False)),
+                ("adamw_step_foreach", torch.optim.AdamW(params, lr=1e-4, foreach=True)),
+                ("adamw_step_fused", torch.optim.AdamW(params, lr=1e-4, fused=True)),
+                ("sgd_step_per_param", torch.optim.SGD(params, lr=1e-4, momentum=0.9,
+                                                       foreach=False)),
+                ("sgd_step_foreach", torch.optim.SGD(params, lr=1e-4, momentum=0.9,
+                                                     foreach=True))):
+            us = median_us(iters, opt.step)
+            print("%-22s %8.1f" % (name, us))
     n = 1 << 24
     if not lenet_only:
         a, b = torch.rand(n, device=dev), torch.rand(n, device=dev)
