@@ -247,14 +247,13 @@ void for_each_element(Tensor& t, const F& write) {
 // The generator must be one for the tensor's device type (PyTorch's check).
 void check_generator_device(const Generator& gen, const Tensor& t) {
   if (gen.device().type() == t.device().type()) return;
-  throw Error(absl::StrCat("Expected a '", t.device().is_cuda() ? "cuda" : t.device().str(),
+  throw Error(absl::StrCat("Expected a '", t.is_cpu() ? "cpu" : "cuda",
                            "' device type for generator but found '",
-                           gen.device().is_cpu() ? "cpu" : gen.device().str(), "'"));
+                           gen.device().is_cpu() ? "cpu" : "cuda", "'"));
 }
 
 // Fills t (not on the CPU) on its device, drawing from gen.
 void fill_on_device(Tensor& t, detail::RandomFill fill, const Generator& gen) {
-  check_generator_device(gen, t);
   const detail::RandomFillFn fn = detail::random_fill_kernel(t.device());
   GeneratorImpl* g = gen.impl();
   {
@@ -460,6 +459,7 @@ Tensor& uniform_(Tensor& t, double from, double to, const Generator& gen) {
     detail::record_out_op("uniform_", t, {t}, [&] { return uniform_(t, from, to, gen); }, detail::no_args);
     return t;
   }
+  check_generator_device(gen, t);
   if (!t.is_cpu()) {  // Note [Device random numbers]
     if (!is_floating_point(t.dtype())) detail::throw_not_implemented("uniform_kernel_cuda", t.dtype());
     EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
@@ -491,6 +491,7 @@ Tensor& normal_(Tensor& t, double mean, double std, const Generator& gen) {
     detail::record_out_op("normal_", t, {t}, [&] { return normal_(t, mean, std, gen); }, detail::no_args);
     return t;
   }
+  check_generator_device(gen, t);
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (!t.is_cpu()) {  // Note [Device random numbers]
     if (!is_floating_point(t.dtype())) detail::throw_not_implemented("normal_kernel_cuda", t.dtype());
@@ -521,6 +522,7 @@ Tensor& bernoulli_(Tensor& t, double p, const Generator& gen) {
     detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
     return t;
   }
+  check_generator_device(gen, t);
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   if (!t.is_cpu()) {  // Note [Device random numbers]
     detail::RandomFill fill;
@@ -545,6 +547,7 @@ Tensor& exponential_(Tensor& t, double lambd, const Generator& gen) {
     detail::record_out_op("exponential_", t, {t}, [&] { return exponential_(t, lambd, gen); }, detail::no_args);
     return t;
   }
+  check_generator_device(gen, t);
   EMBER_CHECK(lambd >= 0.0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
   if (!t.is_cpu()) {  // Note [Device random numbers]
     if (!is_floating_point(t.dtype())) detail::throw_not_implemented("exponential_cuda", t.dtype());
@@ -571,6 +574,7 @@ Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
     detail::record_out_op("random_", t, {t}, [&] { return random_(t, from, to, gen); }, detail::no_args);
     return t;
   }
+  check_generator_device(gen, t);
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from,
               " >= to=", to);
   if (!t.is_cpu()) {  // Note [Device random numbers]
@@ -682,6 +686,7 @@ Tensor& bernoulli_(Tensor& t, const Tensor& p, const Generator& gen) {
     detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
     return t;
   }
+  check_generator_device(gen, t);
   EMBER_CHECK(p.defined(), "bernoulli_: p is undefined");
   if (!ember::is_floating_point(p.dtype())) {
     detail::throw_not_implemented(t.is_cpu() ? "bernoulli_tensor_cpu_p_" : "bernoulli_tensor_cuda_p_",
@@ -689,7 +694,6 @@ Tensor& bernoulli_(Tensor& t, const Tensor& p, const Generator& gen) {
   }
   const Tensor probs = p.expand(t.sizes());
   if (t.is_cpu()) {
-    check_generator_device(gen, t);
     t.copy_(bernoulli_cpu(detail::cpu(probs).contiguous(), gen.impl()));
     return t;
   }
