@@ -95,10 +95,41 @@ TEST_F(DeviceGuardTest, TableOpsWithoutACudaKernelSayWhich) {
       {"layer_norm", [&] { native_layer_norm(x, {4}, {}, {}, 1e-5); }},
       {"mse_loss", [&] { mse_loss(x, x, loss_reduction::kMean); }},
       {"bce_with_logits", [&] { binary_cross_entropy_with_logits(x, x, {}, {}, loss_reduction::kMean); }},
+      // Random fills (Note [Device random numbers], tensor/random.cc).
+      {"rand", [&] { rand({5}, x.options()); }},
+      {"randn", [&] { randn({20}, x.options()); }},
+      {"normal", [&] { normal(1, 2, {20}, x.options()); }},
+      {"randint", [&] { randint(9, {5}, idx.options()); }},
+      {"randperm", [&] { randperm(6, idx.options()); }},
+      {"rand_like", [&] { rand_like(x); }},
+      {"uniform_", [&] { x.uniform_(-2, 2); }},
+      {"normal_", [&] { x.normal_(1, 3); }},
+      {"bernoulli_", [&] { x.bernoulli_(0.3); }},
+      {"bernoulli_tensor", [&] { x.bernoulli_(x); }},
+      {"bernoulli", [&] { x.bernoulli(); }},
+      {"random_", [&] { idx.random_(0, 7); }},
+      {"exponential_", [&] { x.exponential_(2); }},
+      {"uniform_cuda_generator", [&] { uniform_(x, 0, 1, Generator(Device(kCUDA, 0), 5)); }},
   };
   for (const Case& c : cases) {
     EXPECT_THAT(error_of(c.run), ::testing::HasSubstr("'CUDA' backend")) << c.name;
   }
+}
+
+// A device tensor draws from a generator of its device type, as in PyTorch;
+// the argument checks run before any kernel is looked up.
+TEST_F(DeviceGuardTest, RandomFillsCheckTheirArgumentsOnTheDevice) {
+  Tensor x = dev(zeros({4}, TensorOptions(kFloat)));
+  Tensor i8 = dev(zeros({4}, TensorOptions(kChar)));
+  EXPECT_EQ(error_of([&] { uniform_(x, 0, 1, Generator(5)); }),
+            "Expected a 'cuda' device type for generator but found 'cpu'");
+  EXPECT_EQ(error_of([&] { x.uniform_(1, 0); }),
+            "uniform_ expects to return a [from, to) range, but found from=1 > to=0");
+  EXPECT_EQ(error_of([&] { x.normal_(0, -1); }), "normal expects std >= 0.0, but found std -1");
+  EXPECT_EQ(error_of([&] { x.bernoulli_(1.5); }),
+            "bernoulli_ expects p to be in [0, 1], but got p=1.5");
+  EXPECT_EQ(error_of([&] { i8.random_(-200, 0); }), "from is out of bounds for signed char");
+  EXPECT_EQ(error_of([&] { i8.normal_(); }), "\"normal_kernel_cuda\" not implemented for 'Char'");
 }
 
 // An op computed from inputs placed by `on` (the CPU, or the fake device).
@@ -150,15 +181,6 @@ TEST_F(DeviceGuardTest, HostLoopOpsFallBackToTheCpu) {
       {"avg_pool2d_backward", [&](const On& on) { return avg_pool2d_backward(on(ones({2, 3, 2, 2}, kDouble)), {2, 3, 5, 5}, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt); }},
       {"adaptive_avg_pool2d", [&](const On& on) { return adaptive_avg_pool2d(on(img), {3, 2}); }},
       {"adaptive_avg_pool2d_backward", [&](const On& on) { return adaptive_avg_pool2d_backward(on(ones({2, 3, 3, 2}, kDouble)), {2, 3, 5, 5}); }},
-      {"rand", [&](const On& on) { manual_seed(3); return rand({5}, on(m).options()); }},
-      {"randn", [&](const On& on) { manual_seed(3); return randn({20}, on(m).options()); }},
-      {"randint", [&](const On& on) { manual_seed(3); return randint(9, {5}, on(idx).options()); }},
-      {"randperm", [&](const On& on) { manual_seed(3); return randperm(6, on(idx).options()); }},
-      {"uniform_", [&](const On& on) { Tensor y = on(m).clone(); return uniform_(y, -2, 2, Generator(5)); }},
-      {"normal_", [&](const On& on) { Tensor y = on(m).clone(); return normal_(y, 1, 3, Generator(5)); }},
-      {"bernoulli_", [&](const On& on) { Tensor y = on(m).clone(); return bernoulli_(y, 0.3, Generator(5)); }},
-      {"random_", [&](const On& on) { Tensor y = on(m).clone(); return random_(y, 0, 7, Generator(5)); }},
-      {"exponential_", [&](const On& on) { Tensor y = on(m).clone(); return exponential_(y, 2, Generator(5)); }},
   };
   const On on_cpu = [](const Tensor& t) { return t; };
   const On on_dev = [this](const Tensor& t) { return dev(t); };

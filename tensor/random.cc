@@ -6,9 +6,13 @@
 #include <limits>
 #include <type_traits>
 
+#include <map>
+
+#include "absl/strings/str_cat.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/fallback.h"
+#include "tensor/random_kernel.h"
 
 namespace ember {
 
@@ -16,6 +20,7 @@ namespace ember {
 
 void GeneratorImpl::set_current_seed(uint64_t seed) {
   seed_ = seed;
+  philox_offset_ = 0;
   // at::mt19937 keeps only the low 32 bits, seeded like std::mt19937.
   engine_.seed(static_cast<uint32_t>(seed));
   next_double_normal_.reset();
@@ -33,9 +38,101 @@ Generator default_generator() {
   return Generator(*impl);
 }
 
-void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+namespace {
+
+// The default generators of the devices, made on first use. A device type's
+// generators made after manual_seed_devices start from its seed, as
+// torch.cuda.manual_seed_all queues its seeding until CUDA starts.
+struct DeviceGenerators {
+  std::mutex mu;
+  std::map<std::pair<int, int>, std::shared_ptr<GeneratorImpl>> by_device;
+  std::map<int, uint64_t> seed_for_type;
+};
+
+DeviceGenerators& device_generators() {
+  static auto* g = new DeviceGenerators();
+  return *g;
+}
+
+}  // namespace
+
+namespace detail {
+
+Generator default_generator_for(Device device) {
+  if (device.is_cpu()) return default_generator();
+  const int type = static_cast<int>(device.type());
+  const int index = device.has_index() ? device.index() : 0;
+  DeviceGenerators& all = device_generators();
+  std::lock_guard<std::mutex> lock(all.mu);
+  std::shared_ptr<GeneratorImpl>& impl = all.by_device[{type, index}];
+  if (impl == nullptr) {
+    auto seed = all.seed_for_type.find(type);
+    impl = std::make_shared<GeneratorImpl>(
+        seed == all.seed_for_type.end() ? kDefaultRngSeed : seed->second,
+        Device(device.type(), static_cast<int8_t>(index)));
+  }
+  return Generator(impl);
+}
+
+void manual_seed_devices(DeviceType type, uint64_t seed) {
+  DeviceGenerators& all = device_generators();
+  std::lock_guard<std::mutex> lock(all.mu);
+  all.seed_for_type[static_cast<int>(type)] = seed;
+  for (auto& [key, impl] : all.by_device) {
+    if (key.first != static_cast<int>(type)) continue;
+    std::lock_guard<std::mutex> gen_lock(impl->mutex());
+    impl->set_current_seed(seed);
+  }
+}
+
+}  // namespace detail
+
+void manual_seed(uint64_t seed) {
+  default_generator().manual_seed(seed);
+  detail::manual_seed_devices(kCUDA, seed);
+}
 
 uint64_t initial_seed() { return default_generator().initial_seed(); }
+
+Tensor Generator::get_state() const {
+  EMBER_CHECK(!device().is_cpu(),
+              "get_state is implemented for device (Philox) generators only in ember");
+  uint64_t words[2];
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex());
+    words[0] = impl_->current_seed();
+    words[1] = impl_->philox_offset();
+  }
+  Tensor state = empty({16}, TensorOptions(kByte));
+  uint8_t* b = state.data_ptr<uint8_t>();
+  for (int w = 0; w < 2; ++w) {
+    for (int i = 0; i < 8; ++i) b[w * 8 + i] = static_cast<uint8_t>(words[w] >> (8 * i));
+  }
+  return state;
+}
+
+Generator& Generator::set_state(const Tensor& state) {
+  EMBER_CHECK(!device().is_cpu(),
+              "set_state is implemented for device (Philox) generators only in ember");
+  EMBER_CHECK(state.defined() && state.dtype() == kByte,
+              "expected a torch.ByteTensor as the RNG state");
+  EMBER_CHECK(state.numel() == 16, "RNG state is wrong size");
+  const Tensor host = state.to(Device(kCPU)).contiguous();
+  const uint8_t* b = host.data_ptr<uint8_t>();
+  uint64_t words[2] = {0, 0};
+  for (int w = 0; w < 2; ++w) {
+    for (int i = 0; i < 8; ++i) words[w] |= static_cast<uint64_t>(b[w * 8 + i]) << (8 * i);
+  }
+  std::lock_guard<std::mutex> lock(impl_->mutex());
+  impl_->set_current_seed(words[0]);
+  impl_->set_philox_offset(words[1]);
+  return *this;
+}
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(random_fill_kernel, RandomFillFn);
+EMBER_DEFINE_KERNEL_TABLE(randperm_kernel, RandpermFn);
+}  // namespace detail
 
 namespace {
 
@@ -132,11 +229,41 @@ void for_each_element(Tensor& t, const F& write) {
   }
 }
 
-// Note [Random fills on devices]: a tensor on a device is filled on the
-// host from the same generator and copied over (Note [CPU fallback]), so a
-// seed gives the same numbers on every device; PyTorch's CUDA generator
-// (Philox) gives different ones. Slow (a host fill and a transfer per call)
-// until device kernels exist.
+// Note [Device random numbers]: a tensor on a device is filled there, by
+// the kernel its random_fill_kernel holds (tensor/random_kernel.h), from
+// the device generator's Philox4x32-10 (tensor/philox.h), as PyTorch's
+// CUDA generator does: the key is the seed and the counter is (position,
+// offset). Each fill reserves one offset, so consecutive fills never share
+// a counter, and the element at row-major position i of the output takes
+// its bits from the counter (i / k, offset), where one draw of four 32-bit
+// words serves k elements (4, or 2 where each needs 64 bits: double
+// values, and ranges of 2^32 or more). The numbers therefore depend on the
+// seed, the offset and the element's position only, never on the launch
+// geometry or the output's strides: a fill of a transposed view holds the
+// same values, position by position, as a fill of a contiguous tensor from
+// the same state. They are not PyTorch's CUDA numbers (whose counter
+// depends on its launch configuration), nor the CPU generator's.
+
+// The generator must be one for the tensor's device type (PyTorch's check).
+void check_generator_device(const Generator& gen, const Tensor& t) {
+  if (gen.device().type() == t.device().type()) return;
+  throw Error(absl::StrCat("Expected a '", t.is_cpu() ? "cpu" : "cuda",
+                           "' device type for generator but found '",
+                           gen.device().is_cpu() ? "cpu" : "cuda", "'"));
+}
+
+// Fills t (not on the CPU) on its device, drawing from gen.
+void fill_on_device(Tensor& t, detail::RandomFill fill, const Generator& gen) {
+  const detail::RandomFillFn fn = detail::random_fill_kernel(t.device());
+  GeneratorImpl* g = gen.impl();
+  {
+    std::lock_guard<std::mutex> lock(g->mutex());
+    fill.seed = g->current_seed();
+    fill.offset = g->reserve_philox_offset(1);
+  }
+  if (t.numel() != 0) fn(t, fill);
+  t.unsafeGetTensorImpl()->bump_version();
+}
 
 // --- normal_fill: PyTorch's path for contiguous tensors of 16+ elements ----
 
@@ -332,8 +459,17 @@ Tensor& uniform_(Tensor& t, double from, double to, const Generator& gen) {
     detail::record_out_op("uniform_", t, {t}, [&] { return uniform_(t, from, to, gen); }, detail::no_args);
     return t;
   }
-  if (detail::cpu_fallback("uniform_", {t})) {  // Note [Random fills on devices]
-    return detail::in_place_on_cpu(t, [&](Tensor& host) { uniform_(host, from, to, gen); });
+  check_generator_device(gen, t);
+  if (!t.is_cpu()) {  // Note [Device random numbers]
+    if (!is_floating_point(t.dtype())) detail::throw_not_implemented("uniform_kernel_cuda", t.dtype());
+    EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
+                " > to=", to);
+    detail::RandomFill fill;
+    fill.kind = detail::RandomKind::kUniform;
+    fill.a = from;
+    fill.b = to;
+    fill_on_device(t, fill, gen);
+    return t;
   }
   EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "check_uniform_bounds", [&] {
     EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
@@ -355,10 +491,17 @@ Tensor& normal_(Tensor& t, double mean, double std, const Generator& gen) {
     detail::record_out_op("normal_", t, {t}, [&] { return normal_(t, mean, std, gen); }, detail::no_args);
     return t;
   }
-  if (detail::cpu_fallback("normal_", {t})) {  // Note [Random fills on devices]
-    return detail::in_place_on_cpu(t, [&](Tensor& host) { normal_(host, mean, std, gen); });
-  }
+  check_generator_device(gen, t);
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  if (!t.is_cpu()) {  // Note [Device random numbers]
+    if (!is_floating_point(t.dtype())) detail::throw_not_implemented("normal_kernel_cuda", t.dtype());
+    detail::RandomFill fill;
+    fill.kind = detail::RandomKind::kNormal;
+    fill.a = mean;
+    fill.b = std;
+    fill_on_device(t, fill, gen);
+    return t;
+  }
   GeneratorImpl* g = gen.impl();
   const int64_t n = t.numel();
   EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "normal_kernel_cpu", [&] {
@@ -379,10 +522,15 @@ Tensor& bernoulli_(Tensor& t, double p, const Generator& gen) {
     detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
     return t;
   }
-  if (detail::cpu_fallback("bernoulli_", {t})) {  // Note [Random fills on devices]
-    return detail::in_place_on_cpu(t, [&](Tensor& host) { bernoulli_(host, p, gen); });
-  }
+  check_generator_device(gen, t);
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  if (!t.is_cpu()) {  // Note [Device random numbers]
+    detail::RandomFill fill;
+    fill.kind = detail::RandomKind::kBernoulli;
+    fill.a = p;
+    fill_on_device(t, fill, gen);
+    return t;
+  }
   GeneratorImpl* g = gen.impl();
   EMBER_DISPATCH_ALL_TYPES(t.dtype(), "bernoulli_scalar_cpu_", [&] {
     std::lock_guard<std::mutex> lock(g->mutex());
@@ -399,10 +547,16 @@ Tensor& exponential_(Tensor& t, double lambd, const Generator& gen) {
     detail::record_out_op("exponential_", t, {t}, [&] { return exponential_(t, lambd, gen); }, detail::no_args);
     return t;
   }
-  if (detail::cpu_fallback("exponential_", {t})) {  // Note [Random fills on devices]
-    return detail::in_place_on_cpu(t, [&](Tensor& host) { exponential_(host, lambd, gen); });
-  }
+  check_generator_device(gen, t);
   EMBER_CHECK(lambd >= 0.0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
+  if (!t.is_cpu()) {  // Note [Device random numbers]
+    if (!is_floating_point(t.dtype())) detail::throw_not_implemented("exponential_cuda", t.dtype());
+    detail::RandomFill fill;
+    fill.kind = detail::RandomKind::kExponential;
+    fill.a = lambd;
+    fill_on_device(t, fill, gen);
+    return t;
+  }
   GeneratorImpl* g = gen.impl();
   EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "exponential_cpu", [&] {
     std::lock_guard<std::mutex> lock(g->mutex());
@@ -420,11 +574,21 @@ Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
     detail::record_out_op("random_", t, {t}, [&] { return random_(t, from, to, gen); }, detail::no_args);
     return t;
   }
-  if (detail::cpu_fallback("random_", {t})) {  // Note [Random fills on devices]
-    return detail::in_place_on_cpu(t, [&](Tensor& host) { random_(host, from, to, gen); });
-  }
+  check_generator_device(gen, t);
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from,
               " >= to=", to);
+  if (!t.is_cpu()) {  // Note [Device random numbers]
+    EMBER_DISPATCH_ALL_TYPES(t.dtype(), "random_from_to_kernel_cuda", [&] {
+      check_in_range<scalar_t>(from, "from");
+      check_in_range<scalar_t>(to - 1, "to - 1");
+    });
+    detail::RandomFill fill;
+    fill.kind = detail::RandomKind::kRandom;
+    fill.from = from;
+    fill.range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+    fill_on_device(t, fill, gen);
+    return t;
+  }
   GeneratorImpl* g = gen.impl();
   EMBER_DISPATCH_ALL_TYPES(t.dtype(), "random_from_to_kernel_cpu", [&] {
     check_in_range<scalar_t>(from, "from");
@@ -447,22 +611,28 @@ Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
 }
 
 Tensor& Tensor::uniform_(double from, double to) {
-  return ::ember::uniform_(*this, from, to, default_generator());
+  return ::ember::uniform_(*this, from, to, detail::default_generator_for(device()));
 }
 Tensor& Tensor::normal_(double mean, double std) {
-  return ::ember::normal_(*this, mean, std, default_generator());
+  return ::ember::normal_(*this, mean, std, detail::default_generator_for(device()));
 }
-Tensor& Tensor::bernoulli_(double p) { return ::ember::bernoulli_(*this, p, default_generator()); }
+Tensor& Tensor::bernoulli_(double p) {
+  return ::ember::bernoulli_(*this, p, detail::default_generator_for(device()));
+}
+Tensor& Tensor::bernoulli_(const Tensor& p) {
+  return ::ember::bernoulli_(*this, p, detail::default_generator_for(device()));
+}
 
 // torch.bernoulli(p) / p.bernoulli(): empty_like(p).bernoulli_(p). One draw
 // per element in order, compared with its probability: a float draw for
 // float / half / bfloat16 probabilities, a double draw for float64 ones
 // (at::bernoulli_distribution<float> / <double>), so the same seed gives
 // PyTorch's values.
-Tensor Tensor::bernoulli() const {
-  const ScalarType dt = dtype();
+namespace {
+Tensor bernoulli_cpu(const Tensor& self, GeneratorImpl* g) {
+  const ScalarType dt = self.dtype();
   if (!ember::is_floating_point(dt)) detail::throw_not_implemented("bernoulli_tensor_cpu_p_", dt);
-  const Tensor probs = to(Device(kCPU)).to(dt == kDouble ? kDouble : kFloat).contiguous();
+  const Tensor probs = self.to(Device(kCPU)).to(dt == kDouble ? kDouble : kFloat).contiguous();
   const Tensor p = probs;
   auto check_range = [&](auto zero) {
     using T = decltype(zero);
@@ -480,7 +650,6 @@ Tensor Tensor::bernoulli() const {
     check_range(float{});
   }
   Tensor out = empty(p.sizes(), TensorOptions(dt));
-  GeneratorImpl* g = default_generator().impl();
   EMBER_DISPATCH_FLOATING_TYPES(dt, "bernoulli_tensor_cpu_self_", [&] {
     std::lock_guard<std::mutex> lock(g->mutex());
     scalar_t* o = out.data_ptr<scalar_t>();
@@ -496,27 +665,64 @@ Tensor Tensor::bernoulli() const {
       }
     }
   });
-  return out.to(device());
+  return out;
 }
+}  // namespace
+
+Tensor Tensor::bernoulli() const {
+  if (!is_cpu()) {  // Note [Device random numbers]
+    Tensor out = empty(sizes(), options().requires_grad(false));
+    return ::ember::bernoulli_(out, *this, detail::default_generator_for(device()));
+  }
+  return bernoulli_cpu(*this, default_generator().impl());
+}
+
+// On a device, p's values are not checked: that would read them back to
+// the host (PyTorch's CUDA kernel asserts on the device instead); one
+// below 0 acts as 0 and one above 1 as 1. On the CPU the draws are those
+// of p.bernoulli() (so PyTorch's for a contiguous t), written into t.
+Tensor& bernoulli_(Tensor& t, const Tensor& p, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
+    return t;
+  }
+  check_generator_device(gen, t);
+  EMBER_CHECK(p.defined(), "bernoulli_: p is undefined");
+  if (!ember::is_floating_point(p.dtype())) {
+    detail::throw_not_implemented(t.is_cpu() ? "bernoulli_tensor_cpu_p_" : "bernoulli_tensor_cuda_p_",
+                                  p.dtype());
+  }
+  const Tensor probs = p.expand(t.sizes());
+  if (t.is_cpu()) {
+    t.copy_(bernoulli_cpu(detail::cpu(probs).contiguous(), gen.impl()));
+    return t;
+  }
+  detail::RandomFill fill;
+  fill.kind = detail::RandomKind::kBernoulliTensor;
+  fill.p = detail::to_device(probs.to(p.dtype() == kDouble ? kDouble : kFloat), t);
+  fill_on_device(t, fill, gen);
+  return t;
+}
+
 Tensor& Tensor::random_(int64_t from, int64_t to) {
-  return ::ember::random_(*this, from, to, default_generator());
+  return ::ember::random_(*this, from, to, detail::default_generator_for(device()));
 }
 Tensor& Tensor::exponential_(double lambd) {
-  return ::ember::exponential_(*this, lambd, default_generator());
+  return ::ember::exponential_(*this, lambd, detail::default_generator_for(device()));
 }
 
 // --- factories ----------------------------------------------------------------------
 
 namespace {
 
-// Makes the tensor on the CPU without requires_grad, fills it, then moves
-// it and applies requires_grad (filling a leaf that requires grad in place
-// would be an error).
+// Makes the tensor on its device without requires_grad, fills it from gen
+// (null: the device's default generator), then applies requires_grad
+// (filling a leaf that requires grad in place would be an error).
 template <typename Fill>
-Tensor make_random(IntArrayRef size, const TensorOptions& options, ScalarType dt, const Fill& fill) {
-  Tensor t = empty(size, TensorOptions(dt));
-  fill(t);
-  if (options.device() != t.device()) t = t.to(options.device());
+Tensor make_random(IntArrayRef size, const TensorOptions& options, ScalarType dt,
+                   const Generator* gen, const Fill& fill) {
+  Tensor t = empty(size, TensorOptions(dt).device(options.device()));
+  fill(t, gen != nullptr ? *gen : detail::default_generator_for(t.device()));
   detail::apply_requires_grad(t, options);
   return t;
 }
@@ -537,63 +743,87 @@ Tensor make_random_like(const Tensor& like, const TensorOptions& options, const 
 }  // namespace
 
 Tensor rand(IntArrayRef size, const Generator& gen, const TensorOptions& options) {
-  return make_random(size, options, options.dtype(),
-                     [&](Tensor& t) { uniform_(t, 0.0, 1.0, gen); });
+  return make_random(size, options, options.dtype(), &gen,
+                     [](Tensor& t, const Generator& g) { uniform_(t, 0.0, 1.0, g); });
 }
 Tensor rand(IntArrayRef size, const TensorOptions& options) {
-  return rand(size, default_generator(), options);
+  return make_random(size, options, options.dtype(), nullptr,
+                     [](Tensor& t, const Generator& g) { uniform_(t, 0.0, 1.0, g); });
 }
 
 Tensor randn(IntArrayRef size, const Generator& gen, const TensorOptions& options) {
-  return make_random(size, options, options.dtype(),
-                     [&](Tensor& t) { normal_(t, 0.0, 1.0, gen); });
+  return make_random(size, options, options.dtype(), &gen,
+                     [](Tensor& t, const Generator& g) { normal_(t, 0.0, 1.0, g); });
 }
 Tensor randn(IntArrayRef size, const TensorOptions& options) {
-  return randn(size, default_generator(), options);
+  return make_random(size, options, options.dtype(), nullptr,
+                     [](Tensor& t, const Generator& g) { normal_(t, 0.0, 1.0, g); });
 }
 
-Tensor normal(double mean, double std, IntArrayRef size, const Generator& gen,
-              const TensorOptions& options) {
-  return make_random(size, options, options.dtype(),
-                     [&](Tensor& t) { normal_(t, mean, std, gen); });
+namespace {
+Tensor normal_factory(double mean, double std, IntArrayRef size, const Generator* gen,
+                      const TensorOptions& options) {
+  return make_random(size, options, options.dtype(), gen,
+                     [&](Tensor& t, const Generator& g) { normal_(t, mean, std, g); });
 }
-Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& options) {
-  return normal(mean, std, size, default_generator(), options);
-}
-
-Tensor randint(int64_t low, int64_t high, IntArrayRef size, const Generator& gen,
-               const TensorOptions& options) {
-  return make_random(size, options, options.dtype_or(kLong),
-                     [&](Tensor& t) { random_(t, low, high, gen); });
-}
-Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options) {
-  return randint(low, high, size, default_generator(), options);
-}
-Tensor randint(int64_t high, IntArrayRef size, const Generator& gen, const TensorOptions& options) {
-  return randint(0, high, size, gen, options);
-}
-Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options) {
-  return randint(0, high, size, default_generator(), options);
+Tensor randint_factory(int64_t low, int64_t high, IntArrayRef size, const Generator* gen,
+                       const TensorOptions& options) {
+  return make_random(size, options, options.dtype_or(kLong), gen,
+                     [&](Tensor& t, const Generator& g) { random_(t, low, high, g); });
 }
 
-Tensor randperm(int64_t n, const Generator& gen, const TensorOptions& options) {
+// PyTorch's Fisher-Yates on the CPU: one 32-bit draw per position, modulo.
+// On a device, the device's kernel (randperm_kernel).
+Tensor randperm_factory(int64_t n, const Generator* gen, const TensorOptions& options) {
   const ScalarType dt = options.dtype_or(kLong);
-  return make_random({n}, options, dt, [&](Tensor& t) {
+  return make_random({n}, options, dt, gen, [&](Tensor& t, const Generator& g) {
+    if (!t.is_cpu()) {  // Note [Device random numbers]
+      check_generator_device(g, t);
+      const detail::RandpermFn fn = detail::randperm_kernel(t.device());
+      if (n > 0) fn(t, g);
+      return;
+    }
     EMBER_DISPATCH_NUMERIC_TYPES(dt, "randperm", [&] {
       scalar_t* r = t.data_ptr<scalar_t>();
       for (int64_t i = 0; i < n; ++i) r[i] = static_cast<scalar_t>(i);
-      // PyTorch's Fisher-Yates: one 32-bit draw per position, modulo.
-      GeneratorImpl* g = gen.impl();
-      std::lock_guard<std::mutex> lock(g->mutex());
+      GeneratorImpl* impl = g.impl();
+      std::lock_guard<std::mutex> lock(impl->mutex());
       for (int64_t i = 0; i + 1 < n; ++i) {
-        const int64_t z = static_cast<int64_t>(g->random() % static_cast<uint64_t>(n - i));
+        const int64_t z = static_cast<int64_t>(impl->random() % static_cast<uint64_t>(n - i));
         std::swap(r[i], r[z + i]);
       }
     });
   });
 }
+}  // namespace
+
+Tensor normal(double mean, double std, IntArrayRef size, const Generator& gen,
+              const TensorOptions& options) {
+  return normal_factory(mean, std, size, &gen, options);
+}
+Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& options) {
+  return normal_factory(mean, std, size, nullptr, options);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const Generator& gen,
+               const TensorOptions& options) {
+  return randint_factory(low, high, size, &gen, options);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options) {
+  return randint_factory(low, high, size, nullptr, options);
+}
+Tensor randint(int64_t high, IntArrayRef size, const Generator& gen, const TensorOptions& options) {
+  return randint_factory(0, high, size, &gen, options);
+}
+Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options) {
+  return randint_factory(0, high, size, nullptr, options);
+}
+
+Tensor randperm(int64_t n, const Generator& gen, const TensorOptions& options) {
+  return randperm_factory(n, &gen, options);
+}
 Tensor randperm(int64_t n, const TensorOptions& options) {
-  return randperm(n, default_generator(), options);
+  return randperm_factory(n, nullptr, options);
 }
 
 Tensor rand_like(const Tensor& t, const TensorOptions& options) {

@@ -235,5 +235,75 @@ TEST(LikeTest, ShapeAndDtypeFromInput) {
   for (int k = 0; k < 100; ++k) EXPECT_LT(j.data_ptr<int64_t>()[k], 2);
 }
 
+// Device generators (Note [Device random numbers]): their Philox state
+// needs no device to be read, written or seeded.
+TEST(RandomTest, DeviceGeneratorStateIsSeedThenOffset) {
+  Generator g(Device(kCUDA, 0), 0x0102030405060708ULL);
+  EXPECT_EQ(g.device(), Device(kCUDA, 0));
+  Tensor state = g.get_state();
+  ASSERT_EQ(state.dtype(), kByte);
+  ASSERT_EQ(state.numel(), 16);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(state.data_ptr<uint8_t>()[i], 8 - i) << i;
+  for (int i = 8; i < 16; ++i) EXPECT_EQ(state.data_ptr<uint8_t>()[i], 0) << i;
+  g.impl()->reserve_philox_offset(3);
+  Tensor later = g.get_state();
+  EXPECT_EQ(later.data_ptr<uint8_t>()[8], 3);
+  Generator h(Device(kCUDA, 0));
+  h.set_state(later);
+  EXPECT_EQ(h.initial_seed(), 0x0102030405060708ULL);
+  EXPECT_EQ(h.impl()->philox_offset(), 3u);
+  h.manual_seed(5);
+  EXPECT_EQ(h.impl()->philox_offset(), 0u);
+  expect_error([&] { h.set_state(zeros({3}, kByte)); }, "RNG state is wrong size");
+  expect_error([&] { h.set_state(zeros({16}, kFloat)); },
+               "expected a torch.ByteTensor as the RNG state");
+}
+
+// manual_seed seeds every device's default generator, those made later too.
+TEST(RandomTest, ManualSeedSeedsTheDeviceGenerators) {
+  manual_seed(1234);
+  Generator d0 = detail::default_generator_for(Device(kCUDA, 0));
+  EXPECT_EQ(d0.initial_seed(), 1234u);
+  d0.impl()->reserve_philox_offset(1);
+  manual_seed(99);
+  EXPECT_EQ(d0.initial_seed(), 99u);
+  EXPECT_EQ(d0.impl()->philox_offset(), 0u);
+  EXPECT_EQ(detail::default_generator_for(Device(kCUDA, 3)).initial_seed(), 99u);
+  EXPECT_EQ(detail::default_generator_for(Device(kCUDA, 3)).impl(),
+            detail::default_generator_for(Device(kCUDA, 3)).impl());
+  detail::manual_seed_devices(kCUDA, 7);
+  EXPECT_EQ(d0.initial_seed(), 7u);
+  EXPECT_EQ(initial_seed(), 99u);  // the CPU's stays
+  EXPECT_EQ(detail::default_generator_for(Device(kCPU)).impl(), default_generator().impl());
+}
+
+// A tensor takes numbers from a generator of its own device type only.
+TEST(RandomTest, GeneratorMustMatchTheTensorsDevice) {
+  Tensor t = zeros({3});
+  expect_error([&] { uniform_(t, 0, 1, Generator(Device(kCUDA, 0), 1)); },
+               "Expected a 'cpu' device type for generator but found 'cuda'");
+  expect_error([&] { rand({2}, Generator(Device(kCUDA, 0), 1)); },
+               "Expected a 'cpu' device type for generator but found 'cuda'");
+}
+
+// bernoulli_ with tensor probabilities (broadcast to self) draws, for a
+// contiguous self, what p.bernoulli() draws.
+TEST(RandomTest, BernoulliWithTensorProbabilities) {
+  Tensor p = tensor({0.1, 0.5, 0.9});
+  manual_seed(17);
+  Tensor want = p.expand({4, 3}).contiguous().bernoulli();
+  manual_seed(17);
+  Tensor got = zeros({4, 3}, kFloat);
+  got.bernoulli_(p);
+  EXPECT_TRUE(Same(got, want.to(kFloat)));
+  Generator g(5), h(5);
+  Tensor a = zeros({4, 3}, kDouble), b = zeros({4, 3}, kDouble);
+  bernoulli_(a, p, g);
+  bernoulli_(b, p, h);
+  EXPECT_TRUE(Same(a, b));
+  expect_error([&] { got.bernoulli_(tensor({int64_t{1}})); },
+               "\"bernoulli_tensor_cpu_p_\" not implemented for 'Long'");
+}
+
 }  // namespace
 }  // namespace ember

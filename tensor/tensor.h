@@ -489,6 +489,7 @@ class Tensor {
   Tensor& uniform_(double from = 0, double to = 1);
   Tensor& normal_(double mean = 0, double std = 1);
   Tensor& bernoulli_(double p = 0.5);
+  Tensor& bernoulli_(const Tensor& p);
   // Out of place: 1 with the probability each element of self gives.
   Tensor bernoulli() const;
   Tensor& random_(int64_t from, int64_t to);

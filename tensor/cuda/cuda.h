@@ -15,6 +15,10 @@
 #include <cstdint>
 
 namespace ember {
+
+class Generator;
+class Tensor;
+
 namespace cuda {
 
 // True when ember was built with the CUDA toolkit (whether or not this
@@ -59,6 +63,23 @@ bool cudnn_is_available();
 int64_t cudnn_version();
 bool cudnn_enabled();
 void set_cudnn_enabled(bool enabled);
+
+// --- random numbers (torch.cuda.manual_seed...): Note [Device random
+// numbers] in tensor/random.cc. Each device has a default Philox generator;
+// ember::manual_seed seeds them all, as torch.manual_seed does.
+
+// Seeds the current device's generator; without a usable device, nothing.
+void manual_seed(uint64_t seed);
+// Seeds every device's generator (also those not used yet). Works in every
+// build.
+void manual_seed_all(uint64_t seed);
+// The default generator of `device` (-1: the current device).
+Generator default_generator(int64_t device = -1);
+// The generator's state as a CPU uint8 tensor of 16 bytes (seed, then the
+// Philox offset, each little-endian), and its restoration: what a
+// checkpoint keeps to replay the same numbers.
+Tensor get_rng_state(int64_t device = -1);
+void set_rng_state(const Tensor& state, int64_t device = -1);
 
 }  // namespace cuda
 }  // namespace ember

@@ -26,12 +26,17 @@
 // as on the CPU (one synchronization; ops_more.cc). Matrix products go to
 // cuBLAS (blas.cc); cumsum, cumprod (scan.cu), softmax, log_softmax,
 // nll_loss (so cross_entropy) and max_pool2d are in nn_ops.cc, convolution
-// (cuDNN, cudnn_conv.cc, else im2col + cuBLAS) in conv.cc. An op that dispatches through a kernel
+// (cuDNN, cudnn_conv.cc, else im2col + cuBLAS) in conv.cc. Random fills
+// (uniform_, normal_, bernoulli_ with a number or tensor p, random_,
+// exponential_, so rand/randn/randint/normal/the _like factories and
+// dropout) draw from the device's Philox generator in random.cu
+// (random.cc; Note [Device random numbers] in tensor/random.cc); randperm
+// draws its keys there and argsorts them. An op that dispatches through a kernel
 // table without a CUDA entry throws
 // "Could not run ... with arguments from the 'CUDA' backend". Ops whose
 // loops are not in a table yet (indexing, gather/scatter/index_add, sort/
-// topk, nonzero/masked_select, tril/triu, avg and adaptive pooling, random
-// fills) run on the CPU with copies and warn once (Note [CPU fallback],
+// topk, nonzero/masked_select, tril/triu, avg and adaptive pooling) run on
+// the CPU with copies and warn once (Note [CPU fallback],
 // tensor/fallback.h); //tensor:device_guard_test holds every op to one of
 // the two.
 //

@@ -7,6 +7,7 @@
 #ifndef EMBER_WITH_CUDA
 
 #include "tensor/error.h"
+#include "tensor/random.h"
 
 namespace ember {
 namespace cuda {
@@ -25,6 +26,11 @@ size_t cached_bytes() { return 0; }
 void* host_alloc(size_t) { not_compiled(); }
 void host_free(void*) {}
 bool is_pinned(const void*) { return false; }
+void manual_seed(uint64_t) {}  // no device to seed, as in cuda.h
+void manual_seed_all(uint64_t seed) { ember::detail::manual_seed_devices(kCUDA, seed); }
+Generator default_generator(int64_t) { not_compiled(); }
+Tensor get_rng_state(int64_t) { not_compiled(); }
+void set_rng_state(const Tensor&, int64_t) { not_compiled(); }
 
 }  // namespace cuda
 }  // namespace ember

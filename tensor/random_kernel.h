@@ -1,0 +1,52 @@
+#ifndef EMBER_TENSOR_RANDOM_KERNEL_H_
+#define EMBER_TENSOR_RANDOM_KERNEL_H_
+
+// The device kernels of random.cc's fills (Note [Device random numbers] in
+// random.cc) and their kernel tables (Note [Kernel tables]). The CPU keeps
+// its own serial loops (Note [PyTorch-identical random streams]); only
+// devices register here (tensor/cuda/random.cc). Internal.
+
+#include <cstdint>
+
+#include "tensor/kernel_table.h"
+#include "tensor/random.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace detail {
+
+enum class RandomKind {
+  kUniform,          // [a, b)
+  kNormal,           // mean a, std b
+  kBernoulli,        // probability a
+  kBernoulliTensor,  // probabilities p
+  kRandom,           // from + [0, range)
+  kExponential,      // rate a
+};
+
+// One fill of `self` (any strides): element i, counted in row-major order
+// over self's sizes, takes its value from Philox(seed, offset, i / k) for
+// the k elements one draw serves.
+struct RandomFill {
+  RandomKind kind = RandomKind::kUniform;
+  double a = 0, b = 0;
+  int64_t from = 0;
+  uint64_t range = 0;
+  // kBernoulliTensor: float or double probabilities on self's device,
+  // expanded to self's sizes.
+  Tensor p;
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+};
+
+using RandomFillFn = void (*)(Tensor& self, const RandomFill& fill);
+EMBER_DECLARE_KERNEL_TABLE(random_fill_kernel, RandomFillFn);
+
+// randperm(n) into out (1-D, n elements, on the device), drawing from gen.
+using RandpermFn = void (*)(Tensor& out, const Generator& gen);
+EMBER_DECLARE_KERNEL_TABLE(randperm_kernel, RandpermFn);
+
+}  // namespace detail
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_RANDOM_KERNEL_H_
