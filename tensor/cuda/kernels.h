@@ -150,6 +150,23 @@ cudaError_t launch_max_pool(DType dtype, const void* x, void* out, int64_t* idx,
 cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t* idx, void* gx,
                                      int64_t planes, int64_t hw, int64_t ohw);
 
+// avg_pool2d (pool.cu) over `planes` contiguous h x w planes (PoolWindow's
+// dilation unused), PyTorch's window rule: the divisor is `divisor` when
+// positive, else the window's size counting padding (count_include_pad) or
+// not. float and double; the forward also int64 (truncating). One thread
+// per output sums its window in the CPU's order; the backward gathers, one
+// thread per input element adding gy * (1 / divisor) over the windows that
+// hold it in the CPU's order (no atomics).
+cudaError_t launch_avg_pool(DType dtype, const void* x, void* out, const PoolWindow& p,
+                            bool count_include_pad, int64_t divisor);
+cudaError_t launch_avg_pool_backward(DType dtype, const void* gy, void* gx, const PoolWindow& p,
+                                     bool count_include_pad, int64_t divisor);
+// adaptive_avg_pool2d of `planes` contiguous h x w planes to oh x ow
+// (float, double), forward and backward as above.
+cudaError_t launch_adaptive_avg_pool(bool backward, DType dtype, const void* in, void* out,
+                                     int64_t planes, int64_t h, int64_t w, int64_t oh,
+                                     int64_t ow);
+
 // Convolution by im2col (tensor/cuda/conv.cc). The window geometry of a
 // 2-D convolution over input planes h x w, output planes oh x ow.
 struct ConvWindow {

@@ -25,7 +25,8 @@
 // run on the device too. Integer division by zero raises ZeroDivisionError
 // as on the CPU (one synchronization; ops_more.cc). Matrix products go to
 // cuBLAS (blas.cc); cumsum, cumprod (scan.cu), softmax, log_softmax,
-// nll_loss (so cross_entropy) and max_pool2d are in nn_ops.cc, convolution
+// nll_loss (so cross_entropy), max_pool2d, avg_pool2d and
+// adaptive_avg_pool2d (with their backwards) are in nn_ops.cc, convolution
 // (cuDNN, cudnn_conv.cc, else im2col + cuBLAS) in conv.cc; gather, scatter_
 // (src and value), scatter_add_, index_select (so embedding), index_add_
 // (so embedding's backward), index_copy_, index_fill_, take and tril/triu in
@@ -33,8 +34,8 @@
 // checks]). An op that dispatches through a kernel table without a CUDA
 // entry throws "Could not run ... with arguments from the 'CUDA' backend".
 // Ops whose loops are not in a table yet (index/index_put_, sort/topk/
-// kthvalue, nonzero/masked_select/masked_scatter_/where(cond), avg and
-// adaptive pooling, random fills) run on the CPU with copies and warn once
+// kthvalue, nonzero/masked_select/masked_scatter_/where(cond), random
+// fills) run on the CPU with copies and warn once
 // (Note [CPU fallback], tensor/fallback.h); //tensor:device_guard_test
 // holds every op to one of the two.
 //
