@@ -36,11 +36,11 @@ enum class IndexMode {
 
 // Which of the CPU's messages an index out of range gets.
 enum class IndexCheck {
-  kOutOfBounds,      // "index v is out of bounds for dimension d with size s" (Error)
-  kOutOfBoundsIndex, // the same, as IndexError (index_fill_)
-  kOutOfRangeInSelf, // "index out of range in self" (IndexError)
-  kIndexCopy,        // "index_copy_(): index v is out of bounds ..." (IndexError)
-  kTake,             // "out of range: tried to access index v on a tensor of n elements."
+  kOutOfBounds,       // "index v is out of bounds for dimension d with size s" (Error)
+  kOutOfBoundsIndex,  // the same, as IndexError (index_fill_)
+  kOutOfRangeInSelf,  // "index out of range in self" (IndexError)
+  kIndexCopy,         // "index_copy_(): index v is out of bounds ..." (IndexError)
+  kTake,              // "out of range: tried to access index v on a tensor of n elements."
 };
 
 struct IndexLoop {

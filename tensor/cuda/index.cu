@@ -60,15 +60,20 @@ __global__ void triangle_kernel(T* r, int64_t total, int64_t m, int64_t n, int64
 
 }  // namespace
 
-cudaError_t launch_index_move(IndexMode mode, int elem_size, const IndexLoop& l,
-                              ScalarBits value, IndexErrorRecord* err) {
+cudaError_t launch_index_move(IndexMode mode, int elem_size, const IndexLoop& l, ScalarBits value,
+                              IndexErrorRecord* err) {
   if (l.numel == 0) return cudaSuccess;
   switch (elem_size) {
-    case 1: return move_as<uint8_t>(mode, l, value, err);
-    case 2: return move_as<uint16_t>(mode, l, value, err);
-    case 4: return move_as<uint32_t>(mode, l, value, err);
-    case 8: return move_as<uint64_t>(mode, l, value, err);
-    default: return cudaErrorInvalidValue;
+    case 1:
+      return move_as<uint8_t>(mode, l, value, err);
+    case 2:
+      return move_as<uint16_t>(mode, l, value, err);
+    case 4:
+      return move_as<uint32_t>(mode, l, value, err);
+    case 8:
+      return move_as<uint64_t>(mode, l, value, err);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
@@ -78,16 +83,21 @@ cudaError_t launch_triangle(int elem_size, void* r, int64_t batch, int64_t m, in
   if (total == 0) return cudaSuccess;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    triangle_kernel<T><<<grid_for(total), kBlockThreads>>>(static_cast<T*>(r), total, m, n,
-                                                           diagonal, lower);
+    triangle_kernel<T>
+        <<<grid_for(total), kBlockThreads>>>(static_cast<T*>(r), total, m, n, diagonal, lower);
     return cudaGetLastError();
   };
   switch (elem_size) {
-    case 1: return run(Tag<uint8_t>{});
-    case 2: return run(Tag<uint16_t>{});
-    case 4: return run(Tag<uint32_t>{});
-    case 8: return run(Tag<uint64_t>{});
-    default: return cudaErrorInvalidValue;
+    case 1:
+      return run(Tag<uint8_t>{});
+    case 2:
+      return run(Tag<uint16_t>{});
+    case 4:
+      return run(Tag<uint32_t>{});
+    case 8:
+      return run(Tag<uint64_t>{});
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 

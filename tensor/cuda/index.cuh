@@ -24,8 +24,8 @@ __device__ __forceinline__ void index_offsets(const IndexLoop& l, int64_t i, int
 
 // The index value at `off`, wrapped when the loop allows negative values;
 // false (and the first such value recorded in *err) when out of range.
-__device__ __forceinline__ bool read_index(const IndexLoop& l, int64_t off,
-                                           IndexErrorRecord* err, int64_t* v) {
+__device__ __forceinline__ bool read_index(const IndexLoop& l, int64_t off, IndexErrorRecord* err,
+                                           int64_t* v) {
   const int64_t raw = l.index[off];
   const int64_t w = (l.wrap && raw < 0) ? raw + l.bound : raw;
   if (w >= 0 && w < l.bound) {

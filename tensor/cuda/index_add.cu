@@ -27,8 +27,9 @@ __device__ void atomic_update_small(T* p, F f) {
   do {
     assumed = old;
     T cur;
-    const auto bits = static_cast<typename std::conditional<sizeof(T) == 1, uint8_t, uint16_t>::type>(
-        (assumed & mask) >> shift);
+    const auto bits =
+        static_cast<typename std::conditional<sizeof(T) == 1, uint8_t, uint16_t>::type>(
+            (assumed & mask) >> shift);
     memcpy(&cur, &bits, sizeof(T));
     const T next = f(cur);
     typename std::conditional<sizeof(T) == 1, uint8_t, uint16_t>::type nb;

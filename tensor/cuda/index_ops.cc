@@ -71,10 +71,14 @@ kernels::IndexErrorRecord* record_for_launch(int device) {
   const std::string bounds = absl::StrCat("index ", r.value, " is out of bounds for dimension ",
                                           r.dim, " with size ", r.bound);
   switch (static_cast<IndexCheck>(r.check)) {
-    case IndexCheck::kOutOfBounds: throw Error(bounds);
-    case IndexCheck::kOutOfBoundsIndex: throw IndexError(bounds);
-    case IndexCheck::kOutOfRangeInSelf: throw IndexError("index out of range in self");
-    case IndexCheck::kIndexCopy: throw IndexError(absl::StrCat("index_copy_(): ", bounds));
+    case IndexCheck::kOutOfBounds:
+      throw Error(bounds);
+    case IndexCheck::kOutOfBoundsIndex:
+      throw IndexError(bounds);
+    case IndexCheck::kOutOfRangeInSelf:
+      throw IndexError("index out of range in self");
+    case IndexCheck::kIndexCopy:
+      throw IndexError(absl::StrCat("index_copy_(): ", bounds));
     case IndexCheck::kTake:
       throw IndexError(absl::StrCat("out of range: tried to access index ", r.value,
                                     " on a tensor of ", r.bound, " elements."));
@@ -153,15 +157,22 @@ const char* name_of(const ember::detail::IndexLoop& loop) {
   switch (loop.check) {
     case IndexCheck::kOutOfRangeInSelf:
       return loop.mode == ember::detail::IndexMode::kAdd ? "index_add_cuda_" : "index_select_cuda";
-    case IndexCheck::kIndexCopy: return "index_copy_cuda";
-    case IndexCheck::kOutOfBoundsIndex: return "index_fill_cuda";
-    case IndexCheck::kTake: return "take_cuda";
-    default: break;
+    case IndexCheck::kIndexCopy:
+      return "index_copy_cuda";
+    case IndexCheck::kOutOfBoundsIndex:
+      return "index_fill_cuda";
+    case IndexCheck::kTake:
+      return "take_cuda";
+    default:
+      break;
   }
   switch (loop.mode) {
-    case ember::detail::IndexMode::kGather: return "gather_cuda";
-    case ember::detail::IndexMode::kAdd: return "scatter_add_cuda";
-    default: return "scatter_cuda";
+    case ember::detail::IndexMode::kGather:
+      return "gather_cuda";
+    case ember::detail::IndexMode::kAdd:
+      return "scatter_add_cuda";
+    default:
+      return "scatter_cuda";
   }
 }
 
@@ -183,18 +194,17 @@ void index_cuda(const ember::detail::IndexLoop& loop, const Tensor& dst, const T
                            name_of(loop), dst.dtype());
       return;
     case Mode::kFill:
-      detail::check_launch(
-          kernels::launch_index_move(kernels::IndexMode::kFill,
-                                     static_cast<int>(dst.element_size()), l,
-                                     bits_of(loop.value, dst.dtype()), err),
-          name_of(loop), dst.dtype());
+      detail::check_launch(kernels::launch_index_move(kernels::IndexMode::kFill,
+                                                      static_cast<int>(dst.element_size()), l,
+                                                      bits_of(loop.value, dst.dtype()), err),
+                           name_of(loop), dst.dtype());
       return;
     case Mode::kGather:
     case Mode::kScatter:
       detail::check_launch(
-          kernels::launch_index_move(
-              loop.mode == Mode::kGather ? kernels::IndexMode::kGather : kernels::IndexMode::kScatter,
-              static_cast<int>(dst.element_size()), l, 0, err),
+          kernels::launch_index_move(loop.mode == Mode::kGather ? kernels::IndexMode::kGather
+                                                                : kernels::IndexMode::kScatter,
+                                     static_cast<int>(dst.element_size()), l, 0, err),
           name_of(loop), dst.dtype());
       return;
   }

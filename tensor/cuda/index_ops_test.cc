@@ -24,7 +24,7 @@ using ::ember::testing::error_of;
 using namespace ::ember::cuda_testing;  // NOLINT
 using namespace ::ember::indexing;      // NOLINT
 
-const ScalarType kAll[] = {kBool, kByte,  kChar,     kShort, kInt,
+const ScalarType kAll[] = {kBool, kByte, kChar,     kShort, kInt,
                            kLong, kHalf, kBFloat16, kFloat, kDouble};
 
 // The CUDA result equals the CPU's bit for bit (moves of elements, integer
@@ -221,8 +221,10 @@ TEST(CudaIndexOpsTest, IndexAddCopyFill) {
                  x3.index_add(0, rep, sb.expand({5, 5, 3})), 1e-5, 1e-5);
   expect_matches(x3.to(kCuda).index_add(0, rep.to(kCuda), sb.to(kCuda)), x3.index_add(0, rep, sb),
                  1e-5, 1e-5);
-  expect_matches(x3.to(kCuda).index_add(1, rep.to(kCuda).to(kInt), s3.transpose(0, 1).to(kCuda).transpose(0, 1).index({Slice(0, 4)})),
-                 x3.index_add(1, rep.to(kInt), s3.index({Slice(0, 4)})), 1e-5, 1e-5);
+  expect_matches(
+      x3.to(kCuda).index_add(1, rep.to(kCuda).to(kInt),
+                             s3.transpose(0, 1).to(kCuda).transpose(0, 1).index({Slice(0, 4)})),
+      x3.index_add(1, rep.to(kInt), s3.index({Slice(0, 4)})), 1e-5, 1e-5);
   // Empty index: nothing changes.
   const Tensor none = empty({0}, TensorOptions(kLong));
   expect_same(x3.to(kCuda).index_add(0, none.to(kCuda), empty({0, 5, 3}).to(kCuda)),
@@ -278,7 +280,9 @@ TEST(CudaIndexOpsTest, OutOfRangeIndicesRaiseAtTheNextSynchronization) {
   const Tensor bad = tensor({{int64_t{0}, 1, 3, 2}}).to(kCuda);
   EXPECT_EQ(device_error_of([&] { return gather(x, 0, bad); }),
             "index 3 is out of bounds for dimension 0 with size 3");
-  EXPECT_EQ(device_error_of([&] { return gather(x, 0, tensor({{int64_t{0}, 1, -3, 2}}).to(kCuda)); }),
+  EXPECT_EQ(device_error_of([&] {
+              return gather(x, 0, tensor({{int64_t{0}, 1, -3, 2}}).to(kCuda));
+            }),
             "index -3 is out of bounds for dimension 0 with size 3");
   EXPECT_EQ(device_error_of([&] { return scatter(x, 0, bad, x); }),
             "index 3 is out of bounds for dimension 0 with size 3");
@@ -286,19 +290,27 @@ TEST(CudaIndexOpsTest, OutOfRangeIndicesRaiseAtTheNextSynchronization) {
             "index 3 is out of bounds for dimension 0 with size 3");
   EXPECT_EQ(device_error_of([&] { return scatter_add(x, 0, bad, x); }),
             "index 3 is out of bounds for dimension 0 with size 3");
-  EXPECT_EQ(device_error_of([&] { return index_select(x, 1, dev({0, 4})); }),
+  EXPECT_EQ(device_error_of([&] {
+              return index_select(x, 1, dev({0, 4}));
+            }),
             "index out of range in self");
   EXPECT_EQ(device_error_of([&] { return index_select(x, 1, dev({-1})); }),
             "index out of range in self");
-  EXPECT_EQ(device_error_of([&] { return x.index_add(0, dev({0, 3, 1}), x); }),
+  EXPECT_EQ(device_error_of([&] {
+              return x.index_add(0, dev({0, 3, 1}), x);
+            }),
             "index out of range in self");
-  EXPECT_EQ(device_error_of([&] { return x.index_copy(0, dev({0, 1, 7}), x); }),
+  EXPECT_EQ(device_error_of([&] {
+              return x.index_copy(0, dev({0, 1, 7}), x);
+            }),
             "index_copy_(): index 7 is out of bounds for dimension 0 with size 3");
   EXPECT_EQ(device_error_of([&] { return x.index_fill(1, dev({-5}), 2); }),
             "index -5 is out of bounds for dimension 1 with size 4");
   EXPECT_EQ(device_error_of([&] { return take(x, dev({12})); }),
             "out of range: tried to access index 12 on a tensor of 12 elements.");
-  EXPECT_EQ(device_error_of([&] { return embedding(x, dev({1, 3})); }),
+  EXPECT_EQ(device_error_of([&] {
+              return embedding(x, dev({1, 3}));
+            }),
             "index out of range in self");
   // IndexError where the CPU raises one.
   ::ember::testing::expect_error<IndexError>(
@@ -312,7 +324,8 @@ TEST(CudaIndexOpsTest, OutOfRangeIndicesRaiseAtTheNextSynchronization) {
             "index 4 is out of bounds for dimension 1 with size 4");
   // Reported once; the device is usable afterwards.
   EXPECT_EQ(error_of([] { cuda::synchronize(); }), "(no error)");
-  expect_same(index_select(x, 1, dev({3, 0})), index_select(x.to(Device(kCPU)), 1, tensor({int64_t{3}, 0})));
+  expect_same(index_select(x, 1, dev({3, 0})),
+              index_select(x.to(Device(kCPU)), 1, tensor({int64_t{3}, 0})));
   // Host-side checks stay immediate: shapes, dtypes, devices.
   EXPECT_EQ(error_of([&] { gather(x, 0, dev({0})); }),
             "Index tensor must have the same number of dimensions as input tensor");

@@ -168,8 +168,7 @@ cudaError_t launch_avg_pool_backward(DType dtype, const void* gy, void* gx, cons
 }
 
 cudaError_t launch_adaptive_avg_pool(bool backward, DType dtype, const void* in, void* out,
-                                     int64_t planes, int64_t h, int64_t w, int64_t oh,
-                                     int64_t ow) {
+                                     int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow) {
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     const int64_t total = planes * (backward ? h * w : oh * ow);
