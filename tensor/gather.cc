@@ -9,14 +9,20 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
-#include "tensor/fallback.h"
 #include "tensor/empty.h"
+#include "tensor/fallback.h"
+#include "tensor/index_kernels.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
 #include "tensor/selection.h"
 #include "tensor/strided_walk.h"
 
 namespace ember {
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(index_kernel, IndexKernelFn);
+}  // namespace detail
+
 namespace {
 
 // Sizes and strides with a 0-dim tensor read as [1] (PyTorch's
@@ -122,6 +128,53 @@ void walk_slices(const Slice& dst, const DimVector& src_strides, int64_t dst_bas
                           [&](const std::array<int64_t, 2>& o) { f(o[0], o[1]); });
 }
 
+// Note [Index kernels on devices] (tensor/index_kernels.h): the loops the
+// device kernels take. gather/scatter walk the index; `indexed` (self)
+// moves by the index value along dim, the other operand steps with the
+// index (its strides: `other`).
+detail::IndexLoop dim_loop(detail::IndexMode mode, int64_t dim, const Geometry& index,
+                           const Geometry& indexed, const DimVector& other,
+                           detail::IndexCheck check) {
+  detail::IndexLoop l;
+  l.mode = mode;
+  l.sizes = index.sizes;
+  l.index_strides = index.strides;
+  DimVector moved = indexed.strides;
+  moved[dim] = 0;
+  l.dst_strides = mode == detail::IndexMode::kGather ? other : moved;
+  l.src_strides = mode == detail::IndexMode::kGather ? moved : other;
+  l.dim_stride = indexed.strides[dim];
+  l.bound = indexed.sizes[dim];
+  l.dim = dim;
+  l.check = check;
+  return l;
+}
+
+// The index_* ops walk self's slice with a dim of n positions (one per
+// index value, `index` contiguous) put back at dim; `indexed` moves by the
+// value, the other operand by `other` (slice strides) and `other_dim_stride`.
+detail::IndexLoop slice_loop(detail::IndexMode mode, int64_t dim, int64_t n,
+                             const Slice& indexed, const DimVector& other,
+                             int64_t other_dim_stride, detail::IndexCheck check) {
+  auto with_dim = [dim](DimVector v, int64_t x) {
+    v.insert(v.begin() + dim, x);
+    return v;
+  };
+  detail::IndexLoop l;
+  l.mode = mode;
+  l.sizes = with_dim(indexed.sizes, n);
+  l.index_strides = with_dim(DimVector(indexed.sizes.size(), 0), 1);
+  const DimVector moved = with_dim(indexed.strides, 0);
+  const DimVector stepped = with_dim(other, other_dim_stride);
+  l.dst_strides = mode == detail::IndexMode::kGather ? stepped : moved;
+  l.src_strides = mode == detail::IndexMode::kGather ? moved : stepped;
+  l.dim_stride = indexed.dim_stride;
+  l.bound = indexed.dim_size;
+  l.dim = dim;
+  l.check = check;
+  return l;
+}
+
 }  // namespace
 
 // --- gather / scatter ------------------------------------------------------------
@@ -134,9 +187,7 @@ void walk_slices(const Slice& dst, const DimVector& src_strides, int64_t dst_bas
 
 namespace {
 Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index) {
-  if (detail::cpu_fallback("gather", {self, index})) {
-    return detail::to_device(gather_impl(detail::cpu(self), dim, detail::cpu(index)), self);
-  }
+  detail::common_device({self, index});
   dim = detail::wrap_dim(dim, self.dim());
   EMBER_CHECK(index.dtype() == kLong, "gather(): Expected dtype int64 for index");
   check_index_dims(self, index, "input");
@@ -150,6 +201,14 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   }
   Tensor out = empty(index.sizes(), self.options());
   const Geometry o(out);
+  if (!self.is_cpu()) {
+    if (out.numel() > 0) {
+      detail::index_kernel(self.device())(
+          dim_loop(detail::IndexMode::kGather, dim, i, s, o.strides, detail::IndexCheck::kOutOfBounds),
+          out, index, self);
+    }
+    return out;
+  }
   const int64_t len = i.sizes[dim], os = o.strides[dim], is = i.strides[dim];
   const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
   const int64_t* ip = index.data_ptr<int64_t>();
@@ -184,14 +243,18 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
         [&] { return dim_arg(dim); });
     return *this;
   }
-  if (detail::cpu_fallback("scatter_", {*this, index, src})) {
-    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.scatter_(dim, detail::cpu(index), detail::cpu(src)); });
-  }
+  detail::common_device({*this, index, src});
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, &src);
   impl()->bump_version();
   if (index.numel() == 0) return *this;
   const Geometry s(*this), i(index), r(src);
+  if (!is_cpu()) {  // repeated indices: one of the writes wins, which one varies
+    detail::index_kernel(device())(
+        dim_loop(detail::IndexMode::kScatter, dim, i, s, r.strides, detail::IndexCheck::kOutOfBounds),
+        *this, index, src);
+    return *this;
+  }
   const int64_t len = i.sizes[dim], is = i.strides[dim], rs = r.strides[dim];
   const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
   const int64_t* ip = index.data_ptr<int64_t>();
@@ -219,14 +282,19 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
         [&] { return dim_arg(dim); });
     return *this;
   }
-  if (detail::cpu_fallback("scatter_", {*this, index})) {
-    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.scatter_(dim, detail::cpu(index), value); });
-  }
+  detail::common_device({*this, index});
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, nullptr);
   impl()->bump_version();
   if (index.numel() == 0) return *this;
   const Geometry s(*this), i(index);
+  if (!is_cpu()) {
+    detail::IndexLoop l = dim_loop(detail::IndexMode::kFill, dim, i, s,
+                                   DimVector(i.sizes.size(), 0), detail::IndexCheck::kOutOfBounds);
+    l.value = value;
+    detail::index_kernel(device())(l, *this, index, Tensor());
+    return *this;
+  }
   const int64_t len = i.sizes[dim], is = i.strides[dim];
   const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
   const int64_t* ip = index.data_ptr<int64_t>();
@@ -253,14 +321,19 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
         [&] { return dim_arg(dim); });
     return *this;
   }
-  if (detail::cpu_fallback("scatter_add_", {*this, index, src})) {
-    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.scatter_add_(dim, detail::cpu(index), detail::cpu(src)); });
-  }
+  detail::common_device({*this, index, src});
   dim = detail::wrap_dim(dim, this->dim());
   scatter_checks(*this, dim, index, &src);
   impl()->bump_version();
   if (index.numel() == 0) return *this;
   const Geometry s(*this), i(index), r(src);
+  if (!is_cpu()) {
+    detail::IndexLoop l = dim_loop(detail::IndexMode::kAdd, dim, i, s, r.strides,
+                                   detail::IndexCheck::kOutOfBounds);
+    l.value = Scalar(1);
+    detail::index_kernel(device())(l, *this, index, src);
+    return *this;
+  }
   const int64_t len = i.sizes[dim], is = i.strides[dim], rs = r.strides[dim];
   const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
   const int64_t* ip = index.data_ptr<int64_t>();
@@ -330,9 +403,7 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
 
 namespace {
 Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
-  if (detail::cpu_fallback("index_select", {self, index})) {
-    return detail::to_device(index_select_impl(detail::cpu(self), dim, detail::cpu(index)), self);
-  }
+  detail::common_device({self, index});
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt,
               "index_select(): Expected dtype int32 or int64 for index");
@@ -346,6 +417,17 @@ Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   } else {
     EMBER_CHECK_INDEX(n == 1, "index_select(): Index to scalar can have only 1 value, got ", n,
                       " value(s)");
+  }
+  if (!self.is_cpu()) {
+    Tensor out = empty(out_sizes, self.options());
+    if (out.numel() > 0) {
+      const Slice src(self, dim), dst(out, dim);
+      detail::index_kernel(self.device())(
+          slice_loop(detail::IndexMode::kGather, dim, n, src, dst.strides, dst.dim_stride,
+                     detail::IndexCheck::kOutOfRangeInSelf),
+          out, idx, self);
+    }
+    return out;
   }
   const int64_t size = self.dim() > 0 ? self.sizes()[dim] : 1;
   for (int64_t k = 0; k < n; ++k) {
@@ -401,9 +483,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
         [&] { return OpArgs{Scalar(dim), alpha}; });
     return *this;
   }
-  if (detail::cpu_fallback("index_add_", {*this, index, source})) {
-    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.index_add_(dim, detail::cpu(index), detail::cpu(source), alpha); });
-  }
+  detail::common_device({*this, index, source});
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ",
                     index.dim(), " with type: ", scalar_type_name(index.dtype()),
@@ -421,7 +501,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   const int64_t* ip = idx.data_ptr<int64_t>();
   const Slice dst(*this, dim);
   const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
-  for (int64_t k = 0; k < idx.numel(); ++k) {
+  for (int64_t k = 0; k < idx.numel() && is_cpu(); ++k) {
     EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index out of range in self");
   }
   // The source slice broadcasts to self's slice, as selfSlice.add_(srcSlice).
@@ -436,6 +516,15 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
     if (src.sizes[d] != 1) src_strides[d + off] = src.strides[d];
   }
   impl()->bump_version();
+  if (!is_cpu()) {
+    if (idx.numel() > 0) {
+      detail::IndexLoop l = slice_loop(detail::IndexMode::kAdd, dim, idx.numel(), dst, src_strides,
+                                       src.dim_stride, detail::IndexCheck::kOutOfRangeInSelf);
+      l.value = alpha;
+      detail::index_kernel(device())(l, *this, idx, source);
+    }
+    return *this;
+  }
   EMBER_DISPATCH_ALL_TYPES(dtype(), "index_add_cpu_", [&] {
     scalar_t* dp = data_ptr<scalar_t>();
     const scalar_t* sp = source.data_ptr<scalar_t>();
@@ -463,9 +552,7 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
         [&] { return dim_arg(dim); });
     return *this;
   }
-  if (detail::cpu_fallback("index_fill_", {*this, index})) {
-    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.index_fill_(dim, detail::cpu(index), value); });
-  }
+  detail::common_device({*this, index});
   EMBER_CHECK_INDEX(index.dtype() == kLong, "index_fill_(): Expected dtype int64 for index.");
   EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   dim = detail::wrap_dim(dim, this->dim());
@@ -473,11 +560,22 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
   const int64_t* ip = idx.data_ptr<int64_t>();
   const Slice dst(*this, dim);
   const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
-  for (int64_t k = 0; k < idx.numel(); ++k) {
+  for (int64_t k = 0; k < idx.numel() && is_cpu(); ++k) {
     EMBER_CHECK_INDEX(ip[k] >= -size && ip[k] < size, "index ", ip[k],
                       " is out of bounds for dimension ", dim, " with size ", size);
   }
   impl()->bump_version();
+  if (!is_cpu()) {
+    if (idx.numel() > 0) {
+      detail::IndexLoop l = slice_loop(detail::IndexMode::kFill, dim, idx.numel(), dst,
+                                       DimVector(dst.sizes.size(), 0), 0,
+                                       detail::IndexCheck::kOutOfBoundsIndex);
+      l.wrap = true;
+      l.value = value;
+      detail::index_kernel(device())(l, *this, idx, Tensor());
+    }
+    return *this;
+  }
   const DimVector none(dst.sizes.size(), 0);
   detail::dispatch_by_element_size(element_size(), [&](auto tag) {
     using T = decltype(tag);
@@ -498,9 +596,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
         [&] { return index_copy_(dim, index, source); }, [&] { return dim_arg(dim); });
     return *this;
   }
-  if (detail::cpu_fallback("index_copy_", {*this, index, source})) {
-    return detail::in_place_on_cpu(*this, [&](Tensor& host) { host.index_copy_(dim, detail::cpu(index), detail::cpu(source)); });
-  }
+  detail::common_device({*this, index, source});
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_copy_(): Index should have dimension 1 or 0 (got ",
                     index.dim(), ")");
@@ -527,11 +623,20 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   const Tensor idx = long_index(index);
   const int64_t* ip = idx.data_ptr<int64_t>();
   const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
-  for (int64_t k = 0; k < idx.numel(); ++k) {
+  for (int64_t k = 0; k < idx.numel() && is_cpu(); ++k) {
     EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index_copy_(): index ", ip[k],
                       " is out of bounds for dimension ", dim, " with size ", size);
   }
   impl()->bump_version();
+  if (!is_cpu()) {  // repeated indices: one of the copies wins, which one varies
+    if (idx.numel() > 0) {
+      detail::index_kernel(device())(
+          slice_loop(detail::IndexMode::kScatter, dim, idx.numel(), dst, src.strides,
+                     src.dim_stride, detail::IndexCheck::kIndexCopy),
+          *this, idx, source);
+    }
+    return *this;
+  }
   detail::dispatch_by_element_size(element_size(), [&](auto tag) {
     using T = decltype(tag);
     T* dp = static_cast<T*>(data_ptr());

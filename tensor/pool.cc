@@ -244,15 +244,12 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
   return gx;
 }
 
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                  std::optional<int64_t> divisor_override) {
-  EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
-  const Pool p = make_pool(input, kernel_size, stride, padding, {}, ceil_mode);
-  detail::OpScope scope(input);
-  detail::cpu_fallback("avg_pool2d", {input});  // Note [CPU fallback]
-  Tensor x = detail::cpu(input).contiguous();
-  Tensor out = empty(out_sizes(input, p.oh, p.ow), x.options());
+namespace {
+
+// --- the CPU kernels of the average poolings (Note [Kernel tables]) ---------
+
+void avg_pool_forward_cpu(const Pool& p, bool count_include_pad,
+                          std::optional<int64_t> divisor_override, const Tensor& x, Tensor& out) {
   // PyTorch 1.13 averages int64 too (truncating), not the other integers.
   auto body = [&](auto zero) {
     using scalar_t = decltype(zero);
@@ -278,34 +275,16 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
       }
     });
   };
-  switch (input.dtype()) {
+  switch (x.dtype()) {
     case kFloat: body(float{}); break;
     case kDouble: body(double{}); break;
     case kLong: body(int64_t{}); break;
-    default: detail::throw_not_implemented("avg_pool2d", input.dtype());
+    default: detail::throw_not_implemented("avg_pool2d", x.dtype());
   }
-  out = detail::in_layout_of_input(detail::to_device(out, input), input);
-  if (scope.active()) {
-    OpArgs args{dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
-                Scalar(count_include_pad)};
-    args.push_back(divisor_override ? OpArg(Scalar(*divisor_override)) : OpArg());
-    scope.record("avg_pool2d", {input}, {out}, std::move(args));
-  }
-  return out;
 }
 
-Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
-                           IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                           bool ceil_mode, bool count_include_pad,
-                           std::optional<int64_t> divisor_override) {
-  detail::cpu_fallback("avg_pool2d_backward", {grad_output});  // Note [CPU fallback]
-  Tensor gx = zeros(input_sizes, grad_output.options().device(Device(kCPU)));
-  const Pool p = make_pool(gx, kernel_size, stride, padding, {}, ceil_mode);
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef(out_sizes(gx, p.oh, p.ow)),
-              "avg_pool2d_backward: grad_output of size ", detail::bracketed(grad_output.sizes()),
-              " does not match the output ", detail::bracketed(out_sizes(gx, p.oh, p.ow)));
-  detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
-  Tensor gy = detail::cpu(grad_output).contiguous();
+void avg_pool_backward_cpu(const Pool& p, bool count_include_pad,
+                           std::optional<int64_t> divisor_override, const Tensor& gy, Tensor& gx) {
   EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "avg_pool2d_backward", [&] {
     const scalar_t* g = gy.data_ptr<scalar_t>();
     scalar_t* o = gx.data_ptr<scalar_t>();
@@ -327,38 +306,19 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
       }
     });
   });
-  gx = detail::to_device(gx, grad_output);
-  if (scope.active()) {
-    OpArgs args{dv(input_sizes), dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
-                Scalar(count_include_pad)};
-    args.push_back(divisor_override ? OpArg(Scalar(*divisor_override)) : OpArg());
-    scope.record("avg_pool2d_backward", {grad_output}, {gx}, std::move(args));
-  }
-  return gx;
 }
 
-namespace {
 // Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
 int64_t a_start(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
 int64_t a_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
-}  // namespace
 
-Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
-  EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
-              "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [",
-              absl::StrJoin(input.sizes(), ", "), "]");
-  EMBER_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
-  const int64_t oh = output_size[0], ow = output_size[1];
-  const int64_t h = input.size(-2), w = input.size(-1);
-  const int64_t planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
-  detail::OpScope scope(input);
-  detail::cpu_fallback("adaptive_avg_pool2d", {input});  // Note [CPU fallback]
-  Tensor x = detail::cpu(input).contiguous();
-  Tensor out = empty(out_sizes(input, oh, ow), x.options());
-  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "adaptive_avg_pool2d", [&] {
+void adaptive_avg_pool_forward_cpu(const detail::AdaptiveGeometry& a, const Tensor& x,
+                                   Tensor& out) {
+  const int64_t h = a.h, w = a.w, oh = a.oh, ow = a.ow;
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "adaptive_avg_pool2d", [&] {
     const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* op = out.data_ptr<scalar_t>();
-    parallel_for(0, planes, grain_for(h * w), [&](int64_t b, int64_t e) {
+    parallel_for(0, a.planes, grain_for(h * w), [&](int64_t b, int64_t e) {
       for (int64_t pl = b; pl < e; ++pl) {
         for (int64_t oy = 0; oy < oh; ++oy) {
           const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
@@ -374,30 +334,15 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
       }
     });
   });
-  out = detail::in_layout_of_input(detail::to_device(out, input), input);
-  if (scope.active()) scope.record("adaptive_avg_pool2d", {input}, {out}, {dv(output_size)});
-  return out;
 }
 
-Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes) {
-  EMBER_CHECK((input_sizes.size() == 3 || input_sizes.size() == 4) &&
-                  grad_output.dim() == static_cast<int64_t>(input_sizes.size()) &&
-                  grad_output.sizes().subspan(0, input_sizes.size() - 2) ==
-                      input_sizes.subspan(0, input_sizes.size() - 2),
-              "adaptive_avg_pool2d_backward: grad_output of size ",
-              detail::bracketed(grad_output.sizes()), " does not match an input of size ",
-              detail::bracketed(input_sizes));
-  detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
-  detail::cpu_fallback("adaptive_avg_pool2d_backward", {grad_output});  // Note [CPU fallback]
-  Tensor gy = detail::cpu(grad_output).contiguous();
-  Tensor gx = zeros(input_sizes, gy.options());
-  const int64_t h = input_sizes[input_sizes.size() - 2], w = input_sizes.back();
-  const int64_t oh = gy.size(-2), ow = gy.size(-1);
-  const int64_t planes = h * w == 0 ? 0 : gx.numel() / (h * w);
+void adaptive_avg_pool_backward_cpu(const detail::AdaptiveGeometry& a, const Tensor& gy,
+                                    Tensor& gx) {
+  const int64_t h = a.h, w = a.w, oh = a.oh, ow = a.ow;
   EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "adaptive_avg_pool2d_backward", [&] {
     const scalar_t* g = gy.data_ptr<scalar_t>();
     scalar_t* o = gx.data_ptr<scalar_t>();
-    parallel_for(0, planes, grain_for(h * w), [&](int64_t b, int64_t e) {
+    parallel_for(0, a.planes, grain_for(h * w), [&](int64_t b, int64_t e) {
       for (int64_t pl = b; pl < e; ++pl) {
         for (int64_t oy = 0; oy < oh; ++oy) {
           const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
@@ -413,7 +358,93 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
       }
     });
   });
-  gx = detail::to_device(gx, grad_output);
+}
+
+}  // namespace
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(avg_pool_forward_stub, AvgPoolForwardFn);
+EMBER_DEFINE_KERNEL_TABLE(avg_pool_backward_stub, AvgPoolBackwardFn);
+EMBER_DEFINE_KERNEL_TABLE(adaptive_avg_pool_forward_stub, AdaptivePoolFn);
+EMBER_DEFINE_KERNEL_TABLE(adaptive_avg_pool_backward_stub, AdaptivePoolFn);
+EMBER_REGISTER_KERNEL(avg_pool_forward_stub, kCPU, &avg_pool_forward_cpu);
+EMBER_REGISTER_KERNEL(avg_pool_backward_stub, kCPU, &avg_pool_backward_cpu);
+EMBER_REGISTER_KERNEL(adaptive_avg_pool_forward_stub, kCPU, &adaptive_avg_pool_forward_cpu);
+EMBER_REGISTER_KERNEL(adaptive_avg_pool_backward_stub, kCPU, &adaptive_avg_pool_backward_cpu);
+}  // namespace detail
+
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  const Pool p = make_pool(input, kernel_size, stride, padding, {}, ceil_mode);
+  detail::OpScope scope(input);
+  Tensor x = input.contiguous();
+  Tensor out = empty(out_sizes(input, p.oh, p.ow), x.options());
+  detail::avg_pool_forward_stub(input.device())(p, count_include_pad, divisor_override, x, out);
+  out = detail::in_layout_of_input(out, input);
+  if (scope.active()) {
+    OpArgs args{dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
+                Scalar(count_include_pad)};
+    args.push_back(divisor_override ? OpArg(Scalar(*divisor_override)) : OpArg());
+    scope.record("avg_pool2d", {input}, {out}, std::move(args));
+  }
+  return out;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
+                           IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                           bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  Tensor gx = zeros(input_sizes, grad_output.options());
+  const Pool p = make_pool(gx, kernel_size, stride, padding, {}, ceil_mode);
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef(out_sizes(gx, p.oh, p.ow)),
+              "avg_pool2d_backward: grad_output of size ", detail::bracketed(grad_output.sizes()),
+              " does not match the output ", detail::bracketed(out_sizes(gx, p.oh, p.ow)));
+  detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
+  Tensor gy = grad_output.contiguous();
+  detail::avg_pool_backward_stub(gy.device())(p, count_include_pad, divisor_override, gy, gx);
+  if (scope.active()) {
+    OpArgs args{dv(input_sizes), dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
+                Scalar(count_include_pad)};
+    args.push_back(divisor_override ? OpArg(Scalar(*divisor_override)) : OpArg());
+    scope.record("avg_pool2d_backward", {grad_output}, {gx}, std::move(args));
+  }
+  return gx;
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
+              "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [",
+              absl::StrJoin(input.sizes(), ", "), "]");
+  EMBER_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
+  const int64_t oh = output_size[0], ow = output_size[1];
+  const int64_t h = input.size(-2), w = input.size(-1);
+  const int64_t planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
+  detail::OpScope scope(input);
+  Tensor x = input.contiguous();
+  Tensor out = empty(out_sizes(input, oh, ow), x.options());
+  detail::adaptive_avg_pool_forward_stub(input.device())({planes, h, w, oh, ow}, x, out);
+  out = detail::in_layout_of_input(out, input);
+  if (scope.active()) scope.record("adaptive_avg_pool2d", {input}, {out}, {dv(output_size)});
+  return out;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes) {
+  EMBER_CHECK((input_sizes.size() == 3 || input_sizes.size() == 4) &&
+                  grad_output.dim() == static_cast<int64_t>(input_sizes.size()) &&
+                  grad_output.sizes().subspan(0, input_sizes.size() - 2) ==
+                      input_sizes.subspan(0, input_sizes.size() - 2),
+              "adaptive_avg_pool2d_backward: grad_output of size ",
+              detail::bracketed(grad_output.sizes()), " does not match an input of size ",
+              detail::bracketed(input_sizes));
+  detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
+  Tensor gy = grad_output.contiguous();
+  Tensor gx = zeros(input_sizes, gy.options());
+  const int64_t h = input_sizes[input_sizes.size() - 2], w = input_sizes.back();
+  const int64_t oh = gy.size(-2), ow = gy.size(-1);
+  const int64_t planes = h * w == 0 ? 0 : gx.numel() / (h * w);
+  detail::adaptive_avg_pool_backward_stub(gy.device())({planes, h, w, oh, ow}, gy, gx);
   if (scope.active()) {
     scope.record("adaptive_avg_pool2d_backward", {grad_output}, {gx}, {dv(input_sizes)});
   }

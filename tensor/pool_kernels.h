@@ -5,6 +5,7 @@
 // backend registers its kernels from tensor/cuda/.
 
 #include <cstdint>
+#include <optional>
 
 #include "tensor/kernel_table.h"
 #include "tensor/tensor.h"
@@ -27,6 +28,27 @@ using MaxPoolBackwardFn = void (*)(int64_t planes, int64_t hw, int64_t ohw, cons
                                    const Tensor& idx, Tensor& gx);
 EMBER_DECLARE_KERNEL_TABLE(max_pool_forward_stub, MaxPoolForwardFn);
 EMBER_DECLARE_KERNEL_TABLE(max_pool_backward_stub, MaxPoolBackwardFn);
+
+// avg_pool2d (PyTorch's window rule: the divisor counts padding with
+// count_include_pad, `divisor` overrides it). x and out contiguous; the
+// backward's gx (zeros, contiguous) receives gy (contiguous) spread over
+// each window. Dilation is 1.
+using AvgPoolForwardFn = void (*)(const PoolGeometry& p, bool count_include_pad,
+                                  std::optional<int64_t> divisor, const Tensor& x, Tensor& out);
+using AvgPoolBackwardFn = void (*)(const PoolGeometry& p, bool count_include_pad,
+                                   std::optional<int64_t> divisor, const Tensor& gy, Tensor& gx);
+EMBER_DECLARE_KERNEL_TABLE(avg_pool_forward_stub, AvgPoolForwardFn);
+EMBER_DECLARE_KERNEL_TABLE(avg_pool_backward_stub, AvgPoolBackwardFn);
+
+// adaptive_avg_pool2d of `planes` contiguous h x w planes to oh x ow, each
+// output the mean of [floor(o * in / out), ceil((o + 1) * in / out)) in both
+// dims; the backward's gx (zeros) receives each gy / window size.
+struct AdaptiveGeometry {
+  int64_t planes, h, w, oh, ow;
+};
+using AdaptivePoolFn = void (*)(const AdaptiveGeometry& g, const Tensor& in, Tensor& out);
+EMBER_DECLARE_KERNEL_TABLE(adaptive_avg_pool_forward_stub, AdaptivePoolFn);
+EMBER_DECLARE_KERNEL_TABLE(adaptive_avg_pool_backward_stub, AdaptivePoolFn);
 
 }  // namespace detail
 }  // namespace ember

@@ -9,11 +9,16 @@
 #include "tensor/copy.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
-#include "tensor/fallback.h"
+#include "tensor/index_kernels.h"
 #include "tensor/parallel.h"
 #include "tensor/shape.h"
 
 namespace ember {
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(triangle_kernel, TriangleKernelFn);
+}  // namespace detail
+
 namespace {
 
 using detail::make_view;
@@ -156,10 +161,11 @@ Tensor Tensor::tril(int64_t diagonal) const {
         [&] { return OpArgs{Scalar(diagonal)}; });
   }
   check_matrix(*this);
-  if (detail::cpu_fallback("tril", {*this})) {
-    return detail::to_device(detail::cpu(*this).tril(diagonal), *this);
-  }
   Tensor r = contiguous_copy(*this);
+  if (!r.is_cpu()) {  // Note [Kernel tables]
+    detail::triangle_kernel(r.device())(r, diagonal, /*lower=*/true);
+    return r;
+  }
   // Row i keeps columns j <= i + diagonal.
   zero_row_ranges(r, [diagonal, n = size(-1)](int64_t i, int64_t* lo, int64_t* hi) {
     *lo = i + diagonal + 1;
@@ -175,10 +181,11 @@ Tensor Tensor::triu(int64_t diagonal) const {
         [&] { return OpArgs{Scalar(diagonal)}; });
   }
   check_matrix(*this);
-  if (detail::cpu_fallback("triu", {*this})) {
-    return detail::to_device(detail::cpu(*this).triu(diagonal), *this);
-  }
   Tensor r = contiguous_copy(*this);
+  if (!r.is_cpu()) {  // Note [Kernel tables]
+    detail::triangle_kernel(r.device())(r, diagonal, /*lower=*/false);
+    return r;
+  }
   // Row i keeps columns j >= i + diagonal.
   zero_row_ranges(r, [diagonal](int64_t i, int64_t* lo, int64_t* hi) {
     *lo = 0;

@@ -10,6 +10,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/fallback.h"
+#include "tensor/index_kernels.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
 #include "tensor/strided_walk.h"
@@ -343,14 +344,27 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
 
 namespace {
 Tensor take_impl(const Tensor& self, const Tensor& index) {
-  if (detail::cpu_fallback("take", {self, index})) {
-    return detail::to_device(take_impl(detail::cpu(self), detail::cpu(index)), self);
-  }
+  detail::common_device({self, index});
   EMBER_CHECK(index.dtype() == kLong, "take(): Expected a long tensor for index, but got ",
               scalar_type_name(index.dtype()));
   const Tensor src = self.contiguous();
   const int64_t n = src.numel();
   Tensor out = empty(index.sizes(), self.options());
+  if (!self.is_cpu()) {  // Note [Index kernels on devices]
+    if (out.numel() == 0) return out;
+    detail::IndexLoop l;
+    l.mode = detail::IndexMode::kGather;
+    l.sizes = DimVector(index.sizes().begin(), index.sizes().end());
+    l.index_strides = DimVector(index.strides().begin(), index.strides().end());
+    l.dst_strides = DimVector(out.strides().begin(), out.strides().end());
+    l.src_strides = DimVector(l.sizes.size(), 0);
+    l.dim_stride = 1;
+    l.bound = n;
+    l.wrap = true;
+    l.check = detail::IndexCheck::kTake;
+    detail::index_kernel(self.device())(l, out, index, src);
+    return out;
+  }
   const int64_t* ip = index.data_ptr<int64_t>();
   detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
     using T = decltype(tag);

@@ -34,6 +34,8 @@ Tensor nonzero(const Tensor& self);
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+// On CUDA: atomics order scatter_add's additions differently from run to
+// run, and index values are checked on the device (Tensor::scatter_add_).
 Tensor take(const Tensor& self, const Tensor& index);
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);

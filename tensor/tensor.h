@@ -245,6 +245,14 @@ class Tensor {
   Tensor nonzero() const;
   Tensor take(const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
+  // On CUDA, as in PyTorch: scatter_add_ and index_add_ accumulate with
+  // atomics, so floating results may differ in the last bits from run to
+  // run (integers are exact); where index repeats a value, scatter_ and
+  // index_copy_ keep one of the written elements, and which one varies. A
+  // device's index values are checked on the device: one out of range
+  // raises the CPU's error at the next synchronization (a copy to the host,
+  // item(), cuda::synchronize()), not in the op (Note [Device-side index
+  // checks], tensor/cuda/index_ops.cc).
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);

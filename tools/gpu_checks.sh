@@ -16,6 +16,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_test
+  //tensor/cuda:index_ops_test
   //tensor:iterator_device_test //tensor:device_guard_test //tensor:print_test
   //autograd:cuda_test //autograd:autograd_test //optim:cuda_test //nn:module_test
   //data:collate_test //data:dataloader_test //serialize:checkpoint_test
@@ -89,7 +90,8 @@ for w in "${want[@]}"; do
       # compute-sanitizer's memcheck over the kernel tests: out-of-bounds and
       # misaligned accesses that a passing comparison can hide.
       cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-      for t in tensor/cuda/ops_test tensor/cuda/ops_more_test tensor/cuda/random_test; do
+      for t in tensor/cuda/ops_test tensor/cuda/ops_more_test tensor/cuda/random_test \
+        tensor/cuda/index_ops_test; do
         start=${SECONDS}
         timeout 100 "${cs}" --tool memcheck --error-exitcode 3 "${B}/${t}" --gtest_brief=1 \
           >"${OUT}/t" 2>&1

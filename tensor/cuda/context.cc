@@ -142,6 +142,7 @@ void synchronize(int64_t device_index) {
       device_index < 0 ? Device(kCUDA) : Device(kCUDA, static_cast<int8_t>(device_index)));
   detail::DeviceGuard guard(device);
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  detail::check_device_errors(device);
 }
 
 void* host_alloc(size_t nbytes) {

@@ -26,6 +26,11 @@ int ensure_initialized();
 // The index of `d` (its own, or the current device for "cuda").
 int device_index(Device d);
 
+// Throws the error of the first out-of-range index value an index kernel
+// found on `device` since the last call (Note [Device-side index checks] in
+// index_ops.cc). Call right after the host synchronized with the device.
+void check_device_errors(int device);
+
 // Makes `device` current for its lifetime and restores the previous one.
 class DeviceGuard {
  public:

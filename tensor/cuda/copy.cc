@@ -130,6 +130,9 @@ void memcpy_dense(const Tensor& dst, const Tensor& src, cudaMemcpyKind kind) {
     return;
   }
   EMBER_CUDA_CHECK(cudaMemcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind));
+  // Synchronized: what the index kernels found is final (Note [Device-side
+  // index checks] in index_ops.cc).
+  if (kind == cudaMemcpyDeviceToHost) detail::check_device_errors(device);
 }
 
 // src (CUDA) at its own sizes and dtype, on the host.

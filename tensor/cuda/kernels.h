@@ -150,6 +150,23 @@ cudaError_t launch_max_pool(DType dtype, const void* x, void* out, int64_t* idx,
 cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t* idx, void* gx,
                                      int64_t planes, int64_t hw, int64_t ohw);
 
+// avg_pool2d (pool.cu) over `planes` contiguous h x w planes (PoolWindow's
+// dilation unused), PyTorch's window rule: the divisor is `divisor` when
+// positive, else the window's size counting padding (count_include_pad) or
+// not. float and double; the forward also int64 (truncating). One thread
+// per output sums its window in the CPU's order; the backward gathers, one
+// thread per input element adding gy * (1 / divisor) over the windows that
+// hold it in the CPU's order (no atomics).
+cudaError_t launch_avg_pool(DType dtype, const void* x, void* out, const PoolWindow& p,
+                            bool count_include_pad, int64_t divisor);
+cudaError_t launch_avg_pool_backward(DType dtype, const void* gy, void* gx, const PoolWindow& p,
+                                     bool count_include_pad, int64_t divisor);
+// adaptive_avg_pool2d of `planes` contiguous h x w planes to oh x ow
+// (float, double), forward and backward as above.
+cudaError_t launch_adaptive_avg_pool(bool backward, DType dtype, const void* in, void* out,
+                                     int64_t planes, int64_t h, int64_t w, int64_t oh,
+                                     int64_t ow);
+
 // Convolution by im2col (tensor/cuda/conv.cc). The window geometry of a
 // 2-D convolution over input planes h x w, output planes oh x ow.
 struct ConvWindow {
@@ -312,6 +329,52 @@ cudaError_t launch_clamp(DType dtype, const Elementwise& e, ScalarBits lo, Scala
 // clamp with tensor bounds (out, self, min, max; numeric dtypes): a NaN
 // bound is the result.
 cudaError_t launch_clamp_tensor(DType dtype, const Elementwise& e);
+
+// --- index ops (index.cu, index_add.cu; Note [Index kernels on devices] in
+// tensor/index_kernels.h, Note [Device-side index checks] in index_ops.cc) --
+
+// What a kernel records, in device memory, for the first index it finds out
+// of range (flag 0 -> 1 by atomicCAS; the rest written by that thread only).
+struct IndexErrorRecord {
+  int32_t flag;
+  int32_t check;  // ember::detail::IndexCheck
+  int64_t value, dim, bound;
+};
+
+// A walk over `ndim` dims (dim 0 the fastest-moving; strides in elements of
+// dst, index and src). Per position: v = index[...] (+ bound when `wrap`
+// and v < 0); out of [0, bound) records an error and moves nothing.
+struct IndexLoop {
+  int ndim = 0;
+  int64_t numel = 0;
+  int64_t sizes[kMaxLoopDims];
+  int64_t strides[3][kMaxLoopDims];
+  void* dst = nullptr;
+  const int64_t* index = nullptr;
+  const void* src = nullptr;
+  int64_t dim_stride = 0, bound = 0, dim = 0;
+  int32_t check = 0;
+  bool wrap = false;
+};
+enum class IndexMode {
+  kGather,   // dst[p] = src[p + v * dim_stride]
+  kScatter,  // dst[p + v * dim_stride] = src[p]
+  kFill,     // dst[p + v * dim_stride] = value
+};
+// Moves bytes: one kernel per element size (1, 2, 4 or 8). `value`: kFill's
+// element, low bytes first.
+cudaError_t launch_index_move(IndexMode mode, int elem_size, const IndexLoop& l,
+                              ScalarBits value, IndexErrorRecord* err);
+// dst[p + v * dim_stride] += alpha * src[p] with atomics (every dtype;
+// bool: |= alpha && src). Each addition rounds as the CPU's does (half and
+// bfloat16: in float, rounded once), but their order varies from run to
+// run: floating results may differ in the last bits between runs.
+cudaError_t launch_index_add(DType dtype, const IndexLoop& l, ScalarBits alpha,
+                             IndexErrorRecord* err);
+// Zeroes in each contiguous m x n matrix of r (batch of them) the entries
+// with j > i + diagonal (lower) or j < i + diagonal (upper).
+cudaError_t launch_triangle(int elem_size, void* r, int64_t batch, int64_t m, int64_t n,
+                            int64_t diagonal, bool lower);
 
 }  // namespace kernels
 }  // namespace cuda

@@ -1,7 +1,8 @@
 // The CUDA kernels of cumsum / cumprod (scan.cu) and softmax / log_softmax
 // (scan_stub, scan_kernels.h),
-// nll_loss (loss_kernels.h) and max_pool2d (pool_kernels.h), launched from
-// here (nn.cu). With them, convolution (conv.cc) and the elementwise ops, a
+// nll_loss (loss_kernels.h), max_pool2d (pool_kernels.h), launched from
+// here (nn.cu), and avg_pool2d / adaptive_avg_pool2d with their backwards
+// (pool_kernels.h; pool.cu). With them, convolution (conv.cc) and the elementwise ops, a
 // LeNet-style classifier trains on the device.
 //
 // nll_loss's forward reads back two int64 (a flag and an offending target)
@@ -100,10 +101,48 @@ void max_pool_backward_cuda(int64_t planes, int64_t hw, int64_t ohw, const Tenso
       "max_pool2d_with_indices_backward_out_cuda_frame", gy.dtype());
 }
 
+kernels::PoolWindow avg_window(const ember::detail::PoolGeometry& p) {
+  return kernels::PoolWindow{p.planes, p.h, p.w, p.oh, p.ow, p.kh, p.kw,
+                             p.sh,     p.sw, p.ph, p.pw, 1,    1};
+}
+
+void avg_pool_forward_cuda(const ember::detail::PoolGeometry& p, bool count_include_pad,
+                           std::optional<int64_t> divisor, const Tensor& x, Tensor& out) {
+  detail::DeviceGuard guard(x.device().index());
+  detail::check_launch(kernels::launch_avg_pool(detail::kernel_dtype(x.dtype()), x.data_ptr(),
+                                                out.data_ptr(), avg_window(p), count_include_pad,
+                                                divisor ? *divisor : 0),
+                       "avg_pool2d", x.dtype());
+}
+
+void avg_pool_backward_cuda(const ember::detail::PoolGeometry& p, bool count_include_pad,
+                            std::optional<int64_t> divisor, const Tensor& gy, Tensor& gx) {
+  detail::DeviceGuard guard(gy.device().index());
+  detail::check_launch(
+      kernels::launch_avg_pool_backward(detail::kernel_dtype(gy.dtype()), gy.data_ptr(),
+                                        gx.data_ptr(), avg_window(p), count_include_pad,
+                                        divisor ? *divisor : 0),
+      "avg_pool2d_backward", gy.dtype());
+}
+
+template <bool kBackward>
+void adaptive_avg_pool_cuda(const ember::detail::AdaptiveGeometry& g, const Tensor& in,
+                            Tensor& out) {
+  detail::DeviceGuard guard(in.device().index());
+  detail::check_launch(
+      kernels::launch_adaptive_avg_pool(kBackward, detail::kernel_dtype(in.dtype()), in.data_ptr(),
+                                        out.data_ptr(), g.planes, g.h, g.w, g.oh, g.ow),
+      kBackward ? "adaptive_avg_pool2d_backward" : "adaptive_avg_pool2d", in.dtype());
+}
+
 }  // namespace
 }  // namespace cuda
 
 namespace detail {
+EMBER_REGISTER_KERNEL(avg_pool_forward_stub, kCUDA, &cuda::avg_pool_forward_cuda);
+EMBER_REGISTER_KERNEL(avg_pool_backward_stub, kCUDA, &cuda::avg_pool_backward_cuda);
+EMBER_REGISTER_KERNEL(adaptive_avg_pool_forward_stub, kCUDA, &cuda::adaptive_avg_pool_cuda<false>);
+EMBER_REGISTER_KERNEL(adaptive_avg_pool_backward_stub, kCUDA, &cuda::adaptive_avg_pool_cuda<true>);
 EMBER_REGISTER_KERNEL(scan_stub, kCUDA, &cuda::scan_cuda);
 EMBER_REGISTER_KERNEL(nll_forward_stub, kCUDA, &cuda::nll_forward_cuda);
 EMBER_REGISTER_KERNEL(nll_backward_stub, kCUDA, &cuda::nll_backward_cuda);

@@ -25,20 +25,23 @@
 // run on the device too. Integer division by zero raises ZeroDivisionError
 // as on the CPU (one synchronization; ops_more.cc). Matrix products go to
 // cuBLAS (blas.cc); cumsum, cumprod (scan.cu), softmax, log_softmax,
-// nll_loss (so cross_entropy) and max_pool2d are in nn_ops.cc, convolution
-// (cuDNN, cudnn_conv.cc, else im2col + cuBLAS) in conv.cc. Random fills
-// (uniform_, normal_, bernoulli_ with a number or tensor p, random_,
-// exponential_, so rand/randn/randint/normal/the _like factories and
-// dropout) draw from the device's Philox generator in random.cu
-// (random.cc; Note [Device random numbers] in tensor/random.cc); randperm
-// draws its keys there and argsorts them. An op that dispatches through a kernel
-// table without a CUDA entry throws
-// "Could not run ... with arguments from the 'CUDA' backend". Ops whose
-// loops are not in a table yet (indexing, gather/scatter/index_add, sort/
-// topk, nonzero/masked_select, tril/triu, avg and adaptive pooling) run on
-// the CPU with copies and warn once (Note [CPU fallback],
-// tensor/fallback.h); //tensor:device_guard_test holds every op to one of
-// the two.
+// nll_loss (so cross_entropy), max_pool2d, avg_pool2d and
+// adaptive_avg_pool2d (with their backwards) are in nn_ops.cc, convolution
+// (cuDNN, cudnn_conv.cc, else im2col + cuBLAS) in conv.cc; gather, scatter_
+// (src and value), scatter_add_, index_select (so embedding), index_add_
+// (so embedding's backward), index_copy_, index_fill_, take and tril/triu in
+// index_ops.cc, with device-side index checks (Note [Device-side index
+// checks]). Random fills (uniform_, normal_, bernoulli_ with a number or
+// tensor p, random_, exponential_, so rand/randn/randint/normal/the _like
+// factories and dropout) draw from the device's Philox generator in
+// random.cu (random.cc; Note [Device random numbers] in tensor/random.cc);
+// randperm draws its keys there and argsorts them. An op that dispatches
+// through a kernel table without a CUDA entry throws "Could not run ...
+// with arguments from the 'CUDA' backend". Ops whose loops are not in a
+// table yet (index/index_put_, sort/topk/kthvalue, nonzero/masked_select/
+// masked_scatter_/where(cond)) run on the CPU with copies and warn once
+// (Note [CPU fallback], tensor/fallback.h); //tensor:device_guard_test
+// holds every op to one of the two.
 //
 // Kernels run on the current device's default stream, asynchronously;
 // copies to the host synchronize. A 0-dim CPU operand (a wrapped number) is

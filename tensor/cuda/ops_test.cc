@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -512,6 +513,76 @@ TEST(CudaOpsTest, MaxPoolForwardAndBackward) {
                      max_pool2d_with_indices_backward(gy, x.sizes(), idx), 1e-6, 1e-6);
     }
   }
+}
+
+// avg_pool2d (padding, ceil_mode, count_include_pad, divisor_override) and
+// adaptive_avg_pool2d sum each window in the CPU's order: forwards equal
+// to the bit; backwards gather in the CPU's order (tolerance only for a
+// fused multiply-add on one side).
+TEST(CudaOpsTest, AvgPoolsForwardAndBackward) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  struct Config {
+    std::vector<int64_t> k, s, pad;
+    bool ceil_mode, count_include_pad;
+    std::optional<int64_t> divisor;
+  };
+  const std::vector<Config> configs = {
+      {{2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt},
+      {{3, 2}, {2, 1}, {1, 1}, true, false, std::nullopt},
+      {{3, 3}, {2, 2}, {1, 1}, true, true, std::nullopt},
+      {{3, 3}, {1, 2}, {1, 0}, false, true, 5},
+      {{1, 4}, {3, 3}, {0, 2}, true, false, std::nullopt},
+  };
+  for (ScalarType t : {kFloat, kDouble}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    const Tensor x = values({2, 3, 9, 10}, t, 5);
+    for (const Config& c : configs) {
+      const Tensor out = avg_pool2d(x, c.k, c.s, c.pad, c.ceil_mode, c.count_include_pad, c.divisor);
+      expect_matches(avg_pool2d(x.to(kCuda), c.k, c.s, c.pad, c.ceil_mode, c.count_include_pad,
+                                c.divisor),
+                     out, 0, 0);
+      // A non-contiguous input (made contiguous by the op) and an unbatched one.
+      expect_matches(avg_pool2d(x.to(kCuda).transpose(2, 3), c.k, c.s, c.pad, c.ceil_mode,
+                                c.count_include_pad, c.divisor),
+                     avg_pool2d(x.transpose(2, 3), c.k, c.s, c.pad, c.ceil_mode,
+                                c.count_include_pad, c.divisor),
+                     0, 0);
+      expect_matches(avg_pool2d(x[1].to(kCuda), c.k, c.s, c.pad, c.ceil_mode, c.count_include_pad,
+                                c.divisor),
+                     avg_pool2d(x[1], c.k, c.s, c.pad, c.ceil_mode, c.count_include_pad, c.divisor),
+                     0, 0);
+      const Tensor gy = values(out.sizes(), t, 1);
+      expect_matches(avg_pool2d_backward(gy.to(kCuda), x.sizes(), c.k, c.s, c.pad, c.ceil_mode,
+                                         c.count_include_pad, c.divisor),
+                     avg_pool2d_backward(gy, x.sizes(), c.k, c.s, c.pad, c.ceil_mode,
+                                         c.count_include_pad, c.divisor),
+                     1e-6, 1e-6);
+    }
+    for (std::vector<int64_t> o : {std::vector<int64_t>{1, 1}, {3, 4}, {4, 7}, {9, 10}, {12, 13}}) {
+      const Tensor out = adaptive_avg_pool2d(x, o);
+      expect_matches(adaptive_avg_pool2d(x.to(kCuda), o), out, 0, 0);
+      expect_matches(adaptive_avg_pool2d(x.to(kCuda).transpose(2, 3), o),
+                     adaptive_avg_pool2d(x.transpose(2, 3), o), 0, 0);
+      const Tensor gy = values(out.sizes(), t, 1);
+      expect_matches(adaptive_avg_pool2d_backward(gy.to(kCuda), x.sizes()),
+                     adaptive_avg_pool2d_backward(gy, x.sizes()), 1e-6, 1e-6);
+    }
+  }
+  // int64 averages truncate (forward only, as on the CPU); other dtypes are
+  // refused with the CPU's message.
+  const Tensor xl = values({1, 2, 6, 6}, kLong, 50);
+  expect_matches(avg_pool2d(xl.to(kCuda), {2, 2}, {2, 2}, {1, 1}, false, true, std::nullopt),
+                 avg_pool2d(xl, {2, 2}, {2, 2}, {1, 1}, false, true, std::nullopt));
+  const Tensor xi = values({1, 2, 6, 6}, kInt);
+  EXPECT_EQ(error_of([&] { avg_pool2d(xi.to(kCuda), {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt); }),
+            error_of([&] { avg_pool2d(xi, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt); }));
+  EXPECT_EQ(error_of([&] { adaptive_avg_pool2d(xl.to(kCuda), {2, 2}); }),
+            error_of([&] { adaptive_avg_pool2d(xl, {2, 2}); }));
+  // Empty batches.
+  const Tensor e = empty({0, 3, 6, 6});
+  expect_matches(avg_pool2d(e.to(kCuda), {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt),
+                 avg_pool2d(e, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt));
+  expect_matches(adaptive_avg_pool2d(e.to(kCuda), {2, 3}), adaptive_avg_pool2d(e, {2, 3}));
 }
 
 // The CUDA scan walks each line in the CPU's order with the CPU's
