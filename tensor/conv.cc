@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/copy.h"
 #include "tensor/dispatch.h"
@@ -431,6 +432,8 @@ EMBER_REGISTER_KERNEL(conv_backward_stub, kCPU, &conv_backward_cpu);
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  EMBER_AUTOCAST(convolution, ::ember::convolution, input, weight, bias, stride, padding, dilation,
+                 groups);
   const Geometry g = make_geometry(input, weight, bias, stride, padding, dilation, groups);
   detail::OpScope scope(input, weight, bias);
   Tensor x = input.contiguous(), w = weight.contiguous();
@@ -472,6 +475,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
 Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
                       IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                       IntArrayRef dilation, int64_t groups) {
+  EMBER_AUTOCAST(conv_transpose, ::ember::conv_transpose, input, weight, bias, stride, padding,
+                 output_padding, dilation, groups);
   const Geometry g = make_transposed_geometry(input, weight, bias, stride, padding,
                                               output_padding, dilation, groups);
   detail::OpScope scope(input, weight, bias);
