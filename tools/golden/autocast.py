@@ -10,7 +10,12 @@ b: bfloat16, d: float64). The values are what PyTorch 1.13's CPU autocast
 (bfloat16) returns; a case PyTorch cannot run on the CPU is left out with a
 comment. Inputs are built the same way on the C++ side (the op table there
 has one lambda per op name here).
+
+On a machine with a GPU and PyTorch 2.x, `python3 tools/golden/autocast.py
+--cuda` prints the same table under torch.autocast("cuda") with b meaning
+float16, to compare with kCudaCases in nn/functional/autocast_test.cc.
 """
+import sys
 import os
 
 import torch
@@ -21,17 +26,20 @@ from golden_util import DTYPE_NAMES, write_inc
 LETTER = {"f": torch.float32, "b": torch.bfloat16, "d": torch.float64}
 
 
+DEVICE = "cpu"
+
+
 def t(shape, dtype, lo=0.1, hi=0.9):
     # Values inside every op's domain (log, acos, rsqrt...); the dtype is all
     # the table records.
     n = 1
     for s in shape:
         n *= s
-    return torch.linspace(lo, hi, n, dtype=torch.float64).reshape(shape).to(dtype)
+    return torch.linspace(lo, hi, n, dtype=torch.float64).reshape(shape).to(DEVICE, dtype)
 
 
 def idx(*v):
-    return torch.tensor(v, dtype=torch.long)
+    return torch.tensor(v, dtype=torch.long, device=DEVICE)
 
 
 # op name -> (function of the floating inputs' dtypes, number of floating inputs)
@@ -153,18 +161,29 @@ def variants(n):
     return uniq
 
 
-def main():
+def table(device, lower):
     lines = []
     for name, (fn, n) in OPS.items():
         for v in variants(n):
-            dtypes = [LETTER[c] for c in v]
+            dtypes = [lower if c == "b" else LETTER[c] for c in v]
             try:
-                with torch.autocast("cpu", dtype=torch.bfloat16):
+                with torch.autocast(device, dtype=lower):
                     r = fn(dtypes)
             except Exception as e:  # noqa: BLE001 - kernels PyTorch 1.13 lacks
                 lines.append('  // %s %s: %s' % (name, v, str(e).split("\n")[0][:100]))
                 continue
             lines.append('  {"%s", "%s", %s},' % (name, v, DTYPE_NAMES[r.dtype]))
+    return lines
+
+
+def main():
+    global DEVICE
+    if "--cuda" in sys.argv:
+        DEVICE = "cuda"
+        print("// PyTorch %s, torch.autocast(\"cuda\", dtype=torch.float16)" % torch.__version__)
+        print("\n".join(table("cuda", torch.float16)))
+        return
+    lines = table("cpu", torch.bfloat16)
     write_inc("autocast_golden.inc", "autocast",
               "{op, floating-input dtypes (f float32, b bfloat16, d float64), result dtype "
               "under torch.autocast(\"cpu\", dtype=torch.bfloat16)}",
