@@ -249,31 +249,36 @@ Tensor cached_cast(ScalarType to_type, const Tensor& arg, DeviceType device_type
 ScalarType prioritize(ScalarType current, const Tensor& next, DeviceType device_type);
 [[noreturn]] void throw_banned_binary_cross_entropy();
 
-// The first tensor argument's device type (a list's first element).
-inline const Tensor* first_tensor(const Tensor& t) { return t.defined() ? &t : nullptr; }
-inline const Tensor* first_tensor(TensorList l) {
-  for (const Tensor& t : l) {
-    if (t.defined()) return &t;
+// Scans an op's arguments: its first tensor (a list's first element) and
+// whether any tensor is on CUDA. As in PyTorch's dispatch, a CUDA tensor
+// anywhere (a CPU scalar tensor may join CUDA operands) makes the op a CUDA
+// op for autocast.
+struct ArgScan {
+  const Tensor* first = nullptr;
+  bool any_cuda = false;
+  void note(const Tensor& t) {
+    if (!t.defined()) return;
+    if (first == nullptr) first = &t;
+    any_cuda = any_cuda || t.is_cuda();
   }
-  return nullptr;
-}
-inline const Tensor* first_tensor(const std::vector<Tensor>& l) {
-  return first_tensor(TensorList(l));
-}
-template <typename T>
-const Tensor* first_tensor(const T&) {
-  return nullptr;
-}
+  void note(TensorList l) {
+    for (const Tensor& t : l) note(t);
+  }
+  void note(const std::vector<Tensor>& l) { note(TensorList(l)); }
+  template <typename T>
+  void note(const T&) {}
+};
 
 // One listed op's call under autocast (Note [Autocast]).
 class OpCast {
  public:
   template <typename... Args>
   OpCast(OpPolicy policy, const Args&... args) {
-    const Tensor* first = nullptr;
-    ((first = first != nullptr ? first : first_tensor(args)), ...);
+    ArgScan scan;
+    (scan.note(args), ...);
+    const Tensor* first = scan.first;
     if (first == nullptr) return;
-    device_type_ = first->device().type();
+    device_type_ = scan.any_cuda ? kCUDA : first->device().type();
     if ((tls().enabled & device_bit(device_type_)) == 0) return;
     policy_ = device_type_ == kCUDA ? policy.cuda : policy.cpu;
     switch (policy_) {
