@@ -29,5 +29,6 @@
 #include "serialize/pt.h"
 #include "serialize/safetensors.h"
 #include "tensor/all.h"
+#include "tensor/autocast.h"
 
 #endif  // EMBER_EMBER_H_

@@ -24,6 +24,12 @@ TEST(EmberHeaderTest, EveryLibraryIsReachable) {
   EXPECT_FALSE(ember::distributed::is_initialized());
 }
 
+// Automatic mixed precision is part of the umbrella (tensor/autocast.h).
+TEST(EmberHeaderTest, Autocast) {
+  ember::autocast::AutocastGuard guard(ember::kCPU);
+  EXPECT_EQ(ember::mm(ember::ones({2, 2}), ember::ones({2, 2})).dtype(), ember::kBFloat16);
+}
+
 // The README's second snippet, as written there.
 TEST(EmberHeaderTest, ReadmeSnippet) {
   ember::Tensor x = ember::ones({2, 2}).requires_grad_();

@@ -42,6 +42,7 @@
 #include "absl/strings/str_join.h"
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
+#include "tensor/autocast.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
 
@@ -226,6 +227,9 @@ Tensor add_grads(const Tensor& a, const Tensor& b) {
 variable_list execute(const variable_list& roots, const variable_list& root_grads,
                       bool keep_graph, bool create_graph, const variable_list& inputs,
                       bool accumulate) {
+  // Backward runs in the dtypes forward chose: no op in it autocasts, even
+  // when backward() is called inside an autocast region (Note [Autocast]).
+  autocast::ExcludeAutocastGuard no_autocast;
   std::vector<Edge> root_edges;
   variable_list grads;
   for (size_t i = 0; i < roots.size(); ++i) {

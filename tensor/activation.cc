@@ -3,6 +3,7 @@
 // (which do not record below an OpScope: Note [Op recording]).
 #include <cmath>
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
@@ -47,6 +48,7 @@ Tensor elu_forward(const Tensor& x, double alpha, double scale, double input_sca
 
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
            const Scalar& input_scale) {
+  EMBER_AUTOCAST_OPAQUE();
   detail::OpScope scope(self);
   Tensor out = elu_forward(self, alpha.toDouble(), scale.toDouble(), input_scale.toDouble());
   if (scope.active()) scope.record("elu", {self}, {out}, {alpha, scale, input_scale});
@@ -56,6 +58,7 @@ Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
 Tensor celu(const Tensor& self, const Scalar& alpha) {
   const double a = alpha.toDouble();
   EMBER_CHECK(a != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  EMBER_AUTOCAST_OPAQUE();
   detail::OpScope scope(self);
   Tensor out = elu_forward(self, a, 1.0, 1.0 / a);
   if (scope.active()) scope.record("celu", {self}, {out}, {alpha});
@@ -70,6 +73,7 @@ Tensor silu(const Tensor& self) {
 }
 
 Tensor mish(const Tensor& self) {
+  EMBER_AUTOCAST_OPAQUE();
   detail::OpScope scope(self);
   Tensor out = self * self.exp().log1p().tanh();
   if (scope.active()) scope.record("mish", {self}, {out});
@@ -77,6 +81,7 @@ Tensor mish(const Tensor& self) {
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  EMBER_AUTOCAST(softplus, ::ember::softplus, self, beta, threshold);
   detail::OpScope scope(self);
   Tensor bx = self * beta;
   // Above the threshold log1p(exp(bx)) / beta is x to working precision
@@ -87,6 +92,7 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
 }
 
 Tensor log_sigmoid(const Tensor& self) {
+  EMBER_AUTOCAST_OPAQUE();
   detail::OpScope scope(self);
   // min(x, 0) - log1p(exp(-|x|)): neither term overflows.
   Tensor out = self.clamp_max(0) - (-self.abs()).exp().log1p();
@@ -140,6 +146,7 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
 }
 
 Tensor prelu(const Tensor& self, const Tensor& weight) {
+  EMBER_AUTOCAST(prelu, ::ember::prelu, self, weight);
   EMBER_CHECK(self.dim() > 0, "Not allow zero-dim input tensor.");
   const int64_t channels = self.dim() >= 2 ? self.size(1) : 1;
   EMBER_CHECK(weight.numel() == 1 || weight.numel() == channels,

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/copy.h"
 #include "tensor/dispatch.h"
@@ -400,8 +401,28 @@ Geometry make_transposed_geometry(const Tensor& input, const Tensor& weight, con
   return g;
 }
 
+// Note [Reduced-precision CPU convolution]: there is no float16/bfloat16
+// CPU convolution kernel yet (issue 18 plans oneDNN's); until then such
+// inputs are convolved in float and the result rounded once, so that CPU
+// autocast (which runs conv1d/conv2d in bfloat16) works. The op, its
+// recording and its dtypes are the reduced-precision op's.
+bool reduced_float(ScalarType t) { return t == kBFloat16 || t == kHalf; }
+Tensor to_float(const Tensor& t) { return t.defined() ? t.to(kFloat).contiguous() : Tensor(); }
+Tensor float_like(const Tensor& t) {
+  return t.defined() ? empty(t.sizes(), t.options().dtype(kFloat)) : Tensor();
+}
+void copy_back(Tensor& dst, const Tensor& src) {
+  if (dst.defined()) dst.copy_(src);
+}
+
 void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
                       Tensor& out) {
+  if (reduced_float(x.dtype())) {
+    Tensor of = float_like(out);
+    conv_forward_cpu(g, to_float(x), to_float(w), to_float(b), of);
+    out.copy_(of);
+    return;
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "convolution", [&] {
     conv_forward<scalar_t>(g, x.data_ptr<scalar_t>(), w.data_ptr<scalar_t>(),
                            b.defined() ? b.data_ptr<scalar_t>() : nullptr,
@@ -411,6 +432,14 @@ void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const
 
 void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
                        Tensor& gx, Tensor& gw, Tensor& gb) {
+  if (reduced_float(gy.dtype())) {  // Note [Reduced-precision CPU convolution]
+    Tensor gxf = float_like(gx), gwf = float_like(gw), gbf = float_like(gb);
+    conv_backward_cpu(g, to_float(gy), to_float(x), to_float(w), gxf, gwf, gbf);
+    copy_back(gx, gxf);
+    copy_back(gw, gwf);
+    copy_back(gb, gbf);
+    return;
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "convolution_backward", [&] {
     conv_backward<scalar_t>(g, gy.data_ptr<scalar_t>(),
                             x.defined() ? x.data_ptr<scalar_t>() : nullptr, w.data_ptr<scalar_t>(),
@@ -431,6 +460,8 @@ EMBER_REGISTER_KERNEL(conv_backward_stub, kCPU, &conv_backward_cpu);
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  EMBER_AUTOCAST(convolution, ::ember::convolution, input, weight, bias, stride, padding, dilation,
+                 groups);
   const Geometry g = make_geometry(input, weight, bias, stride, padding, dilation, groups);
   detail::OpScope scope(input, weight, bias);
   Tensor x = input.contiguous(), w = weight.contiguous();
@@ -472,6 +503,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
 Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
                       IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                       IntArrayRef dilation, int64_t groups) {
+  EMBER_AUTOCAST(conv_transpose, ::ember::conv_transpose, input, weight, bias, stride, padding,
+                 output_padding, dilation, groups);
   const Geometry g = make_transposed_geometry(input, weight, bias, stride, padding,
                                               output_padding, dilation, groups);
   detail::OpScope scope(input, weight, bias);
@@ -486,7 +519,7 @@ Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& b
   detail::conv_backward_stub(input.device())(g, x, no_x, w, out, no_gw, no_gb);
   if (bias.defined()) {
     Tensor b = bias.to(input.dtype()).contiguous();
-    if (!out.is_cpu()) {
+    if (!out.is_cpu() || reduced_float(out.dtype())) {
       out.add_(k == 2 ? b.view({1, g.c, 1, 1}) : b.view({1, g.c, 1}));
     } else {
       EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "conv_transpose", [&] {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_join.h"
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
@@ -376,6 +377,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_AUTOCAST(scatter_add, ::ember::scatter_add, self, dim, index, src);
   return detail::record_out_op(
       "scatter_add", Tensor(), {self, index, src},
       [&] {
@@ -470,7 +472,12 @@ Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
   return clone().index_fill_(dim, index, value);
 }
+static Tensor index_copy_op(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& source) {
+  return self.index_copy(dim, index, source);
+}
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  EMBER_AUTOCAST(index_copy, index_copy_op, *this, dim, index, source);
   return clone().index_copy_(dim, index, source);
 }
 

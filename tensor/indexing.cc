@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
@@ -409,11 +410,15 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 
 Tensor Tensor::operator[](const Tensor& index) const { return this->index({index}); }
 
+static Tensor index_put_op(const Tensor& self, TensorIndexList indices, const Tensor& value) {
+  return self.index_put(indices, value);
+}
 Tensor Tensor::index_put(TensorIndexList indices, const Tensor& value) const {
+  EMBER_AUTOCAST(index_put, index_put_op, *this, indices, value);
   return clone().index_put_(indices, value);
 }
 Tensor Tensor::index_put(std::initializer_list<TensorIndex> indices, const Tensor& value) const {
-  return clone().index_put_(indices, value);
+  return index_put(TensorIndexList(indices), value);
 }
 
 Tensor& Tensor::index_put_(TensorIndexList indices, const Tensor& value) {

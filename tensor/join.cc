@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/fallback.h"
 #include "tensor/dim.h"
@@ -87,6 +88,7 @@ Tensor cat_impl(TensorList tensors, int64_t dim) {
 // does not require grad, and the gradient would be lost. Args: the wrapped
 // dim.
 Tensor cat(TensorList tensors, int64_t dim) {
+  EMBER_AUTOCAST(cat, ::ember::cat, tensors, dim);
   detail::OpScope scope(detail::OpScope::List{}, tensors);
   Tensor r = cat_impl(tensors, dim);
   if (scope.active()) {
@@ -103,6 +105,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
 }
 
 Tensor stack(TensorList tensors, int64_t dim) {
+  EMBER_AUTOCAST(stack, ::ember::stack, tensors, dim);
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   const int64_t wrapped = wrap_dim(dim, tensors[0].dim() + 1);
   for (size_t i = 1; i < tensors.size(); ++i) {

@@ -3,6 +3,7 @@
 // (transposes, slices, expanded batch dims) reach BLAS without copies when
 // BLAS can express their layout.
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/fallback.h"
 #include "tensor/linalg.h"
@@ -378,18 +379,22 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
       "outer", Tensor(), {self, vec2}, [&] { return outer_nograd(self, vec2); }, detail::no_args);
 }
 Tensor mm(const Tensor& self, const Tensor& mat2) {
+  EMBER_AUTOCAST(mm, ::ember::mm, self, mat2);
   return detail::record_out_op(
       "mm", Tensor(), {self, mat2}, [&] { return mm_nograd(self, mat2); }, detail::no_args);
 }
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  EMBER_AUTOCAST(bmm, ::ember::bmm, self, mat2);
   return detail::record_out_op(
       "bmm", Tensor(), {self, mat2}, [&] { return bmm_nograd(self, mat2); }, detail::no_args);
 }
 Tensor mv(const Tensor& self, const Tensor& vec) {
+  EMBER_AUTOCAST(mv, ::ember::mv, self, vec);
   return detail::record_out_op(
       "mv", Tensor(), {self, vec}, [&] { return mv_nograd(self, vec); }, detail::no_args);
 }
 Tensor dot(const Tensor& self, const Tensor& other) {
+  EMBER_AUTOCAST(dot, ::ember::dot, self, other);
   return detail::record_out_op(
       "dot", Tensor(), {self, other}, [&] { return dot_nograd(self, other); }, detail::no_args);
 }
@@ -419,6 +424,7 @@ static bool should_fold(const Tensor& t1, int64_t dim2) {
 // PyTorch's nodes (MmBackward0, UnsafeViewBackward0 <- BmmBackward0...) and
 // error messages come from the product that fails, as PyTorch's do.
 Tensor matmul(const Tensor& self, const Tensor& other) {
+  EMBER_AUTOCAST(matmul, ::ember::matmul, self, other);
   const int64_t d1 = self.dim(), d2 = other.dim();
   EMBER_CHECK(d1 >= 1 && d2 >= 1, "both arguments to matmul need to be at least 1D, but they are ",
               d1, "D and ", d2, "D");
@@ -467,6 +473,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 }
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
+  EMBER_AUTOCAST(addmm, ::ember::addmm, self, mat1, mat2, beta, alpha);
   return detail::record_out_op(
       "addmm", Tensor(), {self, mat1, mat2},
       [&] { return addmm_nograd(self, mat1, mat2, beta, alpha); },

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/fallback.h"
 #include "tensor/creation.h"
@@ -135,6 +136,8 @@ EMBER_REGISTER_KERNEL(nll_backward_stub, kCPU, &nll_backward_cpu);
 std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& target,
                                             const Tensor& weight, int64_t reduction,
                                             int64_t ignore_index) {
+  EMBER_AUTOCAST(nll_loss, ::ember::nll_loss_forward, input, target, weight, reduction,
+                 ignore_index);
   const NllGeometry g = check_nll(input, target, weight);
   detail::OpScope scope(input, weight);  // target: int64, never differentiable
   Tensor x = input.contiguous(), t = target.contiguous();
@@ -177,6 +180,7 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const T
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  EMBER_AUTOCAST(mse_loss, ::ember::mse_loss, input, target, reduction);
   detail::OpScope scope(input, target);
   Tensor d = input - target;
   Tensor out = apply_reduction(d * d, reduction);
@@ -185,6 +189,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
+  EMBER_AUTOCAST(smooth_l1_loss, ::ember::smooth_l1_loss, input, target, reduction, beta);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   detail::OpScope scope(input, target);
   Tensor d = (input - target).abs();
@@ -198,6 +203,9 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reducti
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             int64_t reduction) {
+  // Banned under CUDA autocast (PyTorch's message); float32 under the CPU's.
+  EMBER_AUTOCAST(binary_cross_entropy, ::ember::binary_cross_entropy, input, target, weight,
+                 reduction);
   EMBER_CHECK(((input >= 0) & (input <= 1)).all().item<bool>(),
               "all elements of input should be between 0 and 1");
   detail::OpScope scope(input, target, weight);
@@ -215,6 +223,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const Tensor& pos_weight,
                                         int64_t reduction) {
+  EMBER_AUTOCAST(binary_cross_entropy_with_logits, ::ember::binary_cross_entropy_with_logits,
+                 input, target, weight, pos_weight, reduction);
   detail::OpScope scope(input, target, weight, pos_weight);
   // log(1 + exp(-x)) computed stably as log1p(exp(-|x|)) + max(-x, 0).
   Tensor softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp_min(0);

@@ -4,6 +4,7 @@
 // autograd/derivatives/nn.cc.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
@@ -27,6 +28,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                                                      const Tensor& bias, const Tensor& running_mean,
                                                      const Tensor& running_var, bool training,
                                                      double momentum, double eps) {
+  EMBER_AUTOCAST_OPAQUE();  // not listed; its rsqrt and reductions must not cast
   EMBER_CHECK(input.dim() >= 2, "batch_norm: expected input with at least 2 dims, got ",
               input.dim());
   const int64_t c = input.size(1);
@@ -78,6 +80,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
                                                      IntArrayRef normalized_shape,
                                                      const Tensor& weight, const Tensor& bias,
                                                      double eps) {
+  EMBER_AUTOCAST(layer_norm, ::ember::native_layer_norm, input, normalized_shape, weight, bias,
+                 eps);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[i];

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -369,15 +370,19 @@ Tensor binary_rec(const char* name, const KernelTable<IterKernelFn>& table, cons
 // --- free functions -----------------------------------------------------------
 
 Tensor pow(const Tensor& self, const Tensor& exponent) {
+  EMBER_AUTOCAST(pow, ::ember::pow, self, exponent);
   return binary_rec("pow_tensor", pow_tensor_tensor_kernel, Tensor(), self, exponent);
 }
 Tensor pow(const Tensor& self, const Scalar& exponent) {
+  EMBER_AUTOCAST(pow, ::ember::pow, self, exponent);
   return pow_scalar_out(Tensor(), self, exponent);
 }
 Tensor pow(const Scalar& self, const Tensor& exponent) {
+  EMBER_AUTOCAST(pow, ::ember::pow, self, exponent);
   return binary_rec("pow_tensor", pow_tensor_tensor_kernel, Tensor(), wrapped_scalar_tensor(self), exponent);
 }
 Tensor atan2(const Tensor& self, const Tensor& other) {
+  EMBER_AUTOCAST(atan2, ::ember::atan2, self, other);
   IterConfig c;
   c.promote_integer_inputs_to_float = true;
   return binary_rec("atan2", atan2_kernel, Tensor(), self, other, c);
@@ -412,10 +417,12 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
 }
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                const Scalar& value) {
+  EMBER_AUTOCAST(addcmul, ::ember::addcmul, self, tensor1, tensor2, value);
   return addcmul_out(Tensor(), self, tensor1, tensor2, value);
 }
 Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                const Scalar& value) {
+  EMBER_AUTOCAST(addcdiv, ::ember::addcdiv, self, tensor1, tensor2, value);
   return addcdiv_out(Tensor(), self, tensor1, tensor2, value);
 }
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {

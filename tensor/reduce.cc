@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
@@ -324,12 +325,14 @@ std::tuple<Tensor, Tensor> rec2(const char* name, const Tensor& self, int64_t di
 }  // namespace
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(sum, ::ember::sum, self, dtype);
   return rec("sum_all", self, [&] {
     return sum_or_prod(ReduceKind::kSum, self, reduce_detail::make_dim_mask(self, {}), false,
                        dtype, "sum");
   }, [&] { return dims_keep({}, false); });
 }
 Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(sum, ::ember::sum, self, dim, keepdim, dtype);
   return rec("sum", self, [&] {
     return sum_or_prod(ReduceKind::kSum, self, reduce_detail::make_dim_mask(self, dim), keepdim,
                        dtype, "sum");
@@ -346,12 +349,14 @@ Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<Sca
   }, [&] { return dims_keep(dim, keepdim); });
 }
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(prod, ::ember::prod, self, dtype);
   return rec("prod", self, [&] {
     return sum_or_prod(ReduceKind::kProd, self, reduce_detail::make_dim_mask(self, {}), false,
                        dtype, "prod");
   }, detail::no_args);
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(prod, ::ember::prod, self, dim, keepdim, dtype);
   return rec("prod", self, [&] {
     return sum_or_prod(ReduceKind::kProd, self, single_dim_mask(self, dim), keepdim, dtype,
                        "prod");
@@ -440,7 +445,14 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, bool un
   return var_mean_rec(self, dim, unbiased, keepdim, true);
 }
 
+// norm without a dtype, seen by autocast as the overload with one (PyTorch's
+// fp32_append_dtype).
+static Tensor norm_with_dtype(const Tensor& self, const Scalar& p,
+                              std::optional<ScalarType> dtype) {
+  return norm(self, p, {}, false, dtype);
+}
 Tensor norm(const Tensor& self, const Scalar& p) {
+  EMBER_AUTOCAST(norm, norm_with_dtype, self, p, std::optional<ScalarType>());
   return rec("norm", self, [&] {
     return norm_impl(self, p.toDouble(), reduce_detail::make_dim_mask(self, {}), false,
                      std::nullopt);
@@ -448,6 +460,7 @@ Tensor norm(const Tensor& self, const Scalar& p) {
 }
 Tensor norm(const Tensor& self, const Scalar& p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(norm, ::ember::norm, self, p, dim, keepdim, dtype);
   return rec("norm", self, [&] {
     return norm_impl(self, p.toDouble(), reduce_detail::make_dim_mask(self, dim), keepdim, dtype);
   }, [&] {
@@ -459,12 +472,14 @@ Tensor norm(const Tensor& self, const std::string& p, IntArrayRef dim, bool keep
   return frobenius_norm(self, dim, keepdim);
 }
 Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_AUTOCAST(frobenius_norm, ::ember::frobenius_norm, self, dim, keepdim);
   EMBER_CHECK(dim.size() <= 2, "Expected at most 2 dimensions, but got ", dim.size(),
               " dimensions instead.");
   return norm(self, Scalar(2.0), dim, keepdim);
 }
 
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_AUTOCAST(logsumexp, ::ember::logsumexp, self, dim, keepdim);
   return rec("logsumexp", self, [&] {
     check_cpu_or_cuda_input(self, "logsumexp");
     // Integer inputs are computed in the default float dtype.

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
@@ -192,21 +193,25 @@ Tensor scan(ScanKind kind, const Tensor& self, int64_t dim, std::optional<Scalar
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(cumsum, ::ember::cumsum, self, dim, dtype);
   return detail::record_out_op(
       "cumsum", Tensor(), {self}, [&] { return scan(ScanKind::kCumsum, self, dim, dtype); },
       [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(cumprod, ::ember::cumprod, self, dim, dtype);
   return detail::record_out_op(
       "cumprod", Tensor(), {self}, [&] { return scan(ScanKind::kCumprod, self, dim, dtype); },
       [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(softmax, ::ember::softmax, self, dim, dtype);
   return detail::record_out_op(
       "softmax", Tensor(), {self}, [&] { return scan(ScanKind::kSoftmax, self, dim, dtype); },
       [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST(log_softmax, ::ember::log_softmax, self, dim, dtype);
   return detail::record_out_op(
       "log_softmax", Tensor(), {self}, [&] { return scan(ScanKind::kLogSoftmax, self, dim, dtype); },
       [&] { return OpArgs{Scalar(self.dim() == 0 ? 0 : detail::wrap_dim(dim, self.dim()))}; });

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/loops.h"
@@ -204,33 +205,45 @@ Tensor round_decimals_out(const Tensor& out, const Tensor& self, int64_t decimal
 // Floating functions: integer and bool input become the default float dtype.
 #define EMBER_FLOAT_UNARY_OP(op)                                                     \
   Tensor op(const Tensor& self) { return unary_out(#op, op##_kernel, Tensor(), self, true); } \
+  EMBER_FLOAT_UNARY_METHODS(op)
+#define EMBER_FLOAT_UNARY_METHODS(op)                                                \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
   Tensor& Tensor::op##_() {                                                           \
     unary_out(#op, op##_kernel, *this, *this, true);                                  \
     return *this;                                                                     \
   }
+// On autocast's lists (Note [Autocast op lists]); in-place forms are not
+// autocast, as in PyTorch.
+#define EMBER_FLOAT_UNARY_OP_AUTOCAST(op)                                            \
+  Tensor op(const Tensor& self) {                                                     \
+    EMBER_AUTOCAST(op, ::ember::op, self);                                            \
+    return unary_out(#op, op##_kernel, Tensor(), self, true);                         \
+  }                                                                                   \
+  EMBER_FLOAT_UNARY_METHODS(op)
 EMBER_FLOAT_UNARY_OP(sqrt)
-EMBER_FLOAT_UNARY_OP(rsqrt)
-EMBER_FLOAT_UNARY_OP(exp)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(rsqrt)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(exp)
 EMBER_FLOAT_UNARY_OP(exp2)
-EMBER_FLOAT_UNARY_OP(expm1)
-EMBER_FLOAT_UNARY_OP(log)
-EMBER_FLOAT_UNARY_OP(log2)
-EMBER_FLOAT_UNARY_OP(log10)
-EMBER_FLOAT_UNARY_OP(log1p)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(expm1)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(log)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(log2)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(log10)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(log1p)
 EMBER_FLOAT_UNARY_OP(sin)
 EMBER_FLOAT_UNARY_OP(cos)
-EMBER_FLOAT_UNARY_OP(tan)
-EMBER_FLOAT_UNARY_OP(asin)
-EMBER_FLOAT_UNARY_OP(acos)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(tan)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(asin)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(acos)
 EMBER_FLOAT_UNARY_OP(atan)
-EMBER_FLOAT_UNARY_OP(sinh)
-EMBER_FLOAT_UNARY_OP(cosh)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(sinh)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(cosh)
 EMBER_FLOAT_UNARY_OP(tanh)
 EMBER_FLOAT_UNARY_OP(sigmoid)
 EMBER_FLOAT_UNARY_OP(erf)
-EMBER_FLOAT_UNARY_OP(reciprocal)
+EMBER_FLOAT_UNARY_OP_AUTOCAST(reciprocal)
 #undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_FLOAT_UNARY_OP_AUTOCAST
+#undef EMBER_FLOAT_UNARY_METHODS
 
 // Ops that keep the dtype (with `check` on `input` run first).
 #define EMBER_SAME_TYPE_UNARY_OP(op, check)                                           \

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tensor/autocast.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
@@ -14,8 +15,13 @@ namespace {
 
 // PyTorch 1.13's conv{1,2}d front end: unbatched inputs, 'valid'/'same'.
 template <size_t D>
-Tensor conv_nd(const Tensor& input, const Tensor& weight, const ConvFuncOptions<D>& o,
-               const char* name) {
+Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias,
+               const ConvFuncOptions<D>& o, const char* name) {
+  // conv1d and conv2d share their lists' entries; the bias is an argument
+  // of its own here so that autocast casts it.
+  static_assert(autocast::ops::conv1d.cpu == autocast::ops::conv2d.cpu &&
+                autocast::ops::conv1d.cuda == autocast::ops::conv2d.cuda);
+  EMBER_AUTOCAST(conv2d, conv_nd<D>, input, weight, bias, o, name);
   const int64_t batched = D + 2;
   EMBER_CHECK(input.dim() == batched - 1 || input.dim() == batched, "Expected ", batched - 1,
               "D (unbatched) or ", batched, "D (batched) input to ", name,
@@ -44,20 +50,23 @@ Tensor conv_nd(const Tensor& input, const Tensor& weight, const ConvFuncOptions<
       }
     }
   }
-  Tensor out = convolution(x, weight, o.bias(), stride, padding, dilation, o.groups());
+  Tensor out = convolution(x, weight, bias, stride, padding, dilation, o.groups());
   return unbatched ? out.squeeze(0) : out;
 }
 
 template <size_t D>
-Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight,
+Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight, const Tensor& bias,
                          const ConvTransposeFuncOptions<D>& o, const char* name) {
+  static_assert(autocast::ops::conv_transpose1d.cpu == autocast::ops::conv_transpose2d.cpu &&
+                autocast::ops::conv_transpose1d.cuda == autocast::ops::conv_transpose2d.cuda);
+  EMBER_AUTOCAST(conv_transpose2d, conv_transpose_nd<D>, input, weight, bias, o, name);
   const int64_t batched = D + 2;
   EMBER_CHECK(input.dim() == batched - 1 || input.dim() == batched, "Expected ", batched - 1,
               "D (unbatched) or ", batched, "D (batched) input to ", name,
               ", but got input of size: [", absl::StrJoin(input.sizes(), ", "), "]");
   const bool unbatched = input.dim() == batched - 1;
   auto dims = [](const ExpandingArray<D>& a) { return DimVector(a.begin(), a.end()); };
-  Tensor out = conv_transpose(unbatched ? input.unsqueeze(0) : input, weight, o.bias(),
+  Tensor out = conv_transpose(unbatched ? input.unsqueeze(0) : input, weight, bias,
                               dims(o.stride()), dims(o.padding()), dims(o.output_padding()),
                               dims(o.dilation()), o.groups());
   return unbatched ? out.squeeze(0) : out;
@@ -66,19 +75,19 @@ Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight,
 }  // namespace
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options) {
-  return conv_nd<1>(input, weight, options, "conv1d");
+  return conv_nd<1>(input, weight, options.bias(), options, "conv1d");
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options) {
-  return conv_nd<2>(input, weight, options, "conv2d");
+  return conv_nd<2>(input, weight, options.bias(), options, "conv2d");
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose1dFuncOptions& options) {
-  return conv_transpose_nd<1>(input, weight, options, "conv_transpose1d");
+  return conv_transpose_nd<1>(input, weight, options.bias(), options, "conv_transpose1d");
 }
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose2dFuncOptions& options) {
-  return conv_transpose_nd<2>(input, weight, options, "conv_transpose2d");
+  return conv_transpose_nd<2>(input, weight, options.bias(), options, "conv_transpose2d");
 }
 
 }  // namespace functional

@@ -1,5 +1,6 @@
 #include "nn/functional/linear.h"
 
+#include "tensor/autocast.h"
 #include "tensor/linalg.h"
 #include "tensor/math.h"
 
@@ -8,6 +9,7 @@ namespace nn {
 namespace functional {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  EMBER_AUTOCAST(linear, ::ember::nn::functional::linear, input, weight, bias);
   // PyTorch 1.13's aten::linear: addmm for 2-D input with bias, else matmul
   // (+ bias), so grad_fn names match (AddmmBackward0 / MmBackward0 / ...).
   if (input.dim() == 2 && bias.defined()) return ember::addmm(bias, input, weight.t());

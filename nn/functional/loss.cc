@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_join.h"
 #include "nn/functional/activation.h"
+#include "tensor/autocast.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
@@ -52,6 +53,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOpti
 
 // PyTorch 1.13's l1_loss is composite too (AbsBackward0 / MeanBackward0).
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& o) {
+  EMBER_AUTOCAST(l1_loss, ::ember::nn::functional::l1_loss, input, target, o);
   return reduce((input - target).abs(), o.reduction());
 }
 
@@ -64,7 +66,12 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
       nll_loss_forward(input, target, o.weight(), red(o.reduction()), o.ignore_index()));
 }
 
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& o) {
+namespace {
+// cross_entropy with the class weight as an argument of its own (not read
+// from the options), so that autocast casts it.
+Tensor cross_entropy_impl(const Tensor& input, const Tensor& target, const Tensor& weight,
+                          const CrossEntropyFuncOptions& o) {
+  EMBER_AUTOCAST(cross_entropy, cross_entropy_impl, input, target, weight, o);
   const double ls = o.label_smoothing();
   EMBER_CHECK(ls >= 0 && ls <= 1, "label_smoothing must be between 0.0 and 1.0. Got: ", ls);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
@@ -74,7 +81,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     // Class probabilities (PyTorch's cross_entropy_loss_prob_target).
     Tensor t = ls > 0 ? target * (1 - ls) + ls / static_cast<double>(n_classes) : target;
     Tensor loss = logp * t;
-    if (o.weight().defined()) loss = loss * class_weight(o.weight(), input);
+    if (weight.defined()) loss = loss * class_weight(weight, input);
     loss = -loss;
     switch (o.reduction()) {
       case Reduction::kMean:
@@ -87,18 +94,18 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     }
   }
   Tensor nll =
-      std::get<0>(nll_loss_forward(logp, target, o.weight(), red(o.reduction()), o.ignore_index()));
+      std::get<0>(nll_loss_forward(logp, target, weight, red(o.reduction()), o.ignore_index()));
   if (ls <= 0) return nll;
   // PyTorch 1.13's cross_entropy_loss_label_smoothing.
   Tensor ignore = target == o.ignore_index();
-  Tensor smooth = o.weight().defined() ? logp * class_weight(o.weight(), input) : logp;
+  Tensor smooth = weight.defined() ? logp * class_weight(weight, input) : logp;
   smooth = -smooth.sum({class_dim});
   smooth = smooth.masked_fill(ignore, 0.0);
   Tensor ret;
   switch (o.reduction()) {
     case Reduction::kMean:
-      if (o.weight().defined()) {
-        ret = smooth.sum() / o.weight().index_select(0, target.masked_select(~ignore)).sum();
+      if (weight.defined()) {
+        ret = smooth.sum() / weight.index_select(0, target.masked_select(~ignore)).sum();
       } else {
         ret = smooth.sum() / (~ignore).sum();
       }
@@ -111,6 +118,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
       break;
   }
   return nll * (1 - ls) + ret * (ls / static_cast<double>(n_classes));
+}
+}  // namespace
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& o) {
+  return cross_entropy_impl(input, target, o.weight(), o);
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
@@ -51,7 +52,12 @@ Tensor repeat_if_defined(const Tensor& t, int64_t n) { return t.defined() ? t.re
 // statistics with eps inside the root), then the per-channel affine.
 // Composite: the gradient is layer norm's (PyTorch records
 // NativeGroupNormBackward0).
-Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
+namespace {
+// group_norm with weight and bias as arguments of their own (not read from
+// the options), so that autocast casts them.
+Tensor group_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                       const GroupNormFuncOptions& o) {
+  EMBER_AUTOCAST(group_norm, group_norm_impl, input, weight, bias, o);
   const int64_t groups = o.num_groups();
   const int64_t n = input.size(0), c = input.size(1);
   int64_t per_group = groups != 0 ? n * c / groups : 0;
@@ -72,24 +78,29 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
                 name, " of shape [", absl::StrJoin(t.sizes(), ", "), "] and input of shape [",
                 absl::StrJoin(input.sizes(), ", "), "]");
   };
-  check_affine(o.weight(), "weight");
-  check_affine(o.bias(), "bias");
+  check_affine(weight, "weight");
+  check_affine(bias, "bias");
   // One node, as PyTorch's native_group_norm (NativeGroupNormBackward0; its
   // derivative is in autograd/derivatives/nn.cc), computed by the layer
   // norm of each group with recording suspended.
-  detail::OpScope scope(input, o.weight(), o.bias());
+  detail::OpScope scope(input, weight, bias);
   Tensor x = input.reshape({n, groups, -1});
   Tensor out = std::get<0>(native_layer_norm(x, {x.size(2)}, Tensor(), Tensor(), o.eps()))
                    .reshape(input.sizes());
   DimVector per_channel(input.dim(), 1);
   per_channel[1] = c;
-  if (o.weight().defined()) out = out * o.weight().reshape(per_channel);
-  if (o.bias().defined()) out = out + o.bias().reshape(per_channel);
+  if (weight.defined()) out = out * weight.reshape(per_channel);
+  if (bias.defined()) out = out + bias.reshape(per_channel);
   if (scope.active()) {
-    scope.record("native_group_norm", {input, o.weight(), o.bias()}, {out},
+    scope.record("native_group_norm", {input, weight, bias}, {out},
                  {Scalar(groups), Scalar(o.eps())});
   }
   return out;
+}
+}  // namespace
+
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
+  return group_norm_impl(input, o.weight(), o.bias(), o);
 }
 
 Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
