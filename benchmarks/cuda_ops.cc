@@ -19,6 +19,7 @@
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "tensor/all.h"
+#include "tensor/autocast.h"
 
 namespace ember {
 namespace {
@@ -126,6 +127,49 @@ void run_optimizer_steps(int iters, const Device& dev) {
   run("sgd_step_foreach", sgd_multi);
 }
 
+// One block of a transformer's MLP stack: x + fc2(gelu(fc1(ln(x)))).
+struct MlpBlock : nn::Module {
+  MlpBlock()
+      : ln(register_module("ln", nn::LayerNorm(nn::LayerNormOptions({768})))),
+        fc1(register_module("fc1", nn::Linear(768, 3072))),
+        fc2(register_module("fc2", nn::Linear(3072, 768))) {}
+  Tensor forward(const Tensor& x) {
+    return x + fc2->forward(nn::functional::gelu(fc1->forward(ln->forward(x))));
+  }
+  nn::LayerNorm ln;
+  nn::Linear fc1, fc2;
+};
+
+// Issue 18's transformer MLP stack: 12 blocks over 8 x 1024 tokens, float32
+// parameters, AdamW (multi-tensor), a training step in float32 and under
+// autocast bfloat16.
+void run_mlp_stack(int iters, const Device& dev) {
+  std::vector<std::shared_ptr<MlpBlock>> blocks;
+  std::vector<Tensor> params;
+  for (int i = 0; i < 12; ++i) {
+    blocks.push_back(std::make_shared<MlpBlock>());
+    blocks.back()->to(dev);
+    for (const Tensor& p : blocks.back()->parameters()) params.push_back(p);
+  }
+  optim::AdamW opt(params, optim::AdamWOptions(1e-4));
+  Tensor x = randn({8, 1024, 768}).to(dev);
+  for (bool amp : {false, true}) {
+    const double us = median_us(iters, [&] {
+      opt.zero_grad();
+      Tensor loss;
+      {
+        autocast::AutocastGuard guard(kCUDA, kBFloat16, amp);
+        Tensor h = x;
+        for (auto& b : blocks) h = b->forward(h);
+        loss = h.to(kFloat).pow(2).mean();
+      }
+      loss.backward();
+      opt.step();
+    });
+    std::printf("mlp_stack_step_%-7s %8.1f\n", amp ? "bf16" : "fp32", us);
+  }
+}
+
 // Seed 003's network: its step at batch 64 and 512, and the b512 step's parts.
 void run_lenet(int iters, const Device& dev) {
   double us = 0;
@@ -222,6 +266,7 @@ int main(int argc, char** argv) {
   if (!lenet_only) ember::run_tensor_core_mm(std::max(iters, 1), dev);
   if (mm_only) return 0;
   if (!lenet_only) ember::run_optimizer_steps(std::max(iters, 1), dev);
+  if (!lenet_only) ember::run_mlp_stack(std::max(iters / 4, 1), dev);
   if (!lenet_only) ember::run_ops(std::max(iters, 1), dev);
   ember::run_lenet(std::max(iters, 1), dev);
   return 0;

@@ -74,6 +74,29 @@ def main():
                 p = torch.randn(*sizes, device=dev, requires_grad=True)
                 p.grad = torch.randn(*sizes, device=dev)
                 params.append(p)
+        # As ember's run_mlp_stack.
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln = torch.nn.LayerNorm(768)
+                self.fc1 = torch.nn.Linear(768, 3072)
+                self.fc2 = torch.nn.Linear(3072, 768)
+
+            def forward(self, x):
+                return x + self.fc2(F.gelu(self.fc1(self.ln(x))))
+
+        stack = torch.nn.Sequential(*[Block() for _ in range(12)]).to(dev)
+        mlp_opt = torch.optim.AdamW(stack.parameters(), lr=1e-4, foreach=True)
+        tokens = torch.randn(8, 1024, 768, device=dev)
+        for amp in (False, True):
+            def mlp_step():
+                mlp_opt.zero_grad()
+                with torch.autocast("cuda", torch.bfloat16, enabled=amp):
+                    loss = stack(tokens).float().pow(2).mean()
+                loss.backward()
+                mlp_opt.step()
+            us = median_us(max(iters // 4, 1), mlp_step)
+            print("mlp_stack_step_%-7s %8.1f" % ("bf16" if amp else "fp32", us))
         for name, opt in (
                 ("adamw_step_per_param", torch.optim.AdamW(params, lr=1e-4, foreach=False)),
                 ("adamw_step_foreach", torch.optim.AdamW(params, lr=1e-4, foreach=True)),
