@@ -168,6 +168,31 @@ void run_mlp_stack(int iters, const Device& dev) {
     });
     std::printf("mlp_stack_step_%-7s %8.1f\n", amp ? "bf16" : "fp32", us);
   }
+  // Where the bf16 step's time goes: forward, forward + backward, and one
+  // block's three kinds of layer forward + backward under autocast.
+  auto under_amp = [&](const char* name, const std::function<Tensor()>& f) {
+    const double us = median_us(iters, [&] {
+      opt.zero_grad();
+      Tensor loss;
+      {
+        autocast::AutocastGuard guard(kCUDA, kBFloat16);
+        loss = f().to(kFloat).pow(2).mean();
+      }
+      loss.backward();
+    });
+    std::printf("mlp_bf16_%-14s %8.1f\n", name, us);
+  };
+  under_amp("fwd_bwd", [&] {
+    Tensor h = x;
+    for (auto& b : blocks) h = b->forward(h);
+    return h;
+  });
+  Tensor xg = x.clone().requires_grad_();
+  Tensor hidden = randn({8, 1024, 3072}).to(dev).to(kBFloat16).requires_grad_();
+  under_amp("layer_norm", [&] { return blocks[0]->ln->forward(xg); });
+  under_amp("fc1", [&] { return blocks[0]->fc1->forward(xg); });
+  under_amp("gelu", [&] { return nn::functional::gelu(hidden); });
+  under_amp("fc2", [&] { return blocks[0]->fc2->forward(hidden); });
 }
 
 // Seed 003's network: its step at batch 64 and 512, and the b512 step's parts.
@@ -251,11 +276,12 @@ void run_lenet(int iters, const Device& dev) {
 
 int main(int argc, char** argv) {
   int iters = 50;
-  bool lenet_only = false, mm_only = false;
+  bool lenet_only = false, mm_only = false, mlp_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--iters=", 8) == 0) iters = std::atoi(argv[i] + 8);
     if (std::strcmp(argv[i], "--lenet_only") == 0) lenet_only = true;
     if (std::strcmp(argv[i], "--mm_only") == 0) mm_only = true;
+    if (std::strcmp(argv[i], "--mlp_only") == 0) mlp_only = true;
   }
   if (!ember::cuda::is_available()) {
     std::printf("no usable CUDA device: nothing to measure\n");
@@ -263,6 +289,10 @@ int main(int argc, char** argv) {
   }
   const ember::Device dev("cuda");
   ember::manual_seed(0);
+  if (mlp_only) {
+    ember::run_mlp_stack(std::max(iters / 4, 1), dev);
+    return 0;
+  }
   if (!lenet_only) ember::run_tensor_core_mm(std::max(iters, 1), dev);
   if (mm_only) return 0;
   if (!lenet_only) ember::run_optimizer_steps(std::max(iters, 1), dev);

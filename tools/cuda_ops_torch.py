@@ -1,7 +1,7 @@
 """PyTorch twin of benchmarks/cuda_ops.cc: the same cases, timed the same way
 (median of synchronized calls after 3 warm-ups), the same output lines.
 
-    python3 tools/cuda_ops_torch.py [--iters=N] [--lenet_only]
+    python3 tools/cuda_ops_torch.py [--iters=N] [--lenet_only | --mm_only | --mlp_only]
 """
 import sys
 import time
@@ -53,7 +53,8 @@ def main():
     dev = torch.device("cuda")
     torch.manual_seed(0)
     lenet_only = "--lenet_only" in sys.argv[1:]
-    if not lenet_only:
+    mlp_only = "--mlp_only" in sys.argv[1:]
+    if not lenet_only and not mlp_only:
         # Tensor cores, as ember's run_tensor_core_mm.
         for name, dtype, tf32 in (("bf16", torch.bfloat16, False), ("fp16", torch.float16, False),
                                   ("tf32", torch.float32, True)):
@@ -97,6 +98,24 @@ def main():
                 mlp_opt.step()
             us = median_us(max(iters // 4, 1), mlp_step)
             print("mlp_stack_step_%-7s %8.1f" % ("bf16" if amp else "fp32", us))
+
+        def under_amp(name, f):
+            def run():
+                mlp_opt.zero_grad()
+                with torch.autocast("cuda", torch.bfloat16):
+                    loss = f().float().pow(2).mean()
+                loss.backward()
+            print("mlp_bf16_%-14s %8.1f" % (name, median_us(max(iters // 4, 1), run)))
+
+        xg = tokens.clone().requires_grad_()
+        hidden = torch.randn(8, 1024, 3072, device=dev).bfloat16().requires_grad_()
+        under_amp("fwd_bwd", lambda: stack(tokens))
+        under_amp("layer_norm", lambda: stack[0].ln(xg))
+        under_amp("fc1", lambda: stack[0].fc1(xg))
+        under_amp("gelu", lambda: F.gelu(hidden))
+        under_amp("fc2", lambda: stack[0].fc2(hidden))
+        if mlp_only:
+            return
         for name, opt in (
                 ("adamw_step_per_param", torch.optim.AdamW(params, lr=1e-4, foreach=False)),
                 ("adamw_step_foreach", torch.optim.AdamW(params, lr=1e-4, foreach=True)),
