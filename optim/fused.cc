@@ -47,8 +47,10 @@ bool use_multi_tensor(const std::vector<Tensor>& params, std::optional<bool> for
 }
 
 bool buffers_fit(const std::vector<Tensor>& params, const std::vector<Tensor>& buffers) {
+  if (buffers.empty()) return true;
+  if (buffers.size() != params.size()) return false;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    const Tensor& p = params[i % params.size()];
+    const Tensor& p = params[i];
     const Tensor& b = buffers[i];
     if (b.device() != p.device() || b.dtype() != p.dtype() || !b.is_contiguous() ||
         b.sizes() != p.sizes()) {

@@ -79,15 +79,17 @@ __global__ void adam_kernel(Chunks<kDepth> c, AdamConsts k) {
   }
 }
 
-template <typename T, bool kMomentum>
-__global__ void sgd_kernel(Chunks<3> c, SgdConsts k) {
+// kDepth 3: param, grad, momentum_buffer; 2: no momentum.
+template <typename T, int kDepth>
+__global__ void sgd_kernel(Chunks<kDepth> c, SgdConsts k) {
+  constexpr bool kMomentum = kDepth == 3;
   using A = opmath_t<T>;
   int t;
   int64_t base;
   const int64_t n = chunk_extent(c, &t, &base);
   T* p = static_cast<T*>(c.ptr[0][t]) + base;
   const T* g = static_cast<const T*>(c.ptr[1][t]) + base;
-  T* buf = kMomentum ? static_cast<T*>(c.ptr[2][t]) + base : nullptr;
+  T* buf = kMomentum ? static_cast<T*>(c.ptr[kDepth - 1][t]) + base : nullptr;
   const bool fresh = c.a[t] != 0;
   const A lr = static_cast<A>(k.lr), wd = static_cast<A>(k.weight_decay);
   const A momentum = static_cast<A>(k.momentum), damp = static_cast<A>(1 - k.dampening);
@@ -169,26 +171,11 @@ cudaError_t launch_multi_sgd(DType dtype, const TensorLists& lists, const SgdCon
     using T = typename decltype(tag)::type;
     if (k.momentum_on) {
       return for_each_launch<3>(lists, [&](const Chunks<3>& c, int blocks) {
-        sgd_kernel<T, true><<<blocks, kListThreads>>>(c, k);
+        sgd_kernel<T, 3><<<blocks, kListThreads>>>(c, k);
       });
     }
-    // Without momentum the lists are two deep; a third (unused) pointer
-    // keeps one Chunks type.
-    return for_each_launch<2>(lists, [&](const Chunks<2>& c2, int blocks) {
-      Chunks<3> c;
-      for (int t = 0; t < kMaxTensors; ++t) {
-        c.ptr[0][t] = c2.ptr[0][t];
-        c.ptr[1][t] = c2.ptr[1][t];
-        c.ptr[2][t] = nullptr;
-        c.numel[t] = c2.numel[t];
-        c.a[t] = c2.a[t];
-        c.b[t] = c2.b[t];
-      }
-      for (int b = 0; b < blocks; ++b) {
-        c.tensor[b] = c2.tensor[b];
-        c.chunk[b] = c2.chunk[b];
-      }
-      sgd_kernel<T, false><<<blocks, kListThreads>>>(c, k);
+    return for_each_launch<2>(lists, [&](const Chunks<2>& c, int blocks) {
+      sgd_kernel<T, 2><<<blocks, kListThreads>>>(c, k);
     });
   });
 }
