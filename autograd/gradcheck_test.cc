@@ -4,6 +4,7 @@
 // with contiguous, non-contiguous (transposed) and broadcast inputs. Every
 // entry of the derivative table (autograd/derivatives/*.cc) needs at least
 // one case here: EveryRegisteredDerivativeHasACase fails otherwise.
+#include <limits>
 #include <set>
 
 #include "autograd/autograd.h"
@@ -12,6 +13,7 @@
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "tensor/all.h"
+#include "tensor/attention.h"
 
 namespace ember {
 namespace {
@@ -456,6 +458,21 @@ std::vector<Case> cases() {
          return V{train, eval};
        },
        [] { return V{leaf(r({3, 2, 2})), leaf(r({2})), leaf(r({2}))}; }},
+      // Note [Fused attention]: a broadcast mask and query (stride-0 dims),
+      // a row with every key masked, and the causal form.
+      {"_scaled_dot_product_flash_attention", [](const V& x) {
+         Tensor mask = zeros({3, 4}, kDouble);
+         mask.select(0, 0).narrow(0, 1, 2).fill_(-1.5);
+         mask.select(0, 2).fill_(-std::numeric_limits<double>::infinity());
+         return V{std::get<0>(_scaled_dot_product_flash_attention(
+             x[0].expand({2, 2, 3, 3}), x[1], x[2], mask.expand({2, 2, 3, 4}), false, 0.7))};
+       },
+       [] { return V{leaf(r({1, 2, 3, 3})), leaf(r({2, 2, 4, 3})), leaf(r({2, 2, 4, 2}))}; }},
+      {"_scaled_dot_product_flash_attention", [](const V& x) {
+         return V{std::get<0>(_scaled_dot_product_flash_attention(x[0], x[1], x[2], {}, true,
+                                                                  0.5))};
+       },
+       [] { return V{leaf(r({1, 2, 4, 3})), leaf(r({1, 2, 5, 3})), leaf(r({1, 2, 5, 2}))}; }},
       {"native_layer_norm", [](const V& x) {
          return V{std::get<0>(native_layer_norm(x[0], {3, 2}, x[1], x[2], 1e-5))};
        },

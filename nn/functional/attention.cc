@@ -1,5 +1,6 @@
 #include "nn/functional/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -9,6 +10,7 @@
 #include "nn/functional/dropout.h"
 #include "nn/functional/linear.h"
 #include "nn/functional/padding.h"
+#include "tensor/attention.h"
 #include "tensor/creation.h"
 #include "tensor/dtype.h"
 #include "tensor/error.h"
@@ -60,7 +62,84 @@ Tensor repeat_heads(const Tensor& t, int64_t groups) {
 
 std::string tuple_str(int64_t a, int64_t b) { return absl::StrCat("(", a, ", ", b, ")"); }
 
+// The backends sdpa may use on this thread (bit per SDPBackend).
+constexpr unsigned kAllBackends = ~0u;
+thread_local unsigned allowed_backends = kAllBackends;
+
+bool backend_allowed(SDPBackend b) { return allowed_backends & (1u << static_cast<int>(b)); }
+
+// PyTorch's math path: q and k each take sqrt(scale) so that the product
+// stays in range; additive float mask; safe softmax; dropout on the weights.
+Tensor math_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                      const Tensor& mask, double dropout_p, bool is_causal, double scale) {
+  const double factor = std::sqrt(std::abs(scale));
+  Tensor q = query * (scale < 0 ? -factor : factor);
+  Tensor m = mask;
+  if (is_causal) {
+    const int64_t L = q.size(-2), S = key.size(-2);
+    m = additive_mask(ones({L, S}, TensorOptions().dtype(kBool).device(q.device())).tril(),
+                      q.dtype(), /*true_attends=*/true);
+  }
+  Tensor scores = matmul(q, key.transpose(-2, -1) * factor);
+  if (m.defined()) scores = scores + m;
+  Tensor probs = safe_softmax(scores);
+  if (dropout_p > 0) probs = dropout(probs, DropoutFuncOptions().p(dropout_p).training(true));
+  return matmul(probs, value);
+}
+
+// Whether Note [Fused attention]'s kernel applies, and then the batch and
+// head counts [B, H] that q, k, v (3-D: [H, *, *]) and the mask broadcast to.
+std::optional<std::vector<int64_t>> fused_batch(const Tensor& q, const Tensor& k, const Tensor& v,
+                                                const Tensor& mask, double dropout_p) {
+  const int64_t nd = q.dim();
+  if (!q.device().is_cpu() || dropout_p > 0 || (q.dtype() != kFloat && q.dtype() != kDouble) ||
+      (nd != 3 && nd != 4) || k.dim() != nd || v.dim() != nd || q.size(-1) != k.size(-1) ||
+      k.size(-2) != v.size(-2) || q.numel() == 0 || k.numel() == 0 || v.numel() == 0) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> bh = {1, 1};
+  for (int64_t d = 0; d < nd - 2; ++d) {
+    int64_t n = 1;
+    for (const Tensor* t : {&q, &k, &v}) {
+      const int64_t size = t->size(d);
+      if (size != 1 && n != 1 && size != n) return std::nullopt;
+      n = std::max(n, size);
+    }
+    bh[d + 4 - nd] = n;
+  }
+  if (mask.defined()) {
+    if (mask.requires_grad() || mask.dim() > 4) return std::nullopt;
+    const int64_t want[4] = {bh[0], bh[1], q.size(-2), k.size(-2)};
+    for (int64_t i = 1; i <= mask.dim(); ++i) {
+      const int64_t size = mask.size(-i);
+      if (size != 1 && size != want[4 - i]) return std::nullopt;
+    }
+  }
+  return bh;
+}
+
+Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                       bool is_causal, double scale, const std::vector<int64_t>& bh) {
+  const bool three_d = q.dim() == 3;
+  auto as4 = [&](const Tensor& t) {
+    Tensor t4 = three_d ? t.unsqueeze(0) : t;
+    return t4.expand({bh[0], bh[1], t4.size(2), t4.size(3)});
+  };
+  Tensor m;
+  if (mask.defined()) m = mask.expand({bh[0], bh[1], q.size(-2), k.size(-2)});
+  Tensor out =
+      std::get<0>(_scaled_dot_product_flash_attention(as4(q), as4(k), as4(v), m, is_causal, scale));
+  return three_d ? out.squeeze(0) : out;
+}
+
 }  // namespace
+
+SDPAKernelGuard::SDPAKernelGuard(std::vector<SDPBackend> backends)
+    : previous_(allowed_backends) {
+  allowed_backends = 0;
+  for (SDPBackend b : backends) allowed_backends |= 1u << static_cast<int>(b);
+}
+SDPAKernelGuard::~SDPAKernelGuard() { allowed_backends = previous_; }
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
@@ -105,26 +184,17 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     k = repeat_heads(k, hq / hk);
     v = repeat_heads(v, hq / hk);
   }
-
-  // q and k each take sqrt(scale) so that the product stays in range.
   const double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-  const double factor = std::sqrt(std::abs(s));
-  q = q * (s < 0 ? -factor : factor);
+  const Tensor mask = is_causal ? Tensor() : additive_mask(attn_mask, compute, /*true_attends=*/true);
 
-  Tensor mask;
-  if (is_causal) {
-    const int64_t L = q.size(-2), S = k.size(-2);
-    mask = additive_mask(ones({L, S}, TensorOptions().dtype(kBool).device(q.device())).tril(),
-                         compute, /*true_attends=*/true);
+  Tensor out;
+  if (std::optional<std::vector<int64_t>> bh = fused_batch(q, k, v, mask, dropout_p);
+      bh.has_value() && backend_allowed(SDPBackend::kFlashAttention)) {
+    out = fused_attention(q, k, v, mask, is_causal, s, *bh);
   } else {
-    mask = additive_mask(attn_mask, compute, /*true_attends=*/true);
+    EMBER_CHECK(backend_allowed(SDPBackend::kMath), "No available kernel. Aborting execution.");
+    out = math_attention(q, k, v, mask, dropout_p, is_causal, s);
   }
-
-  Tensor scores = matmul(q, k.transpose(-2, -1) * factor);
-  if (mask.defined()) scores = scores + mask;
-  Tensor probs = safe_softmax(scores);
-  if (dropout_p > 0) probs = dropout(probs, DropoutFuncOptions().p(dropout_p).training(true));
-  Tensor out = matmul(probs, v);
   return out.dtype() == origin ? out : out.to(origin);
 }
 

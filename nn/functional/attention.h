@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "nn/functional/options.h"
 #include "tensor/tensor.h"
@@ -28,15 +29,41 @@ namespace functional {
 // heads (dim -3) than query, each shared by query.size(-3) / key.size(-3)
 // query heads.
 //
-// As PyTorch's math path: float16/bfloat16 inputs are computed in float32
-// and the result cast back; q and k are each scaled by sqrt(scale) before
-// the product; a row whose every key is masked yields zeros (PyTorch >= 2.5's
-// _safe_softmax), not NaN. The gradient flows through the composite ops.
+// float16/bfloat16 inputs are computed in float32 and the result cast back;
+// a row whose every key is masked yields zeros (PyTorch >= 2.5's
+// _safe_softmax), not NaN. Where it applies, the fused kernel of
+// SDPBackend::kFlashAttention runs (below); otherwise PyTorch's math path:
+// q and k each scaled by sqrt(scale) before the product, the gradient
+// flowing through the composite ops.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask = {}, double dropout_p = 0.0,
                                     bool is_causal = false,
                                     std::optional<double> scale = std::nullopt,
                                     bool enable_gqa = false);
+
+// Which implementations scaled_dot_product_attention may use (PyTorch's
+// torch.nn.attention.SDPBackend / sdpa_kernel). kFlashAttention is Note
+// [Fused attention] (tensor/attention.h): CPU, float/double (float16/bfloat16
+// computed in float32), 3-D or 4-D inputs, no dropout, a mask that needs no
+// gradient; its memory grows linearly with sequence length. kMath is the
+// composite path, for everything. By default the fused kernel is used where
+// it applies and the math path elsewhere.
+enum class SDPBackend { kMath, kFlashAttention };
+
+// Restricts scaled_dot_product_attention to `backends` on this thread while
+// alive (torch.nn.attention.sdpa_kernel); when none of them applies to a
+// call, it throws "No available kernel. Aborting execution.".
+class SDPAKernelGuard {
+ public:
+  explicit SDPAKernelGuard(std::vector<SDPBackend> backends);
+  explicit SDPAKernelGuard(SDPBackend backend) : SDPAKernelGuard(std::vector<SDPBackend>{backend}) {}
+  ~SDPAKernelGuard();
+  SDPAKernelGuard(const SDPAKernelGuard&) = delete;
+  SDPAKernelGuard& operator=(const SDPAKernelGuard&) = delete;
+
+ private:
+  unsigned previous_;
+};
 
 // F.multi_head_attention_forward's arguments beyond the tensors of the
 // call (libtorch's MultiheadAttentionForwardFuncOptions).

@@ -153,6 +153,67 @@ TEST(ScaledDotProductAttentionTest, DropoutIsSeededAndUnbiasedInExpectation) {
   EXPECT_NEAR(many.mean().item<double>(), 1.0, 0.03);
 }
 
+// Note [Fused attention]: the kernel and the math path agree, output and
+// gradients, over shapes that exercise its blocks (more than one query and
+// key block, ragged ends), broadcast batch/head dims, masks and causality.
+TEST(ScaledDotProductAttentionTest, FusedKernelMatchesMathPath) {
+  struct Shape {
+    std::vector<int64_t> q, k, v, mask;
+    bool causal;
+  };
+  const Shape shapes[] = {
+      {{2, 3, 70, 16}, {2, 3, 150, 16}, {2, 3, 150, 8}, {}, false},
+      {{1, 2, 130, 8}, {2, 1, 130, 8}, {2, 1, 130, 5}, {}, true},
+      {{3, 65, 4}, {3, 200, 4}, {3, 200, 4}, {65, 200}, false},
+      {{2, 2, 9, 4}, {2, 2, 300, 4}, {2, 2, 300, 4}, {2, 1, 9, 300}, false},
+      {{1, 1, 100, 4}, {1, 1, 40, 4}, {1, 1, 40, 4}, {}, true},
+  };
+  for (ScalarType dtype : {kFloat, kDouble}) {
+    manual_seed(9);
+    for (const Shape& sh : shapes) {
+      Tensor q0 = randn(sh.q, dtype), k0 = randn(sh.k, dtype), v0 = randn(sh.v, dtype);
+      Tensor mask = sh.mask.empty() ? Tensor() : randn(sh.mask, dtype);
+      Tensor w = Tensor();
+      autograd::variable_list got[2];
+      for (int path = 0; path < 2; ++path) {
+        SDPAKernelGuard guard(path == 0 ? SDPBackend::kMath : SDPBackend::kFlashAttention);
+        Tensor q = q0.clone().requires_grad_(), k = k0.clone().requires_grad_(),
+               v = v0.clone().requires_grad_();
+        Tensor out = scaled_dot_product_attention(q, k, v, mask, 0.0, sh.causal);
+        if (!w.defined()) w = randn(out.sizes(), dtype);
+        (out * w).sum().backward();
+        got[path] = {out, q.grad(), k.grad(), v.grad()};
+      }
+      const double tol = dtype == kFloat ? 2e-5 : 1e-12;
+      for (int i = 0; i < 4; ++i) {
+        EXPECT_TRUE(allclose(got[1][i], got[0][i], tol, tol))
+            << dtype_name(dtype) << " " << sh.q[0] << "x" << sh.q[1] << " result " << i << " max "
+            << (got[1][i] - got[0][i]).abs().max().item<double>();
+      }
+    }
+  }
+}
+
+// The fused path records its own node (PyTorch's CPU flash attention's
+// name); dropout and a mask that needs a gradient go through the math path.
+TEST(ScaledDotProductAttentionTest, PathChoice) {
+  Tensor q = randn({1, 2, 3, 4}).requires_grad_(), k = randn({1, 2, 5, 4}), v = randn({1, 2, 5, 4});
+  EXPECT_EQ(scaled_dot_product_attention(q, k, v).grad_fn()->name(),
+            "ScaledDotProductFlashAttentionForCpuBackward0");
+  Tensor mask = randn({3, 5}).requires_grad_();
+  Tensor out = scaled_dot_product_attention(q, k, v, mask);
+  EXPECT_NE(out.grad_fn()->name(), "ScaledDotProductFlashAttentionForCpuBackward0");
+  out.sum().backward();
+  EXPECT_TRUE(mask.grad().defined());
+  SDPAKernelGuard flash_only(SDPBackend::kFlashAttention);
+  try {
+    scaled_dot_product_attention(q, k, v, {}, 0.5);
+    ADD_FAILURE() << "dropout ran without the math path";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "No available kernel. Aborting execution.");
+  }
+}
+
 TEST(ScaledDotProductAttentionTest, Errors) {
   Tensor q = randn({2, 3, 4}), k = randn({2, 5, 4}), v = randn({2, 5, 4});
   EXPECT_THROW(
