@@ -134,6 +134,7 @@ Tensor ConvNdImpl<D>::pad_input(const Tensor& input) const {
 
 template class ConvNdImpl<1>;
 template class ConvNdImpl<2>;
+template class ConvNdImpl<3>;
 
 Tensor Conv1dImpl::forward(const Tensor& input) {
   return functional::conv1d(pad_input(input), weight, func_options());
@@ -141,6 +142,10 @@ Tensor Conv1dImpl::forward(const Tensor& input) {
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
   return functional::conv2d(pad_input(input), weight, func_options());
+}
+
+Tensor Conv3dImpl::forward(const Tensor& input) {
+  return functional::conv3d(pad_input(input), weight, func_options());
 }
 
 // --- transposed ---------------------------------------------------------------
@@ -228,13 +233,16 @@ Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input,
       .dilation(options.dilation());
   if constexpr (D == 1) {
     return functional::conv_transpose1d(input, weight, o);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::conv_transpose2d(input, weight, o);
+  } else {
+    return functional::conv_transpose3d(input, weight, o);
   }
 }
 
 template class ConvTransposeNdImpl<1>;
 template class ConvTransposeNdImpl<2>;
+template class ConvTransposeNdImpl<3>;
 
 }  // namespace nn
 }  // namespace ember

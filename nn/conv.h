@@ -1,7 +1,7 @@
 #ifndef EMBER_NN_CONV_H_
 #define EMBER_NN_CONV_H_
 
-// Conv1d and Conv2d (ConvTranspose1d / ConvTranspose2d below):
+// Conv1d, Conv2d and Conv3d (ConvTranspose1d/2d/3d below):
 //   nn::Conv2d conv(nn::Conv2dOptions(1, 6, 5).stride(1).padding(2));
 //   nn::Conv2d same(nn::Conv2dOptions(2, 3, 3).padding(ember::kSame));
 // weight [out, in / groups, *kernel] and bias [out], initialized as PyTorch
@@ -40,6 +40,7 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 template <size_t D>
 class ConvNdImpl : public Module {
@@ -78,6 +79,15 @@ class Conv2dImpl : public ConvNdImpl<2> {
 };
 EMBER_MODULE(Conv2d);
 
+class Conv3dImpl : public ConvNdImpl<3> {
+ public:
+  Conv3dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv3dImpl(const Conv3dOptions& options) : ConvNdImpl<3>(options) {}
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Conv3d);
+
 // ConvTranspose1d and ConvTranspose2d, the adjoints of Conv1d / Conv2d
 // with respect to their input:
 //   nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(16, 8, 3).stride(2).padding(1));
@@ -102,6 +112,7 @@ struct ConvTransposeOptions {
 };
 using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 template <size_t D>
 class ConvTransposeNdImpl : public Module {
@@ -143,10 +154,21 @@ class ConvTranspose2dImpl : public ConvTransposeNdImpl<2> {
 };
 EMBER_MODULE(ConvTranspose2d);
 
+class ConvTranspose3dImpl : public ConvTransposeNdImpl<3> {
+ public:
+  ConvTranspose3dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : ConvTranspose3dImpl(ConvTranspose3dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit ConvTranspose3dImpl(const ConvTranspose3dOptions& options)
+      : ConvTransposeNdImpl<3>(options) {}
+};
+EMBER_MODULE(ConvTranspose3d);
+
 extern template class ConvNdImpl<1>;
 extern template class ConvNdImpl<2>;
+extern template class ConvNdImpl<3>;
 extern template class ConvTransposeNdImpl<1>;
 extern template class ConvTransposeNdImpl<2>;
+extern template class ConvTransposeNdImpl<3>;
 
 }  // namespace nn
 }  // namespace ember

@@ -19,6 +19,7 @@
 #include "nn/module.h"
 #include "nn/normalization.h"
 #include "nn/pooling.h"
+#include "nn/upsampling.h"
 #include "nn/rnn.h"
 #include "nn/rnn_cell.h"
 #include "nn/transformer.h"

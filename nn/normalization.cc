@@ -98,6 +98,10 @@ void BatchNorm2dImpl::check_input_dim(const Tensor& input) const {
   EMBER_CHECK_VALUE(input.dim() == 4, "expected 4D input (got ", input.dim(), "D input)");
 }
 
+void BatchNorm3dImpl::check_input_dim(const Tensor& input) const {
+  EMBER_CHECK_VALUE(input.dim() == 5, "expected 5D input (got ", input.dim(), "D input)");
+}
+
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options) : options(options) {
   if (options.elementwise_affine()) {
     weight = register_parameter("weight", ember::empty(options.normalized_shape()));

@@ -1,7 +1,7 @@
 #ifndef EMBER_NN_NORMALIZATION_H_
 #define EMBER_NN_NORMALIZATION_H_
 
-// BatchNorm1d, BatchNorm2d, LayerNorm and GroupNorm (InstanceNorm:
+// BatchNorm1d/2d/3d, LayerNorm and GroupNorm (InstanceNorm:
 // nn/instancenorm.h).
 
 #include <cstdint>
@@ -77,6 +77,16 @@ class BatchNorm2dImpl : public BatchNormImplBase {
   void check_input_dim(const Tensor& input) const override;
 };
 EMBER_MODULE(BatchNorm2d);
+
+// Input [N, C, D, H, W].
+class BatchNorm3dImpl : public BatchNormImplBase {
+ public:
+  using BatchNormImplBase::BatchNormImplBase;
+
+ protected:
+  void check_input_dim(const Tensor& input) const override;
+};
+EMBER_MODULE(BatchNorm3d);
 
 struct LayerNormOptions {
   /* implicit */ LayerNormOptions(std::vector<int64_t> normalized_shape)  // NOLINT

@@ -10,15 +10,51 @@ using detail::py_bool;
 using detail::py_size;
 using detail::py_tuple;
 
-Tensor MaxPool2dImpl::forward(const Tensor& input) {
-  return functional::max_pool2d(input, options);
+namespace F = functional;
+
+// The functional op of each dimensionality.
+namespace {
+std::tuple<Tensor, Tensor> max_pool(const Tensor& x, const MaxPoolOptions<1>& o) {
+  return F::max_pool1d_with_indices(x, o);
+}
+std::tuple<Tensor, Tensor> max_pool(const Tensor& x, const MaxPoolOptions<2>& o) {
+  return F::max_pool2d_with_indices(x, o);
+}
+std::tuple<Tensor, Tensor> max_pool(const Tensor& x, const MaxPoolOptions<3>& o) {
+  return F::max_pool3d_with_indices(x, o);
+}
+Tensor avg_pool(const Tensor& x, const AvgPoolOptions<1>& o) { return F::avg_pool1d(x, o); }
+Tensor avg_pool(const Tensor& x, const AvgPoolOptions<2>& o) { return F::avg_pool2d(x, o); }
+Tensor avg_pool(const Tensor& x, const AvgPoolOptions<3>& o) { return F::avg_pool3d(x, o); }
+Tensor adaptive_avg_pool(const Tensor& x, const AdaptivePoolOptions<1>& o) {
+  return F::adaptive_avg_pool1d(x, o);
+}
+Tensor adaptive_avg_pool(const Tensor& x, const AdaptivePoolOptions<2>& o) {
+  return F::adaptive_avg_pool2d(x, o);
+}
+Tensor adaptive_avg_pool(const Tensor& x, const AdaptivePoolOptions<3>& o) {
+  return F::adaptive_avg_pool3d(x, o);
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const AdaptivePoolOptions<1>& o) {
+  return F::adaptive_max_pool1d_with_indices(x, o);
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const AdaptivePoolOptions<2>& o) {
+  return F::adaptive_max_pool2d_with_indices(x, o);
+}
+}  // namespace
+
+template <size_t D>
+Tensor MaxPoolImpl<D>::forward(const Tensor& input) {
+  return std::get<0>(max_pool(input, options));
 }
 
-std::tuple<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& input) {
-  return functional::max_pool2d_with_indices(input, options);
+template <size_t D>
+std::tuple<Tensor, Tensor> MaxPoolImpl<D>::forward_with_indices(const Tensor& input) {
+  return max_pool(input, options);
 }
 
-std::string MaxPool2dImpl::extra_repr() const {
+template <size_t D>
+std::string MaxPoolImpl<D>::extra_repr() const {
   return absl::StrCat("kernel_size=", py_size(options.kernel_size()),
                       ", stride=", py_size(options.stride()),
                       ", padding=", py_size(options.padding()),
@@ -26,25 +62,56 @@ std::string MaxPool2dImpl::extra_repr() const {
                       ", ceil_mode=", py_bool(options.ceil_mode()));
 }
 
-Tensor AvgPool2dImpl::forward(const Tensor& input) {
-  return functional::avg_pool2d(input, options);
+template <size_t D>
+Tensor AvgPoolImpl<D>::forward(const Tensor& input) {
+  return avg_pool(input, options);
 }
 
-std::string AvgPool2dImpl::extra_repr() const {
-  return absl::StrCat("kernel_size=", py_size(options.kernel_size()),
-                      ", stride=", py_size(options.stride()),
-                      ", padding=", py_size(options.padding()));
+// AvgPool1d keeps its sizes as 1-tuples (PyTorch's _single); the others
+// print what they were given.
+template <size_t D>
+std::string AvgPoolImpl<D>::extra_repr() const {
+  auto show = [](const ExpandingArray<D>& a) { return D == 1 ? py_tuple(a) : py_size(a); };
+  return absl::StrCat("kernel_size=", show(options.kernel_size()),
+                      ", stride=", show(options.stride()), ", padding=", show(options.padding()));
 }
 
-Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
-  return functional::adaptive_avg_pool2d(input, options);
+template <size_t D>
+Tensor AdaptiveAvgPoolImpl<D>::forward(const Tensor& input) {
+  return adaptive_avg_pool(input, options);
 }
 
-// PyTorch keeps output_size as given; a pair prints as a tuple even when
-// equal, and AdaptiveAvgPool2d is mostly given a pair.
-std::string AdaptiveAvgPool2dImpl::extra_repr() const {
-  return absl::StrCat("output_size=", py_tuple(options.output_size()));
+template <size_t D>
+std::string AdaptiveAvgPoolImpl<D>::extra_repr() const {
+  return absl::StrCat("output_size=", py_size(options.output_size()));
 }
+
+template <size_t D>
+Tensor AdaptiveMaxPoolImpl<D>::forward(const Tensor& input) {
+  return std::get<0>(adaptive_max_pool(input, options));
+}
+
+template <size_t D>
+std::tuple<Tensor, Tensor> AdaptiveMaxPoolImpl<D>::forward_with_indices(const Tensor& input) {
+  return adaptive_max_pool(input, options);
+}
+
+template <size_t D>
+std::string AdaptiveMaxPoolImpl<D>::extra_repr() const {
+  return absl::StrCat("output_size=", py_size(options.output_size()));
+}
+
+template class MaxPoolImpl<1>;
+template class MaxPoolImpl<2>;
+template class MaxPoolImpl<3>;
+template class AvgPoolImpl<1>;
+template class AvgPoolImpl<2>;
+template class AvgPoolImpl<3>;
+template class AdaptiveAvgPoolImpl<1>;
+template class AdaptiveAvgPoolImpl<2>;
+template class AdaptiveAvgPoolImpl<3>;
+template class AdaptiveMaxPoolImpl<1>;
+template class AdaptiveMaxPoolImpl<2>;
 
 }  // namespace nn
 }  // namespace ember

@@ -1,10 +1,14 @@
 #ifndef EMBER_NN_POOLING_H_
 #define EMBER_NN_POOLING_H_
 
-// MaxPool2d, AvgPool2d and AdaptiveAvgPool2d:
+// The pooling layers over 1, 2 or 3 spatial dims (F::max_pool2d... in
+// nn/functional/pooling.h):
 //   nn::MaxPool2d pool(2);   // stride defaults to the kernel size
-//   nn::AvgPool2d avg(nn::AvgPool2dOptions(3).stride(2).padding(1));
+//   nn::AvgPool3d avg(nn::AvgPool3dOptions(3).stride(2).padding(1));
+//   nn::AdaptiveMaxPool2d amax(nn::AdaptiveMaxPool2dOptions({7, 7}));
+// The max poolings' forward_with_indices is PyTorch's return_indices=True.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -16,44 +20,102 @@
 namespace ember {
 namespace nn {
 
-using MaxPool2dOptions = functional::MaxPool2dFuncOptions;
-using AvgPool2dOptions = functional::AvgPool2dFuncOptions;
-using AdaptiveAvgPool2dOptions = functional::AdaptiveAvgPool2dFuncOptions;
+template <size_t D>
+using MaxPoolOptions = functional::MaxPoolFuncOptions<D>;
+template <size_t D>
+using AvgPoolOptions = functional::AvgPoolFuncOptions<D>;
+template <size_t D>
+using AdaptivePoolOptions = functional::AdaptivePoolFuncOptions<D>;
+using MaxPool1dOptions = MaxPoolOptions<1>;
+using MaxPool2dOptions = MaxPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
+using AvgPool1dOptions = AvgPoolOptions<1>;
+using AvgPool2dOptions = AvgPoolOptions<2>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
+using AdaptiveAvgPool1dOptions = AdaptivePoolOptions<1>;
+using AdaptiveAvgPool2dOptions = AdaptivePoolOptions<2>;
+using AdaptiveAvgPool3dOptions = AdaptivePoolOptions<3>;
+using AdaptiveMaxPool1dOptions = AdaptivePoolOptions<1>;
+using AdaptiveMaxPool2dOptions = AdaptivePoolOptions<2>;
 
-class MaxPool2dImpl : public Module {
+template <size_t D>
+class MaxPoolImpl : public Module {
  public:
-  explicit MaxPool2dImpl(int64_t kernel_size)
-      : MaxPool2dImpl(MaxPool2dOptions(ExpandingArray<2>(kernel_size))) {}
-  explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
+  explicit MaxPoolImpl(int64_t kernel_size)
+      : MaxPoolImpl(MaxPoolOptions<D>(ExpandingArray<D>(kernel_size))) {}
+  explicit MaxPoolImpl(const MaxPoolOptions<D>& options) : options(options) {}
   Tensor forward(const Tensor& input);
   // (output, indices), as return_indices=True.
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
   std::string extra_repr() const override;
-  MaxPool2dOptions options;
+  MaxPoolOptions<D> options;
 };
-EMBER_MODULE(MaxPool2d);
 
-class AvgPool2dImpl : public Module {
+template <size_t D>
+class AvgPoolImpl : public Module {
  public:
-  explicit AvgPool2dImpl(int64_t kernel_size)
-      : AvgPool2dImpl(AvgPool2dOptions(ExpandingArray<2>(kernel_size))) {}
-  explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options(options) {}
+  explicit AvgPoolImpl(int64_t kernel_size)
+      : AvgPoolImpl(AvgPoolOptions<D>(ExpandingArray<D>(kernel_size))) {}
+  explicit AvgPoolImpl(const AvgPoolOptions<D>& options) : options(options) {}
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
-  AvgPool2dOptions options;
+  AvgPoolOptions<D> options;
 };
-EMBER_MODULE(AvgPool2d);
 
-class AdaptiveAvgPool2dImpl : public Module {
+template <size_t D>
+class AdaptiveAvgPoolImpl : public Module {
  public:
-  explicit AdaptiveAvgPool2dImpl(int64_t output_size)
-      : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(ExpandingArray<2>(output_size))) {}
-  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
+  explicit AdaptiveAvgPoolImpl(int64_t output_size)
+      : AdaptiveAvgPoolImpl(AdaptivePoolOptions<D>(ExpandingArray<D>(output_size))) {}
+  explicit AdaptiveAvgPoolImpl(const AdaptivePoolOptions<D>& options) : options(options) {}
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
-  AdaptiveAvgPool2dOptions options;
+  AdaptivePoolOptions<D> options;
 };
-EMBER_MODULE(AdaptiveAvgPool2d);
+
+template <size_t D>
+class AdaptiveMaxPoolImpl : public Module {
+ public:
+  explicit AdaptiveMaxPoolImpl(int64_t output_size)
+      : AdaptiveMaxPoolImpl(AdaptivePoolOptions<D>(ExpandingArray<D>(output_size))) {}
+  explicit AdaptiveMaxPoolImpl(const AdaptivePoolOptions<D>& options) : options(options) {}
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  std::string extra_repr() const override;
+  AdaptivePoolOptions<D> options;
+};
+
+// The named layers (their class names are what the printed tree shows).
+#define EMBER_POOL_LAYER(Name, Base, D)  \
+  class Name##Impl : public Base<D> {    \
+   public:                               \
+    using Base<D>::Base;                 \
+  };                                     \
+  EMBER_MODULE(Name)
+EMBER_POOL_LAYER(MaxPool1d, MaxPoolImpl, 1);
+EMBER_POOL_LAYER(MaxPool2d, MaxPoolImpl, 2);
+EMBER_POOL_LAYER(MaxPool3d, MaxPoolImpl, 3);
+EMBER_POOL_LAYER(AvgPool1d, AvgPoolImpl, 1);
+EMBER_POOL_LAYER(AvgPool2d, AvgPoolImpl, 2);
+EMBER_POOL_LAYER(AvgPool3d, AvgPoolImpl, 3);
+EMBER_POOL_LAYER(AdaptiveAvgPool1d, AdaptiveAvgPoolImpl, 1);
+EMBER_POOL_LAYER(AdaptiveAvgPool2d, AdaptiveAvgPoolImpl, 2);
+EMBER_POOL_LAYER(AdaptiveAvgPool3d, AdaptiveAvgPoolImpl, 3);
+EMBER_POOL_LAYER(AdaptiveMaxPool1d, AdaptiveMaxPoolImpl, 1);
+EMBER_POOL_LAYER(AdaptiveMaxPool2d, AdaptiveMaxPoolImpl, 2);
+#undef EMBER_POOL_LAYER
+
+extern template class MaxPoolImpl<1>;
+extern template class MaxPoolImpl<2>;
+extern template class MaxPoolImpl<3>;
+extern template class AvgPoolImpl<1>;
+extern template class AvgPoolImpl<2>;
+extern template class AvgPoolImpl<3>;
+extern template class AdaptiveAvgPoolImpl<1>;
+extern template class AdaptiveAvgPoolImpl<2>;
+extern template class AdaptiveAvgPoolImpl<3>;
+extern template class AdaptiveMaxPoolImpl<1>;
+extern template class AdaptiveMaxPoolImpl<2>;
 
 }  // namespace nn
 }  // namespace ember

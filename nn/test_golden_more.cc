@@ -29,6 +29,8 @@ constexpr GoldenTables kTables(kGolden, kErrors, kStrings);
 
 }  // namespace
 
+const GoldenTables& tables() { return kTables; }
+
 const GoldenEntry& golden(const std::string& name) { return kTables.golden(name); }
 
 std::string golden_string(const std::string& name) { return kTables.golden_string(name); }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "nn/module.h"
+#include "nn/test_golden.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -17,6 +18,8 @@ namespace nn {
 namespace testing {
 namespace more {
 
+// This generator's tables (for expect_layer_in).
+const GoldenTables& tables();
 const ::ember::testing::GoldenEntry& golden(const std::string& name);
 inline Tensor golden_tensor(const std::string& name) {
   return ::ember::testing::golden_tensor(golden(name));
@@ -30,21 +33,26 @@ std::string params_string(const Module& m);
 std::string state_dict_keys(const Module& m);
 std::string repr(const Module& m);
 
-// What every layer case of the generator checks: the initial parameters
-// ("init.<name>.<key>"), their names and shapes, the state_dict's keys, and
-// the output for "forward.<name>.input". m is a module holder
-// (ConvTranspose1d, InstanceNorm2d...).
+// What every layer case of a module generator checks: the initial
+// parameters ("init.<name>.<key>"), their names and shapes, the
+// state_dict's keys, and the output for "forward.<name>.input". m is a
+// module holder (ConvTranspose1d, InstanceNorm2d...).
+template <typename M>
+void expect_layer_in(const GoldenTables& t, const std::string& name, M& m) {
+  SCOPED_TRACE(name);
+  for (const auto& [key, p] : m->named_parameters()) {
+    EXPECT_TRUE(::ember::testing::matches_golden(p, t.golden("init." + name + "." + key))) << key;
+  }
+  EXPECT_EQ(params_string(*m), t.golden_string("params." + name));
+  EXPECT_EQ(state_dict_keys(*m), t.golden_string("state_dict." + name));
+  Tensor out = m(::ember::testing::golden_tensor(t.golden("forward." + name + ".input")));
+  EXPECT_TRUE(
+      ::ember::testing::near_golden(out, t.golden("forward." + name + ".output"), kFloat, 1e-5));
+}
+// The same for nn_modules_more.py's tables.
 template <typename M>
 void expect_layer(const std::string& name, M& m) {
-  SCOPED_TRACE(name);
-  for (const auto& [key, t] : m->named_parameters()) {
-    EXPECT_TRUE(::ember::testing::matches_golden(t, golden("init." + name + "." + key))) << key;
-  }
-  EXPECT_EQ(params_string(*m), golden_string("params." + name));
-  EXPECT_EQ(state_dict_keys(*m), golden_string("state_dict." + name));
-  Tensor out = m(golden_tensor("forward." + name + ".input"));
-  EXPECT_TRUE(
-      ::ember::testing::near_golden(out, golden("forward." + name + ".output"), kFloat, 1e-5));
+  expect_layer_in(tables(), name, m);
 }
 
 }  // namespace more

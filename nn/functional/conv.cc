@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nn/functional/conv3d.h"
 #include "tensor/autocast.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
@@ -13,12 +14,12 @@ namespace nn {
 namespace functional {
 namespace {
 
-// PyTorch 1.13's conv{1,2}d front end: unbatched inputs, 'valid'/'same'.
+// PyTorch 1.13's conv{1,2,3}d front end: unbatched inputs, 'valid'/'same'.
 template <size_t D>
 Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias,
                const ConvFuncOptions<D>& o, const char* name) {
-  // conv1d and conv2d share their lists' entries; the bias is an argument
-  // of its own here so that autocast casts it.
+  // conv1d, conv2d and conv3d share their lists' entries; the bias is an
+  // argument of its own here so that autocast casts it.
   static_assert(autocast::ops::conv1d.cpu == autocast::ops::conv2d.cpu &&
                 autocast::ops::conv1d.cuda == autocast::ops::conv2d.cuda);
   EMBER_AUTOCAST(conv2d, conv_nd<D>, input, weight, bias, o, name);
@@ -50,7 +51,8 @@ Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias,
       }
     }
   }
-  Tensor out = convolution(x, weight, bias, stride, padding, dilation, o.groups());
+  Tensor out = D == 3 ? detail::convolution3d(x, weight, bias, stride, padding, dilation, o.groups())
+                     : convolution(x, weight, bias, stride, padding, dilation, o.groups());
   return unbatched ? out.squeeze(0) : out;
 }
 
@@ -66,9 +68,12 @@ Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight, const Tensor
               ", but got input of size: [", absl::StrJoin(input.sizes(), ", "), "]");
   const bool unbatched = input.dim() == batched - 1;
   auto dims = [](const ExpandingArray<D>& a) { return DimVector(a.begin(), a.end()); };
-  Tensor out = conv_transpose(unbatched ? input.unsqueeze(0) : input, weight, bias,
-                              dims(o.stride()), dims(o.padding()), dims(o.output_padding()),
-                              dims(o.dilation()), o.groups());
+  Tensor x = unbatched ? input.unsqueeze(0) : input;
+  Tensor out = D == 3 ? detail::conv_transpose3d(x, weight, bias, dims(o.stride()),
+                                                 dims(o.padding()), dims(o.output_padding()),
+                                                 dims(o.dilation()), o.groups())
+                      : conv_transpose(x, weight, bias, dims(o.stride()), dims(o.padding()),
+                                       dims(o.output_padding()), dims(o.dilation()), o.groups());
   return unbatched ? out.squeeze(0) : out;
 }
 
@@ -81,6 +86,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions
   return conv_nd<2>(input, weight, options.bias(), options, "conv2d");
 }
 
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options) {
+  return conv_nd<3>(input, weight, options.bias(), options, "conv3d");
+}
+
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose1dFuncOptions& options) {
   return conv_transpose_nd<1>(input, weight, options.bias(), options, "conv_transpose1d");
@@ -88,6 +97,11 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose2dFuncOptions& options) {
   return conv_transpose_nd<2>(input, weight, options.bias(), options, "conv_transpose2d");
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose3dFuncOptions& options) {
+  return conv_transpose_nd<3>(input, weight, options.bias(), options, "conv_transpose3d");
 }
 
 }  // namespace functional

@@ -1,8 +1,10 @@
 #ifndef EMBER_NN_FUNCTIONAL_CONV_H_
 #define EMBER_NN_FUNCTIONAL_CONV_H_
 
-// conv1d / conv2d (and their transposes, below): input [N, C_in, *] (or unbatched [C_in, *]), weight
-// [C_out, C_in / groups, *kernel], PyTorch's defaults and checks.
+// conv1d / conv2d / conv3d (and their transposes, below): input [N, C_in, *]
+// (or unbatched [C_in, *]), weight [C_out, C_in / groups, *kernel],
+// PyTorch's defaults and checks. The 3-d ones (conv3d.cc) are written on the
+// 2-d kernels, on every device (Note [3-d convolution from 2-d]).
 //   F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).stride(2).padding(1))
 //   F::conv2d(x, w, F::Conv2dFuncOptions().padding(ember::kSame))
 
@@ -25,9 +27,11 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {});
 
 // conv_transpose1d / conv_transpose2d: input [N, C_in, *] (or unbatched
 // [C_in, *]), weight [C_in, C_out / groups, *kernel]; the output has
@@ -46,11 +50,14 @@ struct ConvTransposeFuncOptions {
 };
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose1dFuncOptions& options = {});
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose2dFuncOptions& options = {});
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose3dFuncOptions& options = {});
 
 }  // namespace functional
 }  // namespace nn

@@ -10,11 +10,13 @@
 #include "nn/functional/conv.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/embedding.h"
+#include "nn/functional/fold.h"
 #include "nn/functional/linear.h"
 #include "nn/functional/loss.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/options.h"
 #include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
+#include "nn/functional/upsampling.h"
 
 #endif  // EMBER_NN_FUNCTIONAL_FUNCTIONAL_H_

@@ -1,11 +1,17 @@
 #ifndef EMBER_NN_FUNCTIONAL_POOLING_H_
 #define EMBER_NN_FUNCTIONAL_POOLING_H_
 
-// 2-D pooling over input [N, C, H, W] or [C, H, W]:
+// Pooling over input [N, C, *] or unbatched [C, *] with 1, 2 or 3 spatial dims:
 //   F::max_pool2d(x, F::MaxPool2dFuncOptions(2))          stride = kernel
 //   F::avg_pool2d(x, F::AvgPool2dFuncOptions({3, 2}).stride(1).ceil_mode(true))
 //   F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1))
+//   F::max_pool3d_with_indices(x, F::MaxPool3dFuncOptions(2).padding(1))
+// The 2-d ops are //tensor's kernels. The 1-d ones are views of them (H =
+// 1), the 3-d and adaptive max ones compositions of 2-d kernels and
+// differentiable indexing (Note [Separable pooling] in pooling_nd.cc), so
+// every device that runs the 2-d ops runs them.
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -18,54 +24,89 @@ namespace ember {
 namespace nn {
 namespace functional {
 
-struct MaxPool2dFuncOptions {
+// libtorch's option templates: MaxPoolFuncOptions<D> for D = 1, 2, 3, with
+// the names F::MaxPool1dFuncOptions... One size or D sizes:
+// F::max_pool2d(x, 2) and (x, {3, 2}) read as in Python.
+template <size_t D>
+struct MaxPoolFuncOptions {
   // stride defaults to the kernel size, as in PyTorch.
-  /* implicit */ MaxPool2dFuncOptions(ExpandingArray<2> kernel_size)  // NOLINT
+  /* implicit */ MaxPoolFuncOptions(ExpandingArray<D> kernel_size)  // NOLINT
       : kernel_size_(kernel_size), stride_(kernel_size) {}
-  // One size or (H, W): F::max_pool2d(x, 2) and (x, {3, 2}) read as in Python.
-  /* implicit */ MaxPool2dFuncOptions(int64_t kernel_size)  // NOLINT
-      : MaxPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
-  /* implicit */ MaxPool2dFuncOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT
-      : MaxPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
-  EMBER_ARG(ExpandingArray<2>, stride);
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
-  EMBER_ARG(ExpandingArray<2>, dilation) = 1;
+  /* implicit */ MaxPoolFuncOptions(int64_t kernel_size)  // NOLINT
+      : MaxPoolFuncOptions(ExpandingArray<D>(kernel_size)) {}
+  /* implicit */ MaxPoolFuncOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT
+      : MaxPoolFuncOptions(ExpandingArray<D>(kernel_size)) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(bool, ceil_mode) = false;
 };
+using MaxPool1dFuncOptions = MaxPoolFuncOptions<1>;
+using MaxPool2dFuncOptions = MaxPoolFuncOptions<2>;
+using MaxPool3dFuncOptions = MaxPoolFuncOptions<3>;
+
+// The *_with_indices forms give (output, indices): int64 indices into each
+// flattened plane (L, H*W or D*H*W), as return_indices=True.
+Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options);
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
-// (output, indices): indices into each flattened H*W plane, int64.
+Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options);
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input,
+                                                   const MaxPool1dFuncOptions& options);
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
                                                    const MaxPool2dFuncOptions& options);
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input,
+                                                   const MaxPool3dFuncOptions& options);
 
-struct AvgPool2dFuncOptions {
-  /* implicit */ AvgPool2dFuncOptions(ExpandingArray<2> kernel_size)  // NOLINT
+template <size_t D>
+struct AvgPoolFuncOptions {
+  /* implicit */ AvgPoolFuncOptions(ExpandingArray<D> kernel_size)  // NOLINT
       : kernel_size_(kernel_size), stride_(kernel_size) {}
-  // One size or (H, W): F::avg_pool2d(x, 2) and (x, {3, 2}) read as in Python.
-  /* implicit */ AvgPool2dFuncOptions(int64_t kernel_size)  // NOLINT
-      : AvgPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
-  /* implicit */ AvgPool2dFuncOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT
-      : AvgPool2dFuncOptions(ExpandingArray<2>(kernel_size)) {}
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
-  EMBER_ARG(ExpandingArray<2>, stride);
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
+  /* implicit */ AvgPoolFuncOptions(int64_t kernel_size)  // NOLINT
+      : AvgPoolFuncOptions(ExpandingArray<D>(kernel_size)) {}
+  /* implicit */ AvgPoolFuncOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT
+      : AvgPoolFuncOptions(ExpandingArray<D>(kernel_size)) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
   EMBER_ARG(bool, ceil_mode) = false;
   EMBER_ARG(bool, count_include_pad) = true;
+  // PyTorch's avg_pool1d has no divisor_override; ember's honours it.
   EMBER_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
+using AvgPool1dFuncOptions = AvgPoolFuncOptions<1>;
+using AvgPool2dFuncOptions = AvgPoolFuncOptions<2>;
+using AvgPool3dFuncOptions = AvgPoolFuncOptions<3>;
+Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
+Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options);
 
-struct AdaptiveAvgPool2dFuncOptions {
-  /* implicit */ AdaptiveAvgPool2dFuncOptions(ExpandingArray<2> output_size)  // NOLINT
+// Adaptive pooling: output window i of a dim of length L over an output of
+// O spans [floor(i * L / O), ceil((i + 1) * L / O)).
+template <size_t D>
+struct AdaptivePoolFuncOptions {
+  /* implicit */ AdaptivePoolFuncOptions(ExpandingArray<D> output_size)  // NOLINT
       : output_size_(output_size) {}
-  // One size or (H, W): F::adaptive_avg_pool2d(x, 2) and (x, {3, 2}) read as in Python.
-  /* implicit */ AdaptiveAvgPool2dFuncOptions(int64_t output_size)  // NOLINT
-      : AdaptiveAvgPool2dFuncOptions(ExpandingArray<2>(output_size)) {}
-  /* implicit */ AdaptiveAvgPool2dFuncOptions(std::initializer_list<int64_t> output_size)  // NOLINT
-      : AdaptiveAvgPool2dFuncOptions(ExpandingArray<2>(output_size)) {}
-  EMBER_ARG(ExpandingArray<2>, output_size);
+  /* implicit */ AdaptivePoolFuncOptions(int64_t output_size)  // NOLINT
+      : AdaptivePoolFuncOptions(ExpandingArray<D>(output_size)) {}
+  /* implicit */ AdaptivePoolFuncOptions(std::initializer_list<int64_t> output_size)  // NOLINT
+      : AdaptivePoolFuncOptions(ExpandingArray<D>(output_size)) {}
+  EMBER_ARG(ExpandingArray<D>, output_size);
 };
+using AdaptiveAvgPool1dFuncOptions = AdaptivePoolFuncOptions<1>;
+using AdaptiveAvgPool2dFuncOptions = AdaptivePoolFuncOptions<2>;
+using AdaptiveAvgPool3dFuncOptions = AdaptivePoolFuncOptions<3>;
+using AdaptiveMaxPool1dFuncOptions = AdaptivePoolFuncOptions<1>;
+using AdaptiveMaxPool2dFuncOptions = AdaptivePoolFuncOptions<2>;
+Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options);
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);
+Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options);
+Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
+Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
 
 }  // namespace functional
 }  // namespace nn

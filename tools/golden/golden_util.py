@@ -68,6 +68,28 @@ class GoldenWriter:
         self.entries.append('  {"%s", {%s}, %s, {%s}},' % (
             name, sizes, DTYPE_NAMES[t.dtype], ", ".join(values)))
 
+    def op_case(self, name, fn, inputs, grads=(0,), outputs=1):
+        """An nn op case (nn/functional/testing/nn_golden.h): for float32 and
+        float64, "<name>/<f32|f64>/" + the inputs ("in0"...: float64 inputs
+        cast, integer ones kept), the first `outputs` outputs ("out",
+        "out1"...) and the gradients of sum(out * mk(out.shape, seed=7))
+        for the inputs in grads ("grad0"...)."""
+        for dtn, dt in (("f32", torch.float32), ("f64", torch.float64)):
+            xs = []
+            for i, x in enumerate(inputs):
+                x = x.to(dt) if x.is_floating_point() else x.clone()
+                self.add("%s/%s/in%d" % (name, dtn, i), x)
+                xs.append(x.clone().requires_grad_(i in grads))
+            out = fn(*xs)
+            outs = out if isinstance(out, tuple) else (out,)
+            for k, o in enumerate(outs[:outputs]):
+                self.add("%s/%s/out%s" % (name, dtn, "" if k == 0 else str(k)), o)
+            o = outs[0]
+            if grads and o.requires_grad:
+                (o * mk(list(o.shape), dt, 7)).sum().backward()
+                for i in grads:
+                    self.add("%s/%s/grad%d" % (name, dtn, i), xs[i].grad)
+
     def write(self):
         write_inc("%s_golden.inc" % self.family, self.family,
                   "{name, sizes, dtype, values (row-major, as double)}", self.entries, "entries",

@@ -1,0 +1,170 @@
+// The 1-d, 3-d and adaptive max poolings against PyTorch
+// (tools/golden/nn_ops_extra.py), their indices, and finite differences.
+#include <tuple>
+
+#include "autograd/autograd.h"
+#include "autograd/gradcheck.h"
+#include "gtest/gtest.h"
+#include "nn/functional/pooling.h"
+#include "nn/functional/testing/nn_golden.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using testing::check_extra_case;
+using testing::expect_nn_extra_error;
+using V = std::vector<Tensor>;
+
+// The values and gradients, then the indices (out1) of the f64 case.
+template <typename Fn>
+void check_with_indices(const std::string& name, Fn fn) {
+  check_extra_case(name, 1, {0}, [&](const V& x) { return std::get<0>(fn(x[0])); });
+  Tensor idx = std::get<1>(fn(testing::extra_case_input(name, "f64", 0)));
+  EXPECT_TRUE(testing::near_golden(idx, testing::nn_extra_golden(name + "/f64/out1"), kLong))
+      << name;
+}
+
+TEST(MaxPool1d, MatchesPyTorch) {
+  check_with_indices("max_pool1d", [](const Tensor& x) {
+    return F::max_pool1d_with_indices(x, F::MaxPool1dFuncOptions(3).stride(2).padding(1));
+  });
+  check_with_indices("max_pool1d_ceil_dil", [](const Tensor& x) {
+    return F::max_pool1d_with_indices(x.transpose(0, 1),
+                                      F::MaxPool1dFuncOptions(2).dilation(2).ceil_mode(true));
+  });
+  check_extra_case("max_pool1d_unbatched", 1, {0}, [](const V& x) { return F::max_pool1d(x[0], 2); });
+}
+
+TEST(MaxPool3d, MatchesPyTorch) {
+  check_with_indices("max_pool3d",
+                     [](const Tensor& x) { return F::max_pool3d_with_indices(x, 2); });
+  check_with_indices("max_pool3d_options", [](const Tensor& x) {
+    return F::max_pool3d_with_indices(x, F::MaxPool3dFuncOptions({3, 2, 2})
+                                             .stride({2, 1, 2})
+                                             .padding({1, 0, 1})
+                                             .dilation({1, 2, 1})
+                                             .ceil_mode(true));
+  });
+  check_with_indices("max_pool3d_unbatched_nc", [](const Tensor& x) {
+    return F::max_pool3d_with_indices(x.transpose(1, 3), 2);
+  });
+  // Ties: the first maximum in (d, h, w) order, as PyTorch.
+  check_with_indices("max_pool3d_ties", [](const Tensor& x) {
+    return F::max_pool3d_with_indices(x, F::MaxPool3dFuncOptions(2).stride(1));
+  });
+}
+
+TEST(AvgPool1d, MatchesPyTorch) {
+  check_extra_case("avg_pool1d", 1, {0}, [](const V& x) {
+    return F::avg_pool1d(x[0], F::AvgPool1dFuncOptions(3).stride(2).padding(1));
+  });
+  check_extra_case("avg_pool1d_ceil_exclude", 1, {0}, [](const V& x) {
+    return F::avg_pool1d(
+        x[0], F::AvgPool1dFuncOptions(4).stride(3).padding(2).ceil_mode(true).count_include_pad(false));
+  });
+  check_extra_case("avg_pool1d_unbatched", 1, {0},
+                   [](const V& x) { return F::avg_pool1d(x[0].t(), 2); });
+}
+
+TEST(AvgPool3d, MatchesPyTorch) {
+  check_extra_case("avg_pool3d", 1, {0}, [](const V& x) { return F::avg_pool3d(x[0], 2); });
+  check_extra_case("avg_pool3d_options", 1, {0}, [](const V& x) {
+    return F::avg_pool3d(x[0], F::AvgPool3dFuncOptions({3, 2, 3})
+                                   .stride({2, 1, 2})
+                                   .padding({1, 0, 1})
+                                   .ceil_mode(true)
+                                   .count_include_pad(false));
+  });
+  check_extra_case("avg_pool3d_ceil_include", 1, {0}, [](const V& x) {
+    return F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true));
+  });
+  check_extra_case("avg_pool3d_divisor", 1, {0}, [](const V& x) {
+    return F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(2).stride(1).divisor_override(3));
+  });
+}
+
+TEST(AdaptiveAvgPool, OneAndThreeD) {
+  check_extra_case("adaptive_avg_pool1d", 1, {0},
+                   [](const V& x) { return F::adaptive_avg_pool1d(x[0], 3); });
+  check_extra_case("adaptive_avg_pool1d_unbatched", 1, {0},
+                   [](const V& x) { return F::adaptive_avg_pool1d(x[0], 4); });
+  check_extra_case("adaptive_avg_pool3d", 1, {0},
+                   [](const V& x) { return F::adaptive_avg_pool3d(x[0], {2, 3, 1}); });
+  check_extra_case("adaptive_avg_pool3d_unbatched", 1, {0},
+                   [](const V& x) { return F::adaptive_avg_pool3d(x[0], 2); });
+}
+
+TEST(AdaptiveMaxPool, MatchesPyTorch) {
+  check_with_indices("adaptive_max_pool1d",
+                     [](const Tensor& x) { return F::adaptive_max_pool1d_with_indices(x, 3); });
+  check_with_indices("adaptive_max_pool1d_unbatched",
+                     [](const Tensor& x) { return F::adaptive_max_pool1d_with_indices(x, 5); });
+  check_with_indices("adaptive_max_pool2d", [](const Tensor& x) {
+    return F::adaptive_max_pool2d_with_indices(x, {3, 2});
+  });
+  check_with_indices("adaptive_max_pool2d_unbatched_nc", [](const Tensor& x) {
+    return F::adaptive_max_pool2d_with_indices(x.transpose(1, 2), 4);
+  });
+  check_with_indices("adaptive_max_pool2d_ties", [](const Tensor& x) {
+    return F::adaptive_max_pool2d_with_indices(x, {2, 3});
+  });
+  check_with_indices("adaptive_max_pool2d_upsample", [](const Tensor& x) {
+    return F::adaptive_max_pool2d_with_indices(x, {5, 4});
+  });
+}
+
+TEST(PoolingNd, Gradcheck) {
+  manual_seed(0);
+  // Distinct values keep the maxima away from ties, where finite
+  // differences are undefined.
+  Tensor x = randperm(2 * 5 * 4 * 6, kDouble).view({1, 2, 5, 4, 6}).div(7).requires_grad_(true);
+  auto check = [&](const std::function<Tensor(const Tensor&)>& f) {
+    EXPECT_EQ(autograd::gradcheck([&](const V& v) { return V{f(v[0])}; }, {x}), "");
+  };
+  check([](const Tensor& t) {
+    return F::max_pool3d(t, F::MaxPool3dFuncOptions(2).stride({1, 2, 2}).padding(1));
+  });
+  check([](const Tensor& t) {
+    return F::avg_pool3d(t, F::AvgPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false));
+  });
+  check([](const Tensor& t) { return F::adaptive_avg_pool3d(t, {2, 3, 4}); });
+  check([](const Tensor& t) { return F::adaptive_max_pool2d(t.flatten(1, 2), {3, 4}); });
+  check([](const Tensor& t) { return F::adaptive_max_pool1d(t.flatten(2), 7); });
+  check([](const Tensor& t) { return F::max_pool1d(t.flatten(2), F::MaxPool1dFuncOptions(3).padding(1)); });
+  check([](const Tensor& t) { return F::avg_pool1d(t.flatten(2), F::AvgPool1dFuncOptions(4).stride(3)); });
+}
+
+TEST(PoolingNd, Errors) {
+  auto r = [](IntArrayRef s) { return zeros(s); };
+  expect_nn_extra_error("max_pool1d_dims", [&] { F::max_pool1d(r({2, 3, 4, 5}), 2); });
+  expect_nn_extra_error("max_pool1d_pad",
+                        [&] { F::max_pool1d(r({2, 3, 8}), F::MaxPool1dFuncOptions(2).padding(2)); });
+  expect_nn_extra_error("max_pool3d_dims", [&] { F::max_pool3d(r({2, 3, 4}), 2); });
+  expect_nn_extra_error("max_pool3d_pad", [&] {
+    F::max_pool3d(r({1, 2, 4, 4, 4}), F::MaxPool3dFuncOptions(2).padding({0, 2, 0}));
+  });
+  expect_nn_extra_error("max_pool3d_small", [&] { F::max_pool3d(r({1, 2, 4, 1, 4}), 2); });
+  expect_nn_extra_error("max_pool3d_stride",
+                        [&] { F::max_pool3d(r({1, 2, 4, 4, 4}), F::MaxPool3dFuncOptions(2).stride(0)); });
+  expect_nn_extra_error("avg_pool1d_dims", [&] { F::avg_pool1d(r({2, 3, 4, 5}), 2); });
+  expect_nn_extra_error("avg_pool1d_pad",
+                        [&] { F::avg_pool1d(r({2, 3, 8}), F::AvgPool1dFuncOptions(2).padding(2)); });
+  expect_nn_extra_error("avg_pool3d_dims", [&] { F::avg_pool3d(r({2, 3, 4}), 2); });
+  expect_nn_extra_error("avg_pool3d_pad",
+                        [&] { F::avg_pool3d(r({1, 2, 4, 4, 4}), F::AvgPool3dFuncOptions(2).padding(2)); });
+  expect_nn_extra_error("avg_pool3d_small", [&] { F::avg_pool3d(r({1, 2, 1, 4, 4}), 2); });
+  expect_nn_extra_error("avg_pool3d_divisor", [&] {
+    F::avg_pool3d(r({1, 2, 4, 4, 4}), F::AvgPool3dFuncOptions(2).divisor_override(0));
+  });
+  expect_nn_extra_error("adaptive_avg_pool1d_dims", [&] { F::adaptive_avg_pool1d(r({2, 3, 4, 5}), 2); });
+  expect_nn_extra_error("adaptive_avg_pool3d_dims", [&] { F::adaptive_avg_pool3d(r({2, 3, 4}), 2); });
+  expect_nn_extra_error("adaptive_max_pool1d_dims", [&] { F::adaptive_max_pool1d(r({3}), 2); });
+  expect_nn_extra_error("adaptive_max_pool2d_dims",
+                        [&] { F::adaptive_max_pool2d(r({2, 3, 4, 5, 6}), 2); });
+  expect_nn_extra_error("adaptive_max_pool2d_empty", [&] { F::adaptive_max_pool2d(r({2, 3, 0, 5}), 2); });
+}
+
+}  // namespace
+}  // namespace ember
