@@ -4,7 +4,7 @@
 //   ./bazelw run //benchmarks:autograd_libtorch   # needs libtorch-dev
 
 #include <benchmark/benchmark.h>
-#include <torch/torch.h>
+#include "benchmarks/libtorch.h"
 
 namespace {
 

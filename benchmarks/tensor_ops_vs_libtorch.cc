@@ -6,7 +6,7 @@
 // ratio = ember time / libtorch time (below 1: ember is faster).
 
 #include <benchmark/benchmark.h>
-#include <torch/torch.h>
+#include "benchmarks/libtorch.h"
 
 #include <vector>
 

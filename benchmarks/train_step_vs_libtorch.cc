@@ -1,20 +1,22 @@
-// //benchmarks:train_step_vs_libtorch: train_step_cases.h through ember and
-// through Debian's libtorch (1.13) in one run, the time ratios, then each
-// library's peak RSS over 20 training steps, each measured in a fresh child
-// process of this same binary (so both start from the same loaded code).
+// //benchmarks:train_step_vs_libtorch: train_step_cases.h and
+// gpt_step_cases.h through ember and through Debian's libtorch (1.13) in
+// one run, the time ratios, then each library's peak RSS over 20 MNIST and
+// 3 GPT training steps, each measured in a fresh child process of this same
+// binary (so both start from the same loaded code).
 //
 //   ./bazelw run //benchmarks:train_step_vs_libtorch   # needs libtorch-dev
 //
 // ratio = ember time / libtorch time (below 1: ember is faster).
 
 #include <benchmark/benchmark.h>
-#include <torch/torch.h>
+#include "benchmarks/libtorch.h"
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "benchmarks/gpt_step_cases.h"
 #include "benchmarks/peak_rss.h"
 #include "benchmarks/ratio_reporter.h"
 #include "benchmarks/train_step_backends.h"
@@ -28,6 +30,8 @@ namespace {
 
 EMBER_TRAIN_STEP_BACKEND(EmberTrainBackend, ember, ember::nn, ember::optim);
 EMBER_TRAIN_STEP_BACKEND(TorchTrainBackend, torch, torch::nn, torch::optim);
+EMBER_GPT_STEP_BACKEND(EmberGpt, ember);
+EMBER_GPT_STEP_BACKEND(TorchGpt, torch);
 
 constexpr char kRssFlag[] = "--rss_child=";
 
@@ -39,6 +43,17 @@ int rss_child() {
   const double loaded = peak_rss_mib();
   TrainStepFixture<B> f;
   for (int i = 0; i < 20; ++i) f.step();
+  const double peak = peak_rss_mib();
+  std::printf("%.1f (+%.1f)\n", peak, peak - loaded);
+  return 0;
+}
+
+template <typename G>
+int gpt_rss_child() {
+  G::set_threads(1);
+  const double loaded = peak_rss_mib();
+  typename G::Step s(GptConfig{});
+  for (int i = 0; i < 3; ++i) s.step();
   const double peak = peak_rss_mib();
   std::printf("%.1f (+%.1f)\n", peak, peak - loaded);
   return 0;
@@ -65,10 +80,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], kRssFlag, sizeof kRssFlag - 1) != 0) continue;
     std::string which = argv[i] + sizeof kRssFlag - 1;
+    if (which == "ember_gpt") return gpt_rss_child<EmberGpt>();
+    if (which == "libtorch_gpt") return gpt_rss_child<TorchGpt>();
     return which == "ember" ? rss_child<EmberTrainBackend>() : rss_child<TorchTrainBackend>();
   }
   register_train_step_cases<EmberTrainBackend>("ember/");
   register_train_step_cases<TorchTrainBackend>("libtorch/");
+  register_gpt_step_cases<EmberGpt>("ember/");
+  register_gpt_step_cases<TorchGpt>("libtorch/");
   benchmark::Initialize(&argc, argv);
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
@@ -76,5 +95,7 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   std::printf("\npeak RSS over 20 steps in MiB (+ what training added): ember %s, libtorch %s\n",
               peak_rss_of("ember").c_str(), peak_rss_of("libtorch").c_str());
+  std::printf("peak RSS over 3 GPT steps in MiB (+ what training added): ember %s, libtorch %s\n",
+              peak_rss_of("ember_gpt").c_str(), peak_rss_of("libtorch_gpt").c_str());
   return 0;
 }
