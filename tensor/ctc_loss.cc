@@ -32,7 +32,8 @@ namespace {
 // Where each sample's targets start in `targets` and how far apart they are.
 struct CtcGeometry {
   int64_t max_input = 0, batch = 0, classes = 0, max_target = 0;
-  std::vector<int64_t> offsets;  // per sample, in elements
+  Tensor targets;                // as int64
+  std::vector<int64_t> offsets;  // per sample, in elements of `targets`
   int64_t stride = 1;            // between one target and the next
 };
 
@@ -46,8 +47,8 @@ CtcGeometry check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRe
   EMBER_CHECK(log_probs.dim() == 3, "Expected 3-dimensional tensor, but got ", log_probs.dim(),
               "-dimensional tensor for argument #1 'log_probs' (while checking arguments for ", c,
               ")");
-  EMBER_CHECK(targets.dim() >= 1 && targets.dim() <= 2,
-              "Expected 1 to 2 dimensions, but got ", targets.dim(),
+  EMBER_CHECK(targets.dim() >= 1 && targets.dim() <= 2, "Expected 1 to 2 dimensions, but got ",
+              targets.dim(),
               "-dimensional tensor for argument #2 'targets' (while checking arguments for ", c,
               ")");
   CtcGeometry g;
@@ -65,11 +66,13 @@ CtcGeometry check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRe
                 "ctc_loss: input_lengths and target_lengths must not be negative, got ",
                 input_lengths[b], " and ", target_lengths[b], " for sample ", b);
   }
+  // Offsets and strides are those of the int64 copy that is read.
+  g.targets = targets.to(kLong);
   g.offsets.resize(g.batch);
   int64_t pos = 0;
   for (int64_t b = 0; b < g.batch; ++b) {
     g.max_target = std::max(g.max_target, target_lengths[b]);
-    g.offsets[b] = targets.dim() == 1 ? pos : b * targets.stride(0);
+    g.offsets[b] = targets.dim() == 1 ? pos : b * g.targets.stride(0);
     pos += target_lengths[b];
   }
   const int64_t check_dim = targets.dim() == 1 ? 0 : 1;
@@ -80,7 +83,7 @@ CtcGeometry check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRe
               "Expected tensor to have size ", targets.dim() == 1 ? "" : "at least ", want,
               " at dimension ", check_dim, ", but got size ", targets.size(check_dim),
               " for argument #2 'targets' (while checking arguments for ", c, ")");
-  g.stride = targets.stride(check_dim);
+  g.stride = g.targets.stride(check_dim);
   for (int64_t b = 0; b < g.batch; ++b) {
     EMBER_CHECK(input_lengths[b] <= g.max_input, "Expected input_lengths to have value at most ",
                 g.max_input, ", but got value ", input_lengths[b],
@@ -91,16 +94,13 @@ CtcGeometry check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRe
 
 // Sample b's targets as int64 classes, each checked against the label
 // range (PyTorch reads out of bounds for a bad one).
-std::vector<int64_t> sample_targets(const CtcGeometry& g, const Tensor& targets, int64_t b,
-                                    int64_t length) {
+std::vector<int64_t> sample_targets(const CtcGeometry& g, int64_t b, int64_t length) {
   std::vector<int64_t> out(length);
-  const Tensor t = targets.to(kLong);
-  const int64_t* p = t.data_ptr<int64_t>();
-  // `t` keeps targets' strides when it is already int64 (to() returns it).
+  const int64_t* p = g.targets.data_ptr<int64_t>();
   for (int64_t i = 0; i < length; ++i) {
     out[i] = p[g.offsets[b] + i * g.stride];
-    EMBER_CHECK_INDEX(out[i] >= 0 && out[i] < g.classes, "ctc_loss: target ", out[i],
-                      " of sample ", b, " is out of the label range [0, ", g.classes, ")");
+    EMBER_CHECK_INDEX(out[i] >= 0 && out[i] < g.classes, "ctc_loss: target ", out[i], " of sample ",
+                      b, " is out of the label range [0, ", g.classes, ")");
   }
   return out;
 }
@@ -132,7 +132,7 @@ std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targ
   Tensor nll = empty({g.batch}, log_probs.options());
   std::vector<std::vector<int64_t>> labels(g.batch);
   for (int64_t b = 0; b < g.batch; ++b) {
-    labels[b] = sample_targets(g, targets, b, target_lengths[b]);
+    labels[b] = sample_targets(g, b, target_lengths[b]);
   }
   EMBER_DISPATCH_FLOAT_DOUBLE(log_probs.dtype(), "ctc_loss_cpu", [&] {
     using T = scalar_t;
@@ -165,7 +165,8 @@ std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targ
           }
         }
         const T* last = la + (in_len - 1) * width;
-        nll_p[b] = tg_len == 0 ? -last[0] : -log_add3(last[2 * tg_len], last[2 * tg_len - 1], neginf);
+        nll_p[b] =
+            tg_len == 0 ? -last[0] : -log_add3(last[2 * tg_len], last[2 * tg_len - 1], neginf);
       }
     });
   });
@@ -196,7 +197,7 @@ Tensor _ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Ten
   Tensor out = empty(log_probs.sizes(), log_probs.options());
   std::vector<std::vector<int64_t>> labels(g.batch);
   for (int64_t b = 0; b < g.batch; ++b) {
-    labels[b] = sample_targets(g, targets, b, target_lengths[b]);
+    labels[b] = sample_targets(g, b, target_lengths[b]);
   }
   EMBER_DISPATCH_FLOAT_DOUBLE(log_probs.dtype(), "ctc_loss_backward_cpu", [&] {
     using T = scalar_t;
@@ -241,7 +242,8 @@ Tensor _ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Ten
             for (int64_t s = s_last; s >= 0; --s) {
               const int64_t p = prime(l, s, blank);
               const T b2 = s < s_last ? lb(t + 1, s + 1) : neginf;
-              const T b3 = s < s_last - 1 && prime(l, s + 2, blank) != p ? lb(t + 1, s + 2) : neginf;
+              const T b3 =
+                  s < s_last - 1 && prime(l, s + 2, blank) != p ? lb(t + 1, s + 2) : neginf;
               lb(t, s) = log_add3(lb(t + 1, s), b2, b3) + lpa(t, p);
               // Eq. (16)'s sum over the positions s of class p, in log space.
               const T ab = la[t * width + s] + lb(t, s);
