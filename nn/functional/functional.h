@@ -7,6 +7,7 @@
 
 #include "nn/functional/activation.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/distance.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/embedding.h"
 #include "nn/functional/linear.h"
@@ -14,6 +15,7 @@
 #include "nn/functional/normalization.h"
 #include "nn/functional/options.h"
 #include "nn/functional/padding.h"
+#include "nn/functional/pixelshuffle.h"
 #include "nn/functional/pooling.h"
 
 #endif  // EMBER_NN_FUNCTIONAL_FUNCTIONAL_H_

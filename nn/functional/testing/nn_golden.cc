@@ -20,6 +20,12 @@ const GoldenEntry kMoreGolden[] = {
 const GoldenError kMoreErrors[] = {
 #include "nn/functional/testdata/nn_ops_more_errors_golden.inc"
 };
+const GoldenEntry kExtraGolden[] = {
+#include "nn/functional/testdata/nn_ops_extra_golden.inc"
+};
+const GoldenError kExtraErrors[] = {
+#include "nn/functional/testdata/nn_ops_extra_errors_golden.inc"
+};
 
 using Lookup = const GoldenEntry& (*)(const std::string&);
 void run_case(Lookup golden, const std::string& name, int num_inputs, const std::vector<int>& grads,
@@ -54,6 +60,23 @@ void check_more_case(const std::string& name, int num_inputs, std::vector<int> g
 
 void expect_nn_more_error(const std::string& name, const std::function<void()>& f) {
   expect_golden_error(kMoreErrors, name, f);
+}
+
+const GoldenEntry& nn_extra_golden(const std::string& name) {
+  return find_golden(kExtraGolden, name);
+}
+
+Tensor extra_case_input(const std::string& name, const char* dtype, int i) {
+  return golden_tensor(nn_extra_golden(absl::StrCat(name, "/", dtype, "/in", i)));
+}
+
+void check_extra_case(const std::string& name, int num_inputs, std::vector<int> grads,
+                      const CaseFn& fn, double f64_grad_rel) {
+  run_case(nn_extra_golden, name, num_inputs, grads, fn, f64_grad_rel);
+}
+
+void expect_nn_extra_error(const std::string& name, const std::function<void()>& f) {
+  expect_golden_error(kExtraErrors, name, f);
 }
 
 namespace {
