@@ -95,6 +95,29 @@ def mk(shape, dtype=torch.float32, seed=0):
     return v.to(dtype).reshape(shape)
 
 
+def grad_case(writer, name, fn, inputs, grads=(0,), outputs=1):
+    """One case of the nn-op generators (nn_ops*.py), in float32 and float64:
+    the inputs "<name>/<f32|f64>/in<i>" (floating ones cast, the others as
+    they are), fn's first `outputs` outputs ("out", "out1"...) and the
+    gradient of sum(out * mk(out.shape, seed=7)) for each input in grads
+    ("grad<i>"). nn/functional/testing/nn_golden.h reads them back."""
+    for dtn, dt in (("f32", torch.float32), ("f64", torch.float64)):
+        xs = []
+        for i, x in enumerate(inputs):
+            x = x.to(dt) if x.is_floating_point() else x.clone()
+            writer.add("%s/%s/in%d" % (name, dtn, i), x)
+            xs.append(x.clone().requires_grad_(i in grads))
+        out = fn(*xs)
+        outs = out if isinstance(out, tuple) else (out,)
+        for k, o in enumerate(outs[:outputs]):
+            writer.add("%s/%s/out%s" % (name, dtn, "" if k == 0 else str(k)), o)
+        o = outs[0]
+        if grads and o.requires_grad:
+            (o * mk(list(o.shape), dt, 7)).sum().backward()
+            for i in grads:
+                writer.add("%s/%s/grad%d" % (name, dtn, i), xs[i].grad)
+
+
 def cpp_str(s):
     """A C++ string literal holding s."""
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import ErrorWriter, GoldenWriter, mk  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, grad_case, mk  # noqa: E402
 
 torch.set_num_threads(1)
 w = GoldenWriter("nn_ops_extra", package="nn/functional")
@@ -36,20 +36,9 @@ def uni(*shape):
     return torch.rand(*shape, generator=gen, dtype=torch.float64)
 
 
-def case(name, fn, inputs, grads=(0,)):
+def case(name, fn, inputs, grads=(0,), outputs=1):
     """inputs: float64 or integer tensors; grads: which inputs get gradients."""
-    for dtn, dt in (("f32", torch.float32), ("f64", torch.float64)):
-        xs = []
-        for i, x in enumerate(inputs):
-            x = x.to(dt) if x.is_floating_point() else x.clone()
-            w.add("%s/%s/in%d" % (name, dtn, i), x)
-            xs.append(x.clone().requires_grad_(i in grads))
-        o = fn(*xs)
-        w.add("%s/%s/out" % (name, dtn), o)
-        if grads:
-            (o * mk(list(o.shape), dt, 7)).sum().backward()
-            for i in grads:
-                w.add("%s/%s/grad%d" % (name, dtn, i), xs[i].grad)
+    grad_case(w, name, fn, inputs, grads, outputs)
 
 
 def pm1(n):
