@@ -1,5 +1,5 @@
 // parameters_to_vector and vector_to_parameters against PyTorch 1.13
-// (tools/golden/nn_modules_extra.py): a Linear(3, 2)'s parameters under
+// (tools/golden/nn_modules_misc.py): a Linear(3, 2)'s parameters under
 // manual_seed(0) flattened in order; the round trip; errors.
 #include "optim/convert_parameters.h"
 
@@ -7,7 +7,7 @@
 
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
-#include "nn/test_golden_extra.h"
+#include "nn/test_golden_misc.h"
 #include "tensor/all.h"
 #include "tensor/testing/golden.h"
 
@@ -16,7 +16,7 @@ namespace nn {
 namespace utils {
 namespace {
 
-namespace g = ::ember::nn::testing::extra;
+namespace g = ::ember::nn::testing::misc;
 using ::ember::testing::matches_golden;
 
 std::vector<Tensor> linear_params() {

@@ -20,11 +20,11 @@ const GoldenEntry kMoreGolden[] = {
 const GoldenError kMoreErrors[] = {
 #include "nn/functional/testdata/nn_ops_more_errors_golden.inc"
 };
-const GoldenEntry kExtraGolden[] = {
-#include "nn/functional/testdata/nn_ops_extra_golden.inc"
+const GoldenEntry kMiscGolden[] = {
+#include "nn/functional/testdata/nn_ops_misc_golden.inc"
 };
-const GoldenError kExtraErrors[] = {
-#include "nn/functional/testdata/nn_ops_extra_errors_golden.inc"
+const GoldenError kMiscErrors[] = {
+#include "nn/functional/testdata/nn_ops_misc_errors_golden.inc"
 };
 
 using Lookup = const GoldenEntry& (*)(const std::string&);
@@ -62,21 +62,21 @@ void expect_nn_more_error(const std::string& name, const std::function<void()>& 
   expect_golden_error(kMoreErrors, name, f);
 }
 
-const GoldenEntry& nn_extra_golden(const std::string& name) {
-  return find_golden(kExtraGolden, name);
+const GoldenEntry& nn_misc_golden(const std::string& name) {
+  return find_golden(kMiscGolden, name);
 }
 
-Tensor extra_case_input(const std::string& name, const char* dtype, int i) {
-  return golden_tensor(nn_extra_golden(absl::StrCat(name, "/", dtype, "/in", i)));
+Tensor misc_case_input(const std::string& name, const char* dtype, int i) {
+  return golden_tensor(nn_misc_golden(absl::StrCat(name, "/", dtype, "/in", i)));
 }
 
-void check_extra_case(const std::string& name, int num_inputs, std::vector<int> grads,
+void check_misc_case(const std::string& name, int num_inputs, std::vector<int> grads,
                       const CaseFn& fn, double f64_grad_rel) {
-  run_case(nn_extra_golden, name, num_inputs, grads, fn, f64_grad_rel);
+  run_case(nn_misc_golden, name, num_inputs, grads, fn, f64_grad_rel);
 }
 
-void expect_nn_extra_error(const std::string& name, const std::function<void()>& f) {
-  expect_golden_error(kExtraErrors, name, f);
+void expect_nn_misc_error(const std::string& name, const std::function<void()>& f) {
+  expect_golden_error(kMiscErrors, name, f);
 }
 
 namespace {

@@ -1,24 +1,24 @@
-#include "nn/test_golden_extra.h"
+#include "nn/test_golden_misc.h"
 
 namespace ember {
 namespace nn {
 namespace testing {
-namespace extra {
+namespace misc {
 namespace {
 
 using ::ember::testing::GoldenEntry;
 using ::ember::testing::GoldenError;
 
 const GoldenEntry kGolden[] = {
-#include "nn/testdata/nn_modules_extra_golden.inc"
+#include "nn/testdata/nn_modules_misc_golden.inc"
 };
 
 const GoldenError kErrors[] = {
-#include "nn/testdata/nn_modules_extra_errors_golden.inc"
+#include "nn/testdata/nn_modules_misc_errors_golden.inc"
 };
 
 const GoldenString kStrings[] = {
-#include "nn/testdata/nn_modules_extra_strings_golden.inc"
+#include "nn/testdata/nn_modules_misc_strings_golden.inc"
 };
 
 constexpr GoldenTables kTables(kGolden, kErrors, kStrings);
@@ -27,7 +27,7 @@ constexpr GoldenTables kTables(kGolden, kErrors, kStrings);
 
 const GoldenTables& tables() { return kTables; }
 
-}  // namespace extra
+}  // namespace misc
 }  // namespace testing
 }  // namespace nn
 }  // namespace ember

@@ -4,9 +4,9 @@ cosine_embedding, margin_ranking, triplet_margin, poisson_nll, gaussian_nll,
 ctc), cosine_similarity, pairwise_distance, pixel_shuffle / pixel_unshuffle
 (nn/functional/{activation_extra,loss_extra,distance,pixelshuffle}_test.cc).
 
-Run with Debian's PyTorch: /usr/bin/python3 tools/golden/nn_ops_extra.py
-Writes nn/functional/testdata/nn_ops_extra_golden.inc and
-nn_ops_extra_errors_golden.inc in nn_ops_more.py's format: each case
+Run with Debian's PyTorch: /usr/bin/python3 tools/golden/nn_ops_misc.py
+Writes nn/functional/testdata/nn_ops_misc_golden.inc and
+nn_ops_misc_errors_golden.inc in nn_ops_more.py's format: each case
 "<case>/<f32|f64>" stores its inputs (in0, in1...), the output ("out") and
 the gradient of sum(out * mk(out.shape, seed=7)) for each input in grads
 ("grad0"...). Integer inputs (targets, lengths) are stored as they are.
@@ -22,8 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_util import ErrorWriter, GoldenWriter, grad_case, mk  # noqa: E402
 
 torch.set_num_threads(1)
-w = GoldenWriter("nn_ops_extra", package="nn/functional")
-errors = ErrorWriter("nn_ops_extra", package="nn/functional")
+w = GoldenWriter("nn_ops_misc", package="nn/functional")
+errors = ErrorWriter("nn_ops_misc", package="nn/functional")
 err = errors.err
 gen = torch.Generator().manual_seed(1913)
 
@@ -171,7 +171,7 @@ case("ctc_unbatched",
      [lp[:, 0], torch.tensor([1, 2]), torch.tensor(5), torch.tensor(2)])
 # (A zero-length input reads out of bounds in PyTorch 1.13's CPU kernel;
 # ember gives what PyTorch 2.x does: 0 for an empty target, else inf,
-# tested in nn/functional/loss_extra_test.cc.)
+# tested in nn/functional/loss_misc_test.cc.)
 L = torch.tensor
 err("ctc_blank", lambda: F.ctc_loss(lp, padded, in_len, tg_len, blank=4))
 err("ctc_input_length", lambda: F.ctc_loss(lp, padded, L([7, 5, 4]), tg_len))

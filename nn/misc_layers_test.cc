@@ -1,4 +1,4 @@
-// Issue 19's layers against PyTorch (tools/golden/nn_modules_extra.py):
+// Issue 19's layers against PyTorch (tools/golden/nn_modules_misc.py):
 // GLU, CosineSimilarity, PairwiseDistance, the padding layers, Unflatten,
 // PixelShuffle / PixelUnshuffle and the loss modules beyond the basics:
 // forward values with their options, printed forms, errors. (The
@@ -18,7 +18,7 @@
 #include "nn/loss.h"
 #include "nn/padding.h"
 #include "nn/pixelshuffle.h"
-#include "nn/test_golden_extra.h"
+#include "nn/test_golden_misc.h"
 #include "nn/test_golden_more.h"
 #include "tensor/all.h"
 
@@ -27,7 +27,7 @@ namespace nn {
 namespace {
 
 using ::ember::testing::near_golden;
-namespace g = testing::extra;
+namespace g = testing::misc;
 using V = std::vector<Tensor>;
 
 // The module `fn` applied to the case's inputs "<name>.input<i>" gives
@@ -54,7 +54,7 @@ std::function<Tensor(const V&)> three(M m) {
   return [m](const V& x) mutable { return m(x[0], x[1], x[2]); };
 }
 
-TEST(ExtraLayers, GluAndDistances) {
+TEST(MiscLayers, GluAndDistances) {
   expect_case("glu", 1, one(GLU()));
   expect_case("glu_dim1", 1, one(GLU(1)));
   expect_case("cosine_similarity", 2, two(CosineSimilarity()));
@@ -65,7 +65,7 @@ TEST(ExtraLayers, GluAndDistances) {
               two(PairwiseDistance(PairwiseDistanceOptions().p(1).eps(1e-3).keepdim(true))));
 }
 
-TEST(ExtraLayers, Padding) {
+TEST(MiscLayers, Padding) {
   expect_case("zeropad2d", 1, one(ZeroPad2d(ZeroPad2dOptions({1, 0, 2, 1}))));
   expect_case("zeropad2d_crop", 1, one(ZeroPad2d(ZeroPad2dOptions({-1, 1, 0, -1}))));
   expect_case("constantpad1d", 1, one(ConstantPad1d(2, 3.5)));
@@ -80,14 +80,14 @@ TEST(ExtraLayers, Padding) {
   expect_case("replicationpad3d", 1, one(ReplicationPad3d(1)));
 }
 
-TEST(ExtraLayers, UnflattenPixelShuffle) {
+TEST(MiscLayers, UnflattenPixelShuffle) {
   expect_case("unflatten", 1, one(Unflatten(UnflattenOptions(1, {2, 3}))));
   expect_case("unflatten_infer", 1, one(Unflatten(UnflattenOptions(-1, {2, -1, 2}))));
   expect_case("pixelshuffle", 1, one(PixelShuffle(2)));
   expect_case("pixelunshuffle", 1, one(PixelUnshuffle(2)));
 }
 
-TEST(ExtraLayers, Losses) {
+TEST(MiscLayers, Losses) {
   expect_case("kldiv_batchmean", 2, two(KLDivLoss(KLDivLossOptions().reduction(kBatchMean))));
   expect_case("kldiv_log_target_none", 2,
               two(KLDivLoss(KLDivLossOptions().reduction(kNone).log_target(true))));
@@ -108,7 +108,7 @@ TEST(ExtraLayers, Losses) {
   expect_case("ctc_blank_zero_inf_sum", 4, [&](const V& x) { return ctc(x[0], x[1], x[2], x[3]); });
 }
 
-TEST(ExtraLayers, PrintedForms) {
+TEST(MiscLayers, PrintedForms) {
   ModuleList layers;
   layers->push_back(GLU());
   layers->push_back(GLU(1));
@@ -149,7 +149,7 @@ TEST(ExtraLayers, PrintedForms) {
   EXPECT_EQ(testing::more::repr(*losses), g::tables().golden_string("repr.losses"));
 }
 
-TEST(ExtraLayers, Errors) {
+TEST(MiscLayers, Errors) {
   g::tables().expect_golden_error("unflatten.sizes", [] {
     Unflatten(UnflattenOptions(1, {2, 2}))(zeros({2, 3}));
   });
@@ -165,7 +165,7 @@ TEST(ExtraLayers, Errors) {
   });
 }
 
-TEST(ExtraLayers, PaddingGradients) {
+TEST(MiscLayers, PaddingGradients) {
   // The layers are differentiable through F::pad.
   Tensor x = randn({1, 2, 3, 3}, TensorOptions().requires_grad(true));
   ReflectionPad2d(1)(x).sum().backward();

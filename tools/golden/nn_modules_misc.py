@@ -1,13 +1,13 @@
 """Golden values for the modules of issue 19's "rest of torch.nn" written
-beside nn_ops_extra.py's functional ops: GLU, the loss modules (KLDivLoss,
+beside nn_ops_misc.py's functional ops: GLU, the loss modules (KLDivLoss,
 HuberLoss, CosineEmbeddingLoss, MarginRankingLoss, TripletMarginLoss,
 PoissonNLLLoss, GaussianNLLLoss, CTCLoss), CosineSimilarity,
 PairwiseDistance, the padding layers, Unflatten, PixelShuffle /
 PixelUnshuffle, and nn.utils' parameters_to_vector / vector_to_parameters
-(nn/extra_layers_test.cc): forward values, printed forms and errors.
+(nn/misc_layers_test.cc): forward values, printed forms and errors.
 
 Run with /usr/bin/python3 (Debian's torch 1.13). Writes
-nn/testdata/nn_modules_extra_{golden,errors_golden,strings_golden}.inc.
+nn/testdata/nn_modules_misc_{golden,errors_golden,strings_golden}.inc.
 """
 
 import os
@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc  # noqa: E402
 
 torch.set_num_threads(1)
-g = GoldenWriter("nn_modules_extra", package="nn")
-errors = ErrorWriter("nn_modules_extra", package="nn")
+g = GoldenWriter("nn_modules_misc", package="nn")
+errors = ErrorWriter("nn_modules_misc", package="nn")
 strings = []
 
 
@@ -126,5 +126,5 @@ errors.err("pixelshuffle.channels", lambda: nn.PixelShuffle(2)(torch.zeros(1, 3,
 
 g.write()
 errors.write()
-write_inc("nn_modules_extra_strings_golden.inc", "nn_modules_extra", "{name, text}", strings,
+write_inc("nn_modules_misc_strings_golden.inc", "nn_modules_misc", "{name, text}", strings,
           "strings", "nn")

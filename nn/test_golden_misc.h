@@ -1,8 +1,8 @@
-#ifndef EMBER_NN_TEST_GOLDEN_EXTRA_H_
-#define EMBER_NN_TEST_GOLDEN_EXTRA_H_
+#ifndef EMBER_NN_TEST_GOLDEN_MISC_H_
+#define EMBER_NN_TEST_GOLDEN_MISC_H_
 
-// Test-only: the tables tools/golden/nn_modules_extra.py writes from
-// PyTorch (testdata/nn_modules_extra_*golden.inc), for issue 19's layers.
+// Test-only: the tables tools/golden/nn_modules_misc.py writes from
+// PyTorch (testdata/nn_modules_misc_*golden.inc), for issue 19's layers.
 
 #include <string>
 
@@ -12,16 +12,16 @@
 namespace ember {
 namespace nn {
 namespace testing {
-namespace extra {
+namespace misc {
 
 const GoldenTables& tables();
 inline Tensor golden_tensor(const std::string& name) {
   return ::ember::testing::golden_tensor(tables().golden(name));
 }
 
-}  // namespace extra
+}  // namespace misc
 }  // namespace testing
 }  // namespace nn
 }  // namespace ember
 
-#endif  // EMBER_NN_TEST_GOLDEN_EXTRA_H_
+#endif  // EMBER_NN_TEST_GOLDEN_MISC_H_
