@@ -14,6 +14,7 @@
 #include "nn/functional/padding.h"
 #include "tensor/all.h"
 #include "tensor/attention.h"
+#include "tensor/ctc_loss.h"
 
 namespace ember {
 namespace {
@@ -503,6 +504,16 @@ std::vector<Case> cases() {
          return V{nll_loss_backward(x[0], x[1], t, Tensor(), loss_reduction::kNone, -100, total)};
        },
        [] { return V{leaf(r({2, 2, 2})), leaf(r({2, 3, 2, 2}))}; }},
+      // Through log_softmax (Note [CTC gradient] in tensor/ctc_loss.cc):
+      // padded and concatenated targets, a repeated label, an empty target,
+      // an input shorter than the longest. PyTorch has no double backward.
+      {"_ctc_loss", [](const V& x) {
+         Tensor lp = log_softmax(x[0], 2);
+         return V{std::get<0>(_ctc_loss(lp, longs({1, 1, 2, 0, 3, 0, 0, 0}).view({2, 4}), {5, 4}, {3, 1}, 0, false)),
+                  std::get<0>(_ctc_loss(lp, longs({2, 1, 1}), {5, 3}, {2, 1}, 3, false)),
+                  std::get<0>(_ctc_loss(lp, longs({1}), {4, 5}, {0, 1}, 0, false))};
+       },
+       [] { return V{leaf(r({5, 2, 4}))}; }, false},
       {"mse_loss", [](const V& x) {
          return V{mse_loss(x[0], x[1], loss_reduction::kMean), mse_loss(x[0], x[1], loss_reduction::kNone)};
        },

@@ -37,14 +37,6 @@ std::string LogSoftmaxImpl::extra_repr() const { return absl::StrCat("dim=", opt
 
 namespace {
 
-// Python's str() of a number given as an int when it is integral (the
-// Softplus / Threshold defaults), else as a float.
-std::string py_number(double v) {
-  if (v == static_cast<double>(static_cast<int64_t>(v))) {
-    return absl::StrCat(static_cast<int64_t>(v));
-  }
-  return detail::py_float(v);
-}
 const char* inplace_suffix(bool inplace) { return inplace ? ", inplace=True" : ""; }
 const char* inplace_only(bool inplace) { return inplace ? "inplace=True" : ""; }
 
@@ -67,8 +59,8 @@ std::string CELUImpl::extra_repr() const {
 
 Tensor SoftplusImpl::forward(const Tensor& input) { return F::softplus(input, options); }
 std::string SoftplusImpl::extra_repr() const {
-  return absl::StrCat("beta=", py_number(options.beta()),
-                      ", threshold=", py_number(options.threshold()));
+  return absl::StrCat("beta=", detail::py_number(options.beta()),
+                      ", threshold=", detail::py_number(options.threshold()));
 }
 
 Tensor ReLU6Impl::forward(const Tensor& input) { return F::relu6(input, options); }
@@ -79,6 +71,9 @@ std::string SoftshrinkImpl::extra_repr() const { return detail::py_float(options
 
 Tensor HardshrinkImpl::forward(const Tensor& input) { return F::hardshrink(input, options); }
 std::string HardshrinkImpl::extra_repr() const { return detail::py_float(options.lambda()); }
+
+Tensor GLUImpl::forward(const Tensor& input) { return F::glu(input, options); }
+std::string GLUImpl::extra_repr() const { return absl::StrCat("dim=", options.dim()); }
 
 HardtanhImpl::HardtanhImpl(const HardtanhOptions& options) : options(options) {
   EMBER_CHECK_VALUE(options.max_val() >= options.min_val(), "Hardtanh: max_val (",
@@ -94,8 +89,8 @@ std::string HardtanhImpl::extra_repr() const {
 
 Tensor ThresholdImpl::forward(const Tensor& input) { return F::threshold(input, options); }
 std::string ThresholdImpl::extra_repr() const {
-  return absl::StrCat("threshold=", py_number(options.threshold()),
-                      ", value=", py_number(options.value()), inplace_suffix(options.inplace()));
+  return absl::StrCat("threshold=", detail::py_number(options.threshold()),
+                      ", value=", detail::py_number(options.value()), inplace_suffix(options.inplace()));
 }
 
 Tensor SiLUImpl::forward(const Tensor& input) { return F::silu(input, inplace); }

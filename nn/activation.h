@@ -4,7 +4,7 @@
 // Activation layers: ReLU, LeakyReLU, GELU, Sigmoid, Tanh, Softmax,
 // LogSoftmax, ELU, SELU, CELU, SiLU, Mish, Softplus, Softsign, Hardtanh,
 // ReLU6, Hardsigmoid, Hardswish, PReLU, LogSigmoid, Tanhshrink, Softshrink,
-// Hardshrink, Threshold (each calls its nn::functional op). Their printed
+// Hardshrink, Threshold, GLU (each calls its nn::functional op). Their printed
 // form is PyTorch's for the values PyTorch's defaults have: Softplus and
 // Threshold print integral values as ints (Softplus(beta=1, threshold=20)),
 // the others as floats (Hardtanh(min_val=-1.0, max_val=1.0)).
@@ -96,6 +96,7 @@ using ReLU6Options = functional::ReLU6FuncOptions;
 using SoftshrinkOptions = functional::SoftshrinkFuncOptions;
 using HardshrinkOptions = functional::HardshrinkFuncOptions;
 using ThresholdOptions = functional::ThresholdFuncOptions;
+using GLUOptions = functional::GLUFuncOptions;
 
 // A module holding `Options` and calling one functional op with them.
 #define EMBER_OPTIONS_ACTIVATION(Name, Opts)                        \
@@ -115,6 +116,7 @@ EMBER_OPTIONS_ACTIVATION(Softplus, SoftplusOptions);
 EMBER_OPTIONS_ACTIVATION(ReLU6, ReLU6Options);
 EMBER_OPTIONS_ACTIVATION(Softshrink, SoftshrinkOptions);
 EMBER_OPTIONS_ACTIVATION(Hardshrink, HardshrinkOptions);
+EMBER_OPTIONS_ACTIVATION(GLU, GLUOptions);
 #undef EMBER_OPTIONS_ACTIVATION
 
 // Checks min_val <= max_val (PyTorch asserts it without a message).

@@ -46,5 +46,10 @@ std::string FlattenImpl::extra_repr() const {
   return absl::StrCat("start_dim=", options.start_dim(), ", end_dim=", options.end_dim());
 }
 
+std::string UnflattenImpl::extra_repr() const {
+  return absl::StrCat("dim=", options.dim(),
+                      ", unflattened_size=", detail::py_tuple(options.sizes()));
+}
+
 }  // namespace nn
 }  // namespace ember

@@ -1,9 +1,12 @@
 #ifndef EMBER_NN_LINEAR_H_
 #define EMBER_NN_LINEAR_H_
 
-// Linear, Identity and Flatten.
+// Linear, Identity, Flatten and Unflatten.
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "nn/functional/options.h"
 #include "nn/module.h"
@@ -62,6 +65,29 @@ class FlattenImpl : public Module {
   FlattenOptions options;
 };
 EMBER_MODULE(Flatten);
+
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes)
+      : dim_(dim), sizes_(std::move(sizes)) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::vector<int64_t>, sizes);  // one may be -1 (inferred)
+};
+
+// Splits dim `dim` into `sizes` (Tensor::unflatten):
+//   nn::Unflatten(nn::UnflattenOptions(1, {2, 3}))
+// PyTorch's named-tensor form (a dim name and (name, size) pairs) is left
+// out.
+class UnflattenImpl : public Module {
+ public:
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes)
+      : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  explicit UnflattenImpl(UnflattenOptions options) : options(std::move(options)) {}
+  Tensor forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
+  std::string extra_repr() const override;
+
+  UnflattenOptions options;
+};
+EMBER_MODULE(Unflatten);
 
 }  // namespace nn
 }  // namespace ember

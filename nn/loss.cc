@@ -54,5 +54,41 @@ Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
   return F::binary_cross_entropy_with_logits(input, target, options);
 }
 
+Tensor KLDivLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return F::kl_div(input, target, options);
+}
+
+Tensor HuberLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return F::huber_loss(input, target, options);
+}
+
+Tensor PoissonNLLLossImpl::forward(const Tensor& log_input, const Tensor& target) {
+  return F::poisson_nll_loss(log_input, target, options);
+}
+
+Tensor CosineEmbeddingLossImpl::forward(const Tensor& input1, const Tensor& input2,
+                                        const Tensor& target) {
+  return F::cosine_embedding_loss(input1, input2, target, options);
+}
+
+Tensor MarginRankingLossImpl::forward(const Tensor& input1, const Tensor& input2,
+                                      const Tensor& target) {
+  return F::margin_ranking_loss(input1, input2, target, options);
+}
+
+Tensor TripletMarginLossImpl::forward(const Tensor& anchor, const Tensor& positive,
+                                      const Tensor& negative) {
+  return F::triplet_margin_loss(anchor, positive, negative, options);
+}
+
+Tensor GaussianNLLLossImpl::forward(const Tensor& input, const Tensor& target, const Tensor& var) {
+  return F::gaussian_nll_loss(input, target, var, options);
+}
+
+Tensor CTCLossImpl::forward(const Tensor& log_probs, const Tensor& targets,
+                            const Tensor& input_lengths, const Tensor& target_lengths) {
+  return F::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
+}
+
 }  // namespace nn
 }  // namespace ember

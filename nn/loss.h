@@ -23,6 +23,14 @@ using NLLLossOptions = functional::NLLLossFuncOptions;
 using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
 using BCELossOptions = functional::BinaryCrossEntropyFuncOptions;
 using BCEWithLogitsLossOptions = functional::BinaryCrossEntropyWithLogitsFuncOptions;
+using KLDivLossOptions = functional::KLDivFuncOptions;
+using HuberLossOptions = functional::HuberLossFuncOptions;
+using CosineEmbeddingLossOptions = functional::CosineEmbeddingLossFuncOptions;
+using MarginRankingLossOptions = functional::MarginRankingLossFuncOptions;
+using TripletMarginLossOptions = functional::TripletMarginLossFuncOptions;
+using PoissonNLLLossOptions = functional::PoissonNLLLossFuncOptions;
+using GaussianNLLLossOptions = functional::GaussianNLLLossFuncOptions;
+using CTCLossOptions = functional::CTCLossFuncOptions;
 
 // One loss module per functional loss; Options must hold the loss's
 // reduction.
@@ -81,6 +89,64 @@ class BCEWithLogitsLossImpl : public LossImpl<BCEWithLogitsLossOptions> {
   Tensor forward(const Tensor& input, const Tensor& target);
 };
 EMBER_MODULE(BCEWithLogitsLoss);
+
+// The losses below print no options, as PyTorch's do.
+class KLDivLossImpl : public LossImpl<KLDivLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(KLDivLoss);
+
+class HuberLossImpl : public LossImpl<HuberLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(HuberLoss);
+
+class PoissonNLLLossImpl : public LossImpl<PoissonNLLLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& log_input, const Tensor& target);
+};
+EMBER_MODULE(PoissonNLLLoss);
+
+class CosineEmbeddingLossImpl : public LossImpl<CosineEmbeddingLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input1, const Tensor& input2, const Tensor& target);
+};
+EMBER_MODULE(CosineEmbeddingLoss);
+
+class MarginRankingLossImpl : public LossImpl<MarginRankingLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input1, const Tensor& input2, const Tensor& target);
+};
+EMBER_MODULE(MarginRankingLoss);
+
+class TripletMarginLossImpl : public LossImpl<TripletMarginLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative);
+};
+EMBER_MODULE(TripletMarginLoss);
+
+class GaussianNLLLossImpl : public LossImpl<GaussianNLLLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target, const Tensor& var);
+};
+EMBER_MODULE(GaussianNLLLoss);
+
+class CTCLossImpl : public LossImpl<CTCLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                 const Tensor& target_lengths);
+};
+EMBER_MODULE(CTCLoss);
 
 }  // namespace nn
 }  // namespace ember

@@ -18,6 +18,9 @@ namespace detail {
 // Python's str() of a float: the shortest round-tripping digits, "1.0",
 // "0.01", "1e-05".
 std::string py_float(double v);
+// An integral value as an int ("20"), others as py_float: how the layers
+// whose PyTorch defaults are ints print (Softplus, Threshold, ConstantPad).
+std::string py_number(double v);
 inline const char* py_bool(bool b) { return b ? "True" : "False"; }
 // A Python tuple of ints: "(5, 5)", "(10,)".
 template <typename Ints>

@@ -7,6 +7,7 @@
 #include "optim/adamax.h"
 #include "optim/asgd.h"
 #include "optim/clip_grad.h"
+#include "optim/convert_parameters.h"
 #include "optim/composite_schedulers.h"
 #include "optim/cyclic_schedulers.h"
 #include "optim/factor_schedulers.h"

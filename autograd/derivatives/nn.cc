@@ -12,6 +12,7 @@
 
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
+#include "tensor/ctc_loss.h"
 #include "tensor/creation.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
@@ -321,6 +322,15 @@ V nll_loss_backward_bw(const C& c, const V& g) {
   return r;
 }
 
+// _ctc_loss(log_probs, targets; input_lengths, target_lengths, blank,
+// zero_infinity) -> (neg_log_likelihood, log_alpha): only the first
+// output is differentiable, as in PyTorch.
+V ctc_loss_bw(const C& c, const V& g) {
+  return {_ctc_loss_backward(g[0], c.input(0), c.input(1), c.dims(0), c.dims(1), c.output(0),
+                             c.output(1), c.int_arg(2), c.int_arg(3) != 0),
+          Tensor()};
+}
+
 // The gradient of a loss's reduction, to multiply the elementwise one by.
 Tensor reduced_grad(const C& c, const Tensor& g, int64_t reduction) {
   if (reduction != loss_reduction::kMean) return g;
@@ -443,6 +453,7 @@ EMBER_REGISTER_DERIVATIVES(
      nll_loss_backward_bw},
     {"nll_loss2d_backward", "NllLoss2DBackwardBackward0", kSaveThird | kSaveFourth, false,
      nll_loss_backward_bw},
+    {"_ctc_loss", "CtcLossBackward0", kSaveAll, true, ctc_loss_bw},
     {"mse_loss", "MseLossBackward0", kSaveAll, false, mse_loss_bw},
     {"smooth_l1_loss", "SmoothL1LossBackward0", kSaveAll, false, smooth_l1_loss_bw},
     {"binary_cross_entropy", "BinaryCrossEntropyBackward0", kSaveAll, false, bce_bw},

@@ -1,5 +1,7 @@
 #include "nn/functional/activation.h"
 
+#include "tensor/dim.h"
+#include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -107,6 +109,16 @@ Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options) {
   return apply(input, options.inplace(), [&](const Tensor& x) {
     return ember::threshold(x, options.threshold(), options.value());
   });
+}
+
+// Composite, as PyTorch's math: the gradient comes from narrow, sigmoid
+// and mul (PyTorch 1.13 records one GluBackward0 with the same values).
+Tensor glu(const Tensor& input, const GLUFuncOptions& options) {
+  EMBER_CHECK(input.dim() > 0, "glu does not support scalars because halving size must be even");
+  const int64_t dim = ember::detail::wrap_dim(options.dim(), input.dim());
+  const int64_t n = input.size(dim);
+  EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", dim, " is size ", n);
+  return input.narrow(dim, 0, n / 2) * ember::sigmoid(input.narrow(dim, n / 2, n / 2));
 }
 
 }  // namespace functional

@@ -4,7 +4,7 @@
 // Activations of torch::nn::functional: relu, leaky_relu, gelu, sigmoid,
 // tanh, softmax, log_softmax, elu, selu, celu, silu, mish, softplus,
 // softsign, hardtanh, relu6, hardsigmoid, hardswish, prelu, logsigmoid,
-// tanhshrink, softshrink, hardshrink, threshold. The in-place forms
+// tanhshrink, softshrink, hardshrink, threshold, glu. The in-place forms
 // (inplace(true), as PyTorch's inplace=True) write the result into the
 // input through copy_ (its node is CopyBackwards, where PyTorch records the
 // op's own in-place kernel; the gradients are the same).
@@ -123,6 +123,13 @@ struct ThresholdFuncOptions {
   EMBER_ARG(bool, inplace) = false;
 };
 Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options);
+
+// The gated linear unit: input split in halves a, b along `dim`, a * sigmoid(b).
+struct GLUFuncOptions {
+  /* implicit */ GLUFuncOptions(int64_t dim = -1) : dim_(dim) {}  // NOLINT
+  EMBER_ARG(int64_t, dim);
+};
+Tensor glu(const Tensor& input, const GLUFuncOptions& options = {});
 
 }  // namespace functional
 }  // namespace nn

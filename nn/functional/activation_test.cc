@@ -86,5 +86,24 @@ TEST(Activation, Gradcheck) {
   }
 }
 
+// glu against PyTorch (tools/golden/nn_ops_misc.py) and finite differences.
+TEST(Activation, Glu) {
+  using V = std::vector<Tensor>;
+  testing::check_misc_case("glu", 1, {0}, [](const V& x) { return F::glu(x[0]); });
+  testing::check_misc_case("glu_dim0_noncontig", 1, {0},
+                            [](const V& x) { return F::glu(x[0].t(), 0); });
+  testing::check_misc_case("glu_3d", 1, {0}, [](const V& x) { return F::glu(x[0], 1); });
+  testing::expect_nn_misc_error("glu_odd", [] { F::glu(zeros({2, 3}), 1); });
+  testing::expect_nn_misc_error("glu_scalar", [] { F::glu(zeros({})); });
+  autograd::GradcheckOptions o;
+  o.check_grad_grad = true;
+  EXPECT_EQ(autograd::gradcheck(
+                [](const autograd::variable_list& v) {
+                  return autograd::variable_list{F::glu(v[0], -2)};
+                },
+                {randn({4, 3}, TensorOptions(kDouble).requires_grad(true))}, o),
+            "");
+}
+
 }  // namespace
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "nn/functional/activation.h"
 #include "nn/functional/attention.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/distance.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/embedding.h"
 #include "nn/functional/fold.h"
@@ -16,6 +17,7 @@
 #include "nn/functional/normalization.h"
 #include "nn/functional/options.h"
 #include "nn/functional/padding.h"
+#include "nn/functional/pixelshuffle.h"
 #include "nn/functional/pooling.h"
 #include "nn/functional/upsampling.h"
 

@@ -1,11 +1,19 @@
 #include "nn/functional/loss.h"
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "absl/strings/str_join.h"
 #include "nn/functional/activation.h"
+#include "nn/functional/distance.h"
 #include "tensor/autocast.h"
+#include "tensor/creation.h"
+#include "tensor/ctc_loss.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
+#include "tensor/nn_util.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
@@ -141,6 +149,140 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                     ") must be the same as input size (", torch_size(input.sizes()), ")");
   return ember::binary_cross_entropy_with_logits(input, target, o.weight(), o.pos_weight(),
                                                  red(o.reduction()));
+}
+
+namespace {
+
+// x * log(x), 0 where x is 0 (torch.xlogy(x, x)); the inner where keeps
+// log(0) out of the gradient.
+Tensor xlogx(const Tensor& x) {
+  const Tensor zero = x == 0;
+  return where(zero, 0.0, x * where(zero, 1.0, x).log());
+}
+
+std::vector<int64_t> lengths_vector(const Tensor& lengths, const char* what) {
+  EMBER_CHECK(is_integral(lengths.dtype(), /*include_bool=*/false), what, " must be integral");
+  const Tensor l = lengths.to(kLong).contiguous();
+  const int64_t* p = l.data_ptr<int64_t>();
+  return std::vector<int64_t>(p, p + l.numel());
+}
+
+}  // namespace
+
+// PyTorch 1.13's kl_div (a composite there too).
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& o) {
+  const Tensor loss =
+      o.log_target() ? target.exp() * (target - input) : xlogx(target) - target * input;
+  if (!o.reduction().batch_mean()) return reduce(loss, o.reduction().reduction());
+  const Tensor sum = loss.sum();
+  return input.dim() == 0 ? sum : sum / static_cast<double>(input.size(0));
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& o) {
+  const double delta = o.delta();
+  EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  const Tensor z = (input - target).abs();
+  return reduce(where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta), o.reduction());
+}
+
+// ATen's cosine_embedding_loss, step for step (its 1e-12 keeps a zero
+// vector's cosine finite).
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& o) {
+  const int64_t td = target.dim();
+  EMBER_CHECK(td == 1 || td == 0, "0D or 1D target tensor expected, multi-target not supported");
+  EMBER_CHECK(input1.dim() == td + 1 && input2.dim() == td + 1, td, "D target tensor expects ",
+              td + 1, "D input tensors, but found inputs with sizes ",
+              ::ember::detail::bracketed(input1.sizes()), " and ",
+              ::ember::detail::bracketed(input2.sizes()), ".");
+  constexpr double kEpsilon = 1e-12;
+  const Tensor prod = (input1 * input2).sum({td});
+  const Tensor mag1 = (input1 * input1).sum({td}) + kEpsilon;
+  const Tensor mag2 = (input2 * input2).sum({td}) + kEpsilon;
+  const Tensor cos = prod / (mag1 * mag2).sqrt();
+  const Tensor zeros = zeros_like(cos);
+  const Tensor pos = 1 - cos;
+  const Tensor neg = (cos - o.margin()).clamp_min(0);
+  return reduce(where(target == 1, pos, zeros) + where(target == -1, neg, zeros), o.reduction());
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& o) {
+  EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
+              "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+              "input1: ",
+              torch_size(input1.sizes()), ", input2: ", torch_size(input2.sizes()),
+              ", target: ", torch_size(target.sizes()), " ");
+  return reduce((-target * (input1 - input2) + o.margin()).clamp_min(0), o.reduction());
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& o) {
+  EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+              "All inputs should have same dimension but got ", anchor.dim(), "D, ",
+              positive.dim(), "D and ", negative.dim(), "D inputs.");
+  const auto dist = PairwiseDistanceFuncOptions().p(o.p()).eps(o.eps());
+  const Tensor d_pos = pairwise_distance(anchor, positive, dist);
+  Tensor d_neg = pairwise_distance(anchor, negative, dist);
+  if (o.swap()) d_neg = minimum(d_neg, pairwise_distance(positive, negative, dist));
+  return reduce((d_pos - d_neg + o.margin()).clamp_min(0), o.reduction());
+}
+
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target,
+                        const PoissonNLLLossFuncOptions& o) {
+  Tensor loss = o.log_input() ? input.exp() - target * input
+                              : input - target * (input + o.eps()).log();
+  if (o.full()) {
+    const Tensor stirling = target * target.log() - target + (target * (2 * M_PI)).log() * 0.5;
+    loss = loss + stirling.masked_fill(target <= 1, 0.0);
+  }
+  return reduce(loss, o.reduction());
+}
+
+// PyTorch 1.13's F.gaussian_nll_loss (Python there).
+Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
+                         const GaussianNLLLossFuncOptions& o) {
+  Tensor v = var;
+  if (var.sizes() != input.sizes()) {
+    const IntArrayRef in = input.sizes();
+    const IntArrayRef in_lead = in.empty() ? in : in.first(in.size() - 1);
+    if (!in.empty() && var.sizes() == in_lead) {
+      v = var.unsqueeze(-1);  // homoscedastic: one variance per sample
+    } else {
+      EMBER_CHECK_VALUE(!in.empty() && var.dim() == input.dim() && var.size(-1) == 1 &&
+                            var.sizes().first(var.dim() - 1) == in_lead,
+                        "var is of incorrect size");
+    }
+  }
+  EMBER_CHECK_VALUE(!(var < 0).any().item<bool>(), "var has negative entry/entries");
+  v = detail::clamp_min_keep_grad(v, o.eps());
+  const Tensor diff = input - target;
+  Tensor loss = (v.log() + diff * diff / v) * 0.5;
+  if (o.full()) loss = loss + 0.5 * std::log(2 * M_PI);
+  return reduce(loss, o.reduction());
+}
+
+// ATen's ctc_loss around the _ctc_loss primitive.
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, const CTCLossFuncOptions& o) {
+  const std::vector<int64_t> il = lengths_vector(input_lengths, "input_lengths");
+  const std::vector<int64_t> tl = lengths_vector(target_lengths, "target_lengths");
+  const bool batched = log_probs.dim() == 3;
+  Tensor loss = std::get<0>(
+      _ctc_loss(batched ? log_probs : log_probs.unsqueeze(1), targets, il, tl, o.blank(),
+                o.zero_infinity()));
+  if (o.zero_infinity()) {
+    loss = where(loss == std::numeric_limits<double>::infinity(), 0.0, loss);
+  }
+  switch (o.reduction()) {
+    case Reduction::kMean:
+      return (loss / tensor(tl).to(loss.dtype()).clamp_min(1)).mean();
+    case Reduction::kSum:
+      return loss.sum();
+    case Reduction::kNone:
+      break;
+  }
+  return batched ? loss : loss.squeeze(0);
 }
 
 }  // namespace functional

@@ -13,6 +13,25 @@
 #include "tensor/tensor.h"
 
 namespace ember {
+
+// kl_div's reduction: 'batchmean', the sum over the batch size (the KL
+// divergence as defined), beside kNone / kMean / kSum (libtorch's
+// KLDivFuncOptions::reduction_t): `.reduction(ember::kBatchMean)`.
+enum class BatchMean { kBatchMean };
+inline constexpr BatchMean kBatchMean = BatchMean::kBatchMean;
+class KLDivReduction {
+ public:
+  KLDivReduction(Reduction r) : reduction_(r) {}        // NOLINT(runtime/explicit)
+  KLDivReduction(BatchMean) : batch_mean_(true) {}      // NOLINT(runtime/explicit)
+  bool batch_mean() const { return batch_mean_; }
+  // kSum for kBatchMean (then divided by the batch size).
+  Reduction reduction() const { return reduction_; }
+
+ private:
+  Reduction reduction_ = kSum;
+  bool batch_mean_ = false;
+};
+
 namespace nn {
 namespace functional {
 
@@ -70,6 +89,93 @@ struct BinaryCrossEntropyWithLogitsFuncOptions {
 Tensor binary_cross_entropy_with_logits(
     const Tensor& input, const Tensor& target,
     const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+
+// --- losses beyond the classification and regression basics -------------------------------
+// Composites of public ops (their gradients come from autograd), except
+// ctc_loss, whose recursion is the primitive _ctc_loss (tensor/ctc_loss.h).
+
+struct KLDivFuncOptions {
+  EMBER_ARG(KLDivReduction, reduction) = kMean;
+  EMBER_ARG(bool, log_target) = false;
+};
+// input: log-probabilities; target: probabilities (log-probabilities with
+// log_target). kMean averages over every element, as PyTorch 1.13 does
+// (which warns that kBatchMean is the divergence).
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options = {});
+
+struct HuberLossFuncOptions {
+  /* implicit */ HuberLossFuncOptions(Reduction reduction = kMean)  // NOLINT
+      : reduction_(reduction) {}
+  EMBER_ARG(Reduction, reduction);
+  EMBER_ARG(double, delta) = 1.0;
+};
+Tensor huber_loss(const Tensor& input, const Tensor& target,
+                  const HuberLossFuncOptions& options = {});
+
+struct CosineEmbeddingLossFuncOptions {
+  EMBER_ARG(double, margin) = 0.0;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// input1, input2 [N, D] with target [N] (or [D] with a 0-dim target) of 1
+// (similar: 1 - cos) or -1 (dissimilar: max(0, cos - margin)).
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& options = {});
+
+struct MarginRankingLossFuncOptions {
+  EMBER_ARG(double, margin) = 0.0;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// max(0, -target * (input1 - input2) + margin), inputs of one dimension count.
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& options = {});
+
+struct TripletMarginLossFuncOptions {
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(bool, swap) = false;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// max(0, margin + d(a, p) - d(a, n)) with d the pairwise_distance; swap
+// uses min(d(a, n), d(p, n)) as the negative distance.
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& options = {});
+
+struct PoissonNLLLossFuncOptions {
+  EMBER_ARG(bool, log_input) = true;
+  EMBER_ARG(bool, full) = false;
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// log_input: exp(input) - target * input; else input - target * log(input
+// + eps). full adds Stirling's approximation of log(target!) for target > 1.
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target,
+                        const PoissonNLLLossFuncOptions& options = {});
+
+struct GaussianNLLLossFuncOptions {
+  EMBER_ARG(bool, full) = false;
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// 0.5 * (log(var) + (input - target)^2 / var) (+ 0.5 * log(2 pi) with
+// full). var: input's shape, or input's without its last dim, or that
+// with a last dim of 1; entries below eps count as eps (the gradient still
+// flows to var, as PyTorch clamps under no_grad).
+Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
+                         const GaussianNLLLossFuncOptions& options = {});
+
+struct CTCLossFuncOptions {
+  EMBER_ARG(int64_t, blank) = 0;
+  EMBER_ARG(Reduction, reduction) = kMean;
+  EMBER_ARG(bool, zero_infinity) = false;
+};
+// log_probs [T, N, C] (or [T, C] for one sequence) from log_softmax; targets
+// [N, S] padded or the N targets concatenated (int64 or int32); lengths:
+// integer tensors [N] (or 0-dim for one sequence). kMean divides each
+// loss by its target length (at least 1) before averaging. zero_infinity:
+// impossible alignments give 0 and no gradient instead of inf.
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, const CTCLossFuncOptions& options = {});
 
 }  // namespace functional
 }  // namespace nn

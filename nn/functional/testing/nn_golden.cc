@@ -26,6 +26,12 @@ const GoldenEntry kExtraGolden[] = {
 const GoldenError kExtraErrors[] = {
 #include "nn/functional/testdata/nn_ops_extra_errors_golden.inc"
 };
+const GoldenEntry kMiscGolden[] = {
+#include "nn/functional/testdata/nn_ops_misc_golden.inc"
+};
+const GoldenError kMiscErrors[] = {
+#include "nn/functional/testdata/nn_ops_misc_errors_golden.inc"
+};
 
 using Lookup = const GoldenEntry& (*)(const std::string&);
 void run_case(Lookup golden, const std::string& name, int num_inputs, const std::vector<int>& grads,
@@ -77,6 +83,23 @@ void check_extra_case(const std::string& name, int num_inputs, std::vector<int> 
 
 void expect_nn_extra_error(const std::string& name, const std::function<void()>& f) {
   expect_golden_error(kExtraErrors, name, f);
+}
+
+const GoldenEntry& nn_misc_golden(const std::string& name) {
+  return find_golden(kMiscGolden, name);
+}
+
+Tensor misc_case_input(const std::string& name, const char* dtype, int i) {
+  return golden_tensor(nn_misc_golden(absl::StrCat(name, "/", dtype, "/in", i)));
+}
+
+void check_misc_case(const std::string& name, int num_inputs, std::vector<int> grads,
+                     const CaseFn& fn, double f64_grad_rel) {
+  run_case(nn_misc_golden, name, num_inputs, grads, fn, f64_grad_rel);
+}
+
+void expect_nn_misc_error(const std::string& name, const std::function<void()>& f) {
+  expect_golden_error(kMiscErrors, name, f);
 }
 
 namespace {

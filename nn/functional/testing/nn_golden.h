@@ -45,6 +45,14 @@ Tensor extra_case_input(const std::string& name, const char* dtype, int i);
 const GoldenEntry& nn_extra_golden(const std::string& name);
 void expect_nn_extra_error(const std::string& name, const std::function<void()>& f);
 
+// The same for the cases of tools/golden/nn_ops_misc.py
+// (nn/functional/testdata/nn_ops_misc_golden.inc).
+void check_misc_case(const std::string& name, int num_inputs, std::vector<int> grads,
+                     const CaseFn& fn, double f64_grad_rel = 1e-9);
+Tensor misc_case_input(const std::string& name, const char* dtype, int i);
+const GoldenEntry& nn_misc_golden(const std::string& name);
+void expect_nn_misc_error(const std::string& name, const std::function<void()>& f);
+
 // For kernels that split their work by thread count: op(x, w) run with 1
 // and then 3 intra-op threads, on fresh leaf copies of x and w, gives the
 // same output and gradients of sum(y * y) for x and w (within 1e-5).
