@@ -33,13 +33,23 @@ std::tuple<int64_t, int64_t> _calculate_fan_in_and_fan_out(const Tensor& tensor)
   return {tensor.size(1) * receptive_field, tensor.size(0) * receptive_field};
 }
 
+namespace {
+thread_local bool skip_init = false;
+}  // namespace
+
+NoInitGuard::NoInitGuard() : previous_(skip_init) { skip_init = true; }
+NoInitGuard::~NoInitGuard() { skip_init = previous_; }
+bool NoInitGuard::active() { return skip_init; }
+
 Tensor uniform_(Tensor tensor, double a, double b) {
+  if (skip_init) return tensor;
   NoGradGuard no_grad;
   tensor.uniform_(a, b);
   return tensor;
 }
 
 Tensor normal_(Tensor tensor, double mean, double std) {
+  if (skip_init) return tensor;
   NoGradGuard no_grad;
   tensor.normal_(mean, std);
   return tensor;

@@ -58,6 +58,23 @@ double calculate_gain(Nonlinearity nonlinearity, double param = 0.01);
 // product of the remaining dims). ValueError below 2 dims.
 std::tuple<int64_t, int64_t> _calculate_fan_in_and_fan_out(const Tensor& tensor);
 
+// While one is alive on this thread, the random fills below (and so every
+// module's reset_parameters) leave their tensor as it is and draw nothing.
+// Deep copies of modules build under it and then copy the original's
+// values, so that copying consumes no random numbers, as Python's
+// copy.deepcopy (nn::TransformerEncoder's clones of its layer).
+class NoInitGuard {
+ public:
+  NoInitGuard();
+  ~NoInitGuard();
+  NoInitGuard(const NoInitGuard&) = delete;
+  NoInitGuard& operator=(const NoInitGuard&) = delete;
+  static bool active();
+
+ private:
+  bool previous_;
+};
+
 // Each returns its argument (a handle to the same tensor).
 Tensor uniform_(Tensor tensor, double a = 0, double b = 1);
 Tensor normal_(Tensor tensor, double mean = 0, double std = 1);

@@ -6,6 +6,7 @@
 // use instead.
 
 #include "nn/activation.h"
+#include "nn/attention.h"
 #include "nn/container.h"
 #include "nn/conv.h"
 #include "nn/dropout.h"
@@ -20,5 +21,6 @@
 #include "nn/pooling.h"
 #include "nn/rnn.h"
 #include "nn/rnn_cell.h"
+#include "nn/transformer.h"
 
 #endif  // EMBER_NN_NN_H_
