@@ -14,7 +14,7 @@
 #include "absl/strings/match.h"
 #include "autograd/grad_mode.h"
 #include "nn/test_golden.h"
-#include "serialize/safetensors.h"
+#include "serialize/checkpoint.h"
 #include "tensor/creation.h"
 #include "tensor/random.h"
 #include "tensor/reduce.h"
@@ -56,9 +56,8 @@ GPT2Config tiny_config() {
       .initializer_range(0.25);
 }
 
-NamedTensors load_file(const std::string& name) {
-  return safetensors::load_file("models/testdata/" + name).tensors;
-}
+// As a user reads a checkpoint (serialize/checkpoint.h).
+NamedTensors load_file(const std::string& name) { return load("models/testdata/" + name); }
 
 // The tiny model with the script's weights, from save_pretrained's file.
 GPT2 load_tiny() {
