@@ -13,11 +13,11 @@
 
 #include "absl/strings/match.h"
 #include "autograd/grad_mode.h"
+#include "models/testing.h"
 #include "nn/test_golden.h"
 #include "serialize/checkpoint.h"
 #include "tensor/creation.h"
 #include "tensor/random.h"
-#include "tensor/reduce.h"
 #include "tensor/shape.h"
 #include "tensor/testing/golden.h"
 
@@ -72,14 +72,8 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
 }
 
 TEST(GPT2Test, StateDictNamesAndShapesAreHuggingFaces) {
-  GPT2 gpt(tiny_config());
-  std::string text;
-  for (const auto& [name, t] : gpt->state_dict()) {
-    std::string shape;
-    for (int64_t d = 0; d < t.dim(); ++d) shape += (d ? ", " : "") + std::to_string(t.size(d));
-    text += (text.empty() ? "" : "\n") + name + " [" + shape + "]";
-  }
-  EXPECT_EQ(text, kTables.golden_string("names.tiny"));
+  EXPECT_EQ(testing::state_dict_shapes(*GPT2(tiny_config())),
+            kTables.golden_string("names.tiny"));
 }
 
 TEST(GPT2Test, SavePretrainedFileLoadsStrictlyAndGivesHuggingFacesLogits) {
@@ -134,15 +128,7 @@ TEST(GPT2Test, TrainingStepMatchesHuggingFace) {
   // wte's gradient sums the embedding's part and the tied head's.
   EXPECT_TRUE(near_golden(gpt->transformer->wte->weight.grad().slice(0, 0, 8),
                           golden("wte.grad_head"), kFloat, 1e-4));
-  for (const auto& [name, p] : gpt->named_parameters()) {
-    const Tensor grad = p.grad().to(kDouble);
-    const double want_norm = golden("grad_norm." + name).values[0];
-    EXPECT_NEAR(norm(grad).item<double>(), want_norm, 1e-4 * want_norm) << name;
-    const double scale = want_norm * norm(p.detach().to(kDouble)).item<double>();
-    EXPECT_NEAR((grad * p.detach().to(kDouble)).sum().item<double>(),
-                golden("grad_dot." + name).values[0], 1e-4 * scale)
-        << name;
-  }
+  testing::expect_gradient_summaries(*gpt, kTables, "", 1e-4);
 }
 
 TEST(GPT2Test, HeadIsTiedToTheEmbedding) {

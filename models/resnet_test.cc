@@ -11,15 +11,14 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "autograd/grad_mode.h"
+#include "models/testing.h"
 #include "nn/functional/loss.h"
 #include "nn/test_golden.h"
 #include "tensor/random.h"
-#include "tensor/reduce.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -95,13 +94,6 @@ Tensor det_input(int64_t batch, int64_t size) {
                                        hash_uniform(batch * 3 * size * size, -7), kFloat);
 }
 
-std::string shape_string(const Tensor& t) {
-  std::ostringstream os;
-  os << "[";
-  for (int64_t d = 0; d < t.dim(); ++d) os << (d ? ", " : "") << t.size(d);
-  return os.str() + "]";
-}
-
 TEST(ResNetTest, StateDictNamesAndShapesAreTorchvisions) {
   const std::vector<std::pair<std::string, Factory>> archs = {
       {"resnet18", resnet18},
@@ -113,12 +105,9 @@ TEST(ResNetTest, StateDictNamesAndShapesAreTorchvisions) {
       {"wide_resnet50_2", wide_resnet50_2},
   };
   for (const auto& [arch, make] : archs) {
-    ResNet net = make(ResNetOptions().num_classes(10));
-    std::string text;
-    for (const auto& [name, t] : net->state_dict()) {
-      text += (text.empty() ? "" : "\n") + name + " " + shape_string(t);
-    }
-    EXPECT_EQ(text, kTables.golden_string("names." + arch)) << arch;
+    EXPECT_EQ(testing::state_dict_shapes(*make(ResNetOptions().num_classes(10))),
+              kTables.golden_string("names." + arch))
+        << arch;
   }
 }
 
@@ -177,18 +166,7 @@ void expect_same_as_torchvision(const std::string& arch, const Factory& make) {
   expect_near(net->fc->weight.grad().slice(1, 0, 32), "fc.weight.grad_head");
   expect_near(net->fc->bias.grad(), "fc.bias.grad");
 
-  // Every parameter's gradient: its norm, and its dot product with the
-  // parameter, within tol of the scale the two norms set.
-  for (const auto& [name, p] : net->named_parameters()) {
-    const Tensor grad = p.grad().to(kDouble);
-    const double got_norm = norm(grad).item<double>();
-    const double want_norm = golden(arch + ".grad_norm." + name).values[0];
-    EXPECT_NEAR(got_norm, want_norm, tol * want_norm + 1e-12) << arch << " " << name;
-    const double dot = (grad * p.detach().to(kDouble)).sum().item<double>();
-    const double scale = want_norm * norm(p.detach().to(kDouble)).item<double>();
-    EXPECT_NEAR(dot, golden(arch + ".grad_dot." + name).values[0], tol * scale + 1e-12)
-        << arch << " " << name;
-  }
+  testing::expect_gradient_summaries(*net, kTables, arch + ".", tol);
 }
 
 TEST(ResNetTest, Resnet18MatchesTorchvision) {
