@@ -17,6 +17,7 @@
 #include "nn/test_golden.h"
 #include "serialize/checkpoint.h"
 #include "tensor/creation.h"
+#include "tensor/cuda/cuda.h"
 #include "tensor/random.h"
 #include "tensor/shape.h"
 #include "tensor/testing/golden.h"
@@ -128,6 +129,30 @@ TEST(GPT2Test, TrainingStepMatchesHuggingFace) {
   // wte's gradient sums the embedding's part and the tied head's.
   EXPECT_TRUE(near_golden(gpt->transformer->wte->weight.grad().slice(0, 0, 8),
                           golden("wte.grad_head"), kFloat, 1e-4));
+  testing::expect_gradient_summaries(*gpt, kTables, "", 1e-4);
+}
+
+// Logits, a training step and greedy generation on a GPU (TF32 is off by
+// default for float32 products, as in PyTorch).
+TEST(GPT2CudaTest, MatchesHuggingFaceOnTheDevice) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  GPT2 gpt = load_tiny();
+  gpt->to(Device(kCUDA));
+  const Tensor ids = golden_tensor(golden("input_ids")).to(Device(kCUDA));
+  gpt->eval();
+  {
+    NoGradGuard no_grad;
+    EXPECT_LT(max_abs_diff(gpt(ids).cpu(), golden_tensor(golden("logits"))), 1e-4);
+  }
+  const Tensor generated =
+      gpt->generate(ids.narrow(0, 0, 1).narrow(1, 0, 4), GenerateOptions().max_new_tokens(16));
+  EXPECT_TRUE(generated.is_cuda());
+  EXPECT_TRUE(::ember::testing::matches_golden(generated.cpu(), golden("greedy")));
+
+  gpt->train();
+  const Tensor loss = gpt->loss(gpt(ids), ids);
+  loss.backward();
+  EXPECT_TRUE(near_golden(loss.cpu(), golden("train_loss"), kFloat, 1e-5));
   testing::expect_gradient_summaries(*gpt, kTables, "", 1e-4);
 }
 

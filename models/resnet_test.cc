@@ -18,6 +18,8 @@
 #include "models/testing.h"
 #include "nn/functional/loss.h"
 #include "nn/test_golden.h"
+#include "tensor/cuda/cuda.h"
+#include "tensor/precision.h"
 #include "tensor/random.h"
 #include "tensor/testing/golden.h"
 
@@ -137,26 +139,28 @@ TEST(ResNetTest, InitializationIsTorchvisionsUnderManualSeed) {
 // Eval-mode logits in float32, then one training step (batch statistics,
 // cross entropy, backward) in float64 with the same weights as
 // torchvision's (float32 gradients are ill-conditioned with these weights:
-// tools/golden/resnet.py says why).
-void expect_same_as_torchvision(const std::string& arch, const Factory& make) {
+// tools/golden/resnet.py says why), on `device`.
+void expect_same_as_torchvision(const std::string& arch, const Factory& make,
+                                Device device = Device(kCPU)) {
   constexpr double tol = 1e-9;
   ResNet net = make(ResNetOptions().num_classes(10));
   set_det_state(*net);
-  const Tensor x = det_input(2, 64);
+  net->to(device);
+  const Tensor x = det_input(2, 64).to(device);
 
   net->eval();
   {
     NoGradGuard no_grad;
-    EXPECT_TRUE(near_golden(net(x), golden(arch + ".eval_logits"), kFloat, 1e-4)) << arch;
+    EXPECT_TRUE(near_golden(net(x).cpu(), golden(arch + ".eval_logits"), kFloat, 1e-4)) << arch;
   }
 
   net->train();
   net->to(kDouble);
   const Tensor loss = nn::functional::cross_entropy(
-      net(x.to(kDouble)), ::ember::testing::from_values({2}, {3, 7}, kLong));
+      net(x.to(kDouble)), ::ember::testing::from_values({2}, {3, 7}, kLong).to(device));
   loss.backward();
   auto expect_near = [&](const Tensor& t, const std::string& name) {
-    EXPECT_TRUE(near_golden(t, golden(arch + "." + name), kDouble, tol)) << arch;
+    EXPECT_TRUE(near_golden(t.cpu(), golden(arch + "." + name), kDouble, tol)) << arch;
   };
   expect_near(loss, "train_loss");
   expect_near(net->bn1->running_mean, "bn1.running_mean");
@@ -169,12 +173,18 @@ void expect_same_as_torchvision(const std::string& arch, const Factory& make) {
   testing::expect_gradient_summaries(*net, kTables, arch + ".", tol);
 }
 
-TEST(ResNetTest, Resnet18MatchesTorchvision) {
-  expect_same_as_torchvision("resnet18", resnet18);
-}
+TEST(ResNetTest, Resnet18MatchesTorchvision) { expect_same_as_torchvision("resnet18", resnet18); }
 
-TEST(ResNetTest, Resnet50MatchesTorchvision) {
-  expect_same_as_torchvision("resnet50", resnet50);
+TEST(ResNetTest, Resnet50MatchesTorchvision) { expect_same_as_torchvision("resnet50", resnet50); }
+
+// The same on a GPU, with cuDNN's TF32 off (PyTorch's default allows it
+// for convolutions, which would round float32 inputs to 10 mantissa bits).
+TEST(ResNetCudaTest, Resnet50MatchesTorchvisionOnTheDevice) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const bool tf32 = cuda::cudnn_allow_tf32();
+  cuda::set_cudnn_allow_tf32(false);
+  expect_same_as_torchvision("resnet50", resnet50, Device(kCUDA));
+  cuda::set_cudnn_allow_tf32(tf32);
 }
 
 TEST(ResNetTest, ForwardFeaturesIsWhatFcReads) {
