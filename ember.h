@@ -22,6 +22,7 @@
 #include "distributed/process_group_nccl.h"
 #include "distributed/spawn.h"
 #include "distributed/tcp_store.h"
+#include "models/models.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "serialize/checkpoint.h"

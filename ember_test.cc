@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <string>
+#include <vector>
 
 #include "distributed/testing/multiprocess.h"
 #include "tensor/testing/golden.h"
@@ -22,6 +23,10 @@ TEST(EmberHeaderTest, EveryLibraryIsReachable) {
 
   EXPECT_TRUE(ember::distributed::is_gloo_available());
   EXPECT_FALSE(ember::distributed::is_initialized());
+
+  ember::models::GPT2 gpt(
+      ember::models::GPT2Config().vocab_size(8).n_positions(4).n_embd(4).n_layer(1).n_head(1));
+  EXPECT_EQ(gpt(ember::zeros({1, 3}, ember::kLong)).sizes(), (std::vector<int64_t>{1, 3, 8}));
 }
 
 // Automatic mixed precision is part of the umbrella (tensor/autocast.h).

@@ -59,10 +59,11 @@ def sample():
 SAMPLE_METADATA = {"format": "pt", "note": "tab\there, newline\n", "unicode": "\u00e9 \u2713"}
 
 
-def make(path):
-    tensors = sample()
+def write(path, tensors, metadata):
+    """Writes `tensors` (a dict) as safetensors.torch.save_file lays a file
+    out; other scripts import this (tools/golden/gpt2.py)."""
     names = sorted(tensors, key=lambda n: (-RUST_ORDER.index(NAMES[tensors[n].dtype]), n))
-    header = {"__metadata__": SAMPLE_METADATA}
+    header = {"__metadata__": metadata}
     data = b""
     for n in names:
         t = tensors[n].contiguous()
@@ -75,6 +76,10 @@ def make(path):
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text + data)
     print(f"wrote {path}: {len(tensors)} tensors, {8 + len(text) + len(data)} bytes")
+
+
+def make(path):
+    write(path, sample(), SAMPLE_METADATA)
 
 
 def read(path):
