@@ -7,9 +7,8 @@ and PyTorch's errors.
 
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/rnn_packing.py
 Writes nn/testdata/rnn_packing_{golden,errors_golden}.inc. The layer cases
-use tools/golden/rnn.py's names (<case>.param.<key>, .input, .hx<i>,
-.out<i>, .grad.*, read by nn/rnn_test_golden.h), with the lengths in
-<case>.lengths; the loss is rnn.py's weighted sum over out.data, h_n, c_n.
+are rnn_case.py's (as rnn.py's) with the results out.data, h_n[, c_n] and
+the lengths in <case>.lengths.
 """
 
 import os
@@ -17,10 +16,12 @@ import sys
 
 import torch
 import torch.nn as nn
-from torch.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence, pad_sequence
+from torch.nn.utils.rnn import (pack_padded_sequence, pack_sequence, pad_packed_sequence,
+                                pad_sequence)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_util import ErrorWriter, GoldenWriter, mk  # noqa: E402
+from rnn_case import flatten, record_case, weighted_loss  # noqa: E402
 
 torch.set_num_threads(1)
 g = GoldenWriter("rnn_packing", package="nn")
@@ -29,11 +30,6 @@ errors = ErrorWriter("rnn_packing", package="nn")
 
 def ids(*v):
     return torch.tensor(v, dtype=torch.int64)
-
-
-def weighted_loss(outs):
-    """rnn.py's loss: sum(out_i * mk(out_i.shape, seed=5 + i))."""
-    return sum((t * mk(tuple(t.shape), seed=5 + i)).sum() for i, t in enumerate(outs))
 
 
 def grad_of(name, x, results):
@@ -82,32 +78,16 @@ for i, s in enumerate(seqs):
 
 
 def packed_case(name, make, x, lengths, batch_first=False, enforce_sorted=False, hx=None):
-    torch.manual_seed(0)
-    m = make()
-    for pname, prm in m.named_parameters():
-        g.add("%s.param.%s" % (name, pname), prm)
-    x = x.clone().requires_grad_()
-    g.add(name + ".input", x)
+    """x packed with lengths, run through make()'s module: results out.data,
+    h_n[, c_n]."""
     g.add(name + ".lengths", lengths)
-    leaves = []
-    if hx is not None:
-        hx = tuple(h.clone().requires_grad_() for h in hx) if isinstance(hx, tuple) else \
-            hx.clone().requires_grad_()
-        leaves = list(hx) if isinstance(hx, tuple) else [hx]
-        for i, h in enumerate(leaves):
-            g.add("%s.hx%d" % (name, i), h)
-    packed = pack_padded_sequence(x, lengths, batch_first=batch_first,
-                                  enforce_sorted=enforce_sorted)
-    out, hidden = m(packed) if hx is None else m(packed, hx)
-    flat = [out.data] + (list(hidden) if isinstance(hidden, tuple) else [hidden])
-    for i, t in enumerate(flat):
-        g.add("%s.out%d" % (name, i), t)
-    weighted_loss(flat).backward()
-    g.add(name + ".grad.input", x.grad)
-    for i, h in enumerate(leaves):
-        g.add("%s.grad.hx%d" % (name, i), h.grad)
-    for pname, prm in m.named_parameters():
-        g.add("%s.grad.%s" % (name, pname), prm.grad)
+
+    def run(m, x, hx):
+        packed = pack_padded_sequence(x, lengths, batch_first=batch_first,
+                                      enforce_sorted=enforce_sorted)
+        out, hidden = m(packed) if hx is None else m(packed, hx)
+        return [out.data] + flatten(hidden)
+    record_case(g, name, make, x, hx, run=run)
 
 
 packed_case("lstm_packed", lambda: nn.LSTM(3, 4, num_layers=2, bidirectional=True),
