@@ -53,11 +53,14 @@ PackedSequence::PackedSequence(Tensor data, Tensor batch_sizes, Tensor sorted_in
   }
 }
 
-PackedSequence PackedSequence::to(const TensorOptions& options) const {
-  // Indices keep their dtype; only the device follows.
-  auto move = [&](const Tensor& t) { return t.defined() ? t.to(options.device()) : t; };
-  return PackedSequence(data_.to(options), batch_sizes_, move(sorted_indices_),
+PackedSequence PackedSequence::to(Device device) const {
+  auto move = [&](const Tensor& t) { return t.defined() ? t.to(device) : t; };
+  return PackedSequence(data_.to(device), batch_sizes_, move(sorted_indices_),
                         move(unsorted_indices_));
+}
+
+PackedSequence PackedSequence::to(ScalarType dtype) const {
+  return PackedSequence(data_.to(dtype), batch_sizes_, sorted_indices_, unsorted_indices_);
 }
 
 PackedSequence pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first,

@@ -43,8 +43,11 @@ class PackedSequence {
   const Tensor& sorted_indices() const { return sorted_indices_; }
   const Tensor& unsorted_indices() const { return unsorted_indices_; }
   bool is_cuda() const { return data_.is_cuda(); }
-  // data (and the indices) moved or cast; batch_sizes stays on the CPU.
-  PackedSequence to(const TensorOptions& options) const;
+  // data and the indices on `device`; batch_sizes stays on the CPU.
+  PackedSequence to(Device device) const;
+  // data cast to `dtype` (libtorch's to(TensorOptions), split so that a
+  // dtype alone never moves anything to the CPU).
+  PackedSequence to(ScalarType dtype) const;
 
  private:
   Tensor data_, batch_sizes_, sorted_indices_, unsorted_indices_;

@@ -74,6 +74,17 @@ TEST(RnnUtilsTest, UnsortedBatchFirstRoundTripMatchesPyTorch) {
   EXPECT_TRUE(near_golden(x.grad(), kTables.golden("pack_unsorted.grad.input"), kFloat));
 }
 
+TEST(RnnUtilsTest, ToCastsDataAndKeepsTheIndices) {
+  R::PackedSequence p = R::pack_padded_sequence(zeros({3, 2, 1}), tensor({2, 3}, kLong), false,
+                                                /*enforce_sorted=*/false);
+  R::PackedSequence d = p.to(kDouble);
+  EXPECT_EQ(d.data().dtype(), kDouble);
+  EXPECT_TRUE(d.batch_sizes().equal(p.batch_sizes()));
+  EXPECT_TRUE(d.sorted_indices().equal(tensor({1, 0}, kLong)));
+  EXPECT_TRUE(d.unsorted_indices().equal(tensor({1, 0}, kLong)));
+  EXPECT_FALSE(p.to(Device(kCPU)).is_cuda());
+}
+
 TEST(RnnUtilsTest, PadSequenceAndPackSequenceMatchPyTorch) {
   std::vector<Tensor> seqs;
   for (int i = 0; i < 3; ++i) seqs.push_back(golden_leaf("pad_sequence.seq" + std::to_string(i)));
