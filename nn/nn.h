@@ -26,5 +26,6 @@
 #include "nn/rnn.h"
 #include "nn/rnn_cell.h"
 #include "nn/transformer.h"
+#include "nn/utils/rnn.h"
 
 #endif  // EMBER_NN_NN_H_

@@ -1,5 +1,6 @@
 #include "nn/rnn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -138,8 +139,9 @@ int64_t RNNImplBase::real_hidden_size() const {
   return options_base.proj_size() > 0 ? options_base.proj_size() : options_base.hidden_size();
 }
 
-void RNNImplBase::check_input(const Tensor& input) const {
-  EMBER_CHECK(input.dim() == 3, "input must have 3 dimensions, got ", input.dim());
+void RNNImplBase::check_input(const Tensor& input, int64_t expected_dim) const {
+  EMBER_CHECK(input.dim() == expected_dim, "input must have ", expected_dim, " dimensions, got ",
+              input.dim());
   EMBER_CHECK(input.size(-1) == options_base.input_size(),
               "input.size(-1) must be equal to input_size. Expected ", options_base.input_size(),
               ", got ", input.size(-1));
@@ -157,47 +159,104 @@ void RNNImplBase::check_hidden_size(const Tensor& hx, const std::vector<int64_t>
               detail::py_tuple(expected), ", got [", absl::StrJoin(got, ", "), "]");
 }
 
-RNNImplBase::Final RNNImplBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) {
+namespace {
+
+// One recurrence step of `mode` for the rows in h (and c).
+void step(RNNMode mode, const Tensor& gi, Tensor& h, Tensor& c, const Tensor& w_hh,
+          const Tensor& b_hh, const Tensor& w_hr) {
+  switch (mode) {
+    case RNNMode::kRNN_TANH:
+      h = detail::rnn_tanh_step(gi, h, w_hh, b_hh);
+      break;
+    case RNNMode::kRNN_RELU:
+      h = detail::rnn_relu_step(gi, h, w_hh, b_hh);
+      break;
+    case RNNMode::kLSTM:
+      std::tie(h, c) = detail::lstm_step(gi, h, c, w_hh, b_hh, w_hr);
+      break;
+    case RNNMode::kGRU:
+      h = detail::gru_step(gi, h, w_hh, b_hh);
+      break;
+  }
+}
+
+// The first `rows` rows of a state (undefined stays undefined).
+Tensor head(const Tensor& state, int64_t rows) {
+  return !state.defined() || state.size(0) == rows ? state : state.narrow(0, 0, rows);
+}
+
+// state with rows [state.size(0), rows) of initial appended.
+Tensor grow(const Tensor& state, const Tensor& initial, int64_t rows) {
+  if (!state.defined() || state.size(0) == rows) return state;
+  return cat({state, initial.narrow(0, state.size(0), rows - state.size(0))}, 0);
+}
+
+// PyTorch's permute_hidden: states into the packed batch order and back.
+Tensor permute_hidden(const Tensor& hx, const Tensor& permutation) {
+  return permutation.defined() ? hx.index_select(1, permutation) : hx;
+}
+
+}  // namespace
+
+// Note [Packed steps]: every input runs as packed data, time step t being
+// batch_sizes[t] rows after step t - 1's, the longest sequences first (a
+// padded [T, N, F] input is the packing with batch_sizes N, ..., N). A
+// forward direction narrows its state to the rows still running before each
+// step and keeps the rows that ended for h_n; a reverse direction starts at
+// the last step and appends each sequence's initial state where it begins,
+// as PyTorch's packed RNNs do.
+RNNImplBase::Final RNNImplBase::run_packed(const Tensor& data,
+                                           const std::vector<int64_t>& batch_sizes,
+                                           const Tensor& h0, const Tensor& c0) {
   const RNNMode mode = options_base.mode();
-  const int64_t steps = input.size(0);
+  const int64_t steps = static_cast<int64_t>(batch_sizes.size());
   EMBER_CHECK(steps > 0, "Expected sequence length to be larger than 0 in RNN");
+  std::vector<int64_t> offsets(steps, 0);
+  for (int64_t t = 1; t < steps; ++t) offsets[t] = offsets[t - 1] + batch_sizes[t - 1];
   const int64_t num_layers = options_base.num_layers();
   const int64_t dirs = num_directions();
   std::vector<Tensor> h_n, c_n;
-  Tensor layer_input = input;
+  Tensor layer_input = data;
   for (int64_t layer = 0; layer < num_layers; ++layer) {
     std::vector<Tensor> direction_outputs;
     for (int64_t direction = 0; direction < dirs; ++direction) {
       const int64_t index = layer * dirs + direction;
       const LayerWeights& w = weights_[index];
       // Note [Precomputed input gates]: one matmul for every time step.
-      const std::vector<Tensor> gi = functional::linear(layer_input, w.w_ih, w.b_ih).unbind(0);
-      Tensor h = h0.select(0, index);
-      Tensor c = mode == RNNMode::kLSTM ? c0.select(0, index) : Tensor();
-      std::vector<Tensor> outputs(steps);
+      const Tensor gi = functional::linear(layer_input, w.w_ih, w.b_ih);
+      const Tensor h_init = h0.select(0, index);
+      const Tensor c_init = mode == RNNMode::kLSTM ? c0.select(0, index) : Tensor();
+      const bool reverse = direction == 1;
+      Tensor h = head(h_init, batch_sizes[reverse ? steps - 1 : 0]);
+      Tensor c = head(c_init, batch_sizes[reverse ? steps - 1 : 0]);
+      std::vector<Tensor> outputs(steps), ended_h, ended_c;
       for (int64_t k = 0; k < steps; ++k) {
-        const int64_t t = direction == 0 ? k : steps - 1 - k;
-        switch (mode) {
-          case RNNMode::kRNN_TANH:
-            h = detail::rnn_tanh_step(gi[t], h, w.w_hh, w.b_hh);
-            break;
-          case RNNMode::kRNN_RELU:
-            h = detail::rnn_relu_step(gi[t], h, w.w_hh, w.b_hh);
-            break;
-          case RNNMode::kLSTM:
-            std::tie(h, c) = detail::lstm_step(gi[t], h, c, w.w_hh, w.b_hh, w.w_hr);
-            break;
-          case RNNMode::kGRU:
-            h = detail::gru_step(gi[t], h, w.w_hh, w.b_hh);
-            break;
+        const int64_t t = reverse ? steps - 1 - k : k;
+        const int64_t rows = batch_sizes[t];
+        if (reverse) {
+          h = grow(h, h_init, rows);
+          c = grow(c, c_init, rows);
+        } else if (rows < h.size(0)) {
+          ended_h.push_back(h.narrow(0, rows, h.size(0) - rows));
+          if (c.defined()) ended_c.push_back(c.narrow(0, rows, c.size(0) - rows));
+          h = head(h, rows);
+          c = head(c, rows);
         }
+        step(mode, gi.narrow(0, offsets[t], rows), h, c, w.w_hh, w.b_hh, w.w_hr);
         outputs[t] = h;
       }
-      direction_outputs.push_back(stack(outputs, 0));
-      h_n.push_back(h);
-      if (c.defined()) c_n.push_back(c);
+      // The rows that ended last come first: batch order.
+      auto finals = [](Tensor state, std::vector<Tensor> ended) {
+        if (ended.empty()) return state;
+        ended.push_back(std::move(state));
+        std::reverse(ended.begin(), ended.end());
+        return cat(ended, 0);
+      };
+      direction_outputs.push_back(steps == 1 ? outputs[0] : cat(outputs, 0));
+      h_n.push_back(finals(h, ended_h));
+      if (c.defined()) c_n.push_back(finals(c, ended_c));
     }
-    layer_input = dirs == 1 ? direction_outputs[0] : cat(direction_outputs, 2);
+    layer_input = dirs == 1 ? direction_outputs[0] : cat(direction_outputs, 1);
     if (options_base.dropout() != 0 && is_training() && layer < num_layers - 1) {
       layer_input = functional::dropout(
           layer_input, functional::DropoutFuncOptions().p(options_base.dropout()).training(true));
@@ -208,6 +267,44 @@ RNNImplBase::Final RNNImplBase::run(const Tensor& input, const Tensor& h0, const
   result.h_n = stack(h_n, 0);
   if (!c_n.empty()) result.c_n = stack(c_n, 0);
   return result;
+}
+
+RNNImplBase::Final RNNImplBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) {
+  const int64_t steps = input.size(0), batch = input.size(1);
+  Final result = run_packed(input.reshape({steps * batch, input.size(2)}),
+                            std::vector<int64_t>(steps, batch), h0, c0);
+  result.output = result.output.reshape({steps, batch, result.output.size(-1)});
+  return result;
+}
+
+RNNImplBase::Packed RNNImplBase::run_packed_input(const utils::rnn::PackedSequence& input,
+                                                  Tensor h0, Tensor c0) {
+  const Tensor sizes = input.batch_sizes().to(Device(kCPU), kLong).contiguous();
+  const std::vector<int64_t> batch_sizes(sizes.data_ptr<int64_t>(),
+                                         sizes.data_ptr<int64_t>() + sizes.numel());
+  EMBER_CHECK(!batch_sizes.empty(), "Expected sequence length to be larger than 0 in RNN");
+  const int64_t batch = batch_sizes[0];
+  const int64_t states = options_base.num_layers() * num_directions();
+  const bool lstm = options_base.mode() == RNNMode::kLSTM;
+  if (h0.defined()) {
+    h0 = permute_hidden(h0, input.sorted_indices());
+    if (lstm) c0 = permute_hidden(c0, input.sorted_indices());
+  } else {
+    h0 = zeros({states, batch, real_hidden_size()}, input.data().options());
+    if (lstm) c0 = zeros({states, batch, options_base.hidden_size()}, input.data().options());
+  }
+  check_input(input.data(), /*expected_dim=*/2);
+  const std::vector<int64_t> expected = {states, batch, real_hidden_size()};
+  check_hidden_size(h0, expected, lstm ? "hidden[0]" : "hidden");
+  if (lstm) {
+    check_hidden_size(c0, {states, batch, options_base.hidden_size()}, "hidden[1]");
+  }
+  Final r = run_packed(input.data(), batch_sizes, h0, c0);
+  Packed out{utils::rnn::PackedSequence(r.output, input.batch_sizes(), input.sorted_indices(),
+                                        input.unsorted_indices()),
+             permute_hidden(r.h_n, input.unsorted_indices()),
+             lstm ? permute_hidden(r.c_n, input.unsorted_indices()) : Tensor()};
+  return out;
 }
 
 std::tuple<Tensor, Tensor> RNNImplBase::forward_hidden(const Tensor& input_arg, Tensor hx) {
@@ -244,11 +341,23 @@ std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   return forward_hidden(input, std::move(hx));
 }
 
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  Packed r = run_packed_input(packed_input, std::move(hx), Tensor());
+  return {r.output, r.h_n};
+}
+
 GRUImpl::GRUImpl(const GRUOptions& options)
     : RNNImplBase(base_options(options)), options(options) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   return forward_hidden(input, std::move(hx));
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  Packed r = run_packed_input(packed_input, std::move(hx), Tensor());
+  return {r.output, r.h_n};
 }
 
 LSTMImpl::LSTMImpl(const LSTMOptions& options)
@@ -288,6 +397,15 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
     return {output.squeeze(batch_dim), {result.h_n.squeeze(1), result.c_n.squeeze(1)}};
   }
   return {output, {result.h_n, result.c_n}};
+}
+
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>>
+LSTMImpl::forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                                    std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  Tensor h0, c0;
+  if (hx_opt) std::tie(h0, c0) = *hx_opt;
+  Packed r = run_packed_input(packed_input, h0, c0);
+  return {r.output, {r.h_n, r.c_n}};
 }
 
 }  // namespace nn

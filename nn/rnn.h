@@ -30,7 +30,10 @@
 // in training mode (PyTorch warns on stderr when num_layers is 1, where it
 // does nothing). The input projection of every time step is one matmul per
 // layer and direction (Note [Precomputed input gates] in nn/rnn_step.h).
-// PackedSequence inputs are not supported.
+// forward_with_packed_input runs a PackedSequence (nn/utils/rnn.h): each
+// sequence stops at its own length, and h_n (c_n) holds each one's state
+// after its last step, in the input's batch order (Note [Packed steps] in
+// rnn.cc).
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +44,7 @@
 #include "nn/functional/options.h"
 #include "nn/module.h"
 #include "nn/rnn_cell.h"
+#include "nn/utils/rnn.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -133,14 +137,27 @@ class RNNImplBase : public Module {
   // The layers over a time-major 3-D input from the states h0 (and c0 for
   // an LSTM), both (num_layers * num_directions, N, .).
   Final run(const Tensor& input, const Tensor& h0, const Tensor& c0);
+  // The same over packed data [sum(batch_sizes), input_size]; output is
+  // packed likewise, h_n and c_n in the packed (sorted) batch order.
+  Final run_packed(const Tensor& data, const std::vector<int64_t>& batch_sizes, const Tensor& h0,
+                   const Tensor& c0);
+  struct Packed {
+    utils::rnn::PackedSequence output;
+    Tensor h_n;
+    Tensor c_n;  // LSTM only
+  };
+  // forward_with_packed_input: PyTorch's checks and state permutations
+  // around run_packed; h0 (and c0) undefined: zeros.
+  Packed run_packed_input(const utils::rnn::PackedSequence& input, Tensor h0, Tensor c0);
   // RNN's and GRU's forward: PyTorch's unbatched handling and checks, then run().
   std::tuple<Tensor, Tensor> forward_hidden(const Tensor& input, Tensor hx);
 
   int64_t num_directions() const { return options_base.bidirectional() ? 2 : 1; }
   // proj_size when projecting, else hidden_size.
   int64_t real_hidden_size() const;
-  // PyTorch's check_input: a 3-D input of input_size features.
-  void check_input(const Tensor& input) const;
+  // PyTorch's check_input: a 3-D input (2-D packed data) of input_size
+  // features.
+  void check_input(const Tensor& input, int64_t expected_dim = 3) const;
   // (num_layers * num_directions, N, size) for a time- or batch-major 3-D input.
   std::vector<int64_t> expected_state_size(const Tensor& input, int64_t size) const;
   static void check_hidden_size(const Tensor& hx, const std::vector<int64_t>& expected,
@@ -160,6 +177,8 @@ class RNNImpl : public RNNImplBase {
 
   // (output, h_n).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   RNNOptions options;
 };
@@ -174,6 +193,9 @@ class LSTMImpl : public RNNImplBase {
   // (output, (h_n, c_n)); hx_opt: (h_0, c_0).
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
       const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input,
+      std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
 
   LSTMOptions options;
 };
@@ -186,6 +208,8 @@ class GRUImpl : public RNNImplBase {
 
   // (output, h_n).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   GRUOptions options;
 };

@@ -38,6 +38,8 @@ constexpr double kGradTol = 5e-5;
 
 }  // namespace
 
+const GoldenTables& tables() { return kTables; }
+
 const GoldenEntry& golden(const std::string& name) { return kTables.golden(name); }
 
 std::string golden_string(const std::string& name) { return kTables.golden_string(name); }
@@ -46,25 +48,27 @@ void expect_golden_error(const std::string& name, const std::function<void()>& f
   kTables.expect_golden_error(name, f);
 }
 
-void load_case_parameters(Module& module, const std::string& name) {
+void load_case_parameters(Module& module, const std::string& name, const GoldenTables& t) {
   NamedTensors state;
   for (const auto& [key, p] : module.named_parameters()) {
-    state.emplace_back(key, golden_tensor(name + ".param." + key));
+    state.emplace_back(key, ::ember::testing::golden_tensor(t.golden(name + ".param." + key)));
   }
   module.load_state_dict(state);
 }
 
-CaseInputs case_inputs(const std::string& name, int num_states) {
+CaseInputs case_inputs(const std::string& name, int num_states, const GoldenTables& t) {
+  using ::ember::testing::golden_tensor;
   CaseInputs in;
-  in.input = golden_tensor(name + ".input").requires_grad_();
+  in.input = golden_tensor(t.golden(name + ".input")).requires_grad_();
   for (int i = 0; i < num_states; ++i) {
-    in.hx.push_back(golden_tensor(name + ".hx" + std::to_string(i)).requires_grad_());
+    in.hx.push_back(golden_tensor(t.golden(name + ".hx" + std::to_string(i))).requires_grad_());
   }
   return in;
 }
 
 void expect_case(const std::string& name, Module& module, const CaseInputs& inputs,
-                 const std::vector<Tensor>& results) {
+                 const std::vector<Tensor>& results, const GoldenTables& t) {
+  auto golden = [&t](const std::string& key) -> const GoldenEntry& { return t.golden(key); };
   SCOPED_TRACE(name);
   Tensor loss;
   for (size_t i = 0; i < results.size(); ++i) {

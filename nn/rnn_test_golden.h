@@ -11,12 +11,16 @@
 
 #include "autograd/node.h"
 #include "nn/module.h"
+#include "nn/test_golden.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
 namespace nn {
 namespace rnn_testing {
 
+// rnn.py's tables. The case helpers below read them unless given another
+// generator's tables in rnn.py's naming (rnn_packing.py's).
+const testing::GoldenTables& tables();
 const ::ember::testing::GoldenEntry& golden(const std::string& name);
 inline Tensor golden_tensor(const std::string& name) {
   return ::ember::testing::golden_tensor(golden(name));
@@ -29,7 +33,8 @@ void expect_golden_error(const std::string& name, const std::function<void()>& f
 // Loads the parameters PyTorch drew for case `name` ("<name>.param.<key>"),
 // as a state_dict saved by PyTorch would be: every key of the module must be
 // in the table.
-void load_case_parameters(Module& module, const std::string& name);
+void load_case_parameters(Module& module, const std::string& name,
+                          const testing::GoldenTables& t = tables());
 
 // A recorded case's inputs, as leaves that require grad: "<name>.input",
 // and "<name>.hx<i>" for the initial states PyTorch was given.
@@ -37,13 +42,14 @@ struct CaseInputs {
   Tensor input;
   std::vector<Tensor> hx;
 };
-CaseInputs case_inputs(const std::string& name, int num_states);
+CaseInputs case_inputs(const std::string& name, int num_states,
+                       const testing::GoldenTables& t = tables());
 
 // Compares results[i] with PyTorch's "<name>.out<i>", backpropagates the
 // generator's loss sum_i sum(results[i] * make_input(shape, seed 5 + i)), and
 // compares the gradients of the inputs and of every parameter of `module`.
 void expect_case(const std::string& name, Module& module, const CaseInputs& inputs,
-                 const std::vector<Tensor>& results);
+                 const std::vector<Tensor>& results, const testing::GoldenTables& t = tables());
 
 // Every parameter of `module` is exactly PyTorch's draw for case `name`
 // ("<name>.param.<key>"), as after manual_seed(0).

@@ -1,11 +1,223 @@
 #include "nn/functional/embedding.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+#include "tensor/creation.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
+#include "tensor/print.h"
+#include "tensor/reduce.h"
+#include "tensor/selection.h"
 
 namespace ember {
+
+EmbeddingBagMode::EmbeddingBagMode(Reduction r) : kind_(r == Reduction::kSum ? kSum : kMean) {
+  EMBER_CHECK_VALUE(r != Reduction::kNone, "mode has to be one of sum, mean or max");
+}
+
+const char* EmbeddingBagMode::name() const {
+  switch (kind_) {
+    case kSum:
+      return "sum";
+    case kMean:
+      return "mean";
+    default:
+      return "max";
+  }
+}
+
 namespace nn {
 namespace functional {
+namespace {
+
+void check_index_dtype(const Tensor& t) {
+  // PyTorch names 'indices' even for bad offsets: it checks them after
+  // promoting both to one type.
+  EMBER_CHECK(t.dtype() == kLong || t.dtype() == kInt,
+              "Expected tensor for argument #1 'indices' to have one of the following scalar "
+              "types: Long, Int; but got torch.",
+              t.is_cuda() ? "cuda." : "", scalar_type_name(t.dtype()),
+              "Tensor instead (while checking arguments for embedding_bag)");
+}
+
+std::vector<int64_t> to_vector(const Tensor& t) {
+  Tensor c = t.to(Device(kCPU), kLong).contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  return std::vector<int64_t>(p, p + c.numel());
+}
+
+Tensor long_tensor(const std::vector<int64_t>& v, Device device) {
+  return tensor(v, TensorOptions().dtype(kLong))
+      .reshape({static_cast<int64_t>(v.size())})
+      .to(device);
+}
+
+// What the bags hold once padding_idx is left out: for each kept index,
+// its position in the input and its bag; and each bag's size.
+struct Bags {
+  std::vector<int64_t> pos, bag, size;
+};
+
+Bags make_bags(const std::vector<int64_t>& idx, const std::vector<int64_t>& offsets,
+               bool include_last_offset, int64_t num_weights, int64_t padding_idx) {
+  const int64_t n = static_cast<int64_t>(idx.size());
+  EMBER_CHECK(!include_last_offset || !offsets.empty(),
+              "include_last_offset: number of offset should be at least 1");
+  const int64_t num_bags = static_cast<int64_t>(offsets.size()) - (include_last_offset ? 1 : 0);
+  if (!offsets.empty()) {
+    EMBER_CHECK(offsets[0] == 0,
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                "from position 0. However, got ",
+                offsets[0]);
+    EMBER_CHECK(offsets.back() <= n, "offsets[-1] can not be greater than input's length ", n,
+                " but got offsets[-1] of ", offsets.back());
+  }
+  Bags b;
+  b.size.assign(num_bags, 0);
+  for (int64_t k = 0; k < num_bags; ++k) {
+    const int64_t end = k + 1 < static_cast<int64_t>(offsets.size()) ? offsets[k + 1] : n;
+    // PyTorch reads decreasing offsets without a clear error; ember refuses them.
+    EMBER_CHECK(end >= offsets[k], "embedding_bag: offsets must be non-decreasing, but offsets[",
+                k + 1, "] = ", end, " is less than offsets[", k, "] = ", offsets[k]);
+    for (int64_t p = offsets[k]; p < end; ++p) {
+      EMBER_CHECK(idx[p] >= 0 && idx[p] < num_weights,
+                  "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be ",
+                  idx[p]);
+      if (idx[p] == padding_idx) continue;
+      b.pos.push_back(p);
+      b.bag.push_back(k);
+      ++b.size[k];
+    }
+  }
+  return b;
+}
+
+// PyTorch's embedding_renorm_: the rows `idx` names scaled to a norm of at
+// most max_norm, in place and outside autograd.
+void renorm_rows(const Tensor& weight, const std::vector<int64_t>& idx, double max_norm,
+                 double norm_type) {
+  std::vector<int64_t> unique = idx;
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  Tensor w = weight.detach();
+  Tensor rows_idx = long_tensor(unique, w.device());
+  Tensor rows = w.index_select(0, rows_idx);
+  Tensor norms = rows.norm(norm_type, {1}, /*keepdim=*/true);
+  Tensor scale = where(norms > max_norm, max_norm / (norms + 1e-7), ones_like(norms));
+  w.index_copy_(0, rows_idx, rows * scale);
+}
+
+// The max over each bag: its rows laid out [num_bags, longest bag, D],
+// empty slots -inf, and empty bags 0 (as PyTorch).
+Tensor bag_max(const Tensor& rows, const Bags& b) {
+  const int64_t num_bags = static_cast<int64_t>(b.size.size());
+  const int64_t longest = b.size.empty() ? 0 : *std::max_element(b.size.begin(), b.size.end());
+  const int64_t d = rows.size(1);
+  std::vector<int64_t> slot(num_bags * longest, 0), filled(num_bags, 0);
+  std::vector<uint8_t> empty_slot(num_bags * longest, 1);
+  for (size_t i = 0; i < b.bag.size(); ++i) {
+    const int64_t s = b.bag[i] * longest + filled[b.bag[i]]++;
+    slot[s] = static_cast<int64_t>(i);
+    empty_slot[s] = 0;
+  }
+  const Device dev = rows.device();
+  Tensor mask = long_tensor(std::vector<int64_t>(empty_slot.begin(), empty_slot.end()), dev)
+                    .to(kBool)
+                    .reshape({num_bags, longest, 1});
+  Tensor laid = rows.index_select(0, long_tensor(slot, dev)).reshape({num_bags, longest, d});
+  Tensor m = std::get<0>(laid.masked_fill(mask, -std::numeric_limits<double>::infinity()).max(1));
+  Tensor empty_bag = long_tensor(b.size, dev).eq(0).unsqueeze(1);
+  return m.masked_fill(empty_bag, 0);
+}
+
+}  // namespace
+
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& o) {
+  Tensor psw = o.per_sample_weights();
+  EMBER_CHECK_VALUE(!psw.defined() || input.sizes() == psw.sizes(),
+                    "embedding_bag: If per_sample_weights (", size_repr(psw.sizes()),
+                    ") is not None, then it must have the same shape as the input (",
+                    size_repr(input.sizes()), ")");
+  Tensor indices = input, offsets = o.offsets();
+  if (input.dim() == 2) {
+    EMBER_CHECK_VALUE(!offsets.defined(),
+                      "if input is 2D, then offsets has to be None, as input is treated is a "
+                      "mini-batch of fixed length sequences. However, found offsets of type "
+                      "<class 'torch.Tensor'>");
+    offsets = arange(0, input.numel(), std::max<int64_t>(input.size(1), 1),
+                     TensorOptions().dtype(input.dtype()));
+    indices = input.reshape({-1});
+    if (psw.defined()) psw = psw.reshape({-1});
+  } else if (input.dim() == 1) {
+    EMBER_CHECK_VALUE(offsets.defined(), "offsets has to be a 1D Tensor but got None");
+    EMBER_CHECK_VALUE(offsets.dim() == 1, "offsets has to be a 1D Tensor");
+  } else {
+    EMBER_CHECK_VALUE(false, "input has to be 1D or 2D Tensor, but got Tensor of dimension ",
+                      input.dim());
+  }
+  const EmbeddingBagMode mode = o.mode();
+  if (mode == kMax) {
+    EMBER_CHECK_VALUE(!o.scale_grad_by_freq(),
+                      "max mode does not support scaling the gradient by the frequency");
+    EMBER_CHECK_VALUE(!o.sparse(), "max mode does not support sparse weights");
+  }
+  EMBER_CHECK(!o.sparse(),
+              "embedding_bag: sparse=true is not supported: ember has no sparse gradients");
+  check_index_dtype(indices);
+  check_index_dtype(offsets);
+  const int64_t num_weights = weight.size(0), dim = weight.size(1);
+  const std::vector<int64_t> idx = to_vector(indices);
+  if (o.max_norm()) renorm_rows(weight, idx, *o.max_norm(), o.norm_type());
+  EMBER_CHECK(!psw.defined() || mode == EmbeddingBagMode::kSum,
+              "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+              "supported for mode='sum' (got mode='",
+              mode.name(), "'). Please open a feature request on GitHub.");
+  int64_t padding_idx = -1;
+  if (o.padding_idx()) {
+    padding_idx = *o.padding_idx();
+    EMBER_CHECK(padding_idx >= -num_weights && padding_idx < num_weights,
+                "padding_idx must be within the number of embeddings, ", -num_weights, " through ",
+                num_weights - 1, ", but got ", padding_idx);
+    if (padding_idx < 0) padding_idx += num_weights;
+  }
+  const Bags b =
+      make_bags(idx, to_vector(offsets), o.include_last_offset(), num_weights, padding_idx);
+  const Device dev = weight.device();
+  std::vector<int64_t> kept(b.pos.size());
+  for (size_t i = 0; i < kept.size(); ++i) kept[i] = idx[b.pos[i]];
+  Tensor rows = weight.index_select(0, long_tensor(kept, dev));
+  if (o.scale_grad_by_freq() && rows.requires_grad()) {
+    // Each index's gradient divided by its count over the input, as
+    // documented. PyTorch 1.13's CPU backward divides the k-th distinct
+    // index (in sorted order) by the count of the k-th sorted input
+    // instead (counts[indices_data[i]] for counts[indices_data[start]]);
+    // both agree when every index occurs equally often.
+    std::unordered_map<int64_t, int64_t> count;
+    for (int64_t i : idx) ++count[i];
+    std::vector<double> inv(kept.size());
+    for (size_t i = 0; i < kept.size(); ++i) inv[i] = 1.0 / count[kept[i]];
+    Tensor s = tensor(inv, TensorOptions().dtype(kDouble))
+                   .reshape({static_cast<int64_t>(inv.size()), 1})
+                   .to(dev, weight.dtype());
+    rows.register_hook([s](const Tensor& g) { return g * s; });
+  }
+  const int64_t num_bags = static_cast<int64_t>(b.size.size());
+  // All bags empty: zeros, still on the graph through the sum path below.
+  if (mode == kMax && !b.pos.empty()) return bag_max(rows, b);
+  if (psw.defined())
+    rows = rows * psw.index_select(0, long_tensor(b.pos, psw.device())).unsqueeze(1);
+  Tensor out = zeros({num_bags, dim}, weight.options()).index_add(0, long_tensor(b.bag, dev), rows);
+  if (mode == EmbeddingBagMode::kMean) {
+    std::vector<int64_t> count = b.size;
+    for (int64_t& c : count) c = std::max<int64_t>(c, 1);  // an empty bag stays 0
+    out = out / long_tensor(count, dev).to(weight.dtype()).unsqueeze(1);
+  }
+  return out;
+}
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& o) {
   int64_t padding_idx = -1;

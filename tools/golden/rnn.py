@@ -18,6 +18,7 @@ import torch
 import torch.nn as nn
 
 from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc
+from rnn_case import record_case
 
 torch.set_num_threads(1)
 g = GoldenWriter("rnn", package="nn")
@@ -29,54 +30,10 @@ def add_string(name, text):
     strings.append('  {"%s", %s},' % (name, cpp_str(text)))
 
 
-def weighted_loss(outs):
-    """sum(out_i * mk(out_i.shape, seed=5 + i)): every element of every
-    result gets its own weight, so each gradient is checked."""
-    return sum((t * mk(tuple(t.shape), seed=5 + i)).sum() for i, t in enumerate(outs))
-
-
 def run_case(name, make, x, hx=None, train=False, forward_seed=None):
     """Layers: make() -> (output, h_n) or (output, (h_n, c_n)).
     Cells: -> h or (h, c)."""
-    torch.manual_seed(0)
-    m = make()
-    m.train(train)
-    for pname, p in m.named_parameters():
-        g.add("%s.param.%s" % (name, pname), p)
-    x = x.clone().requires_grad_()
-    g.add(name + ".input", x)
-    hx_leaves = []
-    if hx is not None:
-        if isinstance(hx, tuple):
-            hx = tuple(h.clone().requires_grad_() for h in hx)
-            hx_leaves = list(hx)
-        else:
-            hx = hx.clone().requires_grad_()
-            hx_leaves = [hx]
-        for i, h in enumerate(hx_leaves):
-            g.add("%s.hx%d" % (name, i), h)
-    if forward_seed is not None:
-        torch.manual_seed(forward_seed)
-    out = m(x) if hx is None else m(x, hx)
-    # Flatten (output, (h, c)) / (output, h) / (h, c) / h into a list.
-    flat = []
-
-    def walk(t):
-        if isinstance(t, tuple):
-            for u in t:
-                walk(u)
-        else:
-            flat.append(t)
-    walk(out)
-    for i, t in enumerate(flat):
-        g.add("%s.out%d" % (name, i), t)
-    weighted_loss(flat).backward()
-    g.add(name + ".grad.input", x.grad)
-    for i, h in enumerate(hx_leaves):
-        g.add("%s.grad.hx%d" % (name, i), h.grad)
-    for pname, p in m.named_parameters():
-        g.add("%s.grad.%s" % (name, pname), p.grad)
-    return m
+    return record_case(g, name, make, x, hx, train, forward_seed)
 
 
 # --- layers ---------------------------------------------------------------------------

@@ -33,9 +33,9 @@ const GoldenError kMiscErrors[] = {
 #include "nn/functional/testdata/nn_ops_misc_errors_golden.inc"
 };
 
-using Lookup = const GoldenEntry& (*)(const std::string&);
-void run_case(Lookup golden, const std::string& name, int num_inputs, const std::vector<int>& grads,
-              const CaseFn& fn, double f64_grad_rel = 1e-9);
+using Lookup = std::function<const GoldenEntry&(const std::string&)>;
+void run_case(const Lookup& golden, const std::string& name, int num_inputs,
+              const std::vector<int>& grads, const CaseFn& fn, double f64_grad_rel = 1e-9);
 
 }  // namespace
 
@@ -102,10 +102,17 @@ void expect_nn_misc_error(const std::string& name, const std::function<void()>& 
   expect_golden_error(kMiscErrors, name, f);
 }
 
+void check_case_in(const GoldenEntry* table, size_t n, const std::string& name, int num_inputs,
+                   std::vector<int> grads, const CaseFn& fn, double f64_grad_rel) {
+  run_case([table,
+            n](const std::string& key) -> const GoldenEntry& { return find_golden(table, n, key); },
+           name, num_inputs, grads, fn, f64_grad_rel);
+}
+
 namespace {
 
-void run_case(Lookup golden, const std::string& name, int num_inputs, const std::vector<int>& grads,
-              const CaseFn& fn, double f64_grad_rel) {
+void run_case(const Lookup& golden, const std::string& name, int num_inputs,
+              const std::vector<int>& grads, const CaseFn& fn, double f64_grad_rel) {
   for (const char* dt : {"f32", "f64"}) {
     SCOPED_TRACE(absl::StrCat(name, "/", dt));
     const ScalarType dtype = std::string(dt) == "f32" ? kFloat : kDouble;
@@ -129,7 +136,8 @@ void run_case(Lookup golden, const std::string& name, int num_inputs, const std:
       SCOPED_TRACE(absl::StrCat("grad", g));
       ASSERT_TRUE(xs[g].grad().defined());
       const double grad_rel = dtype == kFloat ? rel * 10 : f64_grad_rel;
-      EXPECT_TRUE(near_golden(xs[g].grad(), golden(absl::StrCat(base, "grad", g)), dtype, grad_rel));
+      EXPECT_TRUE(
+          near_golden(xs[g].grad(), golden(absl::StrCat(base, "grad", g)), dtype, grad_rel));
     }
   }
 }

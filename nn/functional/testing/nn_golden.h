@@ -6,8 +6,10 @@
 // output and the gradients of sum(out * mk(out.shape, seed 7)) with
 // PyTorch's.
 
+#include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor/testing/golden.h"
@@ -52,6 +54,16 @@ void check_misc_case(const std::string& name, int num_inputs, std::vector<int> g
 Tensor misc_case_input(const std::string& name, const char* dtype, int i);
 const GoldenEntry& nn_misc_golden(const std::string& name);
 void expect_nn_misc_error(const std::string& name, const std::function<void()>& f);
+
+// The same for a generator that writes its own table, which the test
+// holds (const GoldenEntry kGolden[] = { #include ".../<family>_golden.inc" }).
+void check_case_in(const GoldenEntry* table, size_t n, const std::string& name, int num_inputs,
+                   std::vector<int> grads, const CaseFn& fn, double f64_grad_rel = 1e-9);
+template <size_t N>
+void check_case_in(const GoldenEntry (&table)[N], const std::string& name, int num_inputs,
+                   std::vector<int> grads, const CaseFn& fn, double f64_grad_rel = 1e-9) {
+  check_case_in(table, N, name, num_inputs, std::move(grads), fn, f64_grad_rel);
+}
 
 // For kernels that split their work by thread count: op(x, w) run with 1
 // and then 3 intra-op threads, on fresh leaf copies of x and w, gives the
