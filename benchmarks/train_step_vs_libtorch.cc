@@ -1,6 +1,6 @@
-// //benchmarks:train_step_vs_libtorch: train_step_cases.h and
-// gpt_step_cases.h through ember and through Debian's libtorch (1.13) in
-// one run, the time ratios, then each library's peak RSS over 20 MNIST and
+// //benchmarks:train_step_vs_libtorch: train_step_cases.h,
+// gpt_step_cases.h and resnet_step_cases.h through ember and through
+// Debian's libtorch (1.13) in one run, the time ratios, then each library's peak RSS over 20 MNIST and
 // 3 GPT training steps, each measured in a fresh child process of this same
 // binary (so both start from the same loaded code).
 //
@@ -18,6 +18,7 @@
 
 #include "benchmarks/gpt_step_cases.h"
 #include "benchmarks/peak_rss.h"
+#include "benchmarks/resnet_step_cases.h"
 #include "benchmarks/ratio_reporter.h"
 #include "benchmarks/train_step_backends.h"
 #include "benchmarks/train_step_cases.h"
@@ -32,6 +33,8 @@ EMBER_TRAIN_STEP_BACKEND(EmberTrainBackend, ember, ember::nn, ember::optim);
 EMBER_TRAIN_STEP_BACKEND(TorchTrainBackend, torch, torch::nn, torch::optim);
 EMBER_GPT_STEP_BACKEND(EmberGpt, ember);
 EMBER_GPT_STEP_BACKEND(TorchGpt, torch);
+EMBER_RESNET_STEP_BACKEND(EmberResNet, ember);
+EMBER_RESNET_STEP_BACKEND(TorchResNet, torch);
 
 constexpr char kRssFlag[] = "--rss_child=";
 
@@ -88,6 +91,8 @@ int main(int argc, char** argv) {
   register_train_step_cases<TorchTrainBackend>("libtorch/");
   register_gpt_step_cases<EmberGpt>("ember/");
   register_gpt_step_cases<TorchGpt>("libtorch/");
+  register_resnet_step_cases<EmberResNet>("ember/");
+  register_resnet_step_cases<TorchResNet>("libtorch/");
   benchmark::Initialize(&argc, argv);
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

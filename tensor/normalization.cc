@@ -66,9 +66,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     mean = running_mean.to(input.dtype()).clone();
     invstd = (running_var.to(input.dtype()) + eps).rsqrt();
   }
-  Tensor out = (input - per_channel(mean, input.dim())) * per_channel(invstd, input.dim());
-  if (weight.defined()) out = out * per_channel(weight, input.dim());
-  if (bias.defined()) out = out + per_channel(bias, input.dim());
+  // One pass over the input, as PyTorch's CPU kernel:
+  // out = input * alpha + beta, alpha = invstd * weight, beta = bias - mean * alpha
+  // (per-channel vectors), instead of four passes and three temporaries.
+  Tensor alpha = weight.defined() ? invstd * weight : invstd;
+  Tensor beta = mean * alpha;
+  beta = bias.defined() ? bias - beta : beta.neg();
+  Tensor out = addcmul(per_channel(beta, input.dim()), input, per_channel(alpha, input.dim()));
   if (scope.active()) {
     scope.record("native_batch_norm", {input, weight, bias}, {out, mean, invstd},
                  {Scalar(training), Scalar(eps)});
