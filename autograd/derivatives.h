@@ -78,6 +78,11 @@ struct Derivative {
   // kernels (convolution_backward's double backward, where a gradient
   // penalty on the input leaves the weight's and bias's gradients unused).
   bool undefined_grads = false;
+  // Outputs the formula never reads (bit j: output j), left unsaved when
+  // save_outputs is set, so that modifying them in place later is allowed:
+  // native_batch_norm/native_layer_norm read their statistics, not their
+  // result, as PyTorch's nodes (torchvision's `out = bn(x); out += identity`).
+  uint32_t unsaved_outputs = 0;
 };
 
 void register_derivatives(std::initializer_list<Derivative> entries);

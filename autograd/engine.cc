@@ -456,7 +456,10 @@ class AutogradHooksImpl : public AutogradHooks {
     }
     if (d != nullptr && d->save_outputs) {
       node->saved_out_.reserve(rec.outputs.size());
-      for (const Tensor& out : rec.outputs) node->saved_out_.emplace_back(out, true);
+      for (size_t j = 0; j < rec.outputs.size(); ++j) {
+        const bool unsaved = j < 32 && ((d->unsaved_outputs >> j) & 1u);
+        node->saved_out_.emplace_back(unsaved ? Tensor() : rec.outputs[j], true);
+      }
     }
     return node;
   }

@@ -51,6 +51,29 @@ TEST(LayerNorm, WeightBiasAndPlain) {
     return F::layer_norm(x[0].t(), F::LayerNormFuncOptions({3}).eps(1e-2));
   });
 }
+// The norms' nodes keep their statistics, not their result (as PyTorch's),
+// so the result may be modified in place before backward: torchvision's
+// `out = bn(x); out += identity`, a Transformer's `x = norm(x); x += ...`.
+TEST(BatchNorm, ResultMayBeModifiedInPlaceBeforeBackward) {
+  manual_seed(0);
+  Tensor x = randn({4, 3, 2, 2}, kDouble).requires_grad_();
+  Tensor w = randn({3}, kDouble).requires_grad_(), b = randn({3}, kDouble).requires_grad_();
+  Tensor gy = randn({4, 3, 2, 2}, kDouble);
+  auto run = [&](bool inplace) {
+    Tensor y = F::batch_norm(x, Tensor(), Tensor(),
+                             F::BatchNormFuncOptions().weight(w).bias(b).training(true));
+    if (inplace) y.add_(1); else y = y + 1;
+    return autograd::grad({(y * gy).sum()}, {x, w, b});
+  };
+  auto want = run(false), got = run(true);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(allclose(got[i], want[i], 1e-12, 1e-12)) << i;
+
+  Tensor z = F::layer_norm(x, F::LayerNormFuncOptions({2, 2}));
+  z.mul_(2);
+  z.sum().backward();  // no "modified by an inplace operation"
+  EXPECT_TRUE(x.grad().defined());
+}
+
 TEST(Embedding, RowsAndPadding) {
   check_case("embedding", 2, {0}, [](const V& x) { return F::embedding(x[1], x[0]); });
   check_case("embedding_padding", 2, {0}, [](const V& x) {
