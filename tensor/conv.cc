@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -34,6 +35,16 @@ constexpr int64_t kColBudget = int64_t{1} << 19;
 
 using Geometry = detail::ConvGeometry;
 
+// The output columns ox whose input column ox * sw + off lies inside the
+// row, [lo, hi): the rest read padding. Computed once per row, so that the
+// copies below run without a bounds test per element.
+inline std::pair<int64_t, int64_t> valid_columns(const Geometry& g, int64_t off) {
+  const int64_t lo = off >= 0 ? 0 : std::min<int64_t>(g.ow, (-off + g.sw - 1) / g.sw);
+  const int64_t last = g.w - 1 - off;  // the largest ox * sw allowed
+  const int64_t hi = last < 0 ? 0 : std::min<int64_t>(g.ow, last / g.sw + 1);
+  return {lo, std::max(lo, hi)};
+}
+
 template <typename T>
 void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
   const int64_t L = geom.l(), kk = geom.kh * geom.kw, cols = nb * L;
@@ -54,10 +65,15 @@ void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
                        continue;
                      }
                      const T* src = plane + iy * g.w;
-                     for (int64_t ox = 0; ox < g.ow; ++ox) {
-                       const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
-                       row[ox] = (ix >= 0 && ix < g.w) ? src[ix] : T(0);
+                     const int64_t off = kj * g.dw - g.pw;
+                     const auto [lo, hi] = valid_columns(g, off);
+                     std::fill(row, row + lo, T(0));
+                     if (g.sw == 1) {
+                       std::copy(src + lo + off, src + hi + off, row + lo);
+                     } else {
+                       for (int64_t ox = lo; ox < hi; ++ox) row[ox] = src[ox * g.sw + off];
                      }
+                     std::fill(row + hi, row + g.ow, T(0));
                    }
                  }
                });
@@ -82,10 +98,9 @@ void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
             if (iy < 0 || iy >= g.h) continue;
             T* dst = plane + iy * g.w;
             const T* s = src + oy * g.ow;
-            for (int64_t ox = 0; ox < g.ow; ++ox) {
-              const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
-              if (ix >= 0 && ix < g.w) dst[ix] += s[ox];
-            }
+            const int64_t off = kj * g.dw - g.pw;
+            const auto [lo, hi] = valid_columns(g, off);
+            for (int64_t ox = lo; ox < hi; ++ox) dst[ox * g.sw + off] += s[ox];
           }
         }
       }
