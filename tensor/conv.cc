@@ -36,8 +36,9 @@ constexpr int64_t kColBudget = int64_t{1} << 19;
 using Geometry = detail::ConvGeometry;
 
 // The output columns ox whose input column ox * sw + off lies inside the
-// row, [lo, hi): the rest read padding. Computed once per row, so that the
-// copies below run without a bounds test per element.
+// row, [lo, hi): the rest read padding. The same for every row of a kernel
+// column kj, so computed once per (plane, kj): the copies below run without
+// a bounds test per element (and without a division per row).
 inline std::pair<int64_t, int64_t> valid_columns(const Geometry& g, int64_t off) {
   const int64_t lo = off >= 0 ? 0 : std::min<int64_t>(g.ow, (-off + g.sw - 1) / g.sw);
   const int64_t last = g.w - 1 - off;  // the largest ox * sw allowed
@@ -57,6 +58,8 @@ void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
                    const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
                    const T* plane = x + ((n0 + n) * g.c + c) * g.h * g.w;
                    T* dst = col + r * cols + n * L;
+                   const int64_t off = kj * g.dw - g.pw;
+                   const auto [lo, hi] = valid_columns(g, off);
                    for (int64_t oy = 0; oy < g.oh; ++oy) {
                      const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
                      T* row = dst + oy * g.ow;
@@ -65,8 +68,6 @@ void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
                        continue;
                      }
                      const T* src = plane + iy * g.w;
-                     const int64_t off = kj * g.dw - g.pw;
-                     const auto [lo, hi] = valid_columns(g, off);
                      std::fill(row, row + lo, T(0));
                      if (g.sw == 1) {
                        std::copy(src + lo + off, src + hi + off, row + lo);
@@ -93,13 +94,13 @@ void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
         for (int64_t kj = 0; kj < g.kw; ++kj) {
           const int64_t r = (c * g.kh + ki) * g.kw + kj;
           const T* src = col + r * cols + n * L;
+          const int64_t off = kj * g.dw - g.pw;
+          const auto [lo, hi] = valid_columns(g, off);
           for (int64_t oy = 0; oy < g.oh; ++oy) {
             const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
             if (iy < 0 || iy >= g.h) continue;
             T* dst = plane + iy * g.w;
             const T* s = src + oy * g.ow;
-            const int64_t off = kj * g.dw - g.pw;
-            const auto [lo, hi] = valid_columns(g, off);
             for (int64_t ox = lo; ox < hi; ++ox) dst[ox * g.sw + off] += s[ox];
           }
         }
