@@ -2,6 +2,8 @@
 // inside the op's scope (one NativeBatchNormBackward0 /
 // NativeLayerNormBackward0 node); the backward formulas are in
 // autograd/derivatives/nn.cc.
+#include <tuple>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensor/autocast.h"
@@ -47,8 +49,9 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
   Tensor mean, invstd;
   if (training) {
-    mean = input.mean(dims);
-    Tensor var = input.var(dims, /*unbiased=*/false);
+    // One pass for both statistics (var_mean's Welford reduction).
+    Tensor var;
+    std::tie(var, mean) = var_mean(input, dims, /*unbiased=*/false);
     invstd = (var + eps).rsqrt();
     if (running_mean.defined() || running_var.defined()) {
       const int64_t n = input.numel() / c;
