@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/step_benchmark.h"
+
 namespace ember::bench {
 
 struct GptConfig {
@@ -88,28 +90,15 @@ struct GptConfig {
 
 template <typename B>
 void BM_GptStep(benchmark::State& state) {
-  B::set_threads(static_cast<int>(state.range(0)));
   const GptConfig config;
-  typename B::Step s(config);
-  s.step();  // warm up: optimizer state, allocator caches
-  for (auto _ : state) {
-    auto loss = s.step();
-    benchmark::DoNotOptimize(loss);
-  }
-  state.counters["tokens/s"] = benchmark::Counter(
-      static_cast<double>(config.context * config.batch) * state.iterations(),
-      benchmark::Counter::kIsRate);
+  run_training_steps<B>(
+      state, [&] { return typename B::Step(config); }, "tokens/s",
+      static_cast<double>(config.context * config.batch));
 }
 
 template <typename B>
 void register_gpt_step_cases(const std::string& prefix) {
-  benchmark::RegisterBenchmark((prefix + "gpt_step").c_str(), BM_GptStep<B>)
-      ->Arg(1)
-      ->Arg(2)
-      ->ArgName("threads")
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime()
-      ->MinTime(3);
+  register_training_step(prefix + "gpt_step", BM_GptStep<B>);
 }
 
 }  // namespace ember::bench

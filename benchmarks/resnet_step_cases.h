@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/step_benchmark.h"
+
 namespace ember::bench {
 
 #define EMBER_RESNET_STEP_BACKEND(Name, lib)                                                    \
@@ -98,28 +100,14 @@ namespace ember::bench {
 
 template <typename B>
 void BM_ResNetStep(benchmark::State& state) {
-  B::set_threads(static_cast<int>(state.range(0)));
   constexpr int64_t kBatch = 32;
-  typename B::Step s(kBatch);
-  s.step();  // warm up
-  for (auto _ : state) {
-    auto loss = s.step();
-    benchmark::DoNotOptimize(loss);
-  }
-  state.counters["images/s"] =
-      benchmark::Counter(static_cast<double>(kBatch) * state.iterations(),
-                         benchmark::Counter::kIsRate);
+  run_training_steps<B>(
+      state, [] { return typename B::Step(kBatch); }, "images/s", static_cast<double>(kBatch));
 }
 
 template <typename B>
 void register_resnet_step_cases(const std::string& prefix) {
-  benchmark::RegisterBenchmark((prefix + "resnet18_step").c_str(), BM_ResNetStep<B>)
-      ->Arg(1)
-      ->Arg(2)
-      ->ArgName("threads")
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime()
-      ->MinTime(3);
+  register_training_step(prefix + "resnet18_step", BM_ResNetStep<B>);
 }
 
 }  // namespace ember::bench

@@ -151,14 +151,25 @@ std::shared_ptr<TransformerDecoderLayerImpl> TransformerDecoderLayerImpl::deep_c
   return copy_layer(*this);
 }
 
+namespace {
+
+// A stack's children: `layers` (num_layers deep copies of `layer`, as
+// PyTorch's _get_clones) and `norm` when given.
+template <typename Layer>
+void build_stack(Module& stack, const Layer& layer, int64_t num_layers, const LayerNorm& norm_in,
+                 ModuleList& layers, LayerNorm& norm, const char* what) {
+  EMBER_CHECK(!layer.is_empty(), what, " needs a layer to copy");
+  layers = stack.register_module("layers", ModuleList());
+  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(layer->deep_copy());
+  if (!norm_in.is_empty()) norm = stack.register_module("norm", norm_in);
+}
+
+}  // namespace
+
 TransformerEncoderImpl::TransformerEncoderImpl(const TransformerEncoderOptions& options)
     : options(options) {
-  EMBER_CHECK(!options.encoder_layer().is_empty(), "TransformerEncoder needs an encoder_layer");
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i) {
-    layers->push_back(options.encoder_layer()->deep_copy());
-  }
-  if (!options.norm().is_empty()) norm = register_module("norm", options.norm());
+  build_stack(*this, options.encoder_layer(), options.num_layers(), options.norm(), layers, norm,
+              "TransformerEncoder");
 }
 
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
@@ -172,12 +183,8 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
 
 TransformerDecoderImpl::TransformerDecoderImpl(const TransformerDecoderOptions& options)
     : options(options) {
-  EMBER_CHECK(!options.decoder_layer().is_empty(), "TransformerDecoder needs a decoder_layer");
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i) {
-    layers->push_back(options.decoder_layer()->deep_copy());
-  }
-  if (!options.norm().is_empty()) norm = register_module("norm", options.norm());
+  build_stack(*this, options.decoder_layer(), options.num_layers(), options.norm(), layers, norm,
+              "TransformerDecoder");
 }
 
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
@@ -195,23 +202,20 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
 
 TransformerImpl::TransformerImpl(const TransformerOptions& o) : options(o) {
   const LayerNormOptions norm_options = LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps());
-  TransformerEncoderLayer encoder_layer(TransformerEncoderLayerOptions(o.d_model(), o.nhead())
-                                            .dim_feedforward(o.dim_feedforward())
-                                            .dropout(o.dropout())
-                                            .activation(o.activation())
-                                            .layer_norm_eps(o.layer_norm_eps())
-                                            .batch_first(o.batch_first())
-                                            .norm_first(o.norm_first()));
+  const TransformerLayerOptions layer_options = TransformerLayerOptions(o.d_model(), o.nhead())
+                                                    .dim_feedforward(o.dim_feedforward())
+                                                    .dropout(o.dropout())
+                                                    .activation(o.activation())
+                                                    .layer_norm_eps(o.layer_norm_eps())
+                                                    .batch_first(o.batch_first())
+                                                    .norm_first(o.norm_first());
+  // Built in PyTorch's order (encoder layer, its norm, decoder layer, its
+  // norm): the random draws of each follow.
+  TransformerEncoderLayer encoder_layer(layer_options);
   encoder = register_module(
       "encoder", TransformerEncoder(TransformerEncoderOptions(encoder_layer, o.num_encoder_layers())
                                         .norm(LayerNorm(norm_options))));
-  TransformerDecoderLayer decoder_layer(TransformerDecoderLayerOptions(o.d_model(), o.nhead())
-                                            .dim_feedforward(o.dim_feedforward())
-                                            .dropout(o.dropout())
-                                            .activation(o.activation())
-                                            .layer_norm_eps(o.layer_norm_eps())
-                                            .batch_first(o.batch_first())
-                                            .norm_first(o.norm_first()));
+  TransformerDecoderLayer decoder_layer(layer_options);
   decoder = register_module(
       "decoder", TransformerDecoder(TransformerDecoderOptions(decoder_layer, o.num_decoder_layers())
                                         .norm(LayerNorm(norm_options))));

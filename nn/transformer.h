@@ -66,9 +66,10 @@ class TransformerActivation {
   std::function<Tensor(const Tensor&)> fn_;
 };
 
-struct TransformerEncoderLayerOptions {
-  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead)
-      : d_model_(d_model), nhead_(nhead) {}
+// The options of both layer kinds (libtorch's TransformerEncoderLayerOptions
+// and TransformerDecoderLayerOptions, which hold the same fields).
+struct TransformerLayerOptions {
+  TransformerLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
   EMBER_ARG(int64_t, d_model);
   EMBER_ARG(int64_t, nhead);
   EMBER_ARG(int64_t, dim_feedforward) = 2048;
@@ -78,6 +79,8 @@ struct TransformerEncoderLayerOptions {
   EMBER_ARG(bool, batch_first) = false;
   EMBER_ARG(bool, norm_first) = false;  // pre-norm instead of post-norm
 };
+using TransformerEncoderLayerOptions = TransformerLayerOptions;
+using TransformerDecoderLayerOptions = TransformerLayerOptions;
 
 // Self-attention then a feed-forward block, each with dropout, a residual
 // and a LayerNorm (after the residual, or before the block with
@@ -104,19 +107,6 @@ class TransformerEncoderLayerImpl : public Module {
   Dropout dropout1 = nullptr, dropout2 = nullptr;
 };
 EMBER_MODULE(TransformerEncoderLayer);
-
-struct TransformerDecoderLayerOptions {
-  TransformerDecoderLayerOptions(int64_t d_model, int64_t nhead)
-      : d_model_(d_model), nhead_(nhead) {}
-  EMBER_ARG(int64_t, d_model);
-  EMBER_ARG(int64_t, nhead);
-  EMBER_ARG(int64_t, dim_feedforward) = 2048;
-  EMBER_ARG(double, dropout) = 0.1;
-  EMBER_ARG(TransformerActivation, activation) = "relu";
-  EMBER_ARG(double, layer_norm_eps) = 1e-5;
-  EMBER_ARG(bool, batch_first) = false;
-  EMBER_ARG(bool, norm_first) = false;
-};
 
 // Self-attention, attention over the encoder's output (memory), then a
 // feed-forward block; each with dropout, a residual and a LayerNorm.
