@@ -25,17 +25,14 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, write_inc  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, StringWriter, params_string  # noqa: E402
 
 torch.set_num_threads(1)
 g = GoldenWriter("attention", package="nn")
 sdpa = GoldenWriter("sdpa", package="nn/functional")
 errors = ErrorWriter("attention", first_line=True, package="nn")
-strings = []
+strings = StringWriter("attention", package="nn")
 
-
-def add_string(name, text):
-    strings.append('  {"%s", %s},' % (name, cpp_str(text)))
 
 
 def randn(*shape, seed, dtype=torch.float64):
@@ -97,17 +94,14 @@ for i, (name, (qs, ks, vs, mask_fn, kw)) in enumerate(SDPA_CASES.items()):
         sdpa.add(p + "mask", mask)
 
 # --- nn.MultiheadAttention ----------------------------------------------------------------
-def params_string(module):
-    return "\n".join("%s %s" % (n, list(p.shape)) for n, p in module.named_parameters())
-
 
 def record_module(name, m):
     """Init values, names and printed form of a module made under manual_seed(0)."""
     for pname, p in m.named_parameters():
         g.add("%s.init.%s" % (name, pname), p)
-    add_string(name + ".params", params_string(m))
-    add_string(name + ".state_dict", "\n".join(m.state_dict().keys()))
-    add_string(name + ".repr", repr(m))
+    strings.add(name + ".params", params_string(m))
+    strings.add(name + ".state_dict", "\n".join(m.state_dict().keys()))
+    strings.add(name + ".repr", repr(m))
 
 
 def record_grads(name, m, inputs):
@@ -190,7 +184,7 @@ for ci, (name, (ctor, kind, shapes, fwd)) in enumerate(MHA_CASES.items()):
 # --- Transformer layers ---------------------------------------------------------------
 D, H, FF = 8, 2, 16
 src_mask = nn.Transformer.generate_square_subsequent_mask(5)
-add_string("square_subsequent_mask.repr", repr(src_mask))
+strings.add("square_subsequent_mask.repr", repr(src_mask))
 g.add("square_subsequent_mask", src_mask)
 kpm_src = torch.tensor([[False, False, False, True, True], [False] * 5])
 kpm_tgt = torch.tensor([[False, False, True, True], [False] * 4])
@@ -292,5 +286,4 @@ errors.err("encoder_layer_activation", lambda: nn.TransformerEncoderLayer(8, 2, 
 g.write()
 sdpa.write()
 errors.write()
-write_inc("attention_strings_golden.inc", "attention", "{name, text}", strings, "strings",
-          package="nn")
+strings.write()

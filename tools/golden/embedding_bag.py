@@ -20,7 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, StringWriter, mk  # noqa: E402
 
 torch.set_num_threads(1)
 w = GoldenWriter("embedding_bag", package="nn/functional")
@@ -113,11 +113,8 @@ errors.write()
 # --- the module ---------------------------------------------------------------------------
 m = GoldenWriter("embedding_bag", package="nn")
 merrors = ErrorWriter("embedding_bag", package="nn")
-strings = []
+strings = StringWriter("embedding_bag", package="nn")
 
-
-def add_string(name, text):
-    strings.append('  {"%s", %s},' % (name, cpp_str(text)))
 
 
 LAYERS = {
@@ -130,9 +127,9 @@ for name, (make, x) in LAYERS.items():
     layer = make()
     for pname, p in layer.named_parameters():
         m.add("init.%s.%s" % (name, pname), p)
-    add_string("params." + name,
+    strings.add("params." + name,
                "\n".join("%s %s" % (n, list(p.shape)) for n, p in layer.named_parameters()))
-    add_string("state_dict." + name, "\n".join(layer.state_dict().keys()))
+    strings.add("state_dict." + name, "\n".join(layer.state_dict().keys()))
     m.add("forward.%s.input" % name, x)
     m.add("forward.%s.output" % name, layer(x))
 
@@ -147,7 +144,7 @@ m.add("pretrained.weight", pre)
 m.add("pretrained.output", nn.EmbeddingBag.from_pretrained(pre, mode="max", padding_idx=1)(
     ids(0, 1, 2, 3, 4, 1), ids(0, 2, 4)))
 
-add_string("repr", repr(nn.ModuleList([
+strings.add("repr", repr(nn.ModuleList([
     nn.EmbeddingBag(5, 3), nn.EmbeddingBag(5, 3, mode="sum", padding_idx=-2),
     nn.EmbeddingBag(5, 3, max_norm=1.0, norm_type=3.0, scale_grad_by_freq=True, mode="max",
                     include_last_offset=True, padding_idx=0),
@@ -159,5 +156,4 @@ merrors.err("forward_offsets_none", lambda: nn.EmbeddingBag(5, 3)(ids(1, 2)))
 merrors.err("forward_mode", lambda: nn.EmbeddingBag(5, 3, mode="none")(IDX2))
 m.write()
 merrors.write()
-write_inc("embedding_bag_strings_golden.inc", "embedding_bag", "{name, text}", strings,
-          "strings", "nn")
+strings.write()

@@ -122,6 +122,29 @@ def cpp_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+class StringWriter:
+    """Collects named strings (printed modules, key lists) and writes them as
+    <package>/testdata/<family>_strings_golden.inc: {name, text} lines that a
+    test reads as nn/test_golden.h's GoldenString."""
+
+    def __init__(self, family, package="tensor"):
+        self.family = family
+        self.package = package
+        self.lines = []
+
+    def add(self, name, text):
+        self.lines.append('  {"%s", %s},' % (name, cpp_str(text)))
+
+    def write(self):
+        write_inc("%s_strings_golden.inc" % self.family, self.family, "{name, text}", self.lines,
+                  "strings", self.package)
+
+
+def params_string(module):
+    """A module's parameters, "name [sizes]" a line, in named_parameters() order."""
+    return "\n".join("%s %s" % (n, list(p.shape)) for n, p in module.named_parameters())
+
+
 class ErrorWriter:
     """Collects the errors PyTorch raises and writes them for GoldenError
     (tensor/testing/golden.h): {name, Python exception class, message}."""

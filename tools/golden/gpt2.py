@@ -29,7 +29,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from golden_util import ROOT, ErrorWriter, GoldenWriter, cpp_str, write_inc  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, ROOT, StringWriter  # noqa: E402
 from safetensors_interop import write as write_safetensors  # noqa: E402
 
 torch.set_num_threads(1)
@@ -222,13 +222,12 @@ TINY = dict(vocab_size=64, n_positions=16, n_embd=32, n_layer=2, n_head=4, resid
 def main():
     g = GoldenWriter("gpt2", package="models")
     errors = ErrorWriter("gpt2", package="models")
-    strings = []
+    strings = StringWriter("gpt2", package="models")
 
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(**TINY))
     sd = model.state_dict()
-    strings.append('  {"names.tiny", %s},' % cpp_str(
-        "\n".join("%s %s" % (k, list(v.shape)) for k, v in sd.items())))
+    strings.add("names.tiny", "\n".join("%s %s" % (k, list(v.shape)) for k, v in sd.items()))
 
     # save_pretrained(safe_serialization=True): the tied alias is dropped.
     testdata = os.path.join(ROOT, "models", "testdata")
@@ -266,7 +265,7 @@ def main():
 
     g.write()
     errors.write()
-    write_inc("gpt2_strings_golden.inc", "gpt2", "{name, text}", strings, "strings", "models")
+    strings.write()
 
 
 if __name__ == "__main__":

@@ -10,16 +10,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc
+from golden_util import ErrorWriter, GoldenWriter, StringWriter, mk
 
 torch.set_num_threads(1)
 g = GoldenWriter("nn_modules", package="nn")
 errors = ErrorWriter("nn_modules", package="nn")
-strings = []  # (name, text): printed trees and key lists
+strings = StringWriter("nn_modules", package="nn")
 
-
-def add_string(name, text):
-    strings.append('  {"%s", %s},' % (name, cpp_str(text)))
 
 
 def add_params(prefix, module):
@@ -113,8 +110,8 @@ for name, make in LAYERS.items():
     torch.manual_seed(0)
     modules[name] = make()
     add_params("init." + name, modules[name])
-    add_string("params." + name, "\n".join(n for n, _ in modules[name].named_parameters()))
-    add_string("state_dict." + name, "\n".join(modules[name].state_dict().keys()))
+    strings.add("params." + name, "\n".join(n for n, _ in modules[name].named_parameters()))
+    strings.add("state_dict." + name, "\n".join(modules[name].state_dict().keys()))
 
 # --- forward values -----------------------------------------------------------------
 FORWARD = {  # layer -> input
@@ -242,7 +239,7 @@ REPRS = {
     "nested": nn.Sequential(nn.Linear(3, 4), nn.Sequential(nn.ReLU(), nn.Linear(4, 2))),
 }
 for name, m in REPRS.items():
-    add_string("repr." + name, repr(m))
+    strings.add("repr." + name, repr(m))
 
 
 # --- state_dict and load_state_dict ----------------------------------------------------
@@ -257,7 +254,7 @@ class Small(nn.Module):
 
 small = Small()
 sd = small.state_dict()
-add_string("state_dict.small", "\n".join(sd.keys()))
+strings.add("state_dict.small", "\n".join(sd.keys()))
 no_bias = dict(sd)
 del no_bias["fc.bias"]
 errors.err("load.missing", lambda: small.load_state_dict(no_bias))
@@ -271,11 +268,11 @@ both = dict(extra)
 del both["bn.running_var"]
 errors.err("load.all", lambda: Small(out=2, extra=True).load_state_dict(both))
 # Not strict: what did not match comes back (printed as PyTorch's repr).
-add_string("load.nonstrict.missing", repr(Small().load_state_dict(no_bias, strict=False)))
-add_string("load.nonstrict.unexpected", repr(Small().load_state_dict(extra, strict=False)))
-add_string("load.nonstrict.both",
+strings.add("load.nonstrict.missing", repr(Small().load_state_dict(no_bias, strict=False)))
+strings.add("load.nonstrict.unexpected", repr(Small().load_state_dict(extra, strict=False)))
+strings.add("load.nonstrict.both",
            repr(Small(extra=True).load_state_dict(both, strict=False)))
-add_string("load.nonstrict.none", repr(Small().load_state_dict(sd, strict=False)))
+strings.add("load.nonstrict.none", repr(Small().load_state_dict(sd, strict=False)))
 
 # --- ModuleDict: insertion order, replacing in place, pop ------------------------
 torch.manual_seed(0)
@@ -283,11 +280,10 @@ md = nn.ModuleDict({"conv": nn.Conv2d(1, 2, 3), "act": nn.ReLU()})
 md["fc"] = nn.Linear(2, 2)
 md["conv"] = nn.Conv2d(1, 3, 3)
 md.pop("act")
-add_string("repr.module_dict", repr(md))
-add_string("state_dict.module_dict", "\n".join(md.state_dict().keys()))
-add_string("repr.module_dict_empty", repr(nn.ModuleDict()))
+strings.add("repr.module_dict", repr(md))
+strings.add("state_dict.module_dict", "\n".join(md.state_dict().keys()))
+strings.add("repr.module_dict_empty", repr(nn.ModuleDict()))
 
 g.write()
 errors.write()
-write_inc("nn_modules_strings_golden.inc", "nn_modules", "{name, text}", strings, "strings",
-          "nn")
+strings.write()

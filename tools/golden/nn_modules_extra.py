@@ -17,20 +17,14 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, StringWriter, mk, params_string  # noqa: E402
 
 torch.set_num_threads(1)
 g = GoldenWriter("nn_modules_extra", package="nn")
 errors = ErrorWriter("nn_modules_extra", package="nn")
-strings = []
+strings = StringWriter("nn_modules_extra", package="nn")
 
 
-def add_string(name, text):
-    strings.append('  {"%s", %s},' % (name, cpp_str(text)))
-
-
-def params_string(module):
-    return "\n".join("%s %s" % (n, list(p.shape)) for n, p in module.named_parameters())
 
 
 # --- layers with parameters: init under manual_seed(0), forward on mk() -------------------
@@ -52,8 +46,8 @@ for name, (make, x) in LAYERS.items():
     m = make()
     for pname, p in m.named_parameters():
         g.add("init.%s.%s" % (name, pname), p)
-    add_string("params." + name, params_string(m))
-    add_string("state_dict." + name, "\n".join(m.state_dict().keys()))
+    strings.add("params." + name, params_string(m))
+    strings.add("state_dict." + name, "\n".join(m.state_dict().keys()))
     g.add("forward.%s.input" % name, x)
     g.add("forward.%s.output" % name, m(x))
 
@@ -67,8 +61,8 @@ g.add("output_size.out", up(x, output_size=[5, 6, 4]))
 # BatchNorm3d: two training steps, then eval.
 torch.manual_seed(0)
 bn = nn.BatchNorm3d(3, momentum=0.3)
-add_string("params.batchnorm3d", params_string(bn))
-add_string("state_dict.batchnorm3d", "\n".join(bn.state_dict().keys()))
+strings.add("params.batchnorm3d", params_string(bn))
+strings.add("state_dict.batchnorm3d", "\n".join(bn.state_dict().keys()))
 xb = mk((2, 3, 2, 2, 3))
 g.add("bn3d.input", xb)
 g.add("bn3d.train1", bn(xb))
@@ -102,7 +96,7 @@ REPRS = {
         nn.BatchNorm3d(3), nn.BatchNorm3d(4, eps=1e-3, momentum=None, affine=False)]),
 }
 for name, m in REPRS.items():
-    add_string("repr." + name, repr(m))
+    strings.add("repr." + name, repr(m))
 
 # --- constructor and input errors --------------------------------------------------------
 errors.err("conv3d.groups", lambda: nn.Conv3d(3, 4, 3, groups=2))
@@ -111,5 +105,4 @@ errors.err("batchnorm3d.dims", lambda: nn.BatchNorm3d(3)(torch.zeros(2, 3, 4, 5)
 
 g.write()
 errors.write()
-write_inc("nn_modules_extra_strings_golden.inc", "nn_modules_extra", "{name, text}", strings,
-          "strings", "nn")
+strings.write()

@@ -18,16 +18,13 @@ import torch.nn as nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, StringWriter, mk  # noqa: E402
 
 torch.set_num_threads(1)
 g = GoldenWriter("nn_modules_misc", package="nn")
 errors = ErrorWriter("nn_modules_misc", package="nn")
-strings = []
+strings = StringWriter("nn_modules_misc", package="nn")
 
-
-def add_string(name, text):
-    strings.append('  {"%s", %s},' % (name, cpp_str(text)))
 
 
 # --- layers on mk() inputs: "<name>.input" -> "<name>.output" ----------------------------------
@@ -115,7 +112,7 @@ REPRS = {
         nn.GaussianNLLLoss(), nn.CTCLoss(blank=1)]),
 }
 for name, m in REPRS.items():
-    add_string("repr." + name, repr(m))
+    strings.add("repr." + name, repr(m))
 
 # --- constructor and input errors --------------------------------------------------------------
 errors.err("unflatten.sizes", lambda: nn.Unflatten(1, (2, 2))(torch.zeros(2, 3)))
@@ -126,5 +123,4 @@ errors.err("pixelshuffle.channels", lambda: nn.PixelShuffle(2)(torch.zeros(1, 3,
 
 g.write()
 errors.write()
-write_inc("nn_modules_misc_strings_golden.inc", "nn_modules_misc", "{name, text}", strings,
-          "strings", "nn")
+strings.write()

@@ -16,20 +16,14 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, StringWriter, mk, params_string  # noqa: E402
 
 torch.set_num_threads(1)
 g = GoldenWriter("nn_modules_more", package="nn")
 errors = ErrorWriter("nn_modules_more", package="nn")
-strings = []
+strings = StringWriter("nn_modules_more", package="nn")
 
 
-def add_string(name, text):
-    strings.append('  {"%s", %s},' % (name, cpp_str(text)))
-
-
-def params_string(module):
-    return "\n".join("%s %s" % (n, list(p.shape)) for n, p in module.named_parameters())
 
 
 # --- layers with parameters: init under manual_seed(0), forward on mk() -------------------
@@ -54,8 +48,8 @@ for name, (make, x) in LAYERS.items():
     m = modules[name] = make()
     for pname, p in m.named_parameters():
         g.add("init.%s.%s" % (name, pname), p)
-    add_string("params." + name, params_string(m))
-    add_string("state_dict." + name, "\n".join(m.state_dict().keys()))
+    strings.add("params." + name, params_string(m))
+    strings.add("state_dict." + name, "\n".join(m.state_dict().keys()))
     g.add("forward.%s.input" % name, x)
     g.add("forward.%s.output" % name, m(x))
 
@@ -74,8 +68,8 @@ errors.err("output_size.range_unbatched", lambda: up(x[0], output_size=[7, 10]))
 # InstanceNorm2d tracking statistics: two training steps, then eval.
 torch.manual_seed(0)
 inorm = nn.InstanceNorm2d(3, affine=True, track_running_stats=True, momentum=0.3)
-add_string("params.instancenorm2d_tracked", params_string(inorm))
-add_string("state_dict.instancenorm2d_tracked", "\n".join(inorm.state_dict().keys()))
+strings.add("params.instancenorm2d_tracked", params_string(inorm))
+strings.add("state_dict.instancenorm2d_tracked", "\n".join(inorm.state_dict().keys()))
 xi = mk((2, 3, 2, 3))
 g.add("in2d.input", xi)
 g.add("in2d.train1", inorm(xi))
@@ -121,7 +115,7 @@ REPRS = {
         nn.Threshold(0.25, -3), nn.Threshold(1, 20, True)]),
 }
 for name, m in REPRS.items():
-    add_string("repr." + name, repr(m))
+    strings.add("repr." + name, repr(m))
 
 # --- constructor and input errors --------------------------------------------------------
 errors.err("convt.padding_mode", lambda: nn.ConvTranspose2d(2, 3, 3, padding_mode="reflect"))
@@ -133,5 +127,4 @@ errors.err("instancenorm2d.dims", lambda: nn.InstanceNorm2d(3)(torch.zeros(2, 3)
 
 g.write()
 errors.write()
-write_inc("nn_modules_more_strings_golden.inc", "nn_modules_more", "{name, text}", strings,
-          "strings", "nn")
+strings.write()

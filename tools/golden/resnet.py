@@ -26,12 +26,12 @@ import torch.nn.functional as F
 import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, write_inc  # noqa: E402
+from golden_util import ErrorWriter, GoldenWriter, StringWriter  # noqa: E402
 
 torch.set_num_threads(1)
 g = GoldenWriter("resnet", package="models")
 errors = ErrorWriter("resnet", package="models")
-strings = []
+strings = StringWriter("resnet", package="models")
 ARCHS = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
          "wide_resnet50_2")
 
@@ -79,7 +79,7 @@ def det_input(batch, size):
 for arch in ARCHS:
     m = getattr(torchvision.models, arch)(num_classes=10)
     text = "\n".join("%s %s" % (k, list(v.shape)) for k, v in m.state_dict().items())
-    strings.append('  {"%s", %s},' % ("names." + arch, cpp_str(text)))
+    strings.add("names." + arch, text)
 
 # --- initialization under manual_seed(0) -------------------------------------------------
 for arch, kwargs in (("resnet18", {}), ("resnet50", {"zero_init_residual": True})):
@@ -130,4 +130,4 @@ errors.err("load_num_classes", lambda: torchvision.models.resnet18(num_classes=1
 
 g.write()
 errors.write()
-write_inc("resnet_strings_golden.inc", "resnet", "{name, text}", strings, "strings", "models")
+strings.write()

@@ -17,17 +17,14 @@ import warnings
 import torch
 import torch.nn as nn
 
-from golden_util import ErrorWriter, GoldenWriter, cpp_str, mk, write_inc
+from golden_util import ErrorWriter, GoldenWriter, StringWriter, mk
 from rnn_case import record_case
 
 torch.set_num_threads(1)
 g = GoldenWriter("rnn", package="nn")
 errors = ErrorWriter("rnn", package="nn")
-strings = []
+strings = StringWriter("rnn", package="nn")
 
-
-def add_string(name, text):
-    strings.append('  {"%s", %s},' % (name, cpp_str(text)))
 
 
 def run_case(name, make, x, hx=None, train=False, forward_seed=None):
@@ -96,7 +93,7 @@ REPRS = {
     "grucell": nn.GRUCell(3, 4),
 }
 for name, m in REPRS.items():
-    add_string("repr." + name, repr(m))
+    strings.add("repr." + name, repr(m))
 STATE_DICTS = {
     "lstm_proj_bidirectional": nn.LSTM(4, 6, num_layers=2, bidirectional=True, proj_size=3),
     "lstm_proj_nobias": nn.LSTM(3, 5, bias=False, proj_size=2),
@@ -106,12 +103,12 @@ STATE_DICTS = {
     "grucell_nobias": nn.GRUCell(3, 4, bias=False),
 }
 for name, m in STATE_DICTS.items():
-    add_string("state_dict." + name, "\n".join(m.state_dict().keys()))
+    strings.add("state_dict." + name, "\n".join(m.state_dict().keys()))
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     nn.LSTM(3, 4, dropout=0.5)
-add_string("warning.dropout", str(caught[0].message))
+strings.add("warning.dropout", str(caught[0].message))
 
 # --- errors ---------------------------------------------------------------------------
 rnn = nn.RNN(4, 5)
@@ -161,4 +158,4 @@ errors.err("grucell.hidden_size", lambda: nn.GRUCell(3, 5)(mk((3,)), torch.zeros
 
 g.write()
 errors.write()
-write_inc("rnn_strings_golden.inc", "rnn", "{name, text}", strings, "strings", "nn")
+strings.write()
