@@ -80,8 +80,8 @@ MaskView<T> mask_view(const Tensor& mask) {
 }
 
 template <typename T>
-void flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                   bool is_causal, double scale, Tensor& out, Tensor& lse) {
+void flash_forward_typed(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                         bool is_causal, double scale, Tensor& out, Tensor& lse) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), E = q.size(3);
   const int64_t S = k.size(2), Ev = v.size(3);
@@ -146,9 +146,9 @@ void flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
 }
 
 template <typename T>
-void flash_backward(const Tensor& go, const Tensor& q, const Tensor& k, const Tensor& v,
-                    const Tensor& out, const Tensor& lse, const Tensor& mask, bool is_causal,
-                    double scale, Tensor& gq, Tensor& gk, Tensor& gv) {
+void flash_backward_typed(const Tensor& go, const Tensor& q, const Tensor& k, const Tensor& v,
+                          const Tensor& out, const Tensor& lse, const Tensor& mask,
+                          bool is_causal, double scale, Tensor& gq, Tensor& gk, Tensor& gv) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), E = q.size(3);
   const int64_t S = k.size(2), Ev = v.size(3);
@@ -218,14 +218,31 @@ void flash_backward(const Tensor& go, const Tensor& q, const Tensor& k, const Te
   });
 }
 
+void flash_forward_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                       bool is_causal, double scale, Tensor& out, Tensor& lse) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(q.dtype(), "_scaled_dot_product_flash_attention", [&] {
+    flash_forward_typed<scalar_t>(q, k, v, mask, is_causal, scale, out, lse);
+  });
+}
+
+void flash_backward_cpu(const Tensor& go, const Tensor& q, const Tensor& k, const Tensor& v,
+                        const Tensor& out, const Tensor& lse, const Tensor& mask, bool is_causal,
+                        double scale, Tensor& gq, Tensor& gk, Tensor& gv) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(q.dtype(), "_scaled_dot_product_flash_attention_backward", [&] {
+    flash_backward_typed<scalar_t>(go, q, k, v, out, lse, mask, is_causal, scale, gq, gk, gv);
+  });
+}
+
 // Unit stride in the last dim (what the GEMMs need); other dims any.
 Tensor rows_contiguous(const Tensor& t) { return t.stride(3) == 1 ? t : t.contiguous(); }
 
 void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask) {
   EMBER_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4,
               "_scaled_dot_product_flash_attention: expected 4-D query, key and value");
-  EMBER_CHECK(q.device().is_cpu() && k.device().is_cpu() && v.device().is_cpu(),
-              "_scaled_dot_product_flash_attention: CPU tensors only");
+  EMBER_CHECK(k.device() == q.device() && v.device() == q.device() &&
+                  (!mask.defined() || mask.device() == q.device()),
+              "_scaled_dot_product_flash_attention: query, key, value and mask must be on one "
+              "device");
   EMBER_CHECK((q.dtype() == kFloat || q.dtype() == kDouble) && k.dtype() == q.dtype() &&
                   v.dtype() == q.dtype(),
               "_scaled_dot_product_flash_attention: float or double query, key and value");
@@ -245,6 +262,19 @@ void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
 
 }  // namespace
 
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(flash_attention_forward_kernel, FlashForwardFn);
+EMBER_DEFINE_KERNEL_TABLE(flash_attention_backward_kernel, FlashBackwardFn);
+EMBER_REGISTER_KERNEL(flash_attention_forward_kernel, kCPU, &flash_forward_cpu);
+EMBER_REGISTER_KERNEL(flash_attention_backward_kernel, kCPU, &flash_backward_cpu);
+}  // namespace detail
+
+bool flash_attention_supported(Device device, int64_t e, int64_t ev) {
+  if (device.is_cpu()) return true;
+  return detail::flash_attention_forward_kernel.has(device.type()) &&
+         e <= detail::kCudaFlashMaxHeadDim && ev <= detail::kCudaFlashMaxHeadDim;
+}
+
 std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention(const Tensor& query,
                                                                const Tensor& key,
                                                                const Tensor& value,
@@ -255,9 +285,8 @@ std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention(const Tensor& que
   const Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
   Tensor out = empty({q.size(0), q.size(1), q.size(2), v.size(3)}, q.options());
   Tensor lse = empty({q.size(0), q.size(1), q.size(2)}, q.options());
-  EMBER_DISPATCH_FLOAT_DOUBLE(q.dtype(), "_scaled_dot_product_flash_attention", [&] {
-    flash_forward<scalar_t>(q, k, v, attn_mask, is_causal, scale, out, lse);
-  });
+  detail::flash_attention_forward_kernel(q.device())(q, k, v, attn_mask, is_causal, scale, out,
+                                                      lse);
   if (scope.active()) {
     scope.record("_scaled_dot_product_flash_attention", {query, key, value, attn_mask},
                  {out, lse}, {Scalar(is_causal), Scalar(scale)});
@@ -275,9 +304,8 @@ std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_backward(
   Tensor gq = zeros(q.sizes(), q.options());
   Tensor gk = zeros(k.sizes(), k.options());
   Tensor gv = zeros(v.sizes(), v.options());
-  EMBER_DISPATCH_FLOAT_DOUBLE(q.dtype(), "_scaled_dot_product_flash_attention_backward", [&] {
-    flash_backward<scalar_t>(go, q, k, v, o, l, attn_mask, is_causal, scale, gq, gk, gv);
-  });
+  detail::flash_attention_backward_kernel(q.device())(go, q, k, v, o, l, attn_mask, is_causal,
+                                                       scale, gq, gk, gv);
   return {gq, gk, gv};
 }
 

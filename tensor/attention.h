@@ -12,6 +12,13 @@
 // nn::functional::scaled_dot_product_attention calls it where it applies
 // (CPU, float/double, no dropout) and its math path elsewhere.
 //
+// On CUDA (tensor/cuda/attention.cu) the same algorithm runs one thread per
+// query row (and per key row for the key/value gradients), tiles staged in
+// shared memory, head dims up to 64; it waits for a GPU check
+// (tools/gpu_checks.sh: nn/functional:attention_cuda_test) before
+// scaled_dot_product_attention uses it by default (Note [CUDA flash
+// attention is opt-in] in nn/functional/attention.cc).
+//
 // q [B, H, L, E], k [B, H, S, E], v [B, H, S, Ev] (any batch/head strides,
 // stride 0 included: broadcast inputs need no copy); attn_mask undefined or
 // a float tensor expanded to [B, H, L, S], added to the scores; is_causal
@@ -22,6 +29,7 @@
 
 #include <tuple>
 
+#include "tensor/kernel_table.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -38,6 +46,32 @@ std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_backward(
     const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value,
     const Tensor& out, const Tensor& logsumexp, const Tensor& attn_mask, bool is_causal,
     double scale);
+
+namespace detail {
+
+// The kernels per device (Note [Kernel tables]): the CPU's in attention.cc,
+// CUDA's in tensor/cuda/attention.{cc,cu} (//tensor/cuda:attention, linked
+// by //nn/functional). Inputs are checked and rows made contiguous before;
+// out/lse and the gradients are allocated, contiguous.
+using FlashForwardFn = void (*)(const Tensor& q, const Tensor& k, const Tensor& v,
+                                const Tensor& mask, bool is_causal, double scale, Tensor& out,
+                                Tensor& lse);
+using FlashBackwardFn = void (*)(const Tensor& grad_out, const Tensor& q, const Tensor& k,
+                                 const Tensor& v, const Tensor& out, const Tensor& lse,
+                                 const Tensor& mask, bool is_causal, double scale, Tensor& gq,
+                                 Tensor& gk, Tensor& gv);
+EMBER_DECLARE_KERNEL_TABLE(flash_attention_forward_kernel, FlashForwardFn);
+EMBER_DECLARE_KERNEL_TABLE(flash_attention_backward_kernel, FlashBackwardFn);
+
+// The largest head dim (E and Ev) the CUDA kernels take.
+constexpr int64_t kCudaFlashMaxHeadDim = 64;
+
+}  // namespace detail
+
+// Whether the fused kernel can run q/k/v of `device` with head dims e, ev:
+// the CPU always; CUDA when //tensor/cuda:attention is linked and both are
+// at most detail::kCudaFlashMaxHeadDim.
+bool flash_attention_supported(Device device, int64_t e, int64_t ev);
 
 }  // namespace ember
 

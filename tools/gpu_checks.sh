@@ -24,7 +24,7 @@ TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_tes
   //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test
   //tensor/cuda:random_test //nn/functional:dropout_cuda_test //amp:grad_scaler_test
   //tensor:precision_test //tensor:autocast_test //nn/functional:autocast_test
-  //models:resnet_test //models:gpt2_test)
+  //models:resnet_test //models:gpt2_test //nn/functional:attention_cuda_test)
 BINARIES=(//benchmarks:cuda_ops //benchmarks:allreduce //trainers:mnist //distributed:launch)
 
 case "${1:-}" in

@@ -92,7 +92,8 @@ Tensor math_attention(const Tensor& query, const Tensor& key, const Tensor& valu
 std::optional<std::vector<int64_t>> fused_batch(const Tensor& q, const Tensor& k, const Tensor& v,
                                                 const Tensor& mask, double dropout_p) {
   const int64_t nd = q.dim();
-  if (!q.device().is_cpu() || dropout_p > 0 || (q.dtype() != kFloat && q.dtype() != kDouble) ||
+  if (!flash_attention_supported(q.device(), q.size(-1), v.size(-1)) || dropout_p > 0 ||
+      (q.dtype() != kFloat && q.dtype() != kDouble) ||
       (nd != 3 && nd != 4) || k.dim() != nd || v.dim() != nd || q.size(-1) != k.size(-1) ||
       k.size(-2) != v.size(-2) || q.numel() == 0 || k.numel() == 0 || v.numel() == 0) {
     return std::nullopt;
@@ -187,9 +188,15 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
   const Tensor mask = is_causal ? Tensor() : additive_mask(attn_mask, compute, /*true_attends=*/true);
 
+  // Note [CUDA flash attention is opt-in]: the CUDA kernel
+  // (tensor/cuda/attention.cu) was written on a machine without a GPU; until
+  // nn/functional:attention_cuda_test has passed on one, CUDA runs it only
+  // where the caller asked for it alone (SDPAKernelGuard(kFlashAttention)),
+  // and the math path otherwise. The CPU kernel is the default.
+  const bool fused_by_default = q.device().is_cpu() || !backend_allowed(SDPBackend::kMath);
   Tensor out;
   if (std::optional<std::vector<int64_t>> bh = fused_batch(q, k, v, mask, dropout_p);
-      bh.has_value() && backend_allowed(SDPBackend::kFlashAttention)) {
+      bh.has_value() && backend_allowed(SDPBackend::kFlashAttention) && fused_by_default) {
     out = fused_attention(q, k, v, mask, is_causal, s, *bh);
   } else {
     EMBER_CHECK(backend_allowed(SDPBackend::kMath), "No available kernel. Aborting execution.");

@@ -43,9 +43,11 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
 
 // Which implementations scaled_dot_product_attention may use (PyTorch's
 // torch.nn.attention.SDPBackend / sdpa_kernel). kFlashAttention is Note
-// [Fused attention] (tensor/attention.h): CPU, float/double (float16/bfloat16
-// computed in float32), 3-D or 4-D inputs, no dropout, a mask that needs no
-// gradient; its memory grows linearly with sequence length. kMath is the
+// [Fused attention] (tensor/attention.h): CPU (CUDA when asked for alone,
+// head dims up to 64: Note [CUDA flash attention is opt-in]), float/double
+// (float16/bfloat16 computed in float32), 3-D or 4-D inputs, no dropout, a
+// mask that needs no gradient; its memory grows linearly with sequence
+// length. kMath is the
 // composite path, for everything. By default the fused kernel is used where
 // it applies and the math path elsewhere.
 enum class SDPBackend { kMath, kFlashAttention };
