@@ -108,6 +108,8 @@ std::optional<std::vector<int64_t>> fused_batch(const Tensor& q, const Tensor& k
     }
     bh[d + 4 - nd] = n;
   }
+  // The CUDA kernels take batch x heads as a grid dimension (at most 65535).
+  if (q.device().is_cuda() && bh[0] * bh[1] > 65535) return std::nullopt;
   if (mask.defined()) {
     if (mask.requires_grad() || mask.dim() > 4) return std::nullopt;
     const int64_t want[4] = {bh[0], bh[1], q.size(-2), k.size(-2)};

@@ -267,10 +267,15 @@ bool small_heads(const FlashGeometry& g) { return g.E <= 32 && g.Ev <= 32; }
 
 }  // namespace
 
+// Whether the grid can hold the call: B * H blocks in y (at most 65535).
+bool fits(const FlashGeometry& g) {
+  return g.E <= kFlashMaxHeadDim && g.Ev <= kFlashMaxHeadDim && g.B * g.H <= 65535;
+}
+
 cudaError_t launch_flash_forward(bool is_double, const FlashGeometry& g, const void* q,
                                  const void* k, const void* v, const void* mask, void* out,
                                  void* lse) {
-  if (g.E > kFlashMaxHeadDim || g.Ev > kFlashMaxHeadDim) return cudaErrorInvalidValue;
+  if (!fits(g)) return cudaErrorInvalidValue;
   if (is_double) {
     return small_heads(g) ? forward<double, 32>(g, q, k, v, mask, out, lse)
                           : forward<double, 64>(g, q, k, v, mask, out, lse);
@@ -283,7 +288,7 @@ cudaError_t launch_flash_backward(bool is_double, const FlashGeometry& g, const 
                                   const void* q, const void* k, const void* v, const void* mask,
                                   const void* out, const void* lse, void* delta, void* gq,
                                   void* gk, void* gv) {
-  if (g.E > kFlashMaxHeadDim || g.Ev > kFlashMaxHeadDim) return cudaErrorInvalidValue;
+  if (!fits(g)) return cudaErrorInvalidValue;
   if (is_double) {
     return small_heads(g) ? backward<double, 32>(g, go, q, k, v, mask, out, lse, delta, gq, gk, gv)
                           : backward<double, 64>(g, go, q, k, v, mask, out, lse, delta, gq, gk, gv);
