@@ -1,0 +1,93 @@
+// The GPT trainer data-parallel: two ranks in real processes over gloo,
+// rank 0 reporting and checkpointing, every rank returning its figures,
+// and a single process resuming from the checkpoint.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "distributed/gloo_test_util.h"
+#include "distributed/testing/multiprocess.h"
+#include "serialize/checkpoint.h"
+#include "trainers/gpt_train.h"
+
+namespace ember {
+namespace trainers {
+namespace {
+
+namespace dist = distributed;
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+GptConfig tiny(const std::string& dir) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "the quick brown fox jumps over the lazy dog.\n";
+  std::ofstream(dir + "/text.txt") << text;
+  GptConfig c;
+  c.data = dir + "/text.txt";
+  c.n_layer = 1;
+  c.n_embd = 32;
+  c.n_head = 2;
+  c.block_size = 16;
+  c.batch_size = 8;  // per rank
+  c.steps = 20;
+  c.warmup_steps = 2;
+  c.lr = 1e-2;
+  c.min_lr = 1e-3;
+  c.eval_interval = 10;
+  c.eval_batches = 2;
+  c.log_interval = 10;
+  c.threads = 1;
+  c.checkpoint_dir = dir + "/ckpt";
+  return c;
+}
+
+TEST(GptDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
+  const std::string dir = dist::testing::make_temp_dir();
+  dist::testing::run_world(
+      2,
+      [&](int rank, int) {
+        GptConfig c = tiny(dir);
+        std::ostringstream out;
+        GptResult r = train_gpt(c, out);
+        EXPECT_EQ(r.step, 20);
+        ASSERT_EQ(r.val_losses.size(), 2u);
+        EXPECT_LT(r.val_loss, r.unigram_baseline - 0.5) << out.str();
+        std::ofstream(dir + "/figures" + std::to_string(rank))
+            << r.train_loss << " " << r.val_loss;
+        if (rank == 0) {
+          EXPECT_NE(out.str().find("step 20/20 | val loss "), std::string::npos) << out.str();
+        } else {
+          EXPECT_EQ(out.str(), "");
+        }
+      },
+      std::chrono::milliseconds(60000));
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  // Every rank returns rank 0's figures.
+  EXPECT_EQ(slurp(dir + "/figures0"), slurp(dir + "/figures1"));
+
+  // Rank 0's checkpoint holds the plain model's keys: one process resumes it.
+  const std::string ckpt = dir + "/ckpt/step_20.safetensors";
+  EXPECT_EQ(Checkpoint::load(ckpt).state_dict("model").front().first, "transformer.wte.weight");
+  GptConfig r = tiny(dir);
+  r.checkpoint_dir = "";
+  r.steps = 22;
+  r.resume = ckpt;
+  std::ostringstream out;
+  GptResult resumed = train_gpt(r, out);
+  EXPECT_EQ(resumed.step, 22);
+  EXPECT_NE(out.str().find("Resumed from " + ckpt + " at step 20"), std::string::npos)
+      << out.str();
+  dist::testing::remove_tree(dir);
+}
+
+}  // namespace
+}  // namespace trainers
+}  // namespace ember
