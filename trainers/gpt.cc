@@ -1,7 +1,7 @@
 // //trainers:gpt: a character-level GPT (models::GPT2, 4 layers, 128 wide,
 // context 64) trained on Debian's fortunes, or on any text (trainers/gpt_train.h).
 //
-//   ./bazelw run //trainers:gpt                            # 300 steps on fortunes
+//   ./bazelw run //trainers:gpt                            # 500 steps on fortunes
 //   ./bazelw run //trainers:gpt -- --data=input.txt --steps=2000 --checkpoint_dir=/tmp/gpt
 //   ./bazelw run //trainers:gpt -- --steps=3000 --resume=/tmp/gpt/step_2000.safetensors
 //   ./bazelw run //trainers:gpt -- --sample=/tmp/gpt/step_3000.safetensors --prompt="Q: "

@@ -1,7 +1,9 @@
 // The GPT trainer data-parallel: two ranks in real processes over gloo,
 // rank 0 reporting and checkpointing, every rank returning its figures,
-// and a single process resuming from the checkpoint.
+// and a single process resuming from the checkpoint; then the binary as a
+// user runs it: forked ranks, --sample, and bad flags.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <fstream>
@@ -12,19 +14,16 @@
 #include "distributed/testing/multiprocess.h"
 #include "serialize/checkpoint.h"
 #include "trainers/gpt_train.h"
+#include "trainers/testing.h"
 
 namespace ember {
 namespace trainers {
 namespace {
 
 namespace dist = distributed;
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using testing::ProgramRun;
+using testing::run_program;
+using testing::slurp;
 
 GptConfig tiny(const std::string& dir) {
   std::string text;
@@ -85,6 +84,60 @@ TEST(GptDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
   EXPECT_EQ(resumed.step, 22);
   EXPECT_NE(out.str().find("Resumed from " + ckpt + " at step 20"), std::string::npos)
       << out.str();
+  dist::testing::remove_tree(dir);
+}
+
+// The flags of tiny(), for the binary.
+std::vector<std::string> tiny_flags(const std::string& dir, std::vector<std::string> more) {
+  tiny(dir);
+  std::vector<std::string> args = {
+      "trainers/gpt",         "--data=" + dir + "/text.txt", "--n_layer=1",
+      "--n_embd=32",          "--n_head=2",                  "--block_size=16",
+      "--batch_size=8",       "--steps=4",                   "--warmup_steps=2",
+      "--eval_interval=2",    "--eval_batches=2",            "--log_interval=2",
+      "--threads=1"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(GptProgramTest, ForkedRanksTrainAndSampleRepeatsUnderASeed) {
+  const std::string dir = dist::testing::make_temp_dir();
+  ProgramRun run = run_program(tiny_flags(dir, {"--nproc=2", "--checkpoint_dir=" + dir + "/ckpt"}),
+                               std::chrono::seconds(60));
+  ASSERT_TRUE(WIFEXITED(run.status)) << run.out;
+  EXPECT_EQ(WEXITSTATUS(run.status), 0) << run.out;
+  // Rank 0 alone prints.
+  const size_t first = run.out.find("unigram baseline: ");
+  EXPECT_EQ(first, 0u) << run.out;
+  EXPECT_EQ(run.out.find("unigram baseline: ", first + 1), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("step 4/4 | val loss "), std::string::npos) << run.out;
+
+  const std::vector<std::string> sample = {
+      "trainers/gpt", "--sample=" + dir + "/ckpt/step_4.safetensors", "--prompt=the ",
+      "--max_new_tokens=20", "--seed=3"};
+  ProgramRun a = run_program(sample, std::chrono::seconds(30));
+  ProgramRun b = run_program(sample, std::chrono::seconds(30));
+  ASSERT_TRUE(WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0) << a.out;
+  EXPECT_EQ(a.out.size(), 25u) << a.out;  // the prompt, 20 characters, a newline
+  EXPECT_EQ(a.out.rfind("the ", 0), 0u) << a.out;
+  EXPECT_EQ(a.out, b.out);
+  dist::testing::remove_tree(dir);
+}
+
+TEST(GptProgramTest, BadFlagsFailWithTheReason) {
+  const std::string dir = dist::testing::make_temp_dir();
+  ProgramRun run = run_program(tiny_flags(dir, {"--batch_size=0"}), std::chrono::seconds(30));
+  ASSERT_TRUE(WIFEXITED(run.status)) << run.out;
+  EXPECT_EQ(WEXITSTATUS(run.status), 1) << run.out;
+  EXPECT_NE(run.out.find("batch_size must be positive, got 0"), std::string::npos) << run.out;
+
+  run = run_program({"trainers/gpt", "--sample=" + dir + "/none.safetensors"},
+                    std::chrono::seconds(30));
+  ASSERT_TRUE(WIFEXITED(run.status)) << run.out;
+  EXPECT_EQ(WEXITSTATUS(run.status), 1) << run.out;
+  EXPECT_NE(run.out.find("cannot sample from '" + dir + "/none.safetensors': "),
+            std::string::npos)
+      << run.out;
   dist::testing::remove_tree(dir);
 }
 
