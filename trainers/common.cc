@@ -108,8 +108,7 @@ void prune_checkpoints(const std::string& dir, const std::string& prefix, int64_
 }
 
 void save_training_checkpoint(const std::string& dir, int64_t keep, const std::string& key,
-                              int64_t n, const nn::Module& model,
-                              const optim::Optimizer& optimizer,
+                              int64_t n, const nn::Module& model, const optim::Optimizer& optimizer,
                               const std::function<void(Checkpoint&)>& extra) {
   Checkpoint ckpt;
   ckpt.add_state_dict("model", model.state_dict());

@@ -54,8 +54,7 @@ void prune_checkpoints(const std::string& dir, const std::string& prefix, int64_
 // program needs to read it back. Written to checkpoint_path(dir, key, n),
 // then the folder is pruned to `keep`.
 void save_training_checkpoint(const std::string& dir, int64_t keep, const std::string& key,
-                              int64_t n, const nn::Module& model,
-                              const optim::Optimizer& optimizer,
+                              int64_t n, const nn::Module& model, const optim::Optimizer& optimizer,
                               const std::function<void(Checkpoint&)>& extra = {});
 
 // Restores model and optimizer from `path` and returns its counter `key`,

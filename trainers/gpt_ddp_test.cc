@@ -14,16 +14,15 @@
 #include "distributed/testing/multiprocess.h"
 #include "serialize/checkpoint.h"
 #include "trainers/gpt_train.h"
-#include "trainers/testing.h"
 
 namespace ember {
 namespace trainers {
 namespace {
 
 namespace dist = distributed;
-using testing::ProgramRun;
-using testing::run_program;
-using testing::slurp;
+using dist::testing::ProgramRun;
+using dist::testing::read_file;
+using dist::testing::run_program;
 
 GptConfig tiny(const std::string& dir) {
   std::string text;
@@ -59,8 +58,7 @@ TEST(GptDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
         EXPECT_EQ(r.step, 20);
         ASSERT_EQ(r.val_losses.size(), 2u);
         EXPECT_LT(r.val_loss, r.unigram_baseline - 0.5) << out.str();
-        std::ofstream(dir + "/figures" + std::to_string(rank))
-            << r.train_loss << " " << r.val_loss;
+        std::ofstream(dir + "/figures" + std::to_string(rank)) << r.train_loss << " " << r.val_loss;
         if (rank == 0) {
           EXPECT_NE(out.str().find("step 20/20 | val loss "), std::string::npos) << out.str();
         } else {
@@ -70,7 +68,7 @@ TEST(GptDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
       std::chrono::milliseconds(60000));
   ASSERT_FALSE(::testing::Test::HasFailure());
   // Every rank returns rank 0's figures.
-  EXPECT_EQ(slurp(dir + "/figures0"), slurp(dir + "/figures1"));
+  EXPECT_EQ(read_file(dir + "/figures0"), read_file(dir + "/figures1"));
 
   // Rank 0's checkpoint holds the plain model's keys: one process resumes it.
   const std::string ckpt = dir + "/ckpt/step_20.safetensors";
@@ -82,20 +80,20 @@ TEST(GptDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
   std::ostringstream out;
   GptResult resumed = train_gpt(r, out);
   EXPECT_EQ(resumed.step, 22);
-  EXPECT_NE(out.str().find("Resumed from " + ckpt + " at step 20"), std::string::npos)
-      << out.str();
+  EXPECT_NE(out.str().find("Resumed from " + ckpt + " at step 20"), std::string::npos) << out.str();
   dist::testing::remove_tree(dir);
 }
 
 // The flags of tiny(), for the binary.
 std::vector<std::string> tiny_flags(const std::string& dir, std::vector<std::string> more) {
   tiny(dir);
-  std::vector<std::string> args = {
-      "trainers/gpt",         "--data=" + dir + "/text.txt", "--n_layer=1",
-      "--n_embd=32",          "--n_head=2",                  "--block_size=16",
-      "--batch_size=8",       "--steps=4",                   "--warmup_steps=2",
-      "--eval_interval=2",    "--eval_batches=2",            "--log_interval=2",
-      "--threads=1"};
+  std::vector<std::string> args = {"trainers/gpt",     "--data=" + dir + "/text.txt",
+                                   "--n_layer=1",      "--n_embd=32",
+                                   "--n_head=2",       "--block_size=16",
+                                   "--batch_size=8",   "--steps=4",
+                                   "--warmup_steps=2", "--eval_interval=2",
+                                   "--eval_batches=2", "--log_interval=2",
+                                   "--threads=1"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -112,9 +110,9 @@ TEST(GptProgramTest, ForkedRanksTrainAndSampleRepeatsUnderASeed) {
   EXPECT_EQ(run.out.find("unigram baseline: ", first + 1), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("step 4/4 | val loss "), std::string::npos) << run.out;
 
-  const std::vector<std::string> sample = {
-      "trainers/gpt", "--sample=" + dir + "/ckpt/step_4.safetensors", "--prompt=the ",
-      "--max_new_tokens=20", "--seed=3"};
+  const std::vector<std::string> sample = {"trainers/gpt",
+                                           "--sample=" + dir + "/ckpt/step_4.safetensors",
+                                           "--prompt=the ", "--max_new_tokens=20", "--seed=3"};
   ProgramRun a = run_program(sample, std::chrono::seconds(30));
   ProgramRun b = run_program(sample, std::chrono::seconds(30));
   ASSERT_TRUE(WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0) << a.out;
@@ -135,8 +133,7 @@ TEST(GptProgramTest, BadFlagsFailWithTheReason) {
                     std::chrono::seconds(30));
   ASSERT_TRUE(WIFEXITED(run.status)) << run.out;
   EXPECT_EQ(WEXITSTATUS(run.status), 1) << run.out;
-  EXPECT_NE(run.out.find("cannot sample from '" + dir + "/none.safetensors': "),
-            std::string::npos)
+  EXPECT_NE(run.out.find("cannot sample from '" + dir + "/none.safetensors': "), std::string::npos)
       << run.out;
   dist::testing::remove_tree(dir);
 }

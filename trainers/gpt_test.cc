@@ -308,8 +308,8 @@ TEST(GptErrorsTest, UnusableCheckpoints) {
   // Another text's vocabulary.
   GptConfig other = tiny(write_text(dir, "other.txt", pangrams() + "0123456789"));
   other.resume = ckpt;
-  EXPECT_EQ(error_of(other), "cannot resume from '" + ckpt + "': its vocabulary is not the one of '" +
-                                 other.data + "'");
+  EXPECT_EQ(error_of(other), "cannot resume from '" + ckpt +
+                                 "': its vocabulary is not the one of '" + other.data + "'");
   // Another model shape.
   GptConfig wider = c;
   wider.checkpoint_dir = "";
@@ -323,8 +323,7 @@ TEST(GptErrorsTest, UnusableCheckpoints) {
   EXPECT_EQ(error_of(wider).rfind("cannot resume from '" + junk + "': ", 0), 0u) << error_of(wider);
   SampleConfig s;
   s.checkpoint = junk;
-  EXPECT_EQ(sample_error(s).rfind("cannot sample from '" + junk + "': ", 0), 0u)
-      << sample_error(s);
+  EXPECT_EQ(sample_error(s).rfind("cannot sample from '" + junk + "': ", 0), 0u) << sample_error(s);
   s.checkpoint = dir + "/missing.safetensors";
   EXPECT_EQ(sample_error(s).rfind("cannot sample from '" + s.checkpoint + "': ", 0), 0u)
       << sample_error(s);

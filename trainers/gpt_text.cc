@@ -60,9 +60,8 @@ std::vector<int64_t> CharVocab::encode(const std::string& text) const {
   std::vector<int64_t> ids(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     const int id = id_of_[static_cast<unsigned char>(text[i])];
-    EMBER_CHECK_VALUE(id >= 0,
-                      absl::StrFormat("byte 0x%02x at offset %d is not in the vocabulary",
-                                      static_cast<unsigned char>(text[i]), i));
+    EMBER_CHECK_VALUE(id >= 0, absl::StrFormat("byte 0x%02x at offset %d is not in the vocabulary",
+                                               static_cast<unsigned char>(text[i]), i));
     ids[i] = id;
   }
   return ids;

@@ -42,8 +42,8 @@ class CharVocab {
   bool operator==(const CharVocab& o) const { return chars_ == o.chars_; }
 
  private:
-  std::string chars_;        // token id -> byte
-  std::vector<int> id_of_;   // byte -> token id, or -1 (256 entries)
+  std::string chars_;       // token id -> byte
+  std::vector<int> id_of_;  // byte -> token id, or -1 (256 entries)
 };
 
 // The entropy in nats of the bytes' frequency distribution in `ids`: the

@@ -31,29 +31,24 @@ constexpr const char* kShape[] = {"n_layer", "n_embd", "n_head", "block_size"};
 
 void check_config(const GptConfig& c) {
   EMBER_CHECK_VALUE(c.n_layer > 0 && c.n_embd > 0 && c.n_head > 0,
-                    "n_layer, n_embd and n_head must be positive, got ", c.n_layer, ", ",
-                    c.n_embd, ", ", c.n_head);
+                    "n_layer, n_embd and n_head must be positive, got ", c.n_layer, ", ", c.n_embd,
+                    ", ", c.n_head);
   EMBER_CHECK_VALUE(c.n_embd % c.n_head == 0, "n_embd (", c.n_embd,
                     ") must be a multiple of n_head (", c.n_head, ")");
   // The loss predicts each character from those before it: one needs two.
   EMBER_CHECK_VALUE(c.block_size >= 2, "block_size must be at least 2, got ", c.block_size);
-  EMBER_CHECK_VALUE(c.dropout >= 0 && c.dropout < 1, "dropout must be in [0, 1), got ",
-                    c.dropout);
+  EMBER_CHECK_VALUE(c.dropout >= 0 && c.dropout < 1, "dropout must be in [0, 1), got ", c.dropout);
   EMBER_CHECK_VALUE(c.steps >= 0, "steps must be non-negative, got ", c.steps);
   EMBER_CHECK_VALUE(c.batch_size > 0, "batch_size must be positive, got ", c.batch_size);
   EMBER_CHECK_VALUE(c.lr > 0 && std::isfinite(c.lr), "lr must be positive, got ", c.lr);
-  EMBER_CHECK_VALUE(c.min_lr >= 0 && c.min_lr <= c.lr, "min_lr must be in [0, lr], got ",
-                    c.min_lr);
-  EMBER_CHECK_VALUE(c.warmup_steps >= 0, "warmup_steps must be non-negative, got ",
-                    c.warmup_steps);
-  EMBER_CHECK_VALUE(c.weight_decay >= 0, "weight_decay must be non-negative, got ",
-                    c.weight_decay);
+  EMBER_CHECK_VALUE(c.min_lr >= 0 && c.min_lr <= c.lr, "min_lr must be in [0, lr], got ", c.min_lr);
+  EMBER_CHECK_VALUE(c.warmup_steps >= 0, "warmup_steps must be non-negative, got ", c.warmup_steps);
+  EMBER_CHECK_VALUE(c.weight_decay >= 0, "weight_decay must be non-negative, got ", c.weight_decay);
   EMBER_CHECK_VALUE(c.grad_clip >= 0, "grad_clip must be non-negative (0: none), got ",
                     c.grad_clip);
   EMBER_CHECK_VALUE(c.val_fraction > 0 && c.val_fraction < 1,
                     "val_fraction must be in (0, 1), got ", c.val_fraction);
-  EMBER_CHECK_VALUE(c.eval_interval > 0, "eval_interval must be positive, got ",
-                    c.eval_interval);
+  EMBER_CHECK_VALUE(c.eval_interval > 0, "eval_interval must be positive, got ", c.eval_interval);
   EMBER_CHECK_VALUE(c.eval_batches > 0, "eval_batches must be positive, got ", c.eval_batches);
   EMBER_CHECK_VALUE(c.log_interval > 0, "log_interval must be positive, got ", c.log_interval);
   EMBER_CHECK_VALUE(c.checkpoint_every >= 0, "checkpoint_every must be non-negative, got ",
@@ -62,8 +57,8 @@ void check_config(const GptConfig& c) {
                     c.keep_checkpoints);
 }
 
-models::GPT2Config model_config(int64_t vocab_size, int64_t n_layer, int64_t n_embd,
-                                int64_t n_head, int64_t block_size, double dropout) {
+models::GPT2Config model_config(int64_t vocab_size, int64_t n_layer, int64_t n_embd, int64_t n_head,
+                                int64_t block_size, double dropout) {
   return models::GPT2Config()
       .vocab_size(vocab_size)
       .n_positions(block_size)
@@ -95,24 +90,22 @@ std::unique_ptr<optim::AdamW> make_optimizer(const GptConfig& c, const models::G
                                     .weight_decay(c.weight_decay);
   std::vector<optim::OptimizerParamGroup> groups;
   groups.emplace_back(decay);
-  groups.emplace_back(no_decay,
-                      std::make_unique<optim::AdamWOptions>(optim::AdamWOptions(options)
-                                                                .weight_decay(0)));
+  groups.emplace_back(no_decay, std::make_unique<optim::AdamWOptions>(
+                                    optim::AdamWOptions(options).weight_decay(0)));
   return std::make_unique<optim::AdamW>(std::move(groups), options);
 }
 
 // The mean loss over the validation windows eval_loss reads: consecutive
 // windows from the split's start, eval_batches batches at most.
-double eval_loss(models::GPT2& model, const Tensor& val, const GptConfig& c,
-                 const Device& device) {
+double eval_loss(models::GPT2& model, const Tensor& val, const GptConfig& c, const Device& device) {
   NoGradGuard no_grad;
   model->eval();
   const int64_t n = std::min(val.size(0) / c.block_size, c.eval_batches * c.batch_size);
   double sum = 0;
   for (int64_t first = 0; first < n; first += c.batch_size) {
     const int64_t b = std::min(c.batch_size, n - first);
-    Tensor x = windows(val, arange(first, first + b, kLong) * c.block_size, c.block_size)
-                   .to(device);
+    Tensor x =
+        windows(val, arange(first, first + b, kLong) * c.block_size, c.block_size).to(device);
     sum += model->loss(model->forward(x), x).item<double>() * static_cast<double>(b);
   }
   model->train();
@@ -146,15 +139,15 @@ GptResult train_gpt(const GptConfig& c, std::ostream& out_all) {
   const int64_t n_val = static_cast<int64_t>(static_cast<double>(ids.size()) * c.val_fraction);
   const int64_t n_train = static_cast<int64_t>(ids.size()) - n_val;
   EMBER_CHECK_VALUE(n_train >= c.block_size && n_val >= c.block_size, "the text of '", c.data,
-                    "' (", ids.size(), " characters) is too short for a context of ",
-                    c.block_size, ": its training split has ", n_train,
-                    " characters and its validation split ", n_val, ", and each needs at least ",
-                    c.block_size);
+                    "' (", ids.size(), " characters) is too short for a context of ", c.block_size,
+                    ": its training split has ", n_train, " characters and its validation split ",
+                    n_val, ", and each needs at least ", c.block_size);
   const std::vector<int64_t> train_ids(ids.begin(), ids.begin() + n_train);
   GptResult result;
   result.unigram_baseline = unigram_entropy(train_ids, vocab.size());
-  out << absl::StrFormat("unigram baseline: %.2f nats (vocabulary %d, %d train / %d val characters)\n",
-                         result.unigram_baseline, vocab.size(), n_train, n_val)
+  out << absl::StrFormat(
+             "unigram baseline: %.2f nats (vocabulary %d, %d train / %d val characters)\n",
+             result.unigram_baseline, vocab.size(), n_train, n_val)
       << std::flush;
   const Tensor train_data = as_tensor(train_ids);
   const Tensor val_data = as_tensor(std::vector<int64_t>(ids.begin() + n_train, ids.end()));
@@ -168,12 +161,11 @@ GptResult train_gpt(const GptConfig& c, std::ostream& out_all) {
 
   int64_t step = 0;
   if (!c.resume.empty()) {
-    step = resume_training(c.resume, c.verify_checksums, "step", *model, *optimizer,
-                           [&](const Checkpoint& ckpt) {
-                             EMBER_CHECK_VALUE(
-                                 CharVocab::from_tensor(ckpt.get_tensor(kVocab)) == vocab,
-                                 "its vocabulary is not the one of '", c.data, "'");
-                           });
+    step = resume_training(
+        c.resume, c.verify_checksums, "step", *model, *optimizer, [&](const Checkpoint& ckpt) {
+          EMBER_CHECK_VALUE(CharVocab::from_tensor(ckpt.get_tensor(kVocab)) == vocab,
+                            "its vocabulary is not the one of '", c.data, "'");
+        });
     out << "Resumed from " << c.resume << " at step " << step << std::endl;
   }
   result.step = step;
@@ -207,10 +199,10 @@ GptResult train_gpt(const GptConfig& c, std::ostream& out_all) {
     ++timed_steps;
 
     if (result.step % c.log_interval == 0 || result.step == c.steps) {
-      const double ms = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - since)
-                            .count() /
-                        static_cast<double>(timed_steps);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+              .count() /
+          static_cast<double>(timed_steps);
       out << absl::StrFormat("step %d/%d | loss %.4f | lr %.2e | %.0f ms/step\n", result.step,
                              c.steps, result.train_loss, lr, ms)
           << std::flush;
@@ -235,13 +227,13 @@ GptResult train_gpt(const GptConfig& c, std::ostream& out_all) {
     if (ranks.rank == 0 && !c.checkpoint_dir.empty() &&
         ((c.checkpoint_every > 0 && result.step % c.checkpoint_every == 0) ||
          result.step == c.steps)) {
-      save_training_checkpoint(c.checkpoint_dir, c.keep_checkpoints, "step", result.step, *model,
-                               *optimizer, [&](Checkpoint& ckpt) {
-                                 ckpt.set(kVocab, vocab.to_tensor());
-                                 const int64_t shape[] = {c.n_layer, c.n_embd, c.n_head,
-                                                          c.block_size};
-                                 for (int i = 0; i < 4; ++i) ckpt.set(kShape[i], shape[i]);
-                               });
+      save_training_checkpoint(
+          c.checkpoint_dir, c.keep_checkpoints, "step", result.step, *model, *optimizer,
+          [&](Checkpoint& ckpt) {
+            ckpt.set(kVocab, vocab.to_tensor());
+            const int64_t shape[] = {c.n_layer, c.n_embd, c.n_head, c.block_size};
+            for (int i = 0; i < 4; ++i) ckpt.set(kShape[i], shape[i]);
+          });
     }
   }
   return result;
@@ -253,8 +245,9 @@ std::string sample_gpt(const SampleConfig& c) {
   EMBER_CHECK_VALUE(c.temperature >= 0 && std::isfinite(c.temperature),
                     "temperature must be non-negative (0: greedy), got ", c.temperature);
   EMBER_CHECK_VALUE(c.top_k >= 0, "top_k must be non-negative (0: all), got ", c.top_k);
-  EMBER_CHECK_VALUE(!c.prompt.empty(), "the prompt is empty: generation needs a character "
-                                       "to start from");
+  EMBER_CHECK_VALUE(!c.prompt.empty(),
+                    "the prompt is empty: generation needs a character "
+                    "to start from");
   std::optional<CharVocab> vocab;
   models::GPT2 model(nullptr);
   read_checkpoint(c.checkpoint, c.verify_checksums, "sample from", [&](const Checkpoint& ckpt) {
@@ -279,8 +272,8 @@ std::string sample_gpt(const SampleConfig& c) {
   try {
     prompt = vocab->encode(c.prompt);
   } catch (const ValueError& e) {
-    throw ValueError(absl::StrCat("the prompt does not fit the checkpoint's vocabulary: ",
-                                  e.what()));
+    throw ValueError(
+        absl::StrCat("the prompt does not fit the checkpoint's vocabulary: ", e.what()));
   }
   const int64_t context = model->config.n_positions();
   if (static_cast<int64_t>(prompt.size()) > context) {
@@ -288,11 +281,12 @@ std::string sample_gpt(const SampleConfig& c) {
   }
   manual_seed(c.seed);
   Tensor input = as_tensor(prompt).unsqueeze(0).to(device);
-  Tensor out = model->generate(input, models::GenerateOptions()
-                                          .max_new_tokens(c.max_new_tokens)
-                                          .do_sample(c.temperature > 0)
-                                          .temperature(c.temperature > 0 ? c.temperature : 1.0)
-                                          .top_k(c.top_k))
+  Tensor out = model
+                   ->generate(input, models::GenerateOptions()
+                                         .max_new_tokens(c.max_new_tokens)
+                                         .do_sample(c.temperature > 0)
+                                         .temperature(c.temperature > 0 ? c.temperature : 1.0)
+                                         .top_k(c.top_k))
                    .to(Device(kCPU))
                    .contiguous();
   const int64_t* p = out.data_ptr<int64_t>() + prompt.size();

@@ -67,10 +67,10 @@ struct GptConfig {
 };
 
 struct GptResult {
-  int64_t step = 0;            // the steps done in all (counting a resumed run's)
-  double unigram_baseline = 0;  // nats, of the training split
-  double train_loss = 0;        // of the last batch (NaN when no step ran)
-  double val_loss = 0;          // at the end
+  int64_t step = 0;                // the steps done in all (counting a resumed run's)
+  double unigram_baseline = 0;     // nats, of the training split
+  double train_loss = 0;           // of the last batch (NaN when no step ran)
+  double val_loss = 0;             // at the end
   std::vector<double> val_losses;  // every evaluation, in order
 };
 

@@ -22,16 +22,15 @@
 #include "serialize/checkpoint.h"
 #include "tensor/cuda/cuda.h"
 #include "trainers/mnist_train.h"
-#include "trainers/testing.h"
 
 namespace ember {
 namespace trainers {
 namespace {
 
 namespace dist = distributed;
-using testing::ProgramRun;
-using testing::run_program;
-using testing::slurp;
+using dist::testing::ProgramRun;
+using dist::testing::read_file;
+using dist::testing::run_program;
 using std::chrono::milliseconds;
 
 MnistConfig small() {
@@ -69,7 +68,7 @@ TEST(MnistDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
       },
       milliseconds(120000));
   ASSERT_FALSE(::testing::Test::HasFailure());
-  EXPECT_EQ(slurp(dir + "/figures0"), slurp(dir + "/figures1"));
+  EXPECT_EQ(read_file(dir + "/figures0"), read_file(dir + "/figures1"));
 
   // Rank 0's checkpoint holds the plain model's keys: a single-process run
   // resumes from it.
@@ -118,7 +117,7 @@ TEST(MnistDataParallelTest, CudaRanksTrainLikeCpuRanks) {
   const bool skip = std::ifstream(dir + "/no_gpu").good();
   double cpu[3], gpu[3];
   if (!skip) {
-    std::istringstream c(slurp(dir + "/cpu")), g(slurp(dir + "/cuda"));
+    std::istringstream c(read_file(dir + "/cpu")), g(read_file(dir + "/cuda"));
     c >> cpu[0] >> cpu[1] >> cpu[2];
     g >> gpu[0] >> gpu[1] >> gpu[2];
   }

@@ -35,8 +35,7 @@ namespace dist = distributed;
 std::chrono::milliseconds group_timeout() {
   const double seconds = absl::GetFlag(FLAGS_timeout);
   if (!(seconds > 0) || seconds > 1e9) {
-    throw ValueError(
-        absl::StrCat("--timeout must be a positive number of seconds, got ", seconds));
+    throw ValueError(absl::StrCat("--timeout must be a positive number of seconds, got ", seconds));
   }
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
@@ -51,9 +50,8 @@ void train_rank(const std::function<void(int)>& train, int threads, dist::InitOp
 
 void spawn_ranks(const ProgramOptions& p, const std::function<void(int)>& train, int nproc) {
   const int threads =
-      p.threads != 0
-          ? p.threads
-          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / nproc);
+      p.threads != 0 ? p.threads
+                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / nproc);
   // The ranks share this host: gloo talks over loopback unless told otherwise.
   setenv("GLOO_SOCKET_IFNAME", "lo", /*overwrite=*/0);
   const std::chrono::milliseconds timeout = group_timeout();
