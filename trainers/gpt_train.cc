@@ -183,8 +183,8 @@ GptResult train_gpt(const GptConfig& c, std::ostream& out_all) {
   for (; step < c.steps; ++step) {
     const double lr = gpt_lr_at(c, step);
     for (auto& group : optimizer->param_groups()) group.options().set_lr(lr);
-    // Each (step, rank) has its own generator, so that
-    // the batches depend on neither the run's history nor a resume.
+    // Each (step, rank) has its own generator, so that the batches depend
+    // on neither the run's history nor a resume.
     Generator gen(c.seed * 1000003 + static_cast<uint64_t>(step * ranks.world + ranks.rank));
     Tensor starts = randint(n_train - c.block_size + 1, {c.batch_size}, gen);
     Tensor x = windows(train_data, starts, c.block_size).to(device);

@@ -60,7 +60,9 @@ struct GptConfig {
   int64_t checkpoint_every = 100;
   int64_t keep_checkpoints = 3;
   // A checkpoint to continue from; its vocabulary must be the text's and
-  // its model shape the config's.
+  // its model shape the config's. Without dropout a resumed run repeats the
+  // uninterrupted one exactly; dropout draws from the default generator,
+  // whose state checkpoints do not hold.
   std::string resume;
   bool verify_checksums = true;
   std::string device = "cpu";  // "cpu", "cuda", "cuda:1"...
