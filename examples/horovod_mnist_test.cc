@@ -2,53 +2,28 @@
 // under ember's launcher, where horovodrun would start it: rank 0 reports
 // every epoch and the loss falls.
 
-#include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
+#include "distributed/testing/multiprocess.h"
 
 namespace {
 
 TEST(HorovodMnistTest, TwoRanksUnderTheLauncherLearn) {
   std::ifstream probe("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz");
   if (!probe.good()) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
-  const std::string out_path = std::string(std::getenv("TEST_TMPDIR")) + "/out";
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    setenv("GLOO_SOCKET_IFNAME", "lo", 1);
-    execl("distributed/launch", "distributed/launch", "--nproc_per_node=2", "--master_port=0",
-          "examples/horovod_mnist", "--train_limit=1024", "--epochs=3", "--batch_size=32",
-          static_cast<char*>(nullptr));
-    _exit(126);
-  }
-  ASSERT_GT(pid, 0);
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (waitpid(pid, &status, WNOHANG) != pid) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      FAIL() << "the run did not finish in 120 s";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  std::stringstream ss;
-  ss << std::ifstream(out_path).rdbuf();
-  const std::string out = ss.str();
+  const auto run = ember::distributed::testing::run_program(
+      {"distributed/launch", "--nproc_per_node=2", "--master_port=0", "examples/horovod_mnist",
+       "--train_limit=1024", "--epochs=3", "--batch_size=32"},
+      std::chrono::seconds(120));
+  const std::string& out = run.out;
+  const int status = run.status;
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
   std::vector<double> losses;
   std::regex line(R"(\[rank0\]: Epoch \d: mean training loss ([0-9.]+))");

@@ -11,28 +11,17 @@
 //   ./bazelw run //trainers:mnist -- --nproc=2 --device=cuda --backend=nccl  # 2 GPUs
 //   bazel-bin/distributed/launch --nproc_per_node=2 bazel-bin/trainers/mnist
 // Under the launcher (RANK and WORLD_SIZE set) it joins the group env://
-// describes; --batch_size is per rank, as in PyTorch.
+// describes (trainers/program.h); --batch_size is per rank, as in PyTorch.
 
-#include <stdlib.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <exception>
 #include <iostream>
 #include <string>
-#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/str_cat.h"
-#include "distributed/elastic.h"
-#include "distributed/init.h"
-#include "distributed/spawn.h"
-#include "distributed/tcp_store.h"
 #include "tensor/cuda/cuda.h"
 #include "trainers/mnist_train.h"
+#include "trainers/program.h"
 
 namespace {
 const ember::trainers::MnistConfig kDefaults;
@@ -56,76 +45,19 @@ ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
 ABSL_FLAG(bool, verify_checksums, kDefaults.verify_checksums,
           "check the tensor checksums of the --resume checkpoint");
 ABSL_FLAG(bool, progress, true, "a progress bar on stderr while an epoch trains (rank 0)");
-ABSL_FLAG(double, timeout, 1800,
-          "seconds any rendezvous or collective of a data-parallel run may wait (the process "
-          "group's timeout; PyTorch's default is 30 minutes)");
 ABSL_FLAG(std::string, logdir, "",
           "write TensorBoard event files here (rank 0): training loss, test loss and accuracy, "
           "learning rate, sample images");
 ABSL_FLAG(int64_t, log_interval, kDefaults.log_interval,
           "steps between the training-loss points of --logdir");
 ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
-ABSL_FLAG(int, nproc, 1, "train data-parallel on this many local processes");
-ABSL_FLAG(std::string, backend, "gloo",
-          "process group of data-parallel runs: gloo (CPU or CUDA tensors through host "
-          "copies) or nccl (CUDA, one GPU per rank)");
-
 namespace {
-
-namespace dist = ember::distributed;
 
 // The seed's first line. Asking initializes CUDA, which a process must not
 // do before it forks ranks that use it (Note [CUDA after fork]): under
 // --nproc, rank 0 asks in its own process.
 void print_cuda_available() {
   std::cout << "CUDA available: " << (ember::cuda::is_available() ? "True" : "False") << "\n";
-}
-
-// --timeout as the process group's timeout.
-std::chrono::milliseconds group_timeout() {
-  const double seconds = absl::GetFlag(FLAGS_timeout);
-  if (!(seconds > 0) || seconds > 1e9) {
-    throw ember::ValueError(
-        absl::StrCat("--timeout must be a positive number of seconds, got ", seconds));
-  }
-  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-}
-
-// One rank of a data-parallel run: joins the group, trains, leaves.
-void train_rank(const ember::trainers::MnistConfig& c, dist::InitOptions init) {
-  init.timeout = group_timeout();
-  dist::init_process_group(absl::GetFlag(FLAGS_backend), init);
-  ember::trainers::train_mnist(c, std::cout);
-  dist::destroy_process_group();
-}
-
-// --nproc=N: N forked ranks meeting in a TCPStore this process serves on
-// loopback. Nothing is left behind on disk however the run ends (a
-// rendezvous folder outlived a parent killed by a signal); the ranks die
-// with this process (Note [Forked children]).
-void spawn_ranks(ember::trainers::MnistConfig c, int nproc) {
-  if (c.threads == 0) {
-    c.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / nproc);
-  }
-  // The ranks share this host: gloo talks over loopback unless told otherwise.
-  setenv("GLOO_SOCKET_IFNAME", "lo", /*overwrite=*/0);
-  const std::chrono::milliseconds timeout = group_timeout();
-  dist::TCPStoreServer server(0, "127.0.0.1");
-  const uint16_t port = server.port();
-  dist::spawn(
-      [&](int rank) {
-        dist::TCPStoreOptions o;
-        o.port = port;
-        o.timeout = timeout;
-        o.server_description = "the mnist parent process";
-        dist::InitOptions init;
-        init.store = std::make_shared<dist::TCPStore>("127.0.0.1", o);
-        init.world_size = nproc;
-        init.rank = rank;
-        if (rank == 0) print_cuda_available();
-        train_rank(c, init);
-      },
-      nproc);
 }
 
 }  // namespace
@@ -153,27 +85,12 @@ int main(int argc, char** argv) {
   c.device = absl::GetFlag(FLAGS_device);
   c.logdir = absl::GetFlag(FLAGS_logdir);
   c.log_interval = absl::GetFlag(FLAGS_log_interval);
-  // torch.distributed.elastic's @record: an error also goes to
-  // TORCHELASTIC_ERROR_FILE for the launcher's report (elastic.h).
-  return ember::distributed::record(
-      [&] {
-        const int nproc = absl::GetFlag(FLAGS_nproc);
-        // Under a launcher (or srun without one: Note [Slurm without a
-        // launcher]) the ranks meet env://.
-        const char* slurm_tasks = getenv("SLURM_NTASKS");
-        const bool launched = getenv("WORLD_SIZE") != nullptr ||
-                              (getenv("SLURM_PROCID") != nullptr && slurm_tasks != nullptr &&
-                               std::atoi(slurm_tasks) > 1);
-        if (launched) {
-          print_cuda_available();
-          train_rank(c, {});
-        } else if (nproc > 1) {
-          spawn_ranks(c, nproc);  // rank 0 prints the first line: see print_cuda_available
-        } else {
-          print_cuda_available();
-          ember::trainers::train_mnist(c, std::cout);
-        }
-        return 0;
-      },
-      "mnist");
+  ember::trainers::ProgramOptions program;
+  program.name = "mnist";
+  program.threads = c.threads;
+  program.first_line = print_cuda_available;
+  return ember::trainers::run_training_program(program, [&](int threads) {
+    c.threads = threads;
+    ember::trainers::train_mnist(c, std::cout);
+  });
 }

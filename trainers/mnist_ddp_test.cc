@@ -28,6 +28,9 @@ namespace trainers {
 namespace {
 
 namespace dist = distributed;
+using dist::testing::ProgramRun;
+using dist::testing::read_file;
+using dist::testing::run_program;
 using std::chrono::milliseconds;
 
 MnistConfig small() {
@@ -39,13 +42,6 @@ MnistConfig small() {
   c.batch_size = 32;  // per rank
   c.epochs = 1;
   return c;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 TEST(MnistDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
@@ -72,7 +68,7 @@ TEST(MnistDataParallelTest, TwoRanksTrainRankZeroReportsAndCheckpoints) {
       },
       milliseconds(120000));
   ASSERT_FALSE(::testing::Test::HasFailure());
-  EXPECT_EQ(slurp(dir + "/figures0"), slurp(dir + "/figures1"));
+  EXPECT_EQ(read_file(dir + "/figures0"), read_file(dir + "/figures1"));
 
   // Rank 0's checkpoint holds the plain model's keys: a single-process run
   // resumes from it.
@@ -121,7 +117,7 @@ TEST(MnistDataParallelTest, CudaRanksTrainLikeCpuRanks) {
   const bool skip = std::ifstream(dir + "/no_gpu").good();
   double cpu[3], gpu[3];
   if (!skip) {
-    std::istringstream c(slurp(dir + "/cpu")), g(slurp(dir + "/cuda"));
+    std::istringstream c(read_file(dir + "/cpu")), g(read_file(dir + "/cuda"));
     c >> cpu[0] >> cpu[1] >> cpu[2];
     g >> gpu[0] >> gpu[1] >> gpu[2];
   }
@@ -130,48 +126,6 @@ TEST(MnistDataParallelTest, CudaRanksTrainLikeCpuRanks) {
   EXPECT_NEAR(gpu[0], cpu[0], 1e-3);
   EXPECT_NEAR(gpu[1], cpu[1], 1e-4);
   EXPECT_NEAR(gpu[2], cpu[2], 0.5);
-}
-
-struct ProgramRun {
-  int status = 0;
-  std::string out;  // stdout and stderr together
-};
-
-// Runs args[0] (a runfiles path) in its own process group with a deadline,
-// killing the group when it passes.
-ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadline_after) {
-  const std::string dir = dist::testing::make_temp_dir();
-  const std::string out_path = dir + "/out";
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    setenv("GLOO_SOCKET_IFNAME", "lo", 1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(126);
-  }
-  ProgramRun run;
-  EXPECT_GT(pid, 0);
-  if (pid <= 0) return run;
-  setpgid(pid, pid);
-  const auto deadline = std::chrono::steady_clock::now() + deadline_after;
-  while (waitpid(pid, &run.status, WNOHANG) != pid) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &run.status, 0);
-      ADD_FAILURE() << args[0] << " did not finish in " << deadline_after.count() << " s";
-      break;
-    }
-    std::this_thread::sleep_for(milliseconds(50));
-  }
-  run.out = slurp(out_path);
-  dist::testing::remove_tree(dir);
-  return run;
 }
 
 TEST(MnistDataParallelTest, TimeoutFlagMustBePositive) {

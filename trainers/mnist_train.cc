@@ -1,21 +1,11 @@
 #include "trainers/mnist_train.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <memory>
 #include <numeric>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_format.h"
 #include "autograd/grad_mode.h"
 #include "data/dataloader.h"
@@ -26,10 +16,9 @@
 #include "distributed/init.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
-#include "serialize/checkpoint.h"
 #include "tensor/all.h"
-#include "tensor/files.h"
 #include "tensorboard/summary_writer.h"
+#include "trainers/common.h"
 #include "trainers/mnist_net.h"
 
 namespace ember {
@@ -40,12 +29,6 @@ namespace {
 namespace F = nn::functional;
 using data::Dataset;
 using data::Example;
-
-// Discards what ranks other than 0 would print.
-class NullBuffer : public std::streambuf {
- protected:
-  int overflow(int c) override { return c; }
-};
 
 // The first `limit` examples of `ds` (all of them for 0).
 std::shared_ptr<const Dataset<Example>> first(std::shared_ptr<const Dataset<Example>> ds,
@@ -62,91 +45,6 @@ std::shared_ptr<const Dataset<Example>> mnist(const MnistConfig& c, bool train) 
                                data::transforms::Normalize({0.1307}, {0.3081})});
   auto ds = std::make_shared<data::MNIST>(c.data_root, train, t);
   return first(ds, train ? c.train_limit : c.test_limit);
-}
-
-// Makes `dir` (not its parents) and proves it writable by creating and
-// removing a file in it, so that a path that cannot take checkpoints (a
-// file, a missing parent, a read-only mount) fails before the first epoch.
-void prepare_checkpoint_dir(const std::string& dir) {
-  struct stat st;
-  if (::stat(dir.c_str(), &st) == 0) {
-    EMBER_CHECK(S_ISDIR(st.st_mode), "checkpoint_dir '", dir, "' is ", describe_file_type(dir),
-                ", not a directory");
-  } else if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    const int err = errno;
-    throw Error(absl::StrCat("cannot create checkpoint_dir '", dir, "': ", std::strerror(err)));
-  }
-  std::string probe = dir + "/.ember_write_test-XXXXXX";
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) {
-    const int err = errno;
-    throw Error(absl::StrCat("checkpoint_dir '", dir, "' is not writable: ", std::strerror(err)));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
-}
-
-// The epoch of a file named epoch_<n>.safetensors, or -1.
-int64_t checkpoint_epoch(const std::string& name) {
-  constexpr absl::string_view kPrefix = "epoch_", kSuffix = ".safetensors";
-  absl::string_view n = name;
-  int64_t epoch;
-  if (!absl::ConsumePrefix(&n, kPrefix) || !absl::ConsumeSuffix(&n, kSuffix) || n.empty() ||
-      n.find_first_not_of("0123456789") != absl::string_view::npos ||
-      !absl::SimpleAtoi(n, &epoch)) {
-    return -1;
-  }
-  return epoch;
-}
-
-// Keeps the newest `keep` checkpoints of `dir` (all when keep <= 0).
-void prune_checkpoints(const std::string& dir, int64_t keep) {
-  if (keep <= 0) return;
-  std::vector<std::pair<int64_t, std::filesystem::path>> found;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    const int64_t epoch = checkpoint_epoch(e.path().filename().string());
-    if (epoch >= 0) found.emplace_back(epoch, e.path());
-  }
-  std::sort(found.begin(), found.end(),
-            [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = static_cast<size_t>(keep); i < found.size(); ++i) {
-    std::filesystem::remove(found[i].second, ec);
-  }
-}
-
-void save_checkpoint(const MnistConfig& c, int64_t epoch, const Net& model,
-                     const optim::Optimizer& opt) {
-  Checkpoint ckpt;
-  ckpt.add_state_dict("model", model->state_dict());
-  ckpt.add_state_dict("optimizer", opt.state_dict().to_named_tensors());
-  ckpt.set("epoch", epoch);
-  ckpt.save(absl::StrCat(c.checkpoint_dir, "/epoch_", epoch, ".safetensors"));
-  prune_checkpoints(c.checkpoint_dir, c.keep_checkpoints);
-}
-
-// Restores model and optimizer from c.resume; returns its epoch. Every
-// problem is an error naming the file.
-int64_t resume_from(const MnistConfig& c, Net& model, optim::Optimizer& optimizer) {
-  try {
-    // Onto the CPU whatever device saved it; load_state_dict copies the
-    // values to the model's device (and the optimizer's state follows its
-    // parameters).
-    Checkpoint ckpt = Checkpoint::load(c.resume, MapLocation(Device(kCPU)), c.verify_checksums);
-    const NamedTensors weights = ckpt.state_dict("model");
-    for (const auto& kv : weights) {
-      EMBER_CHECK(!kv.second.is_floating_point() || kv.second.isfinite().all().item<bool>(),
-                  "parameter '", kv.first, "' holds non-finite values (NaN or inf)");
-    }
-    model->load_state_dict(weights);
-    optimizer.load_state_dict(
-        optim::OptimizerStateDict::from_named_tensors(ckpt.state_dict("optimizer")));
-    const int64_t epoch = ckpt.get_int("epoch");
-    EMBER_CHECK_VALUE(epoch >= 0, "its epoch is ", epoch, ", which is negative");
-    return epoch;
-  } catch (const Error& e) {
-    throw Error(absl::StrCat("cannot resume from '", c.resume, "': ", e.what()));
-  }
 }
 
 // --logdir, per step: the loss every log_interval steps and, at the run's
@@ -182,25 +80,17 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
   // resume in either mode); testing the whole set on one rank keeps the
   // seed's loss figure (a sum of batch means) comparable with a
   // single-process run, and the figures reach the other ranks by broadcast.
-  const bool parallel = distributed::is_initialized() && distributed::get_world_size() > 1;
-  const int rank = parallel ? distributed::get_rank() : 0;
-  const int world = parallel ? distributed::get_world_size() : 1;
-  NullBuffer null_buffer;
-  std::ostream null_stream(&null_buffer);
-  std::ostream& out = rank == 0 ? out_all : null_stream;
+  const RankInfo ranks = rank_info();
+  const bool parallel = ranks.parallel;
+  const int rank = ranks.rank;
+  const int world = ranks.world;
+  std::ostream& out = rank_zero_stream(out_all, ranks);
   if (rank == 0 && !c.checkpoint_dir.empty()) prepare_checkpoint_dir(c.checkpoint_dir);
   EMBER_CHECK_VALUE(c.log_interval > 0, "log_interval must be positive, got ", c.log_interval);
   std::unique_ptr<tensorboard::SummaryWriter> tb;
   if (rank == 0 && !c.logdir.empty()) tb = std::make_unique<tensorboard::SummaryWriter>(c.logdir);
 
-  // CUDA ranks all-reduce over gloo through host copies (Note [Gloo and
-  // device tensors]); "cuda" without an index puts rank r on GPU
-  // r % device_count, as the seeds' device_ids=[rank].
-  Device device(c.device);
-  if (parallel && device.is_cuda() && !device.has_index()) {
-    EMBER_CHECK(cuda::device_count() > 0, "--device=cuda: no CUDA device is available");
-    device = Device(kCUDA, static_cast<int8_t>(rank % static_cast<int>(cuda::device_count())));
-  }
+  const Device device = training_device(c.device, ranks);
 
   manual_seed(c.seed);  // the same initialization on every device
   Net model;
@@ -209,7 +99,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
 
   int64_t start_epoch = 0;
   if (!c.resume.empty()) {
-    start_epoch = resume_from(c, model, optimizer);
+    start_epoch = resume_training(c.resume, c.verify_checksums, "epoch", *model, optimizer);
     out << "Resumed from " << c.resume << " at epoch " << start_epoch << std::endl;
   }
 
@@ -298,7 +188,8 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
 
     if (rank == 0 && !c.checkpoint_dir.empty() && c.checkpoint_every > 0 &&
         r.epoch % c.checkpoint_every == 0) {
-      save_checkpoint(c, r.epoch, model, optimizer);
+      save_training_checkpoint(c.checkpoint_dir, c.keep_checkpoints, "epoch", r.epoch, *model,
+                               optimizer);
     }
   }
   if (tb != nullptr) tb->close();  // a write error that happened is an error

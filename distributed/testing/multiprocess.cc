@@ -1,13 +1,16 @@
 #include "distributed/testing/multiprocess.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -138,6 +141,48 @@ std::string make_temp_dir() {
 void remove_tree(const std::string& path) {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadline_after) {
+  const std::string dir = make_temp_dir();
+  const std::string out_path = dir + "/out";
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(126);
+  }
+  ProgramRun run;
+  EXPECT_GT(pid, 0);
+  if (pid <= 0) return run;
+  setpgid(pid, pid);
+  const auto deadline = std::chrono::steady_clock::now() + deadline_after;
+  while (waitpid(pid, &run.status, WNOHANG) != pid) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &run.status, 0);
+      ADD_FAILURE() << args[0] << " did not finish in " << deadline_after.count() << " s";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  run.out = read_file(out_path);
+  remove_tree(dir);
+  return run;
 }
 
 }  // namespace ember::distributed::testing

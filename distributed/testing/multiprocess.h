@@ -91,6 +91,20 @@ int free_port();
 std::string make_temp_dir();
 void remove_tree(const std::string& path);
 
+// The contents of `path` ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
+// A program run to its end, as a user runs it from a shell.
+struct ProgramRun {
+  int status = 0;   // as waitpid reports it
+  std::string out;  // stdout and stderr together
+};
+
+// Runs args[0] (a path, e.g. a runfiles one) in its own process group with
+// a deadline, killing the group (and failing the test) when it passes; gloo
+// talks over loopback (GLOO_SOCKET_IFNAME=lo).
+ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadline_after);
+
 }  // namespace ember::distributed::testing
 
 #endif  // EMBER_DISTRIBUTED_TESTING_MULTIPROCESS_H_
