@@ -14,7 +14,9 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/math.h"
 #include "tensor/parallel.h"
+#include "tensor/reduce.h"
 
 namespace ember {
 namespace {
@@ -268,6 +270,12 @@ EMBER_DEFINE_KERNEL_TABLE(flash_attention_backward_kernel, FlashBackwardFn);
 EMBER_REGISTER_KERNEL(flash_attention_forward_kernel, kCPU, &flash_forward_cpu);
 EMBER_REGISTER_KERNEL(flash_attention_backward_kernel, kCPU, &flash_backward_cpu);
 }  // namespace detail
+
+Tensor _safe_softmax(const Tensor& scores) {
+  Tensor all_masked = all(eq(scores, -std::numeric_limits<double>::infinity()), -1,
+                          /*keepdim=*/true);
+  return scores.masked_fill(all_masked, 0).softmax(-1).masked_fill(all_masked, 0);
+}
 
 bool flash_attention_supported(Device device, int64_t e, int64_t ev) {
   if (device.is_cpu()) return true;

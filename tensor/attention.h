@@ -47,6 +47,13 @@ std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_backward(
     const Tensor& out, const Tensor& logsumexp, const Tensor& attn_mask, bool is_causal,
     double scale);
 
+// softmax over the last dim where a row of only -inf gives zeros instead of
+// NaN, and zero gradient (PyTorch >= 2.5's _safe_softmax). Composite: the
+// all-masked rows are zeroed before the softmax too, so that its backward
+// sees finite values. The math path of scaled_dot_product_attention and the
+// fused op's differentiable backward share it.
+Tensor _safe_softmax(const Tensor& scores);
+
 namespace detail {
 
 // The kernels per device (Note [Kernel tables]): the CPU's in attention.cc,

@@ -8,7 +8,6 @@
 #include "tensor/creation.h"
 #include "tensor/linalg.h"
 #include "tensor/math.h"
-#include "tensor/reduce.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -43,8 +42,7 @@ V flash_attention_bw(const C& c, const V& g) {
                                 kNegInf);
   }
   // Rows with every key masked have zero probabilities (and no gradient).
-  Tensor all_masked = all(eq(scores, kNegInf), -1, /*keepdim=*/true);
-  Tensor p = scores.masked_fill(all_masked, 0).softmax(-1).masked_fill(all_masked, 0);
+  Tensor p = _safe_softmax(scores);
   Tensor dp = matmul(go, v.transpose(-2, -1));
   Tensor ds = p * (dp - (p * dp).sum({-1}, /*keepdim=*/true));
   if (g[1].defined()) ds = ds + p * g[1].unsqueeze(-1);

@@ -17,7 +17,6 @@
 #include "tensor/linalg.h"
 #include "tensor/math.h"
 #include "tensor/print.h"
-#include "tensor/reduce.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -28,15 +27,6 @@ namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 bool is_low_precision(ScalarType t) { return t == kHalf || t == kBFloat16; }
-
-// softmax over the last dim, where a row of only -inf gives zeros instead of
-// NaN (PyTorch's _safe_softmax). The all-masked rows are zeroed before the
-// softmax too, so that their backward sees finite values and passes zero.
-Tensor safe_softmax(const Tensor& scores) {
-  Tensor all_masked = all(eq(scores, kNegInf), -1, /*keepdim=*/true);
-  Tensor probs = scores.masked_fill(all_masked, 0).softmax(-1);
-  return probs.masked_fill(all_masked, 0);
-}
 
 // A mask that the scores take by addition: bool true -> 0 and false -> -inf
 // when `true_attends` (SDPA's convention), the reverse otherwise
@@ -82,7 +72,7 @@ Tensor math_attention(const Tensor& query, const Tensor& key, const Tensor& valu
   }
   Tensor scores = matmul(q, key.transpose(-2, -1) * factor);
   if (m.defined()) scores = scores + m;
-  Tensor probs = safe_softmax(scores);
+  Tensor probs = _safe_softmax(scores);
   if (dropout_p > 0) probs = dropout(probs, DropoutFuncOptions().p(dropout_p).training(true));
   return matmul(probs, value);
 }
