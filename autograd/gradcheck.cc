@@ -55,7 +55,7 @@ std::string check_first_order(const GradcheckFn& fn, const variable_list& inputs
         rows.emplace_back(wrt.size());
         continue;
       }
-      Tensor go = zeros(out.sizes(), out.dtype());
+      Tensor go = zeros(out.sizes(), out.options());
       *element(go, k) = 1.0;
       rows.push_back(grad({out}, wrt_tensors, {go}, /*retain_graph=*/true,
                           /*create_graph=*/false, /*allow_unused=*/true));
@@ -139,7 +139,7 @@ std::string gradgradcheck(const GradcheckFn& fn, const variable_list& inputs,
       g = grad(used_outs, wrt_t, used_vs, true, /*create_graph=*/outer, true);
     }
     for (size_t i = 0; i < g.size(); ++i) {
-      if (!g[i].defined()) g[i] = zeros(wrt_t[i].sizes(), kDouble);
+      if (!g[i].defined()) g[i] = zeros(wrt_t[i].sizes(), wrt_t[i].options().dtype(kDouble));
       if (!outer) g[i] = g[i].detach();
     }
     return g;

@@ -78,7 +78,7 @@ V minmax_dim_bw(const C& c, const V& g) {
   DimVector dims{dim};
   Tensor gi = unsq(c, g[0], dims, keepdim);
   Tensor idx = unsq(c, c.output(1), dims, keepdim);
-  return {zeros(c.input_sizes(0), c.input_dtype(0)).scatter(dim, idx, gi)};
+  return {zeros(c.input_sizes(0), gi.options()).scatter(dim, idx, gi)};
 }
 V amaxmin_bw(const C& c, const V& g) {
   const DimVector& dims = c.dims(0);

@@ -24,7 +24,7 @@ using C = BackwardCtx;
 
 Tensor select_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t index) {
   detail::OpScope scope(g);
-  Tensor r = zeros(sizes, g.dtype());
+  Tensor r = zeros(sizes, g.options());
   r.select(dim, index).copy_(g);
   if (scope.active()) scope.record("select_backward", {g}, {r}, {Scalar(dim), Scalar(index)});
   return r;
@@ -32,7 +32,7 @@ Tensor select_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t 
 Tensor slice_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t start,
                       int64_t end, int64_t step) {
   detail::OpScope scope(g);
-  Tensor r = zeros(sizes, g.dtype());
+  Tensor r = zeros(sizes, g.options());
   r.slice(dim, start, end, step).copy_(g);
   if (scope.active()) {
     scope.record("slice_backward", {g}, {r},
@@ -43,7 +43,7 @@ Tensor slice_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t s
 Tensor diagonal_backward(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_t d1,
                          int64_t d2) {
   detail::OpScope scope(g);
-  Tensor r = zeros(sizes, g.dtype());
+  Tensor r = zeros(sizes, g.options());
   r.diagonal(offset, d1, d2).copy_(g);
   if (scope.active()) {
     scope.record("diagonal_backward", {g}, {r}, {Scalar(offset), Scalar(d1), Scalar(d2)});
@@ -53,7 +53,7 @@ Tensor diagonal_backward(const Tensor& g, IntArrayRef sizes, int64_t offset, int
 // inputs: g, then the index tensors (undefined: a whole dim).
 Tensor index_backward(const Tensor& g, IntArrayRef sizes, const std::vector<Tensor>& indices) {
   detail::OpScope scope(g);
-  Tensor r = zeros(sizes, g.dtype());
+  Tensor r = zeros(sizes, g.options());
   index_put_(r, indices, g, /*accumulate=*/true);
   if (scope.active()) {
     std::vector<Tensor> ins{g};
@@ -65,14 +65,14 @@ Tensor index_backward(const Tensor& g, IntArrayRef sizes, const std::vector<Tens
 Tensor index_select_backward(const Tensor& g, IntArrayRef sizes, int64_t dim,
                              const Tensor& index) {
   detail::OpScope scope(g);
-  Tensor r = zeros(sizes, g.dtype());
+  Tensor r = zeros(sizes, g.options());
   r.index_add_(dim, index, g);
   if (scope.active()) scope.record("index_select_backward", {g, index}, {r}, {Scalar(dim)});
   return r;
 }
 Tensor masked_select_backward(const Tensor& g, IntArrayRef sizes, const Tensor& mask) {
   detail::OpScope scope(g);
-  Tensor r = zeros(sizes, g.dtype());
+  Tensor r = zeros(sizes, g.options());
   r.masked_scatter_(mask.expand(sizes), g);
   if (scope.active()) scope.record("masked_select_backward", {g, mask}, {r});
   return r;
@@ -83,7 +83,7 @@ Tensor masked_select_backward(const Tensor& g, IntArrayRef sizes, const Tensor& 
 // g added at its position (repeats accumulate). Recorded through
 // index_put_, so it is differentiable again.
 Tensor accumulate_at(const Tensor& g, const Tensor& positions, int64_t n) {
-  Tensor r = zeros({n}, g.dtype());
+  Tensor r = zeros({n}, g.options());
   index_put_(r, {positions.reshape({-1})}, g.reshape({-1}), /*accumulate=*/true);
   return r;
 }
@@ -153,13 +153,14 @@ V as_strided_bw(const C& c, const V& g) {
   };
   const int64_t extent =
       std::max(last(size, stride, offset), last(in_sizes, in_strides, in_offset));
-  Tensor pos = arange(extent, kLong);
+  const TensorOptions longs = TensorOptions(kLong).device(g[0].device());
+  Tensor pos = arange(extent, longs);
   Tensor buf = accumulate_at(g[0], pos.as_strided(size, stride, offset), extent);
   Tensor in_pos = pos.as_strided(in_sizes, in_strides, in_offset);
   // An input whose elements share storage (an expanded tensor) splits each
   // position's gradient among them, as PyTorch does.
-  Tensor count = zeros({extent}, kLong);
-  index_put_(count, {in_pos.reshape({-1})}, ones({in_pos.numel()}, kLong), /*accumulate=*/true);
+  Tensor count = zeros({extent}, longs);
+  index_put_(count, {in_pos.reshape({-1})}, ones({in_pos.numel()}, longs), /*accumulate=*/true);
   if (count.max().item<int64_t>() > 1) buf = buf / count.clamp_min(1);
   return {index(buf, {in_pos})};
 }
@@ -168,7 +169,7 @@ V unfold_bw(const C& c, const V& g) {
   IntArrayRef in_sizes = c.input_sizes(0);
   int64_t n = 1;
   for (int64_t s : in_sizes) n *= s;
-  Tensor pos = arange(n, kLong).view(in_sizes).unfold(c.int_arg(0), c.int_arg(1), c.int_arg(2));
+  Tensor pos = arange(n, TensorOptions(kLong).device(g[0].device())).view(in_sizes).unfold(c.int_arg(0), c.int_arg(1), c.int_arg(2));
   return {accumulate_at(g[0], pos, n).view(in_sizes)};
 }
 V flip_bw(const C& c, const V& g) { return {g[0].flip(c.dims(0))}; }
@@ -204,7 +205,7 @@ V take_bw(const C& c, const V& g) {
   IntArrayRef in_sizes = c.input_sizes(0);
   int64_t n = 1;
   for (int64_t s : in_sizes) n *= s;
-  if (n == 0) return {zeros(in_sizes, g[0].dtype()), Tensor()};
+  if (n == 0) return {zeros(in_sizes, g[0].options()), Tensor()};
   // Negative indices count from the end, as take reads them.
   Tensor idx = c.input(1).remainder(n);
   return {accumulate_at(g[0], idx, n).reshape(in_sizes), Tensor()};
@@ -244,7 +245,7 @@ V masked_select_bw(const C& c, const V& g) {
   return {masked_select_backward(g[0], c.input_sizes(0), c.input(1)), Tensor()};
 }
 V gather_bw(const C& c, const V& g) {
-  return {zeros(c.input_sizes(0), g[0].dtype()).scatter_add(c.int_arg(0), c.input(1), g[0]),
+  return {zeros(c.input_sizes(0), g[0].options()).scatter_add(c.int_arg(0), c.input(1), g[0]),
           Tensor()};
 }
 // The gradient of scatter's src: src elements beyond the index's extent
@@ -284,7 +285,7 @@ V index_put_bw(const C& c, const V& g) {
       r[0] = g[0];
     } else {
       r[0] = g[0].clone();
-      index_put_(r[0], idx, zeros({}, g[0].dtype()));
+      index_put_(r[0], idx, zeros({}, g[0].options()));
     }
   }
   if (c.needs(1)) r[1] = index(g[0], idx);
@@ -322,7 +323,7 @@ V masked_scatter_bw(const C& c, const V& g) {
     for (int64_t s : src_sizes) n *= s;
     Tensor used = g[0].masked_select(mask);
     const int64_t pad = n - used.numel();
-    if (pad > 0) used = cat({used, zeros({pad}, used.dtype())}, 0);
+    if (pad > 0) used = cat({used, zeros({pad}, used.options())}, 0);
     r[2] = used.reshape(src_sizes);
   }
   return r;
@@ -336,7 +337,7 @@ V values_bw(const C& c, const V& g) {
   Tensor gi = unsqueeze_to(g[0], dims, c.input_sizes(0), keepdim);
   Tensor idx = unsqueeze_to(c.output(1), dims, c.input_sizes(0), keepdim);
   if (c.input_sizes(0).empty()) return {gi.reshape({})};
-  return {zeros(c.input_sizes(0), g[0].dtype()).scatter(dim, idx, gi)};
+  return {zeros(c.input_sizes(0), g[0].options()).scatter(dim, idx, gi)};
 }
 
 EMBER_REGISTER_DERIVATIVES(

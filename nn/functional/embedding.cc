@@ -149,7 +149,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
                       "mini-batch of fixed length sequences. However, found offsets of type "
                       "<class 'torch.Tensor'>");
     offsets = arange(0, input.numel(), std::max<int64_t>(input.size(1), 1),
-                     TensorOptions().dtype(input.dtype()));
+                     TensorOptions().dtype(input.dtype()).device(input.device()));
     indices = input.reshape({-1});
     if (psw.defined()) psw = psw.reshape({-1});
   } else if (input.dim() == 1) {
