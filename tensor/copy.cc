@@ -109,8 +109,17 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) {
   return *this;
 }
 
+namespace {
+// t.grad().cpu() on a tensor without a gradient: an error, not a crash
+// (libtorch: "to() called on an undefined Tensor").
+void check_defined_for_to(const Tensor& t) {
+  EMBER_CHECK(t.defined(), "to() called on an undefined Tensor");
+}
+}  // namespace
+
 Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy,
                   std::optional<MemoryFormat> memory_format) const {
+  check_defined_for_to(*this);
   EMBER_CHECK(!(options.memory_format_opt() && memory_format),
               "Cannot set memory_format both in TensorOptions and explicit argument; please "
               "delete the redundant setter.");
@@ -139,14 +148,17 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy,
 
 Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy,
                   std::optional<MemoryFormat> memory_format) const {
+  check_defined_for_to(*this);
   return to(TensorOptions(dtype).device(device()), non_blocking, copy, memory_format);
 }
 Tensor Tensor::to(Device device, bool non_blocking, bool copy,
                   std::optional<MemoryFormat> memory_format) const {
+  check_defined_for_to(*this);
   return to(TensorOptions(dtype()).device(device), non_blocking, copy, memory_format);
 }
 Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy,
                   std::optional<MemoryFormat> memory_format) const {
+  check_defined_for_to(*this);
   return to(TensorOptions(dtype).device(device), non_blocking, copy, memory_format);
 }
 Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy,

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -98,6 +100,23 @@ TEST(CopyTest, DataPtrTypeMismatch) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "expected scalar type Long but found Float");
+  }
+}
+
+// t.grad().cpu() without a gradient: libtorch's error, not a crash.
+TEST(CopyTest, ToOnAnUndefinedTensorThrows) {
+  const Tensor undefined;
+  for (auto to : std::vector<std::function<Tensor()>>{
+           [&] { return undefined.to(Device(kCPU)); }, [&] { return undefined.to(kFloat); },
+           [&] { return undefined.to(Device(kCPU), kFloat); },
+           [&] { return undefined.to(TensorOptions(kFloat)); }}) {
+    try {
+      to();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("to() called on an undefined Tensor"),
+                std::string::npos);
+    }
   }
 }
 

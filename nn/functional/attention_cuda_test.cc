@@ -1,8 +1,8 @@
 // Note [Fused attention] on CUDA (tensor/cuda/attention.cu) against the CPU's
 // math path: outputs and the three gradients over ragged tiles, broadcast
 // batch/head dims, masks, causality and head dims up to 64, in float and
-// double. Needs a GPU; skips without one. Until this passes on a GPU the
-// CUDA kernel is opt-in (Note [CUDA flash attention is opt-in]).
+// double. Needs a GPU; skips without one. Passed on an H200 (2026-11-27);
+// which path CUDA takes by default: Note [CUDA fused attention by size].
 
 #include <gtest/gtest.h>
 
@@ -37,8 +37,10 @@ struct Shape {
 std::vector<Tensor> run(const Tensor& q0, const Tensor& k0, const Tensor& v0, const Tensor& mask0,
                         const Tensor& w, bool causal, Device device, SDPBackend backend) {
   SDPAKernelGuard guard(backend);
-  Tensor q = q0.to(device).requires_grad_(), k = k0.to(device).requires_grad_(),
-         v = v0.to(device).requires_grad_();
+  // detach first: on the CPU, to() returns q0 itself, which must stay a
+  // plain input for the next run.
+  Tensor q = q0.detach().to(device).requires_grad_(), k = k0.detach().to(device).requires_grad_(),
+         v = v0.detach().to(device).requires_grad_();
   Tensor mask = mask0.defined() ? mask0.to(device) : Tensor();
   Tensor out = scaled_dot_product_attention(q, k, v, mask, 0.0, causal);
   (out * w.to(device)).sum().backward();
@@ -85,8 +87,8 @@ TEST_F(AttentionCudaTest, FullyMaskedRow) {
   EXPECT_TRUE(got[1].select(2, 1).eq(0).all().item<bool>());
 }
 
-// By default CUDA takes the math path (opt-in until this test has passed
-// on a GPU); head dims above 64 have no fused kernel.
+// By default CUDA takes the math path for a small score matrix (Note [CUDA
+// fused attention by size]); head dims above 64 have no fused kernel.
 TEST_F(AttentionCudaTest, DefaultPathAndLimits) {
   Tensor q = randn({1, 2, 4, 8}, Device("cuda")).requires_grad_();
   Tensor k = randn({1, 2, 6, 8}, Device("cuda")), v = randn({1, 2, 6, 8}, Device("cuda"));
@@ -99,6 +101,10 @@ TEST_F(AttentionCudaTest, DefaultPathAndLimits) {
     Tensor wide = randn({1, 1, 4, 80}, Device("cuda"));
     EXPECT_THROW(scaled_dot_product_attention(wide, wide, wide), Error);
   }
+  // A score matrix past 2^28 elements takes the fused kernel by default.
+  Tensor big = randn({1, 1, 16400, 8}, Device("cuda")).requires_grad_();
+  EXPECT_EQ(scaled_dot_product_attention(big, big, big).grad_fn()->name(),
+            "ScaledDotProductFlashAttentionForCpuBackward0");
 }
 
 }  // namespace
