@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensor/autocast.h"
+#include "tensor/batch_norm_kernels.h"
+#include "tensor/empty.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
@@ -24,7 +26,43 @@ Tensor per_channel(const Tensor& v, int64_t dim) {
   return v.reshape(s);
 }
 
+// The running statistics' update: r = r * (1 - momentum) + s * momentum,
+// with the variance unbiased over n elements per channel.
+void update_running_stats(const Tensor& running_mean, const Tensor& running_var,
+                          const Tensor& mean, const Tensor& var, int64_t n, double momentum) {
+  Tensor rm = running_mean, rv = running_var;
+  if (rm.defined()) rm.copy_(rm * (1 - momentum) + mean.to(rm.dtype()) * momentum);
+  if (rv.defined()) {
+    Tensor unbiased =
+        var * (static_cast<double>(n) / static_cast<double>(std::max<int64_t>(n - 1, 1)));
+    rv.copy_(rv * (1 - momentum) + unbiased.to(rv.dtype()) * momentum);
+  }
+}
+
+// alpha = invstd * weight and beta = bias - mean * alpha, the per-channel
+// scale and shift of out = input * alpha + beta.
+std::pair<Tensor, Tensor> scale_and_shift(const Tensor& mean, const Tensor& invstd,
+                                          const Tensor& weight, const Tensor& bias) {
+  Tensor alpha = weight.defined() ? invstd * weight : invstd;
+  Tensor beta = mean * alpha;
+  beta = bias.defined() ? bias - beta : beta.neg();
+  return {alpha, beta};
+}
+
 }  // namespace
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(batch_norm_stats_kernel, BatchNormStatsFn);
+EMBER_DEFINE_KERNEL_TABLE(batch_norm_affine_kernel, BatchNormAffineFn);
+EMBER_DEFINE_KERNEL_TABLE(batch_norm_backward_reduce_kernel, BatchNormBackwardReduceFn);
+
+bool batch_norm_kernels_apply(const Tensor& input) {
+  const DeviceType d = input.device().type();
+  return batch_norm_stats_kernel.has(d) && batch_norm_affine_kernel.has(d) &&
+         batch_norm_backward_reduce_kernel.has(d) && is_floating_point(input.dtype()) &&
+         input.numel() > 0 && input.is_contiguous();
+}
+}  // namespace detail
 
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const Tensor& weight,
                                                      const Tensor& bias, const Tensor& running_mean,
@@ -45,37 +83,55 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   EMBER_CHECK(training || (running_mean.defined() && running_var.defined()),
               "running_mean and running_var must be defined in evaluation mode");
   detail::OpScope scope(input, weight, bias);
-  DimVector dims{0};
-  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
-  Tensor mean, invstd;
-  if (training) {
-    // One pass for both statistics (var_mean's Welford reduction).
-    Tensor var;
-    std::tie(var, mean) = var_mean(input, dims, /*unbiased=*/false);
-    invstd = (var + eps).rsqrt();
-    if (running_mean.defined() || running_var.defined()) {
-      const int64_t n = input.numel() / c;
-      Tensor rm = running_mean, rv = running_var;
-      if (rm.defined()) rm.copy_(rm * (1 - momentum) + mean.to(rm.dtype()) * momentum);
-      if (rv.defined()) {
-        Tensor unbiased =
-            var * (static_cast<double>(n) / static_cast<double>(std::max<int64_t>(n - 1, 1)));
-        rv.copy_(rv * (1 - momentum) + unbiased.to(rv.dtype()) * momentum);
-      }
+  const int64_t n = input.numel() / std::max<int64_t>(c, 1);
+  Tensor out, mean, invstd;
+  if (detail::batch_norm_kernels_apply(input)) {
+    // Note [Batch norm kernels]: statistics in float (double for double),
+    // the output in the input's dtype, as PyTorch's CUDA kernels.
+    const ScalarType acc = input.dtype() == kDouble ? kDouble : kFloat;
+    const TensorOptions acc_options = input.options().dtype(acc);
+    if (training) {
+      mean = empty({c}, acc_options);
+      Tensor var = empty({c}, acc_options);
+      detail::batch_norm_stats_kernel(input.device().type())(input, mean, var);
+      invstd = (var + eps).rsqrt();
+      update_running_stats(running_mean, running_var, mean, var, n, momentum);
+    } else {
+      mean = running_mean.to(acc_options, false, /*copy=*/true);
+      invstd = (running_var.to(acc) + eps).rsqrt();
     }
+    auto [alpha, beta] = scale_and_shift(mean, invstd, weight.defined() ? weight.to(acc) : weight,
+                                         bias.defined() ? bias.to(acc) : bias);
+    out = empty(input.sizes(), input.options());
+    detail::batch_norm_affine_kernel(input.device().type())(input, Tensor(), alpha, Tensor(),
+                                                            Tensor(), beta, out);
   } else {
-    // Eval returns the statistics it used, so that one formula serves both.
-    // A copy: the node saves it, and the buffer may be updated in place later.
-    mean = running_mean.to(input.dtype()).clone();
-    invstd = (running_var.to(input.dtype()) + eps).rsqrt();
+    DimVector dims{0};
+    for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+    if (training) {
+      // One pass for both statistics (var_mean's Welford reduction).
+      Tensor var;
+      std::tie(var, mean) = var_mean(input, dims, /*unbiased=*/false);
+      invstd = (var + eps).rsqrt();
+      update_running_stats(running_mean, running_var, mean, var, n, momentum);
+    } else {
+      // Eval returns the statistics it used, so that one formula serves
+      // both. A copy: the node saves it, and the buffer may be updated in
+      // place later.
+      mean = running_mean.to(input.dtype()).clone();
+      invstd = (running_var.to(input.dtype()) + eps).rsqrt();
+    }
+    // One pass over the input, as PyTorch's CPU kernel: out = input * alpha
+    // + beta (per-channel vectors), instead of four passes and three
+    // temporaries.
+    auto [alpha, beta] = scale_and_shift(mean, invstd, weight, bias);
+    out = addcmul(per_channel(beta, input.dim()), input, per_channel(alpha, input.dim()));
+    // A half/bfloat16 input with float parameters (autocast) keeps its
+    // dtype, as PyTorch's.
+    if (out.dtype() != input.dtype() && is_floating_point(input.dtype())) {
+      out = out.to(input.dtype());
+    }
   }
-  // One pass over the input, as PyTorch's CPU kernel:
-  // out = input * alpha + beta, alpha = invstd * weight, beta = bias - mean * alpha
-  // (per-channel vectors), instead of four passes and three temporaries.
-  Tensor alpha = weight.defined() ? invstd * weight : invstd;
-  Tensor beta = mean * alpha;
-  beta = bias.defined() ? bias - beta : beta.neg();
-  Tensor out = addcmul(per_channel(beta, input.dim()), input, per_channel(alpha, input.dim()));
   if (scope.active()) {
     scope.record("native_batch_norm", {input, weight, bias}, {out, mean, invstd},
                  {Scalar(training), Scalar(eps)});

@@ -12,8 +12,10 @@
 
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
-#include "tensor/ctc_loss.h"
+#include "tensor/batch_norm_kernels.h"
 #include "tensor/creation.h"
+#include "tensor/ctc_loss.h"
+#include "tensor/empty.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -228,10 +230,28 @@ V batch_norm_bw(const C& c, const V& g) {
     //   grad_input = k1 * gy + k2 * centered + k3,
     //   k1 = invstd * w, k2 = -k1 * invstd^2 * dotp / m, k3 = -k1 * gsum / m.
     const double m = static_cast<double>(x.numel() / x.size(1));
+    Tensor istd = c.output(2);
+    if (detail::batch_norm_kernels_apply(x) &&
+        istd.dtype() == (x.dtype() == kDouble ? kDouble : kFloat)) {
+      // Note [Batch norm kernels]: two passes, the gradient in x's dtype.
+      const Tensor go = gy.to(x.dtype()).contiguous();
+      const TensorOptions acc = istd.options();
+      Tensor gsum = empty({x.size(1)}, acc), dotp = empty({x.size(1)}, acc);
+      detail::batch_norm_backward_reduce_kernel(x.device().type())(go, x, c.output(1), gsum, dotp);
+      if (c.needs(0)) {
+        Tensor k1 = w.defined() ? istd * w.to(acc.dtype()) : istd;
+        Tensor k2 = k1 * istd * istd * dotp * (-1.0 / m);
+        Tensor k3 = k1 * gsum * (-1.0 / m);
+        r[0] = empty(x.sizes(), x.options());
+        detail::batch_norm_affine_kernel(x.device().type())(go, x, k1, k2, c.output(1), k3, r[0]);
+      }
+      if (c.needs(1)) r[1] = istd * dotp;
+      if (c.needs(2)) r[2] = gsum;
+      return r;
+    }
     Tensor centered = x - mean;
     Tensor gsum = gy.sum(dims);
     Tensor dotp = (gy * centered).sum(dims);
-    Tensor istd = c.output(2);
     if (c.needs(0)) {
       Tensor k1 = w.defined() ? istd * w : istd;
       Tensor k2 = k1 * istd * istd * dotp * (-1.0 / m);

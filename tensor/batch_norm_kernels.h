@@ -1,0 +1,41 @@
+#ifndef EMBER_TENSOR_BATCH_NORM_KERNELS_H_
+#define EMBER_TENSOR_BATCH_NORM_KERNELS_H_
+
+// Note [Batch norm kernels]: native_batch_norm and its backward are
+// composed of public ops (tensor/normalization.cc,
+// autograd/derivatives/nn.cc) on the CPU. A device may register fused
+// kernels here instead (CUDA: tensor/cuda/batch_norm.{cc,cu}); the composed
+// ops cost that device about ten passes over the activations, several of
+// them strided reductions, and promote a half/bfloat16 input to float,
+// where PyTorch's kernels read and write the input's dtype.
+//
+// Every tensor [N, C, *] is contiguous; per-channel vectors are [C] in the
+// accumulation dtype (float; double for double inputs). Internal.
+
+#include "tensor/kernel_table.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace detail {
+
+// mean and biased variance of each channel.
+using BatchNormStatsFn = void (*)(const Tensor& input, Tensor& mean, Tensor& var);
+// out = u * a[c] + (v - m[c]) * b[c] + d[c]; v, b and m may be undefined
+// (v undefined: no second term; m undefined: v not centered).
+using BatchNormAffineFn = void (*)(const Tensor& u, const Tensor& v, const Tensor& a,
+                                   const Tensor& b, const Tensor& m, const Tensor& d, Tensor& out);
+// gsum[c] = sum(grad_out), dotp[c] = sum(grad_out * (input - mean[c])).
+using BatchNormBackwardReduceFn = void (*)(const Tensor& grad_out, const Tensor& input,
+                                           const Tensor& mean, Tensor& gsum, Tensor& dotp);
+EMBER_DECLARE_KERNEL_TABLE(batch_norm_stats_kernel, BatchNormStatsFn);
+EMBER_DECLARE_KERNEL_TABLE(batch_norm_affine_kernel, BatchNormAffineFn);
+EMBER_DECLARE_KERNEL_TABLE(batch_norm_backward_reduce_kernel, BatchNormBackwardReduceFn);
+
+// Whether the fused kernels take `input` on its device: registered,
+// floating, contiguous and not empty.
+bool batch_norm_kernels_apply(const Tensor& input);
+
+}  // namespace detail
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_BATCH_NORM_KERNELS_H_
