@@ -163,6 +163,9 @@ __global__ void max_pool_backward_kernel(const T* gy, const int64_t* idx, T* gx,
                                          int64_t hw, int64_t ohw) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < planes * ohw;
        i += int64_t{blockDim.x} * gridDim.x) {
+    // half / bfloat16: the hardware's 16-bit atomic add (sm_70 / sm_80 and
+    // later); an input under several overlapping windows is rounded once
+    // per window, where PyTorch's gathering kernel rounds once.
     atomicAdd(gx + (i / ohw) * hw + idx[i], gy[i]);
   }
 }
@@ -179,9 +182,7 @@ cudaError_t launch_max_pool(DType dtype, const void* x, void* out, int64_t* idx,
                                                            static_cast<T*>(out), idx, p);
     return cudaGetLastError();
   };
-  if (dtype == DType::kFloat) return run(Tag<float>{});
-  if (dtype == DType::kDouble) return run(Tag<double>{});
-  return cudaErrorInvalidValue;
+  return dispatch<kFloatingKinds>(dtype, run);
 }
 
 cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t* idx, void* gx,
@@ -193,9 +194,7 @@ cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t*
         static_cast<const T*>(gy), idx, static_cast<T*>(gx), planes, hw, ohw);
     return cudaGetLastError();
   };
-  if (dtype == DType::kFloat) return run(Tag<float>{});
-  if (dtype == DType::kDouble) return run(Tag<double>{});
-  return cudaErrorInvalidValue;
+  return dispatch<kFloatingKinds>(dtype, run);
 }
 
 cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_t outer,

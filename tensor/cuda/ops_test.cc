@@ -515,6 +515,28 @@ TEST(CudaOpsTest, MaxPoolForwardAndBackward) {
   }
 }
 
+// half and bfloat16 (a ResNet under autocast pools its batch norm's
+// bfloat16 output) against the CPU's float kernel on the same rounded
+// values: the maxima and indices exactly, the gradient to the dtype's
+// rounding (windows overlap: an input may take several gradients).
+TEST(CudaOpsTest, MaxPoolHalfAndBFloat16) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kHalf, kBFloat16}) {
+    Tensor x = values({2, 3, 9, 10}, kFloat, 5).to(t);
+    auto [out, idx] = max_pool2d_with_indices(x.to(kFloat), {3, 3}, {2, 2}, {1, 1}, {1, 1}, false);
+    auto [dout, didx] =
+        max_pool2d_with_indices(x.to(kCuda), {3, 3}, {2, 2}, {1, 1}, {1, 1}, false);
+    ASSERT_EQ(dout.dtype(), t);
+    expect_matches(dout.to(kFloat), out, 0, 0);
+    expect_matches(didx, idx);
+    Tensor gy = values(out.sizes(), kFloat, 1).to(t);
+    Tensor want = max_pool2d_with_indices_backward(gy.to(kFloat), x.sizes(), idx);
+    Tensor got = max_pool2d_with_indices_backward(gy.to(kCuda), x.sizes(), didx);
+    ASSERT_EQ(got.dtype(), t);
+    expect_matches(got.to(kFloat), want, 1e-2, 1e-2);
+  }
+}
+
 // avg_pool2d (padding, ceil_mode, count_include_pad, divisor_override) and
 // adaptive_avg_pool2d sum each window in the CPU's order: forwards equal
 // to the bit; backwards gather in the CPU's order (tolerance only for a
@@ -583,6 +605,26 @@ TEST(CudaOpsTest, AvgPoolsForwardAndBackward) {
   expect_matches(avg_pool2d(e.to(kCuda), {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt),
                  avg_pool2d(e, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt));
   expect_matches(adaptive_avg_pool2d(e.to(kCuda), {2, 3}), adaptive_avg_pool2d(e, {2, 3}));
+}
+
+// adaptive_avg_pool2d in half and bfloat16 (a ResNet's head under
+// autocast), accumulating in float, against the CPU's float kernel on the
+// same rounded values.
+TEST(CudaOpsTest, AdaptiveAvgPoolHalfAndBFloat16) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kHalf, kBFloat16}) {
+    const Tensor x = values({2, 3, 9, 10}, kFloat, 5).to(t);
+    for (std::vector<int64_t> o : {std::vector<int64_t>{1, 1}, {4, 7}}) {
+      const Tensor got = adaptive_avg_pool2d(x.to(kCuda), o);
+      ASSERT_EQ(got.dtype(), t);
+      expect_matches(got.to(kFloat), adaptive_avg_pool2d(x.to(kFloat), o), 1e-2, 1e-2);
+      const Tensor gy = values(got.sizes(), kFloat, 1).to(t);
+      const Tensor gx = adaptive_avg_pool2d_backward(gy.to(kCuda), x.sizes());
+      ASSERT_EQ(gx.dtype(), t);
+      expect_matches(gx.to(kFloat), adaptive_avg_pool2d_backward(gy.to(kFloat), x.sizes()), 1e-2,
+                     1e-2);
+    }
+  }
 }
 
 // The CUDA scan walks each line in the CPU's order with the CPU's

@@ -102,11 +102,13 @@ __global__ void adaptive_kernel(const T* x, T* out, int64_t planes, int64_t h, i
     const int64_t ox = i % ow, oy = (i / ow) % oh, pl = i / (ow * oh);
     const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
     const int64_t x0 = a_start(ox, w, ow), x1 = a_end(ox, w, ow);
-    T sum = 0;
+    // half / bfloat16 accumulate in float; for float and double A is T.
+    using A = opmath_t<T>;
+    A sum = 0;
     for (int64_t y = y0; y < y1; ++y) {
-      for (int64_t xx = x0; xx < x1; ++xx) sum += x[(pl * h + y) * w + xx];
+      for (int64_t xx = x0; xx < x1; ++xx) sum += static_cast<A>(x[(pl * h + y) * w + xx]);
     }
-    out[i] = sum / static_cast<T>((y1 - y0) * (x1 - x0));
+    out[i] = static_cast<T>(sum / static_cast<A>((y1 - y0) * (x1 - x0)));
   }
 }
 
@@ -120,17 +122,18 @@ __global__ void adaptive_backward_kernel(const T* gy, T* gx, int64_t planes, int
     // Outputs whose window can hold y: a superset, checked below.
     const int64_t oy0 = max(int64_t{0}, (y * oh) / h - 1), oy1 = min(oh - 1, ((y + 1) * oh) / h);
     const int64_t ox0 = max(int64_t{0}, (x * ow) / w - 1), ox1 = min(ow - 1, ((x + 1) * ow) / w);
-    T acc = 0;
+    using A = opmath_t<T>;
+    A acc = 0;
     for (int64_t oy = oy0; oy <= oy1; ++oy) {
       const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
       if (y < y0 || y >= y1) continue;
       for (int64_t ox = ox0; ox <= ox1; ++ox) {
         const int64_t x0 = a_start(ox, w, ow), x1 = a_end(ox, w, ow);
         if (x < x0 || x >= x1) continue;
-        acc += g[oy * ow + ox] / static_cast<T>((y1 - y0) * (x1 - x0));
+        acc += static_cast<A>(g[oy * ow + ox]) / static_cast<A>((y1 - y0) * (x1 - x0));
       }
     }
-    gx[i] = acc;
+    gx[i] = static_cast<T>(acc);
   }
 }
 
@@ -182,9 +185,7 @@ cudaError_t launch_adaptive_avg_pool(bool backward, DType dtype, const void* in,
     }
     return cudaGetLastError();
   };
-  if (dtype == DType::kFloat) return run(Tag<float>{});
-  if (dtype == DType::kDouble) return run(Tag<double>{});
-  return cudaErrorInvalidValue;
+  return dispatch<kFloatingKinds>(dtype, run);
 }
 
 }  // namespace kernels
