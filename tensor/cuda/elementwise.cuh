@@ -114,6 +114,20 @@ template <int N>
 __device__ __forceinline__ void loop_offsets(const Elementwise& e, int64_t i, int64_t* off) {
 #pragma unroll
   for (int t = 0; t < N; ++t) off[t] = 0;
+  if (e.numel <= int64_t{0xffffffff}) {
+    // 32-bit division, several times cheaper than 64-bit on the GPU; every
+    // size fits since it divides numel. The same branch for every thread.
+    uint32_t j = static_cast<uint32_t>(i);
+    for (int d = 0; d < e.ndim; ++d) {
+      const uint32_t size = static_cast<uint32_t>(e.sizes[d]);
+      const uint32_t q = j / size;
+      const int64_t idx = static_cast<int64_t>(j - q * size);
+      j = q;
+#pragma unroll
+      for (int t = 0; t < N; ++t) off[t] += idx * e.strides[t][d];
+    }
+    return;
+  }
   for (int d = 0; d < e.ndim; ++d) {
     const int64_t size = e.sizes[d];
     const int64_t idx = i % size;
