@@ -14,10 +14,11 @@
 //
 // On CUDA (tensor/cuda/attention.cu) the same algorithm runs one thread per
 // query row (and per key row for the key/value gradients), tiles staged in
-// shared memory, head dims up to 64; it waits for a GPU check
-// (tools/gpu_checks.sh: nn/functional:attention_cuda_test) before
-// scaled_dot_product_attention uses it by default (Note [CUDA flash
-// attention is opt-in] in nn/functional/attention.cc).
+// shared memory, head dims up to 64; checked against the math path on an
+// H200 (nn/functional:attention_cuda_test), slower than cuBLAS's math path
+// at GPT-2's sizes, so scaled_dot_product_attention takes it by default
+// only for large score matrices (Note [CUDA fused attention by size] in
+// nn/functional/attention.cc).
 //
 // q [B, H, L, E], k [B, H, S, E], v [B, H, S, Ev] (any batch/head strides,
 // stride 0 included: broadcast inputs need no copy); attn_mask undefined or

@@ -59,7 +59,8 @@ thread_local unsigned allowed_backends = kAllBackends;
 bool backend_allowed(SDPBackend b) { return allowed_backends & (1u << static_cast<int>(b)); }
 
 // PyTorch's math path: q and k each take sqrt(scale) so that the product
-// stays in range; additive float mask; safe softmax; dropout on the weights.
+// stays in range; additive float mask; safe softmax where a mask is given;
+// dropout on the weights.
 Tensor math_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                       const Tensor& mask, double dropout_p, bool is_causal, double scale) {
   const double factor = std::sqrt(std::abs(scale));
@@ -72,7 +73,10 @@ Tensor math_attention(const Tensor& query, const Tensor& key, const Tensor& valu
   }
   Tensor scores = matmul(q, key.transpose(-2, -1) * factor);
   if (m.defined()) scores = scores + m;
-  Tensor probs = _safe_softmax(scores);
+  // Only a given mask can hide every key of a row (the causal triangle
+  // always leaves key 0): without one, plain softmax gives the same values
+  // in two fewer passes over the scores than _safe_softmax's four.
+  Tensor probs = mask.defined() ? _safe_softmax(scores) : scores.softmax(-1);
   if (dropout_p > 0) probs = dropout(probs, DropoutFuncOptions().p(dropout_p).training(true));
   return matmul(probs, value);
 }
@@ -180,12 +184,19 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
   const Tensor mask = is_causal ? Tensor() : additive_mask(attn_mask, compute, /*true_attends=*/true);
 
-  // Note [CUDA flash attention is opt-in]: the CUDA kernel
-  // (tensor/cuda/attention.cu) was written on a machine without a GPU; until
-  // nn/functional:attention_cuda_test has passed on one, CUDA runs it only
-  // where the caller asked for it alone (SDPAKernelGuard(kFlashAttention)),
-  // and the math path otherwise. The CPU kernel is the default.
-  const bool fused_by_default = q.device().is_cpu() || !backend_allowed(SDPBackend::kMath);
+  // Note [CUDA fused attention by size]: the CUDA kernel
+  // (tensor/cuda/attention.cu: one thread per row, no tensor cores) passed
+  // nn/functional:attention_cuda_test and compute-sanitizer on an H200, but
+  // took 1.17x the math path's time for GPT-2 small's training step at
+  // context 1024 (BENCHMARKS.md). So CUDA takes it where the math path's
+  // [B, H, L, S] score matrix would be large (kFusedAboveScores elements,
+  // 1 GiB of float: memory, not speed, decides), or where the caller asked
+  // for it alone (SDPAKernelGuard(kFlashAttention)); the math path
+  // otherwise. The CPU kernel is the default.
+  constexpr int64_t kFusedAboveScores = int64_t{1} << 28;
+  const int64_t batch_heads = q.numel() / std::max<int64_t>(q.size(-2) * q.size(-1), 1);
+  const bool fused_by_default = q.device().is_cpu() || !backend_allowed(SDPBackend::kMath) ||
+                                batch_heads * q.size(-2) * k.size(-2) > kFusedAboveScores;
   Tensor out;
   if (std::optional<std::vector<int64_t>> bh = fused_batch(q, k, v, mask, dropout_p);
       bh.has_value() && backend_allowed(SDPBackend::kFlashAttention) && fused_by_default) {

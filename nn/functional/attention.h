@@ -43,8 +43,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
 
 // Which implementations scaled_dot_product_attention may use (PyTorch's
 // torch.nn.attention.SDPBackend / sdpa_kernel). kFlashAttention is Note
-// [Fused attention] (tensor/attention.h): CPU (CUDA when asked for alone,
-// head dims up to 64: Note [CUDA flash attention is opt-in]), float/double
+// [Fused attention] (tensor/attention.h): CPU, and CUDA with head dims up
+// to 64 (by default only where the math path's score matrix would pass
+// 2^28 elements: Note [CUDA fused attention by size]), float/double
 // (float16/bfloat16 computed in float32), 3-D or 4-D inputs, no dropout, a
 // mask that needs no gradient; its memory grows linearly with sequence
 // length. kMath is the
