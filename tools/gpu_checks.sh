@@ -7,15 +7,20 @@
 #
 # then, through the device tool with carry [".gpu"]:
 #
-#   bash tools/gpu_checks.sh [tests] [sanitize] [bench] [train]   # none named: all
+#   bash tools/gpu_checks.sh [tests] [sanitize] [bench] [train] [models] [profile]
+#                                                 # none named: the first four
 #
-# It writes at most four files under $OUT (tests.log, sanitize.log,
-# bench.log, train.log) and a one-line-per-check summary to stdout. Every check has a
+# It writes at most six files under $OUT (tests.log, sanitize.log,
+# bench.log, train.log, models.log, profile.log) and a one-line-per-check
+# summary to stdout. Every check has a
 # timeout, so one hung kernel costs its own time only.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_test
+# Those never yet run on a GPU first.
+TESTS=(//nn/functional:attention_cuda_test //nn/functional:batch_norm_cuda_test
+  //models:resnet_test //models:gpt2_test
+  //tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_test
   //tensor/cuda:index_ops_test
   //tensor:iterator_device_test //tensor:device_guard_test //tensor:print_test
   //autograd:cuda_test //autograd:autograd_test //optim:cuda_test //nn:module_test
@@ -24,8 +29,9 @@ TESTS=(//tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_tes
   //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test
   //tensor/cuda:random_test //nn/functional:dropout_cuda_test //amp:grad_scaler_test
   //tensor:precision_test //tensor:autocast_test //nn/functional:autocast_test
-  //models:resnet_test //models:gpt2_test //nn/functional:attention_cuda_test)
-BINARIES=(//benchmarks:cuda_ops //benchmarks:allreduce //trainers:mnist //distributed:launch)
+)
+BINARIES=(//benchmarks:cuda_ops //benchmarks:models_cuda //benchmarks:allreduce //trainers:mnist
+  //distributed:launch)
 
 case "${1:-}" in
   --targets) echo "${TESTS[@]}" "${BINARIES[@]}"; exit 0 ;;
@@ -73,6 +79,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 for w in "${want[@]}"; do
   case "${w}" in
     tests)
+      # GPU_TESTS="//a:b //c:d" runs those alone.
+      [[ -n ${GPU_TESTS:-} ]] && read -r -a TESTS <<<"${GPU_TESTS}"
       for t in "${TESTS[@]}"; do
         name=${t#//}; name=${name/://}
         dir=$PWD
@@ -92,7 +100,8 @@ for w in "${want[@]}"; do
       # misaligned accesses that a passing comparison can hide.
       cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       for t in tensor/cuda/ops_test tensor/cuda/ops_more_test tensor/cuda/random_test \
-        tensor/cuda/index_ops_test; do
+        tensor/cuda/index_ops_test nn/functional/attention_cuda_test \
+        nn/functional/batch_norm_cuda_test; do
         start=${SECONDS}
         timeout 100 "${cs}" --tool memcheck --error-exitcode 3 "${B}/${t}" --gtest_brief=1 \
           >"${OUT}/t" 2>&1
@@ -125,5 +134,32 @@ for w in "${want[@]}"; do
         echo "rc=$? wall $((SECONDS - start)) s"
       } >"${OUT}/train.log" 2>&1
       echo "train done" ;;
+    models)
+      # Issue 19's GPU figures, ember then PyTorch in the same call.
+      {
+        only=${MODELS_ONLY:+--only=${MODELS_ONLY}}  # gpt or resnet; both by default
+        echo "===== ember"; timeout 150 "${B}/benchmarks/models_cuda" --iters=10 ${only}
+        if [[ ${MODELS_ONLY:-gpt} == gpt ]]; then
+          echo "===== ember, GPT-2 with the fused attention kernel"
+          timeout 90 "${B}/benchmarks/models_cuda" --iters=10 --only=gpt --sdpa=flash
+        fi
+        echo "===== torch"; timeout 200 python3 tools/models_cuda_torch.py --iters=10 ${only}
+      } >"${OUT}/models.log" 2>&1
+      echo "models rc=$?"; grep -E "^(=====|gpt2|resnet)" "${OUT}/models.log" ;;
+    profile)
+      # One bf16 step's kernels (GPT-2's, or PROFILE_MODEL=resnet),
+      # ember's and PyTorch's, summed by name.
+      ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      for side in ${PROFILE_SIDES:-ember torch}; do
+        cmd=("${B}/benchmarks/models_cuda")
+        [[ ${side} == torch ]] && cmd=(python3 tools/models_cuda_torch.py)
+        timeout 200 "${ncu}" --profile-from-start off --clock-control none \
+          --metrics gpu__time_duration.sum --csv --page raw --print-units base \
+          "${cmd[@]}" --iters=1 --only="${PROFILE_MODEL:-gpt}" --profile >"${OUT}/t.csv" 2>"${OUT}/t.err"
+        echo "ncu ${side} rc=$?"
+        { echo "===== ${side}"; tail -5 "${OUT}/t.err"
+          python3 tools/ncu_kernels.py "${OUT}/t.csv" --top=45; } >>"${OUT}/profile.log" 2>&1
+        rm -f "${OUT}/t.csv" "${OUT}/t.err"
+      done ;;
   esac
 done
