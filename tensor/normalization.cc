@@ -2,15 +2,17 @@
 // inside the op's scope (one NativeBatchNormBackward0 /
 // NativeLayerNormBackward0 node); the backward formulas are in
 // autograd/derivatives/nn.cc.
+#include <atomic>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensor/autocast.h"
+#include "tensor/autograd_hook.h"
 #include "tensor/batch_norm_kernels.h"
 #include "tensor/empty.h"
-#include "tensor/autograd_hook.h"
 #include "tensor/error.h"
+#include "tensor/layer_norm_kernels.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -61,6 +63,32 @@ bool batch_norm_kernels_apply(const Tensor& input) {
   return batch_norm_stats_kernel.has(d) && batch_norm_affine_kernel.has(d) &&
          batch_norm_backward_reduce_kernel.has(d) && is_floating_point(input.dtype()) &&
          input.numel() > 0 && input.is_contiguous();
+}
+
+namespace {
+std::atomic<bool> fused_layer_norm_enabled{false};
+}  // namespace
+
+EMBER_DEFINE_KERNEL_TABLE(layer_norm_forward_kernel, LayerNormForwardFn);
+EMBER_DEFINE_KERNEL_TABLE(layer_norm_backward_kernel, LayerNormBackwardFn);
+
+void set_fused_layer_norm(bool enabled) { fused_layer_norm_enabled = enabled; }
+bool fused_layer_norm() { return fused_layer_norm_enabled; }
+
+bool layer_norm_kernels_apply(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  const DeviceType d = input.device().type();
+  if (!fused_layer_norm() || !layer_norm_forward_kernel.has(d) ||
+      !layer_norm_backward_kernel.has(d) || !is_floating_point(input.dtype()) ||
+      input.numel() == 0 || !input.is_contiguous()) {
+    return false;
+  }
+  for (const Tensor* p : {&weight, &bias}) {
+    if (p->defined() && (p->dtype() != input.dtype() || p->device() != input.device() ||
+                         !p->is_contiguous())) {
+      return false;
+    }
+  }
+  return true;
 }
 }  // namespace detail
 
@@ -158,6 +186,22 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
     }
   }
   detail::OpScope scope(input, weight, bias);
+  if (detail::layer_norm_kernels_apply(input, weight, bias)) {
+    // Note [Layer norm kernels]: statistics in float (double for double),
+    // shaped as the composed path's (keepdim over the normalized dims).
+    DimVector stat_sizes(input.sizes().begin(), input.sizes().end());
+    for (int64_t d = input.dim() - k; d < input.dim(); ++d) stat_sizes[d] = 1;
+    const TensorOptions acc = input.options().dtype(input.dtype() == kDouble ? kDouble : kFloat);
+    Tensor out = empty(input.sizes(), input.options());
+    Tensor mean = empty(stat_sizes, acc), rstd = empty(stat_sizes, acc);
+    detail::layer_norm_forward_kernel(input.device().type())(input, weight, bias, eps, out, mean,
+                                                             rstd);
+    if (scope.active()) {
+      scope.record("native_layer_norm", {input, weight, bias}, {out, mean, rstd},
+                   {DimVector(normalized_shape.begin(), normalized_shape.end()), Scalar(eps)});
+    }
+    return {out, mean, rstd};
+  }
   DimVector dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
   Tensor mean = input.mean(dims, /*keepdim=*/true);

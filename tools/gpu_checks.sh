@@ -18,7 +18,8 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Those never yet run on a GPU first.
-TESTS=(//nn/functional:attention_cuda_test //nn/functional:batch_norm_cuda_test
+TESTS=(//nn/functional:layer_norm_cuda_test
+  //nn/functional:attention_cuda_test //nn/functional:batch_norm_cuda_test
   //models:resnet_test //models:gpt2_test
   //tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_test
   //tensor/cuda:index_ops_test
@@ -101,7 +102,7 @@ for w in "${want[@]}"; do
       cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       for t in tensor/cuda/ops_test tensor/cuda/ops_more_test tensor/cuda/random_test \
         tensor/cuda/index_ops_test nn/functional/attention_cuda_test \
-        nn/functional/batch_norm_cuda_test; do
+        nn/functional/batch_norm_cuda_test nn/functional/layer_norm_cuda_test; do
         start=${SECONDS}
         timeout 100 "${cs}" --tool memcheck --error-exitcode 3 "${B}/${t}" --gtest_brief=1 \
           >"${OUT}/t" 2>&1

@@ -16,6 +16,7 @@
 #include "tensor/creation.h"
 #include "tensor/ctc_loss.h"
 #include "tensor/empty.h"
+#include "tensor/layer_norm_kernels.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -289,6 +290,17 @@ V layer_norm_bw(const C& c, const V& g) {
   DimVector norm_dims, lead_dims;
   for (int64_t d = 0; d < x.dim(); ++d) (d < x.dim() - k ? lead_dims : norm_dims).push_back(d);
   Tensor mean = c.output(1), rstd = c.output(2);
+  if (!GradMode::is_enabled() && detail::layer_norm_kernels_apply(x, w, Tensor()) &&
+      mean.dtype() == (x.dtype() == kDouble ? kDouble : kFloat)) {
+    // Note [Layer norm kernels]: the three gradients in two kernels.
+    V r(3);
+    if (c.needs(0)) r[0] = empty(x.sizes(), x.options());
+    if (c.needs(1) && w.defined()) r[1] = empty(w.sizes(), w.options());
+    if (c.needs(2)) r[2] = empty(c.input_sizes(2), x.options());
+    detail::layer_norm_backward_kernel(x.device().type())(g[0].to(x.dtype()).contiguous(), x,
+                                                          mean, rstd, w, r[0], r[1], r[2]);
+    return r;
+  }
   if (GradMode::is_enabled()) {  // Note [Norm statistics under create_graph]
     std::tie(mean, rstd) = batch_stats(x, norm_dims, c.double_arg(1));
   }

@@ -77,7 +77,9 @@ TEST(BreakpointGradients, MatchPyTorch) {
     Tensor b = c.in1.empty() ? Tensor() : leaf(c.in1);
     it->second(a, b).sum().backward();
     EXPECT_TRUE(a.grad().equal(tensor(c.grad0, kDouble))) << a.grad();
-    if (b.defined()) EXPECT_TRUE(b.grad().equal(tensor(c.grad1, kDouble))) << b.grad();
+    if (b.defined()) {
+      EXPECT_TRUE(b.grad().equal(tensor(c.grad1, kDouble))) << b.grad();
+    }
   }
 }
 

@@ -197,7 +197,9 @@ TEST(LayoutTest, EveryCaseMatchesPyTorch) {
           << str(std::vector<int64_t>(y.strides().begin(), y.strides().end()));
     }
     EXPECT_EQ(y.is_contiguous(), c.contiguous);
-    if (y.dim() == 4) EXPECT_EQ(y.is_contiguous(MemoryFormat::ChannelsLast), c.channels_last);
+    if (y.dim() == 4) {
+      EXPECT_EQ(y.is_contiguous(MemoryFormat::ChannelsLast), c.channels_last);
+    }
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(sizeof(kCases) / sizeof(kCases[0])));

@@ -15,6 +15,7 @@
 
 #include "tensor/cuda/batch_norm_kernels.h"
 #include "tensor/cuda/elementwise.cuh"
+#include "tensor/cuda/welford.cuh"
 
 namespace ember {
 namespace cuda {
@@ -24,28 +25,7 @@ namespace {
 constexpr int kThreads = 256;
 
 template <typename T>
-using acc_t = std::conditional_t<std::is_same<T, double>::value, double, float>;
-
-template <typename A>
-__device__ __forceinline__ A divide(A a, A b) {
-  if constexpr (std::is_same<A, float>::value) {
-    return __fdividef(a, b);
-  } else {
-    return a / b;
-  }
-}
-
-// Chan's merge of (mean, m2, n) b into a.
-template <typename A>
-__device__ __forceinline__ void merge(A& mean, A& m2, A& n, A mean_b, A m2_b, A n_b) {
-  const A total = n + n_b;
-  if (n_b == A(0)) return;
-  const A d = mean_b - mean;
-  const A w = n_b / total;
-  mean += d * w;
-  m2 += m2_b + d * d * n * w;
-  n = total;
-}
+using acc_t = norm_acc_t<T>;
 
 // Threads: x over a row's HW positions, y over rows. blockDim.x * blockDim.y
 // == kThreads.
@@ -57,33 +37,19 @@ __global__ void stats_partial(const T* x, BatchNormShape s, acc_t<T>* work) {
   const int64_t c = blockIdx.x, p = blockIdx.y;
   const int64_t rows = (s.N + s.pieces - 1) / s.pieces;
   const int64_t n0 = p * rows, n1 = min(s.N, n0 + rows);
-  A mean = 0, m2 = 0, n = 0;
+  WelfordState<A> st;
   for (int64_t r = n0 + threadIdx.y; r < n1; r += blockDim.y) {
     const T* row = x + (r * s.C + c) * s.HW;
-    for (int64_t i = threadIdx.x; i < s.HW; i += blockDim.x) {
-      const A v = static_cast<A>(row[i]);
-      n += A(1);
-      const A d = v - mean;
-      mean += divide(d, n);
-      m2 += d * (v - mean);
-    }
+    for (int64_t i = threadIdx.x; i < s.HW; i += blockDim.x) st.add(static_cast<A>(row[i]));
   }
-  __shared__ A sm[kThreads], s2[kThreads], sn[kThreads];
   const int t = flat_thread();
-  sm[t] = mean;
-  s2[t] = m2;
-  sn[t] = n;
-  __syncthreads();
-  for (int half = kThreads / 2; half > 0; half >>= 1) {
-    if (t < half) merge(sm[t], s2[t], sn[t], sm[t + half], s2[t + half], sn[t + half]);
-    __syncthreads();
-  }
+  st = block_merge<kThreads>(st, t);
   if (t == 0) {
     const int64_t at = c * s.pieces + p;
     const int64_t stride = s.C * s.pieces;
-    work[at] = sm[0];
-    work[stride + at] = s2[0];
-    work[2 * stride + at] = sn[0];
+    work[at] = st.mean;
+    work[stride + at] = st.m2;
+    work[2 * stride + at] = st.n;
   }
 }
 
@@ -92,13 +58,13 @@ __global__ void stats_combine(const A* work, BatchNormShape s, A* mean_out, A* v
   const int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   if (c >= s.C) return;
   const int64_t stride = s.C * s.pieces;
-  A mean = 0, m2 = 0, n = 0;
+  WelfordState<A> st;
   for (int64_t p = 0; p < s.pieces; ++p) {
     const int64_t at = c * s.pieces + p;
-    merge(mean, m2, n, work[at], work[stride + at], work[2 * stride + at]);
+    st.merge(work[at], work[stride + at], work[2 * stride + at]);
   }
-  mean_out[c] = mean;
-  var_out[c] = n > A(0) ? m2 / n : A(NAN);
+  mean_out[c] = st.mean;
+  var_out[c] = st.n > A(0) ? st.m2 / st.n : A(NAN);
 }
 
 template <typename T>
@@ -118,22 +84,12 @@ __global__ void backward_partial(const T* gy, const T* x, const acc_t<T>* mean, 
       dotp += g * (static_cast<A>(x[base + i]) - mu);
     }
   }
-  __shared__ A sg[kThreads], sd[kThreads];
   const int t = flat_thread();
-  sg[t] = gsum;
-  sd[t] = dotp;
-  __syncthreads();
-  for (int half = kThreads / 2; half > 0; half >>= 1) {
-    if (t < half) {
-      sg[t] += sg[t + half];
-      sd[t] += sd[t + half];
-    }
-    __syncthreads();
-  }
+  block_sum2<kThreads>(gsum, dotp, t);
   if (t == 0) {
     const int64_t at = c * s.pieces + p;
-    work[at] = sg[0];
-    work[s.C * s.pieces + at] = sd[0];
+    work[at] = gsum;
+    work[s.C * s.pieces + at] = dotp;
   }
 }
 

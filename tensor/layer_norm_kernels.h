@@ -1,0 +1,48 @@
+#ifndef EMBER_TENSOR_LAYER_NORM_KERNELS_H_
+#define EMBER_TENSOR_LAYER_NORM_KERNELS_H_
+
+// Note [Layer norm kernels]: native_layer_norm and its backward are
+// composed of public ops (tensor/normalization.cc,
+// autograd/derivatives/nn.cc): about seven passes forward and twelve
+// backward. A device may register fused kernels here instead (CUDA:
+// tensor/cuda/layer_norm.{cc,cu}: a block per row for the statistics, the
+// output and the input gradient; column sums for the weight and bias
+// gradients).
+//
+// The CUDA kernels were written without a GPU at hand: until
+// nn/functional:layer_norm_cuda_test has passed on one, they run only
+// where set_fused_layer_norm(true) asked for them (the test does).
+//
+// x and the gradients are contiguous [M, D] (D the normalized numel);
+// weight and bias [D] in x's dtype or undefined; mean and rstd [M] in the
+// accumulation dtype (float; double for double). Internal.
+
+#include "tensor/kernel_table.h"
+#include "tensor/tensor.h"
+
+namespace ember {
+namespace detail {
+
+using LayerNormForwardFn = void (*)(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                    double eps, Tensor& out, Tensor& mean, Tensor& rstd);
+// Each of gx, gw, gb is computed where defined (allocated by the caller).
+using LayerNormBackwardFn = void (*)(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
+                                     const Tensor& rstd, const Tensor& weight, Tensor& gx,
+                                     Tensor& gw, Tensor& gb);
+EMBER_DECLARE_KERNEL_TABLE(layer_norm_forward_kernel, LayerNormForwardFn);
+EMBER_DECLARE_KERNEL_TABLE(layer_norm_backward_kernel, LayerNormBackwardFn);
+
+// Whether fused kernels serve layer norm on this device (default: false
+// until verified on a GPU, see above).
+void set_fused_layer_norm(bool enabled);
+bool fused_layer_norm();
+
+// Whether the fused kernels take `input` with these parameters: enabled,
+// registered for its device, floating, contiguous, not empty, parameters
+// undefined or contiguous in input's dtype.
+bool layer_norm_kernels_apply(const Tensor& input, const Tensor& weight, const Tensor& bias);
+
+}  // namespace detail
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_LAYER_NORM_KERNELS_H_
