@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/cuda_timing.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "tensor/all.h"
@@ -24,22 +25,7 @@
 namespace ember {
 namespace {
 
-// Median microseconds of `iters` timed calls of f (after 3 warm-up calls),
-// each synchronized.
-double median_us(int iters, const std::function<void()>& f) {
-  for (int i = 0; i < 3; ++i) f();
-  cuda::synchronize();
-  std::vector<double> t;
-  for (int i = 0; i < iters; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    cuda::synchronize();
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                    .count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_us;
 
 struct Net : nn::Module {
   nn::Conv2d conv1{nullptr}, conv2{nullptr};

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/cuda_timing.h"
 #include "models/gpt2.h"
 #include "models/resnet.h"
 #include "nn/functional/attention.h"
@@ -41,20 +42,8 @@ namespace {
 
 namespace F = nn::functional;
 
-// Median milliseconds of `iters` synchronized calls of f after 3 warm-ups.
 double median_ms(int iters, const std::function<void()>& f) {
-  for (int i = 0; i < 3; ++i) f();
-  cuda::synchronize();
-  std::vector<double> t;
-  for (int i = 0; i < iters; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    cuda::synchronize();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return bench::median_us(iters, f) / 1e3;
 }
 
 // cudaProfilerStart/Stop, found at run time: this file builds without the

@@ -9,24 +9,15 @@ training steps, eager, float32 and autocast bfloat16, timed the same way
 for `ncu --profile-from-start off`, as the C++ side does.
 """
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
+from cuda_ops_torch import median_us  # tools/, beside this file
+
 
 def median_ms(iters, f):
-    for _ in range(3):
-        f()
-    torch.cuda.synchronize()
-    t = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        f()
-        torch.cuda.synchronize()
-        t.append((time.perf_counter() - t0) * 1e3)
-    t.sort()
-    return t[len(t) // 2]
+    return median_us(iters, f) / 1e3
 
 
 PROFILE = False
