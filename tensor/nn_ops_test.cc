@@ -124,5 +124,48 @@ TEST(NnOps, EmbeddingBackwardSkipsPadding) {
   }
 }
 
+// bfloat16 pooling as PyTorch 1.13's CPU kernels: windows summed and
+// compared in float and rounded once, so the forwards equal the float
+// results rounded (checked against torch 1.13 when this was written); the
+// backwards add in bfloat16, within its rounding of float's; float16 is
+// refused, as there.
+TEST(NnOps, PoolingInBFloat16) {
+  const Tensor x = (testing::make_input({2, 3, 9, 10}, kDouble, 5) * 5).to(kBFloat16);
+  const Tensor xf = x.to(kFloat);
+  auto [out, idx] = max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false);
+  auto [out_f, idx_f] = max_pool2d_with_indices(xf, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false);
+  ASSERT_EQ(out.dtype(), kBFloat16);
+  EXPECT_TRUE(out.equal(out_f.to(kBFloat16)));
+  EXPECT_TRUE(idx.equal(idx_f));
+  for (bool count_pad : {true, false}) {
+    const Tensor avg = avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, count_pad, std::nullopt);
+    const Tensor avg_f = avg_pool2d(xf, {3, 3}, {2, 2}, {1, 1}, false, count_pad, std::nullopt);
+    EXPECT_TRUE(avg.equal(avg_f.to(kBFloat16))) << count_pad;
+  }
+  EXPECT_TRUE(adaptive_avg_pool2d(x, {4, 7}).equal(adaptive_avg_pool2d(xf, {4, 7}).to(kBFloat16)));
+
+  const Tensor gy = testing::make_input(out.sizes(), kDouble, 3).to(kBFloat16);
+  auto near = [](const Tensor& got, const Tensor& want) {
+    ASSERT_EQ(got.dtype(), kBFloat16);
+    EXPECT_LE((got.to(kFloat) - want).abs().max().item<double>(),
+              2e-2 * std::max(1.0, want.abs().max().item<double>()));
+  };
+  near(max_pool2d_with_indices_backward(gy, x.sizes(), idx),
+       max_pool2d_with_indices_backward(gy.to(kFloat), x.sizes(), idx_f));
+  near(avg_pool2d_backward(gy, x.sizes(), {3, 3}, {2, 2}, {1, 1}, false, true, std::nullopt),
+       avg_pool2d_backward(gy.to(kFloat), x.sizes(), {3, 3}, {2, 2}, {1, 1}, false, true,
+                           std::nullopt));
+  const Tensor ga = testing::make_input({2, 3, 4, 7}, kDouble, 4).to(kBFloat16);
+  near(adaptive_avg_pool2d_backward(ga, x.sizes()),
+       adaptive_avg_pool2d_backward(ga.to(kFloat), x.sizes()));
+
+  try {
+    max_pool2d_with_indices(x.to(kHalf), {2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+    ADD_FAILURE() << "float16 accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "\"max_pool2d\" not implemented for 'Half'");
+  }
+}
+
 }  // namespace
 }  // namespace ember

@@ -11,12 +11,22 @@
 #include "tensor/creation.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
-#include "tensor/fallback.h"
 #include "tensor/error.h"
+#include "tensor/fallback.h"
+#include "tensor/math_kernels.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
 #include "tensor/pool_kernels.h"
 #include "tensor/parallel.h"
+
+// float, double and bfloat16: PyTorch 1.13's CPU pooling dtypes (float16
+// is refused there too). bfloat16 windows are summed and compared in float
+// and rounded once, as PyTorch's: the forwards equal its results.
+#define EMBER_DISPATCH_POOL_TYPES(TYPE, NAME, ...)                             \
+  EMBER_PRIVATE_SWITCH(TYPE, NAME,                                             \
+                       EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)           \
+                           EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__)     \
+                               EMBER_PRIVATE_CASE(BFloat16, BFloat16, __VA_ARGS__))
 
 namespace ember {
 namespace {
@@ -89,6 +99,7 @@ int64_t grain_for(int64_t per_plane) {
 
 template <typename T>
 void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
+  using A = opmath_t<T>;
   parallel_for(0, pool.planes, grain_for(pool.h * pool.w), [&](int64_t b, int64_t e) {
     // A local copy: the stores through out/idx could alias a referenced
     // Pool, which made the compiler reload every field in the inner loop.
@@ -107,14 +118,14 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
           while (x0 < 0) x0 += p.dw;
           // The first maximum wins; NaN wins over everything (PyTorch's rule).
           int64_t best = y0 * p.w + x0;
-          T m = -std::numeric_limits<T>::infinity();
+          A m = -std::numeric_limits<A>::infinity();
           bool nan = false;
           // Selects, not branches (random data mispredicts them); NaN, rare,
           // takes the exact rule below.
           for (int64_t y = y0; y < y1; y += p.dh) {
             const T* row = in + y * p.w;
             for (int64_t xx = x0; xx < x1; xx += p.dw) {
-              const T v = row[xx];
+              const A v = static_cast<A>(row[xx]);
               const bool gt = v > m;
               best = gt ? y * p.w + xx : best;
               m = gt ? v : m;
@@ -123,10 +134,10 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
           }
           if (nan) {
             // PyTorch's rule: the first maximum, and any NaN wins.
-            m = -std::numeric_limits<T>::infinity();
+            m = -std::numeric_limits<A>::infinity();
             for (int64_t y = y0; y < y1; y += p.dh) {
               for (int64_t xx = x0; xx < x1; xx += p.dw) {
-                const T v = in[y * p.w + xx];
+                const A v = static_cast<A>(in[y * p.w + xx]);
                 if (v > m || std::isnan(v)) {
                   m = v;
                   best = y * p.w + xx;
@@ -134,7 +145,7 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
               }
             }
           }
-          o[oy * p.ow + ox] = m;
+          o[oy * p.ow + ox] = static_cast<T>(m);
           id[oy * p.ow + ox] = best;
         }
       }
@@ -170,7 +181,7 @@ T average(T sum, int64_t div) {
 }
 
 void max_pool_forward_cpu(const Pool& p, const Tensor& x, Tensor& out, Tensor& idx) {
-  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "max_pool2d", [&] {
+  EMBER_DISPATCH_POOL_TYPES(x.dtype(), "max_pool2d", [&] {
     max_pool_kernel<scalar_t>(p, x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(),
                               idx.data_ptr<int64_t>());
   });
@@ -178,13 +189,17 @@ void max_pool_forward_cpu(const Pool& p, const Tensor& x, Tensor& out, Tensor& i
 
 void max_pool_backward_cpu(int64_t planes, int64_t hw, int64_t ohw, const Tensor& gy,
                            const Tensor& id, Tensor& gx) {
-  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "max_pool2d_backward", [&] {
+  EMBER_DISPATCH_POOL_TYPES(gy.dtype(), "max_pool2d_backward", [&] {
+    using A = opmath_t<scalar_t>;
     const scalar_t* g = gy.data_ptr<scalar_t>();
     const int64_t* ix = id.data_ptr<int64_t>();
     scalar_t* o = gx.data_ptr<scalar_t>();
     parallel_for(0, planes, grain_for(hw), [&](int64_t b, int64_t e) {
       for (int64_t pl = b; pl < e; ++pl) {
-        for (int64_t j = 0; j < ohw; ++j) o[pl * hw + ix[pl * ohw + j]] += g[pl * ohw + j];
+        for (int64_t j = 0; j < ohw; ++j) {
+          scalar_t& dst = o[pl * hw + ix[pl * ohw + j]];
+          dst = static_cast<scalar_t>(static_cast<A>(dst) + static_cast<A>(g[pl * ohw + j]));
+        }
       }
     });
   });
@@ -264,11 +279,11 @@ void avg_pool_forward_cpu(const Pool& p, bool count_include_pad,
             o = 0;
             avg_windows(p, count_include_pad, divisor_override, oy, ox,
                         [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t div) {
-                          scalar_t sum = 0;
+                          opmath_t<scalar_t> sum = 0;
                           for (int64_t y = y0; y < y1; ++y) {
                             for (int64_t xx = x0; xx < x1; ++xx) sum += in[y * p.w + xx];
                           }
-                          o = average(sum, div);
+                          o = static_cast<scalar_t>(average(sum, div));
                         });
           }
         }
@@ -278,6 +293,7 @@ void avg_pool_forward_cpu(const Pool& p, bool count_include_pad,
   switch (x.dtype()) {
     case kFloat: body(float{}); break;
     case kDouble: body(double{}); break;
+    case kBFloat16: body(BFloat16{}); break;
     case kLong: body(int64_t{}); break;
     default: detail::throw_not_implemented("avg_pool2d", x.dtype());
   }
@@ -285,7 +301,8 @@ void avg_pool_forward_cpu(const Pool& p, bool count_include_pad,
 
 void avg_pool_backward_cpu(const Pool& p, bool count_include_pad,
                            std::optional<int64_t> divisor_override, const Tensor& gy, Tensor& gx) {
-  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "avg_pool2d_backward", [&] {
+  EMBER_DISPATCH_POOL_TYPES(gy.dtype(), "avg_pool2d_backward", [&] {
+    using A = opmath_t<scalar_t>;
     const scalar_t* g = gy.data_ptr<scalar_t>();
     scalar_t* o = gx.data_ptr<scalar_t>();
     parallel_for(0, p.planes, grain_for(p.h * p.w), [&](int64_t b, int64_t e) {
@@ -293,12 +310,15 @@ void avg_pool_backward_cpu(const Pool& p, bool count_include_pad,
         scalar_t* in = o + pl * p.h * p.w;
         for (int64_t oy = 0; oy < p.oh; ++oy) {
           for (int64_t ox = 0; ox < p.ow; ++ox) {
-            const scalar_t gv = g[(pl * p.oh + oy) * p.ow + ox];
+            const A gv = static_cast<A>(g[(pl * p.oh + oy) * p.ow + ox]);
             avg_windows(p, count_include_pad, divisor_override, oy, ox,
                         [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t div) {
-                          const scalar_t s = scalar_t(1) / static_cast<scalar_t>(div);
+                          const A s = A(1) / static_cast<A>(div);
                           for (int64_t y = y0; y < y1; ++y) {
-                            for (int64_t xx = x0; xx < x1; ++xx) in[y * p.w + xx] += gv * s;
+                            for (int64_t xx = x0; xx < x1; ++xx) {
+                              scalar_t& dst = in[y * p.w + xx];
+                              dst = static_cast<scalar_t>(static_cast<A>(dst) + gv * s);
+                            }
                           }
                         });
           }
@@ -315,7 +335,8 @@ int64_t a_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out -
 void adaptive_avg_pool_forward_cpu(const detail::AdaptiveGeometry& a, const Tensor& x,
                                    Tensor& out) {
   const int64_t h = a.h, w = a.w, oh = a.oh, ow = a.ow;
-  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "adaptive_avg_pool2d", [&] {
+  EMBER_DISPATCH_POOL_TYPES(x.dtype(), "adaptive_avg_pool2d", [&] {
+    using A = opmath_t<scalar_t>;
     const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* op = out.data_ptr<scalar_t>();
     parallel_for(0, a.planes, grain_for(h * w), [&](int64_t b, int64_t e) {
@@ -324,11 +345,12 @@ void adaptive_avg_pool_forward_cpu(const detail::AdaptiveGeometry& a, const Tens
           const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
           for (int64_t ox = 0; ox < ow; ++ox) {
             const int64_t x0 = a_start(ox, w, ow), x1 = a_end(ox, w, ow);
-            scalar_t sum = 0;
+            A sum = 0;
             for (int64_t y = y0; y < y1; ++y) {
               for (int64_t xx = x0; xx < x1; ++xx) sum += xp[(pl * h + y) * w + xx];
             }
-            op[(pl * oh + oy) * ow + ox] = sum / static_cast<scalar_t>((y1 - y0) * (x1 - x0));
+            op[(pl * oh + oy) * ow + ox] =
+                static_cast<scalar_t>(sum / static_cast<A>((y1 - y0) * (x1 - x0)));
           }
         }
       }
@@ -339,7 +361,8 @@ void adaptive_avg_pool_forward_cpu(const detail::AdaptiveGeometry& a, const Tens
 void adaptive_avg_pool_backward_cpu(const detail::AdaptiveGeometry& a, const Tensor& gy,
                                     Tensor& gx) {
   const int64_t h = a.h, w = a.w, oh = a.oh, ow = a.ow;
-  EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "adaptive_avg_pool2d_backward", [&] {
+  EMBER_DISPATCH_POOL_TYPES(gy.dtype(), "adaptive_avg_pool2d_backward", [&] {
+    using A = opmath_t<scalar_t>;
     const scalar_t* g = gy.data_ptr<scalar_t>();
     scalar_t* o = gx.data_ptr<scalar_t>();
     parallel_for(0, a.planes, grain_for(h * w), [&](int64_t b, int64_t e) {
@@ -348,10 +371,13 @@ void adaptive_avg_pool_backward_cpu(const detail::AdaptiveGeometry& a, const Ten
           const int64_t y0 = a_start(oy, h, oh), y1 = a_end(oy, h, oh);
           for (int64_t ox = 0; ox < ow; ++ox) {
             const int64_t x0 = a_start(ox, w, ow), x1 = a_end(ox, w, ow);
-            const scalar_t v =
-                g[(pl * oh + oy) * ow + ox] / static_cast<scalar_t>((y1 - y0) * (x1 - x0));
+            const A v = static_cast<A>(g[(pl * oh + oy) * ow + ox]) /
+                        static_cast<A>((y1 - y0) * (x1 - x0));
             for (int64_t y = y0; y < y1; ++y) {
-              for (int64_t xx = x0; xx < x1; ++xx) o[(pl * h + y) * w + xx] += v;
+              for (int64_t xx = x0; xx < x1; ++xx) {
+                scalar_t& dst = o[(pl * h + y) * w + xx];
+                dst = static_cast<scalar_t>(static_cast<A>(dst) + v);
+              }
             }
           }
         }

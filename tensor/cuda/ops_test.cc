@@ -607,13 +607,30 @@ TEST(CudaOpsTest, AvgPoolsForwardAndBackward) {
   expect_matches(adaptive_avg_pool2d(e.to(kCuda), {2, 3}), adaptive_avg_pool2d(e, {2, 3}));
 }
 
-// adaptive_avg_pool2d in half and bfloat16 (a ResNet's head under
-// autocast), accumulating in float, against the CPU's float kernel on the
-// same rounded values.
-TEST(CudaOpsTest, AdaptiveAvgPoolHalfAndBFloat16) {
+// avg_pool2d and adaptive_avg_pool2d in half and bfloat16 (a ResNet's head
+// under autocast), accumulating in float, against the CPU's float kernels
+// on the same rounded values.
+TEST(CudaOpsTest, AvgPoolsHalfAndBFloat16) {
   SKIP_WITHOUT_CUDA_DEVICE();
   for (ScalarType t : {kHalf, kBFloat16}) {
     const Tensor x = values({2, 3, 9, 10}, kFloat, 5).to(t);
+    for (bool count_pad : {true, false}) {
+      const Tensor got = avg_pool2d(x.to(kCuda), {3, 3}, {2, 2}, {1, 1}, false, count_pad,
+                                    std::nullopt);
+      ASSERT_EQ(got.dtype(), t);
+      expect_matches(got.to(kFloat),
+                     avg_pool2d(x.to(kFloat), {3, 3}, {2, 2}, {1, 1}, false, count_pad,
+                                std::nullopt),
+                     1e-2, 1e-2);
+      const Tensor gy = values(got.sizes(), kFloat, 1).to(t);
+      const Tensor gx = avg_pool2d_backward(gy.to(kCuda), x.sizes(), {3, 3}, {2, 2}, {1, 1},
+                                            false, count_pad, std::nullopt);
+      ASSERT_EQ(gx.dtype(), t);
+      expect_matches(gx.to(kFloat),
+                     avg_pool2d_backward(gy.to(kFloat), x.sizes(), {3, 3}, {2, 2}, {1, 1}, false,
+                                         count_pad, std::nullopt),
+                     1e-2, 1e-2);
+    }
     for (std::vector<int64_t> o : {std::vector<int64_t>{1, 1}, {4, 7}}) {
       const Tensor got = adaptive_avg_pool2d(x.to(kCuda), o);
       ASSERT_EQ(got.dtype(), t);

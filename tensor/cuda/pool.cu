@@ -45,19 +45,21 @@ __global__ void avg_pool_kernel(const T* x, T* out, PoolWindow p, bool count_inc
     const int64_t ox = i % p.ow, oy = (i / p.ow) % p.oh, pl = i / (p.ow * p.oh);
     const T* in = x + pl * p.h * p.w;
     Window w;
-    T o = 0;
+    // half / bfloat16 sum in float (A); other dtypes in their own.
+    using A = opmath_t<T>;
+    A o = 0;
     if (avg_window(p, count_include_pad, divisor, oy, ox, &w)) {
-      T sum = 0;
+      A sum = 0;
       for (int64_t y = w.y0; y < w.y1; ++y) {
-        for (int64_t xx = w.x0; xx < w.x1; ++xx) sum += in[y * p.w + xx];
+        for (int64_t xx = w.x0; xx < w.x1; ++xx) sum += static_cast<A>(in[y * p.w + xx]);
       }
       if constexpr (std::is_integral<T>::value) {  // int64: truncating
-        o = sum / static_cast<T>(w.div);
+        o = sum / static_cast<A>(w.div);
       } else {
-        o = sum * (T(1) / static_cast<T>(w.div));
+        o = sum * (A(1) / static_cast<A>(w.div));
       }
     }
-    out[i] = o;
+    out[i] = static_cast<T>(o);
   }
 }
 
@@ -74,16 +76,17 @@ __global__ void avg_pool_backward_kernel(const T* gy, T* gx, PoolWindow p, bool 
     const int64_t oy1 = min(p.oh - 1, (y + p.ph) / p.sh);
     const int64_t ox0 = max(int64_t{0}, (x + p.pw - p.kw) / p.sw);
     const int64_t ox1 = min(p.ow - 1, (x + p.pw) / p.sw);
-    T acc = 0;
+    using A = opmath_t<T>;
+    A acc = 0;
     for (int64_t oy = oy0; oy <= oy1; ++oy) {
       for (int64_t ox = ox0; ox <= ox1; ++ox) {
         Window w;
         if (!avg_window(p, count_include_pad, divisor, oy, ox, &w)) continue;
         if (y < w.y0 || y >= w.y1 || x < w.x0 || x >= w.x1) continue;
-        acc += g[oy * p.ow + ox] * (T(1) / static_cast<T>(w.div));
+        acc += static_cast<A>(g[oy * p.ow + ox]) * (A(1) / static_cast<A>(w.div));
       }
     }
-    gx[i] = acc;
+    gx[i] = static_cast<T>(acc);
   }
 }
 
@@ -151,6 +154,8 @@ cudaError_t launch_avg_pool(DType dtype, const void* x, void* out, const PoolWin
   };
   if (dtype == DType::kFloat) return run(Tag<float>{});
   if (dtype == DType::kDouble) return run(Tag<double>{});
+  if (dtype == DType::kHalf) return run(Tag<__half>{});
+  if (dtype == DType::kBFloat16) return run(Tag<__nv_bfloat16>{});
   if (dtype == DType::kInt64) return run(Tag<int64_t>{});
   return cudaErrorInvalidValue;
 }
@@ -165,9 +170,7 @@ cudaError_t launch_avg_pool_backward(DType dtype, const void* gy, void* gx, cons
         static_cast<const T*>(gy), static_cast<T*>(gx), p, count_include_pad, divisor);
     return cudaGetLastError();
   };
-  if (dtype == DType::kFloat) return run(Tag<float>{});
-  if (dtype == DType::kDouble) return run(Tag<double>{});
-  return cudaErrorInvalidValue;
+  return dispatch<kFloatingKinds>(dtype, run);
 }
 
 cudaError_t launch_adaptive_avg_pool(bool backward, DType dtype, const void* in, void* out,
