@@ -3,29 +3,125 @@
 // (which do not record below an OpScope: Note [Op recording]).
 #include <cmath>
 
+#include "tensor/activation_kernels.h"
 #include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/dispatch.h"
 #include "tensor/error.h"
+#include "tensor/loops.h"
 #include "tensor/math.h"
+#include "tensor/math_kernels.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 
 namespace ember {
 
-Tensor gelu(const Tensor& self, const std::string& approximate) {
+namespace {
+
+// Note [Fused gelu]: PyTorch's formulas (GeluKernel.cpp), in acc_t.
+constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5;  // sqrt(2 / pi)
+constexpr double kKappa = 0.044715;
+
+template <typename A>
+A gelu_value(A x, bool tanh_approximation) {
+  if (tanh_approximation) {
+    const A inner = static_cast<A>(kBeta) * (x + static_cast<A>(kKappa) * x * x * x);
+    return A(0.5) * x * (A(1) + std::tanh(inner));
+  }
+  return x * A(0.5) * (A(1) + std::erf(x * static_cast<A>(M_SQRT1_2)));
+}
+
+template <typename A>
+A gelu_derivative(A x, bool tanh_approximation) {
+  if (tanh_approximation) {
+    const A x_sq = x * x;
+    const A inner = static_cast<A>(kBeta) * (x + static_cast<A>(kKappa) * x_sq * x);
+    const A t = std::tanh(inner);
+    const A left = A(0.5) * x, right = A(1) + t;
+    const A left_derivative = A(0.5) * right;
+    const A inner_derivative = static_cast<A>(kBeta) * (A(1) + A(3) * static_cast<A>(kKappa) * x_sq);
+    return left_derivative + left * (A(1) - t * t) * inner_derivative;
+  }
+  const A cdf = A(0.5) * (A(1) + std::erf(x * static_cast<A>(M_SQRT1_2)));
+  const A pdf = std::exp(A(-0.5) * x * x) * static_cast<A>(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+  return cdf + x * pdf;
+}
+
+void gelu_cpu(TensorIterator& iter, bool tanh_approximation) {
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "GeluKernelImpl", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter, [tanh_approximation](scalar_t x) -> scalar_t {
+      return static_cast<scalar_t>(gelu_value(static_cast<acc_t>(x), tanh_approximation));
+    });
+  });
+}
+
+void gelu_backward_cpu(TensorIterator& iter, bool tanh_approximation) {
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "GeluBackwardKernelImpl", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter, [tanh_approximation](scalar_t g, scalar_t x) -> scalar_t {
+      return static_cast<scalar_t>(static_cast<acc_t>(g) *
+                                   gelu_derivative(static_cast<acc_t>(x), tanh_approximation));
+    });
+  });
+}
+
+bool is_tanh_approximation(const std::string& approximate) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh",
               "approximate argument must be either none or tanh.");
+  return approximate == "tanh";
+}
+
+}  // namespace
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(gelu_kernel, GeluFn);
+EMBER_DEFINE_KERNEL_TABLE(gelu_backward_kernel, GeluFn);
+EMBER_REGISTER_KERNEL(gelu_kernel, kCPU, &gelu_cpu);
+EMBER_REGISTER_KERNEL(gelu_backward_kernel, kCPU, &gelu_backward_cpu);
+}  // namespace detail
+
+Tensor gelu(const Tensor& self, const std::string& approximate) {
+  const bool tanh_approximation = is_tanh_approximation(approximate);
   detail::OpScope scope(self);
   Tensor out;
-  if (approximate == "none") {
+  if (detail::gelu_kernel.has(self.device().type())) {
+    TensorIterator iter = TensorIterator::unary_op(Tensor(), self);
+    detail::gelu_kernel(iter.device_type())(iter, tanh_approximation);
+    out = iter.output();
+  } else if (!tanh_approximation) {  // a device without the fused kernel
     out = self * 0.5 * (1 + (self * M_SQRT1_2).erf());
   } else {
-    const double k = std::sqrt(2.0 / M_PI);
-    out = self * 0.5 * (1 + ((self + self * self * self * 0.044715) * k).tanh());
+    out = self * 0.5 * (1 + ((self + self * self * self * kKappa) * kBeta).tanh());
   }
   if (scope.active()) scope.record("gelu", {self}, {out}, {approximate});
   return out;
+}
+
+namespace detail {
+Tensor gelu_backward_composed(const Tensor& grad_output, const Tensor& self,
+                              bool tanh_approximation) {
+  if (!tanh_approximation) {
+    Tensor cdf = (1 + (self * M_SQRT1_2).erf()) * 0.5;
+    Tensor pdf = (self * self * -0.5).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
+    return grad_output * (cdf + self * pdf);
+  }
+  Tensor t = ((self + self * self * self * kKappa) * kBeta).tanh();
+  return grad_output *
+         ((1 + t) * 0.5 + self * 0.5 * (1 - t * t) * kBeta * (1 + self * self * (3 * kKappa)));
+}
+}  // namespace detail
+
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
+                     const std::string& approximate) {
+  const bool tanh_approximation = is_tanh_approximation(approximate);
+  if (!detail::gelu_backward_kernel.has(self.device().type())) {
+    return detail::gelu_backward_composed(grad_output, self, tanh_approximation);
+  }
+  TensorIterator iter = TensorIterator::binary_op(Tensor(), grad_output, self);
+  detail::gelu_backward_kernel(iter.device_type())(iter, tanh_approximation);
+  return iter.output();
 }
 
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {

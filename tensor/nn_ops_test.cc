@@ -9,6 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tensor/activation_kernels.h"
+#include "tensor/creation.h"
 #include "tensor/math.h"
 #include "tensor/testing/golden.h"
 
@@ -164,6 +166,41 @@ TEST(NnOps, PoolingInBFloat16) {
     ADD_FAILURE() << "float16 accepted";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "\"max_pool2d\" not implemented for 'Half'");
+  }
+}
+
+// Note [Fused gelu] against PyTorch 1.13 (tools/golden/gelu.py): float32
+// within a few units of its last place (PyTorch's vectorized erf and exp
+// round differently: 1 + erf(x / sqrt 2) cancels for negative x), and an
+// absolute 1e-6 near zero; bfloat16 against PyTorch's float result rounded
+// once, to one unit of bfloat16's last place.
+struct GeluCase {
+  const char* approximate;
+  const char* dtype;
+  double x, g, y, dx;
+};
+const GeluCase kGeluGolden[] = {
+#include "tensor/testdata/gelu_golden.inc"
+};
+
+TEST(NnOps, GeluFusedMatchesPyTorch) {
+  for (const GeluCase& c : kGeluGolden) {
+    const ScalarType dt = std::string(c.dtype) == "float32" ? kFloat : kBFloat16;
+    const Tensor x = full({1}, c.x, TensorOptions(dt));
+    const Tensor g = full({1}, c.g, TensorOptions(dt));
+    const double y = gelu(x, c.approximate).item<double>();
+    const double dx = gelu_backward(g, x, c.approximate).item<double>();
+    const double rel = dt == kFloat ? 1e-5 : 1.0 / 128, abs = dt == kFloat ? 1e-6 : 1e-8;
+    EXPECT_NEAR(y, c.y, rel * std::abs(c.y) + abs) << c.approximate << " " << c.dtype << " " << c.x;
+    EXPECT_NEAR(dx, c.dx, rel * std::abs(c.dx) + abs)
+        << c.approximate << " " << c.dtype << " " << c.x;
+  }
+  // Integers are refused, as PyTorch's.
+  try {
+    gelu(ones({2}, TensorOptions(kLong)));
+    ADD_FAILURE() << "int64 accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "\"GeluKernelImpl\" not implemented for 'Long'");
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
+#include "tensor/activation_kernels.h"
 #include "tensor/batch_norm_kernels.h"
 #include "tensor/creation.h"
 #include "tensor/ctc_loss.h"
@@ -182,16 +183,10 @@ V adaptive_avg_pool2d_backward_bw(const C& c, const V& g) {
 }
 
 V gelu_bw(const C& c, const V& g) {
-  const Tensor& x = c.input(0);
-  if (c.str(0) == "none") {
-    Tensor cdf = (1 + (x * M_SQRT1_2).erf()) * 0.5;
-    Tensor pdf = (x * x * -0.5).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
-    return {g[0] * (cdf + x * pdf)};
-  }
-  const double k = std::sqrt(2.0 / M_PI), a = 0.044715;
-  Tensor t = ((x + x * x * x * a) * k).tanh();
-  Tensor d = (1 + t) * 0.5 + x * 0.5 * (1 - t * t) * k * (1 + x * x * (3 * a));
-  return {g[0] * d};
+  // Note [Fused gelu]: one kernel, unless the gradient will itself be
+  // differentiated (then the same formula from recorded ops).
+  if (!GradMode::is_enabled()) return {gelu_backward(g[0], c.input(0), c.str(0))};
+  return {detail::gelu_backward_composed(g[0], c.input(0), c.str(0) == "tanh")};
 }
 V leaky_relu_bw(const C& c, const V& g) {
   return {where(c.input(0) > 0, g[0], g[0] * c.scalar(0))};

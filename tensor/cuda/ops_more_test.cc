@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tensor/activation_kernels.h"
 #include "tensor/all.h"
 #include "tensor/cuda/ops_testing.h"
 #include "tensor/testing/golden.h"
@@ -561,6 +562,22 @@ TEST(CudaOpsMoreTest, NormalizationAndActivationsRunOnTheDevice) {
     expect_matches(softshrink(da), softshrink(a), tol, tol);
     expect_matches(hardshrink(da), hardshrink(a), tol, tol);
     expect_matches(threshold(da, 0.5, -1), threshold(a, 0.5, -1), tol, tol);
+  }
+}
+
+// Note [Fused gelu]: the CUDA kernels against the CPU's in every floating
+// dtype (both compute half/bfloat16 in float and round once), forward and
+// gelu_backward, both approximations.
+TEST(CudaOpsMoreTest, GeluFusedMatchesTheCpu) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16}) {
+    const double tol = t == kDouble ? 1e-12 : t == kFloat ? 1e-6 : 1e-2;
+    Tensor a = values({7, 9}, kFloat, 6).to(t), g = values({7, 9}, kFloat, 2).to(t);
+    for (const char* approximate : {"none", "tanh"}) {
+      expect_matches(gelu(a.to(kCuda), approximate), gelu(a, approximate), tol, tol);
+      expect_matches(gelu_backward(g.to(kCuda), a.to(kCuda), approximate),
+                     gelu_backward(g, a, approximate), tol, tol);
+    }
   }
 }
 
