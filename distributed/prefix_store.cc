@@ -35,6 +35,19 @@ void PrefixStore::wait(const std::vector<std::string>& ks, std::chrono::millisec
 bool PrefixStore::delete_key(const std::string& k) { return store_->delete_key(key(k)); }
 int64_t PrefixStore::num_keys() { return store_->num_keys(); }
 
+void PrefixStore::append(const std::string& k, const std::vector<uint8_t>& value) {
+  store_->append(key(k), value);
+}
+
+std::vector<std::vector<uint8_t>> PrefixStore::multi_get(const std::vector<std::string>& ks) {
+  return store_->multi_get(keys(ks));
+}
+
+void PrefixStore::multi_set(const std::vector<std::string>& ks,
+                            const std::vector<std::vector<uint8_t>>& values) {
+  store_->multi_set(keys(ks), values);
+}
+
 std::shared_ptr<Store> PrefixStore::clone(std::chrono::milliseconds timeout) const {
   std::shared_ptr<Store> inner = store_->clone(timeout);
   if (inner == nullptr) return nullptr;

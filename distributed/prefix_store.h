@@ -28,6 +28,10 @@ class PrefixStore : public Store {
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   bool delete_key(const std::string& key) override;
   int64_t num_keys() override;
+  void append(const std::string& key, const std::vector<uint8_t>& value) override;
+  std::vector<std::vector<uint8_t>> multi_get(const std::vector<std::string>& keys) override;
+  void multi_set(const std::vector<std::string>& keys,
+                 const std::vector<std::vector<uint8_t>>& values) override;
   std::shared_ptr<Store> clone(std::chrono::milliseconds timeout) const override;
 
   const std::string& prefix() const { return prefix_; }

@@ -63,6 +63,31 @@ class Store {
   void wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
   virtual bool delete_key(const std::string& key) = 0;
   virtual int64_t num_keys() = 0;
+  // Appends value to key's bytes (creating the key); PyTorch 2.x's
+  // Store.append. The fallback loops on compare_set, as PyTorch's.
+  virtual void append(const std::string& key, const std::vector<uint8_t>& value) {
+    std::vector<uint8_t> current;
+    std::vector<uint8_t> expected = value;
+    current = compare_set(key, current, expected);
+    while (current != expected) {
+      expected = current;
+      expected.insert(expected.end(), value.begin(), value.end());
+      current = compare_set(key, current, expected);
+    }
+  }
+  // get/set of several keys at once (Store.multi_get/multi_set).
+  virtual std::vector<std::vector<uint8_t>> multi_get(const std::vector<std::string>& keys) {
+    std::vector<std::vector<uint8_t>> out;
+    out.reserve(keys.size());
+    for (const auto& k : keys) out.push_back(get(k));
+    return out;
+  }
+  virtual void multi_set(const std::vector<std::string>& keys,
+                         const std::vector<std::vector<uint8_t>>& values) {
+    EMBER_CHECK_VALUE(keys.size() == values.size(), "multi_set: ", keys.size(), " keys but ",
+                      values.size(), " values");
+    for (size_t i = 0; i < keys.size(); ++i) set(keys[i], values[i]);
+  }
   // A new handle on the same store (its own connection, or its own file
   // descriptor) whose requests give up after `timeout`, as PyTorch 2.x's
   // Store.clone; nullptr where the store cannot be cloned. A process group

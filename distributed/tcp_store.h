@@ -16,19 +16,32 @@
 // may start in any order. A port already in use is an error naming the port;
 // port 0 picks a free one, reported by port().
 //
-// Note [TCPStore wire protocol]: every message is a frame, a 4-byte
-// little-endian payload length then the payload; a request's payload is an
-// opcode byte and its fields (strings as u32 length + bytes, integers as
-// i64), parsed exactly (no trailing bytes). A connection's first request is
-// a HELLO carrying the protocol's magic and version. A frame longer than
-// kMaxFrameBytes, a field that overruns its frame, an unknown opcode, a
-// missing HELLO, or a connection closed mid-frame closes that connection
-// only; the server buffers at most one frame per connection and reads no
-// more from a connection until its reply is sent, so no client can make it
-// grow without bound (Note [Store resource caps] in tcp_store_server.cc
-// bounds what connections that never greet, or greet and then flood, can
-// make it hold). get and wait block in the server (the reply comes when the
-// keys exist or at the request's deadline), not by polling.
+// Note [TCPStore wire protocol]: ember speaks PyTorch's protocol
+// (torch/csrc/distributed/c10d/TCPStore.cpp and its libuv server;
+// tcp_store_wire.h has the encoding), so ember ranks join a PyTorch store
+// (torchrun's agent store, a Python TCPStore) and PyTorch processes use
+// ember's. Keys get PyTorch's "/" prefix on the wire and num_workers counts
+// in PyTorch's "init/" key, so both sides see the same keys.
+//
+// Two dialects. PyTorch 2.x (2.4 and newer) starts each connection with
+// VALIDATE and its magic; PyTorch 1.13 sends no validation and numbers its
+// queries one lower. The server tells them apart by a connection's first
+// bytes and answers each in its own. The client finds out what it talks to
+// when it first connects: it sends VALIDATE then PING; a 2.x server
+// echoes the ping, a 1.13 server reads the two as a SET whose key length is
+// over 2^63 (the ping's nonce is chosen so), fails to allocate it and
+// closes the connection, and the client reconnects speaking 1.13. The
+// answer is kept for the store's life (and its reconnections).
+//
+// The server checks every length before it allocates: one request is at most
+// kMaxFrameBytes, a key count at most PyTorch's MAX_KEY_COUNT; garbage, a
+// truncated request, an unknown query, a get of a key that does not exist,
+// an add on a value that is no integer end that connection only, with a
+// line on stderr saying why (PyTorch's server closes it too). Note [Store
+// resource caps] in tcp_store_server.cc bounds what connections that never
+// validate, or validate and then flood, can make it hold. wait parks in the
+// server until its keys exist; the client's timeout ends it with
+// CANCEL_WAIT (with 1.13, which has none, by closing the connection).
 //
 // Note [A store that is gone]: a client that was connected and loses the
 // connection (the server's process exited, its host went away) reconnects
@@ -47,6 +60,7 @@
 #include <vector>
 
 #include "distributed/store.h"
+#include "distributed/tcp_store_wire.h"
 
 namespace ember::distributed {
 
@@ -87,6 +101,12 @@ class TCPStore : public Store {
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   bool delete_key(const std::string& key) override;
   int64_t num_keys() override;
+  // One request each with a PyTorch 2.x server; Store's fallbacks (several
+  // requests) with a 1.13 one.
+  void append(const std::string& key, const std::vector<uint8_t>& value) override;
+  std::vector<std::vector<uint8_t>> multi_get(const std::vector<std::string>& keys) override;
+  void multi_set(const std::vector<std::string>& keys,
+                 const std::vector<std::vector<uint8_t>>& values) override;
   // A client of the same server (never a server itself).
   std::shared_ptr<Store> clone(std::chrono::milliseconds timeout) const override;
 
@@ -97,12 +117,34 @@ class TCPStore : public Store {
   // Connections the server has open (this store's own included); -1 when
   // this store runs no server.
   int num_server_connections() const;
+  // Whether the server speaks PyTorch 1.13's dialect (Note [TCPStore wire
+  // protocol]).
+  bool legacy_server() const { return dialect_ == Dialect::kLegacy; }
 
  private:
-  struct Reply;
-  Reply request(const std::vector<uint8_t>& frame, std::chrono::milliseconds timeout,
-                const std::vector<std::string>& keys);
+  enum class Dialect : uint8_t { kUnknown, kModern, kLegacy };
+  using Keys = std::vector<std::string>;
   void connect_locked();
+  bool handshake_locked(Clock::time_point deadline);
+  // Sends or receives n bytes by the deadline: false when the deadline
+  // passed (the connection is left open); a lost connection reconnects and
+  // throws (Note [A store that is gone]); other errors throw.
+  bool io_locked(bool sending, uint8_t* p, size_t n, Clock::time_point deadline);
+  // The same, throwing TimeoutError naming `keys` (and closing the
+  // connection) when the deadline passes.
+  void send_locked(const std::vector<uint8_t>& bytes, const Keys& keys);
+  void recv_locked(uint8_t* p, size_t n, const Keys& keys);
+  int64_t recv_i64_locked(const Keys& keys);
+  std::vector<uint8_t> recv_vec_locked(const Keys& keys);
+  int64_t add_locked(const std::string& wire_key, int64_t value);
+  std::vector<uint8_t> get_locked(const std::string& wire_key, const std::string& key);
+  void begin_op_locked();
+  // A request in the server's dialect; one with a single key.
+  wire::Writer writer(wire::Query q) const;
+  std::vector<uint8_t> wire_request(wire::Query q, const std::string& wire_key) const;
+  void wait_locked(const Keys& wire_keys, std::chrono::milliseconds timeout, const Keys& keys);
+  TimeoutError timed_out(std::chrono::milliseconds after, const Keys& keys) const;
+  void close_locked();
   void wait_for_workers(int num_workers);
   // "the TCPStore at host:port (rank 0)".
   std::string where() const;
@@ -114,6 +156,8 @@ class TCPStore : public Store {
   std::string server_description_;
   bool connected_once_ = false;
   std::string gone_;  // set: the server is gone, every request fails with this
+  Dialect dialect_ = Dialect::kUnknown;
+  Clock::time_point op_deadline_;  // the request under way gives up then
   std::unique_ptr<TCPStoreServer> server_;
   std::mutex mu_;  // one request at a time on the connection
   int fd_ = -1;

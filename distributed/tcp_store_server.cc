@@ -18,6 +18,7 @@
 #include <cstring>
 #include <list>
 #include <map>
+#include <set>
 #include <optional>
 #include <thread>
 
@@ -30,47 +31,40 @@ namespace ember::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using wire::Op;
-using wire::Status;
+using wire::Dialect;
+using wire::Query;
 // Note [Store resource caps]: what one client can make the server hold.
-// Before its HELLO a connection may send one frame of at most
-// kMaxUnvalidatedFrameBytes and must send it within kHelloTimeout; at most
+// Before it validates (PyTorch 2.x's VALIDATE, or a PyTorch 1.13 client's
+// first well-formed request) a connection may send at most
+// kMaxUnvalidatedBytes and must do so within kValidateTimeout; at most
 // kMaxUnvalidated such connections are kept (a new one beyond that drops
-// the oldest). After the HELLO a frame may be kMaxFrameBytes, but all
-// connections together buffer at most kMaxBufferedBytes of incoming frames.
-// A connection over a limit is dropped with a line on stderr naming its peer
-// and the reason; the others, the job's ranks, are not affected.
+// the oldest). After that one request may be kMaxFrameBytes long, but all
+// connections together buffer at most kMaxBufferedBytes of incoming
+// requests. A connection over a limit is dropped with a line on stderr
+// naming its peer and the reason; the others, the job's ranks, are not
+// affected.
 constexpr size_t kMaxConnections = 4096;
 constexpr size_t kMaxUnvalidated = 256;
-constexpr size_t kMaxUnvalidatedFrameBytes = 4096;
+constexpr size_t kMaxUnvalidatedBytes = 4096;
 constexpr size_t kMaxBufferedBytes = size_t{128} << 20;
-constexpr auto kHelloTimeout = std::chrono::seconds(30);
+constexpr auto kValidateTimeout = std::chrono::seconds(30);
 constexpr size_t kReadChunk = 64 * 1024;
-
-struct Pending {
-  Op op;
-  std::vector<std::string> keys;
-  std::optional<Clock::time_point> deadline;  // none: wait without limit
-};
 
 struct Conn {
   int fd = -1;
   std::string peer;  // "ip:port", for the log
   Clock::time_point accepted;
   std::string doomed;  // set: drop it at the next turn of the loop, saying this
-  bool greeted = false;
-  std::vector<uint8_t> in;   // at most one frame (plus one read chunk)
-  std::vector<uint8_t> out;  // the reply being sent
+  std::optional<Dialect> dialect;  // none: not validated yet
+  std::vector<uint8_t> in;   // at most one incomplete request (plus one read chunk)
+  std::vector<uint8_t> out;  // replies being sent
   size_t out_off = 0;
-  std::optional<Pending> pending;
-  bool busy() const { return pending.has_value() || out_off < out.size(); }
+  // A parked WAIT: the keys it still waits for (PyTorch's count of keys
+  // awaited: a key set once counts even if it is deleted later).
+  std::set<std::string> awaiting;
+  bool validated() const { return dialect.has_value(); }
+  bool sending() const { return out_off < out.size(); }
 };
-
-std::vector<uint8_t> reply(Status s) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(s));
-  return w.finish();
-}
 
 }  // namespace
 
@@ -203,8 +197,115 @@ struct TCPStoreServer::Impl {
     close_conn(it);
   }
 
-  size_t frame_limit(const Conn& c) const {
-    return c.greeted ? TCPStore::kMaxFrameBytes : kMaxUnvalidatedFrameBytes;
+  // A request the server refuses; it ends the connection (PyTorch's server
+  // closes it too), saying why.
+  struct Refused {
+    std::string why;
+  };
+
+  // A key came into existence: releases the waits that needed it last.
+  void set_key(const std::string& key, std::vector<uint8_t> value) {
+    data[key] = std::move(value);
+    for (Conn& c : conns) {
+      if (c.awaiting.erase(key) && c.awaiting.empty()) c.out.push_back(wire::kStopWaiting);
+    }
+  }
+
+  const std::vector<uint8_t>& existing(const std::string& key) const {
+    auto it = data.find(key);
+    if (it == data.end()) throw Refused{absl::StrCat("get of key '", key, "', which does not exist")};
+    return it->second;
+  }
+
+  // Runs one request; its reply, if it has one, is appended to c.out.
+  void handle(Conn& c, wire::Request& q) {
+    wire::Writer w;
+    switch (q.query) {
+      case Query::kValidate:
+        throw Refused{"VALIDATE after the connection was validated"};
+      case Query::kPing:
+        w.u32(q.word);
+        break;
+      case Query::kSet:
+        set_key(q.keys[0], std::move(q.values[0]));
+        break;
+      case Query::kAppend: {
+        auto it = data.find(q.keys[0]);
+        if (it == data.end()) {
+          set_key(q.keys[0], std::move(q.values[0]));
+        } else {
+          it->second.insert(it->second.end(), q.values[0].begin(), q.values[0].end());
+        }
+        break;
+      }
+      case Query::kMultiSet:
+        for (size_t i = 0; i < q.keys.size(); ++i) set_key(q.keys[i], std::move(q.values[i]));
+        break;
+      case Query::kCompareSet: {
+        // PyTorch's rule: an absent key with an empty expected value is set;
+        // an absent key with another expected value answers that value.
+        const std::string& key = q.keys[0];
+        std::vector<uint8_t>& expected = q.values[0];
+        auto it = data.find(key);
+        if (it == data.end()) {
+          if (expected.empty()) {
+            set_key(key, q.values[1]);
+            w.vec(q.values[1]);
+          } else {
+            w.vec(expected);
+          }
+        } else {
+          if (it->second == expected) it->second = std::move(q.values[1]);
+          w.vec(it->second);
+        }
+        break;
+      }
+      case Query::kGet:
+        w.vec(existing(q.keys[0]));
+        break;
+      case Query::kMultiGet:
+        for (const auto& k : q.keys) existing(k);  // all or nothing
+        for (const auto& k : q.keys) w.vec(data[k]);
+        break;
+      case Query::kAdd: {
+        const std::string& key = q.keys[0];
+        int64_t cur = 0;
+        auto it = data.find(key);
+        if (it != data.end()) {
+          std::string s(it->second.begin(), it->second.end());
+          if (!absl::SimpleAtoi(s, &cur)) {
+            throw Refused{absl::StrCat("add on key '", key, "', whose value is not an integer")};
+          }
+        }
+        cur += q.delta;
+        std::string s = absl::StrCat(cur);
+        set_key(key, std::vector<uint8_t>(s.begin(), s.end()));
+        w.i64(cur);
+        break;
+      }
+      case Query::kCheck:
+        w.u8(exists(q.keys) ? wire::kCheckReady : wire::kCheckNotReady);
+        break;
+      case Query::kWait:
+        c.awaiting.clear();
+        for (const auto& k : q.keys) {
+          if (!data.count(k)) c.awaiting.insert(k);
+        }
+        if (c.awaiting.empty()) w.u8(wire::kStopWaiting);
+        break;
+      case Query::kCancelWait:
+        c.awaiting.clear();
+        w.u8(wire::kWaitCanceled);
+        break;
+      case Query::kGetNumKeys:
+        w.i64(static_cast<int64_t>(data.size()));
+        break;
+      case Query::kDeleteKey:
+        w.i64(static_cast<int64_t>(data.erase(q.keys[0])));
+        break;
+    }
+    const std::vector<uint8_t>& r = w.data();
+    c.out.insert(c.out.end(), r.begin(), r.end());
   }
 
   bool exists(const std::vector<std::string>& keys) const {
@@ -213,196 +314,67 @@ struct TCPStoreServer::Impl {
     return true;
   }
 
-  // Answers a parked get/wait if its keys exist or its deadline passed.
-  void try_complete(Conn& c, Clock::time_point now) {
-    Pending& p = *c.pending;
-    if (exists(p.keys)) {
-      wire::Writer w;
-      w.u8(static_cast<uint8_t>(Status::kOk));
-      if (p.op == Op::kGet) w.vec(data[p.keys[0]]);
-      c.out = w.finish();
-    } else if (p.deadline && now >= *p.deadline) {
-      c.out = reply(Status::kTimeout);
-    } else {
-      return;
-    }
-    c.out_off = 0;
-    c.pending.reset();
+  // The dialect of a connection's first request, from its first bytes;
+  // nullopt while too few have arrived to tell.
+  static std::optional<Dialect> sniff(const std::vector<uint8_t>& in) {
+    uint8_t magic[4];
+    for (int i = 0; i < 4; ++i) magic[i] = static_cast<uint8_t>(wire::kValidationMagic >> (8 * i));
+    if (in[0] != static_cast<uint8_t>(Query::kValidate)) return Dialect::kLegacy;
+    // 0 is VALIDATE for PyTorch 2.x and SET for 1.13: the magic tells.
+    const size_t have = std::min<size_t>(in.size() - 1, 4);
+    if (std::memcmp(in.data() + 1, magic, have) != 0) return Dialect::kLegacy;
+    if (have < 4) return std::nullopt;
+    return Dialect::kModern;
   }
 
-  void on_key_added() {
-    auto now = Clock::now();
-    for (Conn& c : conns)
-      if (c.pending) try_complete(c, now);
-  }
-
-  std::vector<uint8_t> error(const std::string& msg) {
-    wire::Writer w;
-    w.u8(static_cast<uint8_t>(Status::kError));
-    w.str(msg);
-    return w.finish();
-  }
-
-  // Handles one request; throws WireError on malformed input.
-  void handle(Conn& c, const uint8_t* p, size_t n) {
-    wire::Reader r(p, n);
-    Op op = static_cast<Op>(r.u8());
-    if (!c.greeted) {
-      if (op != Op::kHello) throw wire::WireError("the first request is not HELLO");
-      std::string magic = r.str();
-      uint32_t version = r.u32();
-      r.done();
-      if (magic != wire::kMagic) throw wire::WireError("bad magic");
-      c.greeted = true;
-      c.out = version == wire::kVersion
-                  ? reply(Status::kOk)
-                  : error(absl::StrCat("TCPStore protocol version mismatch: server speaks ",
-                                       wire::kVersion, ", client ", version));
-      c.out_off = 0;
-      return;
-    }
-    wire::Writer w;
-    switch (op) {
-      case Op::kSet: {
-        std::string key = r.str();
-        std::vector<uint8_t> value = r.vec();
-        r.done();
-        data[key] = std::move(value);
-        c.out = reply(Status::kOk);
-        c.out_off = 0;
-        on_key_added();
-        return;
-      }
-      case Op::kGet:
-      case Op::kWait: {
-        std::vector<std::string> keys;
-        if (op == Op::kGet) {
-          keys.push_back(r.str());
-        } else {
-          uint32_t count = r.count(4);
-          for (uint32_t i = 0; i < count; ++i) keys.push_back(r.str());
-        }
-        int64_t timeout_ms = r.i64();
-        r.done();
-        Pending pend{op, std::move(keys), std::nullopt};
-        if (timeout_ms >= 0) pend.deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-        c.pending = std::move(pend);
-        try_complete(c, Clock::now());
-        return;
-      }
-      case Op::kAdd: {
-        std::string key = r.str();
-        int64_t delta = r.i64();
-        r.done();
-        int64_t cur = 0;
-        auto it = data.find(key);
-        if (it != data.end()) {
-          std::string s(it->second.begin(), it->second.end());
-          if (!absl::SimpleAtoi(s, &cur)) {
-            c.out = error(absl::StrCat("add: the value of key '", key, "' is not an integer"));
-            c.out_off = 0;
-            return;
-          }
-        }
-        cur += delta;
-        std::string s = absl::StrCat(cur);
-        bool added = it == data.end();
-        data[key] = std::vector<uint8_t>(s.begin(), s.end());
-        w.u8(static_cast<uint8_t>(Status::kOk));
-        w.i64(cur);
-        c.out = w.finish();
-        c.out_off = 0;
-        if (added) on_key_added();
-        return;
-      }
-      case Op::kCompareSet: {
-        std::string key = r.str();
-        std::vector<uint8_t> expected = r.vec();
-        std::vector<uint8_t> desired = r.vec();
-        r.done();
-        auto it = data.find(key);
-        bool added = false;
-        if (it == data.end()) {
-          if (expected.empty()) {
-            it = data.emplace(key, std::move(desired)).first;
-            added = true;
-          }
-        } else if (it->second == expected) {
-          it->second = std::move(desired);
-        }
-        w.u8(static_cast<uint8_t>(Status::kOk));
-        if (it == data.end()) {
-          w.vec(expected);  // PyTorch returns expected when the key is absent
-        } else {
-          w.vec(it->second);
-        }
-        c.out = w.finish();
-        c.out_off = 0;
-        if (added) on_key_added();
-        return;
-      }
-      case Op::kCheck: {
-        uint32_t count = r.count(4);
-        std::vector<std::string> keys;
-        for (uint32_t i = 0; i < count; ++i) keys.push_back(r.str());
-        r.done();
-        w.u8(static_cast<uint8_t>(Status::kOk));
-        w.u8(exists(keys) ? 1 : 0);
-        break;
-      }
-      case Op::kDelete: {
-        std::string key = r.str();
-        r.done();
-        w.u8(static_cast<uint8_t>(Status::kOk));
-        w.u8(data.erase(key) ? 1 : 0);
-        break;
-      }
-      case Op::kNumKeys: {
-        r.done();
-        w.u8(static_cast<uint8_t>(Status::kOk));
-        w.i64(static_cast<int64_t>(data.size()));
-        break;
-      }
-      default:
-        throw wire::WireError(absl::StrCat("unknown opcode ", static_cast<int>(op)));
-    }
-    c.out = w.finish();
-    c.out_off = 0;
-  }
-
-  // Why a frame of `len` bytes is refused on c ("" when it is not).
-  std::string bad_length(const Conn& c, uint32_t len) const {
-    if (len == 0) return "an empty frame";
-    if (len > frame_limit(c)) {
-      return absl::StrCat("a frame of ", len, " bytes, over the limit of ", frame_limit(c),
-                          c.greeted ? "" : " before a HELLO");
-    }
-    return "";
-  }
-
-  // Runs every complete frame in c.in while c is not busy. Returns why c
-  // must be closed, or "".
+  // Runs every complete request in c.in while c's replies go out. Returns
+  // why c must be closed, or "".
   std::string process_input(Conn& c) {
     size_t off = 0;
     std::string why;
-    while (!c.busy() && c.in.size() - off >= 4) {
-      uint32_t len = wire::load_u32(c.in.data() + off);
-      why = bad_length(c, len);
-      if (!why.empty()) break;
-      if (c.in.size() - off - 4 < len) break;
+    while (!c.sending() && off < c.in.size()) {
+      const uint8_t* p = c.in.data() + off;
+      const size_t n = c.in.size() - off;
+      Dialect d;
+      if (c.validated()) {
+        d = *c.dialect;
+      } else {
+        auto sniffed = sniff(c.in);
+        if (!sniffed) break;
+        d = *sniffed;
+        if (d == Dialect::kLegacy && !wire::from_legacy_byte(p[0])) {
+          why = absl::StrCat("not a TCPStore client (its first byte is ", static_cast<int>(p[0]),
+                             ")");
+          break;
+        }
+      }
+      wire::Reader r(p, n, c.validated() ? TCPStore::kMaxFrameBytes : kMaxUnvalidatedBytes);
       try {
-        handle(c, c.in.data() + off + 4, len);
+        wire::Request q = wire::parse_request(r, d);
+        if (!c.validated()) {
+          c.dialect = d;
+          if (d == Dialect::kModern) {
+            if (q.word != wire::kValidationMagic) throw Refused{"bad validation magic"};
+            off += r.consumed();
+            continue;
+          }
+        }
+        handle(c, q);
+      } catch (const wire::Reader::NeedMore&) {
+        break;
       } catch (const wire::WireError& e) {
         why = absl::StrCat("malformed request: ", e.what());
         break;
+      } catch (const Refused& e) {
+        why = e.why;
+        break;
       }
-      off += 4 + len;
+      off += r.consumed();
+      if (!flush(c)) return "-";
     }
     if (!why.empty()) return why;
     c.in.erase(c.in.begin(), c.in.begin() + off);
     buffered -= off;
-    // An incomplete frame's header is checked as soon as it is here.
-    if (c.in.size() >= 4) return bad_length(c, wire::load_u32(c.in.data()));
     return "";
   }
 
@@ -417,7 +389,7 @@ struct TCPStoreServer::Impl {
       c.out_off += static_cast<size_t>(n);
     }
     c.out.clear();
-    c.out.shrink_to_fit();
+    if (c.out.capacity() > kReadChunk) c.out.shrink_to_fit();
     c.out_off = 0;
     return true;
   }
@@ -447,19 +419,19 @@ struct TCPStoreServer::Impl {
         ::close(fd);
         continue;
       }
-      // Note [Store resource caps]: the oldest connection still without a
-      // HELLO makes room for the new one.
+      // Note [Store resource caps]: the oldest connection still not
+      // validated makes room for the new one.
       size_t unvalidated = 0;
       auto oldest = conns.end();
       for (auto it = conns.begin(); it != conns.end(); ++it) {
-        if (it->greeted || !it->doomed.empty()) continue;
+        if (it->validated() || !it->doomed.empty()) continue;
         ++unvalidated;
         if (oldest == conns.end()) oldest = it;
       }
       if (unvalidated >= kMaxUnvalidated) {
         // Not closed here: the loop holds iterators to it.
         oldest->doomed =
-            absl::StrCat(kMaxUnvalidated, " newer connections are waiting for a HELLO");
+            absl::StrCat(kMaxUnvalidated, " newer connections are waiting to validate");
       }
       int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -476,9 +448,14 @@ struct TCPStoreServer::Impl {
   // "-" for an orderly close (EOF, a reset) that needs no log line.
   std::string read_some(Conn& c) {
     uint8_t buf[kReadChunk];
-    // Before the HELLO, no more than one small frame may be buffered.
+    // Before it validates, a connection may not send more than a few KiB.
     size_t room = sizeof(buf);
-    if (!c.greeted) room = std::min(room, 4 + kMaxUnvalidatedFrameBytes + 1 - c.in.size());
+    if (!c.validated()) {
+      if (c.in.size() > kMaxUnvalidatedBytes) {
+        return absl::StrCat("more than ", kMaxUnvalidatedBytes, " bytes before validating");
+      }
+      room = std::min(room, kMaxUnvalidatedBytes + 1 - c.in.size());
+    }
     ssize_t n = ::recv(c.fd, buf, room, 0);
     if (n == 0) return "-";
     if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? "" : "-";
@@ -491,19 +468,13 @@ struct TCPStoreServer::Impl {
     return "";
   }
 
-  // Sends the reply and runs buffered requests until c waits (a parked
-  // request, a socket that takes no more) or has no complete frame left.
-  // Returns why c must be closed ("-": quietly), or "".
+  // Sends what is queued and runs buffered requests until c's replies stop
+  // going out or no complete request is left. Returns why c must be closed
+  // ("-": quietly), or "".
   std::string pump(Conn& c) {
-    for (;;) {
-      if (c.out_off < c.out.size()) {
-        if (!flush(c)) return "-";
-        if (c.out_off < c.out.size()) return "";
-      }
-      std::string why = process_input(c);
-      if (!why.empty()) return why;
-      if (c.pending || c.out.empty()) return "";
-    }
+    if (!flush(c)) return "-";
+    if (c.sending()) return "";
+    return process_input(c);
   }
 
   // Replies already made (say, to every rank a barrier released) still
@@ -546,14 +517,9 @@ struct TCPStoreServer::Impl {
         if (!next_deadline || t < *next_deadline) next_deadline = t;
       };
       for (auto it = conns.begin(); it != conns.end(); ++it) {
-        if (!it->greeted) earlier(it->accepted + kHelloTimeout);
+        if (!it->validated()) earlier(it->accepted + kValidateTimeout);
         short ev = POLLRDHUP;
-        if (it->out_off < it->out.size()) {
-          ev |= POLLOUT;
-        } else if (!it->pending) {
-          ev |= POLLIN;
-        }
-        if (it->pending && it->pending->deadline) earlier(*it->pending->deadline);
+        ev |= it->sending() ? POLLOUT : POLLIN;
         fds.push_back({it->fd, ev, 0});
         order.push_back(it);
       }
@@ -579,14 +545,13 @@ struct TCPStoreServer::Impl {
         if (why.empty() && (re & (POLLERR | POLLNVAL))) why = "-";
         if (why.empty() && (re & POLLIN)) why = read_some(c);
         if (why.empty() && (re & (POLLRDHUP | POLLHUP)) && !(re & POLLIN)) why = "-";
-        if (why.empty() && !c.greeted && now - c.accepted >= kHelloTimeout) {
-          why =
-              absl::StrCat("no HELLO within ",
-                           std::chrono::duration_cast<std::chrono::seconds>(kHelloTimeout).count(),
-                           " s of connecting");
+        if (why.empty() && !c.validated() && now - c.accepted >= kValidateTimeout) {
+          why = absl::StrCat(
+              "no validation within ",
+              std::chrono::duration_cast<std::chrono::seconds>(kValidateTimeout).count(),
+              " s of connecting");
         }
-        if (why.empty() && c.pending) try_complete(c, now);
-        if (why.empty()) why = pump(c);
+        if (why.empty() && (re || c.sending())) why = pump(c);
         if (why == "-") {
           close_conn(it);
         } else if (!why.empty()) {

@@ -77,6 +77,19 @@ TEST(TCPStoreTest, SetGetAddCompareSetDeleteNumKeys) {
   EXPECT_EQ(store.get("empty").size(), 0u);
 }
 
+TEST(TCPStoreTest, AppendMultiGetMultiSet) {
+  TCPStore server("127.0.0.1", server_opts());
+  TCPStore client("127.0.0.1", client_opts(server.port()));
+  EXPECT_FALSE(client.legacy_server());
+  client.append("log", bytes("a"));  // creates the key
+  client.append("log", bytes("bc"));
+  EXPECT_EQ(server.get_string("log"), "abc");
+  client.multi_set({"x", "y"}, {bytes("1"), bytes("22")});
+  EXPECT_EQ(server.multi_get({"y", "x", "log"}),
+            (std::vector<std::vector<uint8_t>>{bytes("22"), bytes("1"), bytes("abc")}));
+  EXPECT_THROW(client.multi_set({"x"}, {}), Error);
+}
+
 TEST(TCPStoreTest, AddOnNonIntegerValueIsAnError) {
   TCPStore store("127.0.0.1", server_opts());
   store.set("k", std::string("abc"));
@@ -280,8 +293,10 @@ TEST(TCPStoreTest, StoppedServerTimesOutInsteadOfBeingGone) {
     if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'T') break;
     std::this_thread::sleep_for(milliseconds(2));
   }
+  // (A set has no reply in PyTorch's protocol: an add waits for one.)
   const auto t0 = Clock::now();
-  EXPECT_THROW(client.set("k", std::string("w")), TimeoutError);
+  EXPECT_THROW(client.add("n", 1), TimeoutError);
+  EXPECT_GE(seconds_since(t0), 0.9);
   EXPECT_LT(seconds_since(t0), 4.0);
   p.kill(0, SIGKILL);
 }
@@ -343,12 +358,41 @@ bool closed_by_server(int fd) {
   return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
-std::vector<uint8_t> hello_frame() {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(wire::Op::kHello));
-  w.str(wire::kMagic);
-  w.u32(wire::kVersion);
+// PyTorch 2.x's first request: VALIDATE and its magic (no reply).
+std::vector<uint8_t> validate_bytes() {
+  wire::Writer w(wire::Query::kValidate, wire::Dialect::kModern);
+  w.u32(wire::kValidationMagic);
   return w.finish();
+}
+
+std::vector<uint8_t> query(wire::Query q) {
+  return wire::Writer(q, wire::Dialect::kModern).finish();
+}
+
+std::vector<uint8_t> u64_bytes(uint64_t v) {
+  wire::Writer w;
+  w.u64(v);
+  return w.finish();
+}
+
+std::vector<uint8_t> cat(std::initializer_list<std::vector<uint8_t>> parts) {
+  std::vector<uint8_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// Reads exactly n bytes (3 s at most).
+std::vector<uint8_t> recv_exactly(int fd, size_t n) {
+  std::vector<uint8_t> out(n);
+  pollfd p{fd, POLLIN, 0};
+  size_t got = 0;
+  while (got < n && ::poll(&p, 1, 3000) == 1) {
+    ssize_t k = ::recv(fd, out.data() + got, n - got, 0);
+    if (k <= 0) break;
+    got += static_cast<size_t>(k);
+  }
+  out.resize(got);
+  return out;
 }
 
 // After the bad connection is gone, a normal client is still served.
@@ -376,18 +420,19 @@ TEST_F(TCPStoreGarbageTest, HttpRequestIsClosed) {
 TEST_F(TCPStoreGarbageTest, OversizedLengthIsClosedBeforeItsPayload) {
   int fd = raw_connect(server_.port());
   ASSERT_GE(fd, 0);
-  send_bytes(fd, {0xff, 0xff, 0xff, 0x7f});  // ~2 GiB announced, nothing sent
+  // A SET whose key claims 1 TiB, nothing of it sent.
+  send_bytes(fd, cat({validate_bytes(), query(wire::Query::kSet), u64_bytes(uint64_t{1} << 40)}));
   EXPECT_TRUE(closed_by_server(fd));
   ::close(fd);
   expect_server_healthy(server_);
 }
 
-TEST(TCPStoreServerTest, TruncatedFrameThenCloseFreesTheConnection) {
+TEST(TCPStoreServerTest, TruncatedRequestThenCloseFreesTheConnection) {
   TCPStoreServer server(0);
   int fd = raw_connect(server.port());
   ASSERT_GE(fd, 0);
-  send_bytes(fd, hello_frame());
-  send_bytes(fd, {100, 0, 0, 0, static_cast<uint8_t>(wire::Op::kSet), 1, 2});  // 3 of 100 bytes
+  // A SET whose key has 100 bytes, 3 of them sent.
+  send_bytes(fd, cat({validate_bytes(), query(wire::Query::kSet), u64_bytes(100), {'a', 'b', 'c'}}));
   for (int i = 0; i < 300 && server.num_connections() != 1; ++i) {
     std::this_thread::sleep_for(milliseconds(10));
   }
@@ -402,12 +447,13 @@ TEST(TCPStoreServerTest, TruncatedFrameThenCloseFreesTheConnection) {
   EXPECT_EQ(client.get_string("k"), "v");
 }
 
-TEST(TCPStoreServerTest, SlowPartialFrameDoesNotBlockOthers) {
+TEST(TCPStoreServerTest, SlowPartialRequestDoesNotBlockOthers) {
   TCPStoreServer server(0);
   int fd = raw_connect(server.port());
   ASSERT_GE(fd, 0);
-  send_bytes(fd, hello_frame());
-  std::vector<uint8_t> partial = {0, 0, 0, 1, static_cast<uint8_t>(wire::Op::kSet)};  // 16 MiB
+  // A SET of a 16 MiB key, 1 MiB of it sent.
+  std::vector<uint8_t> partial =
+      cat({validate_bytes(), query(wire::Query::kSet), u64_bytes(16 << 20)});
   partial.resize(1 << 20, 'x');
   send_bytes(fd, partial);
   TCPStore client("127.0.0.1", client_opts(server.port()));
@@ -416,56 +462,37 @@ TEST(TCPStoreServerTest, SlowPartialFrameDoesNotBlockOthers) {
   ::close(fd);
 }
 
-TEST_F(TCPStoreGarbageTest, RequestBeforeHelloIsClosed) {
-  int fd = raw_connect(server_.port());
-  ASSERT_GE(fd, 0);
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(wire::Op::kNumKeys));
-  send_bytes(fd, w.finish());
-  EXPECT_TRUE(closed_by_server(fd));
-  ::close(fd);
+TEST_F(TCPStoreGarbageTest, UnknownFirstBytesAreClosed) {
+  // Not a query of either dialect; 1.13's WATCH_KEY, which ember refuses.
+  for (uint8_t first : {uint8_t{0x7e}, uint8_t{7}}) {
+    int fd = raw_connect(server_.port());
+    ASSERT_GE(fd, 0);
+    send_bytes(fd, {first, 0, 0, 0, 0, 0, 0, 0, 0});
+    EXPECT_TRUE(closed_by_server(fd)) << int(first);
+    ::close(fd);
+  }
   expect_server_healthy(server_);
 }
 
 TEST_F(TCPStoreGarbageTest, BadMagicIsClosed) {
+  // 0 with another magic reads as 1.13's SET, whose key length is then huge.
   int fd = raw_connect(server_.port());
   ASSERT_GE(fd, 0);
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(wire::Op::kHello));
-  w.str("not-a-store");
-  w.u32(wire::kVersion);
-  send_bytes(fd, w.finish());
-  EXPECT_TRUE(closed_by_server(fd));
-  ::close(fd);
-}
-
-TEST_F(TCPStoreGarbageTest, FieldOverrunningItsFrameIsClosed) {
-  int fd = raw_connect(server_.port());
-  ASSERT_GE(fd, 0);
-  send_bytes(fd, hello_frame());
-  // A SET whose key claims 1000 bytes inside a 9-byte payload.
-  send_bytes(fd, {9, 0, 0, 0, static_cast<uint8_t>(wire::Op::kSet), 0xe8, 0x03, 0, 0, 'a', 'b',
-                  'c', 'd'});
-  // The HELLO reply arrives first, then the close.
-  uint8_t reply[5];
-  ASSERT_EQ(::recv(fd, reply, 5, MSG_WAITALL), 5);
-  EXPECT_EQ(reply[4], static_cast<uint8_t>(wire::Status::kOk));
+  send_bytes(fd, {0, 0xde, 0xad, 0xbe, 0xef, 0xff, 0xff, 0xff, 0xff});
   EXPECT_TRUE(closed_by_server(fd));
   ::close(fd);
   expect_server_healthy(server_);
 }
 
-TEST_F(TCPStoreGarbageTest, UnknownOpcodeAndTrailingBytesAreClosed) {
-  for (std::vector<uint8_t> frame : {std::vector<uint8_t>{1, 0, 0, 0, 0x7e},
-                                     std::vector<uint8_t>{2, 0, 0, 0,
-                                                          static_cast<uint8_t>(wire::Op::kNumKeys),
-                                                          0}}) {
+TEST_F(TCPStoreGarbageTest, UnknownQueryAndSecondValidateAreClosed) {
+  for (const std::vector<uint8_t>& bad :
+       {std::vector<uint8_t>{0x7e}, validate_bytes()}) {
     int fd = raw_connect(server_.port());
     ASSERT_GE(fd, 0);
-    send_bytes(fd, hello_frame());
-    send_bytes(fd, frame);
-    uint8_t reply[5];
-    ASSERT_EQ(::recv(fd, reply, 5, MSG_WAITALL), 5);
+    // A PING first: its answer shows the connection was validated.
+    send_bytes(fd, cat({validate_bytes(), query(wire::Query::kPing), {1, 2, 3, 4}}));
+    EXPECT_EQ(recv_exactly(fd, 4), (std::vector<uint8_t>{1, 2, 3, 4}));
+    send_bytes(fd, bad);
     EXPECT_TRUE(closed_by_server(fd));
     ::close(fd);
   }
@@ -475,11 +502,8 @@ TEST_F(TCPStoreGarbageTest, UnknownOpcodeAndTrailingBytesAreClosed) {
 TEST_F(TCPStoreGarbageTest, ForgedKeyCountDoesNotAllocate) {
   int fd = raw_connect(server_.port());
   ASSERT_GE(fd, 0);
-  send_bytes(fd, hello_frame());
-  // CHECK with 2^32-1 keys announced in a 5-byte payload.
-  send_bytes(fd, {5, 0, 0, 0, static_cast<uint8_t>(wire::Op::kCheck), 0xff, 0xff, 0xff, 0xff});
-  uint8_t reply[5];
-  ASSERT_EQ(::recv(fd, reply, 5, MSG_WAITALL), 5);
+  // CHECK with 2^64-1 keys announced.
+  send_bytes(fd, cat({validate_bytes(), query(wire::Query::kCheck), u64_bytes(~uint64_t{0})}));
   EXPECT_TRUE(closed_by_server(fd));
   ::close(fd);
   expect_server_healthy(server_);
@@ -490,7 +514,7 @@ TEST_F(TCPStoreGarbageTest, RandomBytesNeverBreakTheServer) {
   for (int round = 0; round < 50; ++round) {
     int fd = raw_connect(server_.port());
     ASSERT_GE(fd, 0);
-    if (round % 2) send_bytes(fd, hello_frame());
+    if (round % 2) send_bytes(fd, validate_bytes());
     std::vector<uint8_t> junk(1 + round * 7);
     for (auto& b : junk) {
       x = x * 1664525u + 1013904223u;
@@ -500,6 +524,31 @@ TEST_F(TCPStoreGarbageTest, RandomBytesNeverBreakTheServer) {
     ::close(fd);
   }
   expect_server_healthy(server_);
+}
+
+// A wait parks until its keys exist, however many other requests the
+// connection sends meanwhile; CANCEL_WAIT ends it.
+TEST_F(TCPStoreGarbageTest, WaitIsReleasedBySetAndEndedByCancel) {
+  int fd = raw_connect(server_.port());
+  ASSERT_GE(fd, 0);
+  wire::Writer wait(wire::Query::kWait, wire::Dialect::kModern);
+  wait.u64(1);
+  wait.str("/soon");
+  send_bytes(fd, cat({validate_bytes(), wait.finish()}));
+  TCPStore other("127.0.0.1", client_opts(server_.port()));
+  other.set("soon", std::string("1"));
+  EXPECT_EQ(recv_exactly(fd, 1), std::vector<uint8_t>{wire::kStopWaiting});
+  wire::Writer never(wire::Query::kWait, wire::Dialect::kModern);
+  never.u64(1);
+  never.str("/never");
+  send_bytes(fd, cat({never.finish(), query(wire::Query::kCancelWait)}));
+  EXPECT_EQ(recv_exactly(fd, 1), std::vector<uint8_t>{wire::kWaitCanceled});
+  // The cancelled wait is forgotten: setting its key later sends nothing.
+  other.set("never", std::string("1"));
+  EXPECT_TRUE(other.check({"never"}));  // a round trip: the set is done
+  send_bytes(fd, query(wire::Query::kGetNumKeys));
+  EXPECT_EQ(recv_exactly(fd, 8), u64_bytes(2));
+  ::close(fd);
 }
 
 // ---- Note [Store resource caps] ----
@@ -537,8 +586,8 @@ size_t send_up_to(int fd, size_t n) {
 }
 
 TEST_F(TCPStoreGarbageTest, UnvalidatedConnectionsMayBufferOnlyAFewKilobytes) {
-  // 100 hostile connections, each announcing a 60 MiB frame before any
-  // HELLO and sending 1 MiB of it: each is dropped at the 4 KiB cap, the
+  // 100 hostile connections, each announcing a 60 MiB request before
+  // validating and sending 1 MiB of it: each is dropped at the 4 KiB cap, the
   // server's memory stays flat, and the job's client never notices.
   TCPStore job("127.0.0.1", client_opts(server_.port()));
   job.set("before", std::string("1"));
@@ -547,7 +596,8 @@ TEST_F(TCPStoreGarbageTest, UnvalidatedConnectionsMayBufferOnlyAFewKilobytes) {
   for (int i = 0; i < 100; ++i) {
     int fd = raw_connect(server_.port());
     ASSERT_GE(fd, 0);
-    send_bytes(fd, {0x00, 0x00, 0xc0, 0x03});  // 60 MiB
+    // 1.13's SET of a 60 MiB key, before any validation.
+    send_bytes(fd, cat({{0}, u64_bytes(60 << 20)}));
     send_up_to(fd, 1 << 20);
     fds.push_back(fd);
   }
@@ -558,27 +608,25 @@ TEST_F(TCPStoreGarbageTest, UnvalidatedConnectionsMayBufferOnlyAFewKilobytes) {
   }
   EXPECT_EQ(closed, 100);
   const int64_t grown = rss_bytes() - before;
-  std::cout << "server RSS growth under 100 hostile pre-HELLO connections: " << grown / 1024
+  std::cout << "server RSS growth under 100 hostile unvalidated connections: " << grown / 1024
             << " KiB\n";
   EXPECT_LT(grown, int64_t{16} << 20);
   job.set("after", std::string("2"));
   EXPECT_EQ(job.get_string("before"), "1");
 }
 
-TEST_F(TCPStoreGarbageTest, GreetedConnectionsShareABoundedBuffer) {
-  // Greeted clients may send large frames, but all of them together may
-  // not make the server hold more than 128 MiB: four that each push 60 MiB
-  // of a frame cannot all be buffered.
+TEST_F(TCPStoreGarbageTest, ValidatedConnectionsShareABoundedBuffer) {
+  // Validated clients may send large requests, but all of them together
+  // may not make the server hold more than 128 MiB: four that each push
+  // 60 MiB of a request cannot all be buffered.
   const int64_t before = rss_bytes();
   std::vector<int> fds;
   size_t sent_total = 0;
   for (int i = 0; i < 4; ++i) {
     int fd = raw_connect(server_.port());
     ASSERT_GE(fd, 0);
-    send_bytes(fd, hello_frame());
-    char reply[5];
-    ASSERT_EQ(::recv(fd, reply, sizeof(reply), MSG_WAITALL), 5);
-    send_bytes(fd, {0x00, 0x00, 0xc0, 0x03});  // 60 MiB
+    // Validated, then a SET of a 60 MiB key.
+    send_bytes(fd, cat({validate_bytes(), query(wire::Query::kSet), u64_bytes(60 << 20)}));
     sent_total += send_up_to(fd, size_t{60} << 20);
     fds.push_back(fd);
   }
@@ -593,7 +641,7 @@ TEST_F(TCPStoreGarbageTest, GreetedConnectionsShareABoundedBuffer) {
 }
 
 TEST_F(TCPStoreGarbageTest, OldestUnvalidatedConnectionsMakeRoom) {
-  // 300 connections that never greet: the server keeps the newest 256 and
+  // 300 connections that never validate: the server keeps the newest 256 and
   // still serves a real client.
   std::vector<int> fds;
   for (int i = 0; i < 300; ++i) {
