@@ -8,10 +8,11 @@
 # then, through the device tool with carry [".gpu"]:
 #
 #   bash tools/gpu_checks.sh [tests] [sanitize] [bench] [train] [models] [profile]
-#                                                 # none named: the first four
+#                            [tcpstore]           # none named: the first four
 #
-# It writes at most six files under $OUT (tests.log, sanitize.log,
-# bench.log, train.log, models.log, profile.log) and a one-line-per-check
+# It writes at most seven files under $OUT (tests.log, sanitize.log,
+# bench.log, train.log, models.log, profile.log, tcpstore.log; tcpstore
+# also brings back the PyTorch 2.x transcripts) and a one-line-per-check
 # summary to stdout. Every check has a
 # timeout, so one hung kernel costs its own time only.
 set -uo pipefail
@@ -32,7 +33,7 @@ TESTS=(//nn/functional:layer_norm_cuda_test
   //tensor:precision_test //tensor:autocast_test //nn/functional:autocast_test
 )
 BINARIES=(//benchmarks:cuda_ops //benchmarks:models_cuda //benchmarks:allreduce //trainers:mnist
-  //distributed:launch)
+  //distributed:launch //distributed:tcp_store_tool)
 
 case "${1:-}" in
   --targets) echo "${TESTS[@]}" "${BINARIES[@]}"; exit 0 ;;
@@ -147,6 +148,20 @@ for w in "${want[@]}"; do
         echo "===== torch"; timeout 200 python3 tools/models_cuda_torch.py --iters=10 ${only}
       } >"${OUT}/models.log" 2>&1
       echo "models rc=$?"; grep -E "^(=====|gpt2|resnet)" "${OUT}/models.log" ;;
+    tcpstore)
+      # Issue 21 with the machine's PyTorch 2.x: its TCPStore transcripts
+      # (distributed/testdata/tcpstore_transcripts_2X.inc come back under
+      # $OUT), both directions live, and ember's mnist under real torchrun.
+      {
+        echo "===== transcripts"; timeout 60 python3 tools/golden/tcpstore_transcripts.py &&
+          cp distributed/testdata/tcpstore_transcripts_[2-9]*.inc "${OUT}/"
+        echo "===== interop"; timeout 120 python3 tools/tcpstore_interop.py "${B}/distributed/tcp_store_tool"
+        echo "===== torchrun"
+        (cd "${B}" && timeout 120 torchrun --no-python --nproc-per-node=2 trainers/mnist \
+          --device=cpu --epochs=1 --train_limit=512 --test_limit=128 --batch_size=32 --threads=1)
+        echo "torchrun rc=$?"
+      } >"${OUT}/tcpstore.log" 2>&1
+      echo "tcpstore rc=$?"; grep -E "^(=====|ok|FAILED|both|torchrun rc|wrote)" "${OUT}/tcpstore.log" ;;
     profile)
       # One bf16 step's kernels (GPT-2's, or PROFILE_MODEL=resnet),
       # ember's and PyTorch's, summed by name.

@@ -13,7 +13,10 @@ PyTorch TCPStore server and records
   * raw probes: bytes sent by hand to the server and what it answered, or
     that it closed the connection ('X'): among them ember's VALIDATE+PING
     probe, which a 1.13 server must close.
-Writes distributed/testdata/tcpstore_transcripts_<major><minor>.inc.
+Writes distributed/testdata/tcpstore_transcripts_<major><minor>.inc. With
+PyTorch 2.x (tools/gpu_checks.sh tcpstore, on the GPU machine) it records the
+2.x dialect too: every connection validates first, and the session adds
+check, append, multi_get, multi_set and a cancelled wait.
 """
 
 import datetime
@@ -120,6 +123,19 @@ def client_session(server_port):
     call("get empty", lambda: c.get("empty"))
     call("set bin 00ff07", lambda: c.set("bin", bytes([0, 255, 7])))
     call("get bin", lambda: c.get("bin"))
+    if not LEGACY:  # what 1.13's Python binding lacks
+        call("check key absent", lambda: c.check(["key", "absent"]))
+        call("append bin 41", lambda: c.append("bin", "A"))
+        call("multi_set x 1 y 22", lambda: c.multi_set(["x", "y"], ["1", "22"]))
+        call("multi_get y x", lambda: c.multi_get(["y", "x"]))
+
+        def wait_times_out():
+            c.set_timeout(datetime.timedelta(milliseconds=300))
+            try:
+                c.wait(["never"])
+            except Exception:  # DistStoreError: the wait was cancelled
+                pass
+        call("wait never, 300 ms", wait_times_out)
     p.terminate()
     return merged(steps)
 
@@ -165,27 +181,34 @@ def string(s):
 
 
 def main():
-    assert LEGACY, "this writer knows PyTorch 1.13's query numbers; add 2.x's to record them"
     port = free_port()
     server = dist.TCPStore("127.0.0.1", port, 1, True, datetime.timedelta(seconds=10),
                            wait_for_workers=False)
     server.set("present", "1")
     server.set("text", "abc")
-    SET, COMPARE_SET, GET, ADD, CHECK, WAIT, GETNUMKEYS, WATCH_KEY, DELETE_KEY = range(9)
     transcripts = [("client_session", client_session(port))]
-    # ember's first bytes: VALIDATE + magic, PING + a nonce with bit 23 set.
-    transcripts.append(("ember_probe_is_closed", probe(port, [
-        bytes([0]) + struct.pack("<I", 0x3C85F7CE) + bytes([13]) + struct.pack("<I", 0x00812345)])))
+    validate = bytes([0]) + struct.pack("<I", 0x3C85F7CE)
+    if LEGACY:
+        SET, COMPARE_SET, GET, ADD, CHECK, WAIT = range(6)
+        first = b""  # 1.13 validates nothing
+        # ember's first bytes: VALIDATE + magic, PING + a nonce with bit 23 set.
+        transcripts.append(("ember_probe_is_closed", probe(port, [
+            validate + bytes([13]) + struct.pack("<I", 0x00812345)])))
+    else:
+        SET, COMPARE_SET, GET, ADD, CHECK, WAIT = range(1, 7)
+        first = validate
+        transcripts.append(("ember_probe_is_answered", probe(port, [
+            validate + bytes([13]) + struct.pack("<I", 0x00812345)])))
     transcripts.append(("check_present_and_absent", probe(port, [
-        bytes([CHECK]) + u64(1) + string("/present"),
+        first + bytes([CHECK]) + u64(1) + string("/present"),
         bytes([CHECK]) + u64(2) + string("/present") + string("/absent"),
         bytes([CHECK]) + u64(0)])))
     transcripts.append(("get_of_an_absent_key_is_closed", probe(port, [
-        bytes([GET]) + string("/absent")])))
+        first + bytes([GET]) + string("/absent")])))
     transcripts.append(("add_on_text_is_closed", probe(port, [
-        bytes([ADD]) + string("/text") + struct.pack("<q", 1)])))
+        first + bytes([ADD]) + string("/text") + struct.pack("<q", 1)])))
     transcripts.append(("wait_released_by_a_set", probe(port, [
-        bytes([WAIT]) + u64(1) + string("/later"),
+        first + bytes([WAIT]) + u64(1) + string("/later"),
         bytes([SET]) + string("/later") + string("x")])))
 
     out = os.path.join(ROOT, "distributed", "testdata", f"tcpstore_transcripts_{TAG}.inc")
