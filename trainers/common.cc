@@ -107,6 +107,30 @@ void prune_checkpoints(const std::string& dir, const std::string& prefix, int64_
   }
 }
 
+std::string latest_checkpoint(const std::string& dir, const std::string& prefix) {
+  int64_t best = -1;
+  std::string path;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const int64_t n = checkpoint_number(e.path().filename().string(), prefix);
+    if (n > best) {
+      best = n;
+      path = e.path().string();
+    }
+  }
+  return path;
+}
+
+std::string resume_path(const std::string& auto_resume, const std::string& resume,
+                        const std::string& dir, const std::string& prefix) {
+  EMBER_CHECK_VALUE(auto_resume == "true" || auto_resume == "false" || auto_resume == "auto",
+                    "--auto_resume must be true, false or auto, got '", auto_resume, "'");
+  if (!resume.empty() || dir.empty()) return resume;
+  const bool on = auto_resume == "true" ||
+                  (auto_resume == "auto" && std::getenv("TORCHELASTIC_RESTART_COUNT") != nullptr);
+  return on ? latest_checkpoint(dir, prefix) : "";
+}
+
 void save_training_checkpoint(const std::string& dir, int64_t keep, const std::string& key,
                               int64_t n, const nn::Module& model, const optim::Optimizer& optimizer,
                               const std::function<void(Checkpoint&)>& extra) {

@@ -48,6 +48,18 @@ void prepare_checkpoint_dir(const std::string& dir);
 std::string checkpoint_path(const std::string& dir, const std::string& prefix, int64_t n);
 int64_t checkpoint_number(const std::string& filename, const std::string& prefix);
 void prune_checkpoints(const std::string& dir, const std::string& prefix, int64_t keep);
+// The checkpoint of `dir` with the highest n ("" when there is none).
+std::string latest_checkpoint(const std::string& dir, const std::string& prefix);
+
+// --auto_resume: "true", "false" or "auto" (true under a launcher, where
+// TORCHELASTIC_RESTART_COUNT is set: torchrun's or //distributed:launch's
+// workers). When on, a run given a checkpoint_dir and no explicit resume
+// continues from that folder's latest checkpoint, so a group restarted
+// after a failure (--max_restarts) loses at most one checkpoint interval.
+// Returns the checkpoint to resume from: `resume` itself when given, else
+// the latest one when on, else "". A mode other than the three is an Error.
+std::string resume_path(const std::string& auto_resume, const std::string& resume,
+                        const std::string& dir, const std::string& prefix);
 
 // A training checkpoint: "model" and "optimizer" state dicts and the
 // counter (`key`: "epoch", "step") at `n`; `extra` adds what else the

@@ -18,6 +18,7 @@
 #include "distributed/elastic.h"
 #include "tensor/parallel.h"
 #include "trainers/gpt_train.h"
+#include "trainers/common.h"
 #include "trainers/program.h"
 
 namespace {
@@ -49,6 +50,9 @@ ABSL_FLAG(int64_t, checkpoint_every, kDefaults.checkpoint_every, "steps between 
 ABSL_FLAG(int64_t, keep_checkpoints, kDefaults.keep_checkpoints,
           "keep only the newest N checkpoints in --checkpoint_dir (0: all)");
 ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
+ABSL_FLAG(std::string, auto_resume, "auto",
+          "resume from --checkpoint_dir's latest checkpoint when --resume is not given: true, "
+          "false, or auto (true under a launcher: torchrun or //distributed:launch)");
 ABSL_FLAG(bool, verify_checksums, kDefaults.verify_checksums,
           "check the tensor checksums of the checkpoint read");
 ABSL_FLAG(std::string, device, kDefaults.device, "where to run: cpu, cuda, cuda:N");
@@ -114,6 +118,8 @@ int main(int argc, char** argv) {
   c.device = absl::GetFlag(FLAGS_device);
   return ember::trainers::run_training_program(program, [&](int threads) {
     c.threads = threads;
+    c.resume = ember::trainers::resume_path(absl::GetFlag(FLAGS_auto_resume), c.resume,
+                                            c.checkpoint_dir, "step");
     ember::trainers::train_gpt(c, std::cout);
   });
 }

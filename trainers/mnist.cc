@@ -20,6 +20,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "tensor/cuda/cuda.h"
+#include "trainers/common.h"
 #include "trainers/mnist_train.h"
 #include "trainers/program.h"
 
@@ -42,6 +43,9 @@ ABSL_FLAG(int64_t, checkpoint_every, kDefaults.checkpoint_every, "epochs between
 ABSL_FLAG(int64_t, keep_checkpoints, kDefaults.keep_checkpoints,
           "keep only the newest N checkpoints in --checkpoint_dir (0: all)");
 ABSL_FLAG(std::string, resume, "", "checkpoint to resume from");
+ABSL_FLAG(std::string, auto_resume, "auto",
+          "resume from --checkpoint_dir's latest checkpoint when --resume is not given: true, "
+          "false, or auto (true under a launcher: torchrun or //distributed:launch)");
 ABSL_FLAG(bool, verify_checksums, kDefaults.verify_checksums,
           "check the tensor checksums of the --resume checkpoint");
 ABSL_FLAG(bool, progress, true, "a progress bar on stderr while an epoch trains (rank 0)");
@@ -91,6 +95,8 @@ int main(int argc, char** argv) {
   program.first_line = print_cuda_available;
   return ember::trainers::run_training_program(program, [&](int threads) {
     c.threads = threads;
+    c.resume = ember::trainers::resume_path(absl::GetFlag(FLAGS_auto_resume), c.resume,
+                                            c.checkpoint_dir, "epoch");
     ember::trainers::train_mnist(c, std::cout);
   });
 }

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -216,6 +217,89 @@ TEST(MnistDataParallelTest, RunsUnderTheLauncher) {
   EXPECT_NE(out.find("[rank0]: Train Epoch: 1 \tLoss: "), std::string::npos) << out;
   EXPECT_NE(out.find("[rank0]: Test set: Average loss: "), std::string::npos) << out;
   EXPECT_EQ(out.find("[rank1]: Train Epoch"), std::string::npos) << out;
+}
+
+// The pid of a running trainer worker with this RANK and restart count
+// (found through /proc: the launcher's children are not this process's).
+pid_t find_worker(const std::string& rank, const std::string& restart) {
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return -1;
+  pid_t found = -1;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmd = read_file("/proc/" + name + "/cmdline");
+    if (cmd.find("trainers/mnist") == std::string::npos) continue;
+    const std::string env = read_file("/proc/" + name + "/environ");
+    auto has = [&](const std::string& kv) {
+      return env.find(std::string("\0") + kv + '\0') != std::string::npos ||
+             env.rfind(kv + '\0', 0) == 0;
+    };
+    if (has("RANK=" + rank) && has("TORCHELASTIC_RESTART_COUNT=" + restart)) {
+      found = static_cast<pid_t>(std::stol(name));
+      break;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+// issue 21: a rank killed mid-run makes the launcher restart the group
+// (--max_restarts), the restarted trainers resume from the latest
+// checkpoint by themselves (--auto_resume is on under a launcher), and the
+// job ends with the parameters of an uninterrupted run.
+TEST(MnistDataParallelTest, KilledRankRestartsAndResumesToTheSameParameters) {
+  const std::string tmp = dist::testing::make_temp_dir();
+  auto run = [&](const std::string& dir, bool kill_rank1) {
+    std::string why;
+    std::thread killer;
+    std::atomic<bool> done{false};
+    if (kill_rank1) {
+      killer = std::thread([&] {
+        // Once epoch 1 is saved, rank 1 dies somewhere in epoch 2 or 3.
+        while (!done && access((dir + "/epoch_1.safetensors").c_str(), F_OK) != 0) {
+          std::this_thread::sleep_for(milliseconds(2));
+        }
+        pid_t pid = -1;
+        for (int i = 0; i < 2000 && !done && pid < 0; ++i) {
+          pid = find_worker("1", "0");
+          if (pid < 0) std::this_thread::sleep_for(milliseconds(1));
+        }
+        if (pid < 0) {
+          why = "rank 1 was gone before it could be killed";
+        } else {
+          ::kill(pid, SIGKILL);
+        }
+      });
+    }
+    ProgramRun r = run_program(
+        {"distributed/launch", "--nproc_per_node=2", "--master_port=0", "--max_restarts=1",
+         "trainers/mnist", "--train_limit=512", "--test_limit=64", "--epochs=4",
+         "--num_workers=0", "--batch_size=32", "--threads=1", "--progress=false",
+         "--checkpoint_dir=" + dir, "--keep_checkpoints=0"},
+        std::chrono::seconds(180));
+    done = true;
+    if (killer.joinable()) killer.join();
+    EXPECT_EQ(why, "");
+    return r;
+  };
+  const ProgramRun whole = run(tmp + "/whole", false);
+  ASSERT_TRUE(WIFEXITED(whole.status) && WEXITSTATUS(whole.status) == 0) << whole.out;
+  EXPECT_EQ(whole.out.find("Resumed from"), std::string::npos) << whole.out;
+  const ProgramRun killed = run(tmp + "/killed", true);
+  ASSERT_TRUE(WIFEXITED(killed.status) && WEXITSTATUS(killed.status) == 0) << killed.out;
+  EXPECT_NE(killed.out.find("restarting the workers (restart 1 of 1)"), std::string::npos)
+      << killed.out;
+  EXPECT_NE(killed.out.find("[rank0]: Resumed from " + tmp + "/killed/epoch_"), std::string::npos)
+      << killed.out;
+  const NamedTensors a = Checkpoint::load(tmp + "/whole/epoch_4.safetensors").tensors();
+  const NamedTensors b = Checkpoint::load(tmp + "/killed/epoch_4.safetensors").tensors();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, b[i].first);
+    EXPECT_TRUE(a[i].second.equal(b[i].second)) << a[i].first;
+  }
+  dist::testing::remove_tree(tmp);
 }
 
 // `mnist --nproc=2 --device=cuda`: the binary forks its ranks, so its parent
