@@ -315,7 +315,9 @@ std::vector<Case> cases() {
       {"cumprod", [](const V& x) { return V{x[0].cumprod(1)}; }, [] { return V{rt(3, 4)}; }},
       {"cumprod", [](const V& x) { return V{x[0].cumprod(0)}; },
        [] { return V{dleaf({0.5, 0.0, 2.0, -1.5})}; }},
-      {"prod", [](const V& x) { return V{x[0].prod(), x[0].prod(0)}; },
+      {"prod_all", [](const V& x) { return V{x[0].prod()}; },
+       [] { return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))}; }},
+      {"prod", [](const V& x) { return V{x[0].prod(0)}; },
        [] { return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))}; }},
       {"var_mean", [](const V& x) {
          auto [v, m] = var_mean(x[0], {1});
