@@ -362,7 +362,9 @@ EMBER_REGISTER_DERIVATIVES(
     {"select_backward", "SelectBackwardBackward0", 0, false, select_backward_bw},
     {"slice_backward", "SliceBackwardBackward0", 0, false, slice_backward_bw},
     {"diagonal_backward", "DiagonalBackwardBackward0", 0, false, diagonal_backward_bw},
-    {"index_backward", "IndexPutBackward0", kSaveAll & ~kSaveSelf, false, index_backward_bw},
+    // PyTorch's index_backward writes through _index_put_impl_ (accumulate,
+    // unsafe), whose node is IndexPutImplBackward0, not index_put's.
+    {"index_backward", "IndexPutImplBackward0", kSaveAll & ~kSaveSelf, false, index_backward_bw},
     {"index_select_backward", "IndexAddBackward0", kSaveOther, false, index_select_backward_bw},
     {"masked_select_backward", "MaskedScatterBackward0", kSaveOther, false,
      masked_select_backward_bw},
