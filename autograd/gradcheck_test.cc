@@ -146,7 +146,8 @@ std::vector<Case> cases() {
        [] { return V{leaf(r({2, 2, 3})), leaf(r({2, 3, 2}))}; }},
       {"mv", [](const V& x) { return V{x[0].mv(x[1])}; }, [] { return V{rt(2, 3), leaf(r({3}))}; }},
       {"dot", [](const V& x) { return V{x[0].dot(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({3}))}; }},
-      {"outer", [](const V& x) { return V{x[0].outer(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({2}))}; }},
+      // outer is a composite: a reshape times vec2.
+      {"mul", [](const V& x) { return V{x[0].outer(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({2}))}; }},
       {"addmm", [](const V& x) { return V{addmm(x[0], x[1], x[2], 0.5, 2)}; },
        [] { return V{leaf(r({2})), rt(2, 3), leaf(r({3, 2}))}; }},
       // matmul's batched and folded products end in an unsafe_view (Note
