@@ -312,6 +312,13 @@ std::vector<Case> cases() {
       {"transpose_", [](const V& x) { Tensor y = x[0] * 1; y.transpose_(0, 1); return V{y * y}; },
        [] { return V{rt(2, 3)}; }},
       {"t_", [](const V& x) { Tensor y = x[0] * 1; y.t_(); return V{y * y}; }, [] { return V{rt(2, 3)}; }},
+      {"as_strided_", [](const V& x) {
+         Tensor y = x[0] * 1, z = x[0] * 1;
+         y.as_strided_({2, 2}, {1, 2}, 1);
+         z.as_strided_({3, 2}, {1, 1});
+         return V{y * y, z};
+       },
+       [] { return V{rt(2, 3)}; }},
       // --- scans and reductions with two outputs ---
       {"cumprod", [](const V& x) { return V{x[0].cumprod(1)}; }, [] { return V{rt(3, 4)}; }},
       {"cumprod", [](const V& x) { return V{x[0].cumprod(0)}; },

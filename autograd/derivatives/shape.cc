@@ -394,6 +394,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"unsqueeze_", "UnsqueezeBackward1", 0, false, reshape_bw},
     {"transpose_", "TransposeBackward1", 0, false, transpose_bw},
     {"t_", "TBackward1", 0, false, transpose_bw},
+    {"as_strided_", "AsStridedBackward1", 0, false, as_strided_bw},
     // In-place index writes.
     {"index_put", "IndexPutBackward0", kSaveAll & ~(kSaveSelf | kSaveOther), false, index_put_bw},
     {"index_add", "IndexAddBackward0", kSaveOther, false, index_add_bw},
