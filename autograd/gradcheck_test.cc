@@ -319,6 +319,12 @@ std::vector<Case> cases() {
          return V{y * y, z};
        },
        [] { return V{rt(2, 3)}; }},
+      // adaptive_avg_pool2d to 1x1 is a mean, restrided in place for a
+      // channels-last input (AsStridedBackward1 <- MeanBackward1).
+      {"as_strided_", [](const V& x) {
+         return V{adaptive_avg_pool2d(x[0], {1, 1}), adaptive_avg_pool2d(x[0].contiguous(), {1, 1})};
+       },
+       [] { return V{leaf(r({2, 3, 2, 3})).permute({0, 3, 1, 2})}; }},
       // --- scans and reductions with two outputs ---
       {"cumprod", [](const V& x) { return V{x[0].cumprod(1)}; }, [] { return V{rt(3, 4)}; }},
       {"cumprod", [](const V& x) { return V{x[0].cumprod(0)}; },
