@@ -146,7 +146,8 @@ std::vector<Case> cases() {
        [] { return V{leaf(r({2, 2, 3})), leaf(r({2, 3, 2}))}; }},
       {"mv", [](const V& x) { return V{x[0].mv(x[1])}; }, [] { return V{rt(2, 3), leaf(r({3}))}; }},
       {"dot", [](const V& x) { return V{x[0].dot(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({3}))}; }},
-      {"outer", [](const V& x) { return V{x[0].outer(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({2}))}; }},
+      // outer is a composite: a reshape times vec2.
+      {"mul", [](const V& x) { return V{x[0].outer(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({2}))}; }},
       {"addmm", [](const V& x) { return V{addmm(x[0], x[1], x[2], 0.5, 2)}; },
        [] { return V{leaf(r({2})), rt(2, 3), leaf(r({3, 2}))}; }},
       // matmul's batched and folded products end in an unsafe_view (Note
@@ -311,11 +312,26 @@ std::vector<Case> cases() {
       {"transpose_", [](const V& x) { Tensor y = x[0] * 1; y.transpose_(0, 1); return V{y * y}; },
        [] { return V{rt(2, 3)}; }},
       {"t_", [](const V& x) { Tensor y = x[0] * 1; y.t_(); return V{y * y}; }, [] { return V{rt(2, 3)}; }},
+      {"as_strided_", [](const V& x) {
+         Tensor y = x[0] * 1, z = x[0] * 1;
+         y.as_strided_({2, 2}, {1, 2}, 1);
+         z.as_strided_({3, 2}, {1, 1});
+         return V{y * y, z};
+       },
+       [] { return V{rt(2, 3)}; }},
+      // adaptive_avg_pool2d to 1x1 is a mean, restrided in place for a
+      // channels-last input (AsStridedBackward1 <- MeanBackward1).
+      {"as_strided_", [](const V& x) {
+         return V{adaptive_avg_pool2d(x[0], {1, 1}), adaptive_avg_pool2d(x[0].contiguous(), {1, 1})};
+       },
+       [] { return V{leaf(r({2, 3, 2, 3})).permute({0, 3, 1, 2})}; }},
       // --- scans and reductions with two outputs ---
       {"cumprod", [](const V& x) { return V{x[0].cumprod(1)}; }, [] { return V{rt(3, 4)}; }},
       {"cumprod", [](const V& x) { return V{x[0].cumprod(0)}; },
        [] { return V{dleaf({0.5, 0.0, 2.0, -1.5})}; }},
-      {"prod", [](const V& x) { return V{x[0].prod(), x[0].prod(0)}; },
+      {"prod_all", [](const V& x) { return V{x[0].prod()}; },
+       [] { return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))}; }},
+      {"prod", [](const V& x) { return V{x[0].prod(0)}; },
        [] { return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))}; }},
       {"var_mean", [](const V& x) {
          auto [v, m] = var_mean(x[0], {1});

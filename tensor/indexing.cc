@@ -92,7 +92,13 @@ Tensor apply_slicing(const Tensor& self, TensorIndexList indices, std::vector<Te
       case TensorIndexType::Slice: {
         const indexing::Slice& s = obj.slice();
         EMBER_CHECK_VALUE(s.step() > 0, "step must be greater than zero");
-        result = result.slice(dim, s.start(), s.stop(), s.step());
+        // As PyTorch's applySlice: a slice that names the whole dim exactly
+        // (start 0, stop its length, step 1) is skipped, unless it is the
+        // only index (get_item's fast path). A missing stop is the maximum,
+        // so `:` is still a slice (SliceBackward0, as 1.13).
+        const bool whole = indices.size() > 1 && s.start().value_or(0) == 0 &&
+                           s.stop() == result.size(dim) && s.step() == 1;
+        if (!whole) result = result.slice(dim, s.start(), s.stop(), s.step());
         ++dim;
         break;
       }

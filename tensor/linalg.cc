@@ -20,7 +20,6 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/iterator.h"
-#include "tensor/loops.h"
 #include "tensor/blas.h"
 #include "tensor/gemm.h"
 
@@ -231,15 +230,6 @@ Tensor fold_leading(const Tensor& t) {
   return as_view(t, {rows, k}, {rs, t.strides()[nd - 1]});
 }
 
-template <typename T>
-inline T multiply(T x, T y) {
-  if constexpr (std::is_same<T, bool>::value) {
-    return x && y;
-  } else {
-    return static_cast<T>(x * y);
-  }
-}
-
 // bfloat16 and float16 products on the CPU compute in float and round
 // once; cuBLAS takes them as they are (tensor cores, float accumulation).
 bool computes_via_float(const Tensor& t) {
@@ -356,28 +346,15 @@ static Tensor dot_nograd(const Tensor& self, const Tensor& other) {
   return out;
 }
 
-static Tensor outer_nograd(const Tensor& self, const Tensor& vec2) {
+// outer is a composite, as PyTorch's at::outer: self[:, None] * vec2, so that
+// grad_fn shows PyTorch's MulBackward0 <- ReshapeAliasBackward0 (and type
+// promotion and devices are mul's).
+Tensor outer(const Tensor& self, const Tensor& vec2) {
   EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
   EMBER_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
-  EMBER_CHECK(self.is_cpu() && vec2.is_cpu(),
-              "Could not run 'aten::outer' with arguments from the 'CUDA' backend.");
-  const int64_t n = self.sizes()[0], m = vec2.sizes()[0];
-  // self[:, None] * vec2[None, :] through the elementwise engine (type
-  // promotion included).
-  Tensor a = as_view(self, {n, m}, {self.strides()[0], 0});
-  Tensor b = as_view(vec2, {n, m}, {0, vec2.strides()[0]});
-  TensorIterator iter = TensorIterator::binary_op(Tensor(), a, b);
-  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "outer", [&] {
-    cpu_kernel(iter, [](scalar_t x, scalar_t y) -> scalar_t { return multiply(x, y); });
-  });
-  return iter.output();
+  return self.reshape({self.size(0), 1}) * vec2;
 }
-
 // Recorded forms (Note [Op recording]).
-Tensor outer(const Tensor& self, const Tensor& vec2) {
-  return detail::record_out_op(
-      "outer", Tensor(), {self, vec2}, [&] { return outer_nograd(self, vec2); }, detail::no_args);
-}
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   EMBER_AUTOCAST(mm, ::ember::mm, self, mat2);
   return detail::record_out_op(

@@ -445,6 +445,17 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
               absl::StrJoin(input.sizes(), ", "), "]");
   EMBER_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
   const int64_t oh = output_size[0], ow = output_size[1];
+  if (oh == 1 && ow == 1) {
+    // As PyTorch's at::adaptive_avg_pool2d: a 1x1 output is the mean over
+    // the plane (grad_fn MeanBackward1), a channels-last input's result
+    // restrided in place (AsStridedBackward1 <- MeanBackward1).
+    Tensor out = input.mean({-1, -2}, /*keepdim=*/true);
+    if (input.suggest_memory_format() == MemoryFormat::ChannelsLast) {
+      const int64_t n = input.size(0), c = input.size(1);
+      out.as_strided_({n, c, 1, 1}, {c, 1, c, c});
+    }
+    return out;
+  }
   const int64_t h = input.size(-2), w = input.size(-1);
   const int64_t planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
   detail::OpScope scope(input);

@@ -350,7 +350,7 @@ Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<Sca
 }
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
   EMBER_AUTOCAST(prod, ::ember::prod, self, dtype);
-  return rec("prod", self, [&] {
+  return rec("prod_all", self, [&] {
     return sum_or_prod(ReduceKind::kProd, self, reduce_detail::make_dim_mask(self, {}), false,
                        dtype, "prod");
   }, detail::no_args);

@@ -158,15 +158,19 @@ Tensor view_rec(const char* name, const Tensor& self, Tensor r, A&& args) {
 // in-place op (SqueezeBackward2...), an alias with the old geometry standing
 // for self's value before (the node reads the input's shape from it).
 Tensor& inplace_view_rec(const char* name, Tensor& self, IntArrayRef sizes, IntArrayRef strides,
-                         OpArgs args) {
-  if (!detail::should_record(self)) {
+                         OpArgs args, std::optional<int64_t> offset = std::nullopt) {
+  auto restride = [&] {
     self.impl()->set_sizes_and_strides(sizes, strides);
+    if (offset) self.impl()->set_storage_offset(*offset);
+  };
+  if (!detail::should_record(self)) {
+    restride();
     return self;
   }
   detail::OpScope scope{detail::OpScope::Checked{}};
   scope.before_inplace(name, self);  // rejects leaves that require grad
   Tensor before = make_view(self, self.sizes(), self.strides(), self.storage_offset());
-  self.impl()->set_sizes_and_strides(sizes, strides);
+  restride();
   scope.record_inplace(name, self, std::move(before), {}, std::move(args));
   return self;
 }
@@ -490,9 +494,8 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
                   [&] { return OpArgs{Scalar(dim), Scalar(s), Scalar(e), Scalar(step)}; });
 }
 
-Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
-                          std::optional<int64_t> storage_offset) const {
-  const int64_t offset = storage_offset.value_or(this->storage_offset());
+static void check_as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                             int64_t offset) {
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   for (int64_t s : stride) {
     EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
@@ -509,21 +512,40 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
     extent += (size[i] - 1) * stride[i];
   }
   if (has_elements) {
-    const int64_t itemsize = element_size();
+    const int64_t itemsize = self.element_size();
     const int64_t needed = (offset + extent) * itemsize;
-    const int64_t have = static_cast<int64_t>(impl_->storage()->nbytes());
+    const int64_t have = static_cast<int64_t>(self.impl()->storage()->nbytes());
     EMBER_CHECK(needed <= have, "setStorage: sizes ", sizes_str(size), ", strides ",
                 sizes_str(stride), ", storage offset ", offset, ", and itemsize ", itemsize,
                 " requiring a storage size of ", needed, " are out of bounds for storage of size ",
                 have);
   }
-  // Args: the view's geometry, then the input's (the gradient goes through
-  // storage positions: the input may itself be a view).
-  return view_rec("as_strided", *this, make_view(*this, size, stride, offset), [&] {
-    return OpArgs{DimVector(size.begin(), size.end()), DimVector(stride.begin(), stride.end()),
-                  Scalar(offset), DimVector(strides().begin(), strides().end()),
-                  Scalar(this->storage_offset())};
-  });
+}
+// as_strided's recorded args: the view's geometry, then the input's (the
+// gradient goes through storage positions: the input may itself be a view).
+static OpArgs as_strided_args(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                              int64_t offset) {
+  return OpArgs{DimVector(size.begin(), size.end()), DimVector(stride.begin(), stride.end()),
+                Scalar(offset), DimVector(self.strides().begin(), self.strides().end()),
+                Scalar(self.storage_offset())};
+}
+
+Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
+                          std::optional<int64_t> storage_offset) const {
+  const int64_t offset = storage_offset.value_or(this->storage_offset());
+  check_as_strided(*this, size, stride, offset);
+  return view_rec("as_strided", *this, make_view(*this, size, stride, offset),
+                  [&] { return as_strided_args(*this, size, stride, offset); });
+}
+
+Tensor& Tensor::as_strided_(IntArrayRef size, IntArrayRef stride,
+                            std::optional<int64_t> storage_offset) {
+  const int64_t offset = storage_offset.value_or(this->storage_offset());
+  check_as_strided(*this, size, stride, offset);
+  // PyTorch's AsStridedBackward1: the same gradient as as_strided's, from
+  // self's geometry before.
+  return inplace_view_rec("as_strided_", *this, size, stride,
+                          as_strided_args(*this, size, stride, offset), offset);
 }
 
 Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {

@@ -313,6 +313,18 @@ TEST(AsStridedTest, ArbitraryGeometry) {
   ExpectError("as_strided_neg_offset", [&] { x.as_strided({2}, {1}, -1); });
 }
 
+TEST(AsStridedTest, InPlaceChangesGeometry) {
+  Tensor x = In({3, 4});
+  Tensor alias = x;
+  x.as_strided_({2, 2}, {1, 2}, 1);
+  EXPECT_TRUE(alias.is_same(x));
+  ExpectView("as_strided", x);
+  Tensor y = In({3, 4});
+  y.as_strided_({3, 3}, {1, 1});
+  ExpectView("as_strided_overlap", y);
+  ExpectError("as_strided_oob", [] { In({3, 4}).as_strided_({13}, {1}); });
+}
+
 TEST(UnfoldTest, SlidingWindows) {
   ExpectView("unfold", In({7}).unfold(0, 3, 2));
   ExpectView("unfold_2d", In({3, 4}).unfold(1, 2, 1));

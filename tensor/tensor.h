@@ -205,6 +205,8 @@ class Tensor {
                int64_t step = 1) const;
   Tensor as_strided(IntArrayRef size, IntArrayRef stride,
                     std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor& as_strided_(IntArrayRef size, IntArrayRef stride,
+                      std::optional<int64_t> storage_offset = std::nullopt);
   Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;

@@ -25,10 +25,6 @@ V mv_bw(const C& c, const V& g) {
 V dot_bw(const C& c, const V& g) {
   return {c.needs(0) ? g[0] * c.input(1) : Tensor(), c.needs(1) ? g[0] * c.input(0) : Tensor()};
 }
-V outer_bw(const C& c, const V& g) {
-  return {c.needs(0) ? g[0].mv(c.input(1)) : Tensor(),
-          c.needs(1) ? g[0].t().mv(c.input(0)) : Tensor()};
-}
 V addmm_bw(const C& c, const V& g) {
   const Scalar beta = c.scalar(0);
   const Scalar alpha = c.scalar(1);
@@ -40,7 +36,6 @@ EMBER_REGISTER_DERIVATIVES(
     {"mm", "MmBackward0", kSaveSelf | kSaveOther, false, mm_bw},
     {"bmm", "BmmBackward0", kSaveSelf | kSaveOther, false, bmm_bw},
     {"mv", "MvBackward0", kSaveSelf | kSaveOther, false, mv_bw},
-    {"outer", "OuterBackward0", kSaveSelf | kSaveOther, false, outer_bw},
     {"dot", "DotBackward0", kSaveSelf | kSaveOther, false, dot_bw},
     {"addmm", "AddmmBackward0", kSaveOther | kSaveThird, false, addmm_bw});
 

@@ -362,7 +362,9 @@ EMBER_REGISTER_DERIVATIVES(
     {"select_backward", "SelectBackwardBackward0", 0, false, select_backward_bw},
     {"slice_backward", "SliceBackwardBackward0", 0, false, slice_backward_bw},
     {"diagonal_backward", "DiagonalBackwardBackward0", 0, false, diagonal_backward_bw},
-    {"index_backward", "IndexPutBackward0", kSaveAll & ~kSaveSelf, false, index_backward_bw},
+    // PyTorch's index_backward writes through _index_put_impl_ (accumulate,
+    // unsafe), whose node is IndexPutImplBackward0, not index_put's.
+    {"index_backward", "IndexPutImplBackward0", kSaveAll & ~kSaveSelf, false, index_backward_bw},
     {"index_select_backward", "IndexAddBackward0", kSaveOther, false, index_select_backward_bw},
     {"masked_select_backward", "MaskedScatterBackward0", kSaveOther, false,
      masked_select_backward_bw},
@@ -392,6 +394,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"unsqueeze_", "UnsqueezeBackward1", 0, false, reshape_bw},
     {"transpose_", "TransposeBackward1", 0, false, transpose_bw},
     {"t_", "TBackward1", 0, false, transpose_bw},
+    {"as_strided_", "AsStridedBackward1", 0, false, as_strided_bw},
     // In-place index writes.
     {"index_put", "IndexPutBackward0", kSaveAll & ~(kSaveSelf | kSaveOther), false, index_put_bw},
     {"index_add", "IndexAddBackward0", kSaveOther, false, index_add_bw},

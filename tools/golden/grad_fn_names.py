@@ -106,6 +106,205 @@ case("std", lambda: r(3).std())
 case("logsumexp", lambda: r(2, 3).logsumexp(1))
 case("cumsum", lambda: r(3).cumsum(0))
 
+
+# --- every other derivative-table entry (autograd/derivatives/*.cc) that a
+# public call reaches. The *_backward entries are the backward's own ops,
+# reached through a gradient taken with create_graph (grad_of below).
+# Left out, with the reason:
+#   _scaled_dot_product_flash_attention (ScaledDotProductFlashAttentionForCpuBackward0):
+#     F.scaled_dot_product_attention and its fused kernels came with PyTorch
+#     2.0; 1.13 has only the math composite (bmm, softmax...), no such node,
+#     so there is no 1.13 name to check ember's against.
+def p(*s):  # in (0, 1): probabilities for binary_cross_entropy
+    return torch.rand(*s).requires_grad_()
+
+
+def mask23():
+    return torch.tensor([[True, False, True], [False, False, True]])
+
+
+def inplace(f, *s):  # an in-place op on a non-leaf: y = x * 1; f(y)
+    y = r(*s) * 1
+    f(y)
+    return y
+
+
+def grad_of(f, x, g):  # the gradient, recorded (create_graph): a backward's own node
+    return torch.autograd.grad(f(x), x, g, create_graph=True)[0]
+
+
+# pointwise.cc
+case("sub", lambda: r(3) - r(3))
+case("mul", lambda: r(3) * r(3))
+case("div", lambda: r(3) / r(3))
+case("div_rounding", lambda: r(3).div(r(3), rounding_mode="floor"))
+case("rsub", lambda: 2.5 - r(3))
+case("neg", lambda: -r(3))
+for op in ["sqrt", "rsqrt", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+           "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "reciprocal", "floor", "ceil",
+           "round", "trunc", "sign", "frac"]:
+    case(op, lambda op=op: getattr(r(3), op)())
+case("relu_tensor", lambda: r(3).relu())
+case("round_decimals", lambda: r(3).round(decimals=1))
+case("pow_tensor", lambda: r(3).pow(r(3)))
+case("clamp_max", lambda: r(3).clamp_max(0))
+case("clamp_tensor", lambda: r(3).clamp(r(3), r(3)))
+case("maximum", lambda: torch.maximum(r(3), r(3)))
+case("minimum", lambda: torch.minimum(r(3), r(3)))
+case("atan2", lambda: torch.atan2(r(3), r(3)))
+case("lerp", lambda: r(3).lerp(r(3), 0.3))
+case("addcmul", lambda: torch.addcmul(r(3), r(3), r(3), value=0.5))
+case("addcdiv", lambda: torch.addcdiv(r(3), r(3), r(3), value=0.5))
+case("masked_fill_tensor", lambda: r(2, 3).masked_fill(mask23(), r(())))
+case("to", lambda: r(3).to(torch.float64))
+case("clone", lambda: r(3).clone())
+case("copy_", lambda: inplace(lambda y: y.copy_(r(3)), 3))
+case("fill_", lambda: inplace(lambda y: y.fill_(1.5), 3))
+case("fill_tensor_", lambda: inplace(lambda y: y.fill_(r(())), 3))
+case("zero_", lambda: inplace(lambda y: y.zero_(), 3))
+case("uniform_", lambda: inplace(lambda y: y.uniform_(-1, 2), 3))
+case("normal_", lambda: inplace(lambda y: y.normal_(1, 2), 3))
+case("bernoulli_", lambda: inplace(lambda y: y.bernoulli_(0.5), 3))
+case("random_", lambda: inplace(lambda y: y.random_(0, 5), 3))
+case("exponential_", lambda: inplace(lambda y: y.exponential_(2), 3))
+case("remainder", lambda: r(3).remainder(r(3)))
+case("remainder_scalar", lambda: r(3).remainder(0.7))
+case("fmod", lambda: r(3).fmod(r(3)))
+case("fmod_scalar", lambda: r(3).fmod(0.7))
+case("fmax", lambda: torch.fmax(r(3), r(3)))
+case("fmin", lambda: torch.fmin(r(3), r(3)))
+# reduce.cc
+case("mean_dim", lambda: r(2, 3).mean(0))
+case("prod_all", lambda: r(3).prod())
+case("prod_dim", lambda: r(2, 3).prod(1))
+case("min_all", lambda: r(3).min())
+case("min_dim", lambda: r(2, 3).min(0, keepdim=True)[0])
+case("amin", lambda: r(2, 3).amin(0))
+case("var_dim", lambda: r(2, 3).var(1))
+case("softmax_method", lambda: r(2, 3).softmax(0))
+case("cumprod", lambda: r(3).cumprod(0))
+case("var_mean", lambda: torch.var_mean(r(2, 3), 1)[0])
+case("std_mean", lambda: torch.std_mean(r(2, 3), 1)[0])
+# linalg.cc
+case("outer", lambda: torch.outer(r(3), r(2)))
+# nn.cc
+case("conv1d", lambda: F.conv1d(r(1, 2, 5), r(3, 2, 2), r(3)))
+case("conv_transpose2d", lambda: F.conv_transpose2d(r(1, 2, 3, 3), r(2, 3, 2, 2)))
+case("convolution_backward", lambda: grad_of(lambda x: F.conv2d(x, r(2, 1, 2, 2)),
+                                             r(1, 1, 3, 3), r(1, 2, 2, 2)))
+case("max_pool2d_with_indices_backward",
+     lambda: grad_of(lambda x: F.max_pool2d(x, 2), r(1, 1, 4, 4), r(1, 1, 2, 2)))
+case("avg_pool2d_backward",
+     lambda: grad_of(lambda x: F.avg_pool2d(x, 2), r(1, 1, 4, 4), r(1, 1, 2, 2)))
+case("adaptive_avg_pool2d", lambda: F.adaptive_avg_pool2d(r(1, 2, 5, 4), (3, 2)))
+case("adaptive_avg_pool2d_1", lambda: F.adaptive_avg_pool2d(r(1, 2, 5, 4), 1))
+case("adaptive_avg_pool2d_1_channels_last",
+     lambda: F.adaptive_avg_pool2d(r(2, 5, 4, 3).permute(0, 3, 1, 2), 1))
+case("adaptive_avg_pool1d_1", lambda: F.adaptive_avg_pool1d(r(2, 3, 4), 1))
+case("adaptive_avg_pool2d_backward",
+     lambda: grad_of(lambda x: F.adaptive_avg_pool2d(x, (3, 2)), r(1, 2, 5, 4), r(1, 2, 3, 2)))
+case("gelu_tanh", lambda: F.gelu(r(3), approximate="tanh"))
+case("leaky_relu", lambda: F.leaky_relu(r(3), 0.2))
+case("batch_norm_eval", lambda: F.batch_norm(r(2, 3), torch.zeros(3), torch.ones(3), r(3), r(3)))
+case("layer_norm_affine", lambda: F.layer_norm(r(2, 3), (3,), r(3), r(3)))
+case("nll_loss_none", lambda: F.nll_loss(r(2, 3), torch.tensor([0, 1]), reduction="none"))
+case("nll_loss2d", lambda: F.nll_loss(r(2, 3, 2, 2), torch.tensor([[[0, 2], [1, 1]], [[2, 0], [0, 1]]])))
+case("nll_loss_backward",
+     lambda: grad_of(lambda x: F.nll_loss(x, torch.tensor([0, 1])), r(2, 3), r(())))
+case("nll_loss2d_backward",
+     lambda: grad_of(lambda x: F.nll_loss(x, torch.tensor([[[0, 2]], [[1, 0]]]), reduction="none"),
+                     r(2, 3, 1, 2), r(2, 1, 2)))
+case("ctc_loss", lambda: F.ctc_loss(r(5, 2, 4).log_softmax(2), torch.tensor([[1, 2], [3, 0]]),
+                                    torch.tensor([5, 4]), torch.tensor([2, 1])))
+case("ctc_loss_sum", lambda: F.ctc_loss(r(5, 2, 4).log_softmax(2), torch.tensor([[1, 2], [3, 0]]),
+                                        torch.tensor([5, 4]), torch.tensor([2, 1]),
+                                        reduction="sum"))
+case("mse_loss_none", lambda: F.mse_loss(r(3), torch.randn(3), reduction="none"))
+case("smooth_l1_loss", lambda: F.smooth_l1_loss(r(3), torch.randn(3)))
+case("binary_cross_entropy", lambda: F.binary_cross_entropy(p(3), torch.rand(3)))
+case("binary_cross_entropy_with_logits",
+     lambda: F.binary_cross_entropy_with_logits(r(3), torch.rand(3)))
+case("pad_reflect_3d", lambda: F.pad(r(1, 1, 2, 3, 3), (1, 1, 1, 1, 1, 1), mode="reflect"))
+case("pad_replicate_3d", lambda: F.pad(r(1, 1, 2, 3, 3), (1, 1, 1, 1, 1, 1), mode="replicate"))
+# activation.cc
+case("elu", lambda: F.elu(r(3)))
+case("celu", lambda: F.celu(r(3), 1.5))
+case("selu", lambda: F.selu(r(3)))
+case("mish", lambda: F.mish(r(3)))
+case("softplus", lambda: F.softplus(r(3), 2, 3))
+case("logsigmoid", lambda: F.logsigmoid(r(3)))
+case("hardsigmoid", lambda: F.hardsigmoid(r(3)))
+case("hardswish", lambda: F.hardswish(r(3)))
+case("softshrink", lambda: F.softshrink(r(3), 0.5))
+case("hardshrink", lambda: F.hardshrink(r(3), 0.5))
+case("threshold", lambda: F.threshold(r(3), 0.5, -2.0))
+case("prelu", lambda: F.prelu(r(2, 3), r(3)))
+# shape.cc
+case("reshape_noncontiguous", lambda: r(3, 2).t().reshape(6))
+case("ellipsis", lambda: r(3)[...])
+case("split", lambda: r(5).split(2)[0])
+case("chunk", lambda: r(6).chunk(3)[0])
+case("split_with_sizes", lambda: r(5).split([2, 3])[0])
+case("unbind", lambda: r(2, 3).unbind(1)[0])
+case("squeeze", lambda: r(1, 3, 1).squeeze())
+case("slice", lambda: r(5)[1:4:2])
+case("narrow", lambda: r(5).narrow(0, 1, 2))
+case("diagonal", lambda: r(3, 3).diagonal(1))
+# Indexing: PyTorch 1.13 records every `:` as a slice (its stop is the
+# maximum, never the length), a bounded full range not.
+case("index_colon_int", lambda: r(2, 3)[:, 1])
+case("index_range_int", lambda: r(2, 3)[0:2, 1])
+case("index_range", lambda: r(2, 3)[0:2])
+case("index_colon_range", lambda: r(2, 3)[:, 0:2])
+case("index_int_colon", lambda: r(2, 3)[1, :])
+case("index_ellipsis_int", lambda: r(2, 3)[..., 1])
+case("index_none", lambda: r(2, 3)[None])
+case("index_colon_none", lambda: r(2, 3)[:, None])
+case("index_colon_tensor", lambda: r(2, 3)[:, torch.tensor([0, 2])])
+case("select_backward", lambda: grad_of(lambda x: x.select(1, 2), r(2, 3), r(2)))
+case("slice_backward", lambda: grad_of(lambda x: x[0:3:2], r(3, 2), r(2, 2)))
+case("diagonal_backward", lambda: grad_of(lambda x: x.diagonal(-1), r(3, 3), r(2)))
+case("index_backward",
+     lambda: grad_of(lambda x: x[torch.tensor([1, 1, 0])], r(2, 3), r(3, 3)))
+case("index_select_backward",
+     lambda: grad_of(lambda x: x.index_select(0, torch.tensor([1, 1])), r(2, 3), r(2, 3)))
+case("masked_select_backward",
+     lambda: grad_of(lambda x: x.masked_select(mask23()), r(2, 3), r(3)))
+case("index_bool", lambda: r(2, 3)[mask23()])
+case("index_select", lambda: r(2, 3).index_select(1, torch.tensor([2, 0])))
+case("masked_select", lambda: r(2, 3).masked_select(mask23()))
+case("gather", lambda: r(2, 3).gather(1, torch.tensor([[0, 2], [2, 1]])))
+case("scatter", lambda: r(2, 3).scatter(1, torch.tensor([[0, 2], [1, 0]]), r(2, 2)))
+case("scatter_value", lambda: r(2, 3).scatter(1, torch.tensor([[0, 2], [1, 0]]), 1.5))
+case("scatter_add", lambda: r(2, 3).scatter_add(1, torch.tensor([[0, 0], [1, 1]]), r(2, 2)))
+case("sort", lambda: r(2, 3).sort(1, descending=True)[0])
+case("topk", lambda: r(3, 4).topk(2, 0)[0])
+case("kthvalue", lambda: r(3, 4).kthvalue(2, 1)[0])
+case("as_strided", lambda: r(2, 3).as_strided((2, 2), (1, 2), 1))
+case("unfold", lambda: r(2, 4).unfold(1, 2, 1))
+case("flip", lambda: r(2, 3).flip(0, 1))
+case("roll", lambda: r(2, 3).roll(1, 0))
+case("repeat", lambda: r(2, 3).repeat(2, 1, 2))
+case("tril", lambda: r(3, 3).tril())
+case("triu", lambda: r(3, 3).triu(1))
+case("diag", lambda: r(3, 3).diag(1))
+case("diag_1d", lambda: r(3).diag())
+case("take", lambda: r(2, 3).take(torch.tensor([5, 0])))
+case("squeeze_", lambda: inplace(lambda y: y.squeeze_(), 1, 3, 1))
+case("squeeze_dim_", lambda: inplace(lambda y: y.squeeze_(0), 1, 3))
+case("unsqueeze_", lambda: inplace(lambda y: y.unsqueeze_(0), 3))
+case("transpose_", lambda: inplace(lambda y: y.transpose_(0, 1), 2, 3))
+case("t_", lambda: inplace(lambda y: y.t_(), 2, 3))
+case("as_strided_", lambda: inplace(lambda y: y.as_strided_((2, 2), (1, 2), 1), 2, 3))
+case("index_put_", lambda: inplace(lambda y: y.index_put_((torch.tensor([2, 0]),), r(2)), 3))
+case("setitem", lambda: inplace(lambda y: y.__setitem__(torch.tensor([2, 0]), r(2)), 3))
+case("index_add_", lambda: inplace(lambda y: y.index_add_(1, torch.tensor([2, 0]), r(2, 2),
+                                                        alpha=2.0), 2, 3))
+case("index_fill_", lambda: inplace(lambda y: y.index_fill_(1, torch.tensor([2, 0]), 0.5), 2, 3))
+case("index_copy_", lambda: inplace(lambda y: y.index_copy_(0, torch.tensor([2, 0]), r(2, 2)),
+                                    3, 2))
+case("masked_scatter_", lambda: inplace(lambda y: y.masked_scatter_(mask23(), r(2, 2)), 2, 3))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
