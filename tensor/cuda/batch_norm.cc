@@ -41,7 +41,7 @@ kernels::BatchNormShape shape_of(const Tensor& x) {
   return s;
 }
 
-const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+using detail::data_or_null;
 
 ScalarType acc_dtype(const Tensor& x) { return x.dtype() == kDouble ? kDouble : kFloat; }
 

@@ -11,7 +11,6 @@
 // results do not vary from run to run.
 
 #include <algorithm>
-#include <type_traits>
 
 #include "tensor/cuda/batch_norm_kernels.h"
 #include "tensor/cuda/elementwise.cuh"

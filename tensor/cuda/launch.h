@@ -24,6 +24,10 @@ kernels::Elementwise make_elementwise(const TensorIterator& iter);
 // `err` as EMBER_CUDA_CHECK does.
 void check_launch(cudaError_t err, const char* name, ScalarType dtype);
 
+// A kernel's pointer to an optional tensor: null when it is undefined.
+inline const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+inline void* mutable_data_or_null(Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+
 }  // namespace detail
 }  // namespace cuda
 }  // namespace ember

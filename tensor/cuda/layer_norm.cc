@@ -12,8 +12,8 @@ namespace ember {
 namespace cuda {
 namespace {
 
-const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
-void* mutable_data_or_null(Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
+using detail::data_or_null;
+using detail::mutable_data_or_null;
 
 // [M, D]: the rows of x against the normalized numel.
 std::pair<int64_t, int64_t> rows_of(const Tensor& x, const Tensor& mean) {
