@@ -1,9 +1,10 @@
-// Issue 21's multi-node case on one machine: two network namespaces joined
-// by a veth pair stand for two hosts (distributed/testing/netns.h), each
-// runs //distributed:launch with --nnodes=2 and its --node_rank, and the
-// two launchers run one mnist job of 2 nodes x 2 processes over gloo
-// across the veth pair (EMBER_GLOO_SHM=0: the namespaces share /dev/shm,
-// two hosts would not). Needs root; skips saying why without it.
+// Issue 21's multi-node cases on one machine: two network namespaces joined
+// by a veth pair stand for two hosts (distributed/testing/netns.h). Two
+// launchers (--nnodes=2, one per node, started as Slurm's one task per node
+// would be), or four Slurm tasks without a launcher, run one mnist job of 2
+// nodes x 2 processes over gloo across the veth pair (EMBER_GLOO_SHM=0: the
+// namespaces share /dev/shm, two hosts would not). Needs root; skips saying
+// why without it.
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,13 @@ TEST(MnistTwoNodes, TwoLaunchersInTwoNamespacesRunOneJob) {
                                        "env",
                                        "GLOO_SOCKET_IFNAME=" + hosts.dev(h),
                                        "EMBER_GLOO_SHM=0",
+                                       // As `srun --ntasks-per-node=1 launch ...` starts
+                                       // it: the workers' RANK and WORLD_SIZE from the
+                                       // launcher win over the task's Slurm variables.
+                                       "SLURM_PROCID=" + std::to_string(h),
+                                       "SLURM_NTASKS=2",
+                                       "SLURM_NODEID=" + std::to_string(h),
+                                       "SLURM_JOB_NODELIST=" + hosts.addr(0),
                                        "distributed/launch",
                                        "--nnodes=2",
                                        "--node_rank=" + std::to_string(h),
@@ -82,6 +90,60 @@ TEST(MnistTwoNodes, TwoLaunchersInTwoNamespacesRunOneJob) {
   ASSERT_TRUE(WIFEXITED(single.status) && WEXITSTATUS(single.status) == 0) << single.out;
   EXPECT_NEAR(epoch_loss(node[0].out), epoch_loss(single.out), 1e-4)
       << node[0].out << "\n----\n" << single.out;
+}
+
+// `srun ./mnist` on two hosts, two tasks each (Note [Slurm without a
+// launcher]): four processes with Slurm's variables only; the master is the
+// first host of SLURM_JOB_NODELIST (here node 0's address, in hostlist
+// syntax) and the port comes from SLURM_JOB_ID.
+TEST(MnistTwoNodes, SlurmTasksWithoutALauncher) {
+  dt::TwoHosts hosts;
+  if (!hosts.why_not().empty()) {
+    GTEST_SKIP() << "two-host test skipped: " << hosts.why_not()
+                 << " (needs root and network namespaces)";
+  }
+  const std::string a0 = hosts.addr(0);
+  const std::string prefix = a0.substr(0, a0.rfind('.') + 1);  // "10.231.x."
+  const std::string nodelist = prefix + "[1-2]";
+  const std::string job_id = std::to_string(4000 + getpid() % 5000);
+  dt::ProgramRun task[4];
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 4; ++r) {
+    threads.emplace_back([&, r] {
+      const int h = r / 2;  // tasks 0, 1 on node 0; 2, 3 on node 1
+      std::vector<std::string> args = {dt::TwoHosts::ip_tool(),
+                                       "netns",
+                                       "exec",
+                                       hosts.ns(h),
+                                       "env",
+                                       "GLOO_SOCKET_IFNAME=" + hosts.dev(h),
+                                       "EMBER_GLOO_SHM=0",
+                                       "SLURM_PROCID=" + std::to_string(r),
+                                       "SLURM_NTASKS=4",
+                                       "SLURM_LOCALID=" + std::to_string(r % 2),
+                                       "SLURM_NODEID=" + std::to_string(h),
+                                       "SLURM_NTASKS_PER_NODE=2",
+                                       "SLURM_JOB_NODELIST=" + nodelist,
+                                       "SLURM_JOB_ID=" + job_id};
+      args.insert(args.end(), kJob.begin(), kJob.end());
+      task[r] = dt::run_program(args, std::chrono::seconds(120));
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_TRUE(WIFEXITED(task[r].status)) << "task " << r << ":\n" << task[r].out;
+    EXPECT_EQ(WEXITSTATUS(task[r].status), 0) << "task " << r << ":\n" << task[r].out;
+  }
+  // Task 0 reports; the job is the four-rank one of the launchers above.
+  EXPECT_NE(task[0].out.find("Train Epoch: 1"), std::string::npos) << task[0].out;
+  for (int r = 1; r < 4; ++r) {
+    EXPECT_EQ(task[r].out.find("Train Epoch"), std::string::npos) << task[r].out;
+  }
+  std::vector<std::string> one = {"distributed/launch", "--nproc_per_node=4", "--master_port=0"};
+  one.insert(one.end(), kJob.begin(), kJob.end());
+  const dt::ProgramRun single = dt::run_program(one, std::chrono::seconds(120));
+  ASSERT_TRUE(WIFEXITED(single.status) && WEXITSTATUS(single.status) == 0) << single.out;
+  EXPECT_NEAR(epoch_loss(task[0].out), epoch_loss(single.out), 1e-4);
 }
 
 }  // namespace
