@@ -7,8 +7,12 @@
 //
 // torchrun's flags, spelled with dashes or underscores, and their PET_*
 // environment forms (PET_NPROC_PER_NODE...) are accepted, so a torchrun
-// command line runs unchanged (--no_python is implied; -m and elastic
-// --nnodes ranges are refused with the reason). Under a Kubernetes
+// command line runs unchanged (--no_python is implied; -m is refused with
+// the reason). --rdzv_backend=c10d over several nodes (--nnodes=MIN:MAX or
+// N, --rdzv_endpoint HOST:PORT, --rdzv_conf last_call_timeout=S,
+// join_timeout=S) gives node ranks by Note [Elastic rendezvous]
+// (rendezvous.h): late nodes are admitted at the next round, a dead node is
+// left out of it; the launcher on HOST hosts the store and must stay up. Under a Kubernetes
 // PyTorchJob the pod's RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT give
 // the node rank, the number of nodes and the master unless flags say so.
 //
@@ -44,6 +48,7 @@
 // started outlives it.
 
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -59,16 +64,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "distributed/elastic.h"
+#include "distributed/rendezvous.h"
 #include "distributed/shm_segments.h"
 #include "distributed/tcp_store.h"
 
@@ -87,6 +95,13 @@ struct Args {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   int max_restarts = 0;
+  // --rdzv_backend=c10d with several nodes (--nnodes=MIN:MAX or N): node
+  // ranks come from Note [Elastic rendezvous] at --rdzv_endpoint.
+  bool elastic = false;
+  int min_nodes = 1;
+  int max_nodes = 1;
+  std::chrono::milliseconds last_call{30000};     // --rdzv_conf last_call_timeout=S
+  std::chrono::milliseconds join_timeout{600000};  // --rdzv_conf join_timeout=S
   std::string run_id = "none";  // --rdzv_id: TORCHELASTIC_RUN_ID
   std::string role = "default";
   std::string log_dir;          // with --redirects / --tee: worker logs there
@@ -96,9 +111,10 @@ struct Args {
 };
 
 constexpr const char* kUsage =
-    "usage: launch [--nproc_per_node N|auto|gpu|cpu] [--nnodes N|N:N] [--node_rank R]\n"
+    "usage: launch [--nproc_per_node N|auto|gpu|cpu] [--nnodes N|MIN:MAX] [--node_rank R]\n"
     "              [--master_addr ADDR] [--master_port PORT] [--max_restarts K] [--standalone]\n"
     "              [--rdzv_backend static|c10d] [--rdzv_endpoint HOST[:PORT]] [--rdzv_id ID]\n"
+    "              [--rdzv_conf last_call_timeout=S,join_timeout=S]\n"
     "              [--log_dir DIR] [--redirects STD] [--tee STD] [--no_python]\n"
     "              program [args...]\n"
     "torchrun's flags (dashes or underscores) and their PET_* environment forms;\n"
@@ -250,16 +266,16 @@ Args parse_args(int argc, char** argv) {
     if (colon == std::string::npos) {
       a.nnodes = to_int("--nnodes", v);
     } else {
-      const int lo = to_int("--nnodes", v.substr(0, colon));
-      const int hi = to_int("--nnodes", v.substr(colon + 1));
-      if (lo != hi) {
-        throw UsageError(absl::StrCat(
-            "--nnodes=", v, ": elastic membership (a range of nodes) needs torchrun's c10d "
-                            "rendezvous, which ember's launcher does not support; give a fixed "
-                            "number of nodes"));
+      a.min_nodes = to_int("--nnodes", v.substr(0, colon));
+      a.max_nodes = to_int("--nnodes", v.substr(colon + 1));
+      if (a.min_nodes < 1 || a.min_nodes > a.max_nodes) {
+        throw UsageError(absl::StrCat("--nnodes=", v, ": need 1 <= MIN <= MAX"));
       }
-      a.nnodes = lo;
+      a.nnodes = a.max_nodes;
     }
+  }
+  if (given.count("nnodes") && given["nnodes"].find(':') == std::string::npos) {
+    a.min_nodes = a.max_nodes = a.nnodes;
   }
   if (given.count("node_rank")) a.node_rank = to_int("--node_rank", given["node_rank"]);
   if (given.count("master_addr")) a.master_addr = given["master_addr"];
@@ -292,10 +308,41 @@ Args parse_args(int argc, char** argv) {
     a.master_port = 0;
     a.nnodes = 1;
   }
-  if (backend == "c10d" && a.nnodes > 1) {
-    throw UsageError(
-        "--rdzv_backend=c10d with several nodes: ember's launcher gives node ranks statically; "
-        "use --rdzv_backend=static with --node_rank (and --master_addr/--master_port)");
+  if (a.min_nodes < a.max_nodes && backend != "c10d") {
+    throw UsageError(absl::StrCat("--nnodes=", a.min_nodes, ":", a.max_nodes,
+                                  ": a range of nodes needs --rdzv_backend=c10d (and "
+                                  "--rdzv_endpoint)"));
+  }
+  if (backend == "c10d" && a.max_nodes > 1) {
+    // Note [Elastic rendezvous]: node ranks come from the rendezvous.
+    a.elastic = true;
+    if (!given.count("rdzv_endpoint")) {
+      throw UsageError("--rdzv_backend=c10d with several nodes needs --rdzv_endpoint HOST:PORT");
+    }
+    if (given.count("node_rank")) {
+      std::fprintf(stderr, "[launch] --node_rank is ignored with --rdzv_backend=c10d: the "
+                           "rendezvous assigns node ranks\n");
+      a.node_rank = 0;
+    }
+    if (given.count("rdzv_conf")) {
+      for (absl::string_view kv : absl::StrSplit(given["rdzv_conf"], ',', absl::SkipEmpty())) {
+        const auto eq = kv.find('=');
+        const std::string k(kv.substr(0, eq));
+        double seconds = 0;
+        if (eq == absl::string_view::npos ||
+            !absl::SimpleAtod(kv.substr(eq + 1), &seconds) || seconds < 0) {
+          throw UsageError(absl::StrCat("--rdzv_conf: '", kv, "' is not KEY=SECONDS"));
+        }
+        const auto ms = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+        if (k == "last_call_timeout") {
+          a.last_call = ms;
+        } else if (k == "join_timeout") {
+          a.join_timeout = ms;
+        } else {
+          std::fprintf(stderr, "[launch] --rdzv_conf: ignoring '%s'\n", k.c_str());
+        }
+      }
+    }
   }
   if (a.program.empty()) throw UsageError("no program to run");
   if (a.nproc_per_node < 1) throw UsageError("--nproc_per_node must be at least 1");
@@ -306,7 +353,7 @@ Args parse_args(int argc, char** argv) {
   if (a.master_port < 0 || a.master_port > 65535) {
     throw UsageError("--master_port must be in [0, 65535]");
   }
-  if (a.master_port == 0 && a.nnodes > 1) {
+  if (a.master_port == 0 && a.max_nodes > 1) {
     throw UsageError("--master_port 0 needs --nnodes 1 (other nodes could not learn the port)");
   }
   if (a.max_restarts < 0) throw UsageError("--max_restarts must be non-negative");
@@ -545,6 +592,7 @@ std::string describe(int wstatus) {
 struct RoundResult {
   int exit_code = 0;        // 0: every worker succeeded
   int signal_received = 0;  // a signal ended the round
+  bool stopped = false;     // should_stop ended it (another node's doing)
 };
 
 void signal_all(std::vector<Worker>& workers, int sig) {
@@ -554,7 +602,12 @@ void signal_all(std::vector<Worker>& workers, int sig) {
 }
 
 // Runs one round of workers until all exit; fail-fast on the first failure.
-RoundResult run_round(const Args& a, int port, int restart, const std::string& files_dir) {
+// Runs a round of this node's workers until they all end. `should_stop`
+// (may be empty), asked about twice a second, ends it early: the workers
+// are stopped and their failures are not this node's (Note [Elastic
+// rendezvous]).
+RoundResult run_round(const Args& a, int port, int restart, const std::string& files_dir,
+                      const std::function<bool()>& should_stop = {}) {
   std::vector<Worker> workers(a.nproc_per_node);
   for (int i = 0; i < a.nproc_per_node; ++i) {
     workers[i].local_rank = i;
@@ -572,7 +625,23 @@ RoundResult run_round(const Args& a, int port, int restart, const std::string& f
     kill_pending = true;
     kill_at = Clock::now() + kGrace;
   };
+  Clock::time_point next_ask = Clock::now() + std::chrono::milliseconds(500);
   for (;;) {
+    if (should_stop && !stopping && Clock::now() >= next_ask) {
+      next_ask = Clock::now() + std::chrono::milliseconds(500);
+      bool stop_now = false;
+      try {
+        stop_now = should_stop();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "[launch] the rendezvous store failed: %s; stopping the workers\n",
+                     e.what());
+        stop_now = true;
+      }
+      if (stop_now) {
+        result.stopped = true;
+        stop(SIGTERM);
+      }
+    }
     std::vector<pollfd> fds;
     std::vector<Stream*> streams;
     std::vector<const Worker*> owners;
@@ -698,6 +767,114 @@ void report_done(const Args& a, int port) {
   }
 }
 
+// Whether `host` names an address of this machine (one a socket can bind).
+bool is_local_address(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), "0", &hints, &res) != 0) return false;
+  bool local = false;
+  for (addrinfo* ai = res; ai != nullptr && !local; ai = ai->ai_next) {
+    const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    local = ::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    ::close(fd);
+  }
+  freeaddrinfo(res);
+  return local;
+}
+
+bool signal_pending() {
+  pollfd p{g_signal_pipe[0], POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
+// Note [Elastic rendezvous]: --rdzv_backend=c10d over several nodes.
+int run_elastic(const Args& a, const std::string& files_dir) {
+  std::unique_ptr<TCPStoreServer> server;
+  if (is_local_address(a.master_addr)) {
+    try {
+      server = std::make_unique<TCPStoreServer>(static_cast<uint16_t>(a.master_port),
+                                                a.master_addr);
+    } catch (const DistBackendError&) {
+      // Another launcher on this machine hosts it.
+    }
+  }
+  std::shared_ptr<TCPStore> store;
+  try {
+    TCPStoreOptions o;
+    o.port = static_cast<uint16_t>(a.master_port);
+    o.timeout = a.join_timeout;
+    o.server_description = "the rendezvous host";
+    store = std::make_shared<TCPStore>(a.master_addr, o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "launch: cannot reach the rendezvous store at %s:%d: %s\n",
+                 a.master_addr.c_str(), a.master_port, e.what());
+    return 1;
+  }
+  RendezvousOptions ro;
+  ro.min_nodes = a.min_nodes;
+  ro.max_nodes = a.max_nodes;
+  ro.last_call = a.last_call;
+  ro.join_timeout = a.join_timeout;
+  ro.prefix = "/rdzv/" + a.run_id;
+  ElasticRendezvous rdzv(store, ro);
+  int failures = 0;
+  int from = -1;
+  for (;;) {
+    RendezvousRound rr;
+    try {
+      rr = rdzv.join(from, signal_pending, from - 1);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "launch: %s\n", e.what());
+      return 1;
+    }
+    std::fprintf(stderr, "[launch] round %d: node %d of %d\n", rr.round, rr.node_rank,
+                 rr.nnodes);
+    Args ra = a;
+    ra.nnodes = rr.nnodes;
+    ra.node_rank = rr.node_rank;
+    const RoundResult r = run_round(ra, a.master_port, rr.round, files_dir, [&] {
+      return rdzv.failed(rr.round) ||
+             (rdzv.waiting(rr.round) > 0 && rr.nnodes < a.max_nodes);
+    });
+    sweep_dead_shm_segments();
+    if (r.signal_received) return r.exit_code;
+    if (r.exit_code == 0 && !r.stopped) {
+      // Exit barrier: the host's store serves until every node is done.
+      try {
+        rdzv.done(rr.round);
+        const auto deadline = Clock::now() + std::chrono::seconds(300);
+        while (server && rdzv.num_done(rr.round) < rr.nnodes && Clock::now() < deadline &&
+               !signal_pending()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "[launch] exit barrier: %s\n", e.what());
+      }
+      return 0;
+    }
+    if (r.stopped) {
+      std::fprintf(stderr,
+                   "[launch] round %d ends: a node is waiting to join or another node's workers "
+                   "failed; rejoining\n",
+                   rr.round);
+    } else {
+      try {
+        rdzv.mark_failed(rr.round);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "[launch] %s\n", e.what());
+      }
+      if (failures >= a.max_restarts) return r.exit_code;
+      ++failures;
+      std::fprintf(stderr, "[launch] restarting the workers (restart %d of %d)\n", failures,
+                   a.max_restarts);
+    }
+    from = rr.round + 1;
+  }
+}
+
 int launch_main(int argc, char** argv) {
   Args a;
   try {
@@ -710,7 +887,7 @@ int launch_main(int argc, char** argv) {
   install_signal_handlers();
   std::unique_ptr<TCPStoreServer> server;
   int port = a.master_port;
-  if (a.node_rank == 0) {
+  if (a.node_rank == 0 && !a.elastic) {
     try {
       // On --master_addr's address only, unless asked (tcp_store.h).
       const char* all = std::getenv("EMBER_TCPSTORE_BIND_ALL");
@@ -744,6 +921,7 @@ int launch_main(int argc, char** argv) {
       if (!dir.empty()) std::filesystem::remove_all(dir);
     }
   } cleanup{a.log_dir.empty() ? files_dir : ""};
+  if (a.elastic) return run_elastic(a, files_dir);
   for (int restart = 0;; ++restart) {
     RoundResult r = run_round(a, port, restart, files_dir);
     // Shared-memory segments of workers killed while setting them up.

@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "distributed/tcp_store.h"
 #include "distributed/testing/multiprocess.h"
 
@@ -185,6 +187,64 @@ TEST_F(LaunchTest, TwoNodesFormOneWorld) {
   EXPECT_NE(r0.out.find("[rank1]: joined rank 1 of 4 (attempt 0)"), std::string::npos) << r0.out;
   EXPECT_NE(r1.out.find("[rank2]: joined rank 2 of 4 (attempt 0)"), std::string::npos) << r1.out;
   EXPECT_NE(r1.out.find("[rank3]: joined rank 3 of 4 (attempt 0)"), std::string::npos) << r1.out;
+}
+
+// Note [Elastic rendezvous]: --rdzv_backend=c10d --nnodes=MIN:MAX. Two
+// launchers on this machine play two nodes; the first to bind the endpoint
+// hosts the store, and the rendezvous gives the node ranks.
+std::vector<std::string> elastic_node(const std::string& port, const std::string& nnodes) {
+  return {"--nnodes=" + nnodes, "--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:" + port,
+          "--rdzv_id=job", "--rdzv_conf=last_call_timeout=0.3,join_timeout=20",
+          "--nproc_per_node=2"};
+}
+
+TEST_F(LaunchTest, ElasticNodesFormOneWorld) {
+  const std::string port = std::to_string(testing::free_port());
+  std::vector<std::string> args = elastic_node(port, "2:2");
+  args.insert(args.end(), {kWorker, "init"});
+  pid_t a = start(args, "a");
+  pid_t b = start(args, "b");
+  LaunchRun ra = finish(a, milliseconds(30000), "a");
+  LaunchRun rb = finish(b, milliseconds(30000), "b");
+  ASSERT_EQ(ra.exit_code, 0) << ra.out << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.out << rb.err;
+  const std::string all = ra.out + rb.out;
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_NE(all.find(absl::StrCat("[rank", rank, "]: joined rank ", rank, " of 4 (attempt 0)")),
+              std::string::npos)
+        << all;
+  }
+  EXPECT_NE((ra.err + rb.err).find("[launch] round 0: node 1 of 2"), std::string::npos)
+      << ra.err << rb.err;
+}
+
+TEST_F(LaunchTest, ALateNodeIsAdmittedAtTheNextRound) {
+  const std::string port = std::to_string(testing::free_port());
+  std::vector<std::string> args = elastic_node(port, "1:2");
+  args.insert(args.end(), {kWorker, "wait_file", dir_});
+  pid_t a = start(args, "a");
+  // Node a runs alone (ranks 0 and 1) until node b arrives.
+  for (int i = 0; i < 1000 && access((dir_ + "/1.pid").c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_EQ(access((dir_ + "/3.pid").c_str(), F_OK), -1);
+  pid_t b = start(args, "b");
+  // Round 1 has both: rank 3 exists only there.
+  for (int i = 0; i < 2000 && access((dir_ + "/3.pid").c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  std::ofstream(dir_ + "/go") << "go\n";
+  LaunchRun ra = finish(a, milliseconds(30000), "a");
+  LaunchRun rb = finish(b, milliseconds(30000), "b");
+  ASSERT_EQ(ra.exit_code, 0) << ra.out << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.out << rb.err;
+  EXPECT_NE(ra.err.find("[launch] round 0: node 0 of 1"), std::string::npos) << ra.err;
+  EXPECT_NE(ra.err.find("[launch] round 0 ends: a node is waiting to join"), std::string::npos)
+      << ra.err;
+  EXPECT_NE(ra.err.find("[launch] round 1: node 1 of 2"), std::string::npos) << ra.err;
+  EXPECT_NE(rb.err.find("[launch] round 1: node 0 of 2"), std::string::npos) << rb.err;
+  // A membership change is no failure: no restart was used.
+  EXPECT_EQ(ra.err.find("restarting the workers"), std::string::npos) << ra.err;
 }
 
 TEST_F(LaunchTest, PartialLinesAndStderr) {
@@ -376,15 +436,19 @@ TEST_F(LaunchTest, TorchrunFlagsAndEnvironment) {
 TEST_F(LaunchTest, WhatTorchrunDoesAndEmberDoesNotIsRefusedWithTheReason) {
   LaunchRun range = run({"--nnodes=1:2", kWorker, "env"});
   EXPECT_EQ(range.exit_code, 2);
-  EXPECT_NE(range.err.find("elastic membership (a range of nodes) needs torchrun's c10d"),
-            std::string::npos)
+  EXPECT_NE(range.err.find("a range of nodes needs --rdzv_backend=c10d"), std::string::npos)
       << range.err;
   LaunchRun module = run({"-m", "trainer"});
   EXPECT_EQ(module.exit_code, 2);
   EXPECT_NE(module.err.find("-m/--module and --run_path run Python"), std::string::npos);
   LaunchRun c10d = run({"--nnodes=2", "--rdzv_backend=c10d", kWorker, "env"});
   EXPECT_EQ(c10d.exit_code, 2);
-  EXPECT_NE(c10d.err.find("use --rdzv_backend=static with --node_rank"), std::string::npos);
+  EXPECT_NE(c10d.err.find("needs --rdzv_endpoint HOST:PORT"), std::string::npos) << c10d.err;
+  LaunchRun conf = run({"--nnodes=1:2", "--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:1",
+                        "--rdzv_conf=last_call_timeout=soon", kWorker, "env"});
+  EXPECT_EQ(conf.exit_code, 2);
+  EXPECT_NE(conf.err.find("'last_call_timeout=soon' is not KEY=SECONDS"), std::string::npos)
+      << conf.err;
   LaunchRun tee = run({"--tee=3", kWorker, "env"});
   EXPECT_EQ(tee.exit_code, 2);
   EXPECT_NE(tee.err.find("give one"), std::string::npos) << tee.err;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -219,29 +220,33 @@ TEST(MnistDataParallelTest, RunsUnderTheLauncher) {
   EXPECT_EQ(out.find("[rank1]: Train Epoch"), std::string::npos) << out;
 }
 
-// The pid of a running trainer worker with this RANK and restart count
-// (found through /proc: the launcher's children are not this process's).
-pid_t find_worker(const std::string& rank, const std::string& restart) {
+// The pid of a running process whose command line has `cmd` and whose
+// environment has every one of `env` ("NAME=value"), or -1 (found through
+// /proc: the launchers' children are not this process's).
+pid_t find_process(const std::string& cmd, const std::vector<std::string>& env = {}) {
   DIR* d = opendir("/proc");
   if (d == nullptr) return -1;
   pid_t found = -1;
   while (dirent* e = readdir(d)) {
     const std::string name = e->d_name;
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string cmd = read_file("/proc/" + name + "/cmdline");
-    if (cmd.find("trainers/mnist") == std::string::npos) continue;
-    const std::string env = read_file("/proc/" + name + "/environ");
-    auto has = [&](const std::string& kv) {
-      return env.find(std::string("\0") + kv + '\0') != std::string::npos ||
-             env.rfind(kv + '\0', 0) == 0;
-    };
-    if (has("RANK=" + rank) && has("TORCHELASTIC_RESTART_COUNT=" + restart)) {
+    std::string line = read_file("/proc/" + name + "/cmdline");
+    std::replace(line.begin(), line.end(), '\0', ' ');
+    if (line.find(cmd) == std::string::npos) continue;
+    const std::string environ = '\0' + read_file("/proc/" + name + "/environ");
+    bool all = true;
+    for (const auto& kv : env) all = all && environ.find('\0' + kv + '\0') != std::string::npos;
+    if (all) {
       found = static_cast<pid_t>(std::stol(name));
       break;
     }
   }
   closedir(d);
   return found;
+}
+
+pid_t find_worker(const std::string& rank, const std::string& restart) {
+  return find_process("trainers/mnist", {"RANK=" + rank, "TORCHELASTIC_RESTART_COUNT=" + restart});
 }
 
 // issue 21: a rank killed mid-run makes the launcher restart the group
@@ -299,6 +304,67 @@ TEST(MnistDataParallelTest, KilledRankRestartsAndResumesToTheSameParameters) {
     EXPECT_EQ(a[i].first, b[i].first);
     EXPECT_TRUE(a[i].second.equal(b[i].second)) << a[i].first;
   }
+  dist::testing::remove_tree(tmp);
+}
+
+// Note [Elastic rendezvous]: two launchers (--nnodes=1:2, c10d) run one
+// job (node a alone until node b arrives, then 4 ranks, resuming from
+// node a's checkpoints); node b's launcher is SIGKILLed after the first
+// checkpoint (taking its workers with it); node a's workers fail, its
+// launcher rejoins, the round closes with node a alone, and its trainers
+// resume from the checkpoint and finish with 2 ranks.
+TEST(MnistDataParallelTest, SurvivingNodeGoesOnWhenAnotherNodesLauncherDies) {
+  const std::string tmp = dist::testing::make_temp_dir();
+  const std::string port = std::to_string(dist::testing::free_port());
+  auto node = [&](const std::string& role) {
+    return std::vector<std::string>{
+        "distributed/launch", "--nnodes=1:2", "--rdzv_backend=c10d",
+        "--rdzv_endpoint=127.0.0.1:" + port, "--rdzv_conf=last_call_timeout=0.5",
+        "--nproc_per_node=2", "--max_restarts=1", "--role=" + role, "trainers/mnist",
+        "--train_limit=512", "--test_limit=64", "--epochs=6", "--num_workers=0",
+        "--batch_size=32", "--threads=1", "--progress=false", "--checkpoint_dir=" + tmp,
+        "--keep_checkpoints=0"};
+  };
+  ProgramRun a, b;
+  // Node a first, so that it hosts the store (the host must stay).
+  std::thread ta([&] { a = run_program(node("a"), std::chrono::seconds(180)); });
+  for (int i = 0; i < 5000 && find_process("trainers/mnist", {"ROLE_NAME=a"}) < 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(2));
+  }
+  std::thread tb([&] { b = run_program(node("b"), std::chrono::seconds(180)); });
+  std::string why;
+  {
+    for (int i = 0; i < 30000 && access((tmp + "/epoch_1.safetensors").c_str(), F_OK) != 0; ++i) {
+      std::this_thread::sleep_for(milliseconds(2));
+    }
+    pid_t victim = -1;
+    // The launcher whose command line says --role=b.
+    for (int i = 0; i < 500 && victim < 0; ++i) {
+      victim = find_process("--role=b");
+      if (victim < 0) std::this_thread::sleep_for(milliseconds(2));
+    }
+    if (victim < 0) {
+      why = "node b's launcher was gone before it could be killed";
+    } else {
+      ::kill(victim, SIGKILL);
+    }
+  }
+  ta.join();
+  tb.join();
+  EXPECT_EQ(why, "");
+  ASSERT_TRUE(WIFEXITED(a.status)) << a.out;
+  EXPECT_EQ(WEXITSTATUS(a.status), 0) << a.out;
+  EXPECT_TRUE(WIFSIGNALED(b.status) && WTERMSIG(b.status) == SIGKILL) << b.out;
+  EXPECT_NE(a.out.find("[launch] restarting the workers (restart 1 of 1)"), std::string::npos)
+      << a.out;
+  // After the restart, node a runs a round alone (which round depends on
+  // whether node b arrived before node a's first round closed).
+  const size_t restart = a.out.find("[launch] restarting the workers");
+  EXPECT_NE(a.out.find(": node 0 of 1", restart == std::string::npos ? 0 : restart),
+            std::string::npos)
+      << a.out;
+  EXPECT_NE(a.out.find("Resumed from " + tmp + "/epoch_"), std::string::npos) << a.out;
+  EXPECT_EQ(access((tmp + "/epoch_6.safetensors").c_str(), F_OK), 0);
   dist::testing::remove_tree(tmp);
 }
 
