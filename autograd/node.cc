@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "autograd/grad_mode.h"
+#include "tensor/copy.h"
+#include "tensor/empty.h"
 #include "tensor/error.h"
 
 namespace ember {
@@ -148,6 +150,29 @@ Tensor run_leaf_hooks(const Tensor& leaf, Tensor grad) {
   return grad;
 }
 
+// Note [Gradient layout contract] (PyTorch's, AccumulateGrad.h): a leaf's
+// first .grad has the leaf's strides when the leaf is non-overlapping and
+// dense (a channels-last weight gets a channels-last gradient; dims of size
+// 1 do not count), else is contiguous. A gradient that already obeys is
+// taken as it is; another is copied into that layout. Later gradients are
+// added into it, which keeps it.
+bool obeys_layout_contract(const Tensor& grad, const Tensor& variable) {
+  if (is_non_overlapping_and_dense(variable)) {
+    for (int64_t d = 0; d < variable.dim(); ++d) {
+      if (variable.size(d) != 1 && grad.stride(d) != variable.stride(d)) return false;
+    }
+    return true;
+  }
+  return grad.is_contiguous();
+}
+
+Tensor clone_obey_contract(const Tensor& grad, const Tensor& variable) {
+  if (is_non_overlapping_and_dense(variable)) {
+    return empty_strided(variable.sizes(), variable.strides(), grad.options()).copy_(grad);
+  }
+  return grad.clone(MemoryFormat::Contiguous);
+}
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = grads.empty() ? Tensor() : std::move(grads[0]);
   grads.clear();
@@ -156,16 +181,15 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   AutogradMeta& m = materialize_meta(variable_);
   Tensor& slot = m.grad_;
   if (!slot.defined()) {
+    const bool obeys = obeys_layout_contract(g, variable_);
     if (GradMode::is_enabled()) {
-      slot = g;  // create_graph: keep its history
-    } else if (g.is_contiguous() && g.use_count() == 1 &&
+      // create_graph: keep its history (the copy records its own).
+      slot = obeys ? g : clone_obey_contract(g, variable_);
+    } else if (obeys && g.use_count() == 1 &&
                g.unsafeGetTensorImpl()->storage().use_count() == 1 && !g.requires_grad()) {
       slot = std::move(g);  // nobody else sees this buffer: steal it
     } else {
-      slot = g.detach().contiguous();
-      if (slot.unsafeGetTensorImpl()->storage() == g.unsafeGetTensorImpl()->storage()) {
-        slot = slot.clone();
-      }
+      slot = clone_obey_contract(g.detach(), variable_);
     }
   } else if (GradMode::is_enabled()) {
     slot = slot + g;

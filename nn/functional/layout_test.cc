@@ -34,6 +34,10 @@ const LayoutCase kCases[] = {
 #include "nn/functional/testdata/layout_golden.inc"
 };
 
+const LayoutCase kGradCases[] = {
+#include "nn/functional/testdata/layout_grad_golden.inc"
+};
+
 struct RandomCase {
   const char* input;
   const char* factory;
@@ -203,6 +207,45 @@ TEST(LayoutTest, EveryCaseMatchesPyTorch) {
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(sizeof(kCases) / sizeof(kCases[0])));
+}
+
+// Note [Gradient layout contract] (autograd/node.cc): a leaf's .grad has
+// the leaf's strides when the leaf is dense, whatever layout the backward
+// produced (an expanded sum gradient, a transposed one), and keeps it when
+// gradients accumulate.
+TEST(LayoutTest, GradientsFollowTheLeafsLayout) {
+  int checked = 0;
+  for (const LayoutCase& c : kGradCases) {
+    SCOPED_TRACE(std::string(c.input) + " " + c.op);
+    Tensor x = make_input(c.input).detach().requires_grad_();
+    const std::string op = c.op;
+    Tensor loss;
+    if (op == "grad_sum") {
+      loss = x.sum();
+    } else if (op == "grad_exp_sum") {
+      loss = x.exp().sum();
+    } else if (op == "grad_mul_sum") {
+      loss = (x * 3).sum();
+    } else if (op == "grad_t_exp_sum") {
+      loss = x.dim() == 2 ? x.t().exp().sum() : x.exp().sum();
+    } else {
+      ASSERT_EQ(op, "grad_accumulated");
+      x.exp().sum().backward();
+      loss = x.exp().sum();
+    }
+    loss.backward();
+    const Tensor& g = x.grad();
+    ASSERT_EQ(std::vector<int64_t>(g.sizes().begin(), g.sizes().end()), c.sizes);
+    if (g.numel() > 0) {
+      EXPECT_EQ(str(layout_strides(g.sizes(), g.strides())),
+                str(layout_strides(c.sizes, c.strides)))
+          << "PyTorch's strides " << str(c.strides) << ", ember's "
+          << str(std::vector<int64_t>(g.strides().begin(), g.strides().end()));
+    }
+    EXPECT_EQ(g.is_contiguous(), c.contiguous);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 50);
 }
 
 // rand_like/randn_like fill memory in order, so each element of a

@@ -2,8 +2,9 @@
 """The layout (strides) of results in PyTorch 1.13, for nn/functional/layout_test.cc
 (issue 22, "Result layout"): elementwise ops, *_like factories, clone, to,
 and the nn ops that keep channels-last, on transposed, permuted,
-channels-last, non-dense, expanded and empty inputs; and the numbers
-rand_like/randn_like put into a non-contiguous layout under a seed.
+channels-last, non-dense, expanded and empty inputs; the numbers
+rand_like/randn_like put into a non-contiguous layout under a seed; and the
+strides of a leaf's .grad (the gradient layout contract).
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/layout.py"""
 import torch
 import torch.nn.functional as F
@@ -106,6 +107,22 @@ NN4D = {
 }
 
 
+# Gradients of leaves made from INPUTS (issue 22, "AccumulateGrad's layout
+# contract"): the strides of x.grad after backward.
+def twice(x):
+    x.exp().sum().backward()
+    return x.exp().sum()
+
+
+GRAD_OPS = {
+    "grad_sum": lambda x: x.sum(),
+    "grad_exp_sum": lambda x: x.exp().sum(),
+    "grad_mul_sum": lambda x: (x * 3).sum(),
+    "grad_t_exp_sum": lambda x: x.t().exp().sum() if x.dim() == 2 else x.exp().sum(),
+    "grad_accumulated": twice,
+}
+
+
 def seq(v):
     return "{" + ", ".join(str(int(s)) for s in v) + "}"
 
@@ -130,6 +147,19 @@ def main():
               "{input, op, sizes, strides, is_contiguous, is_contiguous(ChannelsLast), "
               "suggest_memory_format is ChannelsLast (inputs only)}", lines, "cases",
               "nn/functional")
+
+    grads = []
+    for iname, make in INPUTS.items():
+        for oname, op in GRAD_OPS.items():
+            x = make().detach().requires_grad_()
+            op(x).backward()
+            g = x.grad
+            grads.append('  {"%s", "%s", %s, %s, %d, %d, 0},' % (
+                iname, oname, seq(g.shape), seq(g.stride()), g.is_contiguous(),
+                g.is_contiguous(memory_format=torch.channels_last) if g.dim() == 4 else 0))
+    write_inc("layout_grad_golden.inc", "layout",
+              "{leaf input, backward, sizes, strides of .grad, is_contiguous, "
+              "is_contiguous(ChannelsLast), 0}", grads, "cases", "nn/functional")
 
     # Random numbers land where PyTorch's iterator puts them: memory order.
     values = []
