@@ -228,6 +228,10 @@ TEST(LayoutTest, GradientsFollowTheLeafsLayout) {
       loss = (x * 3).sum();
     } else if (op == "grad_t_exp_sum") {
       loss = x.dim() == 2 ? x.t().exp().sum() : x.exp().sum();
+    } else if (op.rfind("grad_of_", 0) == 0) {  // through an nn op's backward
+      auto it = ops().find(op.substr(8));
+      ASSERT_NE(it, ops().end()) << "no op " << op.substr(8);
+      loss = it->second(x).sum();
     } else {
       ASSERT_EQ(op, "grad_accumulated");
       x.exp().sum().backward();
@@ -245,7 +249,7 @@ TEST(LayoutTest, GradientsFollowTheLeafsLayout) {
     EXPECT_EQ(g.is_contiguous(), c.contiguous);
     ++checked;
   }
-  EXPECT_EQ(checked, 50);
+  EXPECT_EQ(checked, static_cast<int>(sizeof(kGradCases) / sizeof(kGradCases[0])));
 }
 
 // rand_like/randn_like fill memory in order, so each element of a

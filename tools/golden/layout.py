@@ -150,9 +150,16 @@ def main():
 
     grads = []
     for iname, make in INPUTS.items():
-        for oname, op in GRAD_OPS.items():
+        grad_ops = dict(GRAD_OPS)
+        if make().dim() == 4:  # through each nn op's backward too
+            for name, f in NN4D.items():
+                grad_ops["grad_of_" + name] = lambda x, f=f: f(x).sum()
+        for oname, op in grad_ops.items():
             x = make().detach().requires_grad_()
-            op(x).backward()
+            loss = op(x)
+            if not loss.requires_grad:
+                continue
+            loss.backward()
             g = x.grad
             grads.append('  {"%s", "%s", %s, %s, %d, %d, 0},' % (
                 iname, oname, seq(g.shape), seq(g.stride()), g.is_contiguous(),
