@@ -76,6 +76,44 @@ Tensor MarginRankingLossImpl::forward(const Tensor& input1, const Tensor& input2
   return F::margin_ranking_loss(input1, input2, target, options);
 }
 
+Tensor HingeEmbeddingLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return F::hinge_embedding_loss(input, target, options);
+}
+
+Tensor SoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return F::soft_margin_loss(input, target, options);
+}
+
+MultiLabelSoftMarginLossImpl::MultiLabelSoftMarginLossImpl(
+    const MultiLabelSoftMarginLossOptions& options)
+    : LossImpl(options) {
+  register_buffer("weight", this->options.weight());
+}
+
+Tensor MultiLabelSoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return F::multilabel_soft_margin_loss(input, target, options);
+}
+
+MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossOptions& options)
+    : LossImpl(options) {
+  EMBER_CHECK_VALUE(this->options.p() == 1 || this->options.p() == 2,
+                    "only p == 1 and p == 2 supported");
+  register_buffer("weight", this->options.weight());
+}
+
+Tensor MultiMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return F::multi_margin_loss(input, target, options);
+}
+
+Tensor MultiLabelMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return F::multilabel_margin_loss(input, target, options);
+}
+
+Tensor TripletMarginWithDistanceLossImpl::forward(const Tensor& anchor, const Tensor& positive,
+                                                  const Tensor& negative) {
+  return F::triplet_margin_with_distance_loss(anchor, positive, negative, options);
+}
+
 Tensor TripletMarginLossImpl::forward(const Tensor& anchor, const Tensor& positive,
                                       const Tensor& negative) {
   return F::triplet_margin_loss(anchor, positive, negative, options);

@@ -31,6 +31,12 @@ using TripletMarginLossOptions = functional::TripletMarginLossFuncOptions;
 using PoissonNLLLossOptions = functional::PoissonNLLLossFuncOptions;
 using GaussianNLLLossOptions = functional::GaussianNLLLossFuncOptions;
 using CTCLossOptions = functional::CTCLossFuncOptions;
+using HingeEmbeddingLossOptions = functional::HingeEmbeddingLossFuncOptions;
+using SoftMarginLossOptions = functional::SoftMarginLossFuncOptions;
+using MultiLabelSoftMarginLossOptions = functional::MultilabelSoftMarginLossFuncOptions;
+using MultiMarginLossOptions = functional::MultiMarginLossFuncOptions;
+using MultiLabelMarginLossOptions = functional::MultilabelMarginLossFuncOptions;
+using TripletMarginWithDistanceLossOptions = functional::TripletMarginWithDistanceLossFuncOptions;
 
 // One loss module per functional loss; Options must hold the loss's
 // reduction.
@@ -132,6 +138,48 @@ class TripletMarginLossImpl : public LossImpl<TripletMarginLossOptions> {
   Tensor forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative);
 };
 EMBER_MODULE(TripletMarginLoss);
+
+class HingeEmbeddingLossImpl : public LossImpl<HingeEmbeddingLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(HingeEmbeddingLoss);
+
+class SoftMarginLossImpl : public LossImpl<SoftMarginLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(SoftMarginLoss);
+
+class MultiLabelSoftMarginLossImpl : public LossImpl<MultiLabelSoftMarginLossOptions> {
+ public:
+  explicit MultiLabelSoftMarginLossImpl(const MultiLabelSoftMarginLossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(MultiLabelSoftMarginLoss);
+
+class MultiMarginLossImpl : public LossImpl<MultiMarginLossOptions> {
+ public:
+  explicit MultiMarginLossImpl(const MultiMarginLossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(MultiMarginLoss);
+
+class MultiLabelMarginLossImpl : public LossImpl<MultiLabelMarginLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& input, const Tensor& target);
+};
+EMBER_MODULE(MultiLabelMarginLoss);
+
+class TripletMarginWithDistanceLossImpl : public LossImpl<TripletMarginWithDistanceLossOptions> {
+ public:
+  using LossImpl::LossImpl;
+  Tensor forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative);
+};
+EMBER_MODULE(TripletMarginWithDistanceLoss);
 
 class GaussianNLLLossImpl : public LossImpl<GaussianNLLLossOptions> {
  public:

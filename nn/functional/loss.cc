@@ -216,6 +216,121 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
   return reduce((-target * (input1 - input2) + o.margin()).clamp_min(0), o.reduction());
 }
 
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                            const HingeEmbeddingLossFuncOptions& o) {
+  // ATen's composite: where(target != 1, max(0, margin - x), 0) +
+  // where(target != -1, x, 0).
+  const Tensor zeros = zeros_like(input);
+  const Tensor margin_clamp = (o.margin() - input).clamp_min(0);
+  const Tensor output_margin = where(target != 1, margin_clamp, zeros);
+  const Tensor output_self = where(target != -1, input, zeros);
+  return reduce(output_margin + output_self, o.reduction());
+}
+
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target,
+                        const SoftMarginLossFuncOptions& o) {
+  return reduce(log1p(exp(-input * target)), o.reduction());
+}
+
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const MultilabelSoftMarginLossFuncOptions& o) {
+  EMBER_CHECK_VALUE(input.dim() >= 1, "multilabel_soft_margin_loss: input must have a class dim");
+  Tensor loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input));
+  if (o.weight().defined()) loss = loss * o.weight();
+  const int64_t class_dim = input.dim() - 1;
+  loss = loss.sum(IntArrayRef{class_dim}) / input.size(class_dim);
+  return reduce(loss, o.reduction());
+}
+
+namespace {
+
+// ATen's multi_margin/multilabel_margin shape checks; returns {nframe, dim}.
+std::pair<int64_t, int64_t> margin_loss_shape(const Tensor& input) {
+  const int64_t nd = input.dim();
+  EMBER_CHECK_VALUE((nd == 2 && input.size(1) != 0) || (nd == 1 && input.size(0) != 0) || nd == 0,
+                    "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ",
+                    torch_size(input.sizes()));
+  return {nd <= 1 ? 1 : input.size(0), nd == 0 ? 1 : input.size(nd - 1)};
+}
+
+}  // namespace
+
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
+                         const MultiMarginLossFuncOptions& o) {
+  const auto [nframe, dim] = margin_loss_shape(input);
+  EMBER_CHECK_VALUE(target.dim() <= 1 && target.numel() == nframe,
+                    "inconsistent target size, expected ", nframe, " but got ",
+                    torch_size(target.sizes()));
+  const Tensor& w = o.weight();
+  if (w.defined()) {
+    EMBER_CHECK_VALUE(w.dim() <= 1 && w.numel() == dim, "inconsistent weight size, expected ",
+                      dim, " but got ", torch_size(w.sizes()));
+  }
+  EMBER_CHECK_VALUE(o.p() == 1 || o.p() == 2, "only p == 1 and p == 2 supported");
+  const Tensor t = target.reshape({nframe, 1}).to(kLong);
+  EMBER_CHECK_INDEX(nframe == 0 || (t.min().item<int64_t>() >= 0 && t.max().item<int64_t>() < dim),
+                    "target out of range");
+  const Tensor x = input.reshape({nframe, dim});
+  // Per sample sum_{j != y} max(0, margin - x[y] + x[j])^p (* weight[y]) / dim;
+  // relu's gradient at 0 is 0, as ATen's backward (z > 0).
+  Tensor z = ((o.margin() - x.gather(1, t)) + x).relu();
+  if (o.p() == 2) z = z * z;
+  if (w.defined()) z = z * w.reshape({dim}).index_select(0, t.reshape({nframe})).unsqueeze(1);
+  const Tensor not_y = ones_like(x, kBool).scatter(1, t, Scalar(false));
+  Tensor loss = where(not_y, z, 0.0).sum(IntArrayRef{1}) / dim;
+  if (o.reduction() == kNone && target.dim() == 0) loss = loss.reshape({});
+  return reduce(loss, o.reduction());
+}
+
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& o) {
+  const auto [nframe, dim] = margin_loss_shape(input);
+  if (input.dim() <= 1) {
+    EMBER_CHECK_VALUE(target.dim() <= 1 && target.numel() == dim, "inconsistent size ",
+                      torch_size(target.sizes()), " for target");
+  } else {
+    EMBER_CHECK_VALUE(target.dim() == 2 && target.size(0) == nframe && target.size(1) == dim,
+                      "inconsistent size ", torch_size(target.sizes()), " for target");
+  }
+  const Tensor t = target.reshape({nframe, dim}).to(kLong);
+  // A sample's classes are its targets up to the first -1.
+  const Tensor valid = (t != -1).to(kLong).cumprod(1).to(kBool);
+  const Tensor idx = where(valid, t, 0);
+  EMBER_CHECK_INDEX(nframe == 0 || (where(valid, t, 0).min().item<int64_t>() >= 0 &&
+                                    idx.max().item<int64_t>() < dim),
+                    "target out of range");
+  const Tensor is_target =
+      zeros({nframe, dim}, TensorOptions().dtype(kLong)).scatter_add(1, idx, valid.to(kLong)) > 0;
+  const Tensor x = input.reshape({nframe, dim});
+  // z[n, k, i] = 1 - (x[t[k]] - x[i]) for each class k of the sample and
+  // each i that is none of them.
+  const Tensor z = ((1 - x.gather(1, idx)).unsqueeze(2) + x.unsqueeze(1)).relu();
+  const Tensor mask = valid.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1));
+  Tensor loss = where(mask, z, 0.0).sum(IntArrayRef{1, 2}) / dim;
+  if (o.reduction() == kNone && target.dim() <= 1) loss = loss.reshape({});
+  return reduce(loss, o.reduction());
+}
+
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive,
+                                         const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& o) {
+  EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+              "The anchor, positive, and negative tensors are expected to have the same number "
+              "of dimensions, but got: anchor ",
+              anchor.dim(), "D, positive ", positive.dim(), "D, and negative ", negative.dim(),
+              "D inputs");
+  EMBER_CHECK_VALUE(o.margin() > 0, "TripletMarginWithDistanceLoss: expected margin to be "
+                                    "greater than 0, got ",
+                    o.margin(), " instead");
+  const auto dist = [&](const Tensor& a, const Tensor& b) {
+    return o.distance_function() ? (*o.distance_function())(a, b) : pairwise_distance(a, b);
+  };
+  const Tensor d_pos = dist(anchor, positive);
+  Tensor d_neg = dist(anchor, negative);
+  if (o.swap()) d_neg = minimum(d_neg, dist(positive, negative));
+  return reduce((o.margin() + d_pos - d_neg).clamp_min(0), o.reduction());
+}
+
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossFuncOptions& o) {
   EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),

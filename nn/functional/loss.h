@@ -9,6 +9,9 @@
 
 #include <cstdint>
 
+#include <functional>
+#include <optional>
+
 #include "nn/functional/options.h"
 #include "tensor/tensor.h"
 
@@ -140,6 +143,69 @@ struct TripletMarginLossFuncOptions {
 // uses min(d(a, n), d(p, n)) as the negative distance.
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossFuncOptions& options = {});
+
+struct HingeEmbeddingLossFuncOptions {
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// x where target is 1, max(0, margin - x) where it is -1 (any shapes that
+// broadcast; other target values count both).
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                            const HingeEmbeddingLossFuncOptions& options = {});
+
+struct SoftMarginLossFuncOptions {
+  /* implicit */ SoftMarginLossFuncOptions(Reduction reduction = kMean)  // NOLINT
+      : reduction_(reduction) {}
+  EMBER_ARG(Reduction, reduction);
+};
+// log(1 + exp(-target * input)), target of 1 or -1.
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target,
+                        const SoftMarginLossFuncOptions& options = {});
+
+struct MultilabelSoftMarginLossFuncOptions {
+  EMBER_ARG(Tensor, weight);
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// -(t log sigmoid(x) + (1 - t) log sigmoid(-x)), weighted per class, then
+// the mean over the last (class) dim: one value per sample before reduction.
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const MultilabelSoftMarginLossFuncOptions& options = {});
+
+struct MultiMarginLossFuncOptions {
+  EMBER_ARG(int64_t, p) = 1;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(Tensor, weight);
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// Multi-class hinge loss: input [N, C] (or [C]), target [N] (or 0-dim) of
+// class indices; per sample sum_{j != y} max(0, margin - x[y] + x[j])^p
+// (times weight[y]) / C, p 1 or 2.
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
+                         const MultiMarginLossFuncOptions& options = {});
+
+struct MultilabelMarginLossFuncOptions {
+  /* implicit */ MultilabelMarginLossFuncOptions(Reduction reduction = kMean)  // NOLINT
+      : reduction_(reduction) {}
+  EMBER_ARG(Reduction, reduction);
+};
+// Multi-label hinge loss: input [N, C] (or [C]); target of the same shape
+// holding each sample's class indices up to the first -1; per sample
+// sum over its classes j and the other classes i of max(0, 1 - (x[j] - x[i])) / C.
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& options = {});
+
+struct TripletMarginWithDistanceLossFuncOptions {
+  using distance_function_t = std::function<Tensor(const Tensor&, const Tensor&)>;
+  // None: pairwise_distance.
+  EMBER_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(bool, swap) = false;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// triplet_margin_loss with any distance: max(0, margin + d(a, p) - d(a, n)).
+Tensor triplet_margin_with_distance_loss(
+    const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+    const TripletMarginWithDistanceLossFuncOptions& options = {});
 
 struct PoissonNLLLossFuncOptions {
   EMBER_ARG(bool, log_input) = true;

@@ -1,0 +1,144 @@
+// The margin losses against PyTorch 1.13 (tools/golden/margin_losses.py):
+// outputs and input gradients in float32 and float64 for each reduction,
+// the weighted and 1-D forms, a custom distance; the modules; the errors.
+
+#include <gtest/gtest.h>
+
+#include "autograd/autograd.h"
+#include "nn/functional/distance.h"
+#include "nn/functional/loss.h"
+#include "nn/functional/testing/nn_golden.h"
+#include "nn/loss.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using testing::check_case_in;
+
+const testing::GoldenEntry kGolden[] = {
+#include "nn/functional/testdata/margin_losses_golden.inc"
+};
+
+Reduction reduction(const std::string& r) {
+  return r == "none" ? kNone : r == "sum" ? kSum : kMean;
+}
+
+TEST(MarginLossTest, EveryReductionMatchesPyTorch) {
+  for (const std::string r : {"none", "mean", "sum"}) {
+    SCOPED_TRACE(r);
+    const Reduction red = reduction(r);
+    check_case_in(kGolden, "hinge_" + r, 2, {0}, [&](const std::vector<Tensor>& in) {
+      return F::hinge_embedding_loss(in[0], in[1],
+                                     F::HingeEmbeddingLossFuncOptions().margin(0.7).reduction(red));
+    });
+    check_case_in(kGolden, "soft_margin_" + r, 2, {0}, [&](const std::vector<Tensor>& in) {
+      return F::soft_margin_loss(in[0], in[1], red);
+    });
+    check_case_in(kGolden, "multilabel_soft_margin_" + r, 2, {0},
+                  [&](const std::vector<Tensor>& in) {
+                    return F::multilabel_soft_margin_loss(
+                        in[0], in[1], F::MultilabelSoftMarginLossFuncOptions().reduction(red));
+                  });
+    check_case_in(kGolden, "multi_margin_" + r, 2, {0}, [&](const std::vector<Tensor>& in) {
+      return F::multi_margin_loss(in[0], in[1], F::MultiMarginLossFuncOptions().reduction(red));
+    });
+    check_case_in(kGolden, "multilabel_margin_" + r, 2, {0}, [&](const std::vector<Tensor>& in) {
+      return F::multilabel_margin_loss(in[0], in[1], red);
+    });
+    check_case_in(kGolden, "triplet_distance_" + r, 3, {0, 1, 2},
+                  [&](const std::vector<Tensor>& in) {
+                    return F::triplet_margin_with_distance_loss(
+                        in[0], in[1], in[2],
+                        F::TripletMarginWithDistanceLossFuncOptions().reduction(red));
+                  });
+  }
+}
+
+TEST(MarginLossTest, WeightsOneDimensionalInputsAndCustomDistances) {
+  check_case_in(kGolden, "multilabel_soft_margin_weight", 3, {0},
+                [](const std::vector<Tensor>& in) {
+                  return F::multilabel_soft_margin_loss(
+                      in[0], in[1], F::MultilabelSoftMarginLossFuncOptions().weight(in[2]));
+                });
+  check_case_in(kGolden, "multi_margin_p2_weight", 3, {0}, [](const std::vector<Tensor>& in) {
+    return F::multi_margin_loss(in[0], in[1],
+                                F::MultiMarginLossFuncOptions().p(2).margin(0.6).weight(in[2]));
+  });
+  check_case_in(kGolden, "multi_margin_1d", 2, {0}, [](const std::vector<Tensor>& in) {
+    return F::multi_margin_loss(in[0], in[1], F::MultiMarginLossFuncOptions().reduction(kNone));
+  });
+  check_case_in(kGolden, "multilabel_margin_1d", 2, {0}, [](const std::vector<Tensor>& in) {
+    return F::multilabel_margin_loss(in[0], in[1], kNone);
+  });
+  check_case_in(kGolden, "triplet_distance_cosine_swap", 3, {0, 1, 2},
+                [](const std::vector<Tensor>& in) {
+                  return F::triplet_margin_with_distance_loss(
+                      in[0], in[1], in[2],
+                      F::TripletMarginWithDistanceLossFuncOptions()
+                          .distance_function([](const Tensor& u, const Tensor& v) {
+                            return 1 - F::cosine_similarity(u, v);
+                          })
+                          .margin(0.5)
+                          .swap(true));
+                });
+}
+
+TEST(MarginLossTest, ModulesCallTheirFunctionals) {
+  Tensor x = arange(20, kDouble).reshape({4, 5}) * 0.1 - 0.8;
+  Tensor cls = tensor({2, 0, 4, 1}, kLong);
+  Tensor w = tensor({0.5, 1.0, 2.0, 1.5, 0.25}, kDouble);
+  nn::MultiMarginLoss mm(nn::MultiMarginLossOptions().p(2).weight(w));
+  EXPECT_TRUE(mm->forward(x, cls).allclose(
+      F::multi_margin_loss(x, cls, F::MultiMarginLossFuncOptions().p(2).weight(w))));
+  EXPECT_EQ(mm->named_buffers().size(), 1u);  // the class weights, as PyTorch's
+  nn::SoftMarginLoss sm(kSum);
+  Tensor sign = ones({4, 5}, kDouble);
+  EXPECT_TRUE(sm->forward(x, sign).allclose(F::soft_margin_loss(x, sign, kSum)));
+  nn::HingeEmbeddingLoss he;
+  EXPECT_TRUE(he->forward(x, sign).allclose(F::hinge_embedding_loss(x, sign)));
+  nn::TripletMarginWithDistanceLoss tl;
+  EXPECT_TRUE(tl->forward(x, x + 1, x - 1).allclose(F::triplet_margin_with_distance_loss(x, x + 1, x - 1)));
+  EXPECT_THROW(nn::MultiMarginLoss(nn::MultiMarginLossOptions().p(3)), Error);
+}
+
+TEST(MarginLossTest, BadInputsSayWhatIsWrong) {
+  Tensor x = zeros({4, 5});
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { F::multi_margin_loss(x, tensor({0, 1, 5, 2}, kLong)); })
+                .find("target out of range"),
+            std::string::npos);
+  EXPECT_NE(message([&] { F::multi_margin_loss(x, tensor({0, 1}, kLong)); })
+                .find("inconsistent target size, expected 4 but got torch.Size([2])"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              F::multi_margin_loss(x, tensor({0, 1, 2, 3}, kLong),
+                                   F::MultiMarginLossFuncOptions().p(3));
+            }).find("only p == 1 and p == 2 supported"),
+            std::string::npos);
+  EXPECT_NE(message([&] { F::multilabel_margin_loss(x, zeros({4, 3}, kLong)); })
+                .find("inconsistent size torch.Size([4, 3]) for target"),
+            std::string::npos);
+  EXPECT_NE(message([&] { F::multi_margin_loss(zeros({4, 0}), zeros({4}, kLong)); })
+                .find("Expected non-empty vector or matrix"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              F::triplet_margin_with_distance_loss(
+                  x, x, x, F::TripletMarginWithDistanceLossFuncOptions().margin(0));
+            }).find("expected margin to be greater than 0"),
+            std::string::npos);
+  EXPECT_NE(message([&] { F::triplet_margin_with_distance_loss(x, x, zeros({5})); })
+                .find("expected to have the same number of dimensions"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ember
