@@ -30,6 +30,15 @@ Tensor TanhImpl::forward(const Tensor& input) { return F::tanh(input); }
 Tensor SoftmaxImpl::forward(const Tensor& input) { return F::softmax(input, options.dim()); }
 std::string SoftmaxImpl::extra_repr() const { return absl::StrCat("dim=", options.dim()); }
 
+Tensor SoftminImpl::forward(const Tensor& input) { return F::softmin(input, options.dim()); }
+std::string SoftminImpl::extra_repr() const { return absl::StrCat("dim=", options.dim()); }
+
+Tensor Softmax2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK_VALUE(input.dim() == 3 || input.dim() == 4, "Softmax2d: expected input to be 3D or 4D, got ",
+                    input.dim(), "D instead");
+  return F::softmax(input, -3);
+}
+
 Tensor LogSoftmaxImpl::forward(const Tensor& input) {
   return F::log_softmax(input, options.dim());
 }

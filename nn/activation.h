@@ -87,6 +87,23 @@ class LogSoftmaxImpl : public Module {
 };
 EMBER_MODULE(LogSoftmax);
 
+using SoftminOptions = SoftmaxOptions;
+class SoftminImpl : public Module {
+ public:
+  explicit SoftminImpl(const SoftminOptions& options) : options(options) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  SoftminOptions options;
+};
+EMBER_MODULE(Softmin);
+
+// Softmax over the channels of a (C, H, W) or (N, C, H, W) input.
+class Softmax2dImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Softmax2d);
+
 using ELUOptions = functional::ELUFuncOptions;
 using SELUOptions = functional::SELUFuncOptions;
 using CELUOptions = functional::CELUFuncOptions;

@@ -166,5 +166,11 @@ std::string GroupNormImpl::extra_repr() const {
                       ", eps=", py_float(options.eps()), ", affine=", py_bool(options.affine()));
 }
 
+std::string LocalResponseNormImpl::extra_repr() const {
+  return absl::StrCat(options.size(), ", alpha=", detail::py_float(options.alpha()),
+                      ", beta=", detail::py_float(options.beta()),
+                      ", k=", detail::py_float(options.k()));
+}
+
 }  // namespace nn
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn/functional/options.h"
+#include "nn/functional/normalization.h"
 #include "nn/module.h"
 #include "tensor/tensor.h"
 
@@ -134,6 +135,16 @@ class GroupNormImpl : public Module {
   Tensor weight, bias;
 };
 EMBER_MODULE(GroupNorm);
+
+using LocalResponseNormOptions = functional::LocalResponseNormFuncOptions;
+class LocalResponseNormImpl : public Module {
+ public:
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options) : options(options) {}
+  Tensor forward(const Tensor& input) { return functional::local_response_norm(input, options); }
+  std::string extra_repr() const override;
+  LocalResponseNormOptions options;
+};
+EMBER_MODULE(LocalResponseNorm);
 
 extern template class NormImplBase<BatchNormOptions>;
 

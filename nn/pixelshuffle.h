@@ -39,6 +39,15 @@ class PixelUnshuffleImpl : public Module {
 };
 EMBER_MODULE(PixelUnshuffle);
 
+class ChannelShuffleImpl : public Module {
+ public:
+  explicit ChannelShuffleImpl(int64_t groups) : groups(groups) {}
+  Tensor forward(const Tensor& input) { return functional::channel_shuffle(input, groups); }
+  std::string extra_repr() const override { return absl::StrCat("groups=", groups); }
+  int64_t groups;
+};
+EMBER_MODULE(ChannelShuffle);
+
 }  // namespace nn
 }  // namespace ember
 

@@ -82,6 +82,26 @@ Tensor AdaptiveAvgPoolImpl<D>::forward(const Tensor& input) {
 }
 
 template <size_t D>
+Tensor LPPoolImpl<D>::forward(const Tensor& input) {
+  if constexpr (D == 1) {
+    return F::lp_pool1d(input, options);
+  } else {
+    return F::lp_pool2d(input, options);
+  }
+}
+
+template <size_t D>
+std::string LPPoolImpl<D>::extra_repr() const {
+  return absl::StrCat("norm_type=", detail::py_float(options.norm_type()),
+                      ", kernel_size=", detail::py_size(options.kernel_size()),
+                      ", stride=", detail::py_size(options.stride()),
+                      ", ceil_mode=", detail::py_bool(options.ceil_mode()));
+}
+
+template class LPPoolImpl<1>;
+template class LPPoolImpl<2>;
+
+template <size_t D>
 std::string AdaptiveAvgPoolImpl<D>::extra_repr() const {
   return absl::StrCat("output_size=", py_size(options.output_size()));
 }

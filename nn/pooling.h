@@ -85,6 +85,22 @@ class AdaptiveMaxPoolImpl : public Module {
   AdaptivePoolOptions<D> options;
 };
 
+template <size_t D>
+using LPPoolOptions = functional::LPPoolFuncOptions<D>;
+using LPPool1dOptions = LPPoolOptions<1>;
+using LPPool2dOptions = LPPoolOptions<2>;
+
+template <size_t D>
+class LPPoolImpl : public Module {
+ public:
+  LPPoolImpl(double norm_type, int64_t kernel_size)
+      : LPPoolImpl(LPPoolOptions<D>(norm_type, ExpandingArray<D>(kernel_size))) {}
+  explicit LPPoolImpl(const LPPoolOptions<D>& options) : options(options) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  LPPoolOptions<D> options;
+};
+
 // The named layers (their class names are what the printed tree shows).
 #define EMBER_POOL_LAYER(Name, Base, D)  \
   class Name##Impl : public Base<D> {    \
@@ -98,6 +114,8 @@ EMBER_POOL_LAYER(MaxPool3d, MaxPoolImpl, 3);
 EMBER_POOL_LAYER(AvgPool1d, AvgPoolImpl, 1);
 EMBER_POOL_LAYER(AvgPool2d, AvgPoolImpl, 2);
 EMBER_POOL_LAYER(AvgPool3d, AvgPoolImpl, 3);
+EMBER_POOL_LAYER(LPPool1d, LPPoolImpl, 1);
+EMBER_POOL_LAYER(LPPool2d, LPPoolImpl, 2);
 EMBER_POOL_LAYER(AdaptiveAvgPool1d, AdaptiveAvgPoolImpl, 1);
 EMBER_POOL_LAYER(AdaptiveAvgPool2d, AdaptiveAvgPoolImpl, 2);
 EMBER_POOL_LAYER(AdaptiveAvgPool3d, AdaptiveAvgPoolImpl, 3);

@@ -51,6 +51,10 @@ Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
 Tensor sigmoid(const Tensor& input) { return ember::sigmoid(input); }
 Tensor tanh(const Tensor& input) { return ember::tanh(input); }
 
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
+  return softmax(-input, options);
+}
+
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
   return ember::softmax(input, options.dim(), options.dtype());
 }

@@ -48,6 +48,10 @@ struct SoftmaxFuncOptions {
 };
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 
+// softmax(-input): libtorch's F::softmin(x, F::SoftminFuncOptions(dim)).
+using SoftminFuncOptions = SoftmaxFuncOptions;
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
+
 using LogSoftmaxFuncOptions = SoftmaxFuncOptions;
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
 

@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nn/functional/padding.h"
+#include "nn/functional/pooling.h"
 #include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/error.h"
@@ -130,6 +132,27 @@ Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
     rv.copy_(running_var.view({n, c}).mean({0}));
   }
   return out.view(input.sizes());
+}
+
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& o) {
+  const int64_t dim = input.dim();
+  EMBER_CHECK_VALUE(dim >= 3, "Expected 3D or higher dimensionality input (got ", dim,
+                    " dimensions)");
+  if (input.numel() == 0) return input;
+  const int64_t size = o.size();
+  Tensor div = input.mul(input).unsqueeze(1);
+  if (dim == 3) {
+    div = pad(div, PadFuncOptions({0, 0, size / 2, (size - 1) / 2}));
+    div = avg_pool2d(div, AvgPool2dFuncOptions({size, 1}).stride(1)).squeeze(1);
+  } else {
+    const auto sizes = input.sizes();
+    div = div.view({sizes[0], 1, sizes[1], sizes[2], -1});
+    div = pad(div, PadFuncOptions({0, 0, 0, 0, size / 2, (size - 1) / 2}));
+    div = avg_pool3d(div, AvgPool3dFuncOptions({size, 1, 1}).stride(1)).squeeze(1);
+    div = div.view(sizes);
+  }
+  div = div.mul(o.alpha()).add(o.k()).pow(o.beta());
+  return input / div;
 }
 
 }  // namespace functional

@@ -49,6 +49,18 @@ struct GroupNormFuncOptions {
 };
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
 
+// Local response normalization across channels: x / (k + alpha / size *
+// sum of x^2 over `size` neighbouring channels)^beta, as PyTorch's
+// composite over avg_pool (input [N, C, *], at least 3-D).
+struct LocalResponseNormFuncOptions {
+  /* implicit */ LocalResponseNormFuncOptions(int64_t size) : size_(size) {}  // NOLINT
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(double, k) = 1.;
+};
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options);
+
 // input [N, C, *] normalized per sample and channel over the other dims,
 // as ATen's instance_norm: batch_norm of the input seen as [1, N * C, *],
 // with weight, bias and running statistics repeated per sample. With

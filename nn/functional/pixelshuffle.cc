@@ -4,6 +4,8 @@
 #include <numeric>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "tensor/error.h"
 
 namespace ember {
@@ -57,6 +59,24 @@ Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& opt
               "but input.size(-1)=", w, " is not divisible by ", r);
   // (c, oh, r, ow, r) -> (c, r, r, oh, ow)
   return rearrange(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {c * r * r, h / r, w / r});
+}
+
+Tensor channel_shuffle(const Tensor& input, int64_t groups) {
+  EMBER_CHECK(input.dim() > 2,
+              "channel_shuffle expects input to have at least 3 dimensions, but got input with "
+              "sizes [",
+              absl::StrJoin(input.sizes(), ", "), "]");
+  EMBER_CHECK(groups > 0, "Number of groups to divide channels in must be positive. Value of "
+                          "groups:",
+              groups);
+  const int64_t c = input.size(1);
+  EMBER_CHECK(c % groups == 0, "Number of channels must be divisible by groups. Got ", c,
+              " channels and ", groups, " groups.");
+  return input.reshape({input.size(0), groups, c / groups, -1})
+      .permute({0, 2, 1, 3})
+      .contiguous()
+      .reshape(input.sizes())
+      .contiguous(input.suggest_memory_format());
 }
 
 }  // namespace functional

@@ -22,6 +22,10 @@ struct PixelShuffleFuncOptions {
 };
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
 
+// torch.nn.functional.channel_shuffle / nn.ChannelShuffle: the C channels
+// of an [N, C, *] input, seen as [groups, C / groups], transposed.
+Tensor channel_shuffle(const Tensor& input, int64_t groups);
+
 struct PixelUnshuffleFuncOptions {
   /* implicit */ PixelUnshuffleFuncOptions(int64_t downscale_factor)  // NOLINT
       : downscale_factor_(downscale_factor) {}

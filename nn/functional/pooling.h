@@ -78,6 +78,22 @@ using AvgPool1dFuncOptions = AvgPoolFuncOptions<1>;
 using AvgPool2dFuncOptions = AvgPoolFuncOptions<2>;
 using AvgPool3dFuncOptions = AvgPoolFuncOptions<3>;
 Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options);
+
+// Power-average pooling: (sum over the window of x^p)^(1/p), as PyTorch's
+// composite over avg_pool (a window whose sum is negative gives 0).
+template <size_t D>
+struct LPPoolFuncOptions {
+  LPPoolFuncOptions(double norm_type, ExpandingArray<D> kernel_size)
+      : norm_type_(norm_type), kernel_size_(kernel_size), stride_(kernel_size) {}
+  EMBER_ARG(double, norm_type);
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(bool, ceil_mode) = false;
+};
+using LPPool1dFuncOptions = LPPoolFuncOptions<1>;
+using LPPool2dFuncOptions = LPPoolFuncOptions<2>;
+Tensor lp_pool1d(const Tensor& input, const LPPool1dFuncOptions& options);
+Tensor lp_pool2d(const Tensor& input, const LPPool2dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options);
 

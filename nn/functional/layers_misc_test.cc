@@ -1,0 +1,82 @@
+// softmin/Softmax2d, channel_shuffle, lp_pool1d/2d and local_response_norm
+// against PyTorch 1.13 (tools/golden/layers_misc.py): outputs and gradients
+// in float32 and float64; the modules; the errors.
+
+#include <gtest/gtest.h>
+
+#include "autograd/autograd.h"
+#include "nn/activation.h"
+#include "nn/functional/activation.h"
+#include "nn/functional/normalization.h"
+#include "nn/functional/pixelshuffle.h"
+#include "nn/functional/pooling.h"
+#include "nn/functional/testing/nn_golden.h"
+#include "nn/normalization.h"
+#include "nn/pixelshuffle.h"
+#include "nn/pooling.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using testing::check_case_in;
+using In = std::vector<Tensor>;
+
+const testing::GoldenEntry kGolden[] = {
+#include "nn/functional/testdata/layers_misc_golden.inc"
+};
+
+TEST(LayersMiscTest, SoftminAndSoftmax2d) {
+  check_case_in(kGolden, "softmin_dim1", 1, {0},
+                [](const In& in) { return F::softmin(in[0], F::SoftminFuncOptions(1)); });
+  nn::Softmax2d s2d;
+  check_case_in(kGolden, "softmax2d", 1, {0}, [&](const In& in) { return s2d->forward(in[0]); });
+  check_case_in(kGolden, "softmax2d_3d", 1, {0}, [&](const In& in) { return s2d->forward(in[0]); });
+  EXPECT_THROW(s2d->forward(zeros({2, 3})), Error);
+  nn::Softmin sm(1);
+  EXPECT_EQ(sm->repr(), "Softmin(dim=1)");
+}
+
+TEST(LayersMiscTest, ChannelShuffle) {
+  // PyTorch 1.13 has no gradient for it (ember's is the permutation's).
+  check_case_in(kGolden, "channel_shuffle_3", 1, {},
+                [](const In& in) { return F::channel_shuffle(in[0], 3); });
+  nn::ChannelShuffle cs(2);
+  check_case_in(kGolden, "channel_shuffle_2_3d", 1, {},
+                [&](const In& in) { return cs->forward(in[0]); });
+  EXPECT_EQ(cs->repr(), "ChannelShuffle(groups=2)");
+  EXPECT_THROW(F::channel_shuffle(zeros({2, 5, 3}), 2), Error);  // 5 channels, 2 groups
+  EXPECT_THROW(F::channel_shuffle(zeros({2, 4}), 2), Error);
+}
+
+TEST(LayersMiscTest, LPPool) {
+  check_case_in(kGolden, "lp_pool2d_p2", 1, {0},
+                [](const In& in) { return F::lp_pool2d(in[0], F::LPPool2dFuncOptions(2.0, 2)); });
+  check_case_in(kGolden, "lp_pool2d_p3_stride1_ceil", 1, {0}, [](const In& in) {
+    return F::lp_pool2d(in[0], F::LPPool2dFuncOptions(3.0, {2, 3}).stride(1).ceil_mode(true));
+  });
+  nn::LPPool2d p1(1.0, 2);
+  check_case_in(kGolden, "lp_pool2d_p1_signed", 1, {0},
+                [&](const In& in) { return p1->forward(in[0]); });
+  nn::LPPool1d l1(nn::LPPool1dOptions(2.0, 3).stride(2));
+  check_case_in(kGolden, "lp_pool1d_p2", 1, {0}, [&](const In& in) { return l1->forward(in[0]); });
+  EXPECT_EQ(p1->repr(), "LPPool2d(norm_type=1.0, kernel_size=2, stride=2, ceil_mode=False)");
+}
+
+TEST(LayersMiscTest, LocalResponseNorm) {
+  nn::LocalResponseNorm lrn(3);
+  check_case_in(kGolden, "local_response_norm_4d", 1, {0},
+                [&](const In& in) { return lrn->forward(in[0]); });
+  check_case_in(kGolden, "local_response_norm_3d", 1, {0}, [](const In& in) {
+    return F::local_response_norm(in[0],
+                                  F::LocalResponseNormFuncOptions(2).alpha(0.01).beta(0.5).k(2.0));
+  });
+  check_case_in(kGolden, "local_response_norm_5d", 1, {0},
+                [](const In& in) { return F::local_response_norm(in[0], 4); });
+  EXPECT_EQ(lrn->repr(), "LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1.0)");
+  EXPECT_THROW(F::local_response_norm(zeros({2, 3}), 2), Error);
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,0 +1,39 @@
+#!/usr/bin/python3
+"""Layers PyTorch 1.13 has and ember lacked (issue 19's "rest of torch.nn"):
+softmin / Softmax2d, channel_shuffle, lp_pool1d/2d and local_response_norm,
+for nn/functional/layers_misc_test.cc: inputs, outputs and input gradients
+in float32 and float64 (op_case). Run with Debian's PyTorch:
+/usr/bin/python3 tools/golden/layers_misc.py"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from golden_util import GoldenWriter, mk
+
+
+def main():
+    w = GoldenWriter("layers_misc", "nn/functional")
+    x4 = mk([2, 6, 3, 4], torch.float64) * 0.25 - 1.0
+    x3 = mk([2, 4, 7], torch.float64) * 0.25 - 1.0
+    pos4 = mk([2, 3, 5, 6], torch.float64) * 0.2 + 0.1
+    w.op_case("softmin_dim1", lambda x: F.softmin(x, dim=1), [x4])
+    w.op_case("softmax2d", lambda x: nn.Softmax2d()(x), [x4])
+    w.op_case("softmax2d_3d", lambda x: nn.Softmax2d()(x), [x4[0]])
+    # 1.13 has no derivative for channel_shuffle (2.x added one): forward only.
+    w.op_case("channel_shuffle_3", lambda x: F.channel_shuffle(x, 3), [x4], grads=())
+    w.op_case("channel_shuffle_2_3d", lambda x: F.channel_shuffle(x, 2), [x3], grads=())
+    w.op_case("lp_pool2d_p2", lambda x: F.lp_pool2d(x, 2.0, 2), [pos4])
+    w.op_case("lp_pool2d_p3_stride1_ceil",
+              lambda x: F.lp_pool2d(x, 3.0, (2, 3), stride=1, ceil_mode=True), [pos4])
+    w.op_case("lp_pool2d_p1_signed", lambda x: F.lp_pool2d(x, 1.0, 2), [x4])
+    w.op_case("lp_pool1d_p2", lambda x: F.lp_pool1d(x, 2.0, 3, stride=2), [x3.abs() + 0.1])
+    w.op_case("local_response_norm_4d", lambda x: F.local_response_norm(x, 3), [x4])
+    w.op_case("local_response_norm_3d",
+              lambda x: F.local_response_norm(x, 2, alpha=0.01, beta=0.5, k=2.0), [x3])
+    w.op_case("local_response_norm_5d",
+              lambda x: F.local_response_norm(x, 4), [x4.reshape(2, 6, 3, 2, 2)])
+    w.write()
+
+
+if __name__ == "__main__":
+    main()
