@@ -42,6 +42,34 @@ std::string LinearImpl::extra_repr() const {
                       ", bias=", detail::py_bool(bias.defined()));
 }
 
+BilinearImpl::BilinearImpl(const BilinearOptions& options) : options(options) {
+  weight = register_parameter("weight", empty({options.out_features(), options.in1_features(),
+                                               options.in2_features()}));
+  if (options.bias()) {
+    bias = register_parameter("bias", empty({options.out_features()}));
+  } else {
+    register_parameter("bias", Tensor(), false);
+  }
+  reset_parameters();
+}
+
+void BilinearImpl::reset_parameters() {
+  const double bound = 1 / std::sqrt(static_cast<double>(weight.size(1)));
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return functional::bilinear(input1, input2, weight, bias);
+}
+
+std::string BilinearImpl::extra_repr() const {
+  return absl::StrCat("in1_features=", options.in1_features(),
+                      ", in2_features=", options.in2_features(),
+                      ", out_features=", options.out_features(),
+                      ", bias=", detail::py_bool(bias.defined()));
+}
+
 std::string FlattenImpl::extra_repr() const {
   return absl::StrCat("start_dim=", options.start_dim(), ", end_dim=", options.end_dim());
 }

@@ -43,6 +43,33 @@ class LinearImpl : public Module {
 EMBER_MODULE(Linear);
 
 // Returns its input.
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+// weight [out, in1, in2] and bias [out], both uniform in +-1/sqrt(in1) as
+// PyTorch initializes them (bit for bit under manual_seed).
+class BilinearImpl : public Module {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+
+  void reset_parameters();
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  std::string extra_repr() const override;
+
+  BilinearOptions options;
+  Tensor weight;
+  Tensor bias;  // undefined with bias(false)
+};
+EMBER_MODULE(Bilinear);
+
 class IdentityImpl : public Module {
  public:
   Tensor forward(const Tensor& input) { return input; }

@@ -7,14 +7,17 @@
 #include "autograd/autograd.h"
 #include "nn/activation.h"
 #include "nn/functional/activation.h"
+#include "nn/functional/linear.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/pixelshuffle.h"
 #include "nn/functional/pooling.h"
 #include "nn/functional/testing/nn_golden.h"
+#include "nn/linear.h"
 #include "nn/normalization.h"
 #include "nn/pixelshuffle.h"
 #include "nn/pooling.h"
 #include "tensor/all.h"
+#include "tensor/testing/golden.h"
 
 namespace ember {
 namespace {
@@ -76,6 +79,22 @@ TEST(LayersMiscTest, LocalResponseNorm) {
                 [](const In& in) { return F::local_response_norm(in[0], 4); });
   EXPECT_EQ(lrn->repr(), "LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1.0)");
   EXPECT_THROW(F::local_response_norm(zeros({2, 3}), 2), Error);
+}
+
+TEST(LayersMiscTest, Bilinear) {
+  check_case_in(kGolden, "bilinear", 4, {0, 1, 2, 3}, [](const In& in) {
+    return F::bilinear(in[0], in[1], in[2], in[3]);
+  });
+  check_case_in(kGolden, "bilinear_no_bias", 3, {0, 1, 2},
+                [](const In& in) { return F::bilinear(in[0], in[1], in[2]); });
+  manual_seed(0);
+  nn::Bilinear m(3, 4, 2);
+  EXPECT_TRUE(testing::matches_golden(m->weight, testing::find_golden(kGolden, "bilinear_init/weight")));
+  EXPECT_TRUE(testing::matches_golden(m->bias, testing::find_golden(kGolden, "bilinear_init/bias")));
+  EXPECT_EQ(m->repr(), "Bilinear(in1_features=3, in2_features=4, out_features=2, bias=True)");
+  EXPECT_EQ(m->forward(ones({5, 3}), ones({5, 4})).sizes(), IntArrayRef({5, 2}));
+  EXPECT_THROW(F::bilinear(ones({5, 3}), ones({5, 5}), m->weight), Error);
+  EXPECT_THROW(F::bilinear(ones({5, 3}), ones({6, 4}), m->weight), Error);
 }
 
 }  // namespace

@@ -28,6 +28,36 @@ Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
   return input.flatten(start_dim, end_dim);
 }
 
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                const Tensor& bias) {
+  EMBER_CHECK(input1.dim() == input2.dim(), "bilinear(): input dimensions do not match: got ",
+              input1.dim(), " and ", input2.dim());
+  EMBER_CHECK(input1.dim() >= 1 && weight.dim() == 3, "bilinear(): expected inputs of at least "
+                                                      "one dim and a 3-D weight");
+  for (int64_t i = 0; i + 1 < input1.dim(); ++i) {
+    EMBER_CHECK(input1.size(i) == input2.size(i),
+                "bilinear(): input batch dimensions do not match: got ", input1.size(i), " and ",
+                input2.size(i));
+  }
+  EMBER_CHECK(input1.size(-1) == weight.size(1),
+              "bilinear(): input1 size does not match weight size: got ", input1.size(-1),
+              " but expected ", weight.size(1));
+  EMBER_CHECK(input2.size(-1) == weight.size(2),
+              "bilinear(): input2 size does not match weight size: got ", input2.size(-1),
+              " but expected ", weight.size(2));
+  EMBER_CHECK(!bias.defined() || bias.size(0) == weight.size(0),
+              "bilinear(): bias size does not match weight size: got ",
+              bias.defined() ? bias.size(0) : 0, " but expected ", weight.size(0));
+  DimVector out_size(input1.sizes().begin(), input1.sizes().end() - 1);
+  out_size.push_back(weight.size(0));
+  const Tensor x1 = input1.reshape({-1, input1.size(-1)});  // [B, I1]
+  const Tensor x2 = input2.reshape({-1, input2.size(-1)});  // [B, I2]
+  // [B, I1] x [O, I1, I2] -> [O, B, I2], times x2, summed over I2 -> [B, O].
+  Tensor out = (x1.matmul(weight) * x2).sum(IntArrayRef{2}).t().reshape(out_size);
+  if (bias.defined()) out = out + bias;
+  return out;
+}
+
 }  // namespace functional
 }  // namespace nn
 }  // namespace ember

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Layers PyTorch 1.13 has and ember lacked (issue 19's "rest of torch.nn"):
-softmin / Softmax2d, channel_shuffle, lp_pool1d/2d and local_response_norm,
+softmin / Softmax2d, channel_shuffle, lp_pool1d/2d, local_response_norm and
+bilinear (and nn.Bilinear's initialization),
 for nn/functional/layers_misc_test.cc: inputs, outputs and input gradients
 in float32 and float64 (op_case). Run with Debian's PyTorch:
 /usr/bin/python3 tools/golden/layers_misc.py"""
@@ -32,6 +33,18 @@ def main():
               lambda x: F.local_response_norm(x, 2, alpha=0.01, beta=0.5, k=2.0), [x3])
     w.op_case("local_response_norm_5d",
               lambda x: F.local_response_norm(x, 4), [x4.reshape(2, 6, 3, 2, 2)])
+    x1 = mk([2, 3, 4], torch.float64) * 0.2 - 0.5
+    x2 = mk([2, 3, 5], torch.float64, 4) * 0.15 - 0.4
+    wt = mk([2, 4, 5], torch.float64, 9) * 0.1 - 0.3
+    b = torch.tensor([0.25, -0.5], dtype=torch.float64)
+    w.op_case("bilinear", F.bilinear, [x1, x2, wt, b], grads=(0, 1, 2, 3))
+    w.op_case("bilinear_no_bias", lambda a, c, d: F.bilinear(a, c, d), [x1[0], x2[0], wt],
+              grads=(0, 1, 2))
+    # nn.Bilinear's initialization under manual_seed(0).
+    torch.manual_seed(0)
+    m = torch.nn.Bilinear(3, 4, 2)
+    w.add("bilinear_init/weight", m.weight)
+    w.add("bilinear_init/bias", m.bias)
     w.write()
 
 
