@@ -1,9 +1,11 @@
 #include "nn/init.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/grad_mode.h"
 #include "tensor/error.h"
+#include "tensor/random.h"
 
 namespace ember {
 namespace nn {
@@ -69,6 +71,40 @@ Tensor eye_(Tensor tensor) {
   NoGradGuard no_grad;
   tensor.zero_();
   tensor.diagonal().fill_(1);
+  return tensor;
+}
+
+Tensor dirac_(Tensor tensor, int64_t groups) {
+  const int64_t dims = tensor.dim();
+  EMBER_CHECK_VALUE(dims >= 3 && dims <= 5, "Only tensors with 3, 4, or 5 dimensions are supported");
+  EMBER_CHECK_VALUE(groups > 0 && tensor.size(0) % groups == 0,
+                    "dim 0 must be divisible by groups");
+  const int64_t out_per_group = tensor.size(0) / groups;
+  const int64_t min_dim = std::min(out_per_group, tensor.size(1));
+  NoGradGuard no_grad;
+  tensor.zero_();
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t d = 0; d < min_dim; ++d) {
+      Tensor tap = tensor.select(0, g * out_per_group + d).select(0, d);
+      for (int64_t k = 2; k < dims; ++k) tap = tap.select(0, tensor.size(k) / 2);
+      tap.fill_(1);
+    }
+  }
+  return tensor;
+}
+
+Tensor sparse_(Tensor tensor, double sparsity, double std) {
+  EMBER_CHECK_VALUE(tensor.dim() == 2, "Only tensors with 2 dimensions are supported");
+  if (NoInitGuard::active()) return tensor;
+  const int64_t rows = tensor.size(0), cols = tensor.size(1);
+  const auto num_zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  NoGradGuard no_grad;
+  tensor.normal_(0, std);
+  for (int64_t col = 0; col < cols; ++col) {
+    const Tensor zero_rows = randperm(rows).slice(0, 0, num_zeros);
+    Tensor column = tensor.select(1, col);
+    column.index_fill_(0, zero_rows, 0);
+  }
   return tensor;
 }
 

@@ -83,6 +83,14 @@ Tensor ones_(Tensor tensor);
 Tensor zeros_(Tensor tensor);
 // The identity matrix; ValueError unless 2-D.
 Tensor eye_(Tensor tensor);
+// The Dirac delta for convolution weights [out, in, *k] (3-D to 5-D): each
+// output channel of a group passes its input channel's center tap (groups
+// split the output channels). ValueError for other dims, or out channels
+// not divisible by groups.
+Tensor dirac_(Tensor tensor, int64_t groups = 1);
+// normal_(0, std), then in each column ceil(sparsity * rows) entries,
+// chosen by randperm, set to 0 (2-D only), drawing as PyTorch's.
+Tensor sparse_(Tensor tensor, double sparsity, double std = 0.01);
 Tensor xavier_uniform_(Tensor tensor, double gain = 1);
 Tensor xavier_normal_(Tensor tensor, double gain = 1);
 // a: the negative slope after this layer (leaky_relu only). A tensor with
