@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include "autograd/grad_mode.h"
 #include "tensor/error.h"
+#include "tensor/empty.h"
 #include "tensor/random.h"
 
 namespace ember {
@@ -105,6 +108,73 @@ Tensor sparse_(Tensor tensor, double sparsity, double std) {
     Tensor column = tensor.select(1, col);
     column.index_fill_(0, zero_rows, 0);
   }
+  return tensor;
+}
+
+namespace {
+
+// erfinv as ATen's calc_erfinv computes it in T: Giles-style rational
+// approximation (Pavlis' coefficients), then two Newton steps on erf.
+template <typename T>
+T erfinv_like_aten(T y) {
+  const T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
+  const T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
+  const T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
+  const T d[2] = {T(3.543889200), T(1.637067800)};
+  const T y_abs = std::abs(y);
+  if (y_abs > T(1)) return std::numeric_limits<T>::quiet_NaN();
+  if (y_abs == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
+  T x;
+  if (y_abs <= T(0.7)) {
+    const T z = y * y;
+    const T num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];
+    const T dem = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1);
+    x = y * num / dem;
+  } else {
+    const T z = std::sqrt(-std::log((T(1) - y_abs) / T(2)));
+    const T num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
+    const T dem = (d[1] * z + d[0]) * z + T(1);
+    x = std::copysign(num, y) / dem;
+  }
+  const T two_over_sqrt_pi = T(2) / static_cast<T>(std::sqrt(M_PI));
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  return x;
+}
+
+template <typename T>
+void erfinv_inplace(Tensor& t) {
+  T* p = t.data_ptr<T>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = erfinv_like_aten<T>(p[i]);
+}
+
+}  // namespace
+
+Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b) {
+  EMBER_CHECK_VALUE(tensor.dtype() == kFloat || tensor.dtype() == kDouble,
+                    "trunc_normal_: float or double tensors, got ", dtype_name(tensor.dtype()));
+  if (mean < a - 2 * std || mean > b + 2 * std) {
+    std::fprintf(stderr,
+                 "UserWarning: mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                 "The distribution of values may be incorrect.\n");
+  }
+  if (NoInitGuard::active()) return tensor;
+  NoGradGuard no_grad;
+  const auto norm_cdf = [](double x) { return (1. + std::erf(x / std::sqrt(2.))) / 2.; };
+  const double l = norm_cdf((a - mean) / std);
+  const double u = norm_cdf((b - mean) / std);
+  // The draws and the inverse CDF in a contiguous CPU buffer of the dtype.
+  Tensor work = tensor.is_cpu() && tensor.is_contiguous() ? tensor : empty_like(tensor, TensorOptions().device(kCPU), MemoryFormat::Contiguous);
+  work.uniform_(2 * l - 1, 2 * u - 1);
+  if (work.dtype() == kFloat) {
+    erfinv_inplace<float>(work);
+  } else {
+    erfinv_inplace<double>(work);
+  }
+  work.mul_(std * std::sqrt(2.));
+  work.add_(mean);
+  work.clamp_(a, b);
+  if (!work.is_same(tensor)) tensor.copy_(work);
   return tensor;
 }
 

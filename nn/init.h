@@ -91,6 +91,12 @@ Tensor dirac_(Tensor tensor, int64_t groups = 1);
 // normal_(0, std), then in each column ceil(sparsity * rows) entries,
 // chosen by randperm, set to 0 (2-D only), drawing as PyTorch's.
 Tensor sparse_(Tensor tensor, double sparsity, double std = 0.01);
+// A normal(mean, std) truncated to [a, b], drawn as PyTorch's: uniform_ over
+// the CDF's image of [a, b], then the inverse CDF (erfinv in the tensor's
+// dtype, PyTorch's rational approximation and two Newton steps), clamped.
+// Float and double tensors; a CUDA tensor is filled on the CPU and copied.
+Tensor trunc_normal_(Tensor tensor, double mean = 0, double std = 1, double a = -2,
+                     double b = 2);
 Tensor xavier_uniform_(Tensor tensor, double gain = 1);
 Tensor xavier_normal_(Tensor tensor, double gain = 1);
 // a: the negative slope after this layer (leaky_relu only). A tensor with

@@ -1,4 +1,4 @@
-// nn::init::dirac_ and sparse_ against PyTorch 1.13 (tools/golden/init_extra.py).
+// nn::init::dirac_, sparse_ and trunc_normal_ against PyTorch 1.13 (tools/golden/init_extra.py).
 
 #include <gtest/gtest.h>
 
@@ -34,6 +34,24 @@ TEST(InitExtraTest, SparseDrawsAsPyTorch) {
   EXPECT_TRUE(matches_golden(nn::init::sparse_(empty({5, 3}), 0.3),
                              find_golden(kGolden, "sparse_5x3_default_std")));
   EXPECT_THROW(nn::init::sparse_(empty({2, 2, 2}), 0.5), Error);
+}
+
+// erfinv as ATen computes it in the tensor's dtype: float32 draws bit for
+// bit as PyTorch's.
+TEST(InitExtraTest, TruncNormalDrawsAsPyTorch) {
+  manual_seed(2);
+  EXPECT_TRUE(matches_golden(nn::init::trunc_normal_(empty({4, 6})),
+                             find_golden(kGolden, "trunc_normal_default")));
+  manual_seed(3);
+  EXPECT_TRUE(matches_golden(nn::init::trunc_normal_(empty({3, 5}), 0.5, 0.2, -0.1, 0.9),
+                             find_golden(kGolden, "trunc_normal_shifted")));
+  manual_seed(4);
+  EXPECT_TRUE(matches_golden(nn::init::trunc_normal_(empty({2, 7}, kDouble), 0.0, 1.0, -1.5, 0.5),
+                             find_golden(kGolden, "trunc_normal_double")));
+  Tensor t = nn::init::trunc_normal_(empty({1000}), 0, 1, -0.5, 0.25);
+  EXPECT_GE(t.min().item<float>(), -0.5f);
+  EXPECT_LE(t.max().item<float>(), 0.25f);
+  EXPECT_THROW(nn::init::trunc_normal_(empty({3}, kLong)), Error);
 }
 
 }  // namespace
