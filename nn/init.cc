@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "tensor/error.h"
+#include "tensor/creation.h"
 #include "tensor/empty.h"
 #include "tensor/random.h"
 
@@ -149,6 +151,64 @@ void erfinv_inplace(Tensor& t) {
 }
 
 }  // namespace
+
+Tensor orthogonal_(Tensor tensor, double gain) {
+  EMBER_CHECK_VALUE(tensor.dim() >= 2, "Only tensors with 2 or more dimensions are supported");
+  if (tensor.numel() == 0 || NoInitGuard::active()) return tensor;
+  NoGradGuard no_grad;
+  const int64_t rows = tensor.size(0), cols = tensor.numel() / rows;
+  Tensor flat = empty({rows, cols}, TensorOptions().dtype(tensor.dtype()).device(tensor.device()));
+  flat.normal_(0, 1);
+  // Householder QR in double of the tall m x n matrix A (m >= n).
+  Tensor a = (rows < cols ? flat.t() : flat).to(kCPU, kDouble).contiguous();
+  const int64_t m = a.size(0), n = a.size(1);
+  std::vector<double> A(a.data_ptr<double>(), a.data_ptr<double>() + m * n);
+  std::vector<double> Q(static_cast<size_t>(m * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) Q[i * n + i] = 1.0;
+  std::vector<std::vector<double>> vs;
+  for (int64_t k = 0; k < n; ++k) {
+    double norm = 0;
+    for (int64_t i = k; i < m; ++i) norm += A[i * n + k] * A[i * n + k];
+    norm = std::sqrt(norm);
+    std::vector<double> v(static_cast<size_t>(m), 0.0);
+    const double alpha = A[k * n + k] >= 0 ? -norm : norm;
+    for (int64_t i = k; i < m; ++i) v[i] = A[i * n + k];
+    v[k] -= alpha;
+    double vv = 0;
+    for (int64_t i = k; i < m; ++i) vv += v[i] * v[i];
+    if (vv > 0) {
+      for (int64_t j = k; j < n; ++j) {
+        double dot = 0;
+        for (int64_t i = k; i < m; ++i) dot += v[i] * A[i * n + j];
+        for (int64_t i = k; i < m; ++i) A[i * n + j] -= 2 * dot / vv * v[i];
+      }
+    }
+    vs.push_back(std::move(v));
+  }
+  // Q = H_0 ... H_{n-1} applied to the first n columns of the identity.
+  for (int64_t k = n - 1; k >= 0; --k) {
+    const std::vector<double>& v = vs[k];
+    double vv = 0;
+    for (int64_t i = k; i < m; ++i) vv += v[i] * v[i];
+    if (vv == 0) continue;
+    for (int64_t j = 0; j < n; ++j) {
+      double dot = 0;
+      for (int64_t i = k; i < m; ++i) dot += v[i] * Q[i * n + j];
+      for (int64_t i = k; i < m; ++i) Q[i * n + j] -= 2 * dot / vv * v[i];
+    }
+  }
+  // Signs that make R's diagonal positive.
+  for (int64_t j = 0; j < n; ++j) {
+    if (A[j * n + j] < 0) {
+      for (int64_t i = 0; i < m; ++i) Q[i * n + j] = -Q[i * n + j];
+    }
+  }
+  Tensor q = from_blob(Q.data(), {m, n}, TensorOptions().dtype(kDouble)).clone();
+  if (rows < cols) q = q.t();
+  tensor.view_as(q).copy_(q.to(tensor.options()));
+  tensor.mul_(gain);
+  return tensor;
+}
 
 Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b) {
   EMBER_CHECK_VALUE(tensor.dtype() == kFloat || tensor.dtype() == kDouble,

@@ -91,6 +91,11 @@ Tensor dirac_(Tensor tensor, int64_t groups = 1);
 // normal_(0, std), then in each column ceil(sparsity * rows) entries,
 // chosen by randperm, set to 0 (2-D only), drawing as PyTorch's.
 Tensor sparse_(Tensor tensor, double sparsity, double std = 0.01);
+// A (semi-)orthogonal matrix: the Q of a QR of a normal_(0, 1) draw of
+// [rows, numel / rows] (transposed when wider than tall), its columns'
+// signs those that make R's diagonal positive (so Q is unique and equals
+// PyTorch's within rounding), times gain. ValueError under 2 dims.
+Tensor orthogonal_(Tensor tensor, double gain = 1);
 // A normal(mean, std) truncated to [a, b], drawn as PyTorch's: uniform_ over
 // the CDF's image of [a, b], then the inverse CDF (erfinv in the tensor's
 // dtype, PyTorch's rational approximation and two Newton steps), clamped.

@@ -54,5 +54,20 @@ TEST(InitExtraTest, TruncNormalDrawsAsPyTorch) {
   EXPECT_THROW(nn::init::trunc_normal_(empty({3}, kLong)), Error);
 }
 
+// The same draws, and Q unique once R's diagonal is positive: PyTorch's
+// matrix within rounding (its QR is LAPACK's, ember's a Householder QR).
+TEST(InitExtraTest, OrthogonalAsPyTorch) {
+  manual_seed(5);
+  EXPECT_TRUE(matches_golden(nn::init::orthogonal_(empty({6, 4})),
+                             find_golden(kGolden, "orthogonal_tall"), 1e-5));
+  manual_seed(6);
+  Tensor wide = nn::init::orthogonal_(empty({3, 2, 4}), 2.0);
+  EXPECT_TRUE(matches_golden(wide, find_golden(kGolden, "orthogonal_wide_gain"), 1e-5));
+  // Rows orthogonal, of length gain.
+  Tensor w = wide.reshape({3, 8});
+  EXPECT_TRUE(w.matmul(w.t()).allclose(eye(3) * 4, 1e-5, 1e-5));
+  EXPECT_THROW(nn::init::orthogonal_(empty({4})), Error);
+}
+
 }  // namespace
 }  // namespace ember

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""nn.init.dirac_, sparse_ and trunc_normal_ as PyTorch 1.13 fills them (sparse_ and
+"""nn.init.dirac_, sparse_, trunc_normal_ and orthogonal_ as PyTorch 1.13 fills them (sparse_ and
 trunc_normal_ under manual_seed), for nn/init_extra_test.cc. Run with Debian's PyTorch:
 /usr/bin/python3 tools/golden/init_extra.py"""
 import torch
@@ -24,6 +24,10 @@ def main():
     torch.manual_seed(4)
     w.add("trunc_normal_double",
           init.trunc_normal_(torch.empty(2, 7, dtype=torch.float64), 0.0, 1.0, -1.5, 0.5))
+    torch.manual_seed(5)
+    w.add("orthogonal_tall", init.orthogonal_(torch.empty(6, 4)))
+    torch.manual_seed(6)
+    w.add("orthogonal_wide_gain", init.orthogonal_(torch.empty(3, 2, 4), gain=2.0))
     w.write()
 
 
