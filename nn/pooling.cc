@@ -82,6 +82,33 @@ Tensor AdaptiveAvgPoolImpl<D>::forward(const Tensor& input) {
 }
 
 template <size_t D>
+Tensor MaxUnpoolImpl<D>::forward(const Tensor& input, const Tensor& indices,
+                                 const std::optional<std::vector<int64_t>>& output_size) {
+  auto o = F::MaxUnpoolFuncOptions<D>(options.kernel_size())
+               .stride(options.stride())
+               .padding(options.padding())
+               .output_size(output_size);
+  if constexpr (D == 1) {
+    return F::max_unpool1d(input, indices, o);
+  } else if constexpr (D == 2) {
+    return F::max_unpool2d(input, indices, o);
+  } else {
+    return F::max_unpool3d(input, indices, o);
+  }
+}
+
+template <size_t D>
+std::string MaxUnpoolImpl<D>::extra_repr() const {
+  return absl::StrCat("kernel_size=", py_tuple(options.kernel_size()),
+                      ", stride=", py_tuple(options.stride()),
+                      ", padding=", py_tuple(options.padding()));
+}
+
+template class MaxUnpoolImpl<1>;
+template class MaxUnpoolImpl<2>;
+template class MaxUnpoolImpl<3>;
+
+template <size_t D>
 Tensor LPPoolImpl<D>::forward(const Tensor& input) {
   if constexpr (D == 1) {
     return F::lp_pool1d(input, options);

@@ -86,6 +86,30 @@ class AdaptiveMaxPoolImpl : public Module {
 };
 
 template <size_t D>
+struct MaxUnpoolOptions {
+  /* implicit */ MaxUnpoolOptions(ExpandingArray<D> kernel_size)  // NOLINT
+      : kernel_size_(kernel_size), stride_(kernel_size) {}
+  /* implicit */ MaxUnpoolOptions(int64_t kernel_size)  // NOLINT
+      : MaxUnpoolOptions(ExpandingArray<D>(kernel_size)) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
+};
+using MaxUnpool1dOptions = MaxUnpoolOptions<1>;
+using MaxUnpool2dOptions = MaxUnpoolOptions<2>;
+using MaxUnpool3dOptions = MaxUnpoolOptions<3>;
+
+template <size_t D>
+class MaxUnpoolImpl : public Module {
+ public:
+  explicit MaxUnpoolImpl(const MaxUnpoolOptions<D>& options) : options(options) {}
+  Tensor forward(const Tensor& input, const Tensor& indices,
+                 const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  std::string extra_repr() const override;
+  MaxUnpoolOptions<D> options;
+};
+
+template <size_t D>
 using LPPoolOptions = functional::LPPoolFuncOptions<D>;
 using LPPool1dOptions = LPPoolOptions<1>;
 using LPPool2dOptions = LPPoolOptions<2>;
@@ -114,6 +138,9 @@ EMBER_POOL_LAYER(MaxPool3d, MaxPoolImpl, 3);
 EMBER_POOL_LAYER(AvgPool1d, AvgPoolImpl, 1);
 EMBER_POOL_LAYER(AvgPool2d, AvgPoolImpl, 2);
 EMBER_POOL_LAYER(AvgPool3d, AvgPoolImpl, 3);
+EMBER_POOL_LAYER(MaxUnpool1d, MaxUnpoolImpl, 1);
+EMBER_POOL_LAYER(MaxUnpool2d, MaxUnpoolImpl, 2);
+EMBER_POOL_LAYER(MaxUnpool3d, MaxUnpoolImpl, 3);
 EMBER_POOL_LAYER(LPPool1d, LPPoolImpl, 1);
 EMBER_POOL_LAYER(LPPool2d, LPPoolImpl, 2);
 EMBER_POOL_LAYER(AdaptiveAvgPool1d, AdaptiveAvgPoolImpl, 1);

@@ -81,6 +81,32 @@ TEST(LayersMiscTest, LocalResponseNorm) {
   EXPECT_THROW(F::local_response_norm(zeros({2, 3}), 2), Error);
 }
 
+TEST(LayersMiscTest, MaxUnpool) {
+  check_case_in(kGolden, "max_unpool2d", 2, {0}, [](const In& in) {
+    return F::max_unpool2d(in[0], in[1], F::MaxUnpool2dFuncOptions(2));
+  });
+  check_case_in(kGolden, "max_unpool2d_output_size", 2, {0}, [](const In& in) {
+    return F::max_unpool2d(in[0], in[1],
+                           F::MaxUnpool2dFuncOptions(2).output_size(std::vector<int64_t>{2, 6, 3, 5}));
+  });
+  nn::MaxUnpool1d u1(nn::MaxUnpool1dOptions(3).stride(2).padding(1));
+  check_case_in(kGolden, "max_unpool1d", 2, {0},
+                [&](const In& in) { return u1->forward(in[0], in[1]); });
+  nn::MaxUnpool3d u3(2);
+  check_case_in(kGolden, "max_unpool3d", 2, {0},
+                [&](const In& in) { return u3->forward(in[0], in[1]); });
+  check_case_in(kGolden, "max_unpool2d_unbatched", 2, {0}, [](const In& in) {
+    return F::max_unpool2d(in[0], in[1], F::MaxUnpool2dFuncOptions(2));
+  });
+  EXPECT_EQ(u1->repr(), "MaxUnpool1d(kernel_size=(3,), stride=(2,), padding=(1,))");
+  Tensor v = ones({1, 1, 2, 2});
+  EXPECT_THROW(F::max_unpool2d(v, full({1, 1, 2, 2}, 16, kLong), F::MaxUnpool2dFuncOptions(2)),
+               Error);  // index 16 in a 4x4 output
+  EXPECT_THROW(F::max_unpool2d(v, zeros({1, 1, 2, 2}, kLong),
+                               F::MaxUnpool2dFuncOptions(2).output_size(std::vector<int64_t>{9, 9})),
+               Error);
+}
+
 TEST(LayersMiscTest, Bilinear) {
   check_case_in(kGolden, "bilinear", 4, {0, 1, 2, 3}, [](const In& in) {
     return F::bilinear(in[0], in[1], in[2], in[3]);

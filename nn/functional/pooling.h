@@ -79,6 +79,31 @@ using AvgPool2dFuncOptions = AvgPoolFuncOptions<2>;
 using AvgPool3dFuncOptions = AvgPoolFuncOptions<3>;
 Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options);
 
+// The inverse of max pooling: each input value goes to its index (from
+// max_pool*_with_indices) in an output of zeros. The output's spatial size
+// is output_size when given (its last D entries; within a stride of the
+// default), else (in - 1) * stride + kernel - 2 * padding.
+template <size_t D>
+struct MaxUnpoolFuncOptions {
+  /* implicit */ MaxUnpoolFuncOptions(ExpandingArray<D> kernel_size)  // NOLINT
+      : kernel_size_(kernel_size), stride_(kernel_size) {}
+  /* implicit */ MaxUnpoolFuncOptions(int64_t kernel_size)  // NOLINT
+      : MaxUnpoolFuncOptions(ExpandingArray<D>(kernel_size)) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  EMBER_ARG(std::optional<std::vector<int64_t>>, output_size) = std::nullopt;
+};
+using MaxUnpool1dFuncOptions = MaxUnpoolFuncOptions<1>;
+using MaxUnpool2dFuncOptions = MaxUnpoolFuncOptions<2>;
+using MaxUnpool3dFuncOptions = MaxUnpoolFuncOptions<3>;
+Tensor max_unpool1d(const Tensor& input, const Tensor& indices,
+                    const MaxUnpool1dFuncOptions& options);
+Tensor max_unpool2d(const Tensor& input, const Tensor& indices,
+                    const MaxUnpool2dFuncOptions& options);
+Tensor max_unpool3d(const Tensor& input, const Tensor& indices,
+                    const MaxUnpool3dFuncOptions& options);
+
 // Power-average pooling: (sum over the window of x^p)^(1/p), as PyTorch's
 // composite over avg_pool (a window whose sum is negative gives 0).
 template <size_t D>

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Layers PyTorch 1.13 has and ember lacked (issue 19's "rest of torch.nn"):
 softmin / Softmax2d, channel_shuffle, lp_pool1d/2d, local_response_norm and
-bilinear (and nn.Bilinear's initialization),
+bilinear (and nn.Bilinear's initialization), max_unpool1d/2d/3d,
 for nn/functional/layers_misc_test.cc: inputs, outputs and input gradients
 in float32 and float64 (op_case). Run with Debian's PyTorch:
 /usr/bin/python3 tools/golden/layers_misc.py"""
@@ -40,6 +40,17 @@ def main():
     w.op_case("bilinear", F.bilinear, [x1, x2, wt, b], grads=(0, 1, 2, 3))
     w.op_case("bilinear_no_bias", lambda a, c, d: F.bilinear(a, c, d), [x1[0], x2[0], wt],
               grads=(0, 1, 2))
+    # max_unpool of max_pool's output and indices.
+    v2, i2 = F.max_pool2d(x4, 2, return_indices=True)
+    w.op_case("max_unpool2d", lambda v, i: F.max_unpool2d(v, i, 2), [v2, i2])
+    w.op_case("max_unpool2d_output_size",
+              lambda v, i: F.max_unpool2d(v, i, 2, output_size=[2, 6, 3, 5]), [v2, i2])
+    v1, i1 = F.max_pool1d(x3, 3, stride=2, padding=1, return_indices=True)
+    w.op_case("max_unpool1d", lambda v, i: F.max_unpool1d(v, i, 3, stride=2, padding=1), [v1, i1])
+    x5 = mk([1, 2, 4, 4, 4], torch.float64) * 0.1 - 0.3
+    v3, i3 = F.max_pool3d(x5, 2, return_indices=True)
+    w.op_case("max_unpool3d", lambda v, i: F.max_unpool3d(v, i, 2), [v3, i3])
+    w.op_case("max_unpool2d_unbatched", lambda v, i: F.max_unpool2d(v, i, 2), [v2[0], i2[0]])
     # nn.Bilinear's initialization under manual_seed(0).
     torch.manual_seed(0)
     m = torch.nn.Bilinear(3, 4, 2)
