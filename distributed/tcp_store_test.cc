@@ -331,18 +331,7 @@ TEST(TCPStoreServerTest, ListensOnTheGivenAddressOnly) {
 
 // ---- raw sockets: malformed input closes only that connection ----
 
-int raw_connect(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
+int raw_connect(uint16_t port) { return testing::connect_loopback(port); }
 
 void send_bytes(int fd, const std::vector<uint8_t>& b) {
   ASSERT_EQ(::send(fd, b.data(), b.size(), MSG_NOSIGNAL), static_cast<ssize_t>(b.size()));

@@ -22,6 +22,7 @@
 
 #include "distributed/tcp_store.h"
 #include "distributed/tcp_store_wire.h"
+#include "distributed/testing/multiprocess.h"
 
 namespace ember::distributed {
 namespace {
@@ -65,18 +66,7 @@ std::string hex(const std::vector<uint8_t>& b) {
 
 std::vector<uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
-int connect_to(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
+int connect_to(uint16_t port) { return testing::connect_loopback(port); }
 
 bool send_all(int fd, const std::vector<uint8_t>& b) {
   return ::send(fd, b.data(), b.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(b.size());

@@ -28,11 +28,35 @@ const std::vector<std::string> kJob = {"trainers/mnist",  "--train_limit=256", "
                                        "--epochs=1",      "--num_workers=0",   "--batch_size=32",
                                        "--threads=1",     "--progress=false"};
 
+// The command line that runs `rest` on host h: in its namespace, gloo on
+// its veth end, shared memory off (the namespaces share /dev/shm).
+std::vector<std::string> on_host(const dt::TwoHosts& hosts, int h,
+                                 std::initializer_list<std::string> env,
+                                 const std::vector<std::string>& rest) {
+  std::vector<std::string> args = {dt::TwoHosts::ip_tool(),
+                                   "netns",
+                                   "exec",
+                                   hosts.ns(h),
+                                   "env",
+                                   "GLOO_SOCKET_IFNAME=" + hosts.dev(h),
+                                   "EMBER_GLOO_SHM=0"};
+  args.insert(args.end(), env.begin(), env.end());
+  args.insert(args.end(), rest.begin(), rest.end());
+  return args;
+}
+
 // The loss of "Train Epoch: 1 \tLoss: X" in out (NaN when absent).
 double epoch_loss(const std::string& out) {
   const std::string tag = "Train Epoch: 1 \tLoss: ";
   const size_t at = out.find(tag);
   return at == std::string::npos ? NAN : std::stod(out.substr(at + tag.size()));
+}
+
+// The same job as four processes of one launcher on this host.
+dt::ProgramRun four_processes_on_one_host() {
+  std::vector<std::string> one = {"distributed/launch", "--nproc_per_node=4", "--master_port=0"};
+  one.insert(one.end(), kJob.begin(), kJob.end());
+  return dt::run_program(one, std::chrono::seconds(120));
 }
 
 TEST(MnistTwoNodes, TwoLaunchersInTwoNamespacesRunOneJob) {
@@ -47,28 +71,22 @@ TEST(MnistTwoNodes, TwoLaunchersInTwoNamespacesRunOneJob) {
   std::thread threads[2];
   for (int h = 0; h < 2; ++h) {
     threads[h] = std::thread([&, h] {
-      std::vector<std::string> args = {dt::TwoHosts::ip_tool(),
-                                       "netns",
-                                       "exec",
-                                       hosts.ns(h),
-                                       "env",
-                                       "GLOO_SOCKET_IFNAME=" + hosts.dev(h),
-                                       "EMBER_GLOO_SHM=0",
-                                       // As `srun --ntasks-per-node=1 launch ...` starts
-                                       // it: the workers' RANK and WORLD_SIZE from the
-                                       // launcher win over the task's Slurm variables.
-                                       "SLURM_PROCID=" + std::to_string(h),
-                                       "SLURM_NTASKS=2",
-                                       "SLURM_NODEID=" + std::to_string(h),
-                                       "SLURM_JOB_NODELIST=" + hosts.addr(0),
-                                       "distributed/launch",
-                                       "--nnodes=2",
-                                       "--node_rank=" + std::to_string(h),
-                                       "--nproc_per_node=2",
-                                       "--master_addr=" + hosts.addr(0),
-                                       "--master_port=" + port};
-      args.insert(args.end(), kJob.begin(), kJob.end());
-      node[h] = dt::run_program(args, std::chrono::seconds(120));
+      std::vector<std::string> launch = {"distributed/launch",
+                                         "--nnodes=2",
+                                         "--node_rank=" + std::to_string(h),
+                                         "--nproc_per_node=2",
+                                         "--master_addr=" + hosts.addr(0),
+                                         "--master_port=" + port};
+      launch.insert(launch.end(), kJob.begin(), kJob.end());
+      // As `srun --ntasks-per-node=1 launch ...` starts it: the workers'
+      // RANK and WORLD_SIZE from the launcher win over the task's Slurm
+      // variables.
+      node[h] = dt::run_program(
+          on_host(hosts, h,
+                  {"SLURM_PROCID=" + std::to_string(h), "SLURM_NTASKS=2",
+                   "SLURM_NODEID=" + std::to_string(h), "SLURM_JOB_NODELIST=" + hosts.addr(0)},
+                  launch),
+          std::chrono::seconds(120));
     });
   }
   for (auto& t : threads) t.join();
@@ -84,9 +102,7 @@ TEST(MnistTwoNodes, TwoLaunchersInTwoNamespacesRunOneJob) {
 
   // The same job as four processes on one host: the same figures (up to
   // the order of gloo's sums).
-  std::vector<std::string> one = {"distributed/launch", "--nproc_per_node=4", "--master_port=0"};
-  one.insert(one.end(), kJob.begin(), kJob.end());
-  const dt::ProgramRun single = dt::run_program(one, std::chrono::seconds(120));
+  const dt::ProgramRun single = four_processes_on_one_host();
   ASSERT_TRUE(WIFEXITED(single.status) && WEXITSTATUS(single.status) == 0) << single.out;
   EXPECT_NEAR(epoch_loss(node[0].out), epoch_loss(single.out), 1e-4)
       << node[0].out << "\n----\n" << single.out;
@@ -111,22 +127,14 @@ TEST(MnistTwoNodes, SlurmTasksWithoutALauncher) {
   for (int r = 0; r < 4; ++r) {
     threads.emplace_back([&, r] {
       const int h = r / 2;  // tasks 0, 1 on node 0; 2, 3 on node 1
-      std::vector<std::string> args = {dt::TwoHosts::ip_tool(),
-                                       "netns",
-                                       "exec",
-                                       hosts.ns(h),
-                                       "env",
-                                       "GLOO_SOCKET_IFNAME=" + hosts.dev(h),
-                                       "EMBER_GLOO_SHM=0",
-                                       "SLURM_PROCID=" + std::to_string(r),
-                                       "SLURM_NTASKS=4",
-                                       "SLURM_LOCALID=" + std::to_string(r % 2),
-                                       "SLURM_NODEID=" + std::to_string(h),
-                                       "SLURM_NTASKS_PER_NODE=2",
-                                       "SLURM_JOB_NODELIST=" + nodelist,
-                                       "SLURM_JOB_ID=" + job_id};
-      args.insert(args.end(), kJob.begin(), kJob.end());
-      task[r] = dt::run_program(args, std::chrono::seconds(120));
+      task[r] = dt::run_program(
+          on_host(hosts, h,
+                  {"SLURM_PROCID=" + std::to_string(r), "SLURM_NTASKS=4",
+                   "SLURM_LOCALID=" + std::to_string(r % 2), "SLURM_NODEID=" + std::to_string(h),
+                   "SLURM_NTASKS_PER_NODE=2", "SLURM_JOB_NODELIST=" + nodelist,
+                   "SLURM_JOB_ID=" + job_id},
+                  kJob),
+          std::chrono::seconds(120));
     });
   }
   for (auto& t : threads) t.join();
@@ -139,9 +147,7 @@ TEST(MnistTwoNodes, SlurmTasksWithoutALauncher) {
   for (int r = 1; r < 4; ++r) {
     EXPECT_EQ(task[r].out.find("Train Epoch"), std::string::npos) << task[r].out;
   }
-  std::vector<std::string> one = {"distributed/launch", "--nproc_per_node=4", "--master_port=0"};
-  one.insert(one.end(), kJob.begin(), kJob.end());
-  const dt::ProgramRun single = dt::run_program(one, std::chrono::seconds(120));
+  const dt::ProgramRun single = four_processes_on_one_host();
   ASSERT_TRUE(WIFEXITED(single.status) && WEXITSTATUS(single.status) == 0) << single.out;
   EXPECT_NEAR(epoch_loss(task[0].out), epoch_loss(single.out), 1e-4);
 }

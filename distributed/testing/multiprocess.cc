@@ -131,6 +131,22 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
+int connect_loopback(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
 std::string make_temp_dir() {
   const char* base = std::getenv("TEST_TMPDIR");
   std::string templ = absl::StrCat(base && *base ? base : "/tmp", "/ember_dist_XXXXXX");

@@ -86,6 +86,10 @@ class Processes {
 // it back, close). Prefer a store started with port 0 where one can be.
 int free_port();
 
+// A blocking TCP connection to 127.0.0.1:port, or -1 (errno set), for
+// tests that speak a protocol by hand.
+int connect_loopback(uint16_t port);
+
 // A fresh empty directory under TEST_TMPDIR (or /tmp), removed by the caller
 // with remove_tree.
 std::string make_temp_dir();
