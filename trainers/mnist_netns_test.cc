@@ -152,5 +152,63 @@ TEST(MnistTwoNodes, SlurmTasksWithoutALauncher) {
   EXPECT_NEAR(epoch_loss(task[0].out), epoch_loss(single.out), 1e-4);
 }
 
+// Note [Elastic rendezvous] across two hosts: node 0 starts alone
+// (--nnodes=1:2, c10d at its own address), checkpoints, and when node 1
+// arrives later both launchers meet in the next round: the job goes on with
+// 4 ranks from the checkpoint and ends on both nodes.
+TEST(MnistTwoNodes, ALateNodeJoinsAnElasticJob) {
+  dt::TwoHosts hosts;
+  if (!hosts.why_not().empty()) {
+    GTEST_SKIP() << "two-host test skipped: " << hosts.why_not()
+                 << " (needs root and network namespaces)";
+  }
+  const std::string tmp = dt::make_temp_dir();
+  const std::string port = std::to_string(20000 + getpid() % 20000);
+  std::vector<std::string> launch = {"distributed/launch",
+                                     "--nnodes=1:2",
+                                     "--rdzv_backend=c10d",
+                                     "--rdzv_endpoint=" + hosts.addr(0) + ":" + port,
+                                     "--rdzv_conf=last_call_timeout=0.5",
+                                     "--nproc_per_node=2",
+                                     "trainers/mnist",
+                                     "--train_limit=512",
+                                     "--test_limit=64",
+                                     "--epochs=20",
+                                     "--num_workers=0",
+                                     "--batch_size=32",
+                                     "--threads=1",
+                                     "--progress=false",
+                                     "--checkpoint_dir=" + tmp,
+                                     "--keep_checkpoints=1"};
+  dt::ProgramRun node[2];
+  std::thread first([&] {
+    node[0] = dt::run_program(on_host(hosts, 0, {}, launch), std::chrono::seconds(180));
+  });
+  // Node 1 once node 0 has saved a checkpoint alone.
+  for (int i = 0; i < 30000 && access((tmp + "/epoch_1.safetensors").c_str(), F_OK) != 0 &&
+                  access((tmp + "/epoch_2.safetensors").c_str(), F_OK) != 0;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::thread second([&] {
+    node[1] = dt::run_program(on_host(hosts, 1, {}, launch), std::chrono::seconds(180));
+  });
+  first.join();
+  second.join();
+  for (int h = 0; h < 2; ++h) {
+    ASSERT_TRUE(WIFEXITED(node[h].status)) << "node " << h << ":\n" << node[h].out;
+    EXPECT_EQ(WEXITSTATUS(node[h].status), 0) << "node " << h << ":\n" << node[h].out;
+  }
+  EXPECT_NE(node[0].out.find("[launch] round 0: node 0 of 1"), std::string::npos) << node[0].out;
+  EXPECT_NE(node[0].out.find("a node is waiting to join"), std::string::npos) << node[0].out;
+  // Both nodes in one later round of 2, resuming from node 0's checkpoint.
+  EXPECT_NE(node[1].out.find(" of 2\n"), std::string::npos) << node[1].out;
+  EXPECT_NE((node[0].out + node[1].out).find("[rank0]: Resumed from " + tmp + "/epoch_"),
+            std::string::npos)
+      << node[0].out << node[1].out;
+  EXPECT_EQ(access((tmp + "/epoch_20.safetensors").c_str(), F_OK), 0);
+  dt::remove_tree(tmp);
+}
+
 }  // namespace
 }  // namespace ember::trainers
