@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tensor/dtype.h"
+#include "tensor/error.h"
+
 namespace ember {
 namespace nn {
 namespace {
@@ -86,6 +91,81 @@ Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
   for (const auto& f : forwards_) x = f(x);
   return x;
+}
+
+namespace {
+
+// "Parameter containing: [<type> of size 3x4]" with PyTorch's GPU suffix.
+std::string parameter_line(const std::string& key, const Tensor& p, const std::string& type) {
+  std::string size = absl::StrJoin(p.sizes(), "x");
+  return absl::StrCat("  (", key, "): Parameter containing: [", type, " of size ", size,
+                      p.is_cuda() ? absl::StrCat(" (GPU ", p.device().index(), ")") : "", "]");
+}
+
+}  // namespace
+
+void ParameterListImpl::append(Tensor param) {
+  const bool requires_grad = param.defined() && param.requires_grad();
+  register_parameter(std::to_string(size_), std::move(param), requires_grad);
+  ++size_;
+}
+
+Tensor& ParameterListImpl::at(int64_t index) {
+  const int64_t n = static_cast<int64_t>(size_);
+  const int64_t i = index < 0 ? index + n : index;
+  if (i < 0 || i >= n) throw IndexError(absl::StrCat("index ", index, " is out of range"));
+  return *find_parameter(std::to_string(i));
+}
+
+std::string ParameterListImpl::extra_repr() const {
+  std::vector<std::string> lines;
+  for (const NamedTensor& p : named_parameters(false)) {
+    lines.push_back(parameter_line(p.key(), p.value(),
+                                   absl::StrCat("torch.", dtype_name(p.value().dtype()))));
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
+Tensor& ParameterDictImpl::insert(const std::string& key, Tensor param) {
+  const bool requires_grad = param.defined() && param.requires_grad();
+  return register_parameter(key, std::move(param), requires_grad);
+}
+
+Tensor ParameterDictImpl::pop(const std::string& key) {
+  Tensor t = get(key);
+  remove_parameter(key);
+  return t;
+}
+
+void ParameterDictImpl::update(const NamedTensors& params) {
+  for (const NamedTensor& p : params) insert(p.key(), p.value());
+}
+
+void ParameterDictImpl::clear() {
+  for (const std::string& k : keys()) remove_parameter(k);
+}
+
+bool ParameterDictImpl::contains(const std::string& key) const {
+  return named_parameters(false).contains(key);
+}
+
+Tensor& ParameterDictImpl::get(const std::string& key) {
+  Tensor* t = find_parameter(key);
+  if (t == nullptr) {
+    throw Error(absl::StrCat("Parameter '", key, "' is not defined"));
+  }
+  return *t;
+}
+
+std::string ParameterDictImpl::extra_repr() const {
+  std::vector<std::string> lines;
+  for (const NamedTensor& p : named_parameters(false)) {
+    const Tensor& t = p.value();
+    lines.push_back(parameter_line(
+        p.key(), t, absl::StrCat("torch.", t.is_cuda() ? "cuda." : "",
+                                 scalar_type_name(t.dtype()), "Tensor")));
+  }
+  return absl::StrJoin(lines, "\n");
 }
 
 }  // namespace nn

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nn/module.h"
+#include "tensor/named_tensors.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -180,6 +181,79 @@ class SequentialImpl : public Module {
   std::vector<std::function<Tensor(const Tensor&)>> forwards_;
 };
 EMBER_MODULE(Sequential);
+
+// ParameterList (torch.nn.ParameterList, libtorch's): parameters named
+// "0", "1", ... in order. A tensor keeps its requires_grad (libtorch's
+// rule). Iterating gives libtorch's items (key(), value()) of a snapshot
+// taken when the loop starts, so it sees tensors that to() replaced.
+class ParameterListImpl : public Module {
+ public:
+  ParameterListImpl() = default;
+  template <typename... Ts>
+  explicit ParameterListImpl(Ts&&... params) {
+    (append(std::forward<Ts>(params)), ...);
+  }
+  void append(Tensor param);
+  template <typename Container>
+  void extend(const Container& params) {
+    for (const auto& p : params) append(value_of(p));
+  }
+  void extend(const ParameterListImpl& other) { extend(other.named_parameters(false)); }
+  // The parameter at `index` (negative counts from the end); IndexError
+  // when out of range.
+  Tensor& operator[](int64_t index) { return at(index); }
+  Tensor& at(int64_t index);
+  size_t size() const { return size_; }
+  bool is_empty() const { return size_ == 0; }
+  NamedTensors::iterator begin() {
+    items_ = named_parameters(false);
+    return items_.begin();
+  }
+  NamedTensors::iterator end() { return items_.end(); }
+  // "  (0): Parameter containing: [torch.float32 of size 3x4]" per entry.
+  std::string extra_repr() const override;
+
+ private:
+  static const Tensor& value_of(const Tensor& t) { return t; }
+  static const Tensor& value_of(const NamedTensor& t) { return t.value(); }
+  size_t size_ = 0;
+  NamedTensors items_;
+};
+EMBER_MODULE(ParameterList);
+
+// ParameterDict (torch.nn.ParameterDict, libtorch's): parameters by name, in
+// insertion order. Names may not contain "." (they are parameter names).
+class ParameterDictImpl : public Module {
+ public:
+  ParameterDictImpl() = default;
+  explicit ParameterDictImpl(const NamedTensors& params) { update(params); }
+  // Adds or replaces `key`; returns the stored tensor.
+  Tensor& insert(const std::string& key, Tensor param);
+  // Removes `key` and returns its tensor; KeyError-like Error when absent.
+  Tensor pop(const std::string& key);
+  void update(const NamedTensors& params);
+  void update(const ParameterDictImpl& other) { update(other.named_parameters(false)); }
+  void clear();
+  bool contains(const std::string& key) const;
+  Tensor& operator[](const std::string& key) { return get(key); }
+  Tensor& get(const std::string& key);
+  Tensor* find(const std::string& key) { return find_parameter(key); }
+  std::vector<std::string> keys() const { return named_parameters(false).keys(); }
+  std::vector<Tensor> values() const { return named_parameters(false).values(); }
+  size_t size() const { return named_parameters(false).size(); }
+  bool empty() const { return size() == 0; }
+  NamedTensors::iterator begin() {
+    items_ = named_parameters(false);
+    return items_.begin();
+  }
+  NamedTensors::iterator end() { return items_.end(); }
+  // "  (name): Parameter containing: [torch.FloatTensor of size 2x3]".
+  std::string extra_repr() const override;
+
+ private:
+  NamedTensors items_;
+};
+EMBER_MODULE(ParameterDict);
 
 }  // namespace nn
 }  // namespace ember

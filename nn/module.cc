@@ -97,6 +97,23 @@ Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool 
   return parameters_.back().tensor;
 }
 
+Tensor* Module::find_parameter(const std::string& name) {
+  for (Slot& s : parameters_) {
+    if (s.name == name) return &s.tensor;
+  }
+  return nullptr;
+}
+
+bool Module::remove_parameter(const std::string& name) {
+  for (auto it = parameters_.begin(); it != parameters_.end(); ++it) {
+    if (it->name == name) {
+      parameters_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
 Tensor& Module::register_buffer(const std::string& name, Tensor tensor, bool persistent) {
   EMBER_CHECK(!name.empty(), "buffer name can't be empty string \"\"");
   EMBER_CHECK(name.find('.') == std::string::npos, "buffer name can't contain \".\"");

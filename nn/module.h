@@ -159,6 +159,10 @@ class Module : public std::enable_shared_from_this<Module> {
   // Unregisters child `name` (its parameters leave the module's); the
   // others keep their order. Error when there is none.
   void remove_child(const std::string& name);
+  // This module's own parameter `name` (nullptr when there is none), and
+  // its removal (false when there was none): for containers of parameters.
+  Tensor* find_parameter(const std::string& name);
+  bool remove_parameter(const std::string& name);
 
   template <typename M>
   static std::shared_ptr<Module> as_module_ptr(const std::shared_ptr<M>& m) {
