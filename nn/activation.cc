@@ -19,6 +19,19 @@ std::string LeakyReLUImpl::extra_repr() const {
                       options.inplace() ? ", inplace=True" : "");
 }
 
+Tensor RReLUImpl::forward(const Tensor& input) {
+  return F::rrelu(input, F::RReLUFuncOptions()
+                             .lower(options.lower())
+                             .upper(options.upper())
+                             .training(is_training())
+                             .inplace(options.inplace()));
+}
+std::string RReLUImpl::extra_repr() const {
+  return absl::StrCat("lower=", detail::py_float(options.lower()),
+                      ", upper=", detail::py_float(options.upper()),
+                      options.inplace() ? ", inplace=True" : "");
+}
+
 Tensor GELUImpl::forward(const Tensor& input) { return F::gelu(input, options); }
 std::string GELUImpl::extra_repr() const {
   return absl::StrCat("approximate='", options.approximate(), "'");

@@ -47,6 +47,21 @@ class LeakyReLUImpl : public Module {
 };
 EMBER_MODULE(LeakyReLU);
 
+struct RReLUOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+// Random slopes while training, their mean in eval mode (functional::rrelu).
+class RReLUImpl : public Module {
+ public:
+  explicit RReLUImpl(const RReLUOptions& options = {}) : options(options) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  RReLUOptions options;
+};
+EMBER_MODULE(RReLU);
+
 class GELUImpl : public Module {
  public:
   explicit GELUImpl(const GELUOptions& options = {}) : options(options) {}

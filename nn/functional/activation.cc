@@ -1,9 +1,14 @@
 #include "nn/functional/activation.h"
 
+#include <cmath>
+#include <mutex>
+
 #include "tensor/dim.h"
+#include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
+#include "tensor/random.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 
@@ -123,6 +128,64 @@ Tensor glu(const Tensor& input, const GLUFuncOptions& options) {
   const int64_t n = input.size(dim);
   EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", dim, " is size ", n);
   return input.narrow(dim, 0, n / 2) * ember::sigmoid(input.narrow(dim, n / 2, n / 2));
+}
+
+namespace {
+
+// u * (upper - lower) + lower rounded twice, as ATen's build computes it
+// (no fused multiply-add, which -march=x86-64-v3 would otherwise allow).
+__attribute__((optimize("fp-contract=off"))) double scale_uniform(double u, double lower,
+                                                                    double upper) {
+  const double span = upper - lower;
+  return u * span + lower;
+}
+
+// ATen's _rrelu_with_noise_train: the slope of each element <= 0 from
+// uniform_real_distribution<double>(lower, upper) on the generator's
+// random64(), cast to the element type; 1 for the others.
+template <typename T>
+void rrelu_noise(const Tensor& x, Tensor& noise, double lower_arg, double upper_arg) {
+  // ATen converts the bounds to the element type first (0.1 becomes 0.1f).
+  const double lower = static_cast<T>(lower_arg);
+  const double upper = static_cast<T>(upper_arg);
+  const T* in = x.data_ptr<T>();
+  T* out = noise.data_ptr<T>();
+  GeneratorImpl* gen = default_generator().impl();
+  std::lock_guard<std::mutex> lock(gen->mutex());
+  constexpr uint64_t kMask = (uint64_t{1} << 53) - 1;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (in[i] <= 0) {
+      const double u = static_cast<double>(gen->random64() & kMask) * std::ldexp(1.0, -53);
+      out[i] = static_cast<T>(scale_uniform(u, lower, upper));
+    } else {
+      out[i] = T(1);
+    }
+  }
+}
+
+}  // namespace
+
+Tensor rrelu(const Tensor& input, const RReLUFuncOptions& o) {
+  EMBER_CHECK_VALUE(o.lower() <= o.upper(), "Lower bound should be less than or equal to the "
+                                            "upper bound");
+  if (!o.training()) {
+    return leaky_relu(input, LeakyReLUFuncOptions()
+                                 .negative_slope((o.lower() + o.upper()) / 2)
+                                 .inplace(o.inplace()));
+  }
+  EMBER_CHECK(input.is_cpu() && (input.dtype() == kFloat || input.dtype() == kDouble),
+              "rrelu in training: CPU float or double tensors, got ", dtype_name(input.dtype()),
+              " on ", input.device().str());
+  const Tensor x = input.detach().contiguous();
+  Tensor noise = empty_like(x, {}, MemoryFormat::Contiguous);
+  if (x.dtype() == kFloat) {
+    rrelu_noise<float>(x, noise, o.lower(), o.upper());
+  } else {
+    rrelu_noise<double>(x, noise, o.lower(), o.upper());
+  }
+  if (!o.inplace()) return input * noise;
+  Tensor t = input;
+  return t.mul_(noise);
 }
 
 }  // namespace functional

@@ -32,6 +32,20 @@ struct LeakyReLUFuncOptions {
 };
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {});
 
+// Randomized leaky ReLU: while training, each element <= 0 is scaled by a
+// slope drawn uniformly from [lower, upper] (one draw per such element, in
+// memory order, from the default CPU generator as ATen's
+// rrelu_with_noise, so manual_seed gives PyTorch's slopes); otherwise
+// leaky_relu with slope (lower + upper) / 2. CPU float and double tensors
+// when training.
+struct RReLUFuncOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(bool, inplace) = false;
+};
+Tensor rrelu(const Tensor& input, const RReLUFuncOptions& options = {});
+
 // approximate: "none" (erf) or "tanh".
 struct GELUFuncOptions {
   EMBER_ARG(std::string, approximate) = "none";

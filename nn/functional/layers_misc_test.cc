@@ -107,6 +107,27 @@ TEST(LayersMiscTest, MaxUnpool) {
                Error);
 }
 
+// Training draws one slope per element <= 0 from the default generator, as
+// ATen's rrelu_with_noise: PyTorch's slopes under manual_seed.
+TEST(LayersMiscTest, RReLUDrawsAsPyTorch) {
+  for (const auto& [name, dtype] : {std::pair<std::string, ScalarType>{"f32", kFloat},
+                                    std::pair<std::string, ScalarType>{"f64", kDouble}}) {
+    SCOPED_TRACE(name);
+    Tensor x = (testing::make_input({3, 7}, dtype) * 0.3 - 1.2).detach().requires_grad_();
+    manual_seed(0);
+    Tensor out = F::rrelu(x, F::RReLUFuncOptions().lower(0.1).upper(0.4).training(true));
+    (out * testing::make_input({3, 7}, dtype, 7)).sum().backward();
+    EXPECT_TRUE(testing::matches_golden(out, testing::find_golden(kGolden, "rrelu_train/" + name + "/out")));
+    EXPECT_TRUE(
+        testing::matches_golden(x.grad(), testing::find_golden(kGolden, "rrelu_train/" + name + "/grad")));
+  }
+  nn::RReLU m(nn::RReLUOptions().lower(0.1).upper(0.4));
+  m->eval();
+  check_case_in(kGolden, "rrelu_eval", 1, {0}, [&](const In& in) { return m->forward(in[0]); });
+  EXPECT_EQ(nn::RReLU()->repr(), "RReLU(lower=0.125, upper=0.3333333333333333)");
+  EXPECT_THROW(F::rrelu(ones({2}), F::RReLUFuncOptions().lower(0.5).upper(0.1)), Error);
+}
+
 TEST(LayersMiscTest, Bilinear) {
   check_case_in(kGolden, "bilinear", 4, {0, 1, 2, 3}, [](const In& in) {
     return F::bilinear(in[0], in[1], in[2], in[3]);

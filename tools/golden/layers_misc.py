@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Layers PyTorch 1.13 has and ember lacked (issue 19's "rest of torch.nn"):
 softmin / Softmax2d, channel_shuffle, lp_pool1d/2d, local_response_norm and
-bilinear (and nn.Bilinear's initialization), max_unpool1d/2d/3d,
+bilinear (and nn.Bilinear's initialization), max_unpool1d/2d/3d, rrelu,
 for nn/functional/layers_misc_test.cc: inputs, outputs and input gradients
 in float32 and float64 (op_case). Run with Debian's PyTorch:
 /usr/bin/python3 tools/golden/layers_misc.py"""
@@ -51,6 +51,15 @@ def main():
     v3, i3 = F.max_pool3d(x5, 2, return_indices=True)
     w.op_case("max_unpool3d", lambda v, i: F.max_unpool3d(v, i, 2), [v3, i3])
     w.op_case("max_unpool2d_unbatched", lambda v, i: F.max_unpool2d(v, i, 2), [v2[0], i2[0]])
+    # rrelu while training: slopes drawn under manual_seed(0) (per dtype).
+    for name, dt in (("f32", torch.float32), ("f64", torch.float64)):
+        xr = (mk([3, 7], dt) * 0.3 - 1.2).requires_grad_()
+        torch.manual_seed(0)
+        out = F.rrelu(xr, 0.1, 0.4, training=True)
+        (out * mk([3, 7], dt, 7)).sum().backward()
+        w.add("rrelu_train/%s/out" % name, out)
+        w.add("rrelu_train/%s/grad" % name, xr.grad)
+    w.op_case("rrelu_eval", lambda x: F.rrelu(x, 0.1, 0.4, training=False), [x4])
     # nn.Bilinear's initialization under manual_seed(0).
     torch.manual_seed(0)
     m = torch.nn.Bilinear(3, 4, 2)
