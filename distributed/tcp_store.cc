@@ -138,7 +138,7 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& opts)
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    op_deadline_ = deadline_after(timeout_);
+    begin_op_locked();
     connect_locked();
   }
   // PyTorch's waitForWorkers: every store counts itself in "init/"; the
@@ -146,7 +146,7 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& opts)
   if (opts.num_workers && opts.wait_workers) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      op_deadline_ = deadline_after(timeout_);
+      begin_op_locked();
       add_locked(kInitKey, 1);
     }
     if (opts.is_server) wait_for_workers(*opts.num_workers);
@@ -176,10 +176,8 @@ void TCPStore::wait_for_workers(int num_workers) {
     int64_t joined = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      op_deadline_ = deadline_after(timeout_);
-      wait_locked({kInitKey}, timeout_, {kInitKey});
-      send_locked(wire_request(Query::kGet, kInitKey), {kInitKey});
-      std::vector<uint8_t> v = recv_vec_locked({kInitKey});
+      begin_op_locked();
+      const std::vector<uint8_t> v = get_locked(kInitKey, kInitKey);
       (void)absl::SimpleAtoi(std::string(v.begin(), v.end()), &joined);
     }
     if (joined >= num_workers) return;

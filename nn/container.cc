@@ -93,37 +93,39 @@ Tensor SequentialImpl::forward(const Tensor& input) {
   return x;
 }
 
-namespace {
+namespace detail {
 
-// "Parameter containing: [<type> of size 3x4]" with PyTorch's GPU suffix.
-std::string parameter_line(const std::string& key, const Tensor& p, const std::string& type) {
-  std::string size = absl::StrJoin(p.sizes(), "x");
-  return absl::StrCat("  (", key, "): Parameter containing: [", type, " of size ", size,
-                      p.is_cuda() ? absl::StrCat(" (GPU ", p.device().index(), ")") : "", "]");
+std::string ParameterContainer::parameter_lines(
+    const std::function<std::string(const Tensor&)>& type_name) const {
+  std::vector<std::string> lines;
+  for (const NamedTensor& p : named_parameters(false)) {
+    const Tensor& t = p.value();
+    lines.push_back(absl::StrCat("  (", p.key(), "): Parameter containing: [", type_name(t),
+                                 " of size ", absl::StrJoin(t.sizes(), "x"),
+                                 t.is_cuda() ? absl::StrCat(" (GPU ", t.device().index(), ")") : "",
+                                 "]"));
+  }
+  return absl::StrJoin(lines, "\n");
 }
 
-}  // namespace
+}  // namespace detail
 
 void ParameterListImpl::append(Tensor param) {
   const bool requires_grad = param.defined() && param.requires_grad();
-  register_parameter(std::to_string(size_), std::move(param), requires_grad);
-  ++size_;
+  register_parameter(std::to_string(size()), std::move(param), requires_grad);
 }
 
 Tensor& ParameterListImpl::at(int64_t index) {
-  const int64_t n = static_cast<int64_t>(size_);
+  const int64_t n = static_cast<int64_t>(size());
   const int64_t i = index < 0 ? index + n : index;
   if (i < 0 || i >= n) throw IndexError(absl::StrCat("index ", index, " is out of range"));
   return *find_parameter(std::to_string(i));
 }
 
 std::string ParameterListImpl::extra_repr() const {
-  std::vector<std::string> lines;
-  for (const NamedTensor& p : named_parameters(false)) {
-    lines.push_back(parameter_line(p.key(), p.value(),
-                                   absl::StrCat("torch.", dtype_name(p.value().dtype()))));
-  }
-  return absl::StrJoin(lines, "\n");
+  // torch.float32, as ParameterList prints p.dtype.
+  return parameter_lines(
+      [](const Tensor& t) { return absl::StrCat("torch.", dtype_name(t.dtype())); });
 }
 
 Tensor& ParameterDictImpl::insert(const std::string& key, Tensor param) {
@@ -158,14 +160,11 @@ Tensor& ParameterDictImpl::get(const std::string& key) {
 }
 
 std::string ParameterDictImpl::extra_repr() const {
-  std::vector<std::string> lines;
-  for (const NamedTensor& p : named_parameters(false)) {
-    const Tensor& t = p.value();
-    lines.push_back(parameter_line(
-        p.key(), t, absl::StrCat("torch.", t.is_cuda() ? "cuda." : "",
-                                 scalar_type_name(t.dtype()), "Tensor")));
-  }
-  return absl::StrJoin(lines, "\n");
+  // torch.FloatTensor, as ParameterDict prints torch.typename(p).
+  return parameter_lines([](const Tensor& t) {
+    return absl::StrCat("torch.", t.is_cuda() ? "cuda." : "", scalar_type_name(t.dtype()),
+                        "Tensor");
+  });
 }
 
 }  // namespace nn

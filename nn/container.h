@@ -182,11 +182,32 @@ class SequentialImpl : public Module {
 };
 EMBER_MODULE(Sequential);
 
+namespace detail {
+// What ParameterList and ParameterDict share: iteration over libtorch's
+// items (key(), value()) of a snapshot taken when the loop starts (so it
+// sees tensors that to() replaced), and Python's repr lines.
+class ParameterContainer : public Module {
+ public:
+  NamedTensors::iterator begin() {
+    items_ = named_parameters(false);
+    return items_.begin();
+  }
+  NamedTensors::iterator end() { return items_.end(); }
+
+ protected:
+  // "  (key): Parameter containing: [<type> of size 3x4]" per parameter,
+  // <type> from type_name(tensor).
+  std::string parameter_lines(const std::function<std::string(const Tensor&)>& type_name) const;
+
+ private:
+  NamedTensors items_;
+};
+}  // namespace detail
+
 // ParameterList (torch.nn.ParameterList, libtorch's): parameters named
 // "0", "1", ... in order. A tensor keeps its requires_grad (libtorch's
-// rule). Iterating gives libtorch's items (key(), value()) of a snapshot
-// taken when the loop starts, so it sees tensors that to() replaced.
-class ParameterListImpl : public Module {
+// rule).
+class ParameterListImpl : public detail::ParameterContainer {
  public:
   ParameterListImpl() = default;
   template <typename... Ts>
@@ -203,27 +224,20 @@ class ParameterListImpl : public Module {
   // when out of range.
   Tensor& operator[](int64_t index) { return at(index); }
   Tensor& at(int64_t index);
-  size_t size() const { return size_; }
-  bool is_empty() const { return size_ == 0; }
-  NamedTensors::iterator begin() {
-    items_ = named_parameters(false);
-    return items_.begin();
-  }
-  NamedTensors::iterator end() { return items_.end(); }
+  size_t size() const { return named_parameters(false).size(); }
+  bool is_empty() const { return size() == 0; }
   // "  (0): Parameter containing: [torch.float32 of size 3x4]" per entry.
   std::string extra_repr() const override;
 
  private:
   static const Tensor& value_of(const Tensor& t) { return t; }
   static const Tensor& value_of(const NamedTensor& t) { return t.value(); }
-  size_t size_ = 0;
-  NamedTensors items_;
 };
 EMBER_MODULE(ParameterList);
 
 // ParameterDict (torch.nn.ParameterDict, libtorch's): parameters by name, in
 // insertion order. Names may not contain "." (they are parameter names).
-class ParameterDictImpl : public Module {
+class ParameterDictImpl : public detail::ParameterContainer {
  public:
   ParameterDictImpl() = default;
   explicit ParameterDictImpl(const NamedTensors& params) { update(params); }
@@ -242,16 +256,9 @@ class ParameterDictImpl : public Module {
   std::vector<Tensor> values() const { return named_parameters(false).values(); }
   size_t size() const { return named_parameters(false).size(); }
   bool empty() const { return size() == 0; }
-  NamedTensors::iterator begin() {
-    items_ = named_parameters(false);
-    return items_.begin();
-  }
-  NamedTensors::iterator end() { return items_.end(); }
   // "  (name): Parameter containing: [torch.FloatTensor of size 2x3]".
   std::string extra_repr() const override;
 
- private:
-  NamedTensors items_;
 };
 EMBER_MODULE(ParameterDict);
 
