@@ -7,10 +7,13 @@
 
 #include "autograd/autograd.h"
 #include "data/collate.h"
+#include "data/data_loader.h"
 #include "data/dataloader.h"
 #include "data/dataset.h"
+#include "data/datasets.h"
 #include "data/mnist.h"
 #include "data/sampler.h"
+#include "data/samplers.h"
 #include "data/transforms.h"
 #include "distributed/collectives.h"
 #include "distributed/ddp.h"

@@ -48,7 +48,7 @@ TEST(EmberHeaderTest, ReadmeSnippet) {
   ember::data::DataLoader loader(ds, ember::data::DataLoaderOptions().batch_size(64)
                                          .shuffle(true).num_workers(2));
   int64_t batches = 0;
-  for (ember::data::Example& batch : loader) {
+  for (ember::data::Example<>& batch : loader) {
     if (batches++ == 0) {
       EXPECT_EQ(batch.data.sizes(), ember::IntArrayRef({64, 1, 28, 28}));
     }
@@ -81,7 +81,7 @@ EMBER_MODULE(Net);
 TEST(EmberHeaderTest, ReadmeTrainingSnippet) {
   auto ds = std::make_shared<ember::data::MNIST>(ember::data::kDefaultMnistRoot, /*train=*/false,
                                                  ember::data::transforms::ToTensor());
-  auto few = std::make_shared<ember::data::Subset<ember::data::Example>>(
+  auto few = std::make_shared<ember::data::Subset<ember::data::Example<>>>(
       ds, std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
   ember::data::DataLoader loader(few, ember::data::DataLoaderOptions().batch_size(8));
 
@@ -89,7 +89,7 @@ TEST(EmberHeaderTest, ReadmeTrainingSnippet) {
   ember::optim::SGD opt(net->parameters(), ember::optim::SGDOptions(0.01).momentum(0.9));
   double first = -1, last = -1;
   for (int epoch = 0; epoch < 5; ++epoch) {
-    for (ember::data::Example& batch : loader) {
+    for (ember::data::Example<>& batch : loader) {
       opt.zero_grad();
       ember::Tensor loss = F::cross_entropy(net->forward(batch.data), batch.target);
       loss.backward();
@@ -117,7 +117,7 @@ TEST(EmberHeaderTest, ReadmeDataParallelSnippet) {
   auto full = std::make_shared<ember::data::MNIST>(ember::data::kDefaultMnistRoot,
                                                    /*train=*/false,
                                                    ember::data::transforms::ToTensor());
-  auto ds = std::make_shared<ember::data::Subset<ember::data::Example>>(
+  auto ds = std::make_shared<ember::data::Subset<ember::data::Example<>>>(
       full, std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
   Net net;
   Net before;
@@ -130,7 +130,7 @@ TEST(EmberHeaderTest, ReadmeDataParallelSnippet) {
       ds->size(), dist::get_world_size(), dist::get_rank());
   ember::data::DataLoader shard(ds, ember::data::DataLoaderOptions().batch_size(64).sampler(sampler));
   ember::optim::SGD ddp_opt(ddp->parameters(), ember::optim::SGDOptions(0.01));
-  for (ember::data::Example& batch : shard) {
+  for (ember::data::Example<>& batch : shard) {
     ddp_opt.zero_grad();
     F::cross_entropy(ddp(batch.data), batch.target).backward();  // gradients averaged across ranks
     ddp_opt.step();

@@ -49,7 +49,7 @@ void BM_FashionMnistEpoch(benchmark::State& state) {
                             .generator(ember::Generator(0)));
   int64_t images = 0, batches = 0;
   for (auto _ : state) {
-    for (Example& b : loader) {
+    for (Example<>& b : loader) {
       images += b.data.size(0);
       ++batches;
       benchmark::DoNotOptimize(b.data.data_ptr());

@@ -15,18 +15,18 @@ Tensor DefaultCollate<Tensor>::collate(std::vector<Tensor> samples) {
   return stack(samples, 0);
 }
 
-Example DefaultCollate<Example>::collate(std::vector<Example> samples) {
+Example<> DefaultCollate<Example<>>::collate(std::vector<Example<>> samples) {
   EMBER_CHECK(!samples.empty(), "default_collate: cannot collate an empty batch");
   std::vector<Tensor> data, target;
   data.reserve(samples.size());
   target.reserve(samples.size());
-  for (Example& e : samples) {
+  for (Example<>& e : samples) {
     data.push_back(std::move(e.data));
     if (e.target.defined()) target.push_back(std::move(e.target));
   }
   EMBER_CHECK(target.empty() || target.size() == samples.size(),
               "default_collate: some samples have a target and some do not");
-  Example out;
+  Example<> out;
   out.data = stack(data, 0);
   if (!target.empty()) out.target = stack(target, 0);
   return out;
@@ -50,7 +50,7 @@ void pin_batch(Tensor& batch) {
   if (batch.defined()) batch = pin_memory(batch);
 }
 
-void pin_batch(Example& batch) {
+void pin_batch(Example<>& batch) {
   pin_batch(batch.data);
   pin_batch(batch.target);
 }

@@ -32,9 +32,9 @@ struct DefaultCollate<Tensor> {
 // (data, target) pairs become (stacked data, stacked targets); a target
 // undefined in every sample stays undefined.
 template <>
-struct DefaultCollate<Example> {
-  using Batch = Example;
-  static Example collate(std::vector<Example> samples);
+struct DefaultCollate<Example<>> {
+  using Batch = Example<>;
+  static Example<> collate(std::vector<Example<>> samples);
 };
 
 // A copy of `t` in page-locked host memory, or `t` itself when it already is
@@ -48,7 +48,7 @@ bool is_pinned(const Tensor& t);
 
 // Batches pin_memory knows how to pin: tensors, Examples and vectors of them.
 void pin_batch(Tensor& batch);
-void pin_batch(Example& batch);
+void pin_batch(Example<>& batch);
 template <typename U>
 void pin_batch(std::vector<U>& batch) {
   for (U& u : batch) pin_batch(u);
@@ -56,7 +56,7 @@ void pin_batch(std::vector<U>& batch) {
 
 template <typename B>
 struct IsPinnable : std::integral_constant<bool, std::is_same<B, Tensor>::value ||
-                                                     std::is_same<B, Example>::value> {};
+                                                     std::is_same<B, Example<>>::value> {};
 template <typename U>
 struct IsPinnable<std::vector<U>> : IsPinnable<U> {};
 

@@ -19,19 +19,19 @@ TEST(DefaultCollateTest, StacksTensors) {
 }
 
 TEST(DefaultCollateTest, StacksDataAndTargets) {
-  const Example b = DefaultCollate<Example>::collate(
+  const Example<> b = DefaultCollate<Example<>>::collate(
       {{ones({2, 2}), tensor(int64_t{3})}, {zeros({2, 2}), tensor(int64_t{5})}});
   EXPECT_EQ(b.data.sizes(), (std::vector<int64_t>{2, 2, 2}));
   EXPECT_EQ(b.target.sizes(), (std::vector<int64_t>{2}));
   EXPECT_EQ(b.target[1].item<int64_t>(), 5);
   // No targets at all: the batch has none either.
-  EXPECT_FALSE(DefaultCollate<Example>::collate({{ones({1}), Tensor()}}).target.defined());
+  EXPECT_FALSE(DefaultCollate<Example<>>::collate({{ones({1}), Tensor()}}).target.defined());
 }
 
 TEST(DefaultCollateTest, Errors) {
   EXPECT_THROW(DefaultCollate<Tensor>::collate({}), Error);
   EXPECT_THROW(DefaultCollate<Tensor>::collate({arange(2), arange(3)}), Error);
-  EXPECT_THROW(DefaultCollate<Example>::collate({{ones({1}), ones({1})}, {ones({1}), Tensor()}}),
+  EXPECT_THROW(DefaultCollate<Example<>>::collate({{ones({1}), ones({1})}, {ones({1}), Tensor()}}),
                Error);
 }
 
@@ -57,7 +57,7 @@ TEST(PinMemoryTest, PinsWithCudaAndFallsBackWithout) {
 }
 
 TEST(PinMemoryTest, PinBatchReachesEveryTensor) {
-  std::vector<Example> batches{{ones({2}), ones({2})}, {zeros({1}), Tensor()}};
+  std::vector<Example<>> batches{{ones({2}), ones({2})}, {zeros({1}), Tensor()}};
   pin_batch(batches);
   EXPECT_EQ(is_pinned(batches[0].data), cuda::is_available());
   EXPECT_EQ(is_pinned(batches[0].target), cuda::is_available());

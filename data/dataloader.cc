@@ -1,5 +1,6 @@
 #include "data/dataloader.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "data/worker.h"
@@ -45,15 +46,21 @@ uint64_t draw_base_seed(const std::optional<Generator>& generator) {
   return g.impl()->random64() % (uint64_t{1} << 63);
 }
 
-EpochRunner::EpochRunner(int64_t num_batches, int64_t num_workers, int64_t prefetch_factor,
+const std::shared_ptr<void>& EpochRunner::end_of_epoch() {
+  static const std::shared_ptr<void> end = std::make_shared<int>(0);
+  return end;
+}
+
+EpochRunner::EpochRunner(int64_t num_batches, int64_t num_workers, int64_t window,
                          double timeout, uint64_t base_seed, Produce produce)
-    : num_batches_(num_batches),
-      num_workers_(num_workers),
-      window_(num_workers * prefetch_factor),
+    : num_workers_(num_workers),
+      window_(window),
+      num_batches_(num_batches),
       timeout_(timeout),
       base_seed_(base_seed),
       produce_(std::move(produce)) {
   if (num_workers_ == 0) return;
+  EMBER_CHECK_VALUE(window_ > 0, "DataLoader: the number of batches loaded ahead must be positive");
   slots_.resize(window_);
   threads_.reserve(num_workers_);
   try {
@@ -103,17 +110,22 @@ void EpochRunner::worker_loop(int64_t worker_id) {
   info.seed = base_seed_ + static_cast<uint64_t>(worker_id);
   info.generator = Generator(info.seed);
   set_worker_info(&info);
-  for (int64_t b = worker_id; b < num_batches_; b += num_workers_) {
+  for (int64_t b = worker_id;; b += num_workers_) {
     {
       std::unique_lock<std::mutex> lock(mu_);
       work_cv_.wait(lock, [&] { return stop_.load() || b < next_ + window_; });
-      if (stop_) break;
+      if (stop_ || b >= num_batches_) break;
     }
     std::exception_ptr error;
     std::shared_ptr<void> value = run(b, worker_id, &error);
     if (value == nullptr && error == nullptr) break;  // stopped midway
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (value == end_of_epoch()) {
+        num_batches_ = std::min(num_batches_, b);
+        ready_cv_.notify_all();
+        break;
+      }
       Slot& slot = slots_[b % window_];
       slot.batch = b;
       slot.value = std::move(value);
@@ -125,19 +137,24 @@ void EpochRunner::worker_loop(int64_t worker_id) {
 }
 
 std::shared_ptr<void> EpochRunner::next() {
-  if (next_ >= num_batches_) return nullptr;
   if (num_workers_ == 0) {
+    if (next_ >= num_batches_) return nullptr;
     std::exception_ptr error;
     const int64_t b = next_++;
     std::shared_ptr<void> value = run(b, -1, &error);
     if (error) std::rethrow_exception(error);
+    if (value == end_of_epoch()) {
+      num_batches_ = b;
+      return nullptr;
+    }
     return value;
   }
   Slot taken;
   {
     std::unique_lock<std::mutex> lock(mu_);
+    if (next_ >= num_batches_) return nullptr;
     Slot& slot = slots_[next_ % window_];
-    auto ready = [&] { return slot.batch == next_; };
+    auto ready = [&] { return slot.batch == next_ || next_ >= num_batches_; };
     if (timeout_ > 0) {
       const auto limit = std::chrono::duration<double>(timeout_);
       EMBER_CHECK(ready_cv_.wait_for(lock, limit, ready), "DataLoader timed out after ", timeout_,
@@ -145,6 +162,7 @@ std::shared_ptr<void> EpochRunner::next() {
     } else {
       ready_cv_.wait(lock, ready);
     }
+    if (slot.batch != next_) return nullptr;  // the epoch ended before this batch
     taken = std::move(slot);
     slot = Slot();
     ++next_;

@@ -9,7 +9,7 @@
 //   data::DataLoader loader(ds, data::DataLoaderOptions().batch_size(64).shuffle(true)
 //                                   .num_workers(2));
 //   for (int epoch = 0; epoch < 10; ++epoch)
-//     for (data::Example& batch : loader) train_step(batch.data, batch.target);
+//     for (data::Example<>& batch : loader) train_step(batch.data, batch.target);
 //
 // Note [DataLoader workers]: ember's workers are threads sharing the dataset
 // (Note [Datasets are read from worker threads]). Batch b is built by worker
@@ -23,11 +23,13 @@
 // workers.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <memory>
@@ -59,7 +61,14 @@ namespace data {
 
 // PyTorch's DataLoader arguments, set by chaining:
 // DataLoaderOptions().batch_size(64).shuffle(true).num_workers(2).
+// The same class is libtorch's torch::data::DataLoaderOptions for
+// make_data_loader (data_loader.h): DataLoaderOptions(64).workers(2)
+// .max_jobs(4).timeout(std::chrono::milliseconds(500)).drop_last(true).
 class DataLoaderOptions {
+ public:
+  DataLoaderOptions() = default;
+  /* implicit */ DataLoaderOptions(int64_t batch_size) : batch_size_(batch_size) {}
+
   EMBER_DATA_OPTION(int64_t, batch_size, 1)
   EMBER_DATA_OPTION(bool, shuffle, false)
   EMBER_DATA_OPTION(std::shared_ptr<Sampler>, sampler, nullptr)
@@ -76,6 +85,20 @@ class DataLoaderOptions {
   // Draws the shuffle order and the workers' base seed (Note [Worker
   // seeds]); the default generator when unset.
   EMBER_DATA_OPTION(std::optional<Generator>, generator, std::nullopt)
+  // libtorch's: batches requested ahead of the consumer by all workers
+  // together (2 * workers when unset).
+  EMBER_DATA_OPTION(std::optional<int64_t>, max_jobs, std::nullopt)
+  // libtorch's: batches arrive in order either way (ember's loaders always
+  // keep the sampler's order, so false only permits what true guarantees).
+  EMBER_DATA_OPTION(bool, enforce_ordering, true)
+
+ public:
+  // libtorch's spellings of num_workers and timeout.
+  DataLoaderOptions& workers(int64_t value) { return num_workers(value); }
+  int64_t workers() const { return num_workers_; }
+  DataLoaderOptions& timeout(std::chrono::milliseconds value) {
+    return timeout(std::chrono::duration<double>(value).count());
+  }
 };
 #undef EMBER_DATA_OPTION
 
@@ -109,10 +132,15 @@ struct SampleFailure {
 class EpochRunner {
  public:
   // produce(batch, stop) returns the batch, nullptr if `stop` became true
-  // midway, or throws SampleFailure.
+  // midway, end_of_epoch() when there are no more batches (for an epoch
+  // of kUnknownLength), or throws SampleFailure.
   using Produce = std::function<std::shared_ptr<void>(int64_t, const std::atomic<bool>&)>;
+  // num_batches of an epoch that ends when produce says so.
+  static constexpr int64_t kUnknownLength = std::numeric_limits<int64_t>::max();
+  static const std::shared_ptr<void>& end_of_epoch();
 
-  EpochRunner(int64_t num_batches, int64_t num_workers, int64_t prefetch_factor, double timeout,
+  // At most `window` batches are built ahead of the consumer (with workers).
+  EpochRunner(int64_t num_batches, int64_t num_workers, int64_t window, double timeout,
               uint64_t base_seed, Produce produce);
   ~EpochRunner();
   EpochRunner(const EpochRunner&) = delete;
@@ -134,7 +162,8 @@ class EpochRunner {
   void worker_loop(int64_t worker_id);
   std::shared_ptr<void> run(int64_t batch, int64_t worker_id, std::exception_ptr* error);
 
-  const int64_t num_batches_, num_workers_, window_;
+  const int64_t num_workers_, window_;
+  int64_t num_batches_;  // lowered to the end once produce reports it
   const double timeout_;
   const uint64_t base_seed_;
   Produce produce_;
@@ -155,12 +184,56 @@ uint64_t draw_base_seed(const std::optional<Generator>& generator);
 
 }  // namespace internal
 
+// An input iterator over one epoch's batches, shared by DataLoader and
+// libtorch's loaders (data_loader.h). Dereferencing gives the current batch;
+// iterators compare equal only when both are at the end. Destroying the
+// last iterator of an epoch stops and joins its workers.
+template <typename Batch>
+class Iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = Batch;
+  using difference_type = std::ptrdiff_t;
+  using pointer = Batch*;
+  using reference = Batch&;
+
+  Iterator() = default;
+  // An iterator at the first batch of `runner`'s epoch (loaders make these).
+  explicit Iterator(std::shared_ptr<internal::EpochRunner> runner) : runner_(std::move(runner)) {
+    advance();
+  }
+  Batch& operator*() const { return *current_; }
+  Batch* operator->() const { return current_.get(); }
+  Iterator& operator++() {
+    advance();
+    return *this;
+  }
+  bool operator==(const Iterator& o) const { return at_end() && o.at_end(); }
+  bool operator!=(const Iterator& o) const { return !(*this == o); }
+
+ private:
+  void advance() {
+    current_.reset();
+    if (runner_ == nullptr) return;
+    std::shared_ptr<void> next = runner_->next();
+    if (next == nullptr) {
+      runner_.reset();  // joins the workers
+      return;
+    }
+    current_ = std::static_pointer_cast<Batch>(next);
+  }
+  bool at_end() const { return current_ == nullptr; }
+
+  std::shared_ptr<internal::EpochRunner> runner_;
+  std::shared_ptr<Batch> current_;
+};
+
 template <typename T, typename Batch = typename DefaultCollate<T>::Batch>
 class DataLoader {
  public:
   using CollateFn = std::function<Batch(std::vector<T>)>;
 
-  DataLoader(std::shared_ptr<const Dataset<T>> dataset, DataLoaderOptions options = {},
+  DataLoader(std::shared_ptr<const MapStyleDataset<T>> dataset, DataLoaderOptions options = {},
              CollateFn collate = nullptr)
       : dataset_(std::move(dataset)), options_(std::move(options)), collate_(std::move(collate)) {
     EMBER_CHECK(dataset_ != nullptr, "DataLoader: dataset is null");
@@ -182,45 +255,7 @@ class DataLoader {
   const DataLoaderOptions& options() const { return options_; }
   const std::shared_ptr<BatchSampler>& batch_sampler() const { return batch_sampler_; }
 
-  class Iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = Batch;
-    using difference_type = std::ptrdiff_t;
-    using pointer = Batch*;
-    using reference = Batch&;
-
-    Iterator() = default;
-    Batch& operator*() const { return *current_; }
-    Batch* operator->() const { return current_.get(); }
-    Iterator& operator++() {
-      advance();
-      return *this;
-    }
-    // Iterators compare equal only when both are at the end.
-    bool operator==(const Iterator& o) const { return at_end() && o.at_end(); }
-    bool operator!=(const Iterator& o) const { return !(*this == o); }
-
-   private:
-    friend class DataLoader;
-    explicit Iterator(std::shared_ptr<internal::EpochRunner> runner) : runner_(std::move(runner)) {
-      advance();
-    }
-    void advance() {
-      current_.reset();
-      if (runner_ == nullptr) return;
-      std::shared_ptr<void> next = runner_->next();
-      if (next == nullptr) {
-        runner_.reset();  // joins the workers
-        return;
-      }
-      current_ = std::static_pointer_cast<Batch>(next);
-    }
-    bool at_end() const { return current_ == nullptr; }
-
-    std::shared_ptr<internal::EpochRunner> runner_;
-    std::shared_ptr<Batch> current_;
-  };
+  using Iterator = data::Iterator<Batch>;
 
   // Starts an epoch: a fresh order from the sampler and, with num_workers >
   // 0, fresh workers.
@@ -231,7 +266,8 @@ class DataLoader {
         std::make_shared<const std::vector<std::vector<int64_t>>>(batch_sampler_->batches());
     auto runner = std::make_shared<internal::EpochRunner>(
         static_cast<int64_t>(batches->size()), options_.num_workers(),
-        options_.prefetch_factor().value_or(2), options_.timeout(), base_seed,
+        options_.num_workers() * options_.prefetch_factor().value_or(2), options_.timeout(),
+        base_seed,
         [dataset = dataset_, collate = collate_, batches, pin = options_.pin_memory()](
             int64_t b, const std::atomic<bool>& stop) -> std::shared_ptr<void> {
           const std::vector<int64_t>& indices = (*batches)[b];
@@ -260,7 +296,7 @@ class DataLoader {
   Iterator end() { return Iterator(); }
 
  private:
-  std::shared_ptr<const Dataset<T>> dataset_;
+  std::shared_ptr<const MapStyleDataset<T>> dataset_;
   DataLoaderOptions options_;
   CollateFn collate_;
   std::shared_ptr<BatchSampler> batch_sampler_;

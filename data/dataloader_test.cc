@@ -39,7 +39,7 @@ std::shared_ptr<TensorDataset> range_dataset(int64_t n) {
 }
 
 // Records how it is used; can be slow, and can fail at one index.
-class ProbeDataset : public Dataset<Tensor> {
+class ProbeDataset : public MapStyleDataset<Tensor> {
  public:
   explicit ProbeDataset(int64_t n, int sleep_ms = 0, int64_t fail_at = -1)
       : n_(n), sleep_ms_(sleep_ms), fail_at_(fail_at) {}
@@ -63,9 +63,9 @@ class ProbeDataset : public Dataset<Tensor> {
   mutable std::atomic<int64_t> calls_{0}, in_flight_{0};
 };
 
-std::vector<std::vector<int64_t>> epoch_of(DataLoader<Example>& loader) {
+std::vector<std::vector<int64_t>> epoch_of(DataLoader<Example<>>& loader) {
   std::vector<std::vector<int64_t>> out;
-  for (Example& b : loader) out.push_back(ints(b.data));
+  for (Example<>& b : loader) out.push_back(ints(b.data));
   return out;
 }
 
@@ -73,7 +73,7 @@ TEST(DataLoaderTest, SequentialBatchesAndSize) {
   DataLoader loader(range_dataset(10), DataLoaderOptions().batch_size(4));
   EXPECT_EQ(loader.size(), 3);
   std::vector<std::vector<int64_t>> seen;
-  for (Example& b : loader) {
+  for (Example<>& b : loader) {
     seen.push_back(ints(b.data));
     EXPECT_EQ(ints(b.target), ints(b.data * 10));
   }
@@ -191,7 +191,7 @@ TEST(DataLoaderTest, WorkerExceptionNamesTheSampleAndTheEpochGoesOn) {
 
 TEST(DataLoaderTest, CollateErrorHasNoSampleIndex) {
   // Samples of different lengths cannot be stacked.
-  class Ragged : public Dataset<Tensor> {
+  class Ragged : public MapStyleDataset<Tensor> {
    public:
     Tensor get(int64_t i) const override { return arange(i + 1); }
     int64_t size() const override { return 4; }
@@ -228,7 +228,7 @@ TEST(DataLoaderTest, DestroyedMidEpochJoinsPromptly) {
 TEST(DataLoaderTest, AbandonedEpochThenANewOne) {
   auto ds = range_dataset(30);
   DataLoader loader(ds, DataLoaderOptions().batch_size(5).num_workers(2));
-  for (Example& b : loader) {
+  for (Example<>& b : loader) {
     EXPECT_EQ(ints(b.data)[0], 0);
     break;
   }
@@ -300,7 +300,7 @@ struct Row {
   int64_t id;
   std::string name;
 };
-class RowDataset : public Dataset<Row> {
+class RowDataset : public MapStyleDataset<Row> {
  public:
   Row get(int64_t i) const override { return {i, "row" + std::to_string(i)}; }
   int64_t size() const override { return 5; }
@@ -342,7 +342,7 @@ TEST(DataLoaderTest, RandomTransformsInWorkersAreReproducible) {
   // Each worker draws from its own generator seeded base_seed + id.
   auto make = [] {
     auto images = arange(40 * 16, kFloat).view({40, 1, 4, 4});
-    class Cropped : public Dataset<Tensor> {
+    class Cropped : public MapStyleDataset<Tensor> {
      public:
       explicit Cropped(Tensor x) : x_(std::move(x)) {}
       Tensor get(int64_t i) const override { return crop_(x_[i]); }
@@ -368,7 +368,7 @@ TEST(DataLoaderTest, PinMemoryPinsWhenCudaIsAvailable) {
   DataLoader loader(range_dataset(8),
                     DataLoaderOptions().batch_size(4).num_workers(1).pin_memory(true));
   int64_t n = 0;
-  for (Example& b : loader) {
+  for (Example<>& b : loader) {
     // Note [pin_memory without CUDA]: ordinary memory without a device.
     EXPECT_EQ(is_pinned(b.data), cuda::is_available());
     EXPECT_EQ(is_pinned(b.target), cuda::is_available());

@@ -23,9 +23,9 @@ TensorDataset::TensorDataset(std::vector<Tensor> tensors) : tensors_(std::move(t
   }
 }
 
-Example TensorDataset::get(int64_t index) const {
+Example<> TensorDataset::get(int64_t index) const {
   index = check_index(index, size(), "TensorDataset");
-  Example e;
+  Example<> e;
   e.data = tensors_[0][index];
   if (tensors_.size() > 1) e.target = tensors_[1][index];
   return e;

@@ -1,10 +1,15 @@
 #ifndef EMBER_DATA_DATASET_H_
 #define EMBER_DATA_DATASET_H_
 
-// torch.utils.data's map-style datasets: Dataset (size() and get(index)),
-// TensorDataset, Subset, ConcatDataset and random_split.
+// torch.utils.data's map-style datasets: MapStyleDataset (size() and
+// get(index)), TensorDataset, Subset, ConcatDataset and random_split.
 //
-// A dataset yields one sample type T. The default, Example, is the (data,
+// The base is torch.utils.data.Dataset; it is called MapStyleDataset (the
+// name PyTorch's documentation gives this kind of dataset) because
+// data::Dataset<Self, Example> is libtorch's CRTP base (datasets.h), which
+// libtorch programs spell torch::data::Dataset.
+//
+// A dataset yields one sample type T. The default, Example<>, is the (data,
 // target) pair most datasets return; any copyable type works (a user struct,
 // a plain Tensor) as long as the DataLoader is given a collate function for
 // it (see dataloader.h).
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "data/example.h"
 #include "tensor/error.h"
 #include "tensor/random.h"
 #include "tensor/tensor.h"
@@ -29,17 +35,11 @@
 namespace ember {
 namespace data {
 
-// A (data, target) sample, or a batch of them (libtorch's Example<>).
-struct Example {
-  Tensor data;
-  Tensor target;
-};
-
-template <typename T = Example>
-class Dataset {
+template <typename T = Example<>>
+class MapStyleDataset {
  public:
   using ExampleType = T;
-  virtual ~Dataset() = default;
+  virtual ~MapStyleDataset() = default;
   // The sample at `index` in [0, size()). Thread-safe (Note [Datasets are
   // read from worker threads]).
   virtual T get(int64_t index) const = 0;
@@ -53,11 +53,11 @@ int64_t check_index(int64_t index, int64_t size, const char* what);
 // Rows of tensors that share their first dimension: get(i) is
 // {tensors[0][i], tensors[1][i]} (PyTorch's TensorDataset with two tensors;
 // with one tensor, target is undefined). tensors()[k][i] reaches the others.
-class TensorDataset : public Dataset<Example> {
+class TensorDataset : public MapStyleDataset<Example<>> {
  public:
   explicit TensorDataset(std::vector<Tensor> tensors);
   TensorDataset(Tensor data, Tensor target) : TensorDataset(std::vector<Tensor>{data, target}) {}
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
   int64_t size() const override { return tensors_[0].size(0); }
   const std::vector<Tensor>& tensors() const { return tensors_; }
 
@@ -67,9 +67,9 @@ class TensorDataset : public Dataset<Example> {
 
 // The samples of `dataset` at `indices`, in that order.
 template <typename T>
-class Subset : public Dataset<T> {
+class Subset : public MapStyleDataset<T> {
  public:
-  Subset(std::shared_ptr<const Dataset<T>> dataset, std::vector<int64_t> indices)
+  Subset(std::shared_ptr<const MapStyleDataset<T>> dataset, std::vector<int64_t> indices)
       : dataset_(std::move(dataset)), indices_(std::move(indices)) {
     EMBER_CHECK(dataset_ != nullptr, "Subset: dataset is null");
   }
@@ -79,18 +79,18 @@ class Subset : public Dataset<T> {
   }
   int64_t size() const override { return static_cast<int64_t>(indices_.size()); }
   const std::vector<int64_t>& indices() const { return indices_; }
-  const std::shared_ptr<const Dataset<T>>& dataset() const { return dataset_; }
+  const std::shared_ptr<const MapStyleDataset<T>>& dataset() const { return dataset_; }
 
  private:
-  std::shared_ptr<const Dataset<T>> dataset_;
+  std::shared_ptr<const MapStyleDataset<T>> dataset_;
   std::vector<int64_t> indices_;
 };
 
 // The datasets one after another.
 template <typename T>
-class ConcatDataset : public Dataset<T> {
+class ConcatDataset : public MapStyleDataset<T> {
  public:
-  explicit ConcatDataset(std::vector<std::shared_ptr<const Dataset<T>>> datasets)
+  explicit ConcatDataset(std::vector<std::shared_ptr<const MapStyleDataset<T>>> datasets)
       : datasets_(std::move(datasets)) {
     EMBER_CHECK(!datasets_.empty(), "datasets should not be an empty iterable");
     int64_t total = 0;
@@ -113,7 +113,7 @@ class ConcatDataset : public Dataset<T> {
   const std::vector<int64_t>& cumulative_sizes() const { return cumulative_sizes_; }
 
  private:
-  std::vector<std::shared_ptr<const Dataset<T>>> datasets_;
+  std::vector<std::shared_ptr<const MapStyleDataset<T>>> datasets_;
   std::vector<int64_t> cumulative_sizes_;
 };
 

@@ -18,7 +18,7 @@ struct Pair {
   int64_t a;
   std::string b;
 };
-class PairDataset : public Dataset<Pair> {
+class PairDataset : public MapStyleDataset<Pair> {
  public:
   explicit PairDataset(int64_t n) : n_(n) {}
   Pair get(int64_t i) const override { return {i * 10, "s" + std::to_string(i)}; }
@@ -31,7 +31,7 @@ class PairDataset : public Dataset<Pair> {
 TEST(TensorDatasetTest, RowsOfEachTensor) {
   TensorDataset ds(arange(12).view({4, 3}), arange(4) * 2);
   EXPECT_EQ(ds.size(), 4);
-  Example e = ds.get(2);
+  Example<> e = ds.get(2);
   EXPECT_EQ(e.data.sizes(), (std::vector<int64_t>{3}));
   EXPECT_EQ(e.data[0].item<int64_t>(), 6);
   EXPECT_EQ(e.target.item<int64_t>(), 4);

@@ -166,8 +166,8 @@ Tensor read_idx_file(const std::string& path, int64_t expected_dims) {
   return t;
 }
 
-MNIST::MNIST(const std::string& root, bool train, transforms::Transform transform,
-             transforms::Transform target_transform)
+MNIST::MNIST(const std::string& root, bool train, transforms::TensorFunction transform,
+             transforms::TensorFunction target_transform)
     : transform_(std::move(transform)), target_transform_(std::move(target_transform)) {
   const std::string prefix = train ? "train" : "t10k";
   const std::string images_path = find_file(root, prefix + "-images-idx3-ubyte");
@@ -178,9 +178,9 @@ MNIST::MNIST(const std::string& root, bool train, transforms::Transform transfor
               " labels for the ", images_.size(0), " images of ", images_path);
 }
 
-Example MNIST::get(int64_t index) const {
+Example<> MNIST::get(int64_t index) const {
   index = check_index(index, size(), "MNIST");
-  Example e{images_[index], targets_[index]};
+  Example<> e{images_[index], targets_[index]};
   if (transform_) e.data = transform_(e.data);
   if (target_transform_) e.target = target_transform_(e.target);
   return e;

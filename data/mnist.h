@@ -29,17 +29,17 @@ Tensor read_idx_file(const std::string& path, int64_t expected_dims);
 // (errors name the file).
 std::string read_maybe_gzip(const std::string& path);
 
-class MNIST : public Dataset<Example> {
+class MNIST : public MapStyleDataset<Example<>> {
  public:
   // Reads {train,t10k}-images-idx3-ubyte and {train,t10k}-labels-idx1-ubyte
   // from `root`, each with or without ".gz". get(i) is {transform(image),
   // target_transform(label)}: without transforms, a uint8 28 x 28 image and
   // an int64 scalar label.
   explicit MNIST(const std::string& root = kDefaultMnistRoot, bool train = true,
-                 transforms::Transform transform = nullptr,
-                 transforms::Transform target_transform = nullptr);
+                 transforms::TensorFunction transform = nullptr,
+                 transforms::TensorFunction target_transform = nullptr);
 
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
   int64_t size() const override { return images_.size(0); }
 
   // uint8 N x 28 x 28 and int64 N.
@@ -49,8 +49,8 @@ class MNIST : public Dataset<Example> {
  private:
   Tensor images_;
   Tensor targets_;
-  transforms::Transform transform_;
-  transforms::Transform target_transform_;
+  transforms::TensorFunction transform_;
+  transforms::TensorFunction target_transform_;
 };
 
 }  // namespace data

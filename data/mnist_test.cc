@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "data/datasets.h"
 #include "data/transforms.h"
 #include "tensor/reduce.h"
 
@@ -86,11 +87,29 @@ TEST_F(MnistFilesTest, ReadsRawFiles) {
   EXPECT_EQ(m.images().sizes(), (std::vector<int64_t>{3, 28, 28}));
   EXPECT_EQ(m.images().dtype(), kByte);
   EXPECT_EQ(m.targets().dtype(), kLong);
-  Example e = m.get(2);
+  Example<> e = m.get(2);
   EXPECT_EQ(e.target.item<int64_t>(), 2);
   EXPECT_EQ(e.data.sizes(), (std::vector<int64_t>{28, 28}));
   // Pixel (2, 0, 5) is byte 2 * 784 + 5 of the payload.
   EXPECT_EQ(e.data[0][5].item<int64_t>(), (2 * 784 + 5) * 7 % 251);
+}
+
+// libtorch's datasets::MNIST: float32 N x 1 x 28 x 28 in [0, 1], int64
+// labels, Mode::kTest reading the t10k files.
+TEST_F(MnistFilesTest, LibtorchMnistIsFloatWithAChannel) {
+  write("t10k-images-idx3-ubyte", images_idx(3));
+  write("t10k-labels-idx1-ubyte", labels_idx(3));
+  datasets::MNIST m(dir_, datasets::MNIST::Mode::kTest);
+  EXPECT_FALSE(m.is_train());
+  EXPECT_EQ(m.size().value(), 3u);
+  EXPECT_EQ(m.images().sizes(), (std::vector<int64_t>{3, 1, 28, 28}));
+  EXPECT_EQ(m.images().dtype(), kFloat);
+  Example<> e = m.get(2);
+  EXPECT_EQ(e.target.item<int64_t>(), 2);
+  EXPECT_EQ(e.data.sizes(), (std::vector<int64_t>{1, 28, 28}));
+  EXPECT_EQ(e.data[0][0][5].item<float>(), static_cast<float>((2 * 784 + 5) * 7 % 251) / 255.0f);
+  EXPECT_THROW(m.get(3), Error);
+  EXPECT_THROW(datasets::MNIST train(dir_), Error);  // no train files
 }
 
 TEST_F(MnistFilesTest, ReadsGzipFilesAndAppliesTransforms) {
@@ -98,7 +117,7 @@ TEST_F(MnistFilesTest, ReadsGzipFilesAndAppliesTransforms) {
   write("t10k-labels-idx1-ubyte.gz", gzip(labels_idx(4)));
   MNIST m(dir_, false, transforms::ToTensor(),
           [](const Tensor& t) { return t + 100; });
-  Example e = m.get(3);
+  Example<> e = m.get(3);
   EXPECT_EQ(e.data.sizes(), (std::vector<int64_t>{1, 28, 28}));
   EXPECT_EQ(e.data.dtype(), kFloat);
   EXPECT_EQ(e.target.item<int64_t>(), 103);

@@ -4,7 +4,7 @@
 // A progress bar in tqdm's look, for loops over a DataLoader:
 //
 //   data::ProgressBar bar(loader.size(), data::ProgressBarOptions().desc("Epoch 1"));
-//   for (data::Example& batch : loader) {
+//   for (data::Example<>& batch : loader) {
 //     ...
 //     bar.set_postfix({{"loss", loss.item<double>()}});
 //     bar.update();

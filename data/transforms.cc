@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_join.h"
+#include "data/collate.h"
 #include "data/worker.h"
 #include "tensor/creation.h"
 #include "tensor/empty.h"
@@ -44,12 +45,12 @@ Tensor ToTensor::operator()(const Tensor& pic) const {
   return out;
 }
 
-Normalize::Normalize(std::vector<double> mean, std::vector<double> std, bool inplace)
+detail::NormalizeKernel::NormalizeKernel(std::vector<double> mean, std::vector<double> std, bool inplace)
     : mean_(std::move(mean)), std_(std::move(std)), inplace_(inplace) {
   EMBER_CHECK_VALUE(!mean_.empty() && !std_.empty(), "Normalize: mean and std must not be empty");
 }
 
-Tensor Normalize::operator()(const Tensor& tensor) const {
+Tensor detail::NormalizeKernel::operator()(const Tensor& tensor) const {
   EMBER_CHECK_TYPE(tensor.defined() && tensor.is_floating_point(),
                    "Input tensor should be a float tensor. Got ",
                    tensor.defined() ? absl::StrCat("torch.", dtype_name(tensor.dtype())) : "an undefined tensor", ".");
@@ -89,9 +90,20 @@ Tensor Normalize::operator()(const Tensor& tensor) const {
   return out;
 }
 
+Example<> Stack<Example<>>::apply_batch(std::vector<Example<>> examples) {
+  return DefaultCollate<Example<>>::collate(std::move(examples));
+}
+
+TensorExample Stack<TensorExample>::apply_batch(std::vector<TensorExample> examples) {
+  std::vector<Tensor> data;
+  data.reserve(examples.size());
+  for (TensorExample& e : examples) data.push_back(std::move(e.data));
+  return DefaultCollate<Tensor>::collate(std::move(data));
+}
+
 Tensor Compose::operator()(const Tensor& x) const {
   Tensor y = x;
-  for (const Transform& t : transforms_) y = t(y);
+  for (const TensorFunction& t : transforms_) y = t(y);
   return y;
 }
 

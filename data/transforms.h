@@ -4,7 +4,12 @@
 // Image transforms (torchvision.transforms) on tensors: images are uint8
 // H x W or H x W x C before ToTensor, float [..., C, H, W] after it.
 // Each transform is a callable Tensor -> Tensor, so any of them (or a
-// lambda) fits a Transform.
+// lambda) fits a TensorFunction.
+//
+// The same namespace holds libtorch's torch::data::transforms
+// (batch_transforms.h). Normalize and Lambda serve both styles:
+// Normalize({0.5}, {0.5})(image) as torchvision's, and
+// dataset.map(Normalize<>(0.1307, 0.3081)) as libtorch's.
 //
 // Random transforms draw from their own Generator when given one, else from
 // current_generator() (the worker's generator inside a DataLoader worker,
@@ -17,6 +22,8 @@
 #include <optional>
 #include <vector>
 
+#include "data/batch_transforms.h"
+#include "tensor/creation.h"
 #include "tensor/random.h"
 #include "tensor/tensor.h"
 
@@ -24,7 +31,9 @@ namespace ember {
 namespace data {
 namespace transforms {
 
-using Transform = std::function<Tensor(const Tensor&)>;
+// A torchvision-style transform: any function of a tensor. (libtorch's
+// Transform<Input, Output> is the class template of batch_transforms.h.)
+using TensorFunction = std::function<Tensor(const Tensor&)>;
 
 // uint8 H x W (one channel) or H x W x C to float32 C x H x W scaled to
 // [0, 1]. Other dtypes are only moved to C x H x W, as torchvision leaves
@@ -33,37 +42,74 @@ struct ToTensor {
   Tensor operator()(const Tensor& pic) const;
 };
 
-// (x - mean[c]) / std[c] per channel of a float [..., C, H, W] tensor; mean
-// and std have one value (every channel) or C.
-class Normalize {
+namespace detail {
+// Normalize's arithmetic, compiled once.
+class NormalizeKernel {
  public:
-  Normalize(std::vector<double> mean, std::vector<double> std, bool inplace = false);
+  NormalizeKernel(std::vector<double> mean, std::vector<double> std, bool inplace);
   Tensor operator()(const Tensor& tensor) const;
+  const std::vector<double>& mean() const { return mean_; }
+  const std::vector<double>& std() const { return std_; }
 
  private:
   std::vector<double> mean_, std_;
   bool inplace_;
 };
+}  // namespace detail
+
+// (x - mean[c]) / std[c] per channel of a float [..., C, H, W] tensor; mean
+// and std have one value (every channel) or C. torchvision's Normalize
+// (Normalize({0.485, 0.456, 0.406}, {0.229, 0.224, 0.225})(image)) and
+// libtorch's Normalize<Target> (a TensorTransform for Dataset::map, with
+// libtorch's public `mean` and `stddev`: float32 C x 1 x 1).
+template <typename Target = Tensor>
+class Normalize : public TensorTransform<Target> {
+ public:
+  Normalize(std::vector<double> mean, std::vector<double> std, bool inplace = false)
+      : kernel_(std::move(mean), std::move(std), inplace),
+        mean(channel_tensor(kernel_.mean())),
+        stddev(channel_tensor(kernel_.std())) {}
+  Normalize(double mean, double std) : Normalize(std::vector<double>{mean}, std::vector<double>{std}) {}
+
+  Tensor operator()(Tensor input) override { return kernel_(input); }
+
+ private:
+  static Tensor channel_tensor(const std::vector<double>& v) {
+    return ember::tensor(v, kFloat).view({-1, 1, 1});
+  }
+  detail::NormalizeKernel kernel_;
+
+ public:
+  Tensor mean, stddev;
+};
 
 // The transforms one after another.
 class Compose {
  public:
-  explicit Compose(std::vector<Transform> transforms) : transforms_(std::move(transforms)) {}
+  explicit Compose(std::vector<TensorFunction> transforms) : transforms_(std::move(transforms)) {}
   Tensor operator()(const Tensor& x) const;
 
  private:
-  std::vector<Transform> transforms_;
+  std::vector<TensorFunction> transforms_;
 };
 
-// Any function as a transform.
-class Lambda {
+// Any function as a transform: torchvision's Lambda(fn), a Tensor -> Tensor
+// callable, and libtorch's Lambda<Input, Output>(fn), a Transform applied to
+// each example of a batch.
+template <typename Input = Tensor, typename Output = Input>
+class Lambda : public Transform<Input, Output> {
  public:
-  explicit Lambda(Transform fn) : fn_(std::move(fn)) {}
-  Tensor operator()(const Tensor& x) const { return fn_(x); }
+  using FunctionType = std::function<Output(Input)>;
+
+  explicit Lambda(FunctionType function) : function_(std::move(function)) {}
+  Output apply(Input input) override { return function_(std::move(input)); }
+  Output operator()(Input input) const { return function_(std::move(input)); }
 
  private:
-  Transform fn_;
+  FunctionType function_;
 };
+template <typename F>
+Lambda(F) -> Lambda<>;
 
 // A random size[0] x size[1] window of [..., H, W] (size with one value: a
 // square), after padding with `fill`: padding has 1 value (every side), 2

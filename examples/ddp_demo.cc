@@ -27,7 +27,7 @@ constexpr int64_t kOutputSize = 2;
 constexpr int64_t kBatchSize = 30;
 constexpr int64_t kDataSize = 90;
 
-class RandomDataset : public data::Dataset<Tensor> {
+class RandomDataset : public data::MapStyleDataset<Tensor> {
  public:
   RandomDataset(int64_t size, int64_t length) : len_(length), data_(randn({length, size})) {}
   Tensor get(int64_t index) const override { return data_[index]; }

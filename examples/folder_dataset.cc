@@ -20,7 +20,7 @@ using ember::Error;
 using ember::Tensor;
 namespace data = ember::data;
 
-PgmFolderDataset::PgmFolderDataset(const std::string& root, data::transforms::Transform transform)
+PgmFolderDataset::PgmFolderDataset(const std::string& root, data::transforms::TensorFunction transform)
     : transform_(std::move(transform)) {
   DIR* dir = opendir(root.c_str());
   EMBER_CHECK(dir != nullptr, root, ": cannot open folder: ", std::strerror(errno));
@@ -44,9 +44,9 @@ PgmFolderDataset::PgmFolderDataset(const std::string& root, data::transforms::Tr
   }
 }
 
-data::Example PgmFolderDataset::get(int64_t index) const {
+data::Example<> PgmFolderDataset::get(int64_t index) const {
   index = data::check_index(index, size(), "PgmFolderDataset");
-  data::Example e{read_pgm(files_[index]), ember::tensor(labels_[index], ember::kLong)};
+  data::Example<> e{read_pgm(files_[index]), ember::tensor(labels_[index], ember::kLong)};
   if (transform_) e.data = transform_(e.data);
   return e;
 }
@@ -95,7 +95,7 @@ int folder_dataset_main(const std::string& dir, std::ostream& out) {
   data::DataLoader loader(ds, data::DataLoaderOptions().batch_size(4).num_workers(2));
   out << ds->size() << " images, " << loader.size() << " batches\n";
   int64_t b = 0;
-  for (data::Example& batch : loader) {
+  for (data::Example<>& batch : loader) {
     out << "batch " << b++ << ": data [" << batch.data.size(0) << ", " << batch.data.size(1)
         << ", " << batch.data.size(2) << ", " << batch.data.size(3) << "], labels";
     for (int64_t i = 0; i < batch.target.size(0); ++i) out << " " << batch.target[i].item<int64_t>();

@@ -15,21 +15,21 @@
 
 namespace examples {
 
-class PgmFolderDataset : public ember::data::Dataset<ember::data::Example> {
+class PgmFolderDataset : public ember::data::MapStyleDataset<ember::data::Example<>> {
  public:
   // Lists root/*.pgm (sorted by name); throws if there are none.
   explicit PgmFolderDataset(const std::string& root,
-                            ember::data::transforms::Transform transform = nullptr);
+                            ember::data::transforms::TensorFunction transform = nullptr);
 
   // {transform(uint8 H x W image), int64 label}; the file is read here.
-  ember::data::Example get(int64_t index) const override;
+  ember::data::Example<> get(int64_t index) const override;
   int64_t size() const override { return static_cast<int64_t>(files_.size()); }
   const std::vector<std::string>& files() const { return files_; }
 
  private:
   std::vector<std::string> files_;
   std::vector<int64_t> labels_;
-  ember::data::transforms::Transform transform_;
+  ember::data::transforms::TensorFunction transform_;
 };
 
 // Decodes a binary PGM (P5, maxval < 256) into a uint8 H x W tensor; a

@@ -32,7 +32,7 @@ TEST_F(FolderTest, ListsSortedAndDecodesLazily) {
   EXPECT_EQ(ds.files()[0], dir_ + "/0_0.pgm");
   // Listing read nothing: a file removed now fails only when asked for.
   unlink((dir_ + "/2_2.pgm").c_str());
-  ember::data::Example e = ds.get(0);
+  ember::data::Example<> e = ds.get(0);
   EXPECT_EQ(e.data.sizes(), (std::vector<int64_t>{8, 8}));
   EXPECT_EQ(e.data[3][3].item<int64_t>(), 40);
   EXPECT_EQ(e.target.item<int64_t>(), 0);

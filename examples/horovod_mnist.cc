@@ -49,12 +49,12 @@ int main(int argc, char** argv) {
 
     ember::data::transforms::Compose t({ember::data::transforms::ToTensor(),
                                         ember::data::transforms::Normalize({0.1307}, {0.3081})});
-    std::shared_ptr<const ember::data::Dataset<ember::data::Example>> train =
+    std::shared_ptr<const ember::data::MapStyleDataset<ember::data::Example<>>> train =
         std::make_shared<ember::data::MNIST>(absl::GetFlag(FLAGS_data_root), true, t);
     if (const int64_t n = absl::GetFlag(FLAGS_train_limit); n > 0 && n < train->size()) {
       std::vector<int64_t> first(n);
       for (int64_t i = 0; i < n; ++i) first[i] = i;
-      train = std::make_shared<ember::data::Subset<ember::data::Example>>(train, first);
+      train = std::make_shared<ember::data::Subset<ember::data::Example<>>>(train, first);
     }
     auto sampler = std::make_shared<ember::data::DistributedSampler>(train->size(), hvd::size(),
                                                                       hvd::rank());
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       double total = 0;
       int64_t batches = 0;
       model->train();
-      for (ember::data::Example& batch : loader) {
+      for (ember::data::Example<>& batch : loader) {
         ember::Tensor loss = F::cross_entropy(model->forward(batch.data.to(device)),
                                               batch.target.to(device));
         optimizer.zero_grad();

@@ -27,19 +27,19 @@ namespace trainers {
 namespace {
 
 namespace F = nn::functional;
-using data::Dataset;
+using data::MapStyleDataset;
 using data::Example;
 
 // The first `limit` examples of `ds` (all of them for 0).
-std::shared_ptr<const Dataset<Example>> first(std::shared_ptr<const Dataset<Example>> ds,
+std::shared_ptr<const MapStyleDataset<Example<>>> first(std::shared_ptr<const MapStyleDataset<Example<>>> ds,
                                               int64_t limit) {
   if (limit <= 0 || limit >= ds->size()) return ds;
   std::vector<int64_t> idx(limit);
   std::iota(idx.begin(), idx.end(), 0);
-  return std::make_shared<data::Subset<Example>>(std::move(ds), std::move(idx));
+  return std::make_shared<data::Subset<Example<>>>(std::move(ds), std::move(idx));
 }
 
-std::shared_ptr<const Dataset<Example>> mnist(const MnistConfig& c, bool train) {
+std::shared_ptr<const MapStyleDataset<Example<>>> mnist(const MnistConfig& c, bool train) {
   // The seed's transforms: ToTensor, then Normalize((0.1307,), (0.3081,)).
   data::transforms::Compose t({data::transforms::ToTensor(),
                                data::transforms::Normalize({0.1307}, {0.3081})});
@@ -141,7 +141,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
                               .desc(absl::StrCat("Epoch ", r.epoch))
                               .disable(!c.progress || rank != 0));
     int64_t step = epoch * train_loader.size();
-    for (Example& batch : train_loader) {
+    for (Example<>& batch : train_loader) {
       Tensor loss = F::cross_entropy(forward(batch.data.to(device)), batch.target.to(device));
       optimizer.zero_grad();
       loss.backward();
@@ -160,7 +160,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
     int64_t correct = 0;
     if (rank == 0) {
       NoGradGuard no_grad;
-      for (Example& batch : test_loader) {
+      for (Example<>& batch : test_loader) {
         Tensor output = model->forward(batch.data.to(device));
         Tensor target = batch.target.to(device);
         Tensor pred = output.argmax(1, /*keepdim=*/true);
