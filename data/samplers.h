@@ -90,6 +90,8 @@ class DistributedSampler : public Sampler<BatchRequest> {
   // Seeds the next reset's shuffle; call before each epoch.
   void set_epoch(size_t epoch) { epoch_ = epoch; }
   size_t epoch() const { return epoch_; }
+  // Where this epoch has got to in [begin, end) of the replica's share.
+  size_t index() const noexcept { return sample_index_; }
 
  protected:
   size_t local_sample_count() const {
@@ -101,6 +103,7 @@ class DistributedSampler : public Sampler<BatchRequest> {
   size_t rank_;
   size_t epoch_ = 0;
   bool allow_duplicates_;
+  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
 };
 
 class DistributedRandomSampler : public DistributedSampler<> {
@@ -109,12 +112,10 @@ class DistributedRandomSampler : public DistributedSampler<> {
                            bool allow_duplicates = true);
   void reset(std::optional<size_t> new_size = std::nullopt) override;
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
-  size_t index() const noexcept { return sample_index_; }
 
  private:
   void populate_indices();
 
-  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
   std::vector<size_t> all_indices_;
 };
 
@@ -124,12 +125,9 @@ class DistributedSequentialSampler : public DistributedSampler<> {
                                bool allow_duplicates = true);
   void reset(std::optional<size_t> new_size = std::nullopt) override;
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
-  size_t index() const noexcept { return sample_index_; }
 
  private:
   void populate_indices();
-
-  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
 };
 
 // A batch request that is only a size (what a StreamDataset is asked for).

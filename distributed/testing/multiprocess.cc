@@ -166,7 +166,8 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadline_after) {
+ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadline_after,
+                       const ProgramOptions& options) {
   const std::string dir = make_temp_dir();
   const std::string out_path = dir + "/out";
   pid_t pid = fork();
@@ -176,6 +177,7 @@ ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadl
     dup2(fd, 1);
     dup2(fd, 2);
     setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(127);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -188,6 +190,12 @@ ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadl
   setpgid(pid, pid);
   const auto deadline = std::chrono::steady_clock::now() + deadline_after;
   while (waitpid(pid, &run.status, WNOHANG) != pid) {
+    if (options.enough && options.enough(read_file(out_path))) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &run.status, 0);
+      run.stopped = true;
+      break;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       kill(-pid, SIGKILL);
       waitpid(pid, &run.status, 0);

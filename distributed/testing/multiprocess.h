@@ -100,14 +100,24 @@ std::string read_file(const std::string& path);
 
 // A program run to its end, as a user runs it from a shell.
 struct ProgramRun {
-  int status = 0;   // as waitpid reports it
-  std::string out;  // stdout and stderr together
+  int status = 0;        // as waitpid reports it
+  std::string out;       // stdout and stderr together
+  bool stopped = false;  // ended by ProgramOptions::enough, not by itself
+};
+
+struct ProgramOptions {
+  // The working directory ("": the test's).
+  std::string cwd;
+  // Polled with the output so far; once it returns true the program has
+  // shown what the test needs and is killed (a long training run, say).
+  std::function<bool(const std::string& out)> enough;
 };
 
 // Runs args[0] (a path, e.g. a runfiles one) in its own process group with
 // a deadline, killing the group (and failing the test) when it passes; gloo
 // talks over loopback (GLOO_SOCKET_IFNAME=lo).
-ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadline_after);
+ProgramRun run_program(std::vector<std::string> args, std::chrono::seconds deadline_after,
+                       const ProgramOptions& options = {});
 
 }  // namespace ember::distributed::testing
 
