@@ -114,22 +114,27 @@ void EpochRunner::worker_loop(int64_t worker_id) {
     {
       std::unique_lock<std::mutex> lock(mu_);
       work_cv_.wait(lock, [&] { return stop_.load() || b < next_ + window_; });
-      if (stop_ || b >= num_batches_) break;
+      // Note [Epochs of unknown length]: once a batch came back empty, no
+      // new batch starts.
+      if (stop_ || b >= num_batches_ || ended_) break;
+      Slot& slot = slots_[b % window_];
+      slot.batch = b;
+      slot.done = false;
+      last_started_ = std::max(last_started_, b);
     }
     std::exception_ptr error;
     std::shared_ptr<void> value = run(b, worker_id, &error);
     if (value == nullptr && error == nullptr) break;  // stopped midway
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (value == end_of_epoch()) {
-        num_batches_ = std::min(num_batches_, b);
-        ready_cv_.notify_all();
-        break;
-      }
       Slot& slot = slots_[b % window_];
-      slot.batch = b;
-      slot.value = std::move(value);
+      slot.done = true;
       slot.error = error;
+      if (value == end_of_epoch()) {
+        ended_ = true;  // the slot stays empty
+      } else {
+        slot.value = std::move(value);
+      }
     }
     ready_cv_.notify_all();
   }
@@ -138,23 +143,26 @@ void EpochRunner::worker_loop(int64_t worker_id) {
 
 std::shared_ptr<void> EpochRunner::next() {
   if (num_workers_ == 0) {
-    if (next_ >= num_batches_) return nullptr;
+    if (next_ >= num_batches_ || ended_) return nullptr;
     std::exception_ptr error;
     const int64_t b = next_++;
     std::shared_ptr<void> value = run(b, -1, &error);
     if (error) std::rethrow_exception(error);
     if (value == end_of_epoch()) {
-      num_batches_ = b;
+      ended_ = true;
       return nullptr;
     }
     return value;
   }
-  Slot taken;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (next_ >= num_batches_) return nullptr;
+  // Note [Epochs of unknown length]: batches started before one came back
+  // empty may still hold data (a stateful dataset shared by the workers
+  // answers whichever asks first), so the consumer takes every batch that
+  // started, skips the empty ones and the ones that never started, and the
+  // epoch ends when no batch is left in flight, as libtorch's does.
+  std::unique_lock<std::mutex> lock(mu_);
+  while (next_ < num_batches_) {
     Slot& slot = slots_[next_ % window_];
-    auto ready = [&] { return slot.batch == next_ || next_ >= num_batches_; };
+    auto ready = [&] { return (slot.batch == next_ && slot.done) || (ended_ && slot.batch != next_); };
     if (timeout_ > 0) {
       const auto limit = std::chrono::duration<double>(timeout_);
       EMBER_CHECK(ready_cv_.wait_for(lock, limit, ready), "DataLoader timed out after ", timeout_,
@@ -162,20 +170,28 @@ std::shared_ptr<void> EpochRunner::next() {
     } else {
       ready_cv_.wait(lock, ready);
     }
-    if (slot.batch != next_) return nullptr;  // the epoch ended before this batch
-    taken = std::move(slot);
+    if (slot.batch != next_) {
+      // Never started, and never will; later batches may have.
+      if (next_ >= last_started_) return nullptr;
+      ++next_;
+      continue;
+    }
+    Slot taken = std::move(slot);
     slot = Slot();
     ++next_;
+    lock.unlock();
+    work_cv_.notify_all();
+    if (taken.error) std::rethrow_exception(taken.error);
+    if (taken.value != nullptr) return taken.value;
+    lock.lock();  // an empty batch: on to the next
   }
-  work_cv_.notify_all();
-  if (taken.error) std::rethrow_exception(taken.error);
-  return taken.value;
+  return nullptr;
 }
 
 int64_t EpochRunner::ready_batches() {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t n = 0;
-  for (const Slot& s : slots_) n += s.batch >= 0 ? 1 : 0;
+  for (const Slot& s : slots_) n += s.batch >= 0 && s.done ? 1 : 0;
   return n;
 }
 

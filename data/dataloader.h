@@ -139,6 +139,15 @@ class EpochRunner {
   static constexpr int64_t kUnknownLength = std::numeric_limits<int64_t>::max();
   static const std::shared_ptr<void>& end_of_epoch();
 
+  // Note [Epochs of unknown length]: a libtorch StatefulDataset is asked
+  // for batches until one comes back empty (produce returns end_of_epoch()).
+  // With workers, several batches are in flight at once and the dataset
+  // answers whichever worker asks first, so a batch started before the
+  // empty one may still hold data: no batch starts once one came back
+  // empty, and next() goes on taking the batches that did start (skipping
+  // the empty ones and those never started) until none is left, as
+  // libtorch's loader does.
+  //
   // At most `window` batches are built ahead of the consumer (with workers).
   EpochRunner(int64_t num_batches, int64_t num_workers, int64_t window, double timeout,
               uint64_t base_seed, Produce produce);
@@ -155,15 +164,17 @@ class EpochRunner {
 
  private:
   struct Slot {
-    int64_t batch = -1;
+    int64_t batch = -1;  // the batch started in this slot, -1: none
+    bool done = false;   // built (value or error set; neither: it came back empty)
     std::shared_ptr<void> value;
     std::exception_ptr error;
   };
   void worker_loop(int64_t worker_id);
   std::shared_ptr<void> run(int64_t batch, int64_t worker_id, std::exception_ptr* error);
 
-  const int64_t num_workers_, window_;
-  int64_t num_batches_;  // lowered to the end once produce reports it
+  const int64_t num_workers_, window_, num_batches_;
+  bool ended_ = false;        // a batch came back empty (end_of_epoch)
+  int64_t last_started_ = -1;  // the highest batch a worker started
   const double timeout_;
   const uint64_t base_seed_;
   Produce produce_;
