@@ -19,14 +19,16 @@
 #include "tensor/pool_kernels.h"
 #include "tensor/parallel.h"
 
-// float, double and bfloat16: PyTorch 1.13's CPU pooling dtypes (float16
-// is refused there too). bfloat16 windows are summed and compared in float
-// and rounded once, as PyTorch's: the forwards equal its results.
+// float, double and bfloat16 (PyTorch 1.13's CPU pooling dtypes) and
+// float16 (PyTorch 2.x's, which mixed-precision training on the CPU needs).
+// bfloat16 and float16 windows are summed and compared in float and rounded
+// once, as PyTorch's: the forwards equal its results.
 #define EMBER_DISPATCH_POOL_TYPES(TYPE, NAME, ...)                             \
   EMBER_PRIVATE_SWITCH(TYPE, NAME,                                             \
                        EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)           \
                            EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__)     \
-                               EMBER_PRIVATE_CASE(BFloat16, BFloat16, __VA_ARGS__))
+                               EMBER_PRIVATE_CASE(BFloat16, BFloat16, __VA_ARGS__)   \
+                                   EMBER_PRIVATE_CASE(Half, Half, __VA_ARGS__))
 
 namespace ember {
 namespace {
@@ -294,6 +296,7 @@ void avg_pool_forward_cpu(const Pool& p, bool count_include_pad,
     case kFloat: body(float{}); break;
     case kDouble: body(double{}); break;
     case kBFloat16: body(BFloat16{}); break;
+    case kHalf: body(Half{}); break;
     case kLong: body(int64_t{}); break;
     default: detail::throw_not_implemented("avg_pool2d", x.dtype());
   }

@@ -55,6 +55,8 @@ ABSL_FLAG(std::string, logdir, "",
 ABSL_FLAG(int64_t, log_interval, kDefaults.log_interval,
           "steps between the training-loss points of --logdir");
 ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
+ABSL_FLAG(std::string, amp, "",
+          "mixed precision: bf16 (autocast) or fp16 (autocast and a GradScaler); empty: float32");
 namespace {
 
 // The seed's first line. Asking initializes CUDA, which a process must not
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
   c.verify_checksums = absl::GetFlag(FLAGS_verify_checksums);
   c.progress = absl::GetFlag(FLAGS_progress);
   c.device = absl::GetFlag(FLAGS_device);
+  c.amp = absl::GetFlag(FLAGS_amp);
   c.logdir = absl::GetFlag(FLAGS_logdir);
   c.log_interval = absl::GetFlag(FLAGS_log_interval);
   ember::trainers::ProgramOptions program;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "amp/grad_scaler.h"
 #include "autograd/grad_mode.h"
 #include "data/dataloader.h"
 #include "data/progress.h"
@@ -17,6 +18,7 @@
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "tensor/all.h"
+#include "tensor/autocast.h"
 #include "tensorboard/summary_writer.h"
 #include "trainers/common.h"
 #include "trainers/mnist_net.h"
@@ -91,6 +93,13 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
   if (rank == 0 && !c.logdir.empty()) tb = std::make_unique<tensorboard::SummaryWriter>(c.logdir);
 
   const Device device = training_device(c.device, ranks);
+  EMBER_CHECK_VALUE(c.amp.empty() || c.amp == "bf16" || c.amp == "fp16",
+                    "amp must be bf16, fp16 or empty (float32), got '", c.amp, "'");
+  // Autocast's dtype, and a loss scaler that does nothing unless float16.
+  const ScalarType amp_dtype = c.amp == "fp16" ? kHalf : kBFloat16;
+  const bool use_amp = !c.amp.empty();
+  amp::GradScaler scaler(device.is_cuda() ? "cuda" : "cpu",
+                         amp::GradScalerOptions().enabled(c.amp == "fp16"));
 
   manual_seed(c.seed);  // the same initialization on every device
   Net model;
@@ -142,10 +151,15 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
                               .disable(!c.progress || rank != 0));
     int64_t step = epoch * train_loader.size();
     for (Example<>& batch : train_loader) {
-      Tensor loss = F::cross_entropy(forward(batch.data.to(device)), batch.target.to(device));
+      Tensor loss;
+      {
+        autocast::AutocastGuard guard(device.type(), amp_dtype, use_amp);
+        loss = F::cross_entropy(forward(batch.data.to(device)), batch.target.to(device));
+      }
       optimizer.zero_grad();
-      loss.backward();
-      optimizer.step();
+      scaler.scale(loss).backward();
+      scaler.step(optimizer);
+      scaler.update();
       r.train_loss = loss.item<double>();
       log_step(tb.get(), c, step, r.train_loss, batch.data,
                /*first=*/step == start_epoch * train_loader.size());
@@ -160,8 +174,9 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
     int64_t correct = 0;
     if (rank == 0) {
       NoGradGuard no_grad;
+      autocast::AutocastGuard guard(device.type(), amp_dtype, use_amp);
       for (Example<>& batch : test_loader) {
-        Tensor output = model->forward(batch.data.to(device));
+        Tensor output = model->forward(batch.data.to(device)).to(kFloat);
         Tensor target = batch.target.to(device);
         Tensor pred = output.argmax(1, /*keepdim=*/true);
         correct += pred.eq(target.view_as(pred)).sum().item<int64_t>();

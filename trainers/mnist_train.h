@@ -60,6 +60,11 @@ struct MnistConfig {
   // Where the model and batches live: "cpu", "cuda", "cuda:1"...
   // Checkpoints are device-independent (they load on either).
   std::string device = "cpu";
+  // Mixed precision: "" (float32), "bf16" (autocast to bfloat16) or "fp16"
+  // (autocast to float16 with a GradScaler), on either device, for the
+  // training and the test forward passes. The scaler starts afresh on
+  // resume (its scale is not in the checkpoint).
+  std::string amp;
 };
 
 struct EpochResult {

@@ -77,6 +77,26 @@ TEST(Pool2d, GradNames) {
   EXPECT_EQ(F::adaptive_avg_pool2d(x, 2).grad_fn()->name(), "AdaptiveAvgPool2DBackward0");
 }
 
+// float16 on the CPU (PyTorch 2.x's; 1.13 refuses it): windows computed in
+// float and rounded once, so the results are float32's rounded to float16.
+TEST(Pool2d, HalfOnTheCpuIsFloatRoundedOnce) {
+  manual_seed(3);
+  const Tensor x = randn({2, 3, 7, 6});
+  const Tensor h = x.to(kHalf);
+  const Tensor xf = h.to(kFloat);  // the same values, in float
+  EXPECT_TRUE(equal(F::max_pool2d(h, 2), F::max_pool2d(xf, 2).to(kHalf)));
+  EXPECT_TRUE(equal(F::avg_pool2d(h, F::AvgPool2dFuncOptions(3).stride(2).padding(1)),
+                    F::avg_pool2d(xf, F::AvgPool2dFuncOptions(3).stride(2).padding(1)).to(kHalf)));
+  EXPECT_TRUE(equal(F::adaptive_avg_pool2d(h, 3), F::adaptive_avg_pool2d(xf, 3).to(kHalf)));
+  // And the backward, through autograd.
+  const Tensor hl = h.clone().requires_grad_();
+  F::max_pool2d(hl, 2).sum().backward();
+  const Tensor fl = xf.clone().requires_grad_();
+  F::max_pool2d(fl, 2).sum().backward();
+  EXPECT_EQ(hl.grad().dtype(), kHalf);
+  EXPECT_TRUE(equal(hl.grad(), fl.grad().to(kHalf)));
+}
+
 TEST(Pool2d, Errors) {
   using testing::expect_nn_error;
   expect_nn_error("max_pool2d_dims", [] { F::max_pool2d(zeros({2, 3}), 2); });
