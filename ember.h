@@ -34,5 +34,6 @@
 #include "serialize/safetensors.h"
 #include "tensor/all.h"
 #include "tensor/autocast.h"
+#include "tensor/libtorch_compat.h"
 
 #endif  // EMBER_EMBER_H_

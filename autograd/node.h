@@ -17,6 +17,9 @@ namespace ember {
 namespace autograd {
 
 using variable_list = std::vector<Tensor>;
+// libtorch's other name for it (torch::autograd::tensor_list), which its
+// custom Functions' backward uses.
+using tensor_list = std::vector<Tensor>;
 class Node;
 
 // Where a gradient goes: input `input_nr` of `function`.

@@ -64,11 +64,24 @@ struct BroadcastOptions {
 
 class ProcessGroup {
  public:
+  // c10d's spelling of the handle type: std::shared_ptr<ProcessGroup::Work>.
+  using Work = ::ember::distributed::Work;
+
   ProcessGroup(int rank, int size) : rank_(rank), size_(size) {}
   virtual ~ProcessGroup() = default;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // c10d's C++ names for rank() and size().
+  int getRank() const { return rank_; }
+  int getSize() const { return size_; }
+  // c10d's ProcessGroupMPI::abort, which ends the job with MPI_Abort, for a
+  // rank that cannot go on (pytorch/examples' dist-mnist.cpp calls it when a
+  // Work fails). ember cannot end the other ranks' processes, so it ends
+  // this one at once (exit status 1, no destructors: the group's threads
+  // may be stuck on a dead peer); the other ranks' collectives with it then
+  // fail, naming this rank, as for any rank that dies.
+  [[noreturn]] void abort();
   virtual std::string backend_name() const = 0;
 
   virtual std::shared_ptr<Work> broadcast(std::vector<Tensor>& tensors,

@@ -22,9 +22,18 @@ namespace nn {
 
 // A function as a module, for Sequential (libtorch's nn::Functional):
 //   seq->push_back(nn::Functional([](const Tensor& x) { return x.view({-1, 400}); }));
+//   nn::Functional(ember::relu)
+//   nn::Functional(ember::max_pool2d, 3, /*stride=*/2, /*padding=*/0, /*dilation=*/1, false)
+// The second form, as libtorch's, calls the function with the input first
+// and then copies of the trailing arguments (std::bind): an overloaded
+// function needs a cast to pick one.
 class FunctionalImpl : public Module {
  public:
   explicit FunctionalImpl(std::function<Tensor(const Tensor&)> fn) : fn_(std::move(fn)) {}
+  template <typename F, typename Arg, typename... Args>
+  explicit FunctionalImpl(F&& fn, Arg&& arg, Args&&... args)
+      : fn_(std::bind(std::forward<F>(fn), std::placeholders::_1, std::forward<Arg>(arg),
+                      std::forward<Args>(args)...)) {}
   Tensor forward(const Tensor& input) { return fn_(input); }
 
  private:

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "autograd/autograd.h"
 #include "nn/nn.h"
@@ -115,6 +116,27 @@ TEST(LayersForwardTest, SequentialTakesFunctions) {
   Sequential seq(Functional([](const Tensor& x) { return x * 2; }), ReLU());
   EXPECT_TRUE(seq(ember::tensor({-1.0f, 3.0f})).equal(ember::tensor({0.0f, 6.0f})));
   EXPECT_EQ(seq->repr(), "Sequential(\n  (0): Functional()\n  (1): ReLU()\n)");
+}
+
+// libtorch's Functional forms: a function, a function with its trailing
+// arguments bound (Functional(torch::max_pool2d, 2, 2, 0, 1, false)), and a
+// lambda taking its tensor by value.
+TEST(LayersForwardTest, FunctionalBindsTrailingArguments) {
+  const Tensor p = ember::arange(16.0).view({1, 1, 4, 4});
+  Functional relu(ember::relu);
+  EXPECT_TRUE(relu(ember::tensor({-1.0f, 2.0f})).equal(ember::tensor({0.0f, 2.0f})));
+  Functional pool(ember::max_pool2d, 2, 2, 0, 1, false);
+  EXPECT_TRUE(pool(p).flatten().equal(ember::tensor({5.0f, 7.0f, 13.0f, 15.0f})));
+  Functional pool3(ember::max_pool2d, /*kernel_size=*/3, /*stride=*/1, /*padding=*/1,
+                   /*dilation=*/1, /*ceil_mode=*/false);
+  EXPECT_EQ(pool3(p).sizes(), IntArrayRef({1, 1, 4, 4}));
+  const std::vector<int64_t> shape = {-1, 8};
+  Functional reshape(ember::reshape, shape);
+  EXPECT_EQ(reshape(p).sizes(), IntArrayRef({2, 8}));
+  Functional by_value([](Tensor x) { return x.sum(); });
+  EXPECT_EQ(by_value(p).item<float>(), 120.0f);
+  Sequential seq(Functional(ember::relu), Functional(ember::max_pool2d, 2, 2, 0, 1, false));
+  EXPECT_TRUE(seq->forward(p - 5).flatten().equal(ember::tensor({0.0f, 2.0f, 8.0f, 10.0f})));
 }
 
 TEST(LayersForwardTest, GradientsReachEveryParameter) {

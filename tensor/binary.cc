@@ -373,13 +373,13 @@ Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
 Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
   return ember::add(*this, other, alpha);
 }
-Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
-  add_out(*this, *this, other, alpha);
-  return *this;
+Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) const {
+  add_out(mut(), mut(), other, alpha);
+  return mut();
 }
-Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
-  add_out(*this, *this, wrap_for(*this, other), alpha);
-  return *this;
+Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) const {
+  add_out(mut(), mut(), wrap_for(mut(), other), alpha);
+  return mut();
 }
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
   return ember::sub(*this, other, alpha);
@@ -387,24 +387,24 @@ Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
 Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
   return ember::sub(*this, other, alpha);
 }
-Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
-  sub_out(*this, *this, other, alpha);
-  return *this;
+Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) const {
+  sub_out(mut(), mut(), other, alpha);
+  return mut();
 }
-Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
-  sub_check(*this, other);
-  sub_out(*this, *this, wrap_for(*this, other), alpha);
-  return *this;
+Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) const {
+  sub_check(mut(), other);
+  sub_out(mut(), mut(), wrap_for(mut(), other), alpha);
+  return mut();
 }
 Tensor Tensor::mul(const Tensor& other) const { return ember::mul(*this, other); }
 Tensor Tensor::mul(const Scalar& other) const { return ember::mul(*this, other); }
-Tensor& Tensor::mul_(const Tensor& other) {
-  binary_out("mul", mul_kernel, *this, *this, other);
-  return *this;
+Tensor& Tensor::mul_(const Tensor& other) const {
+  binary_out("mul", mul_kernel, mut(), mut(), other);
+  return mut();
 }
-Tensor& Tensor::mul_(const Scalar& other) {
-  binary_out("mul", mul_kernel, *this, *this, wrap_for(*this, other));
-  return *this;
+Tensor& Tensor::mul_(const Scalar& other) const {
+  binary_out("mul", mul_kernel, mut(), mut(), wrap_for(mut(), other));
+  return mut();
 }
 Tensor Tensor::div(const Tensor& other, const std::string& rounding_mode) const {
   return ember::div(*this, other, rounding_mode);
@@ -412,41 +412,41 @@ Tensor Tensor::div(const Tensor& other, const std::string& rounding_mode) const 
 Tensor Tensor::div(const Scalar& other, const std::string& rounding_mode) const {
   return ember::div(*this, other, rounding_mode);
 }
-Tensor& Tensor::div_(const Tensor& other, const std::string& rounding_mode) {
-  div_out(*this, *this, other, rounding_mode);
-  return *this;
+Tensor& Tensor::div_(const Tensor& other, const std::string& rounding_mode) const {
+  div_out(mut(), mut(), other, rounding_mode);
+  return mut();
 }
-Tensor& Tensor::div_(const Scalar& other, const std::string& rounding_mode) {
-  div_out(*this, *this, wrap_for(*this, other), rounding_mode);
-  return *this;
+Tensor& Tensor::div_(const Scalar& other, const std::string& rounding_mode) const {
+  div_out(mut(), mut(), wrap_for(mut(), other), rounding_mode);
+  return mut();
 }
 Tensor Tensor::remainder(const Tensor& other) const { return ember::remainder(*this, other); }
 Tensor Tensor::remainder(const Scalar& other) const { return ember::remainder(*this, other); }
-Tensor& Tensor::remainder_(const Tensor& other) {
-  binary_out("remainder", remainder_kernel, *this, *this, other);
-  return *this;
+Tensor& Tensor::remainder_(const Tensor& other) const {
+  binary_out("remainder", remainder_kernel, mut(), mut(), other);
+  return mut();
 }
-Tensor& Tensor::remainder_(const Scalar& other) {
-  binary_out("remainder_scalar", remainder_kernel, *this, *this, wrap_for(*this, other));
-  return *this;
+Tensor& Tensor::remainder_(const Scalar& other) const {
+  binary_out("remainder_scalar", remainder_kernel, mut(), mut(), wrap_for(mut(), other));
+  return mut();
 }
 Tensor Tensor::fmod(const Tensor& other) const { return ember::fmod(*this, other); }
 Tensor Tensor::fmod(const Scalar& other) const { return ember::fmod(*this, other); }
-Tensor& Tensor::fmod_(const Tensor& other) {
-  binary_out("fmod", fmod_kernel, *this, *this, other);
-  return *this;
+Tensor& Tensor::fmod_(const Tensor& other) const {
+  binary_out("fmod", fmod_kernel, mut(), mut(), other);
+  return mut();
 }
-Tensor& Tensor::fmod_(const Scalar& other) {
-  binary_out("fmod_scalar", fmod_kernel, *this, *this, wrap_for(*this, other));
-  return *this;
+Tensor& Tensor::fmod_(const Scalar& other) const {
+  binary_out("fmod_scalar", fmod_kernel, mut(), mut(), wrap_for(mut(), other));
+  return mut();
 }
-Tensor& Tensor::floor_divide_(const Tensor& other) {
-  binary_out("floor_divide", div_floor_kernel, *this, *this, other);
-  return *this;
+Tensor& Tensor::floor_divide_(const Tensor& other) const {
+  binary_out("floor_divide", div_floor_kernel, mut(), mut(), other);
+  return mut();
 }
-Tensor& Tensor::floor_divide_(const Scalar& other) {
-  binary_out("floor_divide", div_floor_kernel, *this, *this, wrap_for(*this, other));
-  return *this;
+Tensor& Tensor::floor_divide_(const Scalar& other) const {
+  binary_out("floor_divide", div_floor_kernel, mut(), mut(), wrap_for(mut(), other));
+  return mut();
 }
 Tensor Tensor::floor_divide(const Tensor& other) const {
   return ember::floor_divide(*this, other);

@@ -178,11 +178,11 @@ bool all_true(const Tensor& t) {
   }                                                                                \
   Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); } \
   Tensor Tensor::op(const Scalar& other) const { return ember::op(*this, other); } \
-  Tensor& Tensor::op##_(const Tensor& other) {                                     \
-    return assign_result_(ember::op(*this, other), #op "_");                       \
+  Tensor& Tensor::op##_(const Tensor& other) const {                                     \
+    return assign_result_(ember::op(mut(), other), #op "_");                       \
   }                                                                                \
-  Tensor& Tensor::op##_(const Scalar& other) {                                     \
-    return assign_result_(ember::op(*this, other), #op "_");                       \
+  Tensor& Tensor::op##_(const Scalar& other) const {                                     \
+    return assign_result_(ember::op(mut(), other), #op "_");                       \
   }
 EMBER_COMPARE_OP(eq)
 EMBER_COMPARE_OP(ne)
@@ -197,8 +197,8 @@ EMBER_COMPARE_OP(ge)
     return compare(op##_kernel, self, other);                                      \
   }                                                                                \
   Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); } \
-  Tensor& Tensor::op##_(const Tensor& other) {                                     \
-    return assign_result_(ember::op(*this, other), #op "_");                       \
+  Tensor& Tensor::op##_(const Tensor& other) const {                                     \
+    return assign_result_(ember::op(mut(), other), #op "_");                       \
   }
 EMBER_LOGICAL_OP(logical_and)
 EMBER_LOGICAL_OP(logical_or)
@@ -213,8 +213,8 @@ EMBER_LOGICAL_OP(logical_xor)
     return bitwise(op##_kernel, self, wrap_for(self, other));                      \
   }                                                                                \
   Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); } \
-  Tensor& Tensor::op##_(const Tensor& other) {                                     \
-    return assign_result_(ember::op(*this, other), #op "_");                       \
+  Tensor& Tensor::op##_(const Tensor& other) const {                                     \
+    return assign_result_(ember::op(mut(), other), #op "_");                       \
   }
 EMBER_BITWISE_OP(bitwise_and)
 EMBER_BITWISE_OP(bitwise_or)

@@ -43,27 +43,27 @@ MemoryFormat Tensor::suggest_memory_format(bool channels_last_strides_exact_matc
   return ::ember::suggest_memory_format(sizes(), strides(), channels_last_strides_exact_match);
 }
 
-Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
+Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
   EMBER_CHECK(src.defined(), "copy_: the source tensor is undefined");
-  if (!detail::input_requires_grad(*this) && !detail::input_requires_grad(src)) {
+  if (!detail::input_requires_grad(mut()) && !detail::input_requires_grad(src)) {
     return copy_nograd_(src);
   }
   // Arg: src's device, where its gradient goes back to.
   detail::record_out_op(
-      "copy_", *this, {*this, src}, [&] { return copy_nograd_(src); },
+      "copy_", mut(), {mut(), src}, [&] { return copy_nograd_(src); },
       [&] { return OpArgs{src.device().str()}; });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::copy_nograd_(const Tensor& src) {
-  if (is_same(src)) return *this;
+Tensor& Tensor::copy_nograd_(const Tensor& src) const {
+  if (is_same(src)) return mut();
   if (!is_cpu() || !src.is_cpu()) {
     DeviceType t = is_cpu() ? src.device().type() : device().type();
     CrossDeviceCopyFn fn = g_cross_copy[static_cast<int>(t)];
     EMBER_CHECK(fn != nullptr, "Torch not compiled with CUDA enabled");
-    fn(*this, src);
+    fn(mut(), src);
     impl_->bump_version();
-    return *this;
+    return mut();
   }
   if (is_quantized() || src.is_quantized()) {
     EMBER_CHECK(dtype() == src.dtype(), "copy_ between quantized and non-quantized tensors (",
@@ -79,7 +79,7 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) {
   c.shape_from_output = true;
   c.output_dtype = dtype();
   TensorIterator iter(c);
-  iter.add_output(*this).add_input(src).build();
+  iter.add_output(mut()).add_input(src).build();
   ScalarType dst_t = is_quantized() ? (dtype() == kQInt8 ? kChar : kByte) : dtype();
   ScalarType src_t = src.is_quantized() ? (src.dtype() == kQInt8 ? kChar : kByte) : src.dtype();
   if (dst_t == src_t) {
@@ -90,7 +90,7 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) {
       parallel_for(0, numel(), kGrainSize * 4, [&](int64_t b, int64_t e) {
         std::memcpy(d + b * esz, s + b * esz, (e - b) * esz);
       });
-      return *this;
+      return mut();
     }
     switch (element_size()) {  // a plain copy only moves bytes
       case 1: cpu_kernel(iter, [](uint8_t v) -> uint8_t { return v; }); break;
@@ -98,7 +98,7 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) {
       case 4: cpu_kernel(iter, [](uint32_t v) -> uint32_t { return v; }); break;
       default: cpu_kernel(iter, [](uint64_t v) -> uint64_t { return v; }); break;
     }
-    return *this;
+    return mut();
   }
   EMBER_DISPATCH_ALL_TYPES(dst_t, "copy_", [&] {
     using out_t = scalar_t;
@@ -106,7 +106,7 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) {
       cpu_kernel(iter, [](scalar_t v) -> out_t { return cast_value<out_t>(v); });
     });
   });
-  return *this;
+  return mut();
 }
 
 namespace {
@@ -193,9 +193,9 @@ Tensor Tensor::detach() const {
   return Tensor(std::move(impl));
 }
 
-Tensor& Tensor::detach_() {
+Tensor& Tensor::detach_() const {
   impl_->set_autograd_meta(nullptr);
-  return *this;
+  return mut();
 }
 
 EMBER_DEFINE_KERNEL_TABLE(fill_kernel, FillFn);
@@ -214,7 +214,7 @@ EMBER_REGISTER_KERNEL(fill_kernel, kCPU, &fill_cpu);
 // fill_ / zero_ record under PyTorch's names for the in-place overloads
 // (FillBackward2, FillBackward3, ZeroBackward0): the value's gradient is the
 // sum of self's, self's is zero.
-Tensor& Tensor::assign_result_(const Tensor& result, const char* op) {
+Tensor& Tensor::assign_result_(const Tensor& result, const char* op) const {
   EMBER_CHECK(can_cast(result.dtype(), dtype()), "result type ", scalar_type_name(result.dtype()),
               " can't be cast to the desired output type ", scalar_type_name(dtype()));
   EMBER_CHECK(result.sizes() == sizes(), op, ": output with shape [",
@@ -223,32 +223,32 @@ Tensor& Tensor::assign_result_(const Tensor& result, const char* op) {
   return copy_(result);
 }
 
-Tensor& Tensor::fill_(const Scalar& value) {
+Tensor& Tensor::fill_(const Scalar& value) const {
   check_convertible(value, dtype());
   detail::record_out_op(
-      "fill_", *this, {*this},
+      "fill_", mut(), {mut()},
       [&] {
-        fill_kernel(device())(*this, value);
-        return *this;
+        fill_kernel(device())(mut(), value);
+        return mut();
       },
       detail::no_args);
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::fill_(const Tensor& value) {
+Tensor& Tensor::fill_(const Tensor& value) const {
   EMBER_CHECK(value.dim() == 0,
               "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
               " dimensions.");
   if (value.is_cpu()) check_convertible(value.item(), dtype());
   detail::record_out_op(
-      "fill_tensor_", *this, {*this, value}, [&] { return copy_(value); }, detail::no_args);
-  return *this;
+      "fill_tensor_", mut(), {mut(), value}, [&] { return copy_(value); }, detail::no_args);
+  return mut();
 }
 
-Tensor& Tensor::zero_() {
+Tensor& Tensor::zero_() const {
   detail::record_out_op(
-      "zero_", *this, {*this}, [&] { return fill_(Scalar(0)); }, detail::no_args);
-  return *this;
+      "zero_", mut(), {mut()}, [&] { return fill_(Scalar(0)); }, detail::no_args);
+  return mut();
 }
 
 }  // namespace ember

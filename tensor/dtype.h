@@ -48,6 +48,16 @@ constexpr ScalarType kFloat64 = ScalarType::Double;
 constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kQInt8 = ScalarType::QInt8;
 constexpr ScalarType kQUInt8 = ScalarType::QUInt8;
+// libtorch's short names (torch/types.h). It has no short name for
+// bfloat16, so neither has ember.
+constexpr ScalarType kU8 = kUInt8;
+constexpr ScalarType kI8 = kInt8;
+constexpr ScalarType kI16 = kInt16;
+constexpr ScalarType kI32 = kInt32;
+constexpr ScalarType kI64 = kInt64;
+constexpr ScalarType kF16 = kFloat16;
+constexpr ScalarType kF32 = kFloat32;
+constexpr ScalarType kF64 = kFloat64;
 
 // Bytes per element.
 int64_t element_size(ScalarType t);

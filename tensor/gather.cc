@@ -237,24 +237,24 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
       [&] { return dim_arg(dim); });
 }
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (detail::should_record(*this, src)) {
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (detail::should_record(mut(), src)) {
     detail::record_out_op(
-        "scatter", *this, {*this, index, src}, [&] { return scatter_(dim, index, src); },
+        "scatter", mut(), {mut(), index, src}, [&] { return scatter_(dim, index, src); },
         [&] { return dim_arg(dim); });
-    return *this;
+    return mut();
   }
-  detail::common_device({*this, index, src});
+  detail::common_device({mut(), index, src});
   dim = detail::wrap_dim(dim, this->dim());
-  scatter_checks(*this, dim, index, &src);
+  scatter_checks(mut(), dim, index, &src);
   impl()->bump_version();
-  if (index.numel() == 0) return *this;
-  const Geometry s(*this), i(index), r(src);
+  if (index.numel() == 0) return mut();
+  const Geometry s(mut()), i(index), r(src);
   if (!is_cpu()) {  // repeated indices: one of the writes wins, which one varies
     detail::index_kernel(device())(
         dim_loop(detail::IndexMode::kScatter, dim, i, s, r.strides, detail::IndexCheck::kOutOfBounds),
-        *this, index, src);
-    return *this;
+        mut(), index, src);
+    return mut();
   }
   const int64_t len = i.sizes[dim], is = i.strides[dim], rs = r.strides[dim];
   const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
@@ -272,29 +272,29 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
                       }
                     });
   });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
   check_convertible(value, dtype());
-  if (detail::should_record(*this)) {
+  if (detail::should_record(mut())) {
     detail::record_out_op(
-        "scatter_value", *this, {*this, index}, [&] { return scatter_(dim, index, value); },
+        "scatter_value", mut(), {mut(), index}, [&] { return scatter_(dim, index, value); },
         [&] { return dim_arg(dim); });
-    return *this;
+    return mut();
   }
-  detail::common_device({*this, index});
+  detail::common_device({mut(), index});
   dim = detail::wrap_dim(dim, this->dim());
-  scatter_checks(*this, dim, index, nullptr);
+  scatter_checks(mut(), dim, index, nullptr);
   impl()->bump_version();
-  if (index.numel() == 0) return *this;
-  const Geometry s(*this), i(index);
+  if (index.numel() == 0) return mut();
+  const Geometry s(mut()), i(index);
   if (!is_cpu()) {
     detail::IndexLoop l = dim_loop(detail::IndexMode::kFill, dim, i, s,
                                    DimVector(i.sizes.size(), 0), detail::IndexCheck::kOutOfBounds);
     l.value = value;
-    detail::index_kernel(device())(l, *this, index, Tensor());
-    return *this;
+    detail::index_kernel(device())(l, mut(), index, Tensor());
+    return mut();
   }
   const int64_t len = i.sizes[dim], is = i.strides[dim];
   const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
@@ -312,28 +312,28 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
                       }
                     });
   });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (detail::should_record(*this, src)) {
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (detail::should_record(mut(), src)) {
     detail::record_out_op(
-        "scatter_add", *this, {*this, index, src}, [&] { return scatter_add_(dim, index, src); },
+        "scatter_add", mut(), {mut(), index, src}, [&] { return scatter_add_(dim, index, src); },
         [&] { return dim_arg(dim); });
-    return *this;
+    return mut();
   }
-  detail::common_device({*this, index, src});
+  detail::common_device({mut(), index, src});
   dim = detail::wrap_dim(dim, this->dim());
-  scatter_checks(*this, dim, index, &src);
+  scatter_checks(mut(), dim, index, &src);
   impl()->bump_version();
-  if (index.numel() == 0) return *this;
-  const Geometry s(*this), i(index), r(src);
+  if (index.numel() == 0) return mut();
+  const Geometry s(mut()), i(index), r(src);
   if (!is_cpu()) {
     detail::IndexLoop l = dim_loop(detail::IndexMode::kAdd, dim, i, s, r.strides,
                                    detail::IndexCheck::kOutOfBounds);
     l.value = Scalar(1);
-    detail::index_kernel(device())(l, *this, index, src);
-    return *this;
+    detail::index_kernel(device())(l, mut(), index, src);
+    return mut();
   }
   const int64_t len = i.sizes[dim], is = i.strides[dim], rs = r.strides[dim];
   const int64_t ss = s.strides[dim], ssize = s.sizes[dim];
@@ -351,7 +351,7 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
                       }
                     });
   });
-  return *this;
+  return mut();
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -482,15 +482,15 @@ Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source
 }
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
-                           const Scalar& alpha) {
-  if (detail::should_record(*this, source)) {
+                           const Scalar& alpha) const {
+  if (detail::should_record(mut(), source)) {
     detail::record_out_op(
-        "index_add", *this, {*this, index, source},
+        "index_add", mut(), {mut(), index, source},
         [&] { return index_add_(dim, index, source, alpha); },
         [&] { return OpArgs{Scalar(dim), alpha}; });
-    return *this;
+    return mut();
   }
-  detail::common_device({*this, index, source});
+  detail::common_device({mut(), index, source});
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ",
                     index.dim(), " with type: ", scalar_type_name(index.dtype()),
@@ -506,7 +506,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
               ") should be equal to source.size(dim): (", src_len, "), for dim: ", dim);
   const Tensor idx = long_index(index);
   const int64_t* ip = idx.data_ptr<int64_t>();
-  const Slice dst(*this, dim);
+  const Slice dst(mut(), dim);
   const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
   for (int64_t k = 0; k < idx.numel() && is_cpu(); ++k) {
     EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index out of range in self");
@@ -528,9 +528,9 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
       detail::IndexLoop l = slice_loop(detail::IndexMode::kAdd, dim, idx.numel(), dst, src_strides,
                                        src.dim_stride, detail::IndexCheck::kOutOfRangeInSelf);
       l.value = alpha;
-      detail::index_kernel(device())(l, *this, idx, source);
+      detail::index_kernel(device())(l, mut(), idx, source);
     }
-    return *this;
+    return mut();
   }
   EMBER_DISPATCH_ALL_TYPES(dtype(), "index_add_cpu_", [&] {
     scalar_t* dp = data_ptr<scalar_t>();
@@ -548,24 +548,24 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
                   });
     }
   });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
   check_convertible(value, dtype());
-  if (detail::should_record(*this)) {
+  if (detail::should_record(mut())) {
     detail::record_out_op(
-        "index_fill", *this, {*this, index}, [&] { return index_fill_(dim, index, value); },
+        "index_fill", mut(), {mut(), index}, [&] { return index_fill_(dim, index, value); },
         [&] { return dim_arg(dim); });
-    return *this;
+    return mut();
   }
-  detail::common_device({*this, index});
+  detail::common_device({mut(), index});
   EMBER_CHECK_INDEX(index.dtype() == kLong, "index_fill_(): Expected dtype int64 for index.");
   EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   dim = detail::wrap_dim(dim, this->dim());
   const Tensor idx = long_index(index);
   const int64_t* ip = idx.data_ptr<int64_t>();
-  const Slice dst(*this, dim);
+  const Slice dst(mut(), dim);
   const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
   for (int64_t k = 0; k < idx.numel() && is_cpu(); ++k) {
     EMBER_CHECK_INDEX(ip[k] >= -size && ip[k] < size, "index ", ip[k],
@@ -579,9 +579,9 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
                                        detail::IndexCheck::kOutOfBoundsIndex);
       l.wrap = true;
       l.value = value;
-      detail::index_kernel(device())(l, *this, idx, Tensor());
+      detail::index_kernel(device())(l, mut(), idx, Tensor());
     }
-    return *this;
+    return mut();
   }
   const DimVector none(dst.sizes.size(), 0);
   detail::dispatch_by_element_size(element_size(), [&](auto tag) {
@@ -593,17 +593,17 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
       walk_slices(dst, none, v * dst.dim_stride, 0, [&](int64_t o, int64_t) { dp[o] = bits; });
     }
   });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
-  if (detail::should_record(*this, source)) {
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+  if (detail::should_record(mut(), source)) {
     detail::record_out_op(
-        "index_copy", *this, {*this, index, source},
+        "index_copy", mut(), {mut(), index, source},
         [&] { return index_copy_(dim, index, source); }, [&] { return dim_arg(dim); });
-    return *this;
+    return mut();
   }
-  detail::common_device({*this, index, source});
+  detail::common_device({mut(), index, source});
   dim = detail::wrap_dim(dim, this->dim());
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_copy_(): Index should have dimension 1 or 0 (got ",
                     index.dim(), ")");
@@ -619,7 +619,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   const int64_t src_len = source.dim() == 0 ? 1 : source.sizes()[dim];
   EMBER_CHECK_INDEX(index.numel() == src_len, "index_copy_(): Number of indices (", index.numel(),
                     ") should be equal to source.size(dim) (", src_len, ")");
-  const Slice dst(*this, dim), src(source, source.dim() == 0 ? 0 : dim);
+  const Slice dst(mut(), dim), src(source, source.dim() == 0 ? 0 : dim);
   if (dst.sizes != src.sizes) {
     throw Error(absl::StrCat(
         "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
@@ -640,9 +640,9 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
       detail::index_kernel(device())(
           slice_loop(detail::IndexMode::kScatter, dim, idx.numel(), dst, src.strides,
                      src.dim_stride, detail::IndexCheck::kIndexCopy),
-          *this, idx, source);
+          mut(), idx, source);
     }
-    return *this;
+    return mut();
   }
   detail::dispatch_by_element_size(element_size(), [&](auto tag) {
     using T = decltype(tag);
@@ -653,7 +653,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
                   [&](int64_t o, int64_t i) { dp[o] = sp[i]; });
     }
   });
-  return *this;
+  return mut();
 }
 
 }  // namespace ember

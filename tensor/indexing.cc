@@ -427,31 +427,31 @@ Tensor Tensor::index_put(std::initializer_list<TensorIndex> indices, const Tenso
   return index_put(TensorIndexList(indices), value);
 }
 
-Tensor& Tensor::index_put_(TensorIndexList indices, const Tensor& value) {
+Tensor& Tensor::index_put_(TensorIndexList indices, const Tensor& value) const {
   // Python's setitem drops the value's leading size-1 dims first.
   Tensor v = value;
   while (v.dim() > 0 && v.sizes()[0] == 1) v = v.squeeze(0);
   std::vector<Tensor> adv;
   Tensor sliced = indices.size() == 1 && indices[0].is_integer()
-                      ? apply_select(*this, 0, indices[0].integer(), 0)
-                      : apply_slicing(*this, indices, adv);
+                      ? apply_select(mut(), 0, indices[0].integer(), 0)
+                      : apply_slicing(mut(), indices, adv);
   if (adv.empty()) {
     sliced.copy_(sliced.sizes() == v.sizes() ? v : v.expand(sliced.sizes()));
-    return *this;
+    return mut();
   }
   ::ember::index_put_(sliced, adv, v);
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const {
   return index_put_(TensorIndexList(indices), value);
 }
 
-Tensor& Tensor::index_put_(TensorIndexList indices, const Scalar& value) {
+Tensor& Tensor::index_put_(TensorIndexList indices, const Scalar& value) const {
   return index_put_(indices, scalar_tensor(value, options()));
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) const {
   return index_put_(TensorIndexList(indices), value);
 }
 

@@ -468,8 +468,8 @@ Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
   return ember::addmm(*this, mat1, mat2, beta, alpha);
 }
 Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-                       const Scalar& alpha) {
-  return assign_result_(ember::addmm(*this, mat1, mat2, beta, alpha), "addmm_");
+                       const Scalar& alpha) const {
+  return assign_result_(ember::addmm(mut(), mat1, mat2, beta, alpha), "addmm_");
 }
 
 }  // namespace ember

@@ -179,6 +179,11 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const T
   return gx;
 }
 
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                int64_t reduction, int64_t ignore_index) {
+  return std::get<0>(nll_loss_forward(input, target, weight, reduction, ignore_index));
+}
+
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
   EMBER_AUTOCAST(mse_loss, ::ember::mse_loss, input, target, reduction);
   detail::OpScope scope(input, target);

@@ -24,6 +24,7 @@
 #include <string>
 #include <tuple>
 
+#include "tensor/reduction.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -56,15 +57,20 @@ Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& b
 // --- pooling (pool.cc): input [N, C, H, W] or [C, H, W] ------------------------
 // kernel_size/stride/padding/dilation: one value or (H, W); stride empty:
 // the kernel size. Backward kernels take the input's sizes (the values are
-// not needed), where ATen takes the input itself.
+// not needed), where ATen takes the input itself. The defaults are ATen's,
+// so libtorch's `torch::max_pool2d(x, 2)` reads the same here.
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                   IntArrayRef stride, IntArrayRef padding,
-                                                   IntArrayRef dilation, bool ceil_mode);
+                                                   IntArrayRef stride = {}, IntArrayRef padding = 0,
+                                                   IntArrayRef dilation = 1,
+                                                   bool ceil_mode = false);
+// The values of max_pool2d_with_indices.
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, IntArrayRef dilation = 1, bool ceil_mode = false);
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                                         const Tensor& indices);
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                  std::optional<int64_t> divisor_override);
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
 Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                            IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                            bool ceil_mode, bool count_include_pad,
@@ -127,11 +133,13 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
                           int64_t padding_idx);
 
 // --- losses (loss.cc) -----------------------------------------------------------------
-// ATen's Reduction enum: the int64 reduction argument of the losses.
+// ATen's Reduction enum: the int64 reduction argument of the losses, which
+// also takes ember::Reduction::Mean (Note [Reduction]). The defaults are
+// ATen's: `ember::nll_loss(out, target)`, `ember::mse_loss(a, b)`.
 namespace loss_reduction {
-constexpr int64_t kNone = 0;
-constexpr int64_t kMean = 1;
-constexpr int64_t kSum = 2;
+constexpr int64_t kNone = Reduction::None;
+constexpr int64_t kMean = Reduction::Mean;
+constexpr int64_t kSum = Reduction::Sum;
 }  // namespace loss_reduction
 
 // input [C], [N, C] or [N, C, d...] of log-probabilities; target int64
@@ -142,14 +150,18 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& t
 Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                          const Tensor& weight, int64_t reduction, int64_t ignore_index,
                          const Tensor& total_weight);
-Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction);
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta);
+// The loss of nll_loss_forward. weight: one per class, or undefined.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                int64_t reduction = Reduction::Mean, int64_t ignore_index = -100);
+Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      int64_t reduction = Reduction::Mean, double beta = 1.0);
 // input in [0, 1]; weight (optional) broadcasts to input.
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
-                            int64_t reduction);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                            int64_t reduction = Reduction::Mean);
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
-                                        const Tensor& weight, const Tensor& pos_weight,
-                                        int64_t reduction);
+                                        const Tensor& weight = {}, const Tensor& pos_weight = {},
+                                        int64_t reduction = Reduction::Mean);
 
 }  // namespace ember
 

@@ -465,20 +465,20 @@ Tensor square(const Tensor& self) { return pow(self, 2); }
 
 Tensor Tensor::pow(const Tensor& exponent) const { return ember::pow(*this, exponent); }
 Tensor Tensor::pow(const Scalar& exponent) const { return ember::pow(*this, exponent); }
-Tensor& Tensor::pow_(const Tensor& exponent) {
-  binary_rec("pow_tensor", pow_tensor_tensor_kernel, *this, *this, exponent);
-  return *this;
+Tensor& Tensor::pow_(const Tensor& exponent) const {
+  binary_rec("pow_tensor", pow_tensor_tensor_kernel, mut(), mut(), exponent);
+  return mut();
 }
-Tensor& Tensor::pow_(const Scalar& exponent) {
-  pow_scalar_out(*this, *this, exponent);
-  return *this;
+Tensor& Tensor::pow_(const Scalar& exponent) const {
+  pow_scalar_out(mut(), mut(), exponent);
+  return mut();
 }
 Tensor Tensor::atan2(const Tensor& other) const { return ember::atan2(*this, other); }
-Tensor& Tensor::atan2_(const Tensor& other) {
+Tensor& Tensor::atan2_(const Tensor& other) const {
   IterConfig c;
   c.promote_integer_inputs_to_float = true;
-  binary_rec("atan2", atan2_kernel, *this, *this, other, c);
-  return *this;
+  binary_rec("atan2", atan2_kernel, mut(), mut(), other, c);
+  return mut();
 }
 Tensor Tensor::minimum(const Tensor& other) const { return ember::minimum(*this, other); }
 Tensor Tensor::maximum(const Tensor& other) const { return ember::maximum(*this, other); }
@@ -487,54 +487,54 @@ Tensor Tensor::fmax(const Tensor& other) const { return ember::fmax(*this, other
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
   return ember::lerp(*this, end, weight);
 }
-Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
-  lerp_out(*this, *this, end, weight);
-  return *this;
+Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) const {
+  lerp_out(mut(), mut(), end, weight);
+  return mut();
 }
 Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
   return ember::addcmul(*this, t1, t2, value);
 }
-Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  addcmul_out(*this, *this, t1, t2, value);
-  return *this;
+Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  addcmul_out(mut(), mut(), t1, t2, value);
+  return mut();
 }
 Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
   return ember::addcdiv(*this, t1, t2, value);
 }
-Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  addcdiv_out(*this, *this, t1, t2, value);
-  return *this;
+Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  addcdiv_out(mut(), mut(), t1, t2, value);
+  return mut();
 }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return ember::clamp(*this, min, max);
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  clamp_out(*this, *this, min, max);
-  return *this;
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  clamp_out(mut(), mut(), min, max);
+  return mut();
 }
 Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
   return ember::clamp(*this, min, max);
 }
 Tensor Tensor::clamp_min(const Scalar& min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(const Scalar& max) const { return ember::clamp_max(*this, max); }
-Tensor& Tensor::clamp_min_(const Scalar& min) {
+Tensor& Tensor::clamp_min_(const Scalar& min) const {
   detail::record_out_op(
-      "clamp_min", *this, {*this}, [&] { return clamp_out_impl(*this, *this, min, std::nullopt); },
+      "clamp_min", mut(), {mut()}, [&] { return clamp_out_impl(mut(), mut(), min, std::nullopt); },
       [&] { return OpArgs{min}; });
-  return *this;
+  return mut();
 }
-Tensor& Tensor::clamp_max_(const Scalar& max) {
+Tensor& Tensor::clamp_max_(const Scalar& max) const {
   detail::record_out_op(
-      "clamp_max", *this, {*this}, [&] { return clamp_out_impl(*this, *this, std::nullopt, max); },
+      "clamp_max", mut(), {mut()}, [&] { return clamp_out_impl(mut(), mut(), std::nullopt, max); },
       [&] { return OpArgs{max}; });
-  return *this;
+  return mut();
 }
 Tensor Tensor::relu() const { return ember::relu(*this); }
-Tensor& Tensor::relu_() {
-  relu_out(*this, *this);
-  return *this;
+Tensor& Tensor::relu_() const {
+  relu_out(mut(), mut());
+  return mut();
 }
 Tensor Tensor::square() const { return ember::square(*this); }
-Tensor& Tensor::square_() { return pow_(2); }
+Tensor& Tensor::square_() const { return pow_(2); }
 
 }  // namespace ember

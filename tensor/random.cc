@@ -610,17 +610,17 @@ Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
   return t;
 }
 
-Tensor& Tensor::uniform_(double from, double to) {
-  return ::ember::uniform_(*this, from, to, detail::default_generator_for(device()));
+Tensor& Tensor::uniform_(double from, double to) const {
+  return ::ember::uniform_(mut(), from, to, detail::default_generator_for(device()));
 }
-Tensor& Tensor::normal_(double mean, double std) {
-  return ::ember::normal_(*this, mean, std, detail::default_generator_for(device()));
+Tensor& Tensor::normal_(double mean, double std) const {
+  return ::ember::normal_(mut(), mean, std, detail::default_generator_for(device()));
 }
-Tensor& Tensor::bernoulli_(double p) {
-  return ::ember::bernoulli_(*this, p, detail::default_generator_for(device()));
+Tensor& Tensor::bernoulli_(double p) const {
+  return ::ember::bernoulli_(mut(), p, detail::default_generator_for(device()));
 }
-Tensor& Tensor::bernoulli_(const Tensor& p) {
-  return ::ember::bernoulli_(*this, p, detail::default_generator_for(device()));
+Tensor& Tensor::bernoulli_(const Tensor& p) const {
+  return ::ember::bernoulli_(mut(), p, detail::default_generator_for(device()));
 }
 
 // torch.bernoulli(p) / p.bernoulli(): empty_like(p).bernoulli_(p). One draw
@@ -704,11 +704,11 @@ Tensor& bernoulli_(Tensor& t, const Tensor& p, const Generator& gen) {
   return t;
 }
 
-Tensor& Tensor::random_(int64_t from, int64_t to) {
-  return ::ember::random_(*this, from, to, detail::default_generator_for(device()));
+Tensor& Tensor::random_(int64_t from, int64_t to) const {
+  return ::ember::random_(mut(), from, to, detail::default_generator_for(device()));
 }
-Tensor& Tensor::exponential_(double lambd) {
-  return ::ember::exponential_(*this, lambd, detail::default_generator_for(device()));
+Tensor& Tensor::exponential_(double lambd) const {
+  return ::ember::exponential_(mut(), lambd, detail::default_generator_for(device()));
 }
 
 // --- factories ----------------------------------------------------------------------

@@ -152,8 +152,8 @@ Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
   return cat(parts, d);
 }
 
-Tensor& Tensor::tril_(int64_t diagonal) { return assign_result_(tril(diagonal), "tril_"); }
-Tensor& Tensor::triu_(int64_t diagonal) { return assign_result_(triu(diagonal), "triu_"); }
+Tensor& Tensor::tril_(int64_t diagonal) const { return assign_result_(tril(diagonal), "tril_"); }
+Tensor& Tensor::triu_(int64_t diagonal) const { return assign_result_(triu(diagonal), "triu_"); }
 Tensor Tensor::tril(int64_t diagonal) const {
   if (detail::should_record(*this)) {
     return detail::record_out_op(

@@ -562,10 +562,10 @@ Tensor Tensor::any(int64_t dim, bool keepdim) const { return ember::any(*this, d
 Tensor Tensor::count_nonzero(std::optional<int64_t> dim) const {
   return ember::count_nonzero(*this, dim);
 }
-Tensor& Tensor::cumsum_(int64_t dim, std::optional<ScalarType> dtype) {
+Tensor& Tensor::cumsum_(int64_t dim, std::optional<ScalarType> dtype) const {
   return assign_result_(cumsum(dim, dtype), "cumsum_");
 }
-Tensor& Tensor::cumprod_(int64_t dim, std::optional<ScalarType> dtype) {
+Tensor& Tensor::cumprod_(int64_t dim, std::optional<ScalarType> dtype) const {
   return assign_result_(cumprod(dim, dtype), "cumprod_");
 }
 Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {

@@ -227,26 +227,26 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
   return ::ember::masked_select(*this, mask);
 }
 
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
   check_fill_mask(mask, "masked_fill_");
   check_convertible(value, dtype());
-  detail::record_out_op("masked_fill", *this, {*this, mask}, [&] {
-    TensorIterator iter = masked_iter(*this, mask, *this);
+  detail::record_out_op("masked_fill", mut(), {mut(), mask}, [&] {
+    TensorIterator iter = masked_iter(mut(), mask, mut());
     masked_fill_kernel(iter.device_type())(iter, value);
-    return *this;
+    return mut();
   }, [&] { return OpArgs{value}; });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
   EMBER_CHECK(value.dim() == 0,
               "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
   // A value that requires grad gets its gradient (MaskedFillBackward1).
   detail::record_out_op(
-      "masked_fill_tensor", *this, {*this, mask, value},
+      "masked_fill_tensor", mut(), {mut(), mask, value},
       [&] { return masked_fill_(mask, value.item()); }, detail::no_args);
-  return *this;
+  return mut();
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -286,17 +286,17 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
   return base.masked_scatter_(mask, source);
 }
 
-Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
   // Note [Recording index ops] in gather.cc.
-  if (detail::should_record(*this, source)) {
+  if (detail::should_record(mut(), source)) {
     detail::record_out_op(
-        "masked_scatter", *this, {*this, mask, source},
+        "masked_scatter", mut(), {mut(), mask, source},
         [&] { return masked_scatter_(mask, source); }, detail::no_args);
-    return *this;
+    return mut();
   }
-  if (detail::cpu_fallback("masked_scatter_", {*this, mask, source})) {
+  if (detail::cpu_fallback("masked_scatter_", {mut(), mask, source})) {
     return detail::in_place_on_cpu(
-        *this, [&](Tensor& host) { host.masked_scatter_(detail::cpu(mask), detail::cpu(source)); });
+        mut(), [&](Tensor& host) { host.masked_scatter_(detail::cpu(mask), detail::cpu(source)); });
   }
   check_fill_mask(mask, "masked_scatter_");
   EMBER_CHECK(dtype() == source.dtype(),
@@ -337,7 +337,7 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
                               dst[o[1]] = s[k++];
                             });
   });
-  return *this;
+  return mut();
 }
 
 // --- take --------------------------------------------------------------------

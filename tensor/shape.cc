@@ -299,24 +299,24 @@ Tensor Tensor::unsqueeze(int64_t dim) const {
   return view_rec("unsqueeze", *this, make_view(*this, sizes, strides, storage_offset()), [&] { return OpArgs{Scalar(dim)}; });
 }
 
-Tensor& Tensor::squeeze_() {
+Tensor& Tensor::squeeze_() const {
   DimVector sizes, strides;
-  squeeze_geometry(*this, -1, &sizes, &strides);
-  return inplace_view_rec("squeeze_", *this, sizes, strides, {});
+  squeeze_geometry(mut(), -1, &sizes, &strides);
+  return inplace_view_rec("squeeze_", mut(), sizes, strides, {});
 }
 
-Tensor& Tensor::squeeze_(int64_t dim) {
+Tensor& Tensor::squeeze_(int64_t dim) const {
   dim = wrap_dim(dim, this->dim());
   DimVector sizes, strides;
-  squeeze_geometry(*this, dim, &sizes, &strides);
-  return inplace_view_rec("squeeze_dim_", *this, sizes, strides, {Scalar(dim)});
+  squeeze_geometry(mut(), dim, &sizes, &strides);
+  return inplace_view_rec("squeeze_dim_", mut(), sizes, strides, {Scalar(dim)});
 }
 
-Tensor& Tensor::unsqueeze_(int64_t dim) {
+Tensor& Tensor::unsqueeze_(int64_t dim) const {
   dim = wrap_dim(dim, this->dim() + 1);
   DimVector sizes, strides;
-  unsqueeze_geometry(*this, dim, &sizes, &strides);
-  return inplace_view_rec("unsqueeze_", *this, sizes, strides, {Scalar(dim)});
+  unsqueeze_geometry(mut(), dim, &sizes, &strides);
+  return inplace_view_rec("unsqueeze_", mut(), sizes, strides, {Scalar(dim)});
 }
 
 // PyTorch's inferExpandGeometry.
@@ -385,8 +385,8 @@ Tensor& transpose_rec(const char* name, Tensor& self, int64_t dim0, int64_t dim1
 }
 }  // namespace
 
-Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) {
-  return transpose_rec("transpose_", *this, dim0, dim1);
+Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) const {
+  return transpose_rec("transpose_", mut(), dim0, dim1);
 }
 
 Tensor Tensor::t() const {
@@ -400,9 +400,9 @@ Tensor Tensor::t() const {
   return r;
 }
 
-Tensor& Tensor::t_() {
+Tensor& Tensor::t_() const {
   EMBER_CHECK(dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  return transpose_rec("t_", *this, 0, dim() < 2 ? 0 : 1);
+  return transpose_rec("t_", mut(), 0, dim() < 2 ? 0 : 1);
 }
 
 Tensor Tensor::mT() const {
@@ -539,13 +539,13 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
 }
 
 Tensor& Tensor::as_strided_(IntArrayRef size, IntArrayRef stride,
-                            std::optional<int64_t> storage_offset) {
+                            std::optional<int64_t> storage_offset) const {
   const int64_t offset = storage_offset.value_or(this->storage_offset());
-  check_as_strided(*this, size, stride, offset);
+  check_as_strided(mut(), size, stride, offset);
   // PyTorch's AsStridedBackward1: the same gradient as as_strided's, from
   // self's geometry before.
-  return inplace_view_rec("as_strided_", *this, size, stride,
-                          as_strided_args(*this, size, stride, offset), offset);
+  return inplace_view_rec("as_strided_", mut(), size, stride,
+                          as_strided_args(mut(), size, stride, offset), offset);
 }
 
 Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {

@@ -96,7 +96,7 @@ const Tensor& Tensor::grad() const {
   if (impl_->autograd_meta() == nullptr || g_hooks == nullptr) return kUndefined;
   return g_hooks->grad(*this);
 }
-Tensor& Tensor::mutable_grad() { return hooks_or_throw("mutable_grad").mutable_grad(*this); }
+Tensor& Tensor::mutable_grad() const { return hooks_or_throw("mutable_grad").mutable_grad(mut()); }
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   if (impl_->autograd_meta() == nullptr || g_hooks == nullptr) return nullptr;
   return g_hooks->grad_fn(*this);
@@ -178,14 +178,14 @@ void OpScope::record_inplace(const char* name, const Tensor& self, Tensor self_b
 }
 }  // namespace detail
 
-Tensor& Tensor::requires_grad_(bool requires_grad) {
-  if (!requires_grad && impl_->autograd_meta() == nullptr) return *this;
+Tensor& Tensor::requires_grad_(bool requires_grad) const {
+  if (!requires_grad && impl_->autograd_meta() == nullptr) return mut();
   EMBER_CHECK(!requires_grad || is_floating_point(),
               "only Tensors of floating point dtype can require gradients");
   EMBER_CHECK(g_hooks != nullptr,
               "requires_grad_ needs ember's autograd library: link //autograd");
   g_hooks->set_requires_grad(impl_.get(), requires_grad);
-  return *this;
+  return mut();
 }
 
 }  // namespace ember

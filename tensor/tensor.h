@@ -52,10 +52,27 @@ class TensorIndexList {
 // A handle to a TensorImpl. Copying a Tensor copies the handle, not the data:
 // `Tensor b = a;` aliases a, as in Python. Methods are defined next to the op
 // they forward to (creation.cc, shape.cc, math.cc, ...): one op, one place.
+//
+// Note [Const in-place methods]: as in libtorch, `const` applies to the
+// handle, not to the data it points at, so every in-place method (add_,
+// zero_, requires_grad_, ...) is a const member: `p.grad().zero_()` works
+// though grad() returns a const reference, and so does an in-place op on a
+// `const Tensor&` parameter or loop variable. They return Tensor& (libtorch:
+// const Tensor&), so `Tensor& y = x.add_(1);` keeps working. Assigning to a
+// temporary Tensor writes into its data, as libtorch's rvalue operator=
+// does: `x[0] = 5` fills, `p.grad().data() = g / n` copies; assigning to a
+// named Tensor rebinds the handle, as always.
 class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  // On a temporary: copies (fills) the values in (Note [Const in-place methods]).
+  Tensor& operator=(const Tensor& src) && { return copy_(src); }
+  Tensor& operator=(const Scalar& value) && { return fill_(value); }
 
   bool defined() const { return impl_ != nullptr; }
   TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
@@ -99,6 +116,17 @@ class Tensor {
   template <typename T>
   T* data_ptr() const;
   void* data_ptr() const { return impl_->data(); }
+  // libtorch's older spelling of data_ptr<T>().
+  template <typename T>
+  T* data() const {
+    return data_ptr<T>();
+  }
+  // libtorch's x.data(): a tensor sharing x's storage that does not require
+  // grad and is not in any graph, for updates autograd must not record:
+  // `p.data().add_(delta)`. ember keeps the version counter in the storage,
+  // so it is detach(): unlike libtorch's, an in-place change through it of
+  // a tensor that backward still needs is reported, not silently used.
+  Tensor data() const { return detach(); }
   // t.accessor<float, 2>()[i][j] (tensor/accessor.h). The accessor points
   // into this tensor, so a temporary's is refused.
   template <typename T, size_t N>
@@ -115,12 +143,12 @@ class Tensor {
 
   // --- autograd (behaviour installed by //autograd; see autograd_hook.h) ----
   bool requires_grad() const;
-  Tensor& requires_grad_(bool requires_grad = true);
-  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  Tensor& requires_grad_(bool requires_grad = true) const;
+  Tensor& set_requires_grad(bool r) const { return requires_grad_(r); }
   // The accumulated gradient (undefined until a backward reaches this leaf).
   const Tensor& grad() const;
   // The .grad slot itself: assign an undefined Tensor to set it to None.
-  Tensor& mutable_grad();
+  Tensor& mutable_grad() const;
   // The node that made this tensor (nullptr for leaves); name() is PyTorch's
   // ("MulBackward0").
   std::shared_ptr<autograd::Node> grad_fn() const;
@@ -163,17 +191,17 @@ class Tensor {
   Tensor cuda() const { return to(Device(kCUDA)); }
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   // Itself when already laid out in memory_format, else a copy that is
   // (Preserve is refused, as PyTorch does).
   Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
   // A copy; nullopt is Preserve (Note [Result layout]).
   Tensor clone(std::optional<MemoryFormat> memory_format = std::nullopt) const;
   Tensor detach() const;
-  Tensor& detach_();
-  Tensor& fill_(const Scalar& value);
-  Tensor& fill_(const Tensor& value);
-  Tensor& zero_();
+  Tensor& detach_() const;
+  Tensor& fill_(const Scalar& value) const;
+  Tensor& fill_(const Tensor& value) const;
+  Tensor& zero_() const;
 
   // --- shape and views (shape.cc) -------------------------------------------
   Tensor view(IntArrayRef size) const;
@@ -186,16 +214,16 @@ class Tensor {
   Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
-  Tensor& squeeze_();
-  Tensor& squeeze_(int64_t dim);
-  Tensor& unsqueeze_(int64_t dim);
+  Tensor& squeeze_() const;
+  Tensor& squeeze_(int64_t dim) const;
+  Tensor& unsqueeze_(int64_t dim) const;
   Tensor expand(IntArrayRef size) const;
   Tensor expand_as(const Tensor& other) const;
   Tensor repeat(IntArrayRef repeats) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  Tensor& transpose_(int64_t dim0, int64_t dim1) const;
   Tensor t() const;
-  Tensor& t_();
+  Tensor& t_() const;
   Tensor mT() const;
   Tensor permute(IntArrayRef dims) const;
   Tensor movedim(int64_t source, int64_t destination) const;
@@ -206,7 +234,7 @@ class Tensor {
   Tensor as_strided(IntArrayRef size, IntArrayRef stride,
                     std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor& as_strided_(IntArrayRef size, IntArrayRef stride,
-                      std::optional<int64_t> storage_offset = std::nullopt);
+                      std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
@@ -217,18 +245,18 @@ class Tensor {
   Tensor roll(IntArrayRef shifts, IntArrayRef dims) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
-  Tensor& tril_(int64_t diagonal = 0);
-  Tensor& triu_(int64_t diagonal = 0);
+  Tensor& tril_(int64_t diagonal = 0) const;
+  Tensor& triu_(int64_t diagonal = 0) const;
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor diag(int64_t diagonal = 0) const;
 
   // --- indexing (indexing.cc) -------------------------------------------------
   Tensor index(TensorIndexList indices) const;
   Tensor index(std::initializer_list<TensorIndex> indices) const;
-  Tensor& index_put_(TensorIndexList indices, const Tensor& value);
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
-  Tensor& index_put_(TensorIndexList indices, const Scalar& value);
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(TensorIndexList indices, const Tensor& value) const;
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const;
+  Tensor& index_put_(TensorIndexList indices, const Scalar& value) const;
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) const;
   // Out of place: a copy with the values put (as PyTorch's index_put).
   Tensor index_put(TensorIndexList indices, const Tensor& value) const;
   Tensor index_put(std::initializer_list<TensorIndex> indices, const Tensor& value) const;
@@ -240,9 +268,9 @@ class Tensor {
   Tensor masked_select(const Tensor& mask) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
-  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
-  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   Tensor nonzero() const;
   Tensor take(const Tensor& index) const;
@@ -257,15 +285,15 @@ class Tensor {
   // checks], tensor/cuda/index_ops.cc).
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
-                     const Scalar& alpha = 1);
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
-  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+                     const Scalar& alpha = 1) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
                    const Scalar& alpha = 1) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
@@ -281,66 +309,66 @@ class Tensor {
   // --- elementwise math (binary.cc, pointwise.cc, unary.cc, compare.cc) ------
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
   Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
   Tensor mul(const Tensor& other) const;
   Tensor mul(const Scalar& other) const;
-  Tensor& mul_(const Tensor& other);
-  Tensor& mul_(const Scalar& other);
+  Tensor& mul_(const Tensor& other) const;
+  Tensor& mul_(const Scalar& other) const;
   // rounding_mode: "" (true division), "trunc" or "floor".
   Tensor div(const Tensor& other, const std::string& rounding_mode = "") const;
   Tensor div(const Scalar& other, const std::string& rounding_mode = "") const;
-  Tensor& div_(const Tensor& other, const std::string& rounding_mode = "");
-  Tensor& div_(const Scalar& other, const std::string& rounding_mode = "");
+  Tensor& div_(const Tensor& other, const std::string& rounding_mode = "") const;
+  Tensor& div_(const Scalar& other, const std::string& rounding_mode = "") const;
   Tensor remainder(const Tensor& other) const;
   Tensor remainder(const Scalar& other) const;
-  Tensor& remainder_(const Tensor& other);
-  Tensor& remainder_(const Scalar& other);
+  Tensor& remainder_(const Tensor& other) const;
+  Tensor& remainder_(const Scalar& other) const;
   Tensor fmod(const Tensor& other) const;
   Tensor fmod(const Scalar& other) const;
-  Tensor& fmod_(const Tensor& other);
-  Tensor& fmod_(const Scalar& other);
+  Tensor& fmod_(const Tensor& other) const;
+  Tensor& fmod_(const Scalar& other) const;
   Tensor floor_divide(const Tensor& other) const;
   Tensor floor_divide(const Scalar& other) const;
-  Tensor& floor_divide_(const Tensor& other);
-  Tensor& floor_divide_(const Scalar& other);
+  Tensor& floor_divide_(const Tensor& other) const;
+  Tensor& floor_divide_(const Scalar& other) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(const Scalar& exponent) const;
-  Tensor& pow_(const Tensor& exponent);
-  Tensor& pow_(const Scalar& exponent);
+  Tensor& pow_(const Tensor& exponent) const;
+  Tensor& pow_(const Scalar& exponent) const;
   Tensor atan2(const Tensor& other) const;
-  Tensor& atan2_(const Tensor& other);
+  Tensor& atan2_(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor maximum(const Tensor& other) const;
   Tensor fmin(const Tensor& other) const;
   Tensor fmax(const Tensor& other) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
-  Tensor& lerp_(const Tensor& end, const Scalar& weight);
+  Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
-  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
-  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp(const Tensor& min, const Tensor& max) const;
   Tensor clamp_min(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;
-  Tensor& clamp_min_(const Scalar& min);
-  Tensor& clamp_max_(const Scalar& max);
+  Tensor& clamp_min_(const Scalar& min) const;
+  Tensor& clamp_max_(const Scalar& max) const;
   Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const {
     return clamp(min, max);
   }
-  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) {
+  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const {
     return clamp_(min, max);
   }
 
 #define EMBER_UNARY_METHOD(name) \
   Tensor name() const;           \
-  Tensor& name##_();
+  Tensor& name##_() const;
   EMBER_UNARY_METHOD(neg)
   EMBER_UNARY_METHOD(abs)
   EMBER_UNARY_METHOD(sqrt)
@@ -377,9 +405,9 @@ class Tensor {
 #undef EMBER_UNARY_METHOD
   Tensor round(int64_t decimals) const;
   Tensor negative() const { return neg(); }
-  Tensor& negative_() { return neg_(); }
+  Tensor& negative_() const { return neg_(); }
   Tensor absolute() const { return abs(); }
-  Tensor& absolute_() { return abs_(); }
+  Tensor& absolute_() const { return abs_(); }
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;
@@ -394,30 +422,30 @@ class Tensor {
   Tensor le(const Tensor& other) const;
   Tensor le(const Scalar& other) const;
   // In place: the comparison's result in self's dtype (1 / 0).
-  Tensor& eq_(const Tensor& other);
-  Tensor& eq_(const Scalar& other);
-  Tensor& ne_(const Tensor& other);
-  Tensor& ne_(const Scalar& other);
-  Tensor& gt_(const Tensor& other);
-  Tensor& gt_(const Scalar& other);
-  Tensor& ge_(const Tensor& other);
-  Tensor& ge_(const Scalar& other);
-  Tensor& lt_(const Tensor& other);
-  Tensor& lt_(const Scalar& other);
-  Tensor& le_(const Tensor& other);
-  Tensor& le_(const Scalar& other);
+  Tensor& eq_(const Tensor& other) const;
+  Tensor& eq_(const Scalar& other) const;
+  Tensor& ne_(const Tensor& other) const;
+  Tensor& ne_(const Scalar& other) const;
+  Tensor& gt_(const Tensor& other) const;
+  Tensor& gt_(const Scalar& other) const;
+  Tensor& ge_(const Tensor& other) const;
+  Tensor& ge_(const Scalar& other) const;
+  Tensor& lt_(const Tensor& other) const;
+  Tensor& lt_(const Scalar& other) const;
+  Tensor& le_(const Tensor& other) const;
+  Tensor& le_(const Scalar& other) const;
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
   Tensor logical_xor(const Tensor& other) const;
-  Tensor& logical_and_(const Tensor& other);
-  Tensor& logical_or_(const Tensor& other);
-  Tensor& logical_xor_(const Tensor& other);
+  Tensor& logical_and_(const Tensor& other) const;
+  Tensor& logical_or_(const Tensor& other) const;
+  Tensor& logical_xor_(const Tensor& other) const;
   Tensor bitwise_and(const Tensor& other) const;
   Tensor bitwise_or(const Tensor& other) const;
   Tensor bitwise_xor(const Tensor& other) const;
-  Tensor& bitwise_and_(const Tensor& other);
-  Tensor& bitwise_or_(const Tensor& other);
-  Tensor& bitwise_xor_(const Tensor& other);
+  Tensor& bitwise_and_(const Tensor& other) const;
+  Tensor& bitwise_or_(const Tensor& other) const;
+  Tensor& bitwise_xor_(const Tensor& other) const;
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
@@ -470,8 +498,8 @@ class Tensor {
   Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
   Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
-  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
 
@@ -487,7 +515,7 @@ class Tensor {
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
                const Scalar& alpha = 1) const;
   Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
-                 const Scalar& alpha = 1);
+                 const Scalar& alpha = 1) const;
 
   // --- quantization (quantize.cc) ---------------------------------------------
   Tensor dequantize() const;
@@ -496,27 +524,29 @@ class Tensor {
   int64_t q_zero_point() const;
 
   // --- random in place (random.cc) --------------------------------------------
-  Tensor& uniform_(double from = 0, double to = 1);
-  Tensor& normal_(double mean = 0, double std = 1);
-  Tensor& bernoulli_(double p = 0.5);
-  Tensor& bernoulli_(const Tensor& p);
+  Tensor& uniform_(double from = 0, double to = 1) const;
+  Tensor& normal_(double mean = 0, double std = 1) const;
+  Tensor& bernoulli_(double p = 0.5) const;
+  Tensor& bernoulli_(const Tensor& p) const;
   // Out of place: 1 with the probability each element of self gives.
   Tensor bernoulli() const;
-  Tensor& random_(int64_t from, int64_t to);
-  Tensor& exponential_(double lambd = 1);
+  Tensor& random_(int64_t from, int64_t to) const;
+  Tensor& exponential_(double lambd = 1) const;
 
   // Text form, exactly as PyTorch prints it (print.cc).
   std::string toString() const;
 
  private:
+  // *this for the in-place methods (Note [Const in-place methods]).
+  Tensor& mut() const { return const_cast<Tensor&>(*this); }
   // var()/std() over every element (reduce.cc).
   Tensor var_all(bool unbiased, bool take_sqrt) const;
   // copy_ without autograd recording (copy.cc).
-  Tensor& copy_nograd_(const Tensor& src);
+  Tensor& copy_nograd_(const Tensor& src) const;
   // In-place forms built on their out-of-place op: `result` (computed from
   // self) written back into self, with PyTorch's in-place checks (same
   // shape, a result dtype that casts to self's). `op` names it in errors.
-  Tensor& assign_result_(const Tensor& result, const char* op);
+  Tensor& assign_result_(const Tensor& result, const char* op) const;
 
   std::shared_ptr<TensorImpl> impl_;
 };

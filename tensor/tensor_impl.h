@@ -7,13 +7,13 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "tensor/array_ref.h"
 #include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/storage.h"
 
 namespace ember {
 
-using IntArrayRef = absl::Span<const int64_t>;
 using DimVector = absl::InlinedVector<int64_t, 5>;
 
 // Note [Autograd slot]: //tensor knows nothing of autograd. A TensorImpl

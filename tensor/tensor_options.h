@@ -18,8 +18,8 @@ class TensorOptions {
  public:
   TensorOptions() = default;
   TensorOptions(ScalarType t) : dtype_(t) {}  // NOLINT
-  TensorOptions(Device d) : device_(d) {}     // NOLINT
-  TensorOptions(DeviceType d) : device_(d) {} // NOLINT
+  TensorOptions(Device d) : device_(d), has_device_(true) {}      // NOLINT
+  TensorOptions(DeviceType d) : device_(d), has_device_(true) {}  // NOLINT
 
   TensorOptions dtype(ScalarType t) const {
     TensorOptions o = *this;
@@ -29,11 +29,13 @@ class TensorOptions {
   TensorOptions device(Device d) const {
     TensorOptions o = *this;
     o.device_ = d;
+    o.has_device_ = true;
     return o;
   }
   TensorOptions requires_grad(bool r) const {
     TensorOptions o = *this;
     o.requires_grad_ = r;
+    o.has_requires_grad_ = true;
     return o;
   }
   TensorOptions memory_format(std::optional<MemoryFormat> f) const {
@@ -47,6 +49,11 @@ class TensorOptions {
   ScalarType dtype_or(ScalarType t) const { return dtype_.value_or(t); }
   Device device() const { return device_; }
   bool requires_grad() const { return requires_grad_; }
+  // Whether device / requires_grad were set (printing marks the others
+  // "(default)", as libtorch's operator<< does).
+  bool has_device() const { return has_device_; }
+  bool has_requires_grad() const { return has_requires_grad_; }
+  bool has_memory_format() const { return memory_format_.has_value(); }
   std::optional<MemoryFormat> memory_format_opt() const { return memory_format_; }
 
  private:
@@ -54,7 +61,16 @@ class TensorOptions {
   Device device_ = kCPU;
   bool requires_grad_ = false;
   std::optional<MemoryFormat> memory_format_;
+  bool has_device_ = false;
+  bool has_requires_grad_ = false;
 };
+
+// libtorch's form: TensorOptions(dtype=float (default), device=cpu (default),
+// layout=Strided (default), requires_grad=false (default),
+// pinned_memory=false (default), memory_format=(nullopt)); the dtype as its
+// C++ type ("long int"), as libtorch's TypeMeta prints it. ember has strided
+// unpinned tensors only, so those two are always defaults.
+std::ostream& operator<<(std::ostream& os, const TensorOptions& options);
 
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }

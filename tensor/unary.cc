@@ -208,9 +208,9 @@ Tensor round_decimals_out(const Tensor& out, const Tensor& self, int64_t decimal
   EMBER_FLOAT_UNARY_METHODS(op)
 #define EMBER_FLOAT_UNARY_METHODS(op)                                                \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
-  Tensor& Tensor::op##_() {                                                           \
-    unary_out(#op, op##_kernel, *this, *this, true);                                  \
-    return *this;                                                                     \
+  Tensor& Tensor::op##_() const {                                                           \
+    unary_out(#op, op##_kernel, mut(), mut(), true);                                  \
+    return mut();                                                                     \
   }
 // On autocast's lists (Note [Autocast op lists]); in-place forms are not
 // autocast, as in PyTorch.
@@ -252,11 +252,11 @@ EMBER_FLOAT_UNARY_OP_AUTOCAST(reciprocal)
     return unary_out(#op, op##_kernel, Tensor(), input, false);                       \
   }                                                                                   \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
-  Tensor& Tensor::op##_() {                                                           \
-    [[maybe_unused]] const Tensor& input = *this; /* what `check` reads */            \
+  Tensor& Tensor::op##_() const {                                                           \
+    [[maybe_unused]] const Tensor& input = mut(); /* what `check` reads */            \
     check;                                                                            \
-    unary_out(#op, op##_kernel, *this, *this, false);                                 \
-    return *this;                                                                     \
+    unary_out(#op, op##_kernel, mut(), mut(), false);                                 \
+    return mut();                                                                     \
   }
 EMBER_SAME_TYPE_UNARY_OP(neg, check_neg(input))
 EMBER_SAME_TYPE_UNARY_OP(abs, (void)0)
@@ -268,9 +268,9 @@ EMBER_SAME_TYPE_UNARY_OP(bitwise_not, (void)0)
 #define EMBER_ROUNDING_UNARY_OP(op)                                                   \
   Tensor op(const Tensor& self) { return rounding_out(#op, op##_kernel, Tensor(), self); } \
   Tensor Tensor::op() const { return ember::op(*this); }                              \
-  Tensor& Tensor::op##_() {                                                           \
-    rounding_out(#op, op##_kernel, *this, *this);                                     \
-    return *this;                                                                     \
+  Tensor& Tensor::op##_() const {                                                           \
+    rounding_out(#op, op##_kernel, mut(), mut());                                     \
+    return mut();                                                                     \
   }
 EMBER_ROUNDING_UNARY_OP(floor)
 EMBER_ROUNDING_UNARY_OP(ceil)
@@ -288,9 +288,9 @@ Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decima
 
 Tensor logical_not(const Tensor& self) { return logical_not_out(Tensor(), self); }
 Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
-Tensor& Tensor::logical_not_() {
-  logical_not_out(*this, *this);
-  return *this;
+Tensor& Tensor::logical_not_() const {
+  logical_not_out(mut(), mut());
+  return mut();
 }
 
 Tensor operator-(const Tensor& a) { return neg(a); }

@@ -6,6 +6,7 @@
 //   F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).stride(2).padding(1));
 
 #include "nn/functional/activation.h"
+#include "nn/functional/aten.h"
 #include "nn/functional/attention.h"
 #include "nn/functional/conv.h"
 #include "nn/functional/distance.h"

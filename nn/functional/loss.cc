@@ -70,8 +70,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& o) {
-  return std::get<0>(
-      nll_loss_forward(input, target, o.weight(), red(o.reduction()), o.ignore_index()));
+  return ember::nll_loss(input, target, o.weight(), red(o.reduction()), o.ignore_index());
 }
 
 namespace {

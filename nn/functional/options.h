@@ -17,14 +17,12 @@
 
 #include "tensor/arg.h"
 #include "tensor/error.h"
+#include "tensor/reduction.h"
 
 namespace ember {
 
-// A loss's reduction (libtorch: torch::kMean, an enum-like type).
-enum class Reduction { kNone, kMean, kSum };
-inline constexpr Reduction kNone = Reduction::kNone;
-inline constexpr Reduction kMean = Reduction::kMean;
-inline constexpr Reduction kSum = Reduction::kSum;
+// A loss's reduction, ember::Reduction (libtorch: torch::kMean), is in
+// tensor/reduction.h (Note [Reduction]).
 // "none" / "mean" / "sum", as PyTorch prints it.
 const char* reduction_name(Reduction r);
 

@@ -19,8 +19,9 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
                                         ref(o.padding()), ref(o.dilation()), o.ceil_mode());
 }
 
-Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options) {
-  return std::get<0>(max_pool2d_with_indices(input, options));
+Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
+  return ember::max_pool2d(input, ref(o.kernel_size()), ref(o.stride()), ref(o.padding()),
+                           ref(o.dilation()), o.ceil_mode());
 }
 
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
