@@ -25,9 +25,13 @@ using ember::distributed::testing::run_program;
 
 constexpr const char* kFashionMnist = "/usr/share/datasets/fashion-mnist";
 
-std::string binary(const std::string& name) {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/examples/libtorch/" + name + "/" + name;
+// The command that runs a program. Programs that print with printf to a
+// file buffer 4 KiB before anything shows; under stdbuf their output
+// arrives as printed, so a test can stop them once it has seen enough.
+std::vector<std::string> command(const std::string& name) {
+  return {"/usr/bin/stdbuf", "-o0",
+          std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
+              "/examples/libtorch/" + name + "/" + name};
 }
 
 // Every number that follows `label` in `out`.
@@ -62,7 +66,7 @@ class InDataDir : public ::testing::Test {
 };
 
 TEST(LibtorchExamplesTest, RegressionFitsThePolynomial) {
-  const ProgramRun run = run_program({binary("regression")}, std::chrono::seconds(120));
+  const ProgramRun run = run_program(command("regression"), std::chrono::seconds(120));
   ASSERT_EQ(run.status, 0) << run.out;
   const std::vector<double> loss = values_after(run.out, "Loss:");
   ASSERT_EQ(loss.size(), 1u) << run.out;
@@ -72,7 +76,7 @@ TEST(LibtorchExamplesTest, RegressionFitsThePolynomial) {
 }
 
 TEST(LibtorchExamplesTest, AutogradPrintsLibtorchsGradients) {
-  const ProgramRun run = run_program({binary("autograd")}, std::chrono::seconds(120));
+  const ProgramRun run = run_program(command("autograd"), std::chrono::seconds(120));
   ASSERT_EQ(run.status, 0) << run.out;
   // d(mean(3 (x + 2)^2))/dx at x = 1: 4.5 everywhere.
   EXPECT_NE(run.out.find("tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])"),
@@ -97,7 +101,7 @@ TEST_F(InDataDir, MnistLossFalls) {
   o.cwd = dir_;
   // Forty progress reports (400 batches of the first epoch) are enough.
   o.enough = [](const std::string& out) { return values_after(out, "Loss:").size() >= 40; };
-  const ProgramRun run = run_program({binary("mnist")}, std::chrono::seconds(600), o);
+  const ProgramRun run = run_program(command("mnist"), std::chrono::seconds(600), o);
   ASSERT_TRUE(run.stopped) << run.out;
   EXPECT_NE(run.out.find("Training on CPU."), std::string::npos) << run.out;
   const std::vector<double> loss = values_after(run.out, "Loss:");
@@ -111,7 +115,7 @@ TEST_F(InDataDir, DcganDiscriminatorLearns) {
   o.cwd = dir_;
   // Three reports: 30 batches (about a second each on two cores).
   o.enough = [](const std::string& out) { return values_after(out, "G_loss:").size() >= 3; };
-  const ProgramRun run = run_program({binary("dcgan")}, std::chrono::seconds(600), o);
+  const ProgramRun run = run_program(command("dcgan"), std::chrono::seconds(600), o);
   ASSERT_TRUE(run.stopped) << run.out;
   const std::vector<double> d = values_after(run.out, "D_loss:");
   const std::vector<double> g = values_after(run.out, "G_loss:");
