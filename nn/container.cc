@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "autograd/grad_mode.h"
 #include "tensor/dtype.h"
 #include "tensor/error.h"
 
@@ -22,6 +23,43 @@ const std::shared_ptr<Module>& at_index(const std::vector<std::shared_ptr<Module
 
 const std::shared_ptr<Module>& ModuleListImpl::ptr(int64_t index) const {
   return at_index(modules_, index);
+}
+
+std::shared_ptr<Module> FunctionalImpl::clone(const std::optional<Device>&) const {
+  auto copy = std::make_shared<FunctionalImpl>(fn_);
+  copy_mode_to(*copy);
+  return copy;
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& m : modules_) copy->append(m->clone(device));
+  copy_mode_to(*copy);
+  return copy;
+}
+
+std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (const auto& [key, m] : items_) copy->set(key, m->clone(device));
+  copy_mode_to(*copy);
+  return copy;
+}
+
+void SequentialImpl::add(const std::string& name, std::shared_ptr<Module> module, Bind bind) {
+  add_child(name, module);
+  forwards_.push_back(bind(module));
+  modules_.push_back(std::move(module));
+  binds_.push_back(std::move(bind));
+}
+
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  const auto names = named_children();
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    copy->add(names[i].first, modules_[i]->clone(device), binds_[i]);
+  }
+  copy_mode_to(*copy);
+  return copy;
 }
 
 void ModuleListImpl::append(std::shared_ptr<Module> module) {
@@ -109,6 +147,29 @@ std::string ParameterContainer::parameter_lines(
 }
 
 }  // namespace detail
+
+Tensor detail::ParameterContainer::copy_parameter(const Tensor& t,
+                                                  const std::optional<Device>& device) {
+  if (!t.defined()) return t;
+  NoGradGuard no_grad;
+  Tensor copy = device.has_value() ? t.detach().to(*device, false, /*copy=*/true) : t.detach().clone();
+  copy.set_requires_grad(t.requires_grad());
+  return copy;
+}
+
+std::shared_ptr<Module> ParameterListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterListImpl>();
+  for (const auto& p : named_parameters(false)) copy->append(copy_parameter(p.value(), device));
+  copy_mode_to(*copy);
+  return copy;
+}
+
+std::shared_ptr<Module> ParameterDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterDictImpl>();
+  for (const auto& p : named_parameters(false)) copy->insert(p.key(), copy_parameter(p.value(), device));
+  copy_mode_to(*copy);
+  return copy;
+}
 
 void ParameterListImpl::append(Tensor param) {
   const bool requires_grad = param.defined() && param.requires_grad();

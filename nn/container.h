@@ -35,6 +35,8 @@ class FunctionalImpl : public Module {
       : fn_(std::bind(std::forward<F>(fn), std::placeholders::_1, std::forward<Arg>(arg),
                       std::forward<Args>(args)...)) {}
   Tensor forward(const Tensor& input) { return fn_(input); }
+  // The same function (and bound arguments) in a new module.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  private:
   std::function<Tensor(const Tensor&)> fn_;
@@ -74,6 +76,8 @@ class ModuleListImpl : public Module {
   bool is_empty() const { return modules_.empty(); }
   auto begin() const { return modules_.begin(); }
   auto end() const { return modules_.end(); }
+  // A list of clones of the modules.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  private:
   void append(std::shared_ptr<Module> module);
@@ -130,6 +134,8 @@ class ModuleDictImpl : public Module {
   bool is_empty() const { return items_.empty(); }
   auto begin() const { return items_.begin(); }
   auto end() const { return items_.end(); }
+  // A dict of clones of the modules, in the same order.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  private:
   void set(const std::string& key, std::shared_ptr<Module> module);
@@ -160,9 +166,13 @@ class SequentialImpl : public Module {
   void push_back(const std::string& name, const std::shared_ptr<M>& module) {
     static_assert(std::is_base_of<Module, M>::value, "Sequential holds nn::Modules");
     EMBER_CHECK(module != nullptr, "Sequential: cannot add an empty module");
-    add_child(name, module);
-    modules_.push_back(module);
-    forwards_.push_back([module](const Tensor& x) -> Tensor { return module->forward(x); });
+    // How to call a module of type M, kept to call its clones too.
+    Bind bind = [](const std::shared_ptr<Module>& m) -> std::function<Tensor(const Tensor&)> {
+      std::shared_ptr<M> typed = std::dynamic_pointer_cast<M>(m);
+      EMBER_CHECK(typed != nullptr, "Sequential: a clone of ", m->name(), " has another type");
+      return [typed](const Tensor& x) -> Tensor { return typed->forward(x); };
+    };
+    add(name, module, std::move(bind));
   }
   template <typename H, typename = std::enable_if_t<is_module_holder_v<H>>>
   void push_back(const std::string& name, const H& holder) {
@@ -184,10 +194,16 @@ class SequentialImpl : public Module {
   bool is_empty() const { return modules_.empty(); }
   auto begin() const { return modules_.begin(); }
   auto end() const { return modules_.end(); }
+  // A Sequential of clones of the modules, under the same names.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  private:
+  using Bind = std::function<std::function<Tensor(const Tensor&)>(const std::shared_ptr<Module>&)>;
+  void add(const std::string& name, std::shared_ptr<Module> module, Bind bind);
+
   std::vector<std::shared_ptr<Module>> modules_;
   std::vector<std::function<Tensor(const Tensor&)>> forwards_;
+  std::vector<Bind> binds_;
 };
 EMBER_MODULE(Sequential);
 
@@ -207,6 +223,8 @@ class ParameterContainer : public Module {
   // "  (key): Parameter containing: [<type> of size 3x4]" per parameter,
   // <type> from type_name(tensor).
   std::string parameter_lines(const std::function<std::string(const Tensor&)>& type_name) const;
+  // `t` copied (to `device` when given), keeping its requires_grad.
+  static Tensor copy_parameter(const Tensor& t, const std::optional<Device>& device);
 
  private:
   NamedTensors items_;
@@ -237,6 +255,8 @@ class ParameterListImpl : public detail::ParameterContainer {
   bool is_empty() const { return size() == 0; }
   // "  (0): Parameter containing: [torch.float32 of size 3x4]" per entry.
   std::string extra_repr() const override;
+  // A list of copies of the parameters.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  private:
   static const Tensor& value_of(const Tensor& t) { return t; }
@@ -267,6 +287,8 @@ class ParameterDictImpl : public detail::ParameterContainer {
   bool empty() const { return size() == 0; }
   // "  (name): Parameter containing: [torch.FloatTensor of size 2x3]".
   std::string extra_repr() const override;
+  // A dict of copies of the parameters.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
 };
 EMBER_MODULE(ParameterDict);

@@ -69,6 +69,82 @@ void replace_data(const Tensor& dst, const Tensor& src) {
 
 }  // namespace
 
+namespace detail {
+void set_module_factory(Module& module, ModuleFactory factory) {
+  module.factory_ = std::move(factory);
+}
+}  // namespace detail
+
+std::shared_ptr<Module> Module::clone(const std::optional<Device>& device) const {
+  EMBER_CHECK(factory_ != nullptr, "clone() has not been implemented for ", name(),
+              ": ember clones a module by constructing it again from the arguments its holder "
+              "(EMBER_MODULE) was given, and this one was made without its holder "
+              "(std::make_shared) or from arguments that cannot be copied. Make it through its "
+              "holder, or override clone() (Note [Cloning modules] in nn/module.h)");
+  NoGradGuard no_grad;
+  std::shared_ptr<Module> copy = factory_();
+  copy->factory_ = factory_;
+  copy->copy_from_original(*this, device, name());
+  return copy;
+}
+
+void Module::copy_from_original(const Module& original, const std::optional<Device>& device,
+                                const std::string& path) {
+  auto fail = [&](const std::string& what) {
+    EMBER_CHECK(false, "clone(): constructing ", original.name(), " again ", what, " at '", path,
+                "', so the copy would not be a copy (Note [Cloning modules] in nn/module.h)");
+  };
+  NoGradGuard no_grad;
+  training_ = original.training_;
+  auto copy_slots = [&](std::vector<Slot>& mine, const std::vector<Slot>& theirs, bool params) {
+    if (mine.size() != theirs.size()) {
+      fail(absl::StrCat("gave ", mine.size(), params ? " parameters" : " buffers", " instead of ",
+                        theirs.size()));
+    }
+    for (size_t i = 0; i < mine.size(); ++i) {
+      Slot& a = mine[i];
+      const Slot& b = theirs[i];
+      if (a.name != b.name) fail(absl::StrCat("named a tensor '", a.name, "' instead of '", b.name, "'"));
+      if (!b.tensor.defined()) {
+        a.tensor = Tensor();
+        continue;
+      }
+      if (a.tensor.defined() && a.tensor.is_same(b.tensor)) {
+        fail(absl::StrCat("reused the original's tensor '", b.name, "'"));
+      }
+      Tensor value = device.has_value() ? b.tensor.detach().to(*device, false, /*copy=*/true)
+                                        : b.tensor.detach().clone();
+      if (a.tensor.defined()) {
+        replace_data(a.tensor, value);
+      } else {
+        a.tensor = value;
+      }
+      if (params) a.tensor.set_requires_grad(b.tensor.requires_grad());
+      a.persistent = b.persistent;
+    }
+  };
+  copy_slots(parameters_, original.parameters_, true);
+  copy_slots(buffers_, original.buffers_, false);
+  if (children_.size() != original.children_.size()) {
+    fail(absl::StrCat("gave ", children_.size(), " submodules instead of ",
+                      original.children_.size()));
+  }
+  for (size_t i = 0; i < children_.size(); ++i) {
+    auto& [name, mine] = children_[i];
+    const auto& [their_name, theirs] = original.children_[i];
+    if (name != their_name) fail(absl::StrCat("named a submodule '", name, "' instead of '", their_name, "'"));
+    if (theirs == nullptr) continue;
+    if (mine == theirs) fail(absl::StrCat("reused the original's submodule '", name, "'"));
+    mine->copy_from_original(*theirs, device, path + "." + name);
+  }
+}
+
+void Module::clear_registrations() {
+  parameters_.clear();
+  buffers_.clear();
+  children_.clear();
+}
+
 Module::Module(std::string name) : name_(std::move(name)) {}
 Module::Module() = default;
 

@@ -13,10 +13,25 @@
 //
 // Parameters, buffers and children keep their registration order, which
 // fixes the order of parameters(), state_dict() and the printed tree.
+//
+// Note [Cloning modules]: libtorch clones a module by copy-constructing it
+// and calling the reset() its Cloneable<T> subclass must write. ember needs
+// neither: a module's holder (EMBER_MODULE, `Net net;`, `nn::Linear(4, 2)`)
+// keeps copies of the constructor's arguments, so clone() constructs the
+// module again, which rebuilds its submodules, and then gives the new tree
+// copies of the original's parameters and buffers, module by module, with
+// its requires_grad flags and train/eval modes. Constructing again draws
+// initial values from the default generator, as libtorch's reset() does.
+// A module made without its holder (std::make_shared<NetImpl>()), or whose
+// arguments cannot be copied, cannot be cloned unless it overrides clone()
+// (the containers do: they clone each module they hold); neither can one
+// whose constructor reuses a module or tensor it was given, which would
+// leave the copy sharing it: clone() says so instead.
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -51,8 +66,6 @@ class Module : public std::enable_shared_from_this<Module> {
   explicit Module(std::string name);
   Module();
   virtual ~Module() = default;
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
 
   // The class name PyTorch prints ("Linear", "Net").
   const std::string& name() const;
@@ -152,6 +165,13 @@ class Module : public std::enable_shared_from_this<Module> {
   // The tree as PyTorch's repr() prints it.
   std::string repr() const;
 
+  // --- copies -------------------------------------------------------------------
+  // A deep copy (libtorch's Module::clone, Python's copy.deepcopy): the same
+  // structure with its own copies of every parameter and buffer (on
+  // `device` when given), requires_grad and train/eval modes as here.
+  // Note [Cloning modules].
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
+
  protected:
   // Child registration without the holder's type (used by containers).
   void add_child(const std::string& name, std::shared_ptr<Module> module);
@@ -159,6 +179,20 @@ class Module : public std::enable_shared_from_this<Module> {
   // Unregisters child `name` (its parameters leave the module's); the
   // others keep their order. Error when there is none.
   void remove_child(const std::string& name);
+  // Shallow copies (the registrations shared), for Cloneable's clone();
+  // nothing else copies a module.
+  Module(const Module&) = default;
+  Module& operator=(const Module&) = default;
+  // Forgets every parameter, buffer and submodule (Cloneable's clone()
+  // before reset()).
+  void clear_registrations();
+  // Copies `original`'s tensors and modes into this module's tree, which
+  // was just made again (by its factory or reset()).
+  void copy_from_original(const Module& original, const std::optional<Device>& device,
+                          const std::string& path);
+  // Gives a container's clone this module's train/eval mode (its modules'
+  // clones keep their own).
+  void copy_mode_to(Module& copy) const { copy.training_ = training_; }
   // This module's own parameter `name` (nullptr when there is none), and
   // its removal (false when there was none): for containers of parameters.
   Tensor* find_parameter(const std::string& name);
@@ -184,11 +218,40 @@ class Module : public std::enable_shared_from_this<Module> {
                NamedTensors* out, std::vector<const TensorImpl*>* seen) const;
   void collect_state(const std::string& prefix, NamedTensors* out) const;
 
+  friend void detail::set_module_factory(Module& module, detail::ModuleFactory factory);
+
   mutable std::string name_;
   bool training_ = true;
+  detail::ModuleFactory factory_;  // set by the module's holder
   std::vector<Slot> parameters_;
   std::vector<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+};
+
+// libtorch's Cloneable<Derived>: a module whose reset() (re)creates its
+// parameters and submodules, which libtorch's clone() calls on a copy. ember
+// clones any module made through its holder without it (Note [Cloning
+// modules]); programs written for libtorch keep working:
+//   struct NetImpl : nn::Cloneable<NetImpl> {
+//     explicit NetImpl(int64_t n) : n(n) { reset(); }
+//     void reset() override { fc = register_module("fc", nn::Linear(n, 2)); }
+//     int64_t n; nn::Linear fc{nullptr};
+//   };
+template <typename Derived>
+class Cloneable : public Module {
+ public:
+  using Module::Module;
+  virtual void reset() = 0;
+
+  // Copies this module, clears the copy's registrations, calls its reset()
+  // and gives it copies of this module's tensors and modes.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
+    copy->clear_registrations();
+    copy->reset();
+    copy->copy_from_original(*this, device, name());
+    return copy;
+  }
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& module);

@@ -11,7 +11,9 @@
 //   net->forward(x); net(x); // the same call
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -19,6 +21,29 @@
 
 namespace ember {
 namespace nn {
+
+class Module;
+
+namespace detail {
+// Makes a module again from the arguments its holder was given: what
+// Module::clone() starts from (Note [Cloning modules] in module.h).
+using ModuleFactory = std::function<std::shared_ptr<Module>()>;
+void set_module_factory(Module& module, ModuleFactory factory);
+
+// A factory that constructs C from copies of `args`, or an empty one when
+// an argument cannot be copied (then the module cannot be cloned).
+template <typename C, typename... Args>
+ModuleFactory make_module_factory(const Args&... args) {
+  if constexpr ((std::is_copy_constructible<std::decay_t<Args>>::value && ...) &&
+                std::is_constructible<C, const std::decay_t<Args>&...>::value) {
+    return [copies = std::make_tuple(std::decay_t<Args>(args)...)]() -> std::shared_ptr<Module> {
+      return std::apply([](const auto&... a) { return std::make_shared<C>(a...); }, copies);
+    };
+  } else {
+    return nullptr;
+  }
+}
+}  // namespace detail
 
 // Marks holders so that templates taking "a module" accept them.
 struct ModuleHolderIndicator {};
@@ -34,6 +59,7 @@ class ModuleHolder : ModuleHolderIndicator {
     static_assert(std::is_default_constructible<Contained>::value,
                   "You are trying to default construct a module which has no default "
                   "constructor. Use = nullptr to give it the empty state.");
+    if (impl_ != nullptr) detail::set_module_factory(*impl_, detail::make_module_factory<Contained>());
   }
   // The empty holder (no module yet).
   ModuleHolder(std::nullptr_t) {}  // NOLINT(runtime/explicit)
@@ -44,8 +70,12 @@ class ModuleHolder : ModuleHolderIndicator {
                 !(std::is_same<std::decay_t<Head>, ModuleHolder>::value && sizeof...(Tail) == 0) &&
                 !std::is_same<std::decay_t<Head>, std::nullptr_t>::value &&
                 !std::is_same<std::decay_t<Head>, std::shared_ptr<Contained>>::value>>
-  explicit ModuleHolder(Head&& head, Tail&&... tail)
-      : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
+  explicit ModuleHolder(Head&& head, Tail&&... tail) {
+    // Copies of the arguments, taken before they are forwarded (moved).
+    detail::ModuleFactory factory = detail::make_module_factory<Contained>(head, tail...);
+    impl_ = std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...);
+    if (factory) detail::set_module_factory(*impl_, std::move(factory));
+  }
   // Wraps an existing module.
   ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}  // NOLINT
 
