@@ -14,6 +14,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "tensor/print.h"
+#include "tensor/random.h"
 
 namespace ember {
 namespace nn {
@@ -73,6 +74,59 @@ namespace detail {
 void set_module_factory(Module& module, ModuleFactory factory) {
   module.factory_ = std::move(factory);
 }
+
+PreserveDefaultGenerator::PreserveDefaultGenerator() {
+  GeneratorImpl* g = default_generator().impl();
+  std::lock_guard<std::mutex> lock(g->mutex());
+  state_ = std::make_shared<GeneratorImpl::Snapshot>(g->snapshot());
+}
+
+PreserveDefaultGenerator::~PreserveDefaultGenerator() {
+  GeneratorImpl* g = default_generator().impl();
+  std::lock_guard<std::mutex> lock(g->mutex());
+  g->restore(*std::static_pointer_cast<GeneratorImpl::Snapshot>(state_));
+}
+
+namespace {
+// Moves `src` (values and autograd history) into `dst`'s TensorImpl, so
+// that every handle to dst (a layer's `weight` member) computes with it.
+void adopt(const Tensor& dst, const Tensor& src) {
+  std::unique_ptr<AutogradMetaInterface> meta;
+  if (autograd::AutogradMeta* m = autograd::get_meta(src)) {
+    meta = std::make_unique<autograd::AutogradMeta>(std::move(*m));
+  }
+  *dst.impl() = std::move(*src.impl());
+  dst.impl()->set_autograd_meta(std::move(meta));
+}
+}  // namespace
+
+void link_replica(Module& replica, const Module& original, const Device& device,
+                  bool share_buffers) {
+  EMBER_CHECK(replica.parameters_.size() == original.parameters_.size() &&
+                  replica.buffers_.size() == original.buffers_.size() &&
+                  replica.children_.size() == original.children_.size(),
+              "DataParallel: a replica of ", original.name(), " differs from it");
+  for (size_t i = 0; i < replica.parameters_.size(); ++i) {
+    const Tensor& p = original.parameters_[i].tensor;
+    if (!p.defined()) continue;
+    // Differentiable copies (under the caller's grad mode): gradients flow
+    // back to the original parameter.
+    adopt(replica.parameters_[i].tensor,
+          p.device() == device ? p.clone() : p.to(device, false, /*copy=*/true));
+  }
+  if (share_buffers) {
+    for (size_t i = 0; i < replica.buffers_.size(); ++i) {
+      const Tensor& b = original.buffers_[i].tensor;
+      if (b.defined() && b.device() == device) replace_data(replica.buffers_[i].tensor, b.detach());
+    }
+  }
+  for (size_t i = 0; i < replica.children_.size(); ++i) {
+    if (replica.children_[i].second == nullptr) continue;
+    link_replica(*replica.children_[i].second, *original.children_[i].second, device,
+                 share_buffers);
+  }
+}
+
 }  // namespace detail
 
 std::shared_ptr<Module> Module::clone(const std::optional<Device>& device) const {
@@ -82,6 +136,7 @@ std::shared_ptr<Module> Module::clone(const std::optional<Device>& device) const
               "(std::make_shared) or from arguments that cannot be copied. Make it through its "
               "holder, or override clone() (Note [Cloning modules] in nn/module.h)");
   NoGradGuard no_grad;
+  detail::PreserveDefaultGenerator keep;
   std::shared_ptr<Module> copy = factory_();
   copy->factory_ = factory_;
   copy->copy_from_original(*this, device, name());

@@ -45,6 +45,11 @@
 namespace ember {
 namespace nn {
 
+namespace detail {
+void link_replica(Module& replica, const Module& original, const Device& device,
+                  bool share_buffers);
+}  // namespace detail
+
 // state_dict()'s result and named_parameters()': tensor/named_tensors.h.
 using ::ember::NamedTensors;
 
@@ -219,6 +224,8 @@ class Module : public std::enable_shared_from_this<Module> {
   void collect_state(const std::string& prefix, NamedTensors* out) const;
 
   friend void detail::set_module_factory(Module& module, detail::ModuleFactory factory);
+  friend void detail::link_replica(Module& replica, const Module& original, const Device& device,
+                                   bool share_buffers);
 
   mutable std::string name_;
   bool training_ = true;
@@ -237,6 +244,31 @@ class Module : public std::enable_shared_from_this<Module> {
 //     void reset() override { fc = register_module("fc", nn::Linear(n, 2)); }
 //     int64_t n; nn::Linear fc{nullptr};
 //   };
+namespace detail {
+// Puts the default generator back as it was when this was made (clone()
+// draws the initial values of the modules it constructs, then overwrites
+// them: the copy leaves the random stream untouched, as Python's deepcopy).
+class PreserveDefaultGenerator {
+ public:
+  PreserveDefaultGenerator();
+  ~PreserveDefaultGenerator();
+  PreserveDefaultGenerator(const PreserveDefaultGenerator&) = delete;
+  PreserveDefaultGenerator& operator=(const PreserveDefaultGenerator&) = delete;
+
+ private:
+  std::shared_ptr<void> state_;
+};
+
+// Makes `replica` (a clone of `original` on `device`) a differentiable
+// replica for DataParallel: each parameter becomes a copy of the original's
+// that autograd traces back to it (PyTorch's Broadcast), so gradients of the
+// replicas' outputs sum into the original's .grad; with share_buffers, each
+// buffer shares the original's storage (the device[0] replica's running
+// statistics update the original's, as PyTorch's DataParallel).
+void link_replica(Module& replica, const Module& original, const Device& device,
+                  bool share_buffers);
+}  // namespace detail
+
 template <typename Derived>
 class Cloneable : public Module {
  public:
@@ -246,6 +278,7 @@ class Cloneable : public Module {
   // Copies this module, clears the copy's registrations, calls its reset()
   // and gives it copies of this module's tensors and modes.
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    detail::PreserveDefaultGenerator keep;
     auto copy = std::make_shared<Derived>(static_cast<const Derived&>(*this));
     copy->clear_registrations();
     copy->reset();

@@ -7,6 +7,7 @@
 
 #include "nn/activation.h"
 #include "nn/attention.h"
+#include "nn/data_parallel.h"
 #include "nn/container.h"
 #include "nn/conv.h"
 #include "nn/distance.h"

@@ -64,6 +64,23 @@ class GeneratorImpl {
   std::optional<double>& next_double_normal_sample() { return next_double_normal_; }
   std::mutex& mutex() { return mutex_; }
 
+  // Everything the next draws depend on, to put back later (Module::clone
+  // constructs modules, which draws initial values it then overwrites, and
+  // leaves the generator as it found it).
+  struct Snapshot {
+    std::mt19937 engine;
+    uint64_t seed;
+    uint64_t philox_offset;
+    std::optional<double> next_double_normal;
+  };
+  Snapshot snapshot() const { return {engine_, seed_, philox_offset_, next_double_normal_}; }
+  void restore(const Snapshot& s) {
+    engine_ = s.engine;
+    seed_ = s.seed;
+    philox_offset_ = s.philox_offset;
+    next_double_normal_ = s.next_double_normal;
+  }
+
  private:
   Device device_;
   std::mt19937 engine_;
