@@ -28,6 +28,7 @@
 #include "models/models.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
+#include "profiler/profiler.h"
 #include "serialize/checkpoint.h"
 #include "serialize/module.h"
 #include "serialize/pt.h"

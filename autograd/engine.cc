@@ -35,9 +35,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <queue>
-
+#include <string>
 #include <unordered_map>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "autograd/derivatives.h"
@@ -45,6 +47,7 @@
 #include "tensor/autocast.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
+#include "tensor/record_function.h"
 
 namespace ember {
 namespace autograd {
@@ -342,7 +345,22 @@ variable_list execute(const variable_list& roots, const variable_list& root_grad
       if (!keep_graph) node->release_variables();
       continue;
     }
-    variable_list out = node->apply(std::move(in));
+    // Note [Profiling ranges]: PyTorch's two ranges per node.
+    std::optional<profiler::RecordFunction> evaluate_range;
+    const char* node_name = nullptr;
+    if (profiler::detail::active()) {
+      const std::string name = node->name();
+      node_name = profiler::detail::intern(name);
+      evaluate_range.emplace(
+          profiler::detail::intern("autograd::engine::evaluate_function: " + name),
+          profiler::RangeKind::kBackward);
+    }
+    variable_list out;
+    {
+      std::optional<profiler::RecordFunction> apply_range;
+      if (node_name != nullptr) apply_range.emplace(node_name, profiler::RangeKind::kBackward);
+      out = node->apply(std::move(in));
+    }
     if (!keep_graph) node->release_variables();
     for (size_t i = 0; i < node->num_outputs(); ++i) {
       const Edge& e = node->next_edge(i);

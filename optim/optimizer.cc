@@ -1,16 +1,22 @@
 #include "optim/optimizer.h"
 
+#include <cxxabi.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include <unordered_map>
 #include <unordered_set>
+#include <typeinfo>
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "autograd/grad_mode.h"
 #include "tensor/creation.h"
 #include "tensor/empty.h"
 #include "tensor/print.h"
+#include "tensor/record_function.h"
 
 namespace ember {
 namespace optim {
@@ -99,7 +105,33 @@ void Optimizer::add_param_group(const OptimizerParamGroup& group) {
   param_groups_.push_back(std::move(added));
 }
 
+namespace {
+
+// PyTorch's profiler range of an optimizer method, "Optimizer.step#SGD.step"
+// (Note [Profiling ranges]); opened only while a profile runs.
+class OptimizerRange {
+ public:
+  OptimizerRange(const Optimizer& opt, const char* method) {
+    if (!profiler::detail::active()) return;
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(typeid(opt).name(), nullptr, nullptr, &status);
+    std::string cls = status == 0 && demangled != nullptr ? demangled : typeid(opt).name();
+    std::free(demangled);
+    const size_t colon = cls.rfind("::");
+    if (colon != std::string::npos) cls = cls.substr(colon + 2);
+    const char* name =
+        profiler::detail::intern(absl::StrCat("Optimizer.", method, "#", cls, ".", method));
+    range_.emplace(name, profiler::RangeKind::kUser);
+  }
+
+ private:
+  std::optional<profiler::RecordFunction> range_;
+};
+
+}  // namespace
+
 void Optimizer::zero_grad(bool set_to_none) {
+  OptimizerRange range(*this, "zero_grad");
   for (auto& g : param_groups_) {
     for (auto& p : g.params()) {
       Tensor& grad = p.mutable_grad();
@@ -119,6 +151,7 @@ void Optimizer::zero_grad(bool set_to_none) {
 }
 
 Tensor Optimizer::step(const LossClosure& closure) {
+  OptimizerRange range(*this, "step");
   Tensor loss;
   if (closure) {
     EnableGradGuard enable;

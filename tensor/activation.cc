@@ -12,6 +12,7 @@
 #include "tensor/math.h"
 #include "tensor/math_kernels.h"
 #include "tensor/nn_ops.h"
+#include "tensor/record_function.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 
@@ -84,6 +85,7 @@ EMBER_REGISTER_KERNEL(gelu_backward_kernel, kCPU, &gelu_backward_cpu);
 
 Tensor gelu(const Tensor& self, const std::string& approximate) {
   const bool tanh_approximation = is_tanh_approximation(approximate);
+  profiler::RecordFunction prof_range("gelu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out;
   if (detail::gelu_kernel.has(self.device().type())) {
@@ -125,6 +127,7 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
 }
 
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  profiler::RecordFunction prof_range("leaky_relu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = where(self > 0, self, self * negative_slope);
   if (scope.active()) scope.record("leaky_relu", {self}, {out}, {negative_slope});
@@ -145,6 +148,7 @@ Tensor elu_forward(const Tensor& x, double alpha, double scale, double input_sca
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
            const Scalar& input_scale) {
   EMBER_AUTOCAST_OPAQUE();
+  profiler::RecordFunction prof_range("elu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = elu_forward(self, alpha.toDouble(), scale.toDouble(), input_scale.toDouble());
   if (scope.active()) scope.record("elu", {self}, {out}, {alpha, scale, input_scale});
@@ -155,6 +159,7 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
   const double a = alpha.toDouble();
   EMBER_CHECK(a != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
   EMBER_AUTOCAST_OPAQUE();
+  profiler::RecordFunction prof_range("celu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = elu_forward(self, a, 1.0, 1.0 / a);
   if (scope.active()) scope.record("celu", {self}, {out}, {alpha});
@@ -162,6 +167,7 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
 }
 
 Tensor silu(const Tensor& self) {
+  profiler::RecordFunction prof_range("silu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = self * self.sigmoid();
   if (scope.active()) scope.record("silu", {self}, {out});
@@ -170,6 +176,7 @@ Tensor silu(const Tensor& self) {
 
 Tensor mish(const Tensor& self) {
   EMBER_AUTOCAST_OPAQUE();
+  profiler::RecordFunction prof_range("mish", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = self * self.exp().log1p().tanh();
   if (scope.active()) scope.record("mish", {self}, {out});
@@ -178,6 +185,7 @@ Tensor mish(const Tensor& self) {
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   EMBER_AUTOCAST(softplus, ::ember::softplus, self, beta, threshold);
+  profiler::RecordFunction prof_range("softplus", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor bx = self * beta;
   // Above the threshold log1p(exp(bx)) / beta is x to working precision
@@ -189,6 +197,7 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
 
 Tensor log_sigmoid(const Tensor& self) {
   EMBER_AUTOCAST_OPAQUE();
+  profiler::RecordFunction prof_range("log_sigmoid", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   // min(x, 0) - log1p(exp(-|x|)): neither term overflows.
   Tensor out = self.clamp_max(0) - (-self.abs()).exp().log1p();
@@ -197,6 +206,7 @@ Tensor log_sigmoid(const Tensor& self) {
 }
 
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  profiler::RecordFunction prof_range("hardtanh", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = self.clamp(min_val, max_val);
   if (scope.active()) scope.record("hardtanh", {self}, {out}, {min_val, max_val});
@@ -204,6 +214,7 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
 }
 
 Tensor hardsigmoid(const Tensor& self) {
+  profiler::RecordFunction prof_range("hardsigmoid", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = (self + 3).clamp(0, 6) / 6;
   if (scope.active()) scope.record("hardsigmoid", {self}, {out});
@@ -211,6 +222,7 @@ Tensor hardsigmoid(const Tensor& self) {
 }
 
 Tensor hardswish(const Tensor& self) {
+  profiler::RecordFunction prof_range("hardswish", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = self * (self + 3).clamp(0, 6) / 6;
   if (scope.active()) scope.record("hardswish", {self}, {out});
@@ -220,6 +232,7 @@ Tensor hardswish(const Tensor& self) {
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   const double l = lambd.toDouble();
   EMBER_CHECK(l >= 0, "lambda must be greater or equal to 0, but found to be ", l, ".");
+  profiler::RecordFunction prof_range("softshrink", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = where(self > l, self - l, where(self < -l, self + l, Scalar(0)));
   if (scope.active()) scope.record("softshrink", {self}, {out}, {lambd});
@@ -228,6 +241,7 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
 
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   const double l = lambd.toDouble();
+  profiler::RecordFunction prof_range("hardshrink", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = where((self >= -l).logical_and(self <= l), Scalar(0), self);
   if (scope.active()) scope.record("hardshrink", {self}, {out}, {lambd});
@@ -235,6 +249,7 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
 }
 
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  profiler::RecordFunction prof_range("threshold", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = where(self <= threshold, value, self);
   if (scope.active()) scope.record("threshold", {self}, {out}, {threshold, value});
@@ -248,6 +263,7 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
   EMBER_CHECK(weight.numel() == 1 || weight.numel() == channels,
               "Mismatch of parameter numbers and input channel size. Found parameter numbers = ",
               weight.numel(), " and channel size = ", channels, ".");
+  profiler::RecordFunction prof_range("prelu", profiler::RangeKind::kOp, self, weight);
   detail::OpScope scope(self, weight);
   Tensor out = where(self > 0, self, self * detail::prelu_weight(weight, self.dim()));
   if (scope.active()) scope.record("prelu", {self, weight}, {out});

@@ -16,6 +16,7 @@
 #include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/parallel.h"
+#include "tensor/record_function.h"
 #include "tensor/reduce.h"
 
 namespace ember {
@@ -289,6 +290,8 @@ std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention(const Tensor& que
                                                                const Tensor& attn_mask,
                                                                bool is_causal, double scale) {
   check_inputs(query, key, value, attn_mask);
+  profiler::RecordFunction prof_range("_scaled_dot_product_flash_attention",
+                                      profiler::RangeKind::kOp, query, key, value);
   detail::OpScope scope(query, key, value);
   const Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
   Tensor out = empty({q.size(0), q.size(1), q.size(2), v.size(3)}, q.options());

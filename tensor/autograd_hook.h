@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "absl/container/inlined_vector.h"
+#include "tensor/record_function.h"
 #include "tensor/tensor.h"
 #include "tensor/tensor_impl.h"
 
@@ -162,6 +163,8 @@ class OpScope {
 template <typename Fwd, typename ArgsFn>
 Tensor record_out_op(const char* name, const Tensor& out, std::initializer_list<Tensor> inputs,
                      Fwd&& forward, ArgsFn&& args) {
+  profiler::RecordFunction range(name, profiler::op_kind(out),
+                                 TensorList(inputs.begin(), inputs.size()));
   bool any = input_requires_grad(out);
   for (const Tensor& t : inputs) any = any || input_requires_grad(t);
   if (!any) return forward();

@@ -257,6 +257,7 @@ Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, const
     return iter.output();
   };
   if (!detail::input_requires_grad(self) && !detail::input_requires_grad(other)) {
+    profiler::RecordFunction range("add", profiler::op_kind(out), self, other);
     return fwd();
   }
   return detail::record_out_op("add", out, {self, other}, fwd, [&] { return OpArgs{alpha}; });

@@ -8,15 +8,16 @@
 #include "absl/strings/str_join.h"
 #include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/blas.h"
+#include "tensor/conv_kernels.h"
 #include "tensor/copy.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
-#include "tensor/blas.h"
-#include "tensor/conv_kernels.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
 #include "tensor/parallel.h"
+#include "tensor/record_function.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -479,6 +480,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   EMBER_AUTOCAST(convolution, ::ember::convolution, input, weight, bias, stride, padding, dilation,
                  groups);
   const Geometry g = make_geometry(input, weight, bias, stride, padding, dilation, groups);
+  profiler::RecordFunction prof_range("convolution", profiler::RangeKind::kOp, input, weight, bias);
   detail::OpScope scope(input, weight, bias);
   Tensor x = input.contiguous(), w = weight.contiguous();
   Tensor b = bias.defined() ? bias.to(input.dtype()).contiguous() : Tensor();
@@ -499,6 +501,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         std::array<bool, 3> mask) {
   const Geometry g = make_geometry(input, weight, Tensor(), stride, padding, dilation, groups);
   // Recorded (Note [Differentiable backward kernels] in nn_ops.h).
+  profiler::RecordFunction prof_range("convolution_backward", profiler::RangeKind::kOp, grad_output,
+                                      input, weight);
   detail::OpScope scope(grad_output, input, weight);
   Tensor gy = grad_output.to(input.dtype()).contiguous();
   EMBER_CHECK(gy.sizes() == IntArrayRef(out_sizes(g, input.dim())),
@@ -523,6 +527,8 @@ Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& b
                  output_padding, dilation, groups);
   const Geometry g = make_transposed_geometry(input, weight, bias, stride, padding,
                                               output_padding, dilation, groups);
+  profiler::RecordFunction prof_range("conv_transpose", profiler::RangeKind::kOp, input, weight,
+                                      bias);
   detail::OpScope scope(input, weight, bias);
   Tensor x = input.contiguous(), w = weight.contiguous();
   const int64_t k = weight.dim() - 2;

@@ -46,6 +46,7 @@ MemoryFormat Tensor::suggest_memory_format(bool channels_last_strides_exact_matc
 Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
   EMBER_CHECK(src.defined(), "copy_: the source tensor is undefined");
   if (!detail::input_requires_grad(mut()) && !detail::input_requires_grad(src)) {
+    profiler::RecordFunction range("copy_", profiler::RangeKind::kInplaceOp, mut(), src);
     return copy_nograd_(src);
   }
   // Arg: src's device, where its gradient goes back to.

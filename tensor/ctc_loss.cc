@@ -16,6 +16,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
+#include "tensor/record_function.h"
 
 // Note [CTC gradient]: ATen's _ctc_loss_backward returns
 // exp(lp) - exp(log(sum alpha*beta) + nll - lp), the true derivative plus
@@ -124,6 +125,7 @@ std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targ
                                      IntArrayRef input_lengths, IntArrayRef target_lengths,
                                      int64_t blank, bool zero_infinity) {
   const CtcGeometry g = check_ctc(log_probs, targets, input_lengths, target_lengths, blank);
+  profiler::RecordFunction prof_range("_ctc_loss", profiler::RangeKind::kOp, log_probs);
   detail::OpScope scope(log_probs);  // targets: integers, never differentiable
   const Tensor lp = log_probs.contiguous();
   const int64_t width = 2 * g.max_target + 1;
@@ -188,6 +190,8 @@ Tensor _ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Ten
               "_ctc_loss_backward: grad must hold one value per sample");
   // Recorded without a derivative: PyTorch 1.13 has none either, so a
   // double backward fails with its message instead of silently giving 0.
+  profiler::RecordFunction prof_range("_ctc_loss_backward", profiler::RangeKind::kOp, grad,
+                                      log_probs);
   detail::OpScope scope(grad, log_probs);
   const Tensor lp = log_probs.contiguous();
   const Tensor la_t = log_alpha.to(log_probs.dtype()).contiguous();

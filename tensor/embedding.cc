@@ -3,6 +3,7 @@
 #include "tensor/creation.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
+#include "tensor/record_function.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 
@@ -15,6 +16,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
               "types: Long, Int; but got ",
               scalar_type_name(indices.dtype()),
               " instead (while checking arguments for embedding)");
+  profiler::RecordFunction prof_range("embedding", profiler::RangeKind::kOp, weight);
   detail::OpScope scope(weight);
   DimVector sizes(indices.sizes().begin(), indices.sizes().end());
   sizes.push_back(weight.size(1));

@@ -21,6 +21,7 @@
 #include "tensor/empty.h"
 #include "tensor/fallback.h"
 #include "tensor/iterator.h"
+#include "tensor/record_function.h"
 #include "tensor/selection.h"
 #include "tensor/strided_walk.h"
 
@@ -265,6 +266,7 @@ void check_index_devices(const Tensor& self, const std::vector<Tensor>& indices)
 // indices as given (undefined: a whole dim; masks stay masks).
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   if (detail::should_record(self)) {
+    profiler::RecordFunction prof_range("index", profiler::RangeKind::kOp);
     detail::OpScope scope{detail::OpScope::Checked{}};
     Tensor r = index(self, indices);  // nothing records inside the scope
     if (scope.active()) {
@@ -303,6 +305,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                    bool accumulate) {
   if (detail::should_record(self, values)) {
+    profiler::RecordFunction prof_range("index_put", profiler::RangeKind::kInplaceOp);
     detail::OpScope scope{detail::OpScope::Checked{}};
     if (scope.active()) {
       Tensor before = scope.before_inplace("index_put", self);
@@ -401,6 +404,7 @@ Tensor Tensor::index(TensorIndexList indices) const {
   if (adv.empty()) {
     // Always a new view, never this very handle (x[...] is an alias).
     if (result.is_same(*this)) {
+      profiler::RecordFunction prof_range("alias", profiler::RangeKind::kOp, *this);
       detail::OpScope scope(*this);  // PyTorch's AliasBackward0
       result = as_strided(sizes(), strides(), storage_offset());
       if (scope.active()) scope.record("alias", {*this}, {result});

@@ -4,10 +4,11 @@
 
 #include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
-#include "tensor/fallback.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
+#include "tensor/fallback.h"
 #include "tensor/iterator.h"
+#include "tensor/record_function.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -89,6 +90,7 @@ Tensor cat_impl(TensorList tensors, int64_t dim) {
 // dim.
 Tensor cat(TensorList tensors, int64_t dim) {
   EMBER_AUTOCAST(cat, ::ember::cat, tensors, dim);
+  profiler::RecordFunction prof_range("cat", profiler::RangeKind::kOp, TensorList(tensors));
   detail::OpScope scope(detail::OpScope::List{}, tensors);
   Tensor r = cat_impl(tensors, dim);
   if (scope.active()) {
@@ -116,6 +118,7 @@ Tensor stack(TensorList tensors, int64_t dim) {
   }
   std::vector<Tensor> inputs;
   inputs.reserve(tensors.size());
+  profiler::RecordFunction prof_range("stack", profiler::RangeKind::kOp, TensorList(tensors));
   detail::OpScope scope(detail::OpScope::List{}, tensors);
   for (const Tensor& t : tensors) inputs.push_back(t.unsqueeze(wrapped));
   Tensor r = cat_impl(inputs, wrapped);
@@ -164,6 +167,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
   if (split_size != 0) num_splits = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
   const int64_t last_split_size = split_size - (split_size * num_splits - dim_size);
   // The pieces record as one op (SplitBackward0), as in PyTorch.
+  profiler::RecordFunction prof_range("split", profiler::RangeKind::kOp, *this);
   detail::OpScope scope(*this);
   std::vector<Tensor> out;
   out.reserve(num_splits);
@@ -184,6 +188,7 @@ std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t dim) const {
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
   EMBER_CHECK(this->dim() != 0, "split expects at least a 1-dimensional tensor");
   const int64_t dim_size = size(dim);
+  profiler::RecordFunction prof_range("split_with_sizes", profiler::RangeKind::kOp, *this);
   detail::OpScope scope(*this);
   std::vector<Tensor> out;
   out.reserve(split_sizes.size());
@@ -210,6 +215,7 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const {
                     " but tensor has no dimensions");
   dim = wrap_dim(dim, this->dim());
   const int64_t n = sizes()[dim];
+  profiler::RecordFunction prof_range("unbind", profiler::RangeKind::kOp, *this);
   detail::OpScope scope(*this);
   std::vector<Tensor> out;
   out.reserve(n);

@@ -7,15 +7,16 @@
 #include "absl/strings/str_join.h"
 #include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
-#include "tensor/fallback.h"
 #include "tensor/creation.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/fallback.h"
+#include "tensor/loss_kernels.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
-#include "tensor/loss_kernels.h"
 #include "tensor/nn_util.h"
+#include "tensor/record_function.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 
@@ -139,6 +140,8 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& t
   EMBER_AUTOCAST(nll_loss, ::ember::nll_loss_forward, input, target, weight, reduction,
                  ignore_index);
   const NllGeometry g = check_nll(input, target, weight);
+  profiler::RecordFunction prof_range(input.dim() <= 2 ? "nll_loss" : "nll_loss2d",
+                                      profiler::RangeKind::kOp, input, weight);
   detail::OpScope scope(input, weight);  // target: int64, never differentiable
   Tensor x = input.contiguous(), t = target.contiguous();
   Tensor w = weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
@@ -165,6 +168,9 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const T
   // Recorded (Note [Differentiable backward kernels] in nn_ops.h); input
   // is an input of the op as in ATen (its gradient is zero), total_weight
   // not: the derivative recomputes it.
+  profiler::RecordFunction prof_range(
+      input.dim() <= 2 ? "nll_loss_backward" : "nll_loss2d_backward", profiler::RangeKind::kOp,
+      grad_output, input);
   detail::OpScope scope(grad_output, input);
   Tensor gx = zeros(input.sizes(), input.options());
   Tensor gy = grad_output.to(input.dtype()).contiguous(), t = target.contiguous();
@@ -186,6 +192,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
   EMBER_AUTOCAST(mse_loss, ::ember::mse_loss, input, target, reduction);
+  profiler::RecordFunction prof_range("mse_loss", profiler::RangeKind::kOp, input, target);
   detail::OpScope scope(input, target);
   Tensor d = input - target;
   Tensor out = apply_reduction(d * d, reduction);
@@ -196,6 +203,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
   EMBER_AUTOCAST(smooth_l1_loss, ::ember::smooth_l1_loss, input, target, reduction, beta);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  profiler::RecordFunction prof_range("smooth_l1_loss", profiler::RangeKind::kOp, input, target);
   detail::OpScope scope(input, target);
   Tensor d = (input - target).abs();
   Tensor loss = beta == 0 ? d : where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta);
@@ -213,6 +221,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                  reduction);
   EMBER_CHECK(((input >= 0) & (input <= 1)).all().item<bool>(),
               "all elements of input should be between 0 and 1");
+  profiler::RecordFunction prof_range("binary_cross_entropy", profiler::RangeKind::kOp, input,
+                                      target, weight);
   detail::OpScope scope(input, target, weight);
   // PyTorch clamps each log at -100 so that 0 * log(0) stays finite.
   Tensor loss =
@@ -230,6 +240,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         int64_t reduction) {
   EMBER_AUTOCAST(binary_cross_entropy_with_logits, ::ember::binary_cross_entropy_with_logits,
                  input, target, weight, pos_weight, reduction);
+  profiler::RecordFunction prof_range("binary_cross_entropy_with_logits", profiler::RangeKind::kOp,
+                                      input, target, weight, pos_weight);
   detail::OpScope scope(input, target, weight, pos_weight);
   // log(1 + exp(-x)) computed stably as log1p(exp(-|x|)) + max(-x, 0).
   Tensor softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp_min(0);

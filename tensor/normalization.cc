@@ -15,6 +15,7 @@
 #include "tensor/layer_norm_kernels.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
+#include "tensor/record_function.h"
 #include "tensor/reduce.h"
 #include "tensor/shape.h"
 
@@ -110,6 +111,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   }
   EMBER_CHECK(training || (running_mean.defined() && running_var.defined()),
               "running_mean and running_var must be defined in evaluation mode");
+  profiler::RecordFunction prof_range("native_batch_norm", profiler::RangeKind::kOp, input, weight,
+                                      bias);
   detail::OpScope scope(input, weight, bias);
   const int64_t n = input.numel() / std::max<int64_t>(c, 1);
   Tensor out, mean, invstd;
@@ -185,6 +188,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
                   absl::StrJoin(normalized_shape, ", "), "]");
     }
   }
+  profiler::RecordFunction prof_range("native_layer_norm", profiler::RangeKind::kOp, input, weight,
+                                      bias);
   detail::OpScope scope(input, weight, bias);
   if (detail::layer_norm_kernels_apply(input, weight, bias)) {
     // Note [Layer norm kernels]: statistics in float (double for double),

@@ -16,8 +16,9 @@
 #include "tensor/math_kernels.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
-#include "tensor/pool_kernels.h"
 #include "tensor/parallel.h"
+#include "tensor/pool_kernels.h"
+#include "tensor/record_function.h"
 
 // float, double and bfloat16 (PyTorch 1.13's CPU pooling dtypes) and
 // float16 (PyTorch 2.x's, which mixed-precision training on the CPU needs).
@@ -220,6 +221,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {
   const Pool p = make_pool(input, kernel_size, stride, padding, dilation, ceil_mode);
+  profiler::RecordFunction prof_range("max_pool2d_with_indices", profiler::RangeKind::kOp, input);
   detail::OpScope scope(input);
   Tensor x = input.contiguous();
   Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
@@ -252,6 +254,8 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
               detail::bracketed(grad_output.sizes()), " and indices of size ",
               detail::bracketed(indices.sizes()), " do not match an input of size ",
               detail::bracketed(input_sizes));
+  profiler::RecordFunction prof_range("max_pool2d_with_indices_backward", profiler::RangeKind::kOp,
+                                      grad_output);
   detail::OpScope scope(grad_output);
   Tensor gy = grad_output.contiguous(), id = indices.contiguous();
   Tensor gx = zeros(input_sizes, grad_output.options());
@@ -413,6 +417,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   std::optional<int64_t> divisor_override) {
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   const Pool p = make_pool(input, kernel_size, stride, padding, {}, ceil_mode);
+  profiler::RecordFunction prof_range("avg_pool2d", profiler::RangeKind::kOp, input);
   detail::OpScope scope(input);
   Tensor x = input.contiguous();
   Tensor out = empty(out_sizes(input, p.oh, p.ow), x.options());
@@ -436,6 +441,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(out_sizes(gx, p.oh, p.ow)),
               "avg_pool2d_backward: grad_output of size ", detail::bracketed(grad_output.sizes()),
               " does not match the output ", detail::bracketed(out_sizes(gx, p.oh, p.ow)));
+  profiler::RecordFunction prof_range("avg_pool2d_backward", profiler::RangeKind::kOp, grad_output);
   detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
   Tensor gy = grad_output.contiguous();
   detail::avg_pool_backward_stub(gy.device())(p, count_include_pad, divisor_override, gy, gx);
@@ -467,6 +473,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   }
   const int64_t h = input.size(-2), w = input.size(-1);
   const int64_t planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
+  profiler::RecordFunction prof_range("adaptive_avg_pool2d", profiler::RangeKind::kOp, input);
   detail::OpScope scope(input);
   Tensor x = input.contiguous();
   Tensor out = empty(out_sizes(input, oh, ow), x.options());
@@ -484,6 +491,8 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
               "adaptive_avg_pool2d_backward: grad_output of size ",
               detail::bracketed(grad_output.sizes()), " does not match an input of size ",
               detail::bracketed(input_sizes));
+  profiler::RecordFunction prof_range("adaptive_avg_pool2d_backward", profiler::RangeKind::kOp,
+                                      grad_output);
   detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
   Tensor gy = grad_output.contiguous();
   Tensor gx = zeros(input_sizes, gy.options());

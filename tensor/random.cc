@@ -459,6 +459,7 @@ Tensor& uniform_(Tensor& t, double from, double to, const Generator& gen) {
     detail::record_out_op("uniform_", t, {t}, [&] { return uniform_(t, from, to, gen); }, detail::no_args);
     return t;
   }
+  profiler::RecordFunction prof_range("uniform_", profiler::RangeKind::kInplaceOp, t);
   check_generator_device(gen, t);
   if (!t.is_cpu()) {  // Note [Device random numbers]
     if (!is_floating_point(t.dtype())) detail::throw_not_implemented("uniform_kernel_cuda", t.dtype());
@@ -491,6 +492,7 @@ Tensor& normal_(Tensor& t, double mean, double std, const Generator& gen) {
     detail::record_out_op("normal_", t, {t}, [&] { return normal_(t, mean, std, gen); }, detail::no_args);
     return t;
   }
+  profiler::RecordFunction prof_range("normal_", profiler::RangeKind::kInplaceOp, t);
   check_generator_device(gen, t);
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (!t.is_cpu()) {  // Note [Device random numbers]
@@ -522,6 +524,7 @@ Tensor& bernoulli_(Tensor& t, double p, const Generator& gen) {
     detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
     return t;
   }
+  profiler::RecordFunction prof_range("bernoulli_", profiler::RangeKind::kInplaceOp, t);
   check_generator_device(gen, t);
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   if (!t.is_cpu()) {  // Note [Device random numbers]
@@ -547,6 +550,7 @@ Tensor& exponential_(Tensor& t, double lambd, const Generator& gen) {
     detail::record_out_op("exponential_", t, {t}, [&] { return exponential_(t, lambd, gen); }, detail::no_args);
     return t;
   }
+  profiler::RecordFunction prof_range("exponential_", profiler::RangeKind::kInplaceOp, t);
   check_generator_device(gen, t);
   EMBER_CHECK(lambd >= 0.0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
   if (!t.is_cpu()) {  // Note [Device random numbers]
@@ -574,6 +578,7 @@ Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
     detail::record_out_op("random_", t, {t}, [&] { return random_(t, from, to, gen); }, detail::no_args);
     return t;
   }
+  profiler::RecordFunction prof_range("random_", profiler::RangeKind::kInplaceOp, t);
   check_generator_device(gen, t);
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from,
               " >= to=", to);
@@ -686,6 +691,7 @@ Tensor& bernoulli_(Tensor& t, const Tensor& p, const Generator& gen) {
     detail::record_out_op("bernoulli_", t, {t}, [&] { return bernoulli_(t, p, gen); }, detail::no_args);
     return t;
   }
+  profiler::RecordFunction prof_range("bernoulli_", profiler::RangeKind::kInplaceOp, t);
   check_generator_device(gen, t);
   EMBER_CHECK(p.defined(), "bernoulli_: p is undefined");
   if (!ember::is_floating_point(p.dtype())) {

@@ -11,6 +11,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
+#include "tensor/record_function.h"
 #include "tensor/reduce_engine.h"
 
 namespace ember {
@@ -305,7 +306,10 @@ DimMask single_dim_mask(const Tensor& self, int64_t dim) {
 namespace {
 template <typename F, typename A>
 Tensor rec(const char* name, const Tensor& self, F&& fwd, A&& args) {
-  if (!detail::input_requires_grad(self)) return fwd();
+  if (!detail::input_requires_grad(self)) {
+    profiler::RecordFunction range(name, profiler::RangeKind::kOp, self);
+    return fwd();
+  }
   return detail::record_out_op(name, Tensor(), {self}, fwd, args);
 }
 OpArgs dims_keep(IntArrayRef dim, bool keepdim) {
@@ -315,6 +319,7 @@ std::tuple<Tensor, Tensor> rec2(const char* name, const Tensor& self, int64_t di
                                 std::tuple<Tensor, Tensor> (*fwd)(const Tensor&, int64_t, bool,
                                                                   bool),
                                 bool flag) {
+  profiler::RecordFunction prof_range(name, profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   auto r = fwd(self, dim, keepdim, flag);
   if (scope.active()) {
@@ -425,6 +430,8 @@ namespace {
 // StdMeanBackward0); args as var/std's.
 std::tuple<Tensor, Tensor> var_mean_rec(const Tensor& self, IntArrayRef dim, bool unbiased,
                                         bool keepdim, bool take_sqrt) {
+  profiler::RecordFunction prof_range(take_sqrt ? "std_mean" : "var_mean", profiler::RangeKind::kOp,
+                                      self);
   detail::OpScope scope(self);
   auto r = var_impl(self, dim, unbiased ? 1 : 0, keepdim, take_sqrt, true);
   if (scope.active()) {

@@ -11,6 +11,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/fallback.h"
+#include "tensor/record_function.h"
 #include "tensor/selection.h"
 #include "tensor/strided_walk.h"
 
@@ -150,6 +151,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   // The orders are total (ties broken by position), so every sort is
   // stable; `stable` needs no separate path.
   (void)stable;
+  profiler::RecordFunction prof_range("sort", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   Tensor values, indices;
@@ -175,6 +177,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
                                 bool sorted) {
   // sorted=false may return the k elements in any order; sorted order is one.
   (void)sorted;
+  profiler::RecordFunction prof_range("topk", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
@@ -195,6 +198,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  profiler::RecordFunction prof_range("kthvalue", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];

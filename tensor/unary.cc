@@ -163,7 +163,10 @@ Tensor unary_out(const char* name, const KernelTable<IterKernelFn>& table, const
     table(iter.device_type())(iter);
     return iter.output();
   };
-  if (!detail::input_requires_grad(self)) return fwd();
+  if (!detail::input_requires_grad(self)) {
+    profiler::RecordFunction range(name, profiler::op_kind(out), self);
+    return fwd();
+  }
   return detail::record_out_op(name, out, {self}, fwd, detail::no_args);
 }
 

@@ -54,6 +54,10 @@ ABSL_FLAG(std::string, logdir, "",
           "learning rate, sample images");
 ABSL_FLAG(int64_t, log_interval, kDefaults.log_interval,
           "steps between the training-loss points of --logdir");
+ABSL_FLAG(int64_t, profile_steps, 0,
+          "profile the first N training steps and print the profiler's table (0: off)");
+ABSL_FLAG(std::string, profile_trace, "",
+          "with --profile_steps: also write a Chrome trace (Perfetto) to this file");
 ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
 ABSL_FLAG(std::string, amp, "",
           "mixed precision: bf16 (autocast) or fp16 (autocast and a GradScaler); empty: float32");
@@ -91,6 +95,8 @@ int main(int argc, char** argv) {
   c.device = absl::GetFlag(FLAGS_device);
   c.amp = absl::GetFlag(FLAGS_amp);
   c.logdir = absl::GetFlag(FLAGS_logdir);
+  c.profile_steps = absl::GetFlag(FLAGS_profile_steps);
+  c.profile_trace = absl::GetFlag(FLAGS_profile_trace);
   c.log_interval = absl::GetFlag(FLAGS_log_interval);
   ember::trainers::ProgramOptions program;
   program.name = "mnist";

@@ -74,6 +74,31 @@ TEST(MnistTrainTest, LearnsAndPrintsTheSeedsLines) {
   EXPECT_NE(out.str().find("Test set: Average loss: "), std::string::npos) << out.str();
 }
 
+// --profile_steps: the first steps are profiled, and the table and the
+// trace show the net's ops, the backward nodes and the optimizer.
+TEST(MnistTrainTest, ProfilesTheFirstSteps) {
+  MnistConfig c = small();
+  c.epochs = 1;
+  c.train_limit = 256;
+  c.test_limit = 64;
+  c.profile_steps = 3;
+  c.profile_trace = temp_dir() + "/trace.json";
+  std::ostringstream out;
+  train_mnist(c, out);
+  const std::string s = out.str();
+  for (const char* name : {"Self CPU time total: ", "aten::convolution", "ConvolutionBackward0",
+                           "Optimizer.step#SGD.step", "ProfilerStep*"}) {
+    EXPECT_NE(s.find(name), std::string::npos) << name << "\n" << s;
+  }
+  std::ifstream trace(c.profile_trace);
+  std::stringstream json;
+  json << trace.rdbuf();
+  EXPECT_NE(json.str().find("\"name\": \"ProfilerStep#2\""), std::string::npos);
+  EXPECT_EQ(json.str().find("ProfilerStep#3"), std::string::npos);
+  c.profile_steps = -1;
+  EXPECT_THROW(train_mnist(c, out), ValueError);
+}
+
 // --amp: autocast to bfloat16, or float16 with a GradScaler, learns as
 // float32 does (issue 18 asks within 0.5 points after 5 full epochs;
 // BENCHMARKS.md has that run, this is the small one).

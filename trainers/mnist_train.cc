@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "distributed/init.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
+#include "profiler/profiler.h"
 #include "tensor/all.h"
 #include "tensor/autocast.h"
 #include "tensorboard/summary_writer.h"
@@ -127,6 +129,23 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
   data::DataLoader test_loader(
       test_set, data::DataLoaderOptions().batch_size(c.batch_size).num_workers(c.num_workers));
 
+  EMBER_CHECK_VALUE(c.profile_steps >= 0, "profile_steps must be non-negative, got ",
+                    c.profile_steps);
+  EMBER_CHECK_VALUE(c.profile_trace.empty() || c.profile_steps > 0,
+                    "profile_trace needs profile_steps > 0");
+  std::optional<profiler::profile> prof;
+  int64_t profiled = 0;
+  if (rank == 0 && c.profile_steps > 0) prof.emplace();
+  auto end_profile = [&] {
+    if (!prof.has_value() || !prof->running()) return;
+    prof->stop();
+    out << prof->key_averages().table("self_cpu_time_total", 20) << std::flush;
+    if (!c.profile_trace.empty()) {
+      prof->export_chrome_trace(c.profile_trace);
+      out << "Profiler trace written to " << c.profile_trace << std::endl;
+    }
+  };
+
   std::vector<EpochResult> results;
   for (int64_t epoch = start_epoch; epoch < c.epochs; ++epoch) {
     EpochResult r;
@@ -151,6 +170,10 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
                               .disable(!c.progress || rank != 0));
     int64_t step = epoch * train_loader.size();
     for (Example<>& batch : train_loader) {
+      std::optional<profiler::record_function> step_range;
+      if (prof.has_value() && prof->running()) {
+        step_range.emplace(absl::StrCat("ProfilerStep#", profiled));
+      }
       Tensor loss;
       {
         autocast::AutocastGuard guard(device.type(), amp_dtype, use_amp);
@@ -166,6 +189,10 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
       ++step;
       bar.set_postfix({{"loss", r.train_loss}});
       bar.update();
+      if (step_range.has_value()) {
+        step_range.reset();
+        if (++profiled == c.profile_steps) end_profile();
+      }
     }
     bar.close();
     out << absl::StrFormat("Train Epoch: %d \tLoss: %.6f\n", r.epoch, r.train_loss) << std::flush;
@@ -207,6 +234,7 @@ std::vector<EpochResult> train_mnist(const MnistConfig& c, std::ostream& out_all
                                optimizer);
     }
   }
+  end_profile();                   // a run shorter than profile_steps
   if (tb != nullptr) tb->close();  // a write error that happened is an error
   return results;
 }

@@ -65,6 +65,13 @@ struct MnistConfig {
   // training and the test forward passes. The scaler starts afresh on
   // resume (its scale is not in the checkpoint).
   std::string amp;
+  // Profile the run's first profile_steps training steps (0: none) with
+  // //profiler on rank 0: print PyTorch's key_averages table (by self CPU
+  // time) when they are done, and write a Chrome trace to profile_trace
+  // when it is set. Each step is a "ProfilerStep#N" range, as
+  // torch.profiler's schedule names them.
+  int64_t profile_steps = 0;
+  std::string profile_trace;
 };
 
 struct EpochResult {

@@ -12,6 +12,7 @@
 #include "tensor/creation.h"
 #include "tensor/indexing.h"
 #include "tensor/math.h"
+#include "tensor/record_function.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 
@@ -23,6 +24,7 @@ using V = variable_list;
 using C = BackwardCtx;
 
 Tensor select_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t index) {
+  profiler::RecordFunction prof_range("select_backward", profiler::RangeKind::kOp, g);
   detail::OpScope scope(g);
   Tensor r = zeros(sizes, g.options());
   r.select(dim, index).copy_(g);
@@ -31,6 +33,7 @@ Tensor select_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t 
 }
 Tensor slice_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t start,
                       int64_t end, int64_t step) {
+  profiler::RecordFunction prof_range("slice_backward", profiler::RangeKind::kOp, g);
   detail::OpScope scope(g);
   Tensor r = zeros(sizes, g.options());
   r.slice(dim, start, end, step).copy_(g);
@@ -42,6 +45,7 @@ Tensor slice_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t s
 }
 Tensor diagonal_backward(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_t d1,
                          int64_t d2) {
+  profiler::RecordFunction prof_range("diagonal_backward", profiler::RangeKind::kOp, g);
   detail::OpScope scope(g);
   Tensor r = zeros(sizes, g.options());
   r.diagonal(offset, d1, d2).copy_(g);
@@ -52,6 +56,7 @@ Tensor diagonal_backward(const Tensor& g, IntArrayRef sizes, int64_t offset, int
 }
 // inputs: g, then the index tensors (undefined: a whole dim).
 Tensor index_backward(const Tensor& g, IntArrayRef sizes, const std::vector<Tensor>& indices) {
+  profiler::RecordFunction prof_range("index_backward", profiler::RangeKind::kOp, g);
   detail::OpScope scope(g);
   Tensor r = zeros(sizes, g.options());
   index_put_(r, indices, g, /*accumulate=*/true);
@@ -64,6 +69,7 @@ Tensor index_backward(const Tensor& g, IntArrayRef sizes, const std::vector<Tens
 }
 Tensor index_select_backward(const Tensor& g, IntArrayRef sizes, int64_t dim,
                              const Tensor& index) {
+  profiler::RecordFunction prof_range("index_select_backward", profiler::RangeKind::kOp, g);
   detail::OpScope scope(g);
   Tensor r = zeros(sizes, g.options());
   r.index_add_(dim, index, g);
@@ -71,6 +77,7 @@ Tensor index_select_backward(const Tensor& g, IntArrayRef sizes, int64_t dim,
   return r;
 }
 Tensor masked_select_backward(const Tensor& g, IntArrayRef sizes, const Tensor& mask) {
+  profiler::RecordFunction prof_range("masked_select_backward", profiler::RangeKind::kOp, g);
   detail::OpScope scope(g);
   Tensor r = zeros(sizes, g.options());
   r.masked_scatter_(mask.expand(sizes), g);

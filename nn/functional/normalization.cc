@@ -8,6 +8,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
+#include "tensor/record_function.h"
 #include "tensor/reduce.h"
 #include "tensor/shape.h"
 
@@ -85,6 +86,8 @@ Tensor group_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
   // One node, as PyTorch's native_group_norm (NativeGroupNormBackward0; its
   // derivative is in autograd/derivatives/nn.cc), computed by the layer
   // norm of each group with recording suspended.
+  profiler::RecordFunction prof_range("native_group_norm", profiler::RangeKind::kOp, input, weight,
+                                      bias);
   detail::OpScope scope(input, weight, bias);
   Tensor x = input.reshape({n, groups, -1});
   Tensor out = std::get<0>(native_layer_norm(x, {x.size(2)}, Tensor(), Tensor(), o.eps()))

@@ -8,6 +8,7 @@
 #include "tensor/all.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/nn_util.h"
+#include "tensor/record_function.h"
 
 namespace ember {
 namespace nn {
@@ -100,6 +101,7 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
   EMBER_CHECK(static_cast<int64_t>(p.size()) / 2 <= ndim, "Padding length too large");
   const int64_t npad = static_cast<int64_t>(p.size()) / 2;
   if (mode == kConstant) {
+    profiler::RecordFunction prof_range("constant_pad_nd", profiler::RangeKind::kOp, input);
     detail::OpScope scope(input);  // Note [Pads are single nodes]
     Tensor x = input;
     for (int64_t k = 0; k < npad; ++k) {
@@ -130,6 +132,8 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
                 detail::bracketed(input.sizes()));
   }
   // Circular is a chain of copies in PyTorch too; the others are one node.
+  profiler::RecordFunction prof_range(mode != kCircular ? indexed_pad_node(mode, npad) : "pad",
+                                      profiler::RangeKind::kOp, input);
   std::optional<detail::OpScope> scope;
   if (mode != kCircular) scope.emplace(input);
   std::vector<Tensor> indices{input};
