@@ -22,6 +22,7 @@
 #include "distributed/prefix_store.h"
 #include "distributed/process_group.h"
 #include "distributed/process_group_gloo.h"
+#include "distributed/process_group_mpi.h"
 #include "distributed/process_group_nccl.h"
 #include "distributed/spawn.h"
 #include "distributed/tcp_store.h"

@@ -119,12 +119,10 @@ void init(const dist::Backend& backend) {
   }
   if (!dist::is_initialized()) {
     dist::InitOptions o;
-    const auto r = env_int({"RANK", "HOROVOD_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"});
-    const auto n = env_int({"WORLD_SIZE", "HOROVOD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
-    EMBER_CHECK_VALUE(r.has_value() == n.has_value(),
-                      "hvd::init: found a rank but no world size (or the reverse) in the "
-                      "environment (RANK/WORLD_SIZE, HOROVOD_RANK/HOROVOD_SIZE, "
-                      "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE)");
+    const dist::LaunchedRank me =
+        dist::launched_rank_from_env({{"HOROVOD_RANK", "HOROVOD_SIZE"}});
+    const std::optional<int> r = me.rank >= 0 ? std::optional<int>(me.rank) : std::nullopt;
+    const std::optional<int> n = me.rank >= 0 ? std::optional<int>(me.world_size) : std::nullopt;
     if (!r.has_value() || *n == 1) {
       // Started alone: a group of one around a private store.
       dist::TCPStoreOptions so;

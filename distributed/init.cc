@@ -555,6 +555,29 @@ int get_group_rank(const Group& group, int global_rank) {
 bool is_available() { return true; }
 bool is_gloo_available() { return is_backend_registered(Backend::GLOO); }
 bool is_nccl_available() { return is_backend_registered(Backend::NCCL); }
+LaunchedRank launched_rank_from_env(
+    const std::vector<std::pair<const char*, const char*>>& extra) {
+  std::vector<std::pair<const char*, const char*>> pairs{
+      {"RANK", "WORLD_SIZE"}, {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"}};
+  pairs.insert(pairs.end(), extra.begin(), extra.end());
+  for (const auto& [rank_name, size_name] : pairs) {
+    const char* r = std::getenv(rank_name);
+    const char* n = std::getenv(size_name);
+    if (r == nullptr && n == nullptr) continue;
+    EMBER_CHECK_VALUE(r != nullptr && n != nullptr, "found ", r != nullptr ? rank_name : size_name,
+                      " but not ", r != nullptr ? size_name : rank_name,
+                      " in the environment: a launcher sets both");
+    LaunchedRank out;
+    EMBER_CHECK_VALUE(absl::SimpleAtoi(r, &out.rank) && absl::SimpleAtoi(n, &out.world_size) &&
+                          out.world_size > 0 && out.rank >= 0 && out.rank < out.world_size,
+                      rank_name, "=", r, " and ", size_name, "=", n,
+                      " are not a rank and a world size it belongs to");
+    return out;
+  }
+  return {};
+}
+
 bool is_mpi_available() { return is_backend_registered(Backend::MPI); }
 
 }  // namespace ember::distributed

@@ -46,6 +46,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distributed/process_group.h"
@@ -162,6 +163,18 @@ Backend get_backend(const Group& group);
 // The global rank of `group_rank` in `group`, and back.
 int get_global_rank(const Group& group, int group_rank);
 int get_group_rank(const Group& group, int global_rank);
+
+// The rank and world size an MPI-style or torchrun-style launcher put in
+// this process's environment (the first set pair of RANK/WORLD_SIZE,
+// OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE, then the
+// `extra` pairs); {-1, -1} when none is set. Throws when a rank is set
+// without its size or the pair is out of range.
+struct LaunchedRank {
+  int rank = -1;
+  int world_size = -1;
+};
+LaunchedRank launched_rank_from_env(
+    const std::vector<std::pair<const char*, const char*>>& extra = {});
 
 bool is_available();  // distributed support is built in (always)
 bool is_gloo_available();

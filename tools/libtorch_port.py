@@ -8,7 +8,9 @@ programs (examples/libtorch/README.md lists them); a libtorch user moving to
 ember applies the same to their own sources:
 
   #include <torch/torch.h>        -> #include "ember.h"
+  #include <c10d/....hpp>         -> #include "ember.h"
   torch:: / at:: / c10::          -> ember::
+  c10d::                          -> ember::c10d:: (ember::distributed)
   using namespace torch (at, c10) -> using namespace ember
   TORCH_MODULE(...)               -> EMBER_MODULE(...)
 
@@ -20,6 +22,8 @@ import sys
 
 RULES = [
     (re.compile(r"#include\s*<torch/(torch|all|script)\.h>"), '#include "ember.h"'),
+    (re.compile(r"#include\s*<c10d/\w+\.hpp>"), '#include "ember.h"'),
+    (re.compile(r"\bc10d::"), "ember::c10d::"),
     (re.compile(r"\b(torch|at|c10)::"), "ember::"),
     (re.compile(r"\busing namespace (torch|at|c10)\b"), "using namespace ember"),
     (re.compile(r"\bTORCH_MODULE\("), "EMBER_MODULE("),

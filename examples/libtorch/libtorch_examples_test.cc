@@ -3,21 +3,26 @@
 // and each learns: its own printed losses fall.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distributed/testing/multiprocess.h"
 
 namespace {
 
+using ember::distributed::testing::free_port;
 using ember::distributed::testing::make_temp_dir;
+using ember::distributed::testing::read_file;
 using ember::distributed::testing::ProgramOptions;
 using ember::distributed::testing::ProgramRun;
 using ember::distributed::testing::remove_tree;
@@ -128,6 +133,106 @@ TEST_F(InDataDir, DcganDiscriminatorLearns) {
     EXPECT_LT(d[i], 1.0) << run.out;
     EXPECT_GT(g[i], std::log(2.0)) << run.out;
     EXPECT_TRUE(std::isfinite(g[i])) << run.out;
+  }
+}
+
+// The first n items of a gzipped IDX file of Fashion-MNIST, written
+// uncompressed with its count set to n (the MNIST readers take either).
+void write_idx_subset(const std::string& gz, const std::string& out, int64_t n,
+                      size_t header_bytes, size_t item_bytes) {
+  FILE* p = popen(("gzip -dc '" + gz + "'").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string bytes;
+  char buf[1 << 16];
+  for (size_t got; (got = fread(buf, 1, sizeof buf, p)) > 0;) bytes.append(buf, got);
+  ASSERT_EQ(pclose(p), 0) << gz;
+  ASSERT_GE(bytes.size(), header_bytes + n * item_bytes) << gz;
+  for (int i = 0; i < 4; ++i) bytes[4 + i] = static_cast<char>((n >> (8 * (3 - i))) & 0xff);
+  std::ofstream f(out, std::ios::binary);
+  f.write(bytes.data(), static_cast<std::streamsize>(header_bytes + n * item_bytes));
+  ASSERT_TRUE(f.good()) << out;
+}
+
+// dist-mnist reads "../data": a scratch directory with data/ (6400 training
+// and 1000 test images of Fashion-MNIST, so ten epochs take seconds) and
+// run/, where the program runs.
+class InSmallDataDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir();
+    ASSERT_EQ(mkdir((dir_ + "/data").c_str(), 0755), 0);
+    ASSERT_EQ(mkdir((dir_ + "/run").c_str(), 0755), 0);
+    const std::string src = std::string(kFashionMnist) + "/";
+    const std::string dst = dir_ + "/data/";
+    for (const auto& [set, n] : {std::pair<std::string, int64_t>{"train", 6400}, {"t10k", 1000}}) {
+      write_idx_subset(src + set + "-images-idx3-ubyte.gz", dst + set + "-images-idx3-ubyte", n,
+                       16, 28 * 28);
+      write_idx_subset(src + set + "-labels-idx1-ubyte.gz", dst + set + "-labels-idx1-ubyte", n, 8,
+                       1);
+    }
+  }
+  void TearDown() override { remove_tree(dir_); }
+
+  // Runs dist-mnist once per rank, all at once, each with `env` plus its
+  // rank's variables; returns each rank's output.
+  std::vector<std::string> run_ranks(int world, const std::string& env,
+                                     const std::string& rank_var, const std::string& size_var,
+                                     int* status) {
+    const std::vector<std::string> prog = command("dist-mnist");
+    std::string script = "cd run || exit 1; ";
+    for (int r = 0; r < world; ++r) {
+      script += env + " " + rank_var + "=" + std::to_string(r) + " " + size_var + "=" +
+                std::to_string(world) + " " + prog[2] + " > rank" + std::to_string(r) +
+                ".log 2>&1 & p" + std::to_string(r) + "=$!; ";
+    }
+    script += "s=0; ";
+    for (int r = 0; r < world; ++r) script += "wait $p" + std::to_string(r) + " || s=1; ";
+    script += "exit $s";
+    ProgramOptions o;
+    o.cwd = dir_;
+    const ProgramRun run = run_program({"/bin/sh", "-c", script}, std::chrono::seconds(240), o);
+    *status = run.status;
+    std::vector<std::string> outs;
+    for (int r = 0; r < world; ++r) {
+      outs.push_back(read_file(dir_ + "/run/rank" + std::to_string(r) + ".log"));
+    }
+    return outs;
+  }
+  std::string dir_;
+};
+
+// pytorch/examples' dist-mnist as mpirun starts it (Open MPI's rank
+// variables, MASTER_ADDR/MASTER_PORT exported): c10d::ProcessGroupMPI is
+// ember's gloo group; gradients are all-reduced by hand each step, both
+// ranks learn, and rank 0 tests.
+TEST_F(InSmallDataDir, DistMnistTrainsOnTwoRanksStartedAsMpirunStartsThem) {
+  int status = -1;
+  const std::string env =
+      "MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) + " GLOO_SOCKET_IFNAME=lo";
+  const std::vector<std::string> out =
+      run_ranks(2, env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", &status);
+  ASSERT_EQ(status, 0) << out[0] << "\n----\n" << out[1];
+  for (int r = 0; r < 2; ++r) {
+    const std::vector<double> acc =
+        values_after(out[r], "Accuracy in rank " + std::to_string(r) + " in epoch \\d+ -");
+    ASSERT_EQ(acc.size(), 10u) << out[r];
+    EXPECT_GT(acc[9], acc[0]) << out[r];
+    EXPECT_GT(acc[9], 50.0) << out[r];  // chance is 10%
+  }
+  const std::vector<double> test = values_after(out[0], "Test Accuracy -");
+  ASSERT_EQ(test.size(), 1u) << out[0];
+  EXPECT_GT(test[0], 50.0) << out[0];
+  EXPECT_EQ(out[1].find("Test Accuracy"), std::string::npos) << out[1];
+}
+
+// Without MASTER_ADDR the ranks cannot meet: a clear error, not a hang.
+TEST_F(InSmallDataDir, DistMnistSaysWhatMpirunMustExport) {
+  int status = -1;
+  const std::vector<std::string> out =
+      run_ranks(2, "env -u MASTER_ADDR -u MASTER_PORT", "PMI_RANK", "PMI_SIZE", &status);
+  EXPECT_NE(status, 0);
+  for (const std::string& o : out) {
+    EXPECT_NE(o.find("needs MASTER_ADDR and MASTER_PORT"), std::string::npos) << o;
   }
 }
 
