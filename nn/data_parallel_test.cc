@@ -140,14 +140,22 @@ void expect_same_grads(const Module& a, const Module& b, double tol) {
   }
 }
 
+// An Mlp in float64, a twin with its values, and DataParallel over the
+// first on two CPUs.
+struct Twins {
+  explicit Twins(uint64_t seed) : net((manual_seed(seed), Mlp())), dp(net.ptr(), kTwoCpus) {
+    net->to(kDouble);
+    twin->to(kDouble);
+    twin->load_state_dict(net->state_dict());
+  }
+  Mlp net, twin;
+  DataParallel<MlpImpl> dp;
+};
+
 TEST(DataParallelTest, KeptReplicasTrainLikeTheModule) {
-  manual_seed(10);
-  Mlp net;
-  net->to(kDouble);
-  Mlp twin;
-  twin->to(kDouble);
-  twin->load_state_dict(net->state_dict());
-  DataParallel<MlpImpl> dp(net.ptr(), kTwoCpus);
+  Twins t(10);
+  Mlp &net = t.net, &twin = t.twin;
+  DataParallel<MlpImpl>& dp = t.dp;
   std::vector<Tensor> xs, ys;
   for (int i = 0; i < 6; ++i) {
     xs.push_back(randn({9, 4}, kDouble));
@@ -221,13 +229,9 @@ TEST(DataParallelTest, KeptReplicasSeeNewValues) {
 }
 
 TEST(DataParallelTest, KeptReplicasFollowRequiresGrad) {
-  manual_seed(13);
-  Mlp net;
-  net->to(kDouble);
-  Mlp twin;
-  twin->to(kDouble);
-  twin->load_state_dict(net->state_dict());
-  DataParallel<MlpImpl> dp(net.ptr(), kTwoCpus);
+  Twins t(13);
+  Mlp &net = t.net, &twin = t.twin;
+  DataParallel<MlpImpl>& dp = t.dp;
   const Tensor x = randn({5, 4}, kDouble);
   auto step = [&] {
     dp(x).pow(2).sum().backward();
@@ -318,13 +322,9 @@ TEST(DataParallelTest, ASequentialGrownBetweenStepsIsClonedAgain) {
 }
 
 TEST(DataParallelTest, ALiveGraphKeepsItsReplicas) {
-  manual_seed(15);
-  Mlp net;
-  net->to(kDouble);
-  Mlp twin;
-  twin->to(kDouble);
-  twin->load_state_dict(net->state_dict());
-  DataParallel<MlpImpl> dp(net.ptr(), kTwoCpus);
+  Twins t(15);
+  Mlp &net = t.net, &twin = t.twin;
+  DataParallel<MlpImpl>& dp = t.dp;
   const Tensor x1 = randn({6, 4}, kDouble), x2 = randn({6, 4}, kDouble);
   // Two forwards before one backward, the parameters changed in between:
   // the first graph computes with the values it saw, as PyTorch's.
