@@ -104,8 +104,9 @@ class ReplicaCache {
   ReplicaCache(const ReplicaCache&) = delete;
   ReplicaCache& operator=(const ReplicaCache&) = delete;
 
-  // Replicas of `module` on `devices`, linked for one forward, then to be
-  // given back to put() (nullptr: none were kept).
+  // Replicas of `module` on `devices` linked for one forward: the kept
+  // ones when they still serve (the first devices.size() of them), else
+  // clones. Give them back to put() after the forward.
   std::unique_ptr<Entry> take(const Module& module, const std::vector<Device>& devices);
   void put(std::unique_ptr<Entry> entry);
   // How many times replicas were cloned.
