@@ -9,9 +9,11 @@
 //   Tensor out = dp(batch);          // the batch split across the devices
 //   loss(out).backward();            // gradients summed into net's
 //
-// Each forward replicates the module on every device (Module::clone, then
-// detail::link_replica: the replicas' parameters are differentiable copies
-// of the module's, PyTorch's Broadcast), scatters the input along `dim`
+// Each forward replicates the module on every device (replicas made by
+// Module::clone and linked by detail::link_replica: their parameters are
+// differentiable copies of the module's, PyTorch's Broadcast; DataParallel
+// keeps its replicas between forwards, Note [DataParallel keeps its
+// replicas]), scatters the input along `dim`
 // into chunks as Tensor::chunk makes them (a batch of fewer rows than
 // devices uses fewer replicas), runs each replica on its chunk in its own
 // thread (grad mode as the caller's), and gathers the outputs on
@@ -24,9 +26,37 @@
 // two replicas on CPU threads (how the tests check it here). With no
 // device_ids, every CUDA device is used, and without one the module is
 // called as it is.
+//
+// Note [DataParallel keeps its replicas]: cloning constructs each module
+// again (its initial values drawn, then overwritten) and copies every
+// parameter, which link_replica then copies once more; PyTorch's replicate
+// does neither. So DataParallel (the module) clones its replicas once and
+// on later forwards only links them again: each replica's parameters
+// become fresh differentiable copies of the module's current ones (values
+// after optimizer steps or load_state_dict, a tensor registered in place
+// of one, requires_grad, the device and dtype after to()), its buffers
+// copies of the module's (or shared, as above), and each of its modules
+// takes its original's train/eval mode. The replicas are cloned again
+// when they no longer fit or are still in use:
+//   - link_replica finds the module's structure changed: a module's type,
+//     the names, presence or shapes of its parameters and buffers, a
+//     submodule added or removed;
+//   - the devices differ (device_ids changed, or more chunks than before);
+//   - a graph recorded by an earlier forward still holds one of their
+//     tensors (two forwards before one backward, retain_graph): linking
+//     would change the values it saved, so that graph keeps its replicas.
+// Non-tensor state a module changes after it was constructed (an option
+// assigned, a submodule replaced by one of the same type but other
+// options) reaches neither cloned nor kept replicas (Note [Cloning
+// modules]). Between forwards the kept replicas hold the last step's copies
+// of the parameters: one copy per device beyond the module's own, which
+// PyTorch frees after backward. parallel::data_parallel, the function,
+// clones afresh on every call, as libtorch's does.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -62,23 +92,57 @@ void parallel_apply(size_t n, const std::function<Tensor(size_t)>& fn, std::vect
 // The devices DataParallel uses when given none: every CUDA device.
 std::vector<Device> default_devices();
 
+namespace detail {
+// DataParallel's replicas kept between forwards (Note [DataParallel keeps
+// its replicas]). Thread-safe: a forward takes them out and puts them back,
+// and a forward that finds them taken clones its own.
+class ReplicaCache {
+ public:
+  struct Entry;
+  ReplicaCache();
+  ~ReplicaCache();
+  ReplicaCache(const ReplicaCache&) = delete;
+  ReplicaCache& operator=(const ReplicaCache&) = delete;
+
+  // Replicas of `module` on `devices` linked for one forward: the kept
+  // ones when they still serve (the first devices.size() of them), else
+  // clones. Give them back to put() after the forward.
+  std::unique_ptr<Entry> take(const Module& module, const std::vector<Device>& devices);
+  void put(std::unique_ptr<Entry> entry);
+  // How many times replicas were cloned.
+  int64_t builds() const;
+
+ private:
+  std::unique_ptr<Entry> build(const Module& module, const std::vector<Device>& devices);
+
+  mutable std::mutex mu_;
+  std::unique_ptr<Entry> kept_;
+  int64_t builds_ = 0;
+};
+
+// data_parallel's steps: scatter `input`, forward(replica i, chunk i) on
+// each replica's thread, gather. Replicas come from `cache`, or are cloned
+// afresh when it is null.
+Tensor run_data_parallel(Module& module, const Tensor& input, const std::vector<Device>& devices,
+                         std::optional<Device> output_device, int64_t dim,
+                         const std::function<Tensor(Module&, const Tensor&)>& forward,
+                         ReplicaCache* cache);
+
+template <typename ModuleType>
+Tensor forward_as(Module& m, const Tensor& input) {
+  return dynamic_cast<ModuleType&>(m).forward(input);
+}
+}  // namespace detail
+
 // libtorch's data_parallel: `module` applied to `input` split across
 // `devices`, the result on `output_device` (devices[0] by default).
 template <typename ModuleType>
 Tensor data_parallel(std::shared_ptr<ModuleType> module, const Tensor& input,
                      std::optional<std::vector<Device>> devices = std::nullopt,
                      std::optional<Device> output_device = std::nullopt, int64_t dim = 0) {
-  const std::vector<Device> ids = devices.has_value() ? *devices : default_devices();
-  if (ids.empty()) return module->forward(input);
-  const Device out_device = output_device.value_or(ids[0]);
-  if (ids.size() == 1) return module->forward(input.to(ids[0])).to(out_device);
-  const std::vector<Tensor> chunks = scatter(input, ids, dim);
-  const std::vector<Device> used(ids.begin(), ids.begin() + chunks.size());
-  const std::vector<std::shared_ptr<ModuleType>> replicas = replicate(module, used);
-  std::vector<Tensor> outputs;
-  parallel_apply(
-      chunks.size(), [&](size_t i) { return replicas[i]->forward(chunks[i]); }, &outputs);
-  return gather(outputs, out_device, dim);
+  return detail::run_data_parallel(*module, input,
+                                   devices.has_value() ? *devices : default_devices(),
+                                   output_device, dim, detail::forward_as<ModuleType>, nullptr);
 }
 
 }  // namespace parallel
@@ -97,13 +161,22 @@ class DataParallelImpl : public Module {
         dim(dim) {}
 
   Tensor forward(const Tensor& input) {
-    return parallel::data_parallel(module, input, device_ids, output_device, dim);
+    return parallel::detail::run_data_parallel(*module, input, device_ids, output_device, dim,
+                                               parallel::detail::forward_as<ModuleType>,
+                                               &replicas_);
   }
+
+  // How many times the replicas were cloned (Note [DataParallel keeps its
+  // replicas]).
+  int64_t replicas_built() const { return replicas_.builds(); }
 
   std::shared_ptr<ModuleType> module;
   std::vector<Device> device_ids;
   std::optional<Device> output_device;
   int64_t dim;
+
+ private:
+  parallel::detail::ReplicaCache replicas_;
 };
 
 template <typename ModuleType>

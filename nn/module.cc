@@ -100,31 +100,54 @@ void adopt(const Tensor& dst, const Tensor& src) {
 }
 }  // namespace
 
-void link_replica(Module& replica, const Module& original, const Device& device,
+bool link_replica(Module& replica, const Module& original, const Device& device,
                   bool share_buffers) {
-  EMBER_CHECK(replica.parameters_.size() == original.parameters_.size() &&
-                  replica.buffers_.size() == original.buffers_.size() &&
-                  replica.children_.size() == original.children_.size(),
-              "DataParallel: a replica of ", original.name(), " differs from it");
-  for (size_t i = 0; i < replica.parameters_.size(); ++i) {
-    const Tensor& p = original.parameters_[i].tensor;
-    if (!p.defined()) continue;
-    // Differentiable copies (under the caller's grad mode): gradients flow
-    // back to the original parameter.
-    adopt(replica.parameters_[i].tensor,
-          p.device() == device ? p.clone() : p.to(device, false, /*copy=*/true));
-  }
-  if (share_buffers) {
-    for (size_t i = 0; i < replica.buffers_.size(); ++i) {
-      const Tensor& b = original.buffers_[i].tensor;
-      if (b.defined() && b.device() == device) replace_data(replica.buffers_[i].tensor, b.detach());
+  // Checked over the whole tree before anything changes.
+  std::function<bool(const Module&, const Module&)> same = [&](const Module& r, const Module& o) {
+    if (typeid(r) != typeid(o) || r.children_.size() != o.children_.size()) return false;
+    auto same_slots = [](const auto& a, const auto& b) {
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i) {
+        const Tensor &x = a[i].tensor, &y = b[i].tensor;
+        if (a[i].name != b[i].name || x.defined() != y.defined()) return false;
+        if (x.defined() && !(x.sizes() == y.sizes())) return false;
+      }
+      return true;
+    };
+    if (!same_slots(r.parameters_, o.parameters_) || !same_slots(r.buffers_, o.buffers_)) {
+      return false;
     }
-  }
-  for (size_t i = 0; i < replica.children_.size(); ++i) {
-    if (replica.children_[i].second == nullptr) continue;
-    link_replica(*replica.children_[i].second, *original.children_[i].second, device,
-                 share_buffers);
-  }
+    for (size_t i = 0; i < r.children_.size(); ++i) {
+      const auto& [name, child] = r.children_[i];
+      const auto& [their_name, theirs] = o.children_[i];
+      if (name != their_name || (child == nullptr) != (theirs == nullptr)) return false;
+      if (child != nullptr && !same(*child, *theirs)) return false;
+    }
+    return true;
+  };
+  if (!same(replica, original)) return false;
+  std::function<void(Module&, const Module&)> link = [&](Module& r, const Module& o) {
+    r.training_ = o.training_;
+    for (size_t i = 0; i < r.parameters_.size(); ++i) {
+      const Tensor& p = o.parameters_[i].tensor;
+      if (!p.defined()) continue;
+      // Differentiable copies (under the caller's grad mode): gradients flow
+      // back to the original parameter.
+      adopt(r.parameters_[i].tensor,
+            p.device() == device ? p.clone() : p.to(device, false, /*copy=*/true));
+    }
+    for (size_t i = 0; i < r.buffers_.size(); ++i) {
+      if (!o.buffers_[i].tensor.defined()) continue;
+      const Tensor b = o.buffers_[i].tensor.detach();
+      replace_data(r.buffers_[i].tensor,
+                   share_buffers && b.device() == device ? b : b.to(device, false, /*copy=*/true));
+    }
+    for (size_t i = 0; i < r.children_.size(); ++i) {
+      if (r.children_[i].second != nullptr) link(*r.children_[i].second, *o.children_[i].second);
+    }
+  };
+  link(replica, original);
+  return true;
 }
 
 }  // namespace detail

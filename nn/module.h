@@ -46,7 +46,7 @@ namespace ember {
 namespace nn {
 
 namespace detail {
-void link_replica(Module& replica, const Module& original, const Device& device,
+bool link_replica(Module& replica, const Module& original, const Device& device,
                   bool share_buffers);
 }  // namespace detail
 
@@ -224,7 +224,7 @@ class Module : public std::enable_shared_from_this<Module> {
   void collect_state(const std::string& prefix, NamedTensors* out) const;
 
   friend void detail::set_module_factory(Module& module, detail::ModuleFactory factory);
-  friend void detail::link_replica(Module& replica, const Module& original, const Device& device,
+  friend bool detail::link_replica(Module& replica, const Module& original, const Device& device,
                                    bool share_buffers);
 
   mutable std::string name_;
@@ -259,13 +259,20 @@ class PreserveDefaultGenerator {
   std::shared_ptr<void> state_;
 };
 
-// Makes `replica` (a clone of `original` on `device`) a differentiable
-// replica for DataParallel: each parameter becomes a copy of the original's
+// Makes `replica` (a clone of `original` on `device`, fresh or linked
+// before) a differentiable replica of `original` as it is now, for
+// DataParallel: each parameter becomes a copy of the original's current one
 // that autograd traces back to it (PyTorch's Broadcast), so gradients of the
-// replicas' outputs sum into the original's .grad; with share_buffers, each
-// buffer shares the original's storage (the device[0] replica's running
-// statistics update the original's, as PyTorch's DataParallel).
-void link_replica(Module& replica, const Module& original, const Device& device,
+// replicas' outputs sum into the original's .grad (a parameter that does not
+// require grad gives a copy that does not either); each buffer becomes a
+// copy of the original's, or with share_buffers, when the original's lives
+// on `device`, shares its storage (the device[0] replica's running
+// statistics update the original's, as PyTorch's DataParallel); each
+// module takes its original's train/eval mode. Returns false, changing
+// nothing, when `replica` no longer has `original`'s structure (a module's
+// type, the names, presence and shapes of its parameters and buffers, its
+// children's names): the replica must then be cloned again.
+bool link_replica(Module& replica, const Module& original, const Device& device,
                   bool share_buffers);
 }  // namespace detail
 
