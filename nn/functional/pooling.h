@@ -11,8 +11,6 @@
 // differentiable indexing (Note [Separable pooling] in pooling_nd.cc), so
 // every device that runs the 2-d ops runs them.
 
-#include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -154,25 +152,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
     const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
 std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(
     const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options);
-
-// D ratios in (0, 1): one repeated (0.5) or D of them ({0.5, 0.75});
-// libtorch's ExpandingArray<D, double>.
-template <size_t D>
-class ExpandingArrayDouble {
- public:
-  ExpandingArrayDouble(double v) : from_one_(true) { values_.fill(v); }  // NOLINT(runtime/explicit)
-  ExpandingArrayDouble(std::initializer_list<double> list) {             // NOLINT(runtime/explicit)
-    EMBER_CHECK(list.size() == D, "Expected ", D, " values, but instead got ", list.size());
-    std::copy(list.begin(), list.end(), values_.begin());
-  }
-  double operator[](size_t i) const { return values_[i]; }
-  bool from_one() const { return from_one_; }
-  static constexpr size_t size() { return D; }
-
- private:
-  std::array<double, D> values_;
-  bool from_one_ = false;
-};
 
 // Fractional max pooling (Graham, 2014): kernel_size windows at
 // pseudo-random, increasing starts, one sequence per (sample, channel) and
