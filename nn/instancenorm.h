@@ -1,7 +1,7 @@
 #ifndef EMBER_NN_INSTANCENORM_H_
 #define EMBER_NN_INSTANCENORM_H_
 
-// InstanceNorm1d and InstanceNorm2d: each sample's channels normalized over
+// InstanceNorm1d, InstanceNorm2d and InstanceNorm3d: each sample's channels normalized over
 // their own spatial dims (F::instance_norm).
 //   nn::InstanceNorm2d norm(nn::InstanceNorm2dOptions(64).affine(true));
 // PyTorch's defaults: no affine parameters and no running statistics.
@@ -33,6 +33,7 @@ struct InstanceNormOptions {
 };
 using InstanceNorm1dOptions = InstanceNormOptions;
 using InstanceNorm2dOptions = InstanceNormOptions;
+using InstanceNorm3dOptions = InstanceNormOptions;
 
 // Parameters, buffers and their reset: NormImplBase (nn/normalization.h).
 class InstanceNormImplBase : public NormImplBase<InstanceNormOptions> {
@@ -67,6 +68,16 @@ class InstanceNorm2dImpl : public InstanceNormImplBase {
   int64_t no_batch_dim() const override { return 3; }
 };
 EMBER_MODULE(InstanceNorm2d);
+
+// Input [N, C, D, H, W] or [C, D, H, W].
+class InstanceNorm3dImpl : public InstanceNormImplBase {
+ public:
+  using InstanceNormImplBase::InstanceNormImplBase;
+
+ protected:
+  int64_t no_batch_dim() const override { return 4; }
+};
+EMBER_MODULE(InstanceNorm3d);
 
 extern template class NormImplBase<InstanceNormOptions>;
 

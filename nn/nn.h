@@ -6,6 +6,7 @@
 // use instead.
 
 #include "nn/activation.h"
+#include "nn/adaptive.h"
 #include "nn/attention.h"
 #include "nn/data_parallel.h"
 #include "nn/container.h"

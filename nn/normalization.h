@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/functional/options.h"
 #include "nn/functional/normalization.h"
+#include "nn/functional/options.h"
 #include "nn/module.h"
 #include "tensor/tensor.h"
 
@@ -145,6 +145,31 @@ class LocalResponseNormImpl : public Module {
   LocalResponseNormOptions options;
 };
 EMBER_MODULE(LocalResponseNorm);
+
+// libtorch's CrossMapLRN2dOptions, except that k is a double (libtorch's
+// is an int64_t; Python's module takes a float).
+struct CrossMapLRN2dOptions {
+  /* implicit */ CrossMapLRN2dOptions(int64_t size) : size_(size) {}  // NOLINT
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(double, k) = 1;
+};
+
+// The legacy (Lua Torch) cross-channel LRN over [N, C, H, W], PyTorch's
+// torch.nn.CrossMapLRN2d, kept exactly: its forward's running window (whose
+// first channels' sums keep the leading squares: not LocalResponseNorm's
+// centred window) and its hand-written backward (which is not that
+// forward's derivative; finite differences disagree with it, as with
+// PyTorch's). See cross_map_lrn2d in normalization.cc.
+class CrossMapLRN2dImpl : public Module {
+ public:
+  explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options) : options(options) {}
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  CrossMapLRN2dOptions options;
+};
+EMBER_MODULE(CrossMapLRN2d);
 
 extern template class NormImplBase<BatchNormOptions>;
 

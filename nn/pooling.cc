@@ -1,6 +1,10 @@
 #include "nn/pooling.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "nn/options.h"
 
 namespace ember {
@@ -41,6 +45,17 @@ std::tuple<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const AdaptivePool
 std::tuple<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const AdaptivePoolOptions<2>& o) {
   return F::adaptive_max_pool2d_with_indices(x, o);
 }
+std::tuple<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const AdaptivePoolOptions<3>& o) {
+  return F::adaptive_max_pool3d_with_indices(x, o);
+}
+std::tuple<Tensor, Tensor> fractional_max_pool(const Tensor& x,
+                                               const FractionalMaxPoolOptions<2>& o) {
+  return F::fractional_max_pool2d_with_indices(x, o);
+}
+std::tuple<Tensor, Tensor> fractional_max_pool(const Tensor& x,
+                                               const FractionalMaxPoolOptions<3>& o) {
+  return F::fractional_max_pool3d_with_indices(x, o);
+}
 }  // namespace
 
 template <size_t D>
@@ -55,11 +70,10 @@ std::tuple<Tensor, Tensor> MaxPoolImpl<D>::forward_with_indices(const Tensor& in
 
 template <size_t D>
 std::string MaxPoolImpl<D>::extra_repr() const {
-  return absl::StrCat("kernel_size=", py_size(options.kernel_size()),
-                      ", stride=", py_size(options.stride()),
-                      ", padding=", py_size(options.padding()),
-                      ", dilation=", py_size(options.dilation()),
-                      ", ceil_mode=", py_bool(options.ceil_mode()));
+  return absl::StrCat(
+      "kernel_size=", py_size(options.kernel_size()), ", stride=", py_size(options.stride()),
+      ", padding=", py_size(options.padding()), ", dilation=", py_size(options.dilation()),
+      ", ceil_mode=", py_bool(options.ceil_mode()));
 }
 
 template <size_t D>
@@ -148,6 +162,44 @@ std::string AdaptiveMaxPoolImpl<D>::extra_repr() const {
   return absl::StrCat("output_size=", py_size(options.output_size()));
 }
 
+template <size_t D>
+FractionalMaxPoolImpl<D>::FractionalMaxPoolImpl(const FractionalMaxPoolOptions<D>& options)
+    : options(options) {
+  const auto& ratio = options.output_ratio();
+  EMBER_CHECK_VALUE(options.output_size() || ratio, "FractionalMaxPool", D,
+                    "d requires specifying either an output size, or a pooling ratio");
+  EMBER_CHECK_VALUE(!options.output_size() || !ratio,
+                    "only one of output_size and output_ratio may be specified");
+  if (ratio) {
+    std::vector<std::string> values;
+    bool in_range = true;
+    for (size_t i = 0; i < D; ++i) {
+      in_range = in_range && (*ratio)[i] > 0 && (*ratio)[i] < 1;
+      values.push_back(detail::py_float((*ratio)[i]));
+    }
+    EMBER_CHECK_VALUE(
+        in_range, "output_ratio must be between 0 and 1 (got ",
+        ratio->from_one() ? values[0] : absl::StrCat("(", absl::StrJoin(values, ", "), ")"), ")");
+  }
+  if (options._random_samples().defined()) {
+    _random_samples = register_buffer("_random_samples", options._random_samples());
+  }
+}
+
+template <size_t D>
+Tensor FractionalMaxPoolImpl<D>::forward(const Tensor& input) {
+  return std::get<0>(forward_with_indices(input));
+}
+
+template <size_t D>
+std::tuple<Tensor, Tensor> FractionalMaxPoolImpl<D>::forward_with_indices(const Tensor& input) {
+  FractionalMaxPoolOptions<D> o = options;
+  o._random_samples(_random_samples);
+  return fractional_max_pool(input, o);
+}
+
+template class FractionalMaxPoolImpl<2>;
+template class FractionalMaxPoolImpl<3>;
 template class MaxPoolImpl<1>;
 template class MaxPoolImpl<2>;
 template class MaxPoolImpl<3>;
@@ -159,6 +211,7 @@ template class AdaptiveAvgPoolImpl<2>;
 template class AdaptiveAvgPoolImpl<3>;
 template class AdaptiveMaxPoolImpl<1>;
 template class AdaptiveMaxPoolImpl<2>;
+template class AdaptiveMaxPoolImpl<3>;
 
 }  // namespace nn
 }  // namespace ember

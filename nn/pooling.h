@@ -6,6 +6,7 @@
 //   nn::MaxPool2d pool(2);   // stride defaults to the kernel size
 //   nn::AvgPool3d avg(nn::AvgPool3dOptions(3).stride(2).padding(1));
 //   nn::AdaptiveMaxPool2d amax(nn::AdaptiveMaxPool2dOptions({7, 7}));
+//   nn::FractionalMaxPool2d frac(nn::FractionalMaxPool2dOptions(3).output_ratio(0.5));
 // The max poolings' forward_with_indices is PyTorch's return_indices=True.
 
 #include <cstddef>
@@ -37,6 +38,7 @@ using AdaptiveAvgPool2dOptions = AdaptivePoolOptions<2>;
 using AdaptiveAvgPool3dOptions = AdaptivePoolOptions<3>;
 using AdaptiveMaxPool1dOptions = AdaptivePoolOptions<1>;
 using AdaptiveMaxPool2dOptions = AdaptivePoolOptions<2>;
+using AdaptiveMaxPool3dOptions = AdaptivePoolOptions<3>;
 
 template <size_t D>
 class MaxPoolImpl : public Module {
@@ -86,6 +88,24 @@ class AdaptiveMaxPoolImpl : public Module {
 };
 
 template <size_t D>
+using FractionalMaxPoolOptions = functional::FractionalMaxPoolFuncOptions<D>;
+using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;
+using FractionalMaxPool3dOptions = FractionalMaxPoolOptions<3>;
+
+// Python's FractionalMaxPool2d/3d: the options' checks at construction
+// (ValueError), a `_random_samples` buffer when the options hold samples
+// (then every forward uses them), else samples drawn at each forward.
+template <size_t D>
+class FractionalMaxPoolImpl : public Module {
+ public:
+  explicit FractionalMaxPoolImpl(const FractionalMaxPoolOptions<D>& options);
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  FractionalMaxPoolOptions<D> options;
+  Tensor _random_samples;
+};
+
+template <size_t D>
 struct MaxUnpoolOptions {
   /* implicit */ MaxUnpoolOptions(ExpandingArray<D> kernel_size)  // NOLINT
       : kernel_size_(kernel_size), stride_(kernel_size) {}
@@ -126,11 +146,11 @@ class LPPoolImpl : public Module {
 };
 
 // The named layers (their class names are what the printed tree shows).
-#define EMBER_POOL_LAYER(Name, Base, D)  \
-  class Name##Impl : public Base<D> {    \
-   public:                               \
-    using Base<D>::Base;                 \
-  };                                     \
+#define EMBER_POOL_LAYER(Name, Base, D) \
+  class Name##Impl : public Base<D> {   \
+   public:                              \
+    using Base<D>::Base;                \
+  };                                    \
   EMBER_MODULE(Name)
 EMBER_POOL_LAYER(MaxPool1d, MaxPoolImpl, 1);
 EMBER_POOL_LAYER(MaxPool2d, MaxPoolImpl, 2);
@@ -148,6 +168,9 @@ EMBER_POOL_LAYER(AdaptiveAvgPool2d, AdaptiveAvgPoolImpl, 2);
 EMBER_POOL_LAYER(AdaptiveAvgPool3d, AdaptiveAvgPoolImpl, 3);
 EMBER_POOL_LAYER(AdaptiveMaxPool1d, AdaptiveMaxPoolImpl, 1);
 EMBER_POOL_LAYER(AdaptiveMaxPool2d, AdaptiveMaxPoolImpl, 2);
+EMBER_POOL_LAYER(AdaptiveMaxPool3d, AdaptiveMaxPoolImpl, 3);
+EMBER_POOL_LAYER(FractionalMaxPool2d, FractionalMaxPoolImpl, 2);
+EMBER_POOL_LAYER(FractionalMaxPool3d, FractionalMaxPoolImpl, 3);
 #undef EMBER_POOL_LAYER
 
 extern template class MaxPoolImpl<1>;
@@ -161,6 +184,9 @@ extern template class AdaptiveAvgPoolImpl<2>;
 extern template class AdaptiveAvgPoolImpl<3>;
 extern template class AdaptiveMaxPoolImpl<1>;
 extern template class AdaptiveMaxPoolImpl<2>;
+extern template class AdaptiveMaxPoolImpl<3>;
+extern template class FractionalMaxPoolImpl<2>;
+extern template class FractionalMaxPoolImpl<3>;
 
 }  // namespace nn
 }  // namespace ember

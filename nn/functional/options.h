@@ -45,36 +45,39 @@ inline constexpr PadMode kZeros = PadMode::kConstant;
 const char* pad_mode_name(PadMode m);
 
 // D sizes given as one int (repeated) or D ints, as libtorch's
-// ExpandingArray: `.stride(2)` and `.stride({2, 1})` both work.
-template <size_t D>
+// ExpandingArray: `.stride(2)` and `.stride({2, 1})` both work. With
+// T = double, D ratios (libtorch's ExpandingArray<D, double>).
+template <size_t D, typename T = int64_t>
 class ExpandingArray {
  public:
-  ExpandingArray(int64_t v) : from_one_(true) { values_.fill(v); }  // NOLINT(runtime/explicit)
-  ExpandingArray(std::initializer_list<int64_t> list) {  // NOLINT(runtime/explicit)
+  ExpandingArray(T v) : from_one_(true) { values_.fill(v); }  // NOLINT(runtime/explicit)
+  ExpandingArray(std::initializer_list<T> list) {             // NOLINT(runtime/explicit)
     EMBER_CHECK(list.size() == D, "Expected ", D, " values, but instead got ", list.size());
     size_t i = 0;
-    for (int64_t v : list) values_[i++] = v;
+    for (T v : list) values_[i++] = v;
   }
-  ExpandingArray(const std::array<int64_t, D>& a) : values_(a) {}  // NOLINT
-  int64_t operator[](size_t i) const { return values_[i]; }
-  int64_t& operator[](size_t i) {
-    from_one_ = false;  // may no longer be one repeated int
+  ExpandingArray(const std::array<T, D>& a) : values_(a) {}  // NOLINT
+  T operator[](size_t i) const { return values_[i]; }
+  T& operator[](size_t i) {
+    from_one_ = false;  // may no longer be one repeated value
     return values_[i];
   }
-  // Built from one int (printed as PyTorch prints what it was given:
+  // Built from one value (printed as PyTorch prints what it was given:
   // MaxPool2d(2) -> "kernel_size=2", MaxPool2d({2, 2}) -> "(2, 2)").
   bool from_one() const { return from_one_; }
   static constexpr size_t size() { return D; }
-  const int64_t* data() const { return values_.data(); }
-  const int64_t* begin() const { return values_.data(); }
-  const int64_t* end() const { return values_.data() + D; }
+  const T* data() const { return values_.data(); }
+  const T* begin() const { return values_.data(); }
+  const T* end() const { return values_.data() + D; }
   bool operator==(const ExpandingArray& o) const { return values_ == o.values_; }
   bool operator!=(const ExpandingArray& o) const { return values_ != o.values_; }
 
  private:
-  std::array<int64_t, D> values_{};
+  std::array<T, D> values_{};
   bool from_one_ = false;
 };
+template <size_t D>
+using ExpandingArrayDouble = ExpandingArray<D, double>;
 
 // A convolution's padding: sizes, or kValid / kSame (libtorch's padding_t):
 // `.padding(1)`, `.padding({1, 2})`, `.padding(ember::kSame)`.

@@ -139,15 +139,61 @@ using AdaptiveAvgPool2dFuncOptions = AdaptivePoolFuncOptions<2>;
 using AdaptiveAvgPool3dFuncOptions = AdaptivePoolFuncOptions<3>;
 using AdaptiveMaxPool1dFuncOptions = AdaptivePoolFuncOptions<1>;
 using AdaptiveMaxPool2dFuncOptions = AdaptivePoolFuncOptions<2>;
+using AdaptiveMaxPool3dFuncOptions = AdaptivePoolFuncOptions<3>;
 Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options);
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);
 Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options);
 Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
+Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options);
 std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
     const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
     const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options);
+
+// Fractional max pooling (Graham, 2014): kernel_size windows at
+// pseudo-random, increasing starts, one sequence per (sample, channel) and
+// dim, drawn from `_random_samples` [N, C, D] in [0, 1) (PyTorch's
+// generate_intervals, in the input's dtype, so results are PyTorch's bit for
+// bit). Without `_random_samples` they are drawn as Python's
+// F.fractional_max_pool2d draws them: rand({N, C, D}) of the input's dtype
+// from the default generator. Exactly one of output_size and output_ratio
+// (sizes as int(input size * ratio)).
+//   F::fractional_max_pool2d(x, F::FractionalMaxPool2dFuncOptions(3).output_size({13, 12}));
+template <size_t D>
+struct FractionalMaxPoolFuncOptions {
+  /* implicit */ FractionalMaxPoolFuncOptions(ExpandingArray<D> kernel_size)  // NOLINT
+      : kernel_size_(kernel_size) {}
+  /* implicit */ FractionalMaxPoolFuncOptions(int64_t kernel_size)  // NOLINT
+      : kernel_size_(kernel_size) {}
+  /* implicit */ FractionalMaxPoolFuncOptions(std::initializer_list<int64_t> kernel_size)  // NOLINT
+      : kernel_size_(kernel_size) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(std::optional<ExpandingArray<D>>, output_size) = std::nullopt;
+  EMBER_ARG(std::optional<ExpandingArrayDouble<D>>, output_ratio) = std::nullopt;
+  EMBER_ARG(Tensor, _random_samples);
+
+ public:
+  // `.output_size({4, 5})`, `.output_ratio({0.5, 0.75})`: a braced list
+  // does not convert to std::optional on its own.
+  FractionalMaxPoolFuncOptions& output_size(std::initializer_list<int64_t> v) {
+    return output_size(ExpandingArray<D>(v));
+  }
+  FractionalMaxPoolFuncOptions& output_ratio(std::initializer_list<double> v) {
+    return output_ratio(ExpandingArrayDouble<D>(v));
+  }
+};
+using FractionalMaxPool2dFuncOptions = FractionalMaxPoolFuncOptions<2>;
+using FractionalMaxPool3dFuncOptions = FractionalMaxPoolFuncOptions<3>;
+Tensor fractional_max_pool2d(const Tensor& input, const FractionalMaxPool2dFuncOptions& options);
+Tensor fractional_max_pool3d(const Tensor& input, const FractionalMaxPool3dFuncOptions& options);
+// (output, indices into each H*W / D*H*W plane), as return_indices=True.
+std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(
+    const Tensor& input, const FractionalMaxPool2dFuncOptions& options);
+std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(
+    const Tensor& input, const FractionalMaxPool3dFuncOptions& options);
 
 }  // namespace functional
 }  // namespace nn

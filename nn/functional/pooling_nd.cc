@@ -1,4 +1,5 @@
-// The 1-d, 3-d and adaptive max poolings, written on //tensor's 2-d kernels.
+// The 1-d, 3-d, adaptive max and fractional max poolings, written on
+// //tensor's 2-d kernels and differentiable indexing.
 //
 // Note [Separable pooling]: a max or average over a box is a max or average
 // over depth of the max or average over each (H, W) window, and PyTorch
@@ -15,6 +16,8 @@
 // wherever the 2-d kernels and index_select do (CPU and CUDA).
 #include <algorithm>
 #include <array>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +28,7 @@
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
+#include "tensor/random.h"
 
 namespace ember {
 namespace nn {
@@ -47,9 +51,9 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 }
 
 void check_1d_dims(const Tensor& input, const char* name) {
-  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "Expected 2 to 3 dimensions, but got ",
-              input.dim(), "-dimensional tensor for argument #1 'self' (while checking arguments for ",
-              name, ")");
+  EMBER_CHECK(
+      input.dim() == 2 || input.dim() == 3, "Expected 2 to 3 dimensions, but got ", input.dim(),
+      "-dimensional tensor for argument #1 'self' (while checking arguments for ", name, ")");
 }
 
 // The checks of PyTorch's max_pool3d / avg_pool3d (pool3d_shape_check)
@@ -71,9 +75,9 @@ std::array<int64_t, 3> pool3d_output(const Tensor& x, const ExpandingArray<3>& k
                 " kH: ", k[1], " kW: ", k[2], ")");
   }
   const int64_t c = x.size(1);
-  EMBER_CHECK(out[0] >= 1 && out[1] >= 1 && out[2] >= 1, "Given input size: (", c, "x", in[0],
-              "x", in[1], "x", in[2], "). Calculated output size: (", c, "x", out[0], "x",
-              out[1], "x", out[2], "). Output size is too small");
+  EMBER_CHECK(out[0] >= 1 && out[1] >= 1 && out[2] >= 1, "Given input size: (", c, "x", in[0], "x",
+              in[1], "x", in[2], "). Calculated output size: (", c, "x", out[0], "x", out[1], "x",
+              out[2], "). Output size is too small");
   return out;
 }
 
@@ -99,7 +103,8 @@ std::tuple<Tensor, Tensor> adaptive_max_along(const Tensor& x, int64_t dim, int6
   std::vector<int64_t> taps;
   taps.reserve(out * width);
   for (int64_t o = 0; o < out; ++o) {
-    for (int64_t k = 0; k < width; ++k) taps.push_back(starts[o] + std::min(k, ends[o] - starts[o] - 1));
+    for (int64_t k = 0; k < width; ++k)
+      taps.push_back(starts[o] + std::min(k, ends[o] - starts[o] - 1));
   }
   DimVector windows(x.sizes().begin(), x.sizes().end());
   windows[dim] = out;
@@ -109,6 +114,163 @@ std::tuple<Tensor, Tensor> adaptive_max_along(const Tensor& x, int64_t dim, int6
   DimVector along(x.dim(), 1);
   along[dim] = out;
   return {values, k + tensor(starts, kLong).to(x.device()).view(along)};
+}
+
+// Note [Separable window max]: a max over a box of windows, one spatial dim
+// at a time, innermost first. `stage(v, dim, s)` reduces dim `dim` (the
+// spatial dim s of S) of v to its windows' (max, index along dim). The
+// flat index of the chosen element in its plane is PyTorch's: stage s's
+// index lives where the outer dims are still the input's, so it is
+// gathered through the outer stages' choices (outermost last).
+template <typename Stage>
+std::tuple<Tensor, Tensor> separable_window_max(const Tensor& x, int64_t spatial,
+                                                const Stage& stage) {
+  const int64_t base = x.dim() - spatial;
+  std::vector<Tensor> along(spatial);
+  Tensor v = x;
+  for (int64_t s = spatial - 1; s >= 0; --s) std::tie(v, along[s]) = stage(v, base + s, s);
+  Tensor flat;
+  for (int64_t s = 0; s < spatial; ++s) {
+    Tensor t = along[s];
+    for (int64_t j = s - 1; j >= 0; --j) t = t.gather(base + j, along[j]);
+    flat = s == 0 ? t : flat * x.size(base + s) + t;
+  }
+  return {v, flat};
+}
+
+// PyTorch's adaptive_max_pool{2,3}d checks: dims, then non-empty planes.
+void check_adaptive_max_input(const Tensor& input, int64_t spatial, const char* name) {
+  const int64_t dims = input.dim();
+  EMBER_CHECK(dims == spatial + 1 || dims == spatial + 2, name, "(): Expected ", spatial + 1,
+              "D or ", spatial + 2, "D tensor, but got: ", bracketed(input.sizes()));
+  for (int64_t i = 1; i < dims; ++i) {
+    EMBER_CHECK(input.size(i) > 0, name,
+                "(): Expected input to have non-zero size for non-batch "
+                "dimensions, but input has sizes ",
+                bracketed(input.sizes()), " with dimension ", i, " being empty");
+  }
+}
+
+template <size_t D>
+std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const Tensor& input,
+                                                const AdaptivePoolFuncOptions<D>& o,
+                                                const char* name) {
+  check_adaptive_max_input(input, D, name);
+  return separable_window_max(input, D, [&](const Tensor& v, int64_t dim, int64_t s) {
+    return adaptive_max_along(v, dim, o.output_size()[s]);
+  });
+}
+
+// The window starts of fractional max pooling along one dim: PyTorch's
+// generate_intervals, in the input's precision T.
+template <typename T>
+void fractional_intervals(T sample, int64_t in, int64_t out, int64_t k, int64_t* seq) {
+  if (out > 1) {
+    const T alpha = static_cast<T>(in - k) / static_cast<T>(out - 1);
+    for (int64_t i = 0; i < out - 1; ++i) {
+      seq[i] = static_cast<int>((i + sample) * alpha) - static_cast<int>(sample * alpha);
+    }
+  }
+  if (out > 0) seq[out - 1] = in - k;
+}
+
+// Max over the windows [start, start + k) of dim `dim` of x [P, ...], with
+// starts [P, O] per plane: (values, index along dim).
+std::tuple<Tensor, Tensor> fractional_max_along(const Tensor& x, int64_t dim, const Tensor& starts,
+                                                int64_t k) {
+  const int64_t planes = x.size(0), out = starts.size(1);
+  Tensor taps = (starts.unsqueeze(-1) + arange(k, starts.options())).view({planes, out * k});
+  DimVector shape(x.dim(), 1), sizes(x.sizes().begin(), x.sizes().end());
+  shape[0] = planes;
+  shape[dim] = sizes[dim] = out * k;
+  DimVector windows = sizes;
+  windows[dim] = out;
+  windows.insert(windows.begin() + dim + 1, k);
+  auto [values, j] = x.gather(dim, taps.view(shape).expand(sizes)).view(windows).max(dim + 1);
+  DimVector along(x.dim(), 1);
+  along[0] = planes;
+  along[dim] = out;
+  return {values, j + starts.view(along)};
+}
+
+template <typename T>
+std::vector<Tensor> fractional_starts(const Tensor& samples, IntArrayRef in, IntArrayRef out,
+                                      const int64_t* k, const std::vector<int>& column,
+                                      Device device) {
+  const int64_t planes = samples.numel() / static_cast<int64_t>(in.size());
+  Tensor s =
+      samples.detach().to(kCPU).to(std::is_same<T, float>::value ? kFloat : kDouble).contiguous();
+  const T* r = s.data_ptr<T>();
+  std::vector<Tensor> starts;
+  for (size_t d = 0; d < in.size(); ++d) {
+    std::vector<int64_t> seq(planes * out[d]);
+    for (int64_t p = 0; p < planes; ++p) {
+      fractional_intervals<T>(r[p * in.size() + column[d]], in[d], out[d], k[d],
+                              seq.data() + p * out[d]);
+    }
+    starts.push_back(tensor(seq, kLong).view({planes, out[d]}).to(device));
+  }
+  return starts;
+}
+
+// PyTorch 1.13's fractional_max_pool{2,3}d (Python's wrapper, then
+// ATen's checks, worded as its kernels word them).
+template <size_t D>
+std::tuple<Tensor, Tensor> fractional_max_pool_nd(const Tensor& input,
+                                                  const FractionalMaxPoolFuncOptions<D>& o) {
+  const bool is2d = D == 2;
+  const char* name = is2d ? "fractional_max_pool2d" : "fractional_max_pool3d";
+  const char* kernel = is2d ? "fractional_max_pool2d()" : "fractional_max_pool3d_out()";
+  EMBER_CHECK_VALUE(o.output_size() || o.output_ratio(), name,
+                    " requires specifying either an output_size or an output_ratio");
+  const int64_t dims = input.dim();
+  EMBER_CHECK(dims == D + 1 || dims == D + 2, kernel, ": Expected ", D + 1, "D or ", D + 2,
+              "D tensor, but got: ", bracketed(input.sizes()));
+  for (int64_t i = 1; i < dims; ++i) {
+    EMBER_CHECK(input.size(i) > 0, kernel,
+                ": Expected input to have non-zero size for non-batch dimensions, but got",
+                bracketed(input.sizes()), " with dimension ", i, " being empty.");
+  }
+  std::array<int64_t, D> in, out;
+  for (size_t d = 0; d < D; ++d) {
+    in[d] = input.size(dims - D + d);
+    out[d] = o.output_size() ? (*o.output_size())[d]
+                             : static_cast<int64_t>(in[d] * (*o.output_ratio())[d]);
+  }
+  const char* dim_names[] = {"time", "height", "width"};
+  for (size_t d = 0; d < D; ++d) {
+    const char* what = dim_names[d + 3 - D];
+    const int64_t k = o.kernel_size()[d];
+    EMBER_CHECK(out[d] + k - 1 <= in[d], kernel, ": pool ", what, " ", k,
+                " too large relative to input ", what, " ", in[d]);
+  }
+  Tensor x = batched(input, D);
+  const int64_t n = x.size(0), c = x.size(1);
+  Tensor samples = o._random_samples();
+  if (!samples.defined()) samples = rand({n, c, static_cast<int64_t>(D)}, input.options());
+  EMBER_CHECK(samples.dim() == 3 && samples.size(0) == n && samples.size(1) == c &&
+                  samples.size(2) == static_cast<int64_t>(D),
+              kernel, ": Expected _random_samples of size [", n, ", ", c, ", ", D, "], but got ",
+              bracketed(samples.sizes()));
+  // The samples' columns: (W, H) in 2-d, (T, H, W) in 3-d.
+  const std::vector<int> column = is2d ? std::vector<int>{1, 0} : std::vector<int>{0, 1, 2};
+  const std::vector<Tensor> starts =
+      input.scalar_type() == kFloat
+          ? fractional_starts<float>(samples, IntArrayRef(in.data(), D), IntArrayRef(out.data(), D),
+                                     o.kernel_size().data(), column, x.device())
+          : fractional_starts<double>(samples, IntArrayRef(in.data(), D),
+                                      IntArrayRef(out.data(), D), o.kernel_size().data(), column,
+                                      x.device());
+  DimVector planes{n * c};
+  planes.insert(planes.end(), in.begin(), in.end());
+  auto [values, index] =
+      separable_window_max(x.reshape(planes), D, [&](const Tensor& v, int64_t dim, int64_t s) {
+        return fractional_max_along(v, dim, starts[s], o.kernel_size()[s]);
+      });
+  DimVector sizes{n, c};
+  sizes.insert(sizes.end(), out.begin(), out.end());
+  return {unbatched_like(values.view(sizes), input, D),
+          unbatched_like(index.view(sizes), input, D)};
 }
 
 }  // namespace
@@ -122,8 +284,7 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input,
               "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
               "for input, but got:",
               bracketed(input.sizes()));
-  const int64_t k = o.kernel_size()[0], s = o.stride()[0], p = o.padding()[0],
-                d = o.dilation()[0];
+  const int64_t k = o.kernel_size()[0], s = o.stride()[0], p = o.padding()[0], d = o.dilation()[0];
   EMBER_CHECK(k > 0, "max_pool1d() kernel_size must be greater than zero, but got ", k);
   EMBER_CHECK(s > 0, "max_pool1d() stride must be greater than zero, but got ", s);
   EMBER_CHECK(p >= 0, "max_pool1d() padding must be non-negative, but got ", p);
@@ -169,8 +330,10 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
               "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
               "dimensions, but input has sizes ",
               bracketed(input.sizes()), " with dimension ", input.dim() - 1, " being empty");
-  EMBER_CHECK(o.output_size()[0] >= 0, "adaptive_max_pool1d: elements of output_size must be "
-              "greater than or equal to 0 but received {", o.output_size()[0], "}");
+  EMBER_CHECK(o.output_size()[0] >= 0,
+              "adaptive_max_pool1d: elements of output_size must be "
+              "greater than or equal to 0 but received {",
+              o.output_size()[0], "}");
   return adaptive_max_along(input, input.dim() - 1, o.output_size()[0]);
 }
 
@@ -180,24 +343,40 @@ Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptio
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
                                                             const AdaptiveMaxPool2dFuncOptions& o) {
-  const int64_t dims = input.dim();
-  EMBER_CHECK(dims == 3 || dims == 4, "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: ",
-              bracketed(input.sizes()));
-  for (int64_t i = 1; i < dims; ++i) {
-    EMBER_CHECK(input.size(i) > 0,
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
-                "dimensions, but input has sizes ",
-                bracketed(input.sizes()), " with dimension ", i, " being empty");
-  }
-  auto [rows, iw] = adaptive_max_along(input, dims - 1, o.output_size()[1]);
-  auto [out, ih] = adaptive_max_along(rows, dims - 2, o.output_size()[0]);
-  // The column each chosen row's maximum came from.
-  Tensor col = iw.gather(dims - 2, ih);
-  return {out, ih * input.size(-1) + col};
+  return adaptive_max_pool_nd(input, o, "adaptive_max_pool2d");
 }
 
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options) {
   return std::get<0>(adaptive_max_pool2d_with_indices(input, options));
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input,
+                                                            const AdaptiveMaxPool3dFuncOptions& o) {
+  return adaptive_max_pool_nd(input, o, "adaptive_max_pool3d");
+}
+
+Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options) {
+  return std::get<0>(adaptive_max_pool3d_with_indices(input, options));
+}
+
+// --- fractional max: per-plane windows, Note [Separable window max] ---------------------------
+
+std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(
+    const Tensor& input, const FractionalMaxPool2dFuncOptions& options) {
+  return fractional_max_pool_nd(input, options);
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(
+    const Tensor& input, const FractionalMaxPool3dFuncOptions& options) {
+  return fractional_max_pool_nd(input, options);
+}
+
+Tensor fractional_max_pool2d(const Tensor& input, const FractionalMaxPool2dFuncOptions& options) {
+  return std::get<0>(fractional_max_pool2d_with_indices(input, options));
+}
+
+Tensor fractional_max_pool3d(const Tensor& input, const FractionalMaxPool3dFuncOptions& options) {
+  return std::get<0>(fractional_max_pool3d_with_indices(input, options));
 }
 
 // --- 3-d: two 2-d stages ---------------------------------------------------------------------
@@ -240,21 +419,21 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
   const auto out = pool3d_output(x, k, s, p, ExpandingArray<3>(1), o.ceil_mode(), /*avg=*/true);
   const int64_t n = x.size(0), c = x.size(1), depth = x.size(2);
   // With divisor_override, both stages sum and the override divides once.
-  const std::optional<int64_t> stage_divisor =
-      divisor ? std::optional<int64_t>(1) : std::nullopt;
-  Tensor planes = ember::avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {k[1], k[2]},
-                                    {s[1], s[2]}, {p[1], p[2]}, o.ceil_mode(),
-                                    o.count_include_pad(), stage_divisor);
-  Tensor result = ember::avg_pool2d(planes.view({n, c, depth, out[1] * out[2]}), {k[0], 1},
-                                    {s[0], 1}, {p[0], 0}, o.ceil_mode(), o.count_include_pad(),
-                                    stage_divisor);
+  const std::optional<int64_t> stage_divisor = divisor ? std::optional<int64_t>(1) : std::nullopt;
+  Tensor planes =
+      ember::avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {k[1], k[2]}, {s[1], s[2]},
+                        {p[1], p[2]}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
+  Tensor result =
+      ember::avg_pool2d(planes.view({n, c, depth, out[1] * out[2]}), {k[0], 1}, {s[0], 1},
+                        {p[0], 0}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
   if (divisor) result = result / static_cast<double>(*divisor);
   return unbatched_like(result.view({n, c, out[0], out[1], out[2]}), input, 3);
 }
 
 Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& o) {
   EMBER_CHECK(input.dim() == 4 || input.dim() == 5,
-              "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got ", bracketed(input.sizes()));
+              "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got ",
+              bracketed(input.sizes()));
   for (int64_t i = 1; i < input.dim(); ++i) {
     EMBER_CHECK(input.size(i) > 0,
                 "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
