@@ -183,6 +183,39 @@ TEST(DataParallelTest, KeptReplicasTrainLikeTheModule) {
   EXPECT_TRUE(equal(after, randn({3})));
 }
 
+// On a GPU (issue 20's device check): replicas on cuda:0, one and two of
+// them (device_ids may repeat a device), train like the module on the CPU.
+TEST(DataParallelTest, CudaReplicasTrainLikeTheModuleOnTheCpu) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no usable CUDA device on this machine";
+  for (const std::vector<Device>& ids : {std::vector<Device>{Device(kCUDA, 0)},
+                                         std::vector<Device>{Device(kCUDA, 0), Device(kCUDA, 0)}}) {
+    SCOPED_TRACE(ids.size());
+    manual_seed(3);
+    Mlp net, twin;
+    net->to(kDouble);
+    twin->to(kDouble);
+    twin->load_state_dict(net->state_dict());
+    net->to(Device(kCUDA, 0));
+    DataParallel<MlpImpl> dp(net.ptr(), ids);
+    for (int step = 0; step < 3; ++step) {
+      const Tensor x = randn({9, 4}, kDouble), y = randn({9, 3}, kDouble);
+      const Tensor d = dp(x) - y.to(kCUDA), e = twin->forward(x) - y;
+      ASSERT_TRUE(d.is_cuda());
+      const Tensor loss = (d * d).mean(), want = (e * e).mean();
+      EXPECT_LT(std::abs(loss.item<double>() - want.item<double>()), 1e-10) << "step " << step;
+      loss.backward();
+      want.backward();
+      const NamedTensors a = net->named_parameters(), b = twin->named_parameters();
+      for (size_t j = 0; j < a.size(); ++j) {
+        ASSERT_TRUE(a[j].value().grad().is_cuda()) << a[j].key();
+        EXPECT_LT(max_diff(a[j].value().grad().cpu(), b[j].value().grad()), 1e-10) << a[j].key();
+      }
+      sgd_step(*net, 0.1);
+      sgd_step(*twin, 0.1);
+    }
+  }
+}
+
 TEST(DataParallelTest, KeptReplicasFollowTrainAndEval) {
   manual_seed(11);
   BnNet net;

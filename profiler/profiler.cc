@@ -131,6 +131,19 @@ class Columns {
   int64_t line_length_ = -kSpacing;
 };
 
+// FunctionEventAvg.add: e's times, memory and count summed into a.
+void add_into(FunctionEvent& a, const FunctionEvent& e) {
+  a.cpu_time_total += e.cpu_time_total;
+  a.cuda_time_total += e.cuda_time_total;
+  a.self_cpu_time_total += e.self_cpu_time_total;
+  a.self_cuda_time_total += e.self_cuda_time_total;
+  a.cpu_memory_usage += e.cpu_memory_usage;
+  a.cuda_memory_usage += e.cuda_memory_usage;
+  a.self_cpu_memory_usage += e.self_cpu_memory_usage;
+  a.self_cuda_memory_usage += e.self_cuda_memory_usage;
+  a.count += e.count;
+}
+
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -290,16 +303,7 @@ EventList EventList::key_averages(bool group_by_input_shape) const {
       a.count = 0;
       out.push_back(std::move(a));
     }
-    FunctionEvent& a = out[it->second];
-    a.cpu_time_total += e.cpu_time_total;
-    a.cuda_time_total += e.cuda_time_total;
-    a.self_cpu_time_total += e.self_cpu_time_total;
-    a.self_cuda_time_total += e.self_cuda_time_total;
-    a.cpu_memory_usage += e.cpu_memory_usage;
-    a.cuda_memory_usage += e.cuda_memory_usage;
-    a.self_cpu_memory_usage += e.self_cpu_memory_usage;
-    a.self_cuda_memory_usage += e.self_cuda_memory_usage;
-    a.count += e.count;
+    add_into(out[it->second], e);
   }
   return EventList(std::move(out), profile_memory_);
 }
@@ -308,17 +312,7 @@ FunctionEvent EventList::total_average() const {
   FunctionEvent t;
   t.name = "Total";
   t.count = 0;
-  for (const FunctionEvent& e : events_) {
-    t.cpu_time_total += e.cpu_time_total;
-    t.cuda_time_total += e.cuda_time_total;
-    t.self_cpu_time_total += e.self_cpu_time_total;
-    t.self_cuda_time_total += e.self_cuda_time_total;
-    t.cpu_memory_usage += e.cpu_memory_usage;
-    t.cuda_memory_usage += e.cuda_memory_usage;
-    t.self_cpu_memory_usage += e.self_cpu_memory_usage;
-    t.self_cuda_memory_usage += e.self_cuda_memory_usage;
-    t.count += e.count;
-  }
+  for (const FunctionEvent& e : events_) add_into(t, e);
   return t;
 }
 

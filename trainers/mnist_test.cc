@@ -86,14 +86,17 @@ TEST(MnistTrainTest, ProfilesTheFirstSteps) {
   std::ostringstream out;
   train_mnist(c, out);
   const std::string s = out.str();
-  for (const char* name : {"Self CPU time total: ", "aten::convolution", "ConvolutionBackward0",
-                           "Optimizer.step#SGD.step", "ProfilerStep*"}) {
-    EXPECT_NE(s.find(name), std::string::npos) << name << "\n" << s;
-  }
+  // The table's 20 rows are the ops with most self time, which vary.
+  EXPECT_NE(s.find("# of Calls"), std::string::npos) << s;
+  EXPECT_NE(s.find("Self CPU time total: "), std::string::npos) << s;
   std::ifstream trace(c.profile_trace);
   std::stringstream json;
   json << trace.rdbuf();
-  EXPECT_NE(json.str().find("\"name\": \"ProfilerStep#2\""), std::string::npos);
+  for (const char* name : {"aten::convolution", "ConvolutionBackward0", "Optimizer.step#SGD.step",
+                           "ProfilerStep#0", "ProfilerStep#2"}) {
+    EXPECT_NE(json.str().find(std::string("\"name\": \"") + name + "\""), std::string::npos)
+        << name;
+  }
   EXPECT_EQ(json.str().find("ProfilerStep#3"), std::string::npos);
   c.profile_steps = -1;
   EXPECT_THROW(train_mnist(c, out), ValueError);
