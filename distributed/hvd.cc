@@ -118,28 +118,12 @@ void init(const dist::Backend& backend) {
     if (s.initialized) return;
   }
   if (!dist::is_initialized()) {
+    dist::RendezvousResult rv =
+        dist::launcher_rendezvous("hvd::init", {{"HOROVOD_RANK", "HOROVOD_SIZE"}});
     dist::InitOptions o;
-    const dist::LaunchedRank me =
-        dist::launched_rank_from_env({{"HOROVOD_RANK", "HOROVOD_SIZE"}});
-    const std::optional<int> r = me.rank >= 0 ? std::optional<int>(me.rank) : std::nullopt;
-    const std::optional<int> n = me.rank >= 0 ? std::optional<int>(me.world_size) : std::nullopt;
-    if (!r.has_value() || *n == 1) {
-      // Started alone: a group of one around a private store.
-      dist::TCPStoreOptions so;
-      so.port = 0;
-      so.is_server = true;
-      o.store = std::make_shared<dist::TCPStore>("127.0.0.1", so);
-      o.rank = 0;
-      o.world_size = 1;
-    } else {
-      EMBER_CHECK_VALUE(std::getenv("MASTER_ADDR") != nullptr && std::getenv("MASTER_PORT"),
-                        "hvd::init: rank ", *r, " of ", *n,
-                        " needs MASTER_ADDR and MASTER_PORT to meet the other ranks (ember's "
-                        "launcher and torchrun set them; under horovodrun or mpirun, export "
-                        "them)");
-      o.rank = *r;
-      o.world_size = *n;
-    }
+    o.store = std::move(rv.store);
+    o.rank = rv.rank;
+    o.world_size = rv.world_size;
     dist::init_process_group(backend, o);
     s.own_group = true;
   }

@@ -578,6 +578,23 @@ LaunchedRank launched_rank_from_env(
   return {};
 }
 
+RendezvousResult launcher_rendezvous(
+    const std::string& who, const std::vector<std::pair<const char*, const char*>>& extra) {
+  const LaunchedRank me = launched_rank_from_env(extra);
+  if (me.rank < 0 || me.world_size == 1) {
+    TCPStoreOptions so;
+    so.port = 0;
+    so.is_server = true;
+    return {std::make_shared<TCPStore>("127.0.0.1", so), 0, 1};
+  }
+  EMBER_CHECK_VALUE(std::getenv("MASTER_ADDR") != nullptr && std::getenv("MASTER_PORT") != nullptr,
+                    who, ": rank ", me.rank, " of ", me.world_size,
+                    " needs MASTER_ADDR and MASTER_PORT to meet the other ranks (ember's launcher "
+                    "and torchrun set them; under mpirun or horovodrun, export them: mpirun -x "
+                    "MASTER_ADDR=... -x MASTER_PORT=...)");
+  return rendezvous("env://", me.rank, me.world_size);
+}
+
 bool is_mpi_available() { return is_backend_registered(Backend::MPI); }
 
 }  // namespace ember::distributed

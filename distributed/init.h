@@ -191,6 +191,14 @@ struct RendezvousResult {
 RendezvousResult rendezvous(const std::string& init_method, int rank, int world_size,
                             std::chrono::milliseconds timeout = kDefaultPgTimeout);
 
+// The rendezvous of a process a launcher started: its rank and world size
+// from launched_rank_from_env(extra), meeting the others at
+// MASTER_ADDR:MASTER_PORT as env:// does (an error naming `who` when they
+// are unset); started alone, or in a world of one, rank 0 of 1 around a
+// private loopback store. hvd::init and ProcessGroupMPI start this way.
+RendezvousResult launcher_rendezvous(
+    const std::string& who, const std::vector<std::pair<const char*, const char*>>& extra = {});
+
 }  // namespace ember::distributed
 
 #endif  // EMBER_DISTRIBUTED_INIT_H_

@@ -51,7 +51,10 @@ Registry& registry() {
 }
 
 std::atomic<DeviceTimer*> g_timer{nullptr};
+// The running session's options, read by every range (set before g_active).
 std::atomic<bool> g_memory{false};
+std::atomic<bool> g_shapes{false};
+std::atomic<bool> g_device_timing{false};
 
 ThreadBuffer& this_thread_buffer() {
   thread_local std::shared_ptr<ThreadBuffer> buf = [] {
@@ -105,7 +108,7 @@ RangeHandle begin_range(const char* name, RangeKind kind, const Tensor* const* i
   o.range.kind = kind;
   o.range.thread = b.thread;
   o.range.parent = b.stack.empty() ? -1 : b.stack.back();
-  if (r.options.record_shapes) {
+  if (g_shapes.load(std::memory_order_relaxed)) {
     o.range.input_shapes.reserve(n_inputs);
     for (size_t i = 0; i < n_inputs; ++i) {
       const Tensor& t = *inputs[i];
@@ -117,7 +120,7 @@ RangeHandle begin_range(const char* name, RangeKind kind, const Tensor* const* i
       }
     }
   }
-  if (r.options.device_timing) {
+  if (g_device_timing.load(std::memory_order_relaxed)) {
     if (DeviceTimer* timer = g_timer.load()) o.device_start = timer->mark();
   }
   o.range.start_ns = now_ns();
@@ -185,6 +188,8 @@ void start(const SessionOptions& options) {
   r.start_ns = now_ns();
   r.session.fetch_add(1, std::memory_order_acq_rel);
   g_memory.store(options.profile_memory, std::memory_order_relaxed);
+  g_shapes.store(options.record_shapes, std::memory_order_relaxed);
+  g_device_timing.store(r.options.device_timing, std::memory_order_relaxed);
   g_active.store(true, std::memory_order_release);
 }
 
@@ -195,6 +200,8 @@ RawSession stop() {
   if (!r.running) return out;
   g_active.store(false, std::memory_order_release);
   g_memory.store(false, std::memory_order_relaxed);
+  g_shapes.store(false, std::memory_order_relaxed);
+  g_device_timing.store(false, std::memory_order_relaxed);
   r.running = false;
   out.start_ns = r.start_ns;
   out.device_timing = r.options.device_timing;
