@@ -68,6 +68,14 @@ void gelu_backward_cpu(TensorIterator& iter, bool tanh_approximation) {
   });
 }
 
+void threshold_backward_cpu(TensorIterator& iter, const Scalar& threshold) {
+  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "threshold_backward_cpu", [&] {
+    const scalar_t th = threshold.to<scalar_t>();
+    cpu_kernel(iter,
+               [th](scalar_t g, scalar_t x) -> scalar_t { return x <= th ? scalar_t(0) : g; });
+  });
+}
+
 bool is_tanh_approximation(const std::string& approximate) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh",
               "approximate argument must be either none or tanh.");
@@ -81,7 +89,23 @@ EMBER_DEFINE_KERNEL_TABLE(gelu_kernel, GeluFn);
 EMBER_DEFINE_KERNEL_TABLE(gelu_backward_kernel, GeluFn);
 EMBER_REGISTER_KERNEL(gelu_kernel, kCPU, &gelu_cpu);
 EMBER_REGISTER_KERNEL(gelu_backward_kernel, kCPU, &gelu_backward_cpu);
+EMBER_DEFINE_KERNEL_TABLE(threshold_backward_kernel, ThresholdBackwardFn);
+EMBER_REGISTER_KERNEL(threshold_backward_kernel, kCPU, &threshold_backward_cpu);
+
+Tensor threshold_backward_composed(const Tensor& grad_output, const Tensor& self,
+                                   const Scalar& threshold) {
+  return where(self <= threshold, Scalar(0.0), grad_output);
+}
 }  // namespace detail
+
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  if (!detail::threshold_backward_kernel.has(self.device().type())) {
+    return detail::threshold_backward_composed(grad_output, self, threshold);
+  }
+  TensorIterator iter = TensorIterator::binary_op(Tensor(), grad_output, self);
+  detail::threshold_backward_kernel(iter.device_type())(iter, threshold);
+  return iter.output();
+}
 
 Tensor gelu(const Tensor& self, const std::string& approximate) {
   const bool tanh_approximation = is_tanh_approximation(approximate);

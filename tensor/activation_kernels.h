@@ -6,11 +6,19 @@
 // in float for half/bfloat16 and rounded once, as PyTorch's GeluKernelImpl
 // and GeluBackwardKernelImpl: composed of eight public ops, a bfloat16 gelu
 // rounded at every step (and read and wrote its tensor eight times).
+//
+// Note [Fused relu backward]: relu's gradient was where(output > 0, g, 0):
+// a comparison writing a bool tensor, then a three-input where whose
+// scalar operand sent it down the strided loop. On seed 003's MNIST step
+// that took 1.1 ms per call, 12% of the step, against 0.15 ms for relu
+// itself (//profiler, BENCHMARKS.md). threshold_backward reads g and the
+// output once and writes the gradient once, as PyTorch's kernel.
 
 #include <string>
 
 #include "tensor/iterator.h"
 #include "tensor/kernel_table.h"
+#include "tensor/scalar.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -21,7 +29,23 @@ namespace ember {
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
                      const std::string& approximate = "none");
 
+// PyTorch's threshold_backward: self <= threshold ? 0 : grad_output, the
+// gradient of relu (self its output, threshold 0) and of threshold. One
+// fused pass (Note [Fused relu backward]); a NaN in self passes the
+// gradient, as PyTorch's. Not recorded for autograd: the derivatives use
+// it only where no graph is being built.
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
+
 namespace detail {
+
+// threshold_backward: iter (out, grad_output, self).
+using ThresholdBackwardFn = void (*)(TensorIterator& iter, const Scalar& threshold);
+EMBER_DECLARE_KERNEL_TABLE(threshold_backward_kernel, ThresholdBackwardFn);
+
+// The same gradient from public ops: where(self <= threshold, 0, grad).
+// Differentiable again, and what a device without the kernel runs.
+Tensor threshold_backward_composed(const Tensor& grad_output, const Tensor& self,
+                                   const Scalar& threshold);
 
 // gelu: iter (out, self); gelu_backward: iter (out, grad_output, self).
 using GeluFn = void (*)(TensorIterator& iter, bool tanh_approximation);

@@ -9,8 +9,9 @@
 //   });
 //
 // The lambda's argument types are the inputs' element types and its return
-// type the output's. Contiguous runs and runs with a broadcast scalar get
-// their own loops (vectorized by the compiler); others step by strides.
+// type the output's. Contiguous runs and runs with one broadcast scalar
+// input (of two or three) get their own loops (vectorized by the
+// compiler); others step by strides.
 
 #include <cstdint>
 #include <tuple>
@@ -114,14 +115,21 @@ void cpu_kernel(TensorIterator& iter, const F& op, int64_t grain_size = kGrainSi
           detail::contiguous_loop<traits>(data, n, op, Seq{});
           return;
         }
-        if constexpr (arity == 2) {
-          if (detail::contiguous_but_scalar<traits>(strides, 1, Seq{})) {
-            detail::scalar_loop<traits, 1>(data, n, op, Seq{});
+        if constexpr (arity == 2 || arity == 3) {
+          // One broadcast scalar among contiguous inputs (x * 2, where(m, g, 0)).
+          if (detail::contiguous_but_scalar<traits>(strides, arity - 1, Seq{})) {
+            detail::scalar_loop<traits, arity - 1>(data, n, op, Seq{});
             return;
           }
-          if (detail::contiguous_but_scalar<traits>(strides, 0, Seq{})) {
-            detail::scalar_loop<traits, 0>(data, n, op, Seq{});
+          if (detail::contiguous_but_scalar<traits>(strides, arity - 2, Seq{})) {
+            detail::scalar_loop<traits, arity - 2>(data, n, op, Seq{});
             return;
+          }
+          if constexpr (arity == 3) {
+            if (detail::contiguous_but_scalar<traits>(strides, 0, Seq{})) {
+              detail::scalar_loop<traits, 0>(data, n, op, Seq{});
+              return;
+            }
           }
         }
         detail::strided_loop<traits>(data, strides, n, op, Seq{});

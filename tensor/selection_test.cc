@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "tensor/creation.h"
 #include "tensor/empty.h"
@@ -51,6 +52,28 @@ TEST(WhereTest, BroadcastsAndPromotes) {
 TEST(WhereTest, ScalarsOnBothSides) {
   EXPECT_GOLDEN(where(in("c"), 1, 0), "where_int_scalars");
   EXPECT_GOLDEN(where(in("c"), 1.0, 0), "where_float_int_scalars");
+}
+
+// Contiguous operands with one broadcast scalar, in each of the three
+// places, take cpu_kernel's scalar loop; the values are those of the
+// strided loop (the same call on transposed operands).
+TEST(WhereTest, OneScalarOperandInEachPlace) {
+  const Tensor x = arange(0, 2 * 3000, TensorOptions(kFloat)).view({2, 3000});
+  const Tensor y = -x;
+  const Tensor c = (x.remainder(3) == 0);
+  const Tensor cs = tensor(true), ys = tensor(7.0f);
+  auto expected = [&](auto f) {
+    std::vector<float> v;
+    for (int64_t i = 0; i < 6000; ++i) v.push_back(f(i));
+    return tensor(v).view({2, 3000});
+  };
+  EXPECT_TRUE(
+      where(c, x, 7.0f).equal(expected([](int64_t i) { return i % 3 == 0 ? float(i) : 7.0f; })));
+  EXPECT_TRUE(
+      where(c, ys, y).equal(expected([](int64_t i) { return i % 3 == 0 ? 7.0f : -float(i); })));
+  EXPECT_TRUE(where(cs, x, y).equal(x));
+  EXPECT_TRUE(where(tensor(false), x, y).equal(y));
+  EXPECT_TRUE(where(c.t(), x.t(), ys).t().equal(where(c, x, 7.0f)));
 }
 
 TEST(WhereTest, ConditionOnlyAndNonzero) {

@@ -6,6 +6,8 @@
 // exponentials see their argument clamped to the branch they serve, so
 // that the second derivative makes no inf * 0 either.
 #include "autograd/derivatives.h"
+#include "autograd/grad_mode.h"
+#include "tensor/activation_kernels.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
@@ -79,7 +81,11 @@ V shrink_bw(const C& c, const V& g) {
   return {pass_where((x < -l).logical_or(x > l), g[0])};
 }
 // threshold(self; threshold, value)
-V threshold_bw(const C& c, const V& g) { return {pass_where(c.input(0) > c.scalar(0), g[0])}; }
+// (a NaN self passes the gradient, as PyTorch's threshold_backward)
+V threshold_bw(const C& c, const V& g) {
+  if (!GradMode::is_enabled()) return {threshold_backward(g[0], c.input(0), c.scalar(0))};
+  return {detail::threshold_backward_composed(g[0], c.input(0), c.scalar(0))};
+}
 // prelu(self, weight): the weight's gradient summed over every dim but the
 // channel's (all of them for one weight).
 V prelu_bw(const C& c, const V& g) {

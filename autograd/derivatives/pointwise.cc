@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "autograd/derivatives.h"
+#include "autograd/grad_mode.h"
+#include "tensor/activation_kernels.h"
 #include "tensor/creation.h"
 #include "tensor/math.h"
 #include "tensor/selection.h"
@@ -55,7 +57,12 @@ V sinh_bw(const C& c, const V& g) { return {g[0] * c.input(0).cosh()}; }
 V cosh_bw(const C& c, const V& g) { return {g[0] * c.input(0).sinh()}; }
 V tanh_bw(const C& c, const V& g) { return {g[0] * (1 - c.output(0) * c.output(0))}; }
 V sigmoid_bw(const C& c, const V& g) { return {g[0] * c.output(0) * (1 - c.output(0))}; }
-V relu_bw(const C& c, const V& g) { return {masked(g[0], c.output(0) > 0)}; }
+// Note [Fused relu backward]: one kernel, unless the gradient will itself
+// be differentiated (then the same rule from recorded ops).
+V relu_bw(const C& c, const V& g) {
+  if (!GradMode::is_enabled()) return {threshold_backward(g[0], c.output(0), 0)};
+  return {detail::threshold_backward_composed(g[0], c.output(0), 0)};
+}
 V erf_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   return {g[0] * (-(x * x)).exp() * (2.0 / std::sqrt(M_PI))};

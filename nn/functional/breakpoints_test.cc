@@ -4,7 +4,9 @@
 // returns, maximum/minimum split it in half, fmax gives it to the first,
 // max pooling to the first maximum of each window), abs and sign at 0,
 // clamp at its bounds (they pass the gradient, equal bounds too), where,
-// norms and prod at zero, relu6 at 0 and 6.
+// norms and prod at zero, relu6 at 0 and 6, relu and threshold at their
+// threshold and at NaN.
+#include <cmath>
 #include <functional>
 #include <map>
 #include <string>
@@ -14,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "nn/functional/activation.h"
 #include "nn/functional/pooling.h"
+#include "tensor/activation_kernels.h"
 #include "tensor/all.h"
 
 namespace ember {
@@ -59,6 +62,11 @@ const std::map<std::string, Fn>& fns() {
       {"prod_two_zeros", [](const Tensor& x, const Tensor&) { return x.prod(); }},
       {"relu6_bounds", [](const Tensor& x, const Tensor&) { return F::relu6(x); }},
       {"sign_at_zero", [](const Tensor& x, const Tensor&) { return x.sign(); }},
+      {"relu_at_zero_and_nan", [](const Tensor& x, const Tensor&) { return F::relu(x); }},
+      {"threshold_at_bound_and_nan",
+       [](const Tensor& x, const Tensor&) {
+         return F::threshold(x, F::ThresholdFuncOptions(0.5, -3.0));
+       }},
   };
   return *m;
 }
@@ -81,6 +89,38 @@ TEST(BreakpointGradients, MatchPyTorch) {
       EXPECT_TRUE(b.grad().equal(tensor(c.grad1, kDouble))) << b.grad();
     }
   }
+}
+
+// With create_graph the gradient is built from recorded ops (differentiable
+// again) instead of the fused threshold_backward kernel: both give
+// PyTorch's values.
+TEST(BreakpointGradients, ReluAndThresholdComposedPathMatches) {
+  for (const char* name : {"relu_at_zero_and_nan", "threshold_at_bound_and_nan"}) {
+    SCOPED_TRACE(name);
+    const Case* c = nullptr;
+    for (const Case& k : kCases) {
+      if (std::string(k.name) == name) c = &k;
+    }
+    ASSERT_NE(c, nullptr);
+    Tensor a = leaf(c->in0);
+    Tensor y = fns().at(name)(a, Tensor()).sum();
+    Tensor g = autograd::grad({y}, {a}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    EXPECT_TRUE(g.equal(tensor(c->grad0, kDouble))) << g;
+  }
+}
+
+TEST(BreakpointGradients, ThresholdBackwardKernel) {
+  const Tensor g = tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f});
+  const Tensor s = tensor({0.0f, -1.0f, 2.0f, 0.0f, NAN, 0.5f});
+  // torch.ops.aten.threshold_backward(g, s, 0) and (g, s, 0.5)
+  EXPECT_TRUE(threshold_backward(g, s, 0).equal(tensor({0.0f, 0.0f, 3.0f, 0.0f, 5.0f, 6.0f})));
+  EXPECT_TRUE(threshold_backward(g, s, 0.5).equal(tensor({0.0f, 0.0f, 3.0f, 0.0f, 5.0f, 0.0f})));
+  // Integers, and non-contiguous operands (a transposed self).
+  EXPECT_TRUE(
+      threshold_backward(tensor({1, 2, 3}), tensor({0, -1, 2}), 0).equal(tensor({0, 0, 3})));
+  const Tensor s2 = tensor({{1.0, -1.0}, {0.0, 2.0}});
+  const Tensor g2 = tensor({{1.0, 2.0}, {3.0, 4.0}});
+  EXPECT_TRUE(threshold_backward(g2, s2.t(), 0).equal(tensor({{1.0, 0.0}, {0.0, 4.0}})));
 }
 
 }  // namespace

@@ -48,13 +48,19 @@ case("prod_one_zero", lambda x: x.prod(), [0.0, 2.0, 3.0])
 case("prod_two_zeros", lambda x: x.prod(), [0.0, 0.0, 3.0])
 case("relu6_bounds", lambda x: F.relu6(x), [0.0, 6.0, 3.0])
 case("sign_at_zero", lambda x: x.sign(), [0.0, 1.0])
+nan = float("nan")
+# relu's and threshold's gradients are threshold_backward: 0 at and below
+# the threshold, and a NaN input passes the gradient.
+case("relu_at_zero_and_nan", lambda x: F.relu(x), [0.0, -1.0, 2.0, 0.0, nan])
+case("threshold_at_bound_and_nan", lambda x: F.threshold(x, 0.5, -3.0),
+     [0.0, -1.0, 2.0, 0.0, nan, 0.5])
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                     "nn", "functional", "testdata", "breakpoints_golden.inc")
 
 
 def vec(v):
-    return "{" + ", ".join(repr(float(x)) for x in v) + "}"
+    return "{" + ", ".join("NAN" if x != x else repr(float(x)) for x in v) + "}"
 
 
 with open(path, "w") as f:
