@@ -5,9 +5,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
 
 #include "tensor/error.h"
 #include "tensor/parallel.h"
+
+extern "C" char* openblas_get_corename(void);
 
 namespace ember {
 namespace detail {
@@ -30,13 +35,109 @@ void dnnl_gemm_1thread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float 
 // Below this many multiply-adds a GEMM is not worth waking the pool for.
 constexpr int64_t kSplitMacs = int64_t{1} << 18;
 
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Note [GEMM backends]: whether OpenBLAS's float kernel for this CPU is one
+// of its AVX2 or AVX-512 ones. OpenBLAS picks its kernel when it loads; a
+// CPU newer than the library (Debian's 0.3.21 on Emerald Rapids) gets the
+// SSE3 "Prescott" kernel, 2.4x slower than oneDNN even on the shapes the
+// rule below sends to OpenBLAS.
+bool openblas_float_is_fast() {
+  static const bool fast = [] {
+    const std::string core = lower(openblas_get_corename());
+    for (const char* good : {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"}) {
+      if (core == good) return true;
+    }
+    return false;
+  }();
+  return fast;
+}
+
+// EMBER_CPU_GEMM=onednn|openblas pins every float GEMM to one library (to
+// compare them, or to reproduce another host); unset or "auto": the rule.
+enum class GemmChoice { kAuto, kOneDnn, kOpenBlas };
+GemmChoice gemm_choice() {
+  static const GemmChoice choice = [] {
+    const char* env = std::getenv("EMBER_CPU_GEMM");
+    const std::string v = env ? lower(env) : "auto";
+    if (v == "onednn") return GemmChoice::kOneDnn;
+    if (v == "openblas") return GemmChoice::kOpenBlas;
+    EMBER_CHECK(v == "auto" || v.empty(), "EMBER_CPU_GEMM must be auto, onednn or openblas, got '",
+                env, "'");
+    return GemmChoice::kAuto;
+  }();
+  return choice;
+}
+
+bool use_openblas(int64_t m, int64_t n, int64_t k) {
+  switch (gemm_choice()) {
+    case GemmChoice::kOneDnn:
+      return false;
+    case GemmChoice::kOpenBlas:
+      return true;
+    case GemmChoice::kAuto:
+      break;
+  }
+  return m * n <= 1024 && k >= 4096 && openblas_float_is_fast();
+}
+
 }  // namespace
+
+std::string gemm_config() {
+  std::string out = "  - float32 GEMM: ";
+  switch (gemm_choice()) {
+    case GemmChoice::kOneDnn:
+      out += "oneDNN sgemm for every shape (EMBER_CPU_GEMM=onednn)";
+      break;
+    case GemmChoice::kOpenBlas:
+      out += "OpenBLAS for every shape (EMBER_CPU_GEMM=openblas)";
+      break;
+    case GemmChoice::kAuto:
+      out += "oneDNN sgemm";
+      out += openblas_float_is_fast()
+                 ? "; OpenBLAS for outputs of <= 1024 elements over reductions of >= 4096"
+                 : " for every shape (OpenBLAS's kernel for this CPU is not an AVX2/AVX-512 one)";
+      break;
+  }
+  out += "\n  - float64 GEMM: OpenBLAS\n";
+  out += "  - oneDNN ISA: ";
+  switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_avx2:
+      out += "avx2";
+      break;
+    case dnnl_cpu_isa_avx2_vnni:
+      out += "avx2_vnni";
+      break;
+    case dnnl_cpu_isa_avx512_core:
+      out += "avx512_core";
+      break;
+    case dnnl_cpu_isa_avx512_core_vnni:
+      out += "avx512_core_vnni";
+      break;
+    case dnnl_cpu_isa_avx512_core_bf16:
+      out += "avx512_core_bf16";
+      break;
+    case dnnl_cpu_isa_avx512_core_amx:
+      out += "avx512_core_amx";
+      break;
+    default:
+      out += "code " + std::to_string(static_cast<int>(dnnl_get_effective_cpu_isa()));
+      break;
+  }
+  out += " (ONEDNN_MAX_CPU_ISA caps it)\n  - OpenBLAS core: ";
+  out += openblas_get_corename();
+  out += " (OPENBLAS_CORETYPE sets it)\n";
+  return out;
+}
 
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   const bool nested = in_parallel_region();
-  if (m * n <= 1024 && k >= 4096 && !nested) {  // Note [GEMM backends]
+  if (!nested && use_openblas(m, n, k)) {  // Note [GEMM backends]
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
                 k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;

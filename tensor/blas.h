@@ -10,7 +10,11 @@
 // ~100 (its AVX2 kernel), which is also what libtorch's mm reaches. The
 // exception is a tiny output over a long reduction (conv1's weight gradient
 // in LeNet, 20x25 over 36864: oneDNN 1.2 ms, OpenBLAS 0.65), which goes to
-// OpenBLAS. oneDNN has no double GEMM, so float64 stays on OpenBLAS.
+// OpenBLAS, if OpenBLAS's kernel for this CPU is an AVX2 or AVX-512 one
+// (openblas_get_corename(), read at run time: Debian's 0.3.21 gives CPUs
+// newer than itself its SSE3 kernel, 2.4x slower than oneDNN there).
+// EMBER_CPU_GEMM=onednn|openblas pins one library for every float GEMM.
+// oneDNN has no double GEMM, so float64 stays on OpenBLAS.
 //
 // Note [GEMM threads]: oneDNN's float GEMMs never get an OpenMP team.
 // Teamed, its threads spin-waited after each GEMM while ember's pool ran the
@@ -22,9 +26,14 @@
 // only entered from outside ember's pool.
 
 #include <cstdint>
+#include <string>
 
 namespace ember {
 namespace detail {
+
+// The lines of show_config() (tensor/config.h) that say which library runs
+// which GEMM on this host and what they chose for this CPU.
+std::string gemm_config();
 
 // C[m, n] = alpha * op(A) op(B) + beta * C; op(X) is X or its transpose
 // (ta / tb); leading dims as BLAS takes them. beta == 0: C is not read.

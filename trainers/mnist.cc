@@ -19,6 +19,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "tensor/config.h"
 #include "tensor/cuda/cuda.h"
 #include "trainers/common.h"
 #include "trainers/mnist_train.h"
@@ -61,6 +62,9 @@ ABSL_FLAG(std::string, profile_trace, "",
 ABSL_FLAG(std::string, device, kDefaults.device, "where to train: cpu, cuda, cuda:N");
 ABSL_FLAG(std::string, amp, "",
           "mixed precision: bf16 (autocast) or fp16 (autocast and a GradScaler); empty: float32");
+ABSL_FLAG(bool, show_config, false,
+          "print ember::show_config() (the CPU's features and the libraries chosen for it) and "
+          "exit");
 namespace {
 
 // The seed's first line. Asking initializes CUDA, which a process must not
@@ -75,6 +79,10 @@ void print_cuda_available() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Trains seed 003's MNIST classifier (see trainers/mnist.cc).");
   absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_show_config)) {
+    std::cout << ember::show_config();
+    return 0;
+  }
   ember::trainers::MnistConfig c;
   c.data_root = absl::GetFlag(FLAGS_data_root);
   c.epochs = absl::GetFlag(FLAGS_epochs);
