@@ -1,8 +1,11 @@
 // 2-D pooling: max (with indices), average, adaptive average. Input
 // [N, C, H, W] or [C, H, W]; each (n, c) plane is one unit of work.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -100,6 +103,100 @@ int64_t grain_for(int64_t per_plane) {
   return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, per_plane));
 }
 
+// Note [2x2 max pooling]: the 2x2 window at stride 2 without padding or
+// dilation (every CNN's pooling after a convolution) with its four reads
+// unrolled, the same first-maximum selects as the general loop below. Fills
+// outputs [0, n) of one output row whose windows lie inside the input (two
+// rows starting at r0, `base` the index of r0[0] in its plane) and returns
+// how many it filled: none if the row holds a NaN, which the general
+// loop's exact rule then handles.
+#if defined(__AVX2__)
+// Eight float windows at a time: the even and odd columns of both rows
+// (deinterleaved), the first maximum chosen with compare-and-blend, and
+// the winner's offset in the window (0, 1, w, w + 1) kept in int32 lanes.
+// Returns how many outputs it filled (a multiple of 8), or -1 for a NaN.
+inline int64_t max_pool_2x2_row_avx2(const float* r0, int64_t w, int64_t base, float* o,
+                                     int64_t* id, int64_t n) {
+  const float* r1 = r0 + w;
+  const __m256i lane2 = _mm256_setr_epi64x(0, 2, 4, 6);
+  const __m256i one = _mm256_set1_epi32(1), wide = _mm256_set1_epi32(static_cast<int>(w));
+  const __m256i wide1 = _mm256_set1_epi32(static_cast<int>(w + 1));
+  __m256 unordered = _mm256_setzero_ps();
+  auto split = [](const float* p, __m256& even, __m256& odd) {
+    const __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
+    // [lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6] -> [lo0 lo2 lo4 lo6 hi0 hi2 hi4 hi6]
+    const __m256 e = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m256 d = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+    even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
+    odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(d), _MM_SHUFFLE(3, 1, 2, 0)));
+  };
+  int64_t ox = 0;
+  for (; ox + 8 <= n; ox += 8) {
+    __m256 a, b, d, e;
+    split(r0 + 2 * ox, a, b);
+    split(r1 + 2 * ox, d, e);
+    unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+    unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(d, e, _CMP_UNORD_Q));
+    __m256 m = a;
+    __m256i off = _mm256_setzero_si256();
+    __m256 gt = _mm256_cmp_ps(b, m, _CMP_GT_OQ);
+    m = _mm256_blendv_ps(m, b, gt);
+    off = _mm256_blendv_epi8(off, one, _mm256_castps_si256(gt));
+    gt = _mm256_cmp_ps(d, m, _CMP_GT_OQ);
+    m = _mm256_blendv_ps(m, d, gt);
+    off = _mm256_blendv_epi8(off, wide, _mm256_castps_si256(gt));
+    gt = _mm256_cmp_ps(e, m, _CMP_GT_OQ);
+    m = _mm256_blendv_ps(m, e, gt);
+    off = _mm256_blendv_epi8(off, wide1, _mm256_castps_si256(gt));
+    _mm256_storeu_ps(o + ox, m);
+    const __m256i start = _mm256_add_epi64(_mm256_set1_epi64x(base + 2 * ox), lane2);
+    const __m256i lo = _mm256_add_epi64(start, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(off)));
+    const __m256i hi = _mm256_add_epi64(_mm256_add_epi64(start, _mm256_set1_epi64x(8)),
+                                        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(off, 1)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(id + ox), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(id + ox + 4), hi);
+  }
+  return _mm256_movemask_ps(unordered) ? -1 : ox;
+}
+#endif
+
+template <typename T>
+int64_t max_pool_2x2_row(const T* r0, int64_t w, int64_t base, T* o, int64_t* id, int64_t n) {
+  using A = opmath_t<T>;
+  const T* r1 = r0 + w;
+  bool nan = false;
+  int64_t ox = 0;
+#if defined(__AVX2__)
+  if constexpr (std::is_same<T, float>::value) {
+    if (w < (int64_t{1} << 30)) {
+      ox = max_pool_2x2_row_avx2(r0, w, base, o, id, n);
+      if (ox < 0) return 0;
+    }
+  }
+#endif
+  // The rest one window at a time (the compiler made the selects branches).
+  for (; ox < n; ++ox) {
+    const int64_t c = 2 * ox;
+    const A a = static_cast<A>(r0[c]), b = static_cast<A>(r0[c + 1]);
+    const A d = static_cast<A>(r1[c]), e = static_cast<A>(r1[c + 1]);
+    nan |= (a != a) | (b != b) | (d != d) | (e != e);
+    int64_t best = base + c;
+    A m = a;
+    const bool gb = b > m;
+    m = gb ? b : m;
+    best = gb ? base + c + 1 : best;
+    const bool gd = d > m;
+    m = gd ? d : m;
+    best = gd ? base + w + c : best;
+    const bool ge = e > m;
+    m = ge ? e : m;
+    best = ge ? base + w + c + 1 : best;
+    o[ox] = static_cast<T>(m);
+    id[ox] = best;
+  }
+  return nan ? 0 : n;  // a NaN: the general loop redoes the row
+}
+
 template <typename T>
 void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
   using A = opmath_t<T>;
@@ -115,7 +212,13 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
         int64_t y0 = oy * p.sh - p.ph;
         const int64_t y1 = std::min(y0 + (p.kh - 1) * p.dh + 1, p.h);
         while (y0 < 0) y0 += p.dh;
-        for (int64_t ox = 0; ox < p.ow; ++ox) {
+        int64_t ox = 0;
+        if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.dh == 1 && p.dw == 1 &&
+            p.ph == 0 && p.pw == 0 && 2 * oy + 1 < p.h) {
+          ox = max_pool_2x2_row(in + 2 * oy * p.w, p.w, 2 * oy * p.w, o + oy * p.ow, id + oy * p.ow,
+                                std::min(p.ow, p.w / 2));
+        }
+        for (; ox < p.ow; ++ox) {
           int64_t x0 = ox * p.sw - p.pw;
           const int64_t x1 = std::min(x0 + (p.kw - 1) * p.dw + 1, p.w);
           while (x0 < 0) x0 += p.dw;

@@ -1,5 +1,7 @@
 #include "nn/functional/pooling.h"
 
+#include <cmath>
+
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
 #include "gtest/gtest.h"
@@ -26,6 +28,78 @@ TEST(MaxPool2d, NanWinsAndFirstMaximumOnTies) {
   EXPECT_TRUE(std::isnan(out.index({0, 0, 0, 0}).item<double>()));
   EXPECT_EQ(out.index({0, 0, 0, 1}).item<double>(), 2.0);
   EXPECT_EQ(testing::values_of(idx), (std::vector<double>{1, 2}));
+}
+// Note [2x2 max pooling]'s unrolled path against PyTorch 1.13's values:
+// ties, -inf, NaN (the last NaN of a window wins), ceil_mode's partial
+// windows at the edges, float and double.
+TEST(MaxPool2d, TwoByTwoFastPathEdgeCases) {
+  const double inf = INFINITY, nan = std::nan("");
+  for (ScalarType dt : {kFloat, kDouble}) {
+    Tensor x = tensor({1.0, 1.0, -inf, -inf, 2.0, 0.0, 0.0, 1.0, -inf, nan, 3.0, 7.0, 5.0, 5.0, 4.0,
+                       4.0, 1.0, 2.0},
+                      dt)
+                   .view({1, 1, 3, 6});
+    auto [out, idx] = F::max_pool2d_with_indices(x, F::MaxPool2dFuncOptions(2).ceil_mode(true));
+    // [[1, nan, 7], [5, 4, 2]], indices [[0, 9, 11], [12, 14, 17]]
+    EXPECT_EQ(testing::values_of(idx), (std::vector<double>{0, 9, 11, 12, 14, 17}));
+    std::vector<double> v = testing::values_of(out);
+    EXPECT_TRUE(std::isnan(v[1]));
+    v[1] = 0;
+    EXPECT_EQ(v, (std::vector<double>{1, 0, 7, 5, 4, 2}));
+    Tensor y = tensor({nan, 1.0, nan, 0.0, 2.0, nan, 3.0, 3.0}, dt).view({1, 1, 2, 4});
+    auto [out2, idx2] = F::max_pool2d_with_indices(y, 2);
+    EXPECT_EQ(testing::values_of(idx2), (std::vector<double>{5, 2}));
+  }
+}
+// Wide rows (the eight-window AVX2 path) full of ties, with -inf and NaN
+// at some places, against PyTorch's rule written out here: in each window,
+// in row-major order, the first maximum wins and any NaN after it wins.
+TEST(MaxPool2d, TwoByTwoWideRowsMatchPyTorchsRule) {
+  const double inf = INFINITY, nan = std::nan("");
+  for (ScalarType dt : {kFloat, kDouble}) {
+    for (bool ceil : {false, true}) {
+      for (int64_t w : {37, 40, 16}) {
+        const int64_t h = 9;
+        std::vector<double> v(2 * h * w);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % 5);
+        v[3 * w + 17] = nan;  // one NaN row per plane
+        v[h * w + 5] = -inf;
+        v[h * w + w + 4] = nan;
+        v[h * w + w + 5] = nan;
+        Tensor x = tensor(v, dt).view({1, 2, h, w});
+        auto [out, idx] = F::max_pool2d_with_indices(x, F::MaxPool2dFuncOptions(2).ceil_mode(ceil));
+        const int64_t oh = ceil ? (h + 1) / 2 : h / 2, ow = ceil ? (w + 1) / 2 : w / 2;
+        ASSERT_EQ(out.sizes(), IntArrayRef({1, 2, oh, ow}));
+        const std::vector<double> got = testing::values_of(out), got_idx = testing::values_of(idx);
+        for (int64_t p = 0; p < 2; ++p) {
+          for (int64_t oy = 0; oy < oh; ++oy) {
+            for (int64_t ox = 0; ox < ow; ++ox) {
+              double m = -inf;
+              int64_t best = 2 * oy * w + 2 * ox;
+              for (int64_t y = 2 * oy; y < std::min(2 * oy + 2, h); ++y) {
+                for (int64_t xx = 2 * ox; xx < std::min(2 * ox + 2, w); ++xx) {
+                  const double e = v[p * h * w + y * w + xx];
+                  if (e > m || std::isnan(e)) {
+                    m = e;
+                    best = y * w + xx;
+                  }
+                }
+              }
+              const int64_t k = (p * oh + oy) * ow + ox;
+              SCOPED_TRACE(::testing::Message() << dt << " ceil " << ceil << " w " << w << " at "
+                                                << p << "," << oy << "," << ox);
+              EXPECT_EQ(got_idx[k], best);
+              if (std::isnan(m)) {
+                EXPECT_TRUE(std::isnan(got[k]));
+              } else {
+                EXPECT_EQ(got[k], m);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
 }
 TEST(MaxPool2d, StridePadding) {
   check_case("max_pool2d_s2p1", 1, {0}, [](const V& x) {
