@@ -1,4 +1,6 @@
 // convolution: im2col + GEMM (Note [Convolution by im2col]).
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -49,21 +51,103 @@ inline std::pair<int64_t, int64_t> valid_columns(const Geometry& g, int64_t off)
 
 // Note [Short rows]: im2col and col2im move one output row at a time, 8
 // to 24 elements in LeNet's layers. std::copy became a memmove call per
-// row, which perf showed costing more than the copying; these loops
-// vectorize in place (src and dst never overlap).
+// row, which perf showed costing more than the copying; float rows are
+// copied with AVX2 loads and stores (a masked one for the rest), and
+// col2im's sums vectorize in place (src and dst never overlap).
 template <typename T>
 inline void copy_row(const T* __restrict src, T* __restrict dst, int64_t lo, int64_t hi) {
-  for (int64_t i = lo; i < hi; ++i) dst[i] = src[i];
+#if defined(__AVX2__)
+  if constexpr (std::is_same<T, float>::value) {
+    // Explicit vectors; GCC turned a plain copy loop, and this one, back
+    // into a memmove call, unless the index is opaque to it.
+    int64_t i = lo;
+    for (; i + 8 <= hi; i += 8) {
+      _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
+      __asm__("" : "+r"(i));
+    }
+    if (i < hi) {
+      const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(hi - i)),
+                                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
+    }
+    return;
+  }
+#endif
+  std::copy(src + lo, src + hi, dst + lo);
 }
 template <typename T>
 inline void add_row(const T* __restrict src, T* __restrict dst, int64_t lo, int64_t hi) {
   for (int64_t i = lo; i < hi; ++i) dst[i] += src[i];
 }
 
+// Stride 1, no padding, no dilation (LeNet's layers, every "valid"
+// convolution): each of a unit's oh rows is ow elements read from one
+// input row, never padding, so the copies are all there is.
+bool dense_rows(const Geometry& g) {
+  return g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1;
+}
+
+#if defined(__AVX2__)
+// Note [Short rows]: oh rows of ow floats from rows `stride` apart into
+// consecutive rows (add: dst += src, for col2im), the row's vectors and
+// its tail mask worked out once.
+struct RowCopier {
+  int64_t full;
+  __m256i tail;
+  bool has_tail;
+  explicit RowCopier(int64_t ow)
+      : full(ow / 8),
+        tail(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(ow % 8)),
+                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))),
+        has_tail(ow % 8 != 0) {}
+  void gather(const float* src, int64_t stride, float* dst, int64_t rows, int64_t ow) const {
+    for (int64_t r = 0; r < rows; ++r, src += stride, dst += ow) {
+      for (int64_t v = 0; v < full; ++v)
+        _mm256_storeu_ps(dst + 8 * v, _mm256_loadu_ps(src + 8 * v));
+      if (has_tail) {
+        _mm256_maskstore_ps(dst + 8 * full, tail, _mm256_maskload_ps(src + 8 * full, tail));
+      }
+    }
+  }
+  void scatter_add(const float* src, float* dst, int64_t stride, int64_t rows, int64_t ow) const {
+    for (int64_t r = 0; r < rows; ++r, src += ow, dst += stride) {
+      for (int64_t v = 0; v < full; ++v) {
+        _mm256_storeu_ps(dst + 8 * v,
+                         _mm256_add_ps(_mm256_loadu_ps(dst + 8 * v), _mm256_loadu_ps(src + 8 * v)));
+      }
+      if (has_tail) {
+        float* d = dst + 8 * full;
+        _mm256_maskstore_ps(
+            d, tail,
+            _mm256_add_ps(_mm256_maskload_ps(d, tail), _mm256_maskload_ps(src + 8 * full, tail)));
+      }
+    }
+  }
+};
+#endif
+
 template <typename T>
 void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
   const int64_t L = geom.l(), kk = geom.kh * geom.kw, cols = nb * L;
   const int64_t units = geom.ckk() * nb;
+#if defined(__AVX2__)
+  if constexpr (std::is_same<T, float>::value) {
+    if (dense_rows(geom)) {
+      const RowCopier rows(geom.ow);
+      parallel_for(0, units, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
+                   [&](int64_t b, int64_t e) {
+                     const Geometry g = geom;
+                     for (int64_t u = b; u < e; ++u) {
+                       const int64_t r = u / nb, n = u % nb;
+                       const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
+                       const T* src = x + ((n0 + n) * g.c + c) * g.h * g.w + ki * g.w + kj;
+                       rows.gather(src, g.w, col + r * cols + n * L, g.oh, g.ow);
+                     }
+                   });
+      return;
+    }
+  }
+#endif
   parallel_for(0, units, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
                [&](int64_t b, int64_t e) {
                  const Geometry g = geom;  // local: stores through col cannot alias it
@@ -102,6 +186,27 @@ void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
 template <typename T>
 void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
   const int64_t L = geom.l(), cols = nb * L;
+#if defined(__AVX2__)
+  if constexpr (std::is_same<T, float>::value) {
+    if (dense_rows(geom)) {
+      const RowCopier rows(geom.ow);
+      parallel_for(0, nb * geom.c, 1, [&](int64_t b, int64_t e) {
+        const Geometry g = geom;
+        for (int64_t u = b; u < e; ++u) {
+          const int64_t n = u / g.c, c = u % g.c;
+          T* plane = gx + ((n0 + n) * g.c + c) * g.h * g.w;
+          for (int64_t ki = 0; ki < g.kh; ++ki) {
+            for (int64_t kj = 0; kj < g.kw; ++kj) {
+              const int64_t r = (c * g.kh + ki) * g.kw + kj;
+              rows.scatter_add(col + r * cols + n * L, plane + ki * g.w + kj, g.w, g.oh, g.ow);
+            }
+          }
+        }
+      });
+      return;
+    }
+  }
+#endif
   parallel_for(0, nb * geom.c, 1, [&](int64_t b, int64_t e) {
     const Geometry g = geom;  // local: stores through gx cannot alias it
     for (int64_t u = b; u < e; ++u) {

@@ -111,52 +111,100 @@ int64_t grain_for(int64_t per_plane) {
 // how many it filled: none if the row holds a NaN, which the general
 // loop's exact rule then handles.
 #if defined(__AVX2__)
-// Eight float windows at a time: the even and odd columns of both rows
-// (deinterleaved), the first maximum chosen with compare-and-blend, and
-// the winner's offset in the window (0, 1, w, w + 1) kept in int32 lanes.
-// Returns how many outputs it filled (a multiple of 8), or -1 for a NaN.
-inline int64_t max_pool_2x2_row_avx2(const float* r0, int64_t w, int64_t base, float* o,
-                                     int64_t* id, int64_t n) {
-  const float* r1 = r0 + w;
-  const __m256i lane2 = _mm256_setr_epi64x(0, 2, 4, 6);
-  const __m256i one = _mm256_set1_epi32(1), wide = _mm256_set1_epi32(static_cast<int>(w));
-  const __m256i wide1 = _mm256_set1_epi32(static_cast<int>(w + 1));
-  __m256 unordered = _mm256_setzero_ps();
-  auto split = [](const float* p, __m256& even, __m256& odd) {
+// Note [2x2 max pooling], vectorized for float: eight windows (AVX2) or
+// four (SSE) at a time. The even and odd columns of both rows are
+// deinterleaved, the first maximum is chosen with compare-and-blend, and
+// the winner's offset in the window (0, 1, w, w + 1) is kept in int32
+// lanes. A row that is not a multiple of the width ends with one more
+// block that overlaps the previous one (the same values written again).
+// Returns false, having written garbage, if the row holds a NaN.
+struct PoolBlock8 {
+  static constexpr int64_t kWidth = 8;
+  static void split(const float* p, __m256& even, __m256& odd) {
     const __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
     // [lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6] -> [lo0 lo2 lo4 lo6 hi0 hi2 hi4 hi6]
     const __m256 e = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
-    const __m256 d = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m256 o = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
     even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
-    odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(d), _MM_SHUFFLE(3, 1, 2, 0)));
-  };
-  int64_t ox = 0;
-  for (; ox + 8 <= n; ox += 8) {
+    odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  // Returns the window's unordered (NaN) lanes.
+  static __m256 block(const float* r0, const float* r1, int64_t w, int64_t first, float* o,
+                      int64_t* id) {
     __m256 a, b, d, e;
-    split(r0 + 2 * ox, a, b);
-    split(r1 + 2 * ox, d, e);
-    unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
-    unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(d, e, _CMP_UNORD_Q));
+    split(r0, a, b);
+    split(r1, d, e);
+    const __m256 nan =
+        _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q), _mm256_cmp_ps(d, e, _CMP_UNORD_Q));
     __m256 m = a;
     __m256i off = _mm256_setzero_si256();
-    __m256 gt = _mm256_cmp_ps(b, m, _CMP_GT_OQ);
-    m = _mm256_blendv_ps(m, b, gt);
-    off = _mm256_blendv_epi8(off, one, _mm256_castps_si256(gt));
-    gt = _mm256_cmp_ps(d, m, _CMP_GT_OQ);
-    m = _mm256_blendv_ps(m, d, gt);
-    off = _mm256_blendv_epi8(off, wide, _mm256_castps_si256(gt));
-    gt = _mm256_cmp_ps(e, m, _CMP_GT_OQ);
-    m = _mm256_blendv_ps(m, e, gt);
-    off = _mm256_blendv_epi8(off, wide1, _mm256_castps_si256(gt));
-    _mm256_storeu_ps(o + ox, m);
-    const __m256i start = _mm256_add_epi64(_mm256_set1_epi64x(base + 2 * ox), lane2);
-    const __m256i lo = _mm256_add_epi64(start, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(off)));
-    const __m256i hi = _mm256_add_epi64(_mm256_add_epi64(start, _mm256_set1_epi64x(8)),
-                                        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(off, 1)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(id + ox), lo);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(id + ox + 4), hi);
+    auto take = [&](__m256 v, int64_t k) {
+      const __m256 gt = _mm256_cmp_ps(v, m, _CMP_GT_OQ);
+      m = _mm256_blendv_ps(m, v, gt);
+      off =
+          _mm256_blendv_epi8(off, _mm256_set1_epi32(static_cast<int>(k)), _mm256_castps_si256(gt));
+    };
+    take(b, 1);
+    take(d, w);
+    take(e, w + 1);
+    _mm256_storeu_ps(o, m);
+    const __m256i start =
+        _mm256_add_epi64(_mm256_set1_epi64x(first), _mm256_setr_epi64x(0, 2, 4, 6));
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(id),
+        _mm256_add_epi64(start, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(off))));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(id + 4),
+                        _mm256_add_epi64(_mm256_add_epi64(start, _mm256_set1_epi64x(8)),
+                                         _mm256_cvtepi32_epi64(_mm256_extracti128_si256(off, 1))));
+    return nan;
   }
-  return _mm256_movemask_ps(unordered) ? -1 : ox;
+};
+
+struct PoolBlock4 {
+  static constexpr int64_t kWidth = 4;
+  static __m256 block(const float* r0, const float* r1, int64_t w, int64_t first, float* o,
+                      int64_t* id) {
+    auto split = [](const float* p, __m128& even, __m128& odd) {
+      const __m128 lo = _mm_loadu_ps(p), hi = _mm_loadu_ps(p + 4);
+      even = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+      odd = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+    };
+    __m128 a, b, d, e;
+    split(r0, a, b);
+    split(r1, d, e);
+    const __m128 nan = _mm_or_ps(_mm_cmpunord_ps(a, b), _mm_cmpunord_ps(d, e));
+    __m128 m = a;
+    __m128i off = _mm_setzero_si128();
+    auto take = [&](__m128 v, int64_t k) {
+      const __m128 gt = _mm_cmpgt_ps(v, m);
+      m = _mm_blendv_ps(m, v, gt);
+      off = _mm_blendv_epi8(off, _mm_set1_epi32(static_cast<int>(k)), _mm_castps_si128(gt));
+    };
+    take(b, 1);
+    take(d, w);
+    take(e, w + 1);
+    _mm_storeu_ps(o, m);
+    const __m256i start =
+        _mm256_add_epi64(_mm256_set1_epi64x(first), _mm256_setr_epi64x(0, 2, 4, 6));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(id),
+                        _mm256_add_epi64(start, _mm256_cvtepi32_epi64(off)));
+    return _mm256_castps128_ps256(nan);
+  }
+};
+
+template <typename Block>
+bool max_pool_2x2_row_simd(const float* r0, int64_t w, int64_t base, float* o, int64_t* id,
+                           int64_t n) {
+  constexpr int64_t kW = Block::kWidth;
+  const float* r1 = r0 + w;
+  __m256 nan = _mm256_setzero_ps();
+  for (int64_t ox = 0;; ox += kW) {
+    if (ox + kW > n) ox = n - kW;  // the overlapping last block
+    nan = _mm256_or_ps(nan,
+                       Block::block(r0 + 2 * ox, r1 + 2 * ox, w, base + 2 * ox, o + ox, id + ox));
+    if (ox + kW >= n) break;
+  }
+  return _mm256_movemask_ps(nan) == 0;
 }
 #endif
 
@@ -165,17 +213,17 @@ int64_t max_pool_2x2_row(const T* r0, int64_t w, int64_t base, T* o, int64_t* id
   using A = opmath_t<T>;
   const T* r1 = r0 + w;
   bool nan = false;
-  int64_t ox = 0;
 #if defined(__AVX2__)
   if constexpr (std::is_same<T, float>::value) {
-    if (w < (int64_t{1} << 30)) {
-      ox = max_pool_2x2_row_avx2(r0, w, base, o, id, n);
-      if (ox < 0) return 0;
+    if (w < (int64_t{1} << 30) && n >= 4) {
+      const bool clean = n >= 8 ? max_pool_2x2_row_simd<PoolBlock8>(r0, w, base, o, id, n)
+                                : max_pool_2x2_row_simd<PoolBlock4>(r0, w, base, o, id, n);
+      return clean ? n : 0;
     }
   }
 #endif
-  // The rest one window at a time (the compiler made the selects branches).
-  for (; ox < n; ++ox) {
+  // One window at a time (the compiler made the selects branches).
+  for (int64_t ox = 0; ox < n; ++ox) {
     const int64_t c = 2 * ox;
     const A a = static_cast<A>(r0[c]), b = static_cast<A>(r0[c + 1]);
     const A d = static_cast<A>(r1[c]), e = static_cast<A>(r1[c + 1]);

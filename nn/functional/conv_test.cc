@@ -17,6 +17,27 @@ TEST(Conv2d, Basic) {
   check_case("conv2d_basic", 3, {0, 1, 2},
              [](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2])); });
 }
+// Note [Short rows]: float's vectorized im2col/col2im for "valid"
+// convolutions (row widths of one vector, several, and a masked tail)
+// against the same convolution in float64 (the general loops), forward and
+// both gradients.
+TEST(Conv2d, DenseRowsFloatMatchesDouble) {
+  for (int64_t ow : {8, 13, 24, 3}) {
+    SCOPED_TRACE(ow);
+    manual_seed(ow);
+    const Tensor x64 = randn({3, 2, 6, ow + 4}, TensorOptions(kDouble));
+    const Tensor w64 = randn({5, 2, 5, 5}, TensorOptions(kDouble));
+    const Tensor g64 = randn({3, 5, 2, ow}, TensorOptions(kDouble));
+    Tensor x32 = x64.to(kFloat).requires_grad_(true), w32 = w64.to(kFloat).requires_grad_(true);
+    Tensor x = x64.clone().requires_grad_(true), w = w64.clone().requires_grad_(true);
+    Tensor y32 = F::conv2d(x32, w32), y = F::conv2d(x, w);
+    (y32 * g64.to(kFloat)).sum().backward();
+    (y * g64).sum().backward();
+    EXPECT_TRUE(y32.to(kDouble).allclose(y, 1e-4, 1e-4));
+    EXPECT_TRUE(x32.grad().to(kDouble).allclose(x.grad(), 1e-4, 1e-4));
+    EXPECT_TRUE(w32.grad().to(kDouble).allclose(w.grad(), 1e-4, 1e-4));
+  }
+}
 TEST(Conv2d, StridePadding) {
   check_case("conv2d_stride_pad", 3, {0, 1, 2}, [](const V& x) {
     return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2]).stride(2).padding(1));

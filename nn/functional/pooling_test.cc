@@ -51,14 +51,14 @@ TEST(MaxPool2d, TwoByTwoFastPathEdgeCases) {
     EXPECT_EQ(testing::values_of(idx2), (std::vector<double>{5, 2}));
   }
 }
-// Wide rows (the eight-window AVX2 path) full of ties, with -inf and NaN
-// at some places, against PyTorch's rule written out here: in each window,
-// in row-major order, the first maximum wins and any NaN after it wins.
+// Rows of 4 to 20 windows (the AVX2 and SSE paths, overlapping tails) full of ties, with -inf and
+// NaN at some places, against PyTorch's rule written out here: in each window, in row-major order,
+// the first maximum wins and any NaN after it wins.
 TEST(MaxPool2d, TwoByTwoWideRowsMatchPyTorchsRule) {
   const double inf = INFINITY, nan = std::nan("");
   for (ScalarType dt : {kFloat, kDouble}) {
     for (bool ceil : {false, true}) {
-      for (int64_t w : {37, 40, 16}) {
+      for (int64_t w : {37, 40, 16, 13, 9}) {
         const int64_t h = 9;
         std::vector<double> v(2 * h * w);
         for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % 5);
