@@ -146,7 +146,8 @@ class ModuleDictImpl : public Module {
 EMBER_MODULE(ModuleDict);
 
 // Runs its modules one after the other. Any module with a
-// `forward(const Tensor&)` (or `forward(Tensor)`) returning Tensor fits;
+// `forward(const Tensor&)` (or `forward(Tensor)`) returning Tensor fits (its
+// forward hooks run, Note [Forward hooks] in module.h);
 // the call is type-erased at push_back.
 class SequentialImpl : public Module {
  public:
@@ -170,7 +171,7 @@ class SequentialImpl : public Module {
     Bind bind = [](const std::shared_ptr<Module>& m) -> std::function<Tensor(const Tensor&)> {
       std::shared_ptr<M> typed = std::dynamic_pointer_cast<M>(m);
       EMBER_CHECK(typed != nullptr, "Sequential: a clone of ", m->name(), " has another type");
-      return [typed](const Tensor& x) -> Tensor { return typed->forward(x); };
+      return [typed](const Tensor& x) -> Tensor { return detail::call_forward(*typed, x); };
     };
     add(name, module, std::move(bind));
   }

@@ -87,18 +87,23 @@ PreserveDefaultGenerator::~PreserveDefaultGenerator() {
   g->restore(*std::static_pointer_cast<GeneratorImpl::Snapshot>(state_));
 }
 
-namespace {
-// Moves `src` (values and autograd history) into `dst`'s TensorImpl, so
-// that every handle to dst (a layer's `weight` member) computes with it.
-void adopt(const Tensor& dst, const Tensor& src) {
+// Every handle to `handle` (a layer's `weight` member) then computes with
+// `value`'s values and history.
+void rebind_tensor(const Tensor& handle, Tensor value) {
+  // A tensor held elsewhere too (a parametrization that returns its input,
+  // a cached result) gives a view: its own TensorImpl stays intact.
+  if (value.use_count() > 1 || handle.is_same(value)) {
+    value = value.is_contiguous()
+                ? value.view(value.sizes())
+                : value.as_strided(value.sizes(), value.strides(), value.storage_offset());
+  }
   std::unique_ptr<AutogradMetaInterface> meta;
-  if (autograd::AutogradMeta* m = autograd::get_meta(src)) {
+  if (autograd::AutogradMeta* m = autograd::get_meta(value)) {
     meta = std::make_unique<autograd::AutogradMeta>(std::move(*m));
   }
-  *dst.impl() = std::move(*src.impl());
-  dst.impl()->set_autograd_meta(std::move(meta));
+  *handle.impl() = std::move(*value.impl());
+  handle.impl()->set_autograd_meta(std::move(meta));
 }
-}  // namespace
 
 bool link_replica(Module& replica, const Module& original, const Device& device,
                   bool share_buffers) {
@@ -133,8 +138,8 @@ bool link_replica(Module& replica, const Module& original, const Device& device,
       if (!p.defined()) continue;
       // Differentiable copies (under the caller's grad mode): gradients flow
       // back to the original parameter.
-      adopt(r.parameters_[i].tensor,
-            p.device() == device ? p.clone() : p.to(device, false, /*copy=*/true));
+      rebind_tensor(r.parameters_[i].tensor,
+                    p.device() == device ? p.clone() : p.to(device, false, /*copy=*/true));
     }
     for (size_t i = 0; i < r.buffers_.size(); ++i) {
       if (!o.buffers_[i].tensor.defined()) continue;
@@ -221,6 +226,54 @@ void Module::clear_registrations() {
   parameters_.clear();
   buffers_.clear();
   children_.clear();
+  hooks_.reset();  // the copy shared the original's
+}
+
+// --- hooks ----------------------------------------------------------------------
+
+void RemovableHandle::remove() {
+  std::shared_ptr<detail::ForwardHooks> hooks = hooks_.lock();
+  if (hooks == nullptr) return;
+  auto drop = [this](auto& list) {
+    list.erase(
+        std::remove_if(list.begin(), list.end(), [this](const auto& h) { return h.first == id_; }),
+        list.end());
+  };
+  drop(hooks->pre);
+  drop(hooks->post);
+}
+
+RemovableHandle Module::register_forward_pre_hook(ForwardPreHook fn) {
+  if (hooks_ == nullptr) hooks_ = std::make_shared<detail::ForwardHooks>();
+  const unsigned id = hooks_->next_id++;
+  hooks_->pre.emplace_back(id, std::move(fn));
+  return RemovableHandle(hooks_, id);
+}
+
+RemovableHandle Module::register_forward_hook(ForwardHook fn) {
+  if (hooks_ == nullptr) hooks_ = std::make_shared<detail::ForwardHooks>();
+  const unsigned id = hooks_->next_id++;
+  hooks_->post.emplace_back(id, std::move(fn));
+  return RemovableHandle(hooks_, id);
+}
+
+// Each runs on a copy of the list: a hook may add or remove hooks.
+void Module::run_forward_pre_hooks(const std::vector<Tensor>& inputs) {
+  if (hooks_ == nullptr) return;
+  const auto hooks = hooks_->pre;
+  for (const auto& h : hooks) h.second(*this, inputs);
+}
+
+void Module::run_forward_hooks(const std::vector<Tensor>& inputs, Tensor& output) {
+  if (hooks_ == nullptr) return;
+  const auto hooks = hooks_->post;
+  for (const auto& h : hooks) h.second(*this, inputs, output);
+}
+
+void Module::check_no_forward_hooks() const {
+  EMBER_CHECK(hooks_ == nullptr || hooks_->post.empty(), name(),
+              " has forward hooks, which need a forward() that returns a Tensor "
+              "(Note [Forward hooks] in nn/module.h)");
 }
 
 Module::Module(std::string name) : name_(std::move(name)) {}

@@ -45,10 +45,74 @@
 namespace ember {
 namespace nn {
 
+// Note [Forward hooks]: PyTorch runs a module's forward pre-hooks and
+// forward hooks in Module.__call__; ember runs them in the holder's
+// operator() and in Sequential (detail::call_forward in module_holder.h),
+// so `net(x)` runs them and `net->forward(x)` does not, as in PyTorch.
+// A hook sees the call's arguments that are Tensors (read only: C++
+// arguments have no common type to replace them with); a forward hook may
+// replace the output, and needs a forward() that returns a Tensor. Hooks
+// run in registration order; the RemovableHandle removes one, also after
+// the module is gone. clone() does not copy hooks.
+//
+// Note [Rebinding a parameter]: torch.nn.utils' weight_norm,
+// spectral_norm, parametrize and prune replace a parameter with a tensor
+// computed from new ones before each call (PyTorch rebinds the module's
+// attribute). An ember layer reads its own `Tensor weight` member, a
+// handle that shares its TensorImpl with the registration
+// (`weight = register_parameter(...)`), and no generic code can reach the
+// member. So the utilities keep a handle to that TensorImpl, unregister
+// the parameter, and before each call (a forward pre-hook) move the
+// freshly computed tensor, values and autograd history, into the
+// TensorImpl (detail::rebind_tensor): the member reads the new weight and
+// backward reaches the new parameters through it. Consequences, which the
+// utilities' headers repeat: the member is only recomputed when the module
+// is called (PyTorch's weight_norm and prune behave so too; parametrize's
+// property recomputes on every read); the new parameters are new tensors,
+// so an optimizer made before the utility holds the old handle (make it
+// after); and a graph saved by an earlier call that has not been
+// backpropagated reads the member's current values (equal unless the
+// parameters, or spectral norm's u and v, changed in between).
+
 namespace detail {
 bool link_replica(Module& replica, const Module& original, const Device& device,
                   bool share_buffers);
+// Moves `value` (its storage, geometry and autograd history) into the
+// TensorImpl that `handle` and every copy of it share; a `value` that other
+// handles share (std::move it in otherwise) is moved in as a view of it.
+void rebind_tensor(const Tensor& handle, Tensor value);
+// The registrations and hooks that the utilities of Note [Rebinding a
+// parameter] change (nn/utils/reparametrize.h).
+struct ModuleAccess;
 }  // namespace detail
+
+using ForwardPreHook = std::function<void(Module& module, const std::vector<Tensor>& inputs)>;
+using ForwardHook =
+    std::function<void(Module& module, const std::vector<Tensor>& inputs, Tensor& output)>;
+
+namespace detail {
+struct ForwardHooks {
+  std::vector<std::pair<unsigned, ForwardPreHook>> pre;
+  std::vector<std::pair<unsigned, ForwardHook>> post;
+  unsigned next_id = 0;
+};
+}  // namespace detail
+
+// What register_forward_pre_hook and register_forward_hook return:
+// PyTorch's torch.utils.hooks.RemovableHandle.
+class RemovableHandle {
+ public:
+  RemovableHandle() = default;
+  RemovableHandle(std::weak_ptr<detail::ForwardHooks> hooks, unsigned id)
+      : hooks_(std::move(hooks)), id_(id) {}
+  // Removes the hook; does nothing when it is already gone.
+  void remove();
+  unsigned id() const { return id_; }
+
+ private:
+  std::weak_ptr<detail::ForwardHooks> hooks_;
+  unsigned id_ = 0;
+};
 
 // state_dict()'s result and named_parameters()': tensor/named_tensors.h.
 using ::ember::NamedTensors;
@@ -135,6 +199,19 @@ class Module : public std::enable_shared_from_this<Module> {
       return dynamic_cast<T*>(this);
     }
   }
+
+  // --- hooks (Note [Forward hooks]) ------------------------------------------
+  // fn(module, inputs) runs before each call of forward().
+  RemovableHandle register_forward_pre_hook(ForwardPreHook fn);
+  // fn(module, inputs, output) runs after each call and may replace output.
+  RemovableHandle register_forward_hook(ForwardHook fn);
+  // For detail::call_forward.
+  bool has_forward_hooks() const {
+    return hooks_ != nullptr && (!hooks_->pre.empty() || !hooks_->post.empty());
+  }
+  void run_forward_pre_hooks(const std::vector<Tensor>& inputs);
+  void run_forward_hooks(const std::vector<Tensor>& inputs, Tensor& output);
+  void check_no_forward_hooks() const;
 
   // --- modes ------------------------------------------------------------------
   virtual void train(bool on = true);
@@ -226,6 +303,7 @@ class Module : public std::enable_shared_from_this<Module> {
   friend void detail::set_module_factory(Module& module, detail::ModuleFactory factory);
   friend bool detail::link_replica(Module& replica, const Module& original, const Device& device,
                                    bool share_buffers);
+  friend struct detail::ModuleAccess;
 
   mutable std::string name_;
   bool training_ = true;
@@ -233,6 +311,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Slot> parameters_;
   std::vector<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  std::shared_ptr<detail::ForwardHooks> hooks_;  // made by the first hook
 };
 
 // libtorch's Cloneable<Derived>: a module whose reset() (re)creates its

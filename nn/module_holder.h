@@ -16,8 +16,10 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "tensor/error.h"
+#include "tensor/tensor.h"
 
 namespace ember {
 namespace nn {
@@ -41,6 +43,30 @@ ModuleFactory make_module_factory(const Args&... args) {
     };
   } else {
     return nullptr;
+  }
+}
+
+// Calls m.forward(args...) with m's forward hooks around it, as PyTorch's
+// Module.__call__ (Note [Forward hooks] in module.h): what a holder's
+// operator() and Sequential run. The hooks see the arguments that are
+// Tensors; forward hooks need a forward() that returns a Tensor.
+template <typename M, typename... Args>
+decltype(auto) call_forward(M& m, Args&&... args) {
+  using R = decltype(m.forward(std::forward<Args>(args)...));
+  if (!m.has_forward_hooks()) return m.forward(std::forward<Args>(args)...);
+  std::vector<Tensor> inputs;
+  auto collect = [&inputs](const auto& a) {
+    if constexpr (std::is_same<std::decay_t<decltype(a)>, Tensor>::value) inputs.push_back(a);
+  };
+  (collect(args), ...);
+  m.run_forward_pre_hooks(inputs);
+  if constexpr (std::is_same<R, Tensor>::value) {
+    Tensor output = m.forward(std::forward<Args>(args)...);
+    m.run_forward_hooks(inputs, output);
+    return output;
+  } else {
+    m.check_no_forward_hooks();
+    return m.forward(std::forward<Args>(args)...);
   }
 }
 }  // namespace detail
@@ -105,10 +131,10 @@ class ModuleHolder : ModuleHolderIndicator {
     return (*get())[std::forward<Arg>(arg)];
   }
 
-  // Calls the module's forward().
+  // Calls the module's forward(), with its forward hooks (module.h).
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) {
-    return get()->forward(std::forward<Args>(args)...);
+    return detail::call_forward(*get(), std::forward<Args>(args)...);
   }
 
  private:

@@ -28,6 +28,9 @@
 #include "nn/rnn.h"
 #include "nn/rnn_cell.h"
 #include "nn/transformer.h"
+#include "nn/utils/parametrize.h"
+#include "nn/utils/prune.h"
 #include "nn/utils/rnn.h"
+#include "nn/utils/weight_norm.h"
 
 #endif  // EMBER_NN_NN_H_

@@ -1,0 +1,644 @@
+// nn::utils' reparametrizations against PyTorch 1.13
+// (tools/golden/nn_utils_parametrize.py): weight_norm, spectral_norm,
+// parametrize and prune (new parameters and buffers, outputs, gradients,
+// power-iteration vectors, masks, state_dict keys, printed forms, errors),
+// gradients against finite differences in float64, and the forward hooks
+// they run on (Note [Forward hooks] in nn/module.h).
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "autograd/autograd.h"
+#include "autograd/gradcheck.h"
+#include "nn/container.h"
+#include "nn/conv.h"
+#include "nn/linear.h"
+#include "nn/normalization.h"
+#include "nn/test_golden.h"
+#include "nn/utils/parametrize.h"
+#include "nn/utils/prune.h"
+#include "nn/utils/weight_norm.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace nn {
+namespace {
+
+using ::ember::testing::make_input;
+using ::ember::testing::near_golden;
+
+const ::ember::testing::GoldenEntry kGolden[] = {
+#include "nn/testdata/nn_utils_parametrize_golden.inc"
+};
+const ::ember::testing::GoldenError kErrors[] = {
+#include "nn/testdata/nn_utils_parametrize_errors_golden.inc"
+};
+const testing::GoldenString kStrings[] = {
+#include "nn/testdata/nn_utils_parametrize_strings_golden.inc"
+};
+constexpr testing::GoldenTables kTables(kGolden, kErrors, kStrings);
+
+namespace P = utils::parametrize;
+namespace prune = utils::prune;
+
+// Float32 results within 2e-6 relative, float64 within 1e-12 (PyTorch's
+// fused weight-norm kernel and BLAS order differ from ember's by ulps).
+::testing::AssertionResult near(const Tensor& t, const std::string& name) {
+  const double rel = t.dtype() == kDouble ? 1e-12 : 2e-6;
+  return near_golden(t, kTables.golden(name), t.dtype(), rel);
+}
+
+// set_linear() in the generator: mk() weights and bias.
+template <typename M>
+void set_weights(M& m, int64_t seed = 0, double scale = 0.5) {
+  NoGradGuard no_grad;
+  const ScalarType dt = m->weight.dtype();
+  m->weight.copy_(make_input(m->weight.sizes(), dt, seed) * scale + 0.125);
+  if (m->bias.defined()) m->bias.copy_(make_input(m->bias.sizes(), dt, seed + 5) * 0.5);
+}
+
+std::string names(const NamedTensors& tensors) {
+  std::vector<std::string> lines;
+  for (const auto& [name, t] : tensors) {
+    lines.push_back(absl::StrCat(name, " [", absl::StrJoin(t.sizes(), ", "), "]"));
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
+std::string keys(const NamedTensors& tensors) {
+  std::vector<std::string> out;
+  for (const auto& kv : tensors) out.push_back(kv.first);
+  return absl::StrJoin(out, "\n");
+}
+
+// sum(y * mk(y.shape, seed 7)).backward(), as the generator's.
+void backward_weighted(const Tensor& y) {
+  (y * make_input(y.sizes(), y.dtype(), 7)).sum().backward();
+}
+
+void expect_grads(Module& m, const std::string& prefix) {
+  for (const auto& [name, p] : m.named_parameters()) {
+    EXPECT_TRUE(near(p.grad(), prefix + "/grad/" + name)) << name;
+  }
+}
+
+std::string dtype_tag(ScalarType dt) { return dt == kDouble ? "f64" : "f32"; }
+
+// --- forward hooks ---------------------------------------------------------------------
+
+struct PairOutImpl : Module {
+  std::pair<Tensor, Tensor> forward(const Tensor& x) { return {x, x}; }
+};
+EMBER_MODULE(PairOut);
+
+TEST(ForwardHooksTest, RunAroundTheCallInOrderAndCanBeRemoved) {
+  Linear fc(2, 2);
+  std::vector<std::string> calls;
+  RemovableHandle pre =
+      fc->register_forward_pre_hook([&](Module& m, const std::vector<Tensor>& inputs) {
+        calls.push_back(absl::StrCat("pre ", m.name(), " ", inputs.size()));
+      });
+  fc->register_forward_pre_hook(
+      [&](Module&, const std::vector<Tensor>&) { calls.push_back("pre2"); });
+  RemovableHandle post =
+      fc->register_forward_hook([&](Module&, const std::vector<Tensor>& inputs, Tensor& out) {
+        calls.push_back("post");
+        out = out + inputs[0].sum();  // replaces the output
+      });
+  const Tensor x = ones({1, 2});
+  const Tensor plain = fc->forward(x);  // forward() itself runs no hooks
+  EXPECT_TRUE(calls.empty());
+  const Tensor hooked = fc(x);
+  EXPECT_EQ(absl::StrJoin(calls, ","), "pre Linear 1,pre2,post");
+  EXPECT_TRUE(hooked.allclose(plain + 2));
+  pre.remove();
+  pre.remove();  // twice: nothing
+  post.remove();
+  calls.clear();
+  EXPECT_TRUE(fc(x).allclose(plain));
+  EXPECT_EQ(absl::StrJoin(calls, ","), "pre2");
+  // Inside Sequential too.
+  Sequential seq(fc);
+  calls.clear();
+  seq(x);
+  EXPECT_EQ(absl::StrJoin(calls, ","), "pre2");
+  // A handle outliving its module.
+  RemovableHandle dangling;
+  {
+    Linear other(2, 2);
+    dangling = other->register_forward_pre_hook([](Module&, const std::vector<Tensor>&) {});
+  }
+  dangling.remove();
+}
+
+TEST(ForwardHooksTest, ForwardHooksNeedATensorOutput) {
+  PairOut m;
+  int pre_calls = 0;
+  m->register_forward_pre_hook([&](Module&, const std::vector<Tensor>&) { ++pre_calls; });
+  m(ones({2}));
+  EXPECT_EQ(pre_calls, 1);
+  m->register_forward_hook([](Module&, const std::vector<Tensor>&, Tensor&) {});
+  EXPECT_THROW(m(ones({2})), Error);
+}
+
+// --- weight_norm -------------------------------------------------------------------------
+
+TEST(WeightNormTest, LinearMatchesPyTorch) {
+  for (ScalarType dt : {kFloat, kDouble}) {
+    for (auto [dim_name, dim] : std::vector<std::pair<std::string, std::optional<int64_t>>>{
+             {"dim0", 0}, {"dim1", 1}, {"none", std::nullopt}}) {
+      SCOPED_TRACE(dim_name);
+      Linear m(4, 3);
+      m->to(dt);
+      set_weights(m);
+      utils::weight_norm(*m, "weight", dim);
+      const std::string pre = absl::StrCat("wn/linear_", dim_name, "/", dtype_tag(dt));
+      EXPECT_TRUE(near(m->get_parameter("weight_g"), pre + "/weight_g"));
+      EXPECT_TRUE(near(m->get_parameter("weight_v"), pre + "/weight_v"));
+      const Tensor y = m(make_input({5, 4}, kFloat, 3).to(dt));
+      EXPECT_TRUE(near(y, pre + "/out"));
+      EXPECT_TRUE(near(m->weight, pre + "/weight"));
+      backward_weighted(y);
+      expect_grads(*m, pre);
+    }
+  }
+}
+
+TEST(WeightNormTest, NamesStateDictAndRemoveMatchPyTorch) {
+  Linear m(4, 3);
+  set_weights(m);
+  utils::weight_norm(*m);
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("wn.params"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("wn.state_dict"));
+  EXPECT_EQ(m->repr(), kTables.golden_string("wn.repr"));
+  {
+    NoGradGuard no_grad;
+    m->get_parameter("weight_g").mul_(2);
+  }
+  utils::remove_weight_norm(*m);
+  EXPECT_TRUE(near(m->weight, "wn/removed/weight"));
+  EXPECT_TRUE(m->weight.is_leaf());
+  EXPECT_TRUE(m->weight.requires_grad());
+  EXPECT_TRUE(m->weight.is_same(m->get_parameter("weight")));
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("wn.removed_params"));
+
+  Conv1d c(2, 3, 3);
+  set_weights(c);
+  utils::weight_norm(*c, "weight", 0);
+  EXPECT_TRUE(near(c->get_parameter("weight_g"), "wn/conv1d/weight_g"));
+  const Tensor y = c(make_input({2, 2, 5}, kFloat, 1));
+  EXPECT_TRUE(near(y, "wn/conv1d/out"));
+  backward_weighted(y);
+  expect_grads(*c, "wn/conv1d");
+
+  Linear b(4, 3);
+  set_weights(b);
+  utils::weight_norm(*b, "bias");
+  EXPECT_TRUE(near(b->get_parameter("bias_g"), "wn/bias/bias_g"));
+  EXPECT_TRUE(near(b(make_input({5, 4}, kFloat, 3)), "wn/bias/out"));
+  EXPECT_EQ(names(b->named_parameters()), kTables.golden_string("wn.bias_params"));
+}
+
+TEST(WeightNormTest, GradientsMatchFiniteDifferences) {
+  Linear m(4, 3);
+  m->to(kDouble);
+  set_weights(m);
+  utils::weight_norm(*m, "weight", 1);
+  const Tensor x = make_input({2, 4}, kDouble, 3).requires_grad_();
+  // gradcheck perturbs the inputs in place: the module's own parameters.
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{m(x)}; },
+                {m->get_parameter("weight_g"), m->get_parameter("weight_v"), x}),
+            "");
+}
+
+TEST(WeightNormTest, TwoCallsBeforeBackwardAccumulate) {
+  Linear m(4, 3);
+  set_weights(m);
+  utils::weight_norm(*m);
+  const Tensor x = make_input({5, 4}, kFloat, 3);
+  (m(x).sum() + m(x * 2).sum()).backward();
+  const Tensor g2 = m->get_parameter("weight_v").grad().clone();
+  m->zero_grad();
+  m(x * 3).sum().backward();
+  EXPECT_TRUE(g2.allclose(m->get_parameter("weight_v").grad(), 1e-5, 1e-6));
+}
+
+// --- spectral_norm -----------------------------------------------------------------------
+
+TEST(SpectralNormTest, PowerIterationMatchesPyTorch) {
+  const Tensor x = make_input({5, 4}, kFloat, 3);
+  for (int64_t n_iter : {1, 3}) {
+    SCOPED_TRACE(n_iter);
+    manual_seed(0);
+    Linear m(4, 3);
+    set_weights(m);
+    utils::spectral_norm(*m, "weight", n_iter);
+    const std::string pre = absl::StrCat("sn/linear_it", n_iter);
+    EXPECT_TRUE(near(m->get_buffer("weight_u"), pre + "/u0"));
+    EXPECT_TRUE(near(m->get_buffer("weight_v"), pre + "/v0"));
+    EXPECT_TRUE(near(m->get_parameter("weight_orig"), pre + "/weight_orig"));
+    for (int step : {1, 2}) {
+      const std::string s = absl::StrCat(pre, "/step", step);
+      EXPECT_TRUE(near(m(x * step), s + "/out"));
+      EXPECT_TRUE(near(m->get_buffer("weight_u"), s + "/u"));
+      EXPECT_TRUE(near(m->get_buffer("weight_v"), s + "/v"));
+      EXPECT_TRUE(near(m->weight, s + "/weight"));
+    }
+    m->zero_grad();
+    backward_weighted(m(x));
+    expect_grads(*m, pre);
+    EXPECT_TRUE(near(m->get_buffer("weight_u"), pre + "/u3"));
+    m->eval();
+    EXPECT_TRUE(near(m(x), pre + "/eval_out"));
+    EXPECT_TRUE(near(m->get_buffer("weight_u"), pre + "/eval_u"));
+  }
+}
+
+TEST(SpectralNormTest, InitialVectorsAndConvDimsMatchPyTorch) {
+  manual_seed(1);
+  Linear big(20, 17);
+  utils::spectral_norm(*big);
+  // normal_'s vectorized path (16 values or more), bit for bit, then normalized.
+  EXPECT_TRUE(near(big->get_buffer("weight_u"), "sn/big/u0"));
+  EXPECT_TRUE(near(big->get_buffer("weight_v"), "sn/big/v0"));
+
+  const Tensor xc = make_input({1, 2, 3, 3}, kFloat, 2);
+  manual_seed(2);
+  ConvTranspose2d ct(2, 3, 2);
+  set_weights(ct);
+  utils::spectral_norm(*ct);  // dim 1
+  EXPECT_TRUE(near(ct->get_buffer("weight_u"), "sn/convt/u0"));
+  EXPECT_TRUE(near(ct->get_buffer("weight_v"), "sn/convt/v0"));
+  EXPECT_TRUE(near(ct(xc), "sn/convt/out"));
+  EXPECT_TRUE(near(ct->get_buffer("weight_u"), "sn/convt/u1"));
+  manual_seed(2);
+  Conv2d cv(2, 3, 2);
+  set_weights(cv);
+  utils::spectral_norm(*cv, "weight", 1, 1e-6);
+  EXPECT_TRUE(near(cv->get_buffer("weight_u"), "sn/conv/u0"));
+  EXPECT_TRUE(near(cv->get_buffer("weight_v"), "sn/conv/v0"));
+  EXPECT_TRUE(near(cv(xc), "sn/conv/out"));
+}
+
+TEST(SpectralNormTest, NamesAndRemoveMatchPyTorch) {
+  const Tensor x = make_input({5, 4}, kFloat, 3);
+  Linear m(4, 3);
+  utils::spectral_norm(*m);
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("sn.params"));
+  EXPECT_EQ(names(m->named_buffers()), kTables.golden_string("sn.buffers"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("sn.state_dict"));
+
+  manual_seed(0);
+  Linear r(4, 3);
+  set_weights(r);
+  utils::spectral_norm(*r);
+  r(x);
+  utils::remove_spectral_norm(*r);
+  EXPECT_TRUE(near(r->weight, "sn/removed/weight"));
+  EXPECT_TRUE(r->weight.is_leaf());
+  EXPECT_EQ(names(r->named_parameters()), kTables.golden_string("sn.removed_params"));
+  EXPECT_EQ(keys(r->state_dict()), kTables.golden_string("sn.removed_state_dict"));
+  r(x);  // no hook left
+
+  manual_seed(0);
+  Linear d(4, 3);
+  d->to(kDouble);
+  set_weights(d);
+  utils::spectral_norm(*d);
+  d->eval();
+  const Tensor y = d(x.to(kDouble));
+  EXPECT_TRUE(near(y, "sn/f64_eval/out"));
+  backward_weighted(y);
+  expect_grads(*d, "sn/f64_eval");
+  // In eval mode u and v stay: the weight is a function of weight_orig.
+  const Tensor xd = make_input({2, 4}, kDouble, 1).requires_grad_();
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{d(xd)}; },
+                {d->get_parameter("weight_orig"), xd}),
+            "");
+}
+
+TEST(WeightNormTest, ErrorsMatchPyTorch) {
+  Linear m(4, 3);
+  kTables.expect_golden_error("wn.unknown", [&] { utils::weight_norm(*m, "foo"); });
+  kTables.expect_golden_error("wn.remove_none", [&] { utils::remove_weight_norm(*m); });
+  utils::weight_norm(*m);
+  kTables.expect_golden_error("wn.twice", [&] { utils::weight_norm(*m); });
+  Linear s(4, 3);
+  kTables.expect_golden_error("sn.iterations", [&] { utils::spectral_norm(*s, "weight", 0); });
+  kTables.expect_golden_error("sn.remove_none", [&] { utils::remove_spectral_norm(*s); });
+  utils::spectral_norm(*s);
+  kTables.expect_golden_error("sn.twice", [&] { utils::spectral_norm(*s); });
+}
+
+// --- parametrize -------------------------------------------------------------------------
+
+struct SymmetricImpl : Module {
+  Tensor forward(const Tensor& x) { return x.triu() + x.triu(1).transpose(0, 1); }
+};
+EMBER_MODULE(Symmetric);
+
+struct PositiveImpl : Module {
+  Tensor forward(const Tensor& x) { return x.exp(); }
+  Tensor right_inverse(const Tensor& y) { return y.log(); }
+};
+EMBER_MODULE(Positive);
+
+struct ScaleImpl : Module {
+  ScaleImpl() { factor = register_buffer("factor", tensor({1.5f, -0.5f, 2.0f})); }
+  Tensor forward(const Tensor& x) { return x * factor; }
+  Tensor factor;
+};
+EMBER_MODULE(Scale);
+
+struct RowImpl : Module {
+  Tensor forward(const Tensor& x) { return x[0]; }
+};
+EMBER_MODULE(Row);
+
+struct ToDoubleImpl : Module {
+  Tensor forward(const Tensor& x) { return x.to(kDouble); }
+};
+EMBER_MODULE(ToDouble);
+
+struct CountingImpl : Module {
+  Tensor forward(const Tensor& x) {
+    ++calls;
+    return x * 2;
+  }
+  int calls = 0;
+};
+EMBER_MODULE(Counting);
+
+struct IdentityImpl : Module {
+  Tensor forward(const Tensor& x) { return x; }
+};
+EMBER_MODULE(Identity);
+
+TEST(ParametrizeTest, SymmetricAndChainMatchPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear m(3, 3);
+  set_weights(m);
+  P::register_parametrization(*m, "weight", Symmetric());
+  EXPECT_TRUE(P::is_parametrized(*m));
+  EXPECT_TRUE(P::is_parametrized(*m, "weight"));
+  EXPECT_FALSE(P::is_parametrized(*m, "bias"));
+  EXPECT_EQ(m->repr(), kTables.golden_string("pz.repr"));
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("pz.params"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("pz.state_dict"));
+  EXPECT_TRUE(near(m->weight, "pz/sym/weight"));
+  const Tensor y = m(x);
+  EXPECT_TRUE(near(y, "pz/sym/out"));
+  backward_weighted(y);
+  expect_grads(*m, "pz/sym");
+
+  P::register_parametrization(*m, "weight", Scale());
+  EXPECT_EQ(m->repr(), kTables.golden_string("pz.chain_repr"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("pz.chain_state_dict"));
+  EXPECT_TRUE(near(m(x), "pz/chain/out"));
+  P::remove_parametrizations(*m, "weight");
+  EXPECT_TRUE(near(m->weight, "pz/chain/removed_weight"));
+  EXPECT_TRUE(m->weight.is_leaf());
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("pz.removed_params"));
+  EXPECT_EQ(m->repr(), kTables.golden_string("pz.removed_repr"));
+  EXPECT_FALSE(P::is_parametrized(*m));
+}
+
+TEST(ParametrizeTest, RightInverseAndBuffersMatchPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear p(3, 3);
+  {
+    NoGradGuard no_grad;
+    p->weight.copy_(make_input({3, 3}, kFloat, 1).abs() + 0.25);
+    p->bias.zero_();
+  }
+  P::register_parametrization(*p, "weight", Positive());
+  EXPECT_TRUE(near(p->get_parameter("parametrizations.weight.original"), "pz/pos/original"));
+  EXPECT_TRUE(near(p->weight, "pz/pos/weight"));
+  backward_weighted(p(x));
+  expect_grads(*p, "pz/pos");
+  P::remove_parametrizations(*p, "weight", /*leave_parametrized=*/false);
+  EXPECT_TRUE(near(p->weight, "pz/pos/removed_unparametrized"));
+
+  BatchNorm1d bn(3);
+  P::register_parametrization(*bn, "running_var", Scale());
+  EXPECT_EQ(keys(bn->state_dict()), kTables.golden_string("pz.buffer_state_dict"));
+  EXPECT_EQ(names(bn->named_parameters()), kTables.golden_string("pz.buffer_params"));
+  EXPECT_TRUE(bn->running_var.equal(tensor({1.5f, -0.5f, 2.0f})));
+}
+
+TEST(ParametrizeTest, GradientsMatchFiniteDifferences) {
+  Linear m(3, 3);
+  m->to(kDouble);
+  set_weights(m);
+  P::register_parametrization(*m, "weight", Symmetric());
+  P::register_parametrization(*m, "weight", Positive());
+  const Tensor x = make_input({2, 3}, kDouble, 3).requires_grad_();
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{m(x)}; },
+                {m->get_parameter("parametrizations.weight.original"), x}),
+            "");
+}
+
+TEST(ParametrizeTest, IdentityKeepsTheOriginalAndCachedComputesOnce) {
+  Linear m(3, 3);
+  set_weights(m);
+  const Tensor w = m->weight.detach().clone();
+  P::register_parametrization(*m, "weight", Identity());
+  const Tensor& original = m->get_parameter("parametrizations.weight.original");
+  EXPECT_TRUE(original.equal(w));
+  EXPECT_TRUE(original.is_leaf());
+  m(ones({1, 3})).sum().backward();
+  EXPECT_TRUE(original.grad().equal(ones({3, 3})));
+  EXPECT_TRUE(original.equal(w));
+
+  Linear c(3, 3);
+  Counting counting;
+  P::register_parametrization(*c, "weight", counting);
+  const int at_registration = counting->calls;
+  c(ones({1, 3}));
+  c(ones({1, 3}));
+  EXPECT_EQ(counting->calls - at_registration, 2);
+  {
+    auto guard = P::cached();
+    c(ones({1, 3}));
+    c(ones({1, 3})).sum().backward();
+  }
+  EXPECT_EQ(counting->calls - at_registration, 3);
+  EXPECT_TRUE(
+      c->get_parameter("parametrizations.weight.original").grad().equal(full({3, 3}, 2.0f)));
+  EXPECT_TRUE(
+      P::value(*c, "weight").equal(c->get_parameter("parametrizations.weight.original") * 2));
+}
+
+TEST(ParametrizeTest, ErrorsMatchPyTorch) {
+  Linear m(3, 3);
+  kTables.expect_golden_error("pz.unknown",
+                              [&] { P::register_parametrization(*m, "foo", Symmetric()); });
+  kTables.expect_golden_error("pz.shape",
+                              [&] { P::register_parametrization(*m, "weight", Row()); });
+  kTables.expect_golden_error("pz.dtype",
+                              [&] { P::register_parametrization(*m, "weight", ToDouble()); });
+  kTables.expect_golden_error("pz.remove_none", [&] { P::remove_parametrizations(*m, "weight"); });
+  EXPECT_FALSE(P::is_parametrized(*m));
+  EXPECT_EQ(m->repr(), "Linear(in_features=3, out_features=3, bias=True)");
+  P::register_parametrization(*m, "weight", Symmetric());
+  kTables.expect_golden_error("pz.shape_second",
+                              [&] { P::register_parametrization(*m, "weight", Row()); });
+  kTables.expect_golden_error("pz.remove_other", [&] { P::remove_parametrizations(*m, "bias"); });
+  // unsafe: the shape may change.
+  Linear u(3, 3);
+  P::register_parametrization(*u, "weight", Row(), /*unsafe=*/true);
+  EXPECT_EQ(u->weight.sizes(), IntArrayRef({3}));
+}
+
+// --- prune --------------------------------------------------------------------------------
+
+using PruneFn = std::function<void(Module&)>;
+
+TEST(PruneTest, MasksOutputsAndGradientsMatchPyTorch) {
+  const Tensor x = make_input({5, 4}, kFloat, 3);
+  const std::vector<std::pair<std::string, PruneFn>> cases = {
+      {"l1_frac", [](Module& m) { prune::l1_unstructured(m, "weight", 0.3); }},
+      {"l1_int", [](Module& m) { prune::l1_unstructured(m, "weight", 5); }},
+      {"l1_all", [](Module& m) { prune::l1_unstructured(m, "weight", 1.0); }},
+      {"l1_zero", [](Module& m) { prune::l1_unstructured(m, "weight", 0); }},
+      {"identity", [](Module& m) { prune::identity(m, "weight"); }},
+      {"ln2_dim0", [](Module& m) { prune::ln_structured(m, "weight", 0.34, 2, 0); }},
+      {"ln1_dim1", [](Module& m) { prune::ln_structured(m, "weight", 2, 1, 1); }},
+      {"lninf_dim_1",
+       [](Module& m) {
+         prune::ln_structured(m, "weight", 1, std::numeric_limits<double>::infinity(), -1);
+       }},
+      {"random_u", [](Module& m) { prune::random_unstructured(m, "weight", 0.5); }},
+      {"random_s", [](Module& m) { prune::random_structured(m, "weight", 1, 0); }},
+      {"random_s1", [](Module& m) { prune::random_structured(m, "weight", 0.5, 1); }},
+      {"bias_l1", [](Module& m) { prune::l1_unstructured(m, "bias", 1); }},
+      {"l1_twice",
+       [](Module& m) {
+         prune::l1_unstructured(prune::l1_unstructured(m, "weight", 3), "weight", 0.5);
+       }},
+      {"l1_then_ln",
+       [](Module& m) {
+         prune::ln_structured(prune::l1_unstructured(m, "weight", 4), "weight", 1, 2, 1);
+       }},
+      {"ln_then_random",
+       [](Module& m) {
+         prune::random_unstructured(prune::ln_structured(m, "weight", 1, 1, 0), "weight", 3);
+       }},
+  };
+  for (const auto& [name, fn] : cases) {
+    SCOPED_TRACE(name);
+    manual_seed(0);
+    Linear m(4, 3);
+    set_weights(m);
+    fn(*m);
+    const bool bias = name.rfind("bias", 0) == 0;
+    const std::string pre = "prune/" + name;
+    EXPECT_TRUE(near(m->get_buffer(bias ? "bias_mask" : "weight_mask"), pre + "/mask"));
+    EXPECT_TRUE(near(bias ? m->bias : m->weight, pre + "/pruned"));
+    const Tensor y = m(x);
+    EXPECT_TRUE(near(y, pre + "/out"));
+    backward_weighted(y);
+    expect_grads(*m, pre);
+  }
+}
+
+TEST(PruneTest, NamesRemoveGlobalAndCustomMatchPyTorch) {
+  Linear m(4, 3);
+  set_weights(m);
+  EXPECT_FALSE(prune::is_pruned(*m));
+  prune::l1_unstructured(*m, "weight", 0.3);
+  EXPECT_TRUE(prune::is_pruned(*m));
+  Sequential outer(m);
+  EXPECT_TRUE(prune::is_pruned(*outer));
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("prune.params"));
+  EXPECT_EQ(names(m->named_buffers()), kTables.golden_string("prune.buffers"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("prune.state_dict"));
+  prune::remove(*m, "weight");
+  EXPECT_TRUE(near(m->weight, "prune/removed/weight"));
+  EXPECT_TRUE(m->weight.is_leaf());
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("prune.removed_params"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("prune.removed_state_dict"));
+  EXPECT_FALSE(prune::is_pruned(*m));
+
+  Conv2d c(2, 4, 2);
+  set_weights(c);
+  prune::ln_structured(*c, "weight", 0.5, 2, 0);
+  EXPECT_TRUE(near(c->get_buffer("weight_mask"), "prune/conv_ln/mask"));
+
+  Linear a(4, 3), b(3, 2);
+  set_weights(a, 0);
+  set_weights(b, 2, 0.75);
+  prune::l1_unstructured(*b, "weight", 2);
+  prune::global_unstructured({{a.ptr(), "weight"}, {b.ptr(), "weight"}, {a.ptr(), "bias"}},
+                             prune::L1Unstructured(0.4));
+  EXPECT_TRUE(near(a->get_buffer("weight_mask"), "prune/global/a_mask"));
+  EXPECT_TRUE(near(b->get_buffer("weight_mask"), "prune/global/b_mask"));
+  EXPECT_TRUE(near(a->get_buffer("bias_mask"), "prune/global/a_bias_mask"));
+  manual_seed(4);
+  Linear ra(4, 3), rb(3, 2);
+  set_weights(ra, 0);
+  set_weights(rb, 2, 0.75);
+  prune::global_unstructured({{ra.ptr(), "weight"}, {rb.ptr(), "weight"}},
+                             prune::RandomUnstructured(7));
+  EXPECT_TRUE(near(ra->get_buffer("weight_mask"), "prune/global_random/a_mask"));
+  EXPECT_TRUE(near(rb->get_buffer("weight_mask"), "prune/global_random/b_mask"));
+  EXPECT_THROW(prune::global_unstructured({{ra.ptr(), "weight"}}, prune::LnStructured(1, 2, 0)),
+               TypeError);
+
+  Linear s(4, 3);
+  set_weights(s);
+  prune::l1_unstructured(*s, "weight", 4, make_input({3, 4}, kFloat, 9));
+  EXPECT_TRUE(near(s->get_buffer("weight_mask"), "prune/scores/mask"));
+  Linear cm(4, 3);
+  set_weights(cm);
+  prune::custom_from_mask(*cm, "weight", make_input({3, 4}, kBool, 1));
+  EXPECT_TRUE(near(cm->get_buffer("weight_mask"), "prune/custom/mask"));
+}
+
+TEST(PruneTest, GradientsMatchFiniteDifferences) {
+  Linear m(4, 3);
+  m->to(kDouble);
+  set_weights(m);
+  prune::ln_structured(prune::l1_unstructured(*m, "weight", 3), "weight", 1, 2, 0);
+  const Tensor x = make_input({2, 4}, kDouble, 3).requires_grad_();
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{m(x)}; },
+                {m->get_parameter("weight_orig"), m->get_parameter("bias"), x}),
+            "");
+}
+
+TEST(PruneTest, ErrorsMatchPyTorch) {
+  Linear m(4, 3);
+  set_weights(m);
+  kTables.expect_golden_error("prune.negative", [&] { prune::l1_unstructured(*m, "weight", -1); });
+  kTables.expect_golden_error("prune.fraction", [&] { prune::l1_unstructured(*m, "weight", 1.5); });
+  kTables.expect_golden_error("prune.negative_fraction",
+                              [&] { prune::random_unstructured(*m, "weight", -0.1); });
+  kTables.expect_golden_error("prune.too_many", [&] { prune::l1_unstructured(*m, "weight", 13); });
+  kTables.expect_golden_error("prune.too_many_channels",
+                              [&] { prune::ln_structured(*m, "weight", 4, 2, 0); });
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("prune.after_error_params"));
+  EXPECT_FALSE(prune::is_pruned(*m));
+  kTables.expect_golden_error("prune.unknown", [&] { prune::l1_unstructured(*m, "foo", 1); });
+  kTables.expect_golden_error("prune.structured_1d",
+                              [&] { prune::ln_structured(*m, "bias", 1, 2, 0); });
+  kTables.expect_golden_error("prune.dim", [&] { prune::random_structured(*m, "weight", 1, 2); });
+  kTables.expect_golden_error("prune.remove_unpruned", [&] { prune::remove(*m, "weight"); });
+  // A failed second pruning keeps the first.
+  prune::l1_unstructured(*m, "weight", 2);
+  EXPECT_THROW(prune::l1_unstructured(*m, "weight", 11), ValueError);
+  EXPECT_TRUE(prune::is_pruned(*m));
+  EXPECT_EQ(m->get_buffer("weight_mask").sum().item<float>(), 10.0f);
+}
+
+}  // namespace
+}  // namespace nn
+}  // namespace ember

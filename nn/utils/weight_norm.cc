@@ -1,0 +1,232 @@
+#include "nn/utils/weight_norm.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "autograd/grad_mode.h"
+#include "nn/conv.h"
+#include "nn/utils/reparametrize.h"
+#include "tensor/all.h"
+
+namespace ember {
+namespace nn {
+namespace utils {
+
+using detail::ModuleAccess;
+
+Tensor norm_except_dim(const Tensor& v, double pow, int64_t dim) {
+  if (dim == -1) return v.norm(pow);
+  const int64_t last = v.dim() - 1;
+  if (dim == 0) {
+    std::vector<int64_t> output_size(v.dim(), 1);
+    output_size[0] = v.size(0);
+    return v.contiguous().view({v.size(0), -1}).norm(pow, {1}).view(output_size);
+  }
+  if (dim == last) {
+    std::vector<int64_t> output_size(v.dim(), 1);
+    output_size[last] = v.size(last);
+    return v.contiguous().view({-1, v.size(last)}).norm(pow, {0}).view(output_size);
+  }
+  return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim);
+}
+
+namespace {
+
+// --- weight_norm ------------------------------------------------------------------
+
+struct WeightNormState {
+  std::string name;
+  int64_t dim;
+  Tensor target;  // the TensorImpl the layer's member shares
+
+  Tensor compute_weight(Module& m) const {
+    const Tensor& g = detail::parameter_or_throw(m, name + "_g");
+    const Tensor& v = detail::parameter_or_throw(m, name + "_v");
+    return v * (g / norm_except_dim(v, 2, dim));
+  }
+};
+
+struct WeightNormHook {
+  std::shared_ptr<WeightNormState> state;
+  void operator()(Module& m, const std::vector<Tensor>&) const {
+    detail::rebind_tensor(state->target, state->compute_weight(m));
+  }
+};
+
+std::shared_ptr<WeightNormState> find_weight_norm(Module& m, const std::string& name) {
+  for (auto& s : ModuleAccess::hooks_of<WeightNormHook>(m)) {
+    if (s->name == name) return s;
+  }
+  return nullptr;
+}
+
+// --- spectral_norm ----------------------------------------------------------------
+
+// torch.nn.functional.normalize(x, dim=0, eps) of a vector.
+Tensor normalize(const Tensor& x, double eps) {
+  return x / x.norm(2, {0}, /*keepdim=*/true).clamp_min(eps).expand_as(x);
+}
+
+struct SpectralNormState {
+  std::string name;
+  int64_t dim;
+  int64_t n_power_iterations;
+  double eps;
+  Tensor target;
+
+  Tensor reshape_weight_to_matrix(const Tensor& weight) const {
+    Tensor mat = weight;
+    if (dim != 0) {
+      std::vector<int64_t> perm{dim};
+      for (int64_t d = 0; d < weight.dim(); ++d) {
+        if (d != dim) perm.push_back(d);
+      }
+      mat = mat.permute(perm);
+    }
+    return mat.reshape({mat.size(0), -1});
+  }
+
+  Tensor compute_weight(Module& m, bool do_power_iteration) const {
+    const Tensor& weight = detail::parameter_or_throw(m, name + "_orig");
+    Tensor* u_buf = ModuleAccess::buffer(m, name + "_u");
+    Tensor* v_buf = ModuleAccess::buffer(m, name + "_v");
+    EMBER_CHECK(u_buf != nullptr && v_buf != nullptr, detail::no_attribute(m, name + "_u"));
+    Tensor u = *u_buf, v = *v_buf;
+    const Tensor weight_mat = reshape_weight_to_matrix(weight);
+    if (do_power_iteration) {
+      NoGradGuard no_grad;
+      // In place into the buffers (PyTorch's out=), then copies: the graph
+      // below keeps this call's u and v whatever later calls do.
+      for (int64_t i = 0; i < n_power_iterations; ++i) {
+        v.copy_(normalize(weight_mat.t().mv(u), eps));
+        u.copy_(normalize(weight_mat.mv(v), eps));
+      }
+      u = u.clone();
+      v = v.clone();
+    }
+    const Tensor sigma = u.dot(weight_mat.mv(v));
+    return weight / sigma;
+  }
+};
+
+struct SpectralNormHook {
+  std::shared_ptr<SpectralNormState> state;
+  void operator()(Module& m, const std::vector<Tensor>&) const {
+    detail::rebind_tensor(state->target, state->compute_weight(m, m.is_training()));
+  }
+};
+
+std::shared_ptr<SpectralNormState> find_spectral_norm(Module& m, const std::string& name) {
+  for (auto& s : ModuleAccess::hooks_of<SpectralNormHook>(m)) {
+    if (s->name == name) return s;
+  }
+  return nullptr;
+}
+
+bool is_conv_transpose(Module& m) {
+  return m.as<ConvTranspose1dImpl>() != nullptr || m.as<ConvTranspose2dImpl>() != nullptr ||
+         m.as<ConvTranspose3dImpl>() != nullptr;
+}
+
+// Makes `target` (the member's TensorImpl) the parameter `name` again,
+// holding `value`, registered after the module's other parameters.
+void restore_parameter(Module& m, const std::string& name, const Tensor& target,
+                       const Tensor& value, bool requires_grad) {
+  detail::rebind_tensor(target, value.detach());
+  m.register_parameter(name, target, requires_grad);
+}
+
+}  // namespace
+
+Module& weight_norm(Module& module, const std::string& name, std::optional<int64_t> dim) {
+  EMBER_CHECK(find_weight_norm(module, name) == nullptr,
+              "Cannot register two weight_norm hooks on the same parameter ", name);
+  Tensor weight = detail::parameter_or_throw(module, name);
+  EMBER_CHECK_TYPE(weight.defined(), "weight_norm: parameter '", name, "' of ", module.name(),
+                   " is None");
+  auto state = std::make_shared<WeightNormState>();
+  state->name = name;
+  state->dim = dim.value_or(-1);
+  state->target = weight;
+  Tensor g, v;
+  {
+    NoGradGuard no_grad;
+    g = norm_except_dim(weight.detach(), 2, state->dim);
+    v = weight.detach();
+  }
+  ModuleAccess::remove_parameter(module, name);
+  module.register_parameter(name + "_g", g);
+  module.register_parameter(name + "_v", v);
+  detail::rebind_tensor(weight, state->compute_weight(module));
+  module.register_forward_pre_hook(WeightNormHook{state});
+  return module;
+}
+
+Module& remove_weight_norm(Module& module, const std::string& name) {
+  std::shared_ptr<WeightNormState> state = find_weight_norm(module, name);
+  EMBER_CHECK_VALUE(state != nullptr, "weight_norm of '", name, "' not found in ", module.repr());
+  const Tensor weight = state->compute_weight(module);
+  ModuleAccess::remove_hook<WeightNormHook>(module, state);
+  ModuleAccess::remove_parameter(module, name + "_g");
+  ModuleAccess::remove_parameter(module, name + "_v");
+  restore_parameter(module, name, state->target, weight, /*requires_grad=*/true);
+  return module;
+}
+
+Module& spectral_norm(Module& module, const std::string& name, int64_t n_power_iterations,
+                      double eps, std::optional<int64_t> dim) {
+  const int64_t d = dim.value_or(is_conv_transpose(module) ? 1 : 0);
+  EMBER_CHECK(find_spectral_norm(module, name) == nullptr,
+              "Cannot register two spectral_norm hooks on the same parameter ", name);
+  EMBER_CHECK_VALUE(n_power_iterations > 0,
+                    "Expected n_power_iterations to be positive, but got n_power_iterations=",
+                    n_power_iterations);
+  Tensor weight = detail::parameter_or_throw(module, name);
+  EMBER_CHECK_VALUE(weight.defined(), "`SpectralNorm` cannot be applied as parameter `", name,
+                    "` is None");
+  auto state = std::make_shared<SpectralNormState>();
+  state->name = name;
+  state->dim = d;
+  state->n_power_iterations = n_power_iterations;
+  state->eps = eps;
+  state->target = weight;
+  Tensor u, v, orig;
+  {
+    NoGradGuard no_grad;
+    const Tensor weight_mat = state->reshape_weight_to_matrix(weight);
+    u = normalize(empty({weight_mat.size(0)}, weight.options()).normal_(0, 1), eps);
+    v = normalize(empty({weight_mat.size(1)}, weight.options()).normal_(0, 1), eps);
+    orig = weight.detach();
+  }
+  const bool requires_grad = weight.requires_grad();
+  ModuleAccess::remove_parameter(module, name);
+  module.register_parameter(name + "_orig", orig, requires_grad);
+  // Until the first call the member holds weight.data, as PyTorch's.
+  detail::rebind_tensor(weight, orig.detach());
+  module.register_buffer(name + "_u", u);
+  module.register_buffer(name + "_v", v);
+  module.register_forward_pre_hook(SpectralNormHook{state});
+  return module;
+}
+
+Module& remove_spectral_norm(Module& module, const std::string& name) {
+  std::shared_ptr<SpectralNormState> state = find_spectral_norm(module, name);
+  EMBER_CHECK_VALUE(state != nullptr, "spectral_norm of '", name, "' not found in ", module.repr());
+  Tensor weight;
+  {
+    NoGradGuard no_grad;
+    weight = state->compute_weight(module, /*do_power_iteration=*/false);
+  }
+  ModuleAccess::remove_hook<SpectralNormHook>(module, state);
+  ModuleAccess::remove_buffer(module, name + "_u");
+  ModuleAccess::remove_buffer(module, name + "_v");
+  ModuleAccess::remove_parameter(module, name + "_orig");
+  restore_parameter(module, name, state->target, weight, /*requires_grad=*/true);
+  return module;
+}
+
+}  // namespace utils
+}  // namespace nn
+}  // namespace ember
