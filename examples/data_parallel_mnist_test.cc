@@ -1,6 +1,7 @@
 // Seed 000's DataParallel program (examples/data_parallel_mnist.cc) over two
 // CPU "devices": the loss falls, and every step's loss is the one the same
-// program prints for the module alone (--devices=cpu).
+// program prints for the module alone (--devices=cpu), within float32's
+// rounding.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -44,8 +45,13 @@ TEST(DataParallelMnistTest, TwoCpuReplicasLearnLikeTheModuleAlone) {
   ASSERT_EQ(dp.size(), static_cast<size_t>(kSteps)) << dp_out;
   ASSERT_EQ(alone.size(), static_cast<size_t>(kSteps)) << alone_out;
   for (int i = 0; i < kSteps; ++i) {
-    // float32: the two half-batch gradients summed round differently.
-    EXPECT_NEAR(dp[i], alone[i], 1e-5) << "step " << i + 1 << "\n" << dp_out << alone_out;
+    // float32: the two half-batch gradients are summed in another order
+    // (and their GEMMs have other shapes), and the difference that makes
+    // grows along the trajectory: 1e-5 for the first 20 steps; the last
+    // ten (losses near 1) reached 1e-4 when conv1's weight gradient moved
+    // from OpenBLAS to oneDNN (Note [GEMM backends]).
+    const double tol = i < 20 ? 1e-5 : 5e-4;
+    EXPECT_NEAR(dp[i], alone[i], tol) << "step " << i + 1 << "\n" << dp_out << alone_out;
   }
   const double last = (dp[kSteps - 1] + dp[kSteps - 2] + dp[kSteps - 3]) / 3;
   EXPECT_LT(last, dp[0] - 0.5) << dp_out;  // from about ln(10) = 2.30

@@ -344,18 +344,29 @@ void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* o
   });
 }
 
+// The sum of n contiguous values in eight independent lanes, which the
+// compiler vectorizes (a single running sum is a dependency chain it may
+// not reorder): the bias gradient's per-plane sums, 3% of the LeNet step.
+template <typename T>
+T lane_sum(const T* p, int64_t n) {
+  T lanes[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) lanes[l] += p[i + l];
+  }
+  T s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+        ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
 template <typename T>
 void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
   const int64_t L = g.l();
   if (gb) {
     for (int64_t co = 0; co < g.co; ++co) gb[co] = T(0);
     for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t co = 0; co < g.co; ++co) {
-        const T* src = gy + (n * g.co + co) * L;
-        T s = 0;
-        for (int64_t l = 0; l < L; ++l) s += src[l];
-        gb[co] += s;
-      }
+      for (int64_t co = 0; co < g.co; ++co) gb[co] += lane_sum(gy + (n * g.co + co) * L, L);
     }
   }
   if (!gx && !gw) return;
