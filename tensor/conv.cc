@@ -131,22 +131,8 @@ void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
   const int64_t L = geom.l(), kk = geom.kh * geom.kw, cols = nb * L;
   const int64_t units = geom.ckk() * nb;
 #if defined(__AVX2__)
-  if constexpr (std::is_same<T, float>::value) {
-    if (dense_rows(geom)) {
-      const RowCopier rows(geom.ow);
-      parallel_for(0, units, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
-                   [&](int64_t b, int64_t e) {
-                     const Geometry g = geom;
-                     for (int64_t u = b; u < e; ++u) {
-                       const int64_t r = u / nb, n = u % nb;
-                       const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
-                       const T* src = x + ((n0 + n) * g.c + c) * g.h * g.w + ki * g.w + kj;
-                       rows.gather(src, g.w, col + r * cols + n * L, g.oh, g.ow);
-                     }
-                   });
-      return;
-    }
-  }
+  const bool dense = std::is_same<T, float>::value && dense_rows(geom);
+  const RowCopier rows(geom.ow);
 #endif
   parallel_for(0, units, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
                [&](int64_t b, int64_t e) {
@@ -156,6 +142,14 @@ void im2col(const Geometry& geom, const T* x, int64_t n0, int64_t nb, T* col) {
                    const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
                    const T* plane = x + ((n0 + n) * g.c + c) * g.h * g.w;
                    T* dst = col + r * cols + n * L;
+#if defined(__AVX2__)
+                   if constexpr (std::is_same<T, float>::value) {
+                     if (dense) {  // every row inside the input: copies only
+                       rows.gather(plane + ki * g.w + kj, g.w, dst, g.oh, g.ow);
+                       continue;
+                     }
+                   }
+#endif
                    const int64_t off = kj * g.dw - g.pw;
                    const auto [lo, hi] = valid_columns(g, off);
                    for (int64_t oy = 0; oy < g.oh; ++oy) {
@@ -187,25 +181,8 @@ template <typename T>
 void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
   const int64_t L = geom.l(), cols = nb * L;
 #if defined(__AVX2__)
-  if constexpr (std::is_same<T, float>::value) {
-    if (dense_rows(geom)) {
-      const RowCopier rows(geom.ow);
-      parallel_for(0, nb * geom.c, 1, [&](int64_t b, int64_t e) {
-        const Geometry g = geom;
-        for (int64_t u = b; u < e; ++u) {
-          const int64_t n = u / g.c, c = u % g.c;
-          T* plane = gx + ((n0 + n) * g.c + c) * g.h * g.w;
-          for (int64_t ki = 0; ki < g.kh; ++ki) {
-            for (int64_t kj = 0; kj < g.kw; ++kj) {
-              const int64_t r = (c * g.kh + ki) * g.kw + kj;
-              rows.scatter_add(col + r * cols + n * L, plane + ki * g.w + kj, g.w, g.oh, g.ow);
-            }
-          }
-        }
-      });
-      return;
-    }
-  }
+  const bool dense = std::is_same<T, float>::value && dense_rows(geom);
+  const RowCopier rows(geom.ow);
 #endif
   parallel_for(0, nb * geom.c, 1, [&](int64_t b, int64_t e) {
     const Geometry g = geom;  // local: stores through gx cannot alias it
@@ -216,6 +193,14 @@ void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
         for (int64_t kj = 0; kj < g.kw; ++kj) {
           const int64_t r = (c * g.kh + ki) * g.kw + kj;
           const T* src = col + r * cols + n * L;
+#if defined(__AVX2__)
+          if constexpr (std::is_same<T, float>::value) {
+            if (dense) {
+              rows.scatter_add(src, plane + ki * g.w + kj, g.w, g.oh, g.ow);
+              continue;
+            }
+          }
+#endif
           const int64_t off = kj * g.dw - g.pw;
           const auto [lo, hi] = valid_columns(g, off);
           for (int64_t oy = 0; oy < g.oh; ++oy) {

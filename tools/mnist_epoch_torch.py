@@ -15,28 +15,16 @@ import argparse
 import gzip
 import os
 import shutil
+import sys
 import tempfile
 import time
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 from torchvision import datasets, transforms
 
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 20, 5, 1)
-        self.conv2 = nn.Conv2d(20, 50, 5, 1)
-        self.fc1 = nn.Linear(4 * 4 * 50, 500)
-        self.fc2 = nn.Linear(500, 10)
-
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2, 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2, 2)
-        x = x.view(-1, 4 * 4 * 50)
-        return self.fc2(F.relu(self.fc1(x)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from seed_net import Net  # noqa: E402
 
 
 def dataset_root(data_root):
