@@ -1,5 +1,6 @@
 // Note [Fused gelu] on CUDA: PyTorch's gelu and gelu_backward formulas, one
-// elementwise kernel each, in float for half/bfloat16 (rounded once).
+// elementwise kernel each, in float for half/bfloat16 (rounded once); and
+// Note [Fused relu backward]'s threshold_backward.
 
 #include <cmath>
 #include <type_traits>
@@ -76,7 +77,23 @@ struct GeluBackward {
   }
 };
 
+template <typename T>
+struct ThresholdBackward {
+  opmath_t<T> threshold;
+  __device__ T operator()(T grad, T self) const {
+    return static_cast<opmath_t<T>>(self) <= threshold ? T(0) : grad;
+  }
+};
+
 }  // namespace
+
+cudaError_t launch_threshold_backward(DType dtype, const Elementwise& e, ScalarBits threshold) {
+  return dispatch<kNumericKinds>(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return run_binary<T, T>(
+        e, ThresholdBackward<T>{static_cast<opmath_t<T>>(from_bits<T>(threshold))});
+  });
+}
 
 cudaError_t launch_gelu(DType dtype, const Elementwise& e, bool tanh_approximation) {
   return dispatch<kFloatingKinds>(dtype, [&](auto tag) {

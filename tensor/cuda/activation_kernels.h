@@ -1,4 +1,4 @@
-// Note [Fused gelu] on CUDA: the launchers of activation.cu, called from
+// Note [Fused gelu] and [Fused relu backward] on CUDA: the launchers of activation.cu, called from
 // activation.cc. Internal to //tensor/cuda.
 
 #ifndef EMBER_TENSOR_CUDA_ACTIVATION_KERNELS_H_
@@ -16,6 +16,9 @@ namespace kernels {
 // operands in `dtype` (floating).
 cudaError_t launch_gelu(DType dtype, const Elementwise& e, bool tanh_approximation);
 cudaError_t launch_gelu_backward(DType dtype, const Elementwise& e, bool tanh_approximation);
+// Note [Fused relu backward]: e is (out, grad_output, self), all in dtype
+// (numeric); out = self <= threshold ? 0 : grad_output.
+cudaError_t launch_threshold_backward(DType dtype, const Elementwise& e, ScalarBits threshold);
 
 }  // namespace kernels
 }  // namespace cuda

@@ -143,16 +143,6 @@ kernels::IndexLoop make_loop(const ember::detail::IndexLoop& loop) {
   return l;
 }
 
-// The bytes of `value` in `dtype`, low bytes first.
-kernels::ScalarBits bits_of(const Scalar& value, ScalarType dtype) {
-  kernels::ScalarBits bits = 0;
-  EMBER_DISPATCH_ALL_TYPES(dtype, "index_kernel", [&] {
-    const scalar_t v = value.to<scalar_t>();
-    std::memcpy(&bits, &v, sizeof(v));
-  });
-  return bits;
-}
-
 const char* name_of(const ember::detail::IndexLoop& loop) {
   switch (loop.check) {
     case IndexCheck::kOutOfRangeInSelf:
@@ -189,14 +179,15 @@ void index_cuda(const ember::detail::IndexLoop& loop, const Tensor& dst, const T
   using Mode = ember::detail::IndexMode;
   switch (loop.mode) {
     case Mode::kAdd:
-      detail::check_launch(kernels::launch_index_add(detail::kernel_dtype(dst.dtype()), l,
-                                                     bits_of(loop.value, dst.dtype()), err),
-                           name_of(loop), dst.dtype());
+      detail::check_launch(
+          kernels::launch_index_add(detail::kernel_dtype(dst.dtype()), l,
+                                    detail::scalar_bits(loop.value, dst.dtype()), err),
+          name_of(loop), dst.dtype());
       return;
     case Mode::kFill:
-      detail::check_launch(kernels::launch_index_move(kernels::IndexMode::kFill,
-                                                      static_cast<int>(dst.element_size()), l,
-                                                      bits_of(loop.value, dst.dtype()), err),
+      detail::check_launch(kernels::launch_index_move(
+                               kernels::IndexMode::kFill, static_cast<int>(dst.element_size()), l,
+                               detail::scalar_bits(loop.value, dst.dtype()), err),
                            name_of(loop), dst.dtype());
       return;
     case Mode::kGather:

@@ -7,6 +7,7 @@
 
 #include "tensor/cuda/kernels.h"
 #include "tensor/iterator.h"
+#include "tensor/scalar.h"
 
 namespace ember {
 namespace cuda {
@@ -23,6 +24,10 @@ kernels::Elementwise make_elementwise(const TensorIterator& iter);
 // refused the dtype (cudaErrorInvalidValue from a launcher), else checks
 // `err` as EMBER_CUDA_CHECK does.
 void check_launch(cudaError_t err, const char* name, ScalarType dtype);
+
+// The bytes of s.to<scalar_t>() for dtype t, low bytes first (kernels.h's
+// ScalarBits): the CPU kernel's conversion, to the bit.
+kernels::ScalarBits scalar_bits(const Scalar& s, ScalarType t);
 
 // A kernel's pointer to an optional tensor: null when it is undefined.
 inline const void* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }

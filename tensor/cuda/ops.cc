@@ -49,6 +49,7 @@
 // asynchronous host-to-device copy per such op (Note [Pageable uploads] in
 // copy.cc), which PyTorch avoids by passing the value as a kernel argument.
 
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -63,6 +64,16 @@
 namespace ember {
 namespace cuda {
 namespace detail {
+
+kernels::ScalarBits scalar_bits(const Scalar& s, ScalarType t) {
+  kernels::ScalarBits bits = 0;
+  EMBER_DISPATCH_ALL_TYPES(t, "scalar", [&] {
+    const scalar_t v = s.to<scalar_t>();
+    static_assert(sizeof(v) <= sizeof(bits), "a scalar fits in 8 bytes");
+    std::memcpy(&bits, &v, sizeof(v));
+  });
+  return bits;
+}
 
 kernels::DType kernel_dtype(ScalarType t) {
   using kernels::DType;

@@ -34,6 +34,7 @@ namespace {
 using detail::check_launch;
 using detail::kernel_dtype;
 using detail::make_elementwise;
+using detail::scalar_bits;
 using kernels::DType;
 using kernels::Elementwise;
 using kernels::ScalarBits;
@@ -46,17 +47,6 @@ void launch(TensorIterator& iter, const char* name, F&& f) {
   detail::DeviceGuard guard(iter.device().index());
   const ScalarType t = iter.input_dtype(0);
   check_launch(f(kernel_dtype(t), make_elementwise(iter)), name, t);
-}
-
-// The bytes of s.to<scalar_t>() for dtype t (Note: low bytes first).
-ScalarBits bits_of(const Scalar& s, ScalarType t) {
-  ScalarBits bits = 0;
-  EMBER_DISPATCH_ALL_TYPES(t, "scalar", [&] {
-    const scalar_t v = s.to<scalar_t>();
-    static_assert(sizeof(v) <= sizeof(bits), "a scalar fits in 8 bytes");
-    std::memcpy(&bits, &v, sizeof(v));
-  });
-  return bits;
 }
 
 // static_cast<scalar_t>(v) for floating dtype t, back as a double (exact).
@@ -144,7 +134,7 @@ void pow_scalar_cuda(TensorIterator& iter, const Scalar& exp) {
   ScalarBits int_exp = 0;
   double e = 0, e_in_dtype = 0;
   if (is_integral(t, /*include_bool=*/false)) {
-    int_exp = bits_of(exp, t);
+    int_exp = scalar_bits(exp, t);
   } else {
     e = exp.toDouble();
     e_in_dtype = rounded_to(e, t);
@@ -200,13 +190,13 @@ void masked_fill_cuda(TensorIterator& iter, const Scalar& value) {
   detail::DeviceGuard guard(iter.device().index());
   const ScalarType t = iter.common_dtype();
   check_launch(kernels::launch_masked_fill(static_cast<int>(element_size(t)),
-                                           make_elementwise(iter), bits_of(value, t)),
+                                           make_elementwise(iter), scalar_bits(value, t)),
                "masked_fill_cuda", t);
 }
 
 void clamp_scalar_cuda(TensorIterator& iter, const Scalar& lo, const Scalar& hi) {
   const ScalarType t = iter.input_dtype(0);
-  const ScalarBits lo_bits = bits_of(lo, t), hi_bits = bits_of(hi, t);
+  const ScalarBits lo_bits = scalar_bits(lo, t), hi_bits = scalar_bits(hi, t);
   launch(iter, "clamp_scalar_cuda", [&](DType d, const Elementwise& e) {
     return kernels::launch_clamp(d, e, lo_bits, hi_bits);
   });

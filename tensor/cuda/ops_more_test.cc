@@ -581,5 +581,25 @@ TEST(CudaOpsMoreTest, GeluFusedMatchesTheCpu) {
   }
 }
 
+// Note [Fused relu backward]: threshold_backward on the device equals the
+// CPU's bit for bit (a select), with zeros, NaN and a transposed operand,
+// and relu's gradient through it.
+TEST(CudaOpsMoreTest, ThresholdBackwardMatchesTheCpu) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16, kLong}) {
+    Tensor s = values({7, 9}, kFloat, 6).round().to(t), g = values({9, 7}, kFloat, 2).to(t).t();
+    if (is_floating_point(t)) s.index_put_({0, 0}, NAN);
+    for (double th : {0.0, 0.5, -1.0}) {
+      expect_matches(threshold_backward(g.to(kCuda), s.to(kCuda), th), threshold_backward(g, s, th),
+                     0, 0);
+    }
+  }
+  Tensor x = values({5, 6}, kFloat, 3).round().requires_grad_(true);
+  Tensor xc = x.detach().to(kCuda).requires_grad_(true);
+  x.relu().sum().backward();
+  xc.relu().sum().backward();
+  expect_matches(xc.grad(), x.grad(), 0, 0);
+}
+
 }  // namespace
 }  // namespace ember
