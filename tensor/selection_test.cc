@@ -212,6 +212,18 @@ TEST(TopkTest, LargestSmallestDims) {
   EXPECT_GOLDEN_PAIR(in("t").to(kBFloat16).topk(3), "topk_bf16");
 }
 
+// Note [PyTorch's topk ties]: the same indices among equal values as
+// PyTorch, on the partial-sort path (k * 64 <= n) and the nth_element one.
+TEST(TopkTest, TiesGivePyTorchsIndices) {
+  for (int k : {3, 4, 40, 299}) {
+    SCOPED_TRACE(k);
+    EXPECT_GOLDEN_PAIR(in("many_ties").topk(k), "topk_ties_" + std::to_string(k));
+    EXPECT_GOLDEN_PAIR(in("many_ties").topk(k, -1, false),
+                       "topk_ties_smallest_" + std::to_string(k));
+  }
+  EXPECT_GOLDEN_PAIR(in("many_ties").topk(40, -1, true, /*sorted=*/false), "topk_ties_unsorted");
+}
+
 TEST(KthvalueTest, Values) {
   EXPECT_GOLDEN_PAIR(in("t").kthvalue(2), "kthvalue_2");
   EXPECT_GOLDEN_PAIR(in("t").kthvalue(3, 0, /*keepdim=*/true), "kthvalue_dim0_keepdim");

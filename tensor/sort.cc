@@ -136,6 +136,42 @@ struct PartialSort {
   }
 };
 
+// Note [PyTorch's topk ties]: topk selects as ATen's topk_impl_loop does,
+// so that equal values give PyTorch's indices (pruning masks, beam search):
+// libstdc++'s partial_sort when k * 64 <= n, else nth_element and, if
+// sorted, a sort of the first k - 1, all under a comparator of values
+// alone (NaN above everything), never positions. Which of several equal
+// values comes first is then the algorithm's, as in PyTorch built with
+// the same standard library (Debian's, GCC's libstdc++).
+struct TopKSelect {
+  bool sorted;
+  template <typename It, typename K>
+  void operator()(It first, It kth, It last, const Descending<K>& c) const {
+    run(first, kth, last, [keys = c.keys](int64_t a, int64_t b) {
+      const K x = keys[a], y = keys[b];
+      return (is_nan(x) && !is_nan(y)) || x > y;
+    });
+  }
+  template <typename It, typename K>
+  void operator()(It first, It kth, It last, const Ascending<K>& c) const {
+    run(first, kth, last, [keys = c.keys](int64_t a, int64_t b) {
+      const K x = keys[a], y = keys[b];
+      return (!is_nan(x) && is_nan(y)) || x < y;
+    });
+  }
+  template <typename It, typename Less>
+  void run(It first, It kth, It last, const Less& less) const {
+    const auto k = kth - first, n = last - first;
+    if (k == 0) return;
+    if (k * 64 <= n) {
+      std::partial_sort(first, kth, last, less);
+    } else {
+      std::nth_element(first, kth - 1, last, less);
+      if (sorted) std::sort(first, kth - 1, less);
+    }
+  }
+};
+
 // Only the (k-1)-th in place (kthvalue): its value is order[k - 1].
 struct NthElement {
   template <typename It, typename Cmp>
@@ -175,8 +211,6 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
                                 bool sorted) {
-  // sorted=false may return the k elements in any order; sorted order is one.
-  (void)sorted;
   profiler::RecordFunction prof_range("topk", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
@@ -191,7 +225,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   } else {
     values = empty(out_sizes, self.options());
     indices = empty(out_sizes, TensorOptions(kLong));
-    rows_select(self, dim, k, k, largest, values, indices, "topk_cpu", false, PartialSort{});
+    rows_select(self, dim, k, k, largest, values, indices, "topk_cpu", false, TopKSelect{sorted});
   }
   if (scope.active()) scope.record("topk", {self}, {values, indices}, {Scalar(dim), Scalar(true)});
   return {values, indices};

@@ -592,6 +592,23 @@ TEST(PruneTest, NamesRemoveGlobalAndCustomMatchPyTorch) {
   EXPECT_TRUE(near(rb->get_buffer("weight_mask"), "prune/global_random/b_mask"));
   EXPECT_THROW(prune::global_unstructured({{ra.ptr(), "weight"}}, prune::LnStructured(1, 2, 0)),
                TypeError);
+  Linear ga(4, 3), gb(3, 2);
+  set_weights(ga, 0);
+  set_weights(gb, 2, 0.75);
+  prune::global_unstructured({{ga.ptr(), "weight"}, {gb.ptr(), "weight"}}, prune::L1Unstructured(7),
+                             {{{ga.get(), "weight"}, make_input({3, 4}, kFloat, 9)}});
+  EXPECT_TRUE(near(ga->get_buffer("weight_mask"), "prune/global_scores/a_mask"));
+  EXPECT_TRUE(near(gb->get_buffer("weight_mask"), "prune/global_scores/b_mask"));
+  Linear gc(4, 3);
+  try {
+    prune::global_unstructured({{gc.ptr(), "weight"}}, prune::L1Unstructured(2),
+                               {{{gc.get(), "weight"}, ones({5})}});
+    ADD_FAILURE() << "scores of the wrong size accepted";
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(),
+                 "global_unstructured(): the importance_scores of 'weight' have 5 elements, the "
+                 "tensor 12");
+  }
 
   Linear s(4, 3);
   set_weights(s);

@@ -312,7 +312,7 @@ Module& custom_from_mask(Module& module, const std::string& name, const Tensor& 
 
 void global_unstructured(
     const std::vector<std::pair<std::shared_ptr<Module>, std::string>>& parameters,
-    const BasePruningMethod& method) {
+    const BasePruningMethod& method, const ImportanceScores& importance_scores) {
   EMBER_CHECK_TYPE(method.pruning_type() == PruningType::kUnstructured,
                    "Only \"unstructured\" PRUNING_TYPE supported for the `pruning_method`. Found "
                    "method ",
@@ -322,7 +322,17 @@ void global_unstructured(
     EMBER_CHECK(module != nullptr, "global_unstructured: no module for '", name, "'");
     const Tensor t = current(*module, name);
     tensors.push_back(t);
-    scores.push_back(t.detach().reshape({-1}));
+    const auto score = importance_scores.find({module.get(), name});
+    if (score == importance_scores.end()) {
+      scores.push_back(t.detach().reshape({-1}));
+    } else {
+      EMBER_CHECK_VALUE(score->second.numel() == t.numel(),
+                        "global_unstructured(): the "
+                        "importance_scores of '",
+                        name, "' have ", score->second.numel(), " elements, the tensor ",
+                        t.numel());
+      scores.push_back(score->second.detach().to(t.dtype()).reshape({-1}));
+    }
     const Tensor* mask = ModuleAccess::buffer(*module, name + "_mask");
     masks.push_back(mask != nullptr ? mask->reshape({-1}) : ones_like(t).reshape({-1}));
   }

@@ -23,9 +23,10 @@
 // object), so make the optimizer after pruning; `module->weight` read
 // between calls is the last call's (or the pruning's) value; when pruning
 // an already pruned tensor fails, its previous pruning is kept (PyTorch
-// drops its hook); global_unstructured takes no importance_scores.
+// drops its hook).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -183,9 +184,13 @@ Module& custom_from_mask(Module& module, const std::string& name, const Tensor& 
 
 // Prunes the given (module, name) tensors together, as one vector, with an
 // unstructured method (e.g. L1Unstructured(0.2): the 20% smallest of all).
+// importance_scores, as PyTorch's dict, maps a (module, name) to the scores
+// that replace that tensor's values in the ranking (any shape with its
+// number of elements; PyTorch does not check, ember says which differs).
+using ImportanceScores = std::map<std::pair<const Module*, std::string>, Tensor>;
 void global_unstructured(
     const std::vector<std::pair<std::shared_ptr<Module>, std::string>>& parameters,
-    const BasePruningMethod& method);
+    const BasePruningMethod& method, const ImportanceScores& importance_scores = {});
 
 // Makes the pruning permanent: `name` becomes a plain parameter holding
 // mask * orig; name_orig and name_mask go.

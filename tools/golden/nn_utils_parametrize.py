@@ -305,6 +305,14 @@ def prunes(w, s):
     m = set_linear(nn.Linear(4, 3))
     prune.l1_unstructured(m, "weight", amount=4, importance_scores=mk([3, 4], torch.float32, 9))
     w.add("prune/scores/mask", m.weight_mask)
+    # global_unstructured with importance_scores for one of its tensors.
+    a = set_linear(nn.Linear(4, 3), 0)
+    b = set_linear(nn.Linear(3, 2), 2, 0.75)
+    prune.global_unstructured([(a, "weight"), (b, "weight")], pruning_method=prune.L1Unstructured,
+                              importance_scores={(a, "weight"): mk([3, 4], torch.float32, 9)},
+                              amount=7)
+    w.add("prune/global_scores/a_mask", a.weight_mask)
+    w.add("prune/global_scores/b_mask", b.weight_mask)
     # custom_from_mask.
     m = set_linear(nn.Linear(4, 3))
     prune.custom_from_mask(m, "weight", mask=mk([3, 4], torch.bool, 1))

@@ -26,8 +26,13 @@ M3 = torch.tensor([True, False, True])
 S = torch.arange(12.).view(3, 4) * 10
 IDX = torch.tensor([[3, 0], [1, 1], [0, 2]])
 TIES = torch.tensor([[3, 1, 3, 1, 2, 1]])
+# Rows of 300 values out of five, and two NaNs: topk's tie order
+# (Note [PyTorch's topk ties]) on both of its paths (k * 64 <= n or not).
+MANY_TIES = torch.tensor([float((i * 7919) % 5) for i in range(600)]).view(2, 300)
+MANY_TIES[0, 17] = nan
+MANY_TIES[1, 250] = nan
 for name, t in [("x", X), ("t", T), ("c", C), ("yi", Yi), ("i8", I8), ("m3", M3), ("s", S),
-                ("idx", IDX), ("ties", TIES)]:
+                ("idx", IDX), ("ties", TIES), ("many_ties", MANY_TIES)]:
     w.add("in_" + name, t)
 
 # where
@@ -116,6 +121,10 @@ add2("topk_smallest", T.topk(2, largest=False))
 add2("topk_dim0", T.topk(1, dim=0))
 add2("topk_int_transposed", torch.tensor([[5, 1, 9], [2, 8, 4]]).t().topk(2, dim=0))
 add2("topk_bf16", T.bfloat16().topk(3))
+for k in (3, 4, 40, 299):
+    add2("topk_ties_%d" % k, MANY_TIES.topk(k))
+    add2("topk_ties_smallest_%d" % k, MANY_TIES.topk(k, largest=False))
+add2("topk_ties_unsorted", MANY_TIES.topk(40, sorted=False))
 add2("kthvalue_2", T.kthvalue(2))
 add2("kthvalue_dim0_keepdim", T.kthvalue(3, 0, keepdim=True))
 add2("kthvalue_int", torch.tensor([[5, 1, 9], [2, 8, 4]]).kthvalue(1))
