@@ -224,6 +224,13 @@ TEST(TopkTest, TiesGivePyTorchsIndices) {
   EXPECT_GOLDEN_PAIR(in("many_ties").topk(40, -1, true, /*sorted=*/false), "topk_ties_unsorted");
 }
 
+TEST(KthvalueTest, TiesGivePyTorchsIndices) {
+  for (int k : {1, 7, 150, 299}) {
+    SCOPED_TRACE(k);
+    EXPECT_GOLDEN_PAIR(in("many_ties").kthvalue(k), "kthvalue_ties_" + std::to_string(k));
+  }
+}
+
 TEST(KthvalueTest, Values) {
   EXPECT_GOLDEN_PAIR(in("t").kthvalue(2), "kthvalue_2");
   EXPECT_GOLDEN_PAIR(in("t").kthvalue(3, 0, /*keepdim=*/true), "kthvalue_dim0_keepdim");

@@ -10,6 +10,7 @@
 #include "tensor/dim.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/error.h"
 #include "tensor/fallback.h"
 #include "tensor/record_function.h"
 #include "tensor/selection.h"
@@ -172,12 +173,62 @@ struct TopKSelect {
   }
 };
 
-// Only the (k-1)-th in place (kthvalue): its value is order[k - 1].
-struct NthElement {
-  template <typename It, typename Cmp>
-  void operator()(It first, It kth, It last, const Cmp& cmp) const {
-    std::nth_element(first, kth - 1, last, cmp);
-    *first = *(kth - 1);
+// kthvalue: the k-th smallest moved to the front (rows_select writes the
+// first). Note [PyTorch's kthvalue ties]: ATen's quick_select_template
+// (Sedgewick's quickselect, median-of-three pivot) on (value, index) pairs
+// under "greater, or NaN", step for step, so that among equal values the
+// index returned is PyTorch's.
+struct QuickSelect {
+  template <typename It, typename K>
+  void operator()(It first, It kth, It last, const Ascending<K>& c) const {
+    int64_t* arr = &*first;
+    const K* keys = c.keys;
+    auto gt = [keys, arr](int64_t i, int64_t j) {
+      const K x = keys[arr[i]], y = keys[arr[j]];
+      return (is_nan(x) && !is_nan(y)) || x > y;
+    };
+    auto swap = [arr](int64_t i, int64_t j) { std::swap(arr[i], arr[j]); };
+    const int64_t k = (kth - first) - 1;
+    int64_t L = 0, R = (last - first) - 1;
+    while (R > L) {
+      if (R == L + 1) {
+        if (gt(L, R)) swap(L, R);
+        break;
+      }
+      swap((L + R) >> 1, L + 1);
+      if (gt(L + 1, R)) swap(L + 1, R);
+      if (gt(L, R)) swap(L, R);
+      if (gt(L + 1, L)) swap(L + 1, L);
+      int64_t i = L + 1, j = R;
+      const int64_t pivot = arr[L];
+      auto pivot_gt = [&](int64_t at) {  // gt(pivot, arr[at])
+        const K x = keys[pivot], y = keys[arr[at]];
+        return (is_nan(x) && !is_nan(y)) || x > y;
+      };
+      auto gt_pivot = [&](int64_t at) {  // gt(arr[at], pivot)
+        const K x = keys[arr[at]], y = keys[pivot];
+        return (is_nan(x) && !is_nan(y)) || x > y;
+      };
+      while (true) {
+        do {
+          ++i;
+        } while (pivot_gt(i));
+        do {
+          --j;
+        } while (gt_pivot(j));
+        if (j < i) break;
+        swap(i, j);
+      }
+      swap(L, j);
+      if (j <= k) L = i;
+      if (j >= k) R = j - 1;
+    }
+    *first = arr[k];
+  }
+  // (rows_select instantiates both orders; kthvalue asks for ascending.)
+  template <typename It, typename K>
+  void operator()(It, It, It, const Descending<K>&) const {
+    EMBER_CHECK(false, "kthvalue selects in ascending order only");
   }
 };
 
@@ -247,7 +298,7 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   } else {
     values = empty(out_sizes, self.options());
     indices = empty(out_sizes, TensorOptions(kLong));
-    rows_select(self, dim, k, 1, false, values, indices, "kthvalue_cpu", false, NthElement{});
+    rows_select(self, dim, k, 1, false, values, indices, "kthvalue_cpu", false, QuickSelect{});
   }
   if (!keepdim && self.dim() > 0) {
     values = values.squeeze(dim);

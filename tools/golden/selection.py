@@ -125,6 +125,8 @@ for k in (3, 4, 40, 299):
     add2("topk_ties_%d" % k, MANY_TIES.topk(k))
     add2("topk_ties_smallest_%d" % k, MANY_TIES.topk(k, largest=False))
 add2("topk_ties_unsorted", MANY_TIES.topk(40, sorted=False))
+for k in (1, 7, 150, 299):
+    add2("kthvalue_ties_%d" % k, MANY_TIES.kthvalue(k))
 add2("kthvalue_2", T.kthvalue(2))
 add2("kthvalue_dim0_keepdim", T.kthvalue(3, 0, keepdim=True))
 add2("kthvalue_int", torch.tensor([[5, 1, 9], [2, 8, 4]]).kthvalue(1))
