@@ -35,6 +35,13 @@ bool is_nan(T v) {
   }
 }
 
+// ATen's "greater, or NaN" (x above y): NaN above every number. Its
+// mirror gt_or_nan(y, x) is ATen's ascending order. Neither breaks ties.
+template <typename K>
+bool gt_or_nan(K x, K y) {
+  return (is_nan(x) && !is_nan(y)) || x > y;
+}
+
 // Strict orders with NaN above everything; equal keys fall back to the
 // position so that every order is total and results are deterministic.
 template <typename K>
@@ -148,17 +155,13 @@ struct TopKSelect {
   bool sorted;
   template <typename It, typename K>
   void operator()(It first, It kth, It last, const Descending<K>& c) const {
-    run(first, kth, last, [keys = c.keys](int64_t a, int64_t b) {
-      const K x = keys[a], y = keys[b];
-      return (is_nan(x) && !is_nan(y)) || x > y;
-    });
+    run(first, kth, last,
+        [keys = c.keys](int64_t a, int64_t b) { return gt_or_nan(keys[a], keys[b]); });
   }
   template <typename It, typename K>
   void operator()(It first, It kth, It last, const Ascending<K>& c) const {
-    run(first, kth, last, [keys = c.keys](int64_t a, int64_t b) {
-      const K x = keys[a], y = keys[b];
-      return (!is_nan(x) && is_nan(y)) || x < y;
-    });
+    run(first, kth, last,
+        [keys = c.keys](int64_t a, int64_t b) { return gt_or_nan(keys[b], keys[a]); });
   }
   template <typename It, typename Less>
   void run(It first, It kth, It last, const Less& less) const {
@@ -183,10 +186,7 @@ struct QuickSelect {
   void operator()(It first, It kth, It last, const Ascending<K>& c) const {
     int64_t* arr = &*first;
     const K* keys = c.keys;
-    auto gt = [keys, arr](int64_t i, int64_t j) {
-      const K x = keys[arr[i]], y = keys[arr[j]];
-      return (is_nan(x) && !is_nan(y)) || x > y;
-    };
+    auto gt = [keys, arr](int64_t i, int64_t j) { return gt_or_nan(keys[arr[i]], keys[arr[j]]); };
     auto swap = [arr](int64_t i, int64_t j) { std::swap(arr[i], arr[j]); };
     const int64_t k = (kth - first) - 1;
     int64_t L = 0, R = (last - first) - 1;
@@ -200,22 +200,14 @@ struct QuickSelect {
       if (gt(L, R)) swap(L, R);
       if (gt(L + 1, L)) swap(L + 1, L);
       int64_t i = L + 1, j = R;
-      const int64_t pivot = arr[L];
-      auto pivot_gt = [&](int64_t at) {  // gt(pivot, arr[at])
-        const K x = keys[pivot], y = keys[arr[at]];
-        return (is_nan(x) && !is_nan(y)) || x > y;
-      };
-      auto gt_pivot = [&](int64_t at) {  // gt(arr[at], pivot)
-        const K x = keys[arr[at]], y = keys[pivot];
-        return (is_nan(x) && !is_nan(y)) || x > y;
-      };
+      const K pivot = keys[arr[L]];
       while (true) {
         do {
           ++i;
-        } while (pivot_gt(i));
+        } while (gt_or_nan(pivot, keys[arr[i]]));
         do {
           --j;
-        } while (gt_pivot(j));
+        } while (gt_or_nan(keys[arr[j]], pivot));
         if (j < i) break;
         swap(i, j);
       }
