@@ -13,6 +13,7 @@ struct EmberBackend {
   static Tensor rand(std::vector<int64_t> sizes) { return ember::rand(sizes); }
   static Tensor add(const Tensor& a, const Tensor& b) { return a + b; }
   static Tensor sum(const Tensor& a) { return a.sum(); }
+  static Tensor mean(const Tensor& a) { return a.mean(); }
   static Tensor mm(const Tensor& a, const Tensor& b) { return ember::mm(a, b); }
   static void set_threads(int n) { ember::set_num_threads(n); }
 };

@@ -4,12 +4,13 @@
 // The //tensor benchmark cases, written once over a backend B so that the
 // same code measures ember (tensor_ops.cc) and libtorch
 // (tensor_ops_vs_libtorch.cc). B provides: Tensor, rand(sizes), add(a, b),
-// sum(a), mm(a, b), set_threads(n), sync(t) (forces evaluation).
+// sum(a), mean(a), mm(a, b), set_threads(n), sync(t) (forces evaluation).
 //
 // Every case takes (size, threads) arguments and reports rates as counters:
 //   tiny_add   a + b on 1-element tensors: time per op is the dispatch cost
 //   add        a + b on n floats: "GB/s" counts 3 arrays (2 read, 1 written)
 //   sum        a.sum() on n floats: "GB/s" counts 1 array
+//   mean       a.mean() on n floats: "GB/s" counts 1 array
 //   mm         n x n float matmul: "GFLOP/s" counts 2 n^3
 
 #include <benchmark/benchmark.h>
@@ -57,6 +58,19 @@ void BM_Sum(benchmark::State& state) {
 }
 
 template <typename B>
+void BM_Mean(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  B::set_threads(static_cast<int>(state.range(1)));
+  auto a = B::rand({n});
+  for (auto _ : state) {
+    auto s = B::mean(a);
+    benchmark::DoNotOptimize(s);
+  }
+  state.counters["GB/s"] =
+      benchmark::Counter(1.0 * n * 4 * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+template <typename B>
 void BM_Mm(benchmark::State& state) {
   const int64_t n = state.range(0);
   B::set_threads(static_cast<int>(state.range(1)));
@@ -79,6 +93,9 @@ void register_cases(const char* prefix) {
     benchmark::RegisterBenchmark(name("add").c_str(), BM_Add<B>)->Args({1 << 24, threads})
         ->UseRealTime();
     benchmark::RegisterBenchmark(name("sum").c_str(), BM_Sum<B>)->Args({1 << 24, threads})
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(name("mean").c_str(), BM_Mean<B>)
+        ->Args({1 << 24, threads})
         ->UseRealTime();
     benchmark::RegisterBenchmark(name("mm").c_str(), BM_Mm<B>)->Args({256, threads})
         ->UseRealTime();

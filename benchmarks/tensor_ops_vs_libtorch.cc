@@ -22,6 +22,7 @@ struct TorchBackend {
   static Tensor rand(std::vector<int64_t> sizes) { return torch::rand(sizes); }
   static Tensor add(const Tensor& a, const Tensor& b) { return a + b; }
   static Tensor sum(const Tensor& a) { return a.sum(); }
+  static Tensor mean(const Tensor& a) { return a.mean(); }
   static Tensor mm(const Tensor& a, const Tensor& b) { return torch::mm(a, b); }
   static void set_threads(int n) { torch::set_num_threads(n); }
 };

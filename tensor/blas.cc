@@ -5,10 +5,10 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
 
@@ -35,11 +35,6 @@ void dnnl_gemm_1thread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float 
 // Below this many multiply-adds a GEMM is not worth waking the pool for.
 constexpr int64_t kSplitMacs = int64_t{1} << 18;
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Note [GEMM backends]: whether OpenBLAS's float kernel for this CPU is one
 // of its AVX2 or AVX-512 ones. OpenBLAS picks its kernel when it loads; a
 // CPU newer than the library (Debian's 0.3.21 on Emerald Rapids) gets the
@@ -47,7 +42,7 @@ std::string lower(std::string s) {
 // rule below sends to OpenBLAS.
 bool openblas_float_is_fast() {
   static const bool fast = [] {
-    const std::string core = lower(openblas_get_corename());
+    const std::string core = absl::AsciiStrToLower(openblas_get_corename());
     for (const char* good : {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"}) {
       if (core == good) return true;
     }
@@ -62,7 +57,7 @@ enum class GemmChoice { kAuto, kOneDnn, kOpenBlas };
 GemmChoice gemm_choice() {
   static const GemmChoice choice = [] {
     const char* env = std::getenv("EMBER_CPU_GEMM");
-    const std::string v = env ? lower(env) : "auto";
+    const std::string v = env ? absl::AsciiStrToLower(env) : "auto";
     if (v == "onednn") return GemmChoice::kOneDnn;
     if (v == "openblas") return GemmChoice::kOpenBlas;
     EMBER_CHECK(v == "auto" || v.empty(), "EMBER_CPU_GEMM must be auto, onednn or openblas, got '",

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "tensor/blas.h"
 #include "tensor/cpu_info.h"
 #include "tensor/cuda/cuda.h"

@@ -54,6 +54,14 @@ inline std::pair<int64_t, int64_t> valid_columns(const Geometry& g, int64_t off)
 // row, which perf showed costing more than the copying; float rows are
 // copied with AVX2 loads and stores (a masked one for the rest), and
 // col2im's sums vectorize in place (src and dst never overlap).
+#if defined(__AVX2__)
+// The mask of a vector's first n lanes (n in [0, 8]) for maskload/store.
+inline __m256i first_lanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+#endif
+
 template <typename T>
 inline void copy_row(const T* __restrict src, T* __restrict dst, int64_t lo, int64_t hi) {
 #if defined(__AVX2__)
@@ -66,8 +74,7 @@ inline void copy_row(const T* __restrict src, T* __restrict dst, int64_t lo, int
       __asm__("" : "+r"(i));
     }
     if (i < hi) {
-      const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(hi - i)),
-                                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      const __m256i mask = first_lanes(hi - i);
       _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
     }
     return;
@@ -95,11 +102,7 @@ struct RowCopier {
   int64_t full;
   __m256i tail;
   bool has_tail;
-  explicit RowCopier(int64_t ow)
-      : full(ow / 8),
-        tail(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(ow % 8)),
-                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))),
-        has_tail(ow % 8 != 0) {}
+  explicit RowCopier(int64_t ow) : full(ow / 8), tail(first_lanes(ow % 8)), has_tail(ow % 8 != 0) {}
   void gather(const float* src, int64_t stride, float* dst, int64_t rows, int64_t ow) const {
     for (int64_t r = 0; r < rows; ++r, src += stride, dst += ow) {
       for (int64_t v = 0; v < full; ++v)

@@ -103,13 +103,6 @@ int64_t grain_for(int64_t per_plane) {
   return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, per_plane));
 }
 
-// Note [2x2 max pooling]: the 2x2 window at stride 2 without padding or
-// dilation (every CNN's pooling after a convolution) with its four reads
-// unrolled, the same first-maximum selects as the general loop below. Fills
-// outputs [0, n) of one output row whose windows lie inside the input (two
-// rows starting at r0, `base` the index of r0[0] in its plane) and returns
-// how many it filled: none if the row holds a NaN, which the general
-// loop's exact rule then handles.
 #if defined(__AVX2__)
 // Note [2x2 max pooling], vectorized for float: eight windows (AVX2) or
 // four (SSE) at a time. The even and odd columns of both rows are
@@ -208,6 +201,13 @@ bool max_pool_2x2_row_simd(const float* r0, int64_t w, int64_t base, float* o, i
 }
 #endif
 
+// Note [2x2 max pooling]: the 2x2 window at stride 2 without padding or
+// dilation (every CNN's pooling after a convolution) with its four reads
+// unrolled, the same first-maximum selects as the general loop below. Fills
+// outputs [0, n) of one output row whose windows lie inside the input (two
+// rows starting at r0, `base` the index of r0[0] in its plane) and returns
+// how many it filled: none if the row holds a NaN, which the general
+// loop's exact rule then handles.
 template <typename T>
 int64_t max_pool_2x2_row(const T* r0, int64_t w, int64_t base, T* o, int64_t* id, int64_t n) {
   using A = opmath_t<T>;
