@@ -1,6 +1,7 @@
 #ifndef EMBER_BENCHMARKS_EMBER_BACKEND_H_
 #define EMBER_BENCHMARKS_EMBER_BACKEND_H_
 
+#include <tuple>
 #include <vector>
 
 #include "tensor/all.h"
@@ -15,6 +16,13 @@ struct EmberBackend {
   static Tensor sum(const Tensor& a) { return a.sum(); }
   static Tensor mean(const Tensor& a) { return a.mean(); }
   static Tensor mm(const Tensor& a, const Tensor& b) { return ember::mm(a, b); }
+  static std::tuple<Tensor, Tensor, Tensor> conv_step(const Tensor& x, const Tensor& w,
+                                                      const Tensor& b, const Tensor& gy,
+                                                      int64_t stride, int64_t pad, bool want_gx) {
+    Tensor y = ember::convolution(x, w, b, {stride, stride}, {pad, pad}, {1, 1}, 1);
+    return ember::convolution_backward(gy, x, w, {stride, stride}, {pad, pad}, {1, 1}, 1,
+                                       {want_gx, true, true});
+  }
   static void set_threads(int n) { ember::set_num_threads(n); }
 };
 

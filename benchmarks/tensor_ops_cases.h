@@ -4,7 +4,8 @@
 // The //tensor benchmark cases, written once over a backend B so that the
 // same code measures ember (tensor_ops.cc) and libtorch
 // (tensor_ops_vs_libtorch.cc). B provides: Tensor, rand(sizes), add(a, b),
-// sum(a), mean(a), mm(a, b), set_threads(n), sync(t) (forces evaluation).
+// sum(a), mean(a), mm(a, b), conv_step(x, w, b, gy, stride, pad, want_gx)
+// (a 2-D convolution's forward and backward), set_threads(n).
 //
 // Every case takes (size, threads) arguments and reports rates as counters:
 //   tiny_add   a + b on 1-element tensors: time per op is the dispatch cost
@@ -12,10 +13,16 @@
 //   sum        a.sum() on n floats: "GB/s" counts 1 array
 //   mean       a.mean() on n floats: "GB/s" counts 1 array
 //   mm         n x n float matmul: "GFLOP/s" counts 2 n^3
+//   conv       one float 2-D convolution layer's forward and backward (the
+//              shapes of seed 003's MNIST net's and ResNet-18's layers, kConvShapes):
+//              "GFLOP/s" counts 2 multiply-adds per weight use in each of
+//              the three passes (two where the input needs no gradient)
 
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <iterator>
+#include <string>
 
 namespace ember::bench {
 
@@ -84,6 +91,44 @@ void BM_Mm(benchmark::State& state) {
                                                  benchmark::Counter::kIsRate);
 }
 
+// A layer: batch n, c -> co channels, h x w input, k x k kernel.
+struct ConvCase {
+  const char* name;
+  int64_t n, c, h, w, co, k, stride, pad;
+  bool want_gx;  // the input needs a gradient (not a network's first layer)
+};
+inline constexpr ConvCase kConvShapes[] = {
+    {"mnist_conv1", 64, 1, 28, 28, 20, 5, 1, 0, false},  // seed 003's net (train_step)
+    {"mnist_conv2", 64, 20, 12, 12, 50, 5, 1, 0, true},
+    {"resnet18_conv1", 32, 3, 64, 64, 64, 7, 2, 3, false},
+    {"resnet18_layer1", 32, 64, 16, 16, 64, 3, 1, 1, true},
+    {"resnet18_layer2_down", 32, 64, 16, 16, 128, 3, 2, 1, true},
+    {"resnet18_layer2", 32, 128, 8, 8, 128, 3, 1, 1, true},
+    {"resnet18_layer2_1x1", 32, 64, 16, 16, 128, 1, 2, 0, true},
+    {"resnet18_layer3", 32, 256, 4, 4, 256, 3, 1, 1, true},
+    {"resnet18_layer4", 32, 512, 2, 2, 512, 3, 1, 1, true},
+};
+
+template <typename B>
+void BM_Conv(benchmark::State& state) {
+  const ConvCase& c = kConvShapes[state.range(0)];
+  B::set_threads(static_cast<int>(state.range(1)));
+  const int64_t oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
+  const int64_t ow = (c.w + 2 * c.pad - c.k) / c.stride + 1;
+  auto x = B::rand({c.n, c.c, c.h, c.w});
+  auto w = B::rand({c.co, c.c, c.k, c.k});
+  auto b = B::rand({c.co});
+  auto gy = B::rand({c.n, c.co, oh, ow});
+  for (auto _ : state) {
+    auto grads = B::conv_step(x, w, b, gy, c.stride, c.pad, c.want_gx);
+    benchmark::DoNotOptimize(grads);
+  }
+  const double macs = 1.0 * c.n * c.co * oh * ow * c.c * c.k * c.k;
+  state.SetLabel(c.name);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * macs * (c.want_gx ? 3 : 2) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
 // Registers every case for backend B under names prefixed with `prefix`.
 template <typename B>
 void register_cases(const char* prefix) {
@@ -101,6 +146,11 @@ void register_cases(const char* prefix) {
         ->UseRealTime();
     benchmark::RegisterBenchmark(name("mm").c_str(), BM_Mm<B>)->Args({1024, threads})
         ->UseRealTime();
+    for (int64_t i = 0; i < static_cast<int64_t>(std::size(kConvShapes)); ++i) {
+      benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
+          ->Args({i, threads})
+          ->UseRealTime();
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <benchmark/benchmark.h>
 #include "benchmarks/libtorch.h"
 
+#include <tuple>
 #include <vector>
 
 #include "benchmarks/ember_backend.h"
@@ -24,6 +25,13 @@ struct TorchBackend {
   static Tensor sum(const Tensor& a) { return a.sum(); }
   static Tensor mean(const Tensor& a) { return a.mean(); }
   static Tensor mm(const Tensor& a, const Tensor& b) { return torch::mm(a, b); }
+  static std::tuple<Tensor, Tensor, Tensor> conv_step(const Tensor& x, const Tensor& w,
+                                                      const Tensor& b, const Tensor& gy,
+                                                      int64_t stride, int64_t pad, bool want_gx) {
+    Tensor y = at::convolution(x, w, b, {stride, stride}, {pad, pad}, {1, 1}, false, {0, 0}, 1);
+    return at::convolution_backward(gy, x, w, at::IntArrayRef{w.size(0)}, {stride, stride},
+                                    {pad, pad}, {1, 1}, false, {0, 0}, 1, {want_gx, true, true});
+  }
   static void set_threads(int n) { torch::set_num_threads(n); }
 };
 

@@ -1,8 +1,8 @@
 // //benchmarks:train_step_vs_libtorch: train_step_cases.h,
 // gpt_step_cases.h and resnet_step_cases.h through ember and through
-// Debian's libtorch (1.13) in one run, the time ratios, then each library's peak RSS over 20 MNIST and
-// 3 GPT training steps, each measured in a fresh child process of this same
-// binary (so both start from the same loaded code).
+// Debian's libtorch (1.13) in one run, the time ratios, then each library's peak RSS over 20 MNIST
+// and 3 GPT training steps, each measured in a fresh child process of this same binary (so both
+// start from the same loaded code; --no_rss skips them).
 //
 //   ./bazelw run //benchmarks:train_step_vs_libtorch   # needs libtorch-dev
 //
@@ -80,7 +80,9 @@ std::string peak_rss_of(const char* which) {
 
 int main(int argc, char** argv) {
   using namespace ember::bench;
+  bool rss = true;
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--no_rss") == 0) rss = false;
     if (std::strncmp(argv[i], kRssFlag, sizeof kRssFlag - 1) != 0) continue;
     std::string which = argv[i] + sizeof kRssFlag - 1;
     if (which == "ember_gpt") return gpt_rss_child<EmberGpt>();
@@ -101,6 +103,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   reporter.PrintRatios();
   benchmark::Shutdown();
+  if (!rss) return 0;  // --no_rss: the timings only
   std::printf("\npeak RSS over 20 steps in MiB (+ what training added): ember %s, libtorch %s\n",
               peak_rss_of("ember").c_str(), peak_rss_of("libtorch").c_str());
   std::printf("peak RSS over 3 GPT steps in MiB (+ what training added): ember %s, libtorch %s\n",
