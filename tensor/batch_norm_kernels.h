@@ -1,13 +1,14 @@
 #ifndef EMBER_TENSOR_BATCH_NORM_KERNELS_H_
 #define EMBER_TENSOR_BATCH_NORM_KERNELS_H_
 
-// Note [Batch norm kernels]: native_batch_norm and its backward are
-// composed of public ops (tensor/normalization.cc,
-// autograd/derivatives/nn.cc) on the CPU. A device may register fused
-// kernels here instead (CUDA: tensor/cuda/batch_norm.{cc,cu}); the composed
-// ops cost that device about ten passes over the activations, several of
-// them strided reductions, and promote a half/bfloat16 input to float,
-// where PyTorch's kernels read and write the input's dtype.
+// Note [Batch norm kernels]: native_batch_norm and its backward run on
+// these fused kernels where a device registers them (CPU, float and double:
+// tensor/batch_norm_cpu.cc; CUDA: tensor/cuda/batch_norm.{cc,cu}), and are
+// otherwise composed of public ops (tensor/normalization.cc,
+// autograd/derivatives/nn.cc). The composed ops cost about ten passes over
+// the activations, several of them strided reductions, and promote a
+// half/bfloat16 input to float, where PyTorch's kernels read and write the
+// input's dtype.
 //
 // Every tensor [N, C, *] is contiguous; per-channel vectors are [C] in the
 // accumulation dtype (float; double for double inputs). Internal.

@@ -2,7 +2,6 @@
 
 #include <cblas.h>
 #include <dnnl.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 
 #include "absl/strings/ascii.h"
 #include "tensor/error.h"
+#include "tensor/onednn.h"
 #include "tensor/parallel.h"
 
 extern "C" char* openblas_get_corename(void);
@@ -22,11 +22,7 @@ namespace {
 void dnnl_gemm_1thread(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                        const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                        float* c, int64_t ldc) {
-  thread_local bool single = false;  // omp_set_num_threads is per thread
-  if (!single) {
-    omp_set_num_threads(1);
-    single = true;
-  }
+  onednn::single_thread();
   dnnl_status_t st =
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   EMBER_CHECK(st == dnnl_success, "oneDNN sgemm failed with status ", static_cast<int>(st));

@@ -6,6 +6,7 @@
 #include "tensor/blas.h"
 #include "tensor/cpu_info.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/onednn.h"
 #include "tensor/parallel.h"
 
 namespace ember {
@@ -62,9 +63,10 @@ std::string show_config() {
   absl::StrAppend(&out, "  - threads: ", get_num_threads(), " (ember's intra-op pool)\n");
   absl::StrAppend(&out, "Choices for this CPU:\n");
   absl::StrAppend(&out, detail::gemm_config());
+  absl::StrAppend(&out, detail::onednn::conv_config());
   absl::StrAppend(&out,
-                  "  - convolution (CPU): im2col + the float32/float64 GEMM above, the batch split "
-                  "across threads\n");
+                  "  - float64 convolution: im2col + the float64 GEMM above; either is split by "
+                  "samples across threads\n");
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
+#include "tensor/onednn.h"
 #include "tensor/parallel.h"
 #include "tensor/record_function.h"
 #include "tensor/shape.h"
@@ -241,10 +242,27 @@ int64_t chunk_of(const Geometry& g) {
   return std::max<int64_t>(1, std::min(g.n, kColBudget / per_sample));
 }
 
-// Samples [s0, s1) of the batch, in chunks of at most chunk_of(g).
+// The geometry of samples [s0, s1) in oneDNN's terms (Note [oneDNN
+// convolution] in onednn.h).
+detail::onednn::ConvShape onednn_shape(const Geometry& g, int64_t s0, int64_t s1) {
+  return {s1 - s0, g.c,  g.h,  g.w,  g.co, g.kh, g.kw, g.oh,
+          g.ow,    g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups};
+}
+
+// Samples [s0, s1) of the batch: through oneDNN's primitive where the rule
+// says so, else im2col in chunks of at most chunk_of(g).
 template <typename T>
 void conv_forward_range(const Geometry& g, const T* x, const T* w, const T* bias, T* out,
                         int64_t s0, int64_t s1) {
+  if constexpr (std::is_same<T, float>::value) {
+    using detail::onednn::ConvPass;
+    const detail::onednn::ConvShape s = onednn_shape(g, s0, s1);
+    if (detail::onednn::use_conv(s, ConvPass::kForward) &&
+        detail::onednn::conv_forward(s, x + s0 * g.c * g.h * g.w, w, bias,
+                                     out + s0 * g.co * g.l())) {
+      return;
+    }
+  }
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
   const int64_t chunk = std::min(chunk_of(g), s1 - s0);
@@ -270,10 +288,28 @@ void conv_forward_range(const Geometry& g, const T* x, const T* w, const T* bias
   }
 }
 
-// gx and gw (each optional) over samples [s0, s1); gw is overwritten.
+// gx and gw (each optional) over samples [s0, s1); both are overwritten
+// (gx only in those samples' rows).
 template <typename T>
 void conv_backward_range(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw,
                          int64_t s0, int64_t s1) {
+  const int64_t in_sample = g.c * g.h * g.w;
+  if constexpr (std::is_same<T, float>::value) {
+    using detail::onednn::ConvPass;
+    const detail::onednn::ConvShape s = onednn_shape(g, s0, s1);
+    const T* gys = gy + s0 * g.co * g.l();
+    if (gw && detail::onednn::use_conv(s, ConvPass::kBackwardWeights) &&
+        detail::onednn::conv_backward_weights(s, gys, x + s0 * in_sample, gw)) {
+      gw = nullptr;
+    }
+    if (gx && detail::onednn::use_conv(s, ConvPass::kBackwardData) &&
+        detail::onednn::conv_backward_data(s, gys, w, gx + s0 * in_sample)) {
+      gx = nullptr;
+    }
+    if (!gw && !gx) return;
+  }
+  // col2im adds into gx.
+  if (gx) std::fill(gx + s0 * in_sample, gx + s1 * in_sample, T(0));
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
   const int64_t chunk = std::min(chunk_of(g), s1 - s0);
@@ -358,7 +394,6 @@ void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx
     }
   }
   if (!gx && !gw) return;
-  if (gx) std::fill(gx, gx + g.n * g.c * g.h * g.w, T(0));
   const int64_t parts = parts_of<T>(g);
   if (parts == 1) return conv_backward_range(g, gy, x, w, gx, gw, 0, g.n);
   // Each part writes its own samples of gx and its own partial gw (part 0

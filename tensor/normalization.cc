@@ -61,6 +61,9 @@ EMBER_DEFINE_KERNEL_TABLE(batch_norm_backward_reduce_kernel, BatchNormBackwardRe
 
 bool batch_norm_kernels_apply(const Tensor& input) {
   const DeviceType d = input.device().type();
+  // The CPU's (batch_norm_cpu.cc) take float and double; a half/bfloat16
+  // CPU input takes the composed path.
+  if (d == kCPU && input.dtype() != kFloat && input.dtype() != kDouble) return false;
   return batch_norm_stats_kernel.has(d) && batch_norm_affine_kernel.has(d) &&
          batch_norm_backward_reduce_kernel.has(d) && is_floating_point(input.dtype()) &&
          input.numel() > 0 && input.is_contiguous();

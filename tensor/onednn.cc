@@ -1,0 +1,365 @@
+#include "tensor/onednn.h"
+
+#include <omp.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "tensor/error.h"
+
+namespace ember {
+namespace detail {
+namespace onednn {
+
+void single_thread() {
+  thread_local bool single = false;  // omp_set_num_threads is per thread
+  if (!single) {
+    omp_set_num_threads(1);
+    single = true;
+  }
+}
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+constexpr auto kF32 = memory::data_type::f32;
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// A grow-only, 64-byte aligned buffer; each thread keeps a few for the
+// blocked copies and oneDNN's scratchpad, so that a training step does not
+// map and fault in fresh pages for every convolution.
+class Workspace {
+ public:
+  ~Workspace() { std::free(data_); }
+  void* get(size_t bytes) {
+    if (bytes > size_) {
+      std::free(data_);
+      size_ = (bytes + 63) / 64 * 64;
+      data_ = std::aligned_alloc(64, size_);
+      EMBER_CHECK(data_ != nullptr, "oneDNN convolution: cannot allocate ", size_, " bytes");
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+enum Slot { kIn0, kIn1, kOut, kScratch, kSlots };
+Workspace& workspace(Slot slot) {
+  thread_local std::array<Workspace, kSlots> spaces;
+  return spaces[slot];
+}
+
+// One argument of a pass: the caller's plain (PyTorch) layout, the one the
+// primitive chose, and the reorder between them when they differ.
+struct Arg {
+  memory::desc plain, chosen;
+  dnnl::reorder reorder;  // plain -> chosen for inputs, chosen -> plain for the output
+  bool same = true;
+  void init(const memory::desc& p, const memory::desc& c, bool is_input) {
+    plain = p;
+    chosen = c;
+    same = (p == c);
+    if (!same) {
+      reorder =
+          is_input ? dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), p, cpu_engine(), c))
+                   : dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), c, cpu_engine(), p));
+    }
+  }
+};
+
+// A pass ready to run: the primitive, its two inputs and its output.
+struct Plan {
+  dnnl::primitive prim;
+  int in0_arg, in1_arg, out_arg;
+  Arg in0, in1, out;
+  memory::desc scratch;
+  bool bias = false;
+};
+
+memory::dims spatial(int64_t a, int64_t b) { return {a, b}; }
+
+memory::desc plain_src(const ConvShape& s) { return {{s.n, s.c, s.h, s.w}, kF32, Tag::nchw}; }
+memory::desc plain_dst(const ConvShape& s) { return {{s.n, s.co, s.oh, s.ow}, kF32, Tag::nchw}; }
+memory::desc plain_weights(const ConvShape& s) {
+  if (s.groups == 1) return {{s.co, s.c, s.kh, s.kw}, kF32, Tag::oihw};
+  return {{s.groups, s.co / s.groups, s.c / s.groups, s.kh, s.kw}, kF32, Tag::goihw};
+}
+memory::desc any_like(const memory::desc& d) { return {d.dims(), kF32, Tag::any}; }
+
+// Builds the primitive of a pass; throws dnnl::error where oneDNN has none.
+std::unique_ptr<Plan> make_plan(const ConvShape& s, ConvPass pass, bool bias) {
+  const memory::desc src = plain_src(s), dst = plain_dst(s), wei = plain_weights(s);
+  const memory::desc bias_md({s.co}, kF32, Tag::x);
+  // oneDNN's dilation counts the gaps (PyTorch's minus one); PyTorch's
+  // padding is symmetric and oneDNN's size check floors as PyTorch's does.
+  const memory::dims strides = spatial(s.sh, s.sw), dilates = spatial(s.dh - 1, s.dw - 1),
+                     pad = spatial(s.ph, s.pw);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // Workspace, per thread
+  const auto algo = dnnl::algorithm::convolution_direct;
+  const dnnl::convolution_forward::desc fwd_desc =
+      bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, any_like(src),
+                                             any_like(wei), bias_md, any_like(dst), strides,
+                                             dilates, pad, pad)
+           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, any_like(src),
+                                             any_like(wei), any_like(dst), strides, dilates, pad,
+                                             pad);
+  const dnnl::convolution_forward::primitive_desc fwd(fwd_desc, attr, cpu_engine());
+  auto plan = std::make_unique<Plan>();
+  plan->bias = bias;
+  switch (pass) {
+    case ConvPass::kForward:
+      plan->prim = dnnl::convolution_forward(fwd);
+      plan->in0_arg = DNNL_ARG_SRC;
+      plan->in1_arg = DNNL_ARG_WEIGHTS;
+      plan->out_arg = DNNL_ARG_DST;
+      plan->in0.init(src, fwd.src_desc(), true);
+      plan->in1.init(wei, fwd.weights_desc(), true);
+      plan->out.init(dst, fwd.dst_desc(), false);
+      plan->scratch = fwd.scratchpad_desc();
+      break;
+    case ConvPass::kBackwardData: {
+      const dnnl::convolution_backward_data::primitive_desc pd(
+          {algo, any_like(src), any_like(wei), any_like(dst), strides, dilates, pad, pad}, attr,
+          cpu_engine(), fwd);
+      plan->prim = dnnl::convolution_backward_data(pd);
+      plan->in0_arg = DNNL_ARG_DIFF_DST;
+      plan->in1_arg = DNNL_ARG_WEIGHTS;
+      plan->out_arg = DNNL_ARG_DIFF_SRC;
+      plan->in0.init(dst, pd.diff_dst_desc(), true);
+      plan->in1.init(wei, pd.weights_desc(), true);
+      plan->out.init(src, pd.diff_src_desc(), false);
+      plan->scratch = pd.scratchpad_desc();
+      break;
+    }
+    case ConvPass::kBackwardWeights: {
+      const dnnl::convolution_backward_weights::primitive_desc pd(
+          {algo, any_like(src), any_like(wei), any_like(dst), strides, dilates, pad, pad}, attr,
+          cpu_engine(), fwd);
+      plan->prim = dnnl::convolution_backward_weights(pd);
+      plan->in0_arg = DNNL_ARG_DIFF_DST;
+      plan->in1_arg = DNNL_ARG_SRC;
+      plan->out_arg = DNNL_ARG_DIFF_WEIGHTS;
+      plan->in0.init(dst, pd.diff_dst_desc(), true);
+      plan->in1.init(src, pd.src_desc(), true);
+      plan->out.init(wei, pd.diff_weights_desc(), false);
+      plan->scratch = pd.scratchpad_desc();
+      break;
+    }
+  }
+  return plan;
+}
+
+// Plans by shape and pass, built once per process (a null plan: oneDNN has
+// no primitive for it). Bounded: a program that sees ever new shapes
+// rebuilds plans rather than growing without end.
+using PlanKey = std::array<int64_t, 18>;
+struct KeyHash {
+  size_t operator()(const PlanKey& k) const {
+    size_t h = 1469598103934665603ull;
+    for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
+    return h;
+  }
+};
+
+const Plan* find_plan(const ConvShape& s, ConvPass pass, bool bias) {
+  static std::mutex mu;
+  static std::unordered_map<PlanKey, std::unique_ptr<Plan>, KeyHash> plans;
+  const PlanKey key{s.n,
+                    s.c,
+                    s.h,
+                    s.w,
+                    s.co,
+                    s.kh,
+                    s.kw,
+                    s.oh,
+                    s.ow,
+                    s.sh,
+                    s.sw,
+                    s.ph,
+                    s.pw,
+                    s.dh,
+                    s.dw,
+                    s.groups,
+                    static_cast<int64_t>(pass),
+                    bias ? 1 : 0};
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = plans.find(key);
+  if (it != plans.end()) return it->second.get();
+  if (plans.size() >= 512) plans.clear();
+  std::unique_ptr<Plan> plan;
+  try {
+    plan = make_plan(s, pass, bias);
+  } catch (const dnnl::error&) {
+    plan = nullptr;  // unsupported here: im2col
+  }
+  return plans.emplace(key, std::move(plan)).first->second.get();
+}
+
+// The argument's memory in the primitive's layout: the caller's pointer
+// when the layouts agree, else a workspace (filled by the reorder for an
+// input).
+memory bind(const Arg& a, const void* user, Slot slot, dnnl::stream& stream, bool is_input) {
+  memory plain(a.plain, cpu_engine(), const_cast<void*>(user));
+  if (a.same) return plain;
+  memory chosen(a.chosen, cpu_engine(), workspace(slot).get(a.chosen.get_size()));
+  if (is_input) a.reorder.execute(stream, plain, chosen);
+  return chosen;
+}
+
+bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, const float* bias,
+         void* out) {
+  // Before the plan: oneDNN sizes a primitive's work split for the OpenMP
+  // team it sees at creation, and runs that many threads whatever the team
+  // is later (a team left behind also hangs a forked child's first call).
+  single_thread();
+  const Plan* plan = find_plan(s, pass, bias != nullptr);
+  if (plan == nullptr) return false;
+  thread_local dnnl::stream stream(cpu_engine());
+  try {
+    memory m0 = bind(plan->in0, in0, kIn0, stream, true);
+    memory m1 = bind(plan->in1, in1, kIn1, stream, true);
+    memory mo = bind(plan->out, out, kOut, stream, false);
+    std::unordered_map<int, memory> args{
+        {plan->in0_arg, m0}, {plan->in1_arg, m1}, {plan->out_arg, mo}};
+    const size_t scratch_bytes = plan->scratch.get_size();
+    if (scratch_bytes > 0) {
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(plan->scratch, cpu_engine(), workspace(kScratch).get(scratch_bytes)));
+    }
+    if (bias != nullptr) {
+      args.emplace(DNNL_ARG_BIAS,
+                   memory({{s.co}, kF32, Tag::x}, cpu_engine(), const_cast<float*>(bias)));
+    }
+    plan->prim.execute(stream, args);
+    if (!plan->out.same) {
+      memory plain(plan->out.plain, cpu_engine(), out);
+      plan->out.reorder.execute(stream, mo, plain);
+    }
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    EMBER_CHECK(false, "oneDNN convolution failed: ", e.what(), " (status ",
+                static_cast<int>(e.status), ")");
+  }
+  return true;
+}
+
+enum class ConvChoice { kAuto, kOneDnn, kIm2col };
+ConvChoice conv_choice() {
+  static const ConvChoice choice = [] {
+    const char* env = std::getenv("EMBER_CPU_CONV");
+    const std::string v = env ? absl::AsciiStrToLower(env) : "auto";
+    if (v == "onednn") return ConvChoice::kOneDnn;
+    if (v == "im2col") return ConvChoice::kIm2col;
+    EMBER_CHECK(v == "auto" || v.empty(), "EMBER_CPU_CONV must be auto, onednn or im2col, got '",
+                env, "'");
+    return ConvChoice::kAuto;
+  }();
+  return choice;
+}
+
+// Note [oneDNN convolution rule]: oneDNN's direct kernels work on blocks of
+// 16 channels (8 where the ISA is AVX2) in blocked layouts (nChw16c), which
+// costs a reorder of each input and output and pads a partial block. On
+// //benchmarks:tensor_ops_vs_libtorch's conv cases (BENCHMARKS.md), one
+// thread, AVX-512 and AVX2 alike, they win on ResNet-18's 3x3 layers (1.4-
+// 1.9x faster than im2col + GEMM) and its 7x7 first layer, and lose:
+//   - on 1x1 kernels, a plain GEMM for im2col (1.1-1.2x slower);
+//   - on short reductions, c * kh * kw < 64 (the MNIST net's 1 -> 20 first
+//     layer: even on AVX-512, 2.3x slower on AVX2), where the reorders cost
+//     more than the arithmetic;
+//   - where the blocks are less than 80% full (its 20 -> 50 second layer:
+//     1.3x slower);
+//   - for the input gradient of fewer channels than a block (7x slower for
+//     one channel);
+//   - for the weight gradient of output planes under 4x4 (ResNet-18's last
+//     layer at 2x2: 1.5x slower), and on AVX2 for every pass there.
+int64_t channel_block() {
+  static const int64_t block = dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core ? 16 : 8;
+  return block;
+}
+
+double block_fill(int64_t channels) {
+  const int64_t b = channel_block();
+  return static_cast<double>(channels) / static_cast<double>((channels + b - 1) / b * b);
+}
+
+bool rule(const ConvShape& s, ConvPass pass) {
+  const int64_t cg = s.c / s.groups, cog = s.co / s.groups;
+  const int64_t block = channel_block();
+  if (s.kh * s.kw == 1 || cg * s.kh * s.kw < 64) return false;
+  // A few input channels stay in plain layout (no padding) in the forward
+  // and weight-gradient kernels.
+  const double in_fill = cg <= 4 ? 1.0 : block_fill(cg);
+  if (in_fill * block_fill(cog) < 0.8) return false;
+  const bool tiny_planes = s.oh * s.ow < 16;
+  if (tiny_planes && block < 16) return false;
+  switch (pass) {
+    case ConvPass::kForward:
+      return true;
+    case ConvPass::kBackwardData:
+      return cg >= block;
+    case ConvPass::kBackwardWeights:
+      return !tiny_planes;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool use_conv(const ConvShape& s, ConvPass pass) {
+  switch (conv_choice()) {
+    case ConvChoice::kOneDnn:
+      return true;
+    case ConvChoice::kIm2col:
+      return false;
+    case ConvChoice::kAuto:
+      break;
+  }
+  return rule(s, pass);
+}
+
+bool conv_forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y) {
+  return run(s, ConvPass::kForward, x, w, b, y);
+}
+
+bool conv_backward_data(const ConvShape& s, const float* gy, const float* w, float* gx) {
+  return run(s, ConvPass::kBackwardData, gy, w, nullptr, gx);
+}
+
+bool conv_backward_weights(const ConvShape& s, const float* gy, const float* x, float* gw) {
+  return run(s, ConvPass::kBackwardWeights, gy, x, nullptr, gw);
+}
+
+std::string conv_config() {
+  std::string out = "  - float32 convolution: ";
+  switch (conv_choice()) {
+    case ConvChoice::kOneDnn:
+      return out + "oneDNN's direct convolution for every shape (EMBER_CPU_CONV=onednn)\n";
+    case ConvChoice::kIm2col:
+      return out + "im2col + GEMM for every shape (EMBER_CPU_CONV=im2col)\n";
+    case ConvChoice::kAuto:
+      break;
+  }
+  return absl::StrCat(out, "oneDNN's direct convolution where channels fill its ", channel_block(),
+                      "-channel blocks (Note [oneDNN convolution rule]), else im2col + GEMM\n");
+}
+
+}  // namespace onednn
+}  // namespace detail
+}  // namespace ember

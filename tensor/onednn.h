@@ -1,0 +1,54 @@
+#ifndef EMBER_TENSOR_ONEDNN_H_
+#define EMBER_TENSOR_ONEDNN_H_
+
+// ember's use of oneDNN beyond sgemm: its convolution primitives on the CPU
+// (Note [oneDNN convolution]) and the one-thread rule every oneDNN call
+// shares (Note [GEMM threads] in blas.h). Internal.
+
+#include <cstdint>
+#include <string>
+
+namespace ember {
+namespace detail {
+namespace onednn {
+
+// Makes the calling thread's oneDNN calls single-threaded (its OpenMP team
+// is one thread); ember's pool splits the work instead.
+void single_thread();
+
+// One convolution over n samples, in PyTorch's terms (input [n, c, h, w],
+// weight [co, c / groups, kh, kw], output [n, co, oh, ow], contiguous).
+struct ConvShape {
+  int64_t n, c, h, w;
+  int64_t co, kh, kw;
+  int64_t oh, ow;
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+};
+
+enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
+
+// Note [oneDNN convolution]: float32 convolutions go to oneDNN's direct
+// convolution primitives (JIT kernels for the host's ISA, on blocked
+// layouts such as nChw16c that the calls below reorder to and from) where
+// that measured faster than im2col + GEMM; the rule is in onednn.cc.
+// EMBER_CPU_CONV=onednn|im2col pins one path for every pass. Each call runs
+// on the calling thread alone (the caller splits the batch), so results are
+// the same run to run.
+bool use_conv(const ConvShape& s, ConvPass pass);
+
+// Each returns false, writing nothing, if oneDNN has no primitive for the
+// shape (the caller then takes im2col). b may be null.
+bool conv_forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y);
+// gx = the input gradient.
+bool conv_backward_data(const ConvShape& s, const float* gy, const float* w, float* gx);
+// gw = the weight gradient over these n samples (overwritten).
+bool conv_backward_weights(const ConvShape& s, const float* gy, const float* x, float* gw);
+
+// show_config()'s line on the CPU convolution.
+std::string conv_config();
+
+}  // namespace onednn
+}  // namespace detail
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_ONEDNN_H_

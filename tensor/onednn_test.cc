@@ -1,0 +1,166 @@
+// Note [oneDNN convolution]: oneDNN's primitives (called directly, and
+// through ember::convolution) against ember's float64 im2col convolution,
+// over strides, padding with a floored remainder, dilation, groups,
+// depthwise, 1-D, channel counts that do not fill a block, and a batch
+// split across threads; and the rule's documented choices.
+#include "tensor/onednn.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tensor/creation.h"
+#include "tensor/math.h"
+#include "tensor/nn_ops.h"
+#include "tensor/parallel.h"
+#include "tensor/random.h"
+
+namespace ember {
+namespace {
+
+using detail::onednn::ConvPass;
+using detail::onednn::ConvShape;
+
+struct Case {
+  int64_t n, c, h, w, co, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+};
+
+ConvShape shape_of(const Case& k) {
+  ConvShape s{};
+  s.n = k.n;
+  s.c = k.c;
+  s.h = k.h;
+  s.w = k.w;
+  s.co = k.co;
+  s.kh = k.kh;
+  s.kw = k.kw;
+  s.oh = (k.h + 2 * k.ph - k.dh * (k.kh - 1) - 1) / k.sh + 1;
+  s.ow = (k.w + 2 * k.pw - k.dw * (k.kw - 1) - 1) / k.sw + 1;
+  s.sh = k.sh;
+  s.sw = k.sw;
+  s.ph = k.ph;
+  s.pw = k.pw;
+  s.dh = k.dh;
+  s.dw = k.dw;
+  s.groups = k.groups;
+  return s;
+}
+
+const Case kCases[] = {
+    {2, 16, 9, 11, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},    // full blocks
+    {3, 3, 13, 12, 20, 5, 5, 2, 2, 2, 2, 1, 1, 1},    // a first layer: 3 channels in, 20 out
+    {2, 32, 8, 8, 32, 3, 3, 1, 1, 2, 2, 2, 2, 1},     // dilation 2
+    {2, 32, 10, 7, 64, 3, 1, 2, 1, 1, 0, 1, 1, 4},    // groups, a 3x1 kernel, mixed strides
+    {2, 16, 6, 6, 16, 1, 1, 2, 2, 0, 0, 1, 1, 1},     // 1x1, stride 2
+    {2, 16, 8, 8, 24, 3, 3, 2, 2, 0, 0, 1, 1, 1},     // stride 2 that leaves a column over
+    {1, 8, 1, 30, 16, 1, 5, 1, 1, 0, 2, 1, 1, 1},     // 1-D (H = 1)
+    {2, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16},  // depthwise
+    {2, 20, 12, 12, 50, 5, 5, 1, 1, 0, 0, 1, 1, 1},   // the MNIST net's second layer
+};
+
+struct Tensors {
+  Tensor x, w, b, gy;
+};
+
+Tensors random_tensors(const Case& k, const ConvShape& s) {
+  manual_seed(5);
+  return {randn({k.n, k.c, k.h, k.w}), randn({k.co, k.c / k.groups, k.kh, k.kw}), randn({k.co}),
+          randn({k.n, k.co, s.oh, s.ow})};
+}
+
+// Within float rounding of the float64 result, relative to its largest value.
+void expect_near(const Tensor& got, const Tensor& want, const char* what, int i) {
+  ASSERT_EQ(got.sizes(), want.sizes()) << what << " case " << i;
+  const double scale = want.abs().max().item<double>() + 1;
+  const double err = (got.to(kDouble) - want).abs().max().item<double>();
+  EXPECT_LT(err, 2e-5 * scale) << what << " case " << i;
+}
+
+TEST(OneDnnConv, PrimitivesMatchFloat64Im2col) {
+  for (int i = 0; i < static_cast<int>(std::size(kCases)); ++i) {
+    const Case& k = kCases[i];
+    const ConvShape s = shape_of(k);
+    const Tensors t = random_tensors(k, s);
+    const std::vector<int64_t> st{k.sh, k.sw}, pad{k.ph, k.pw}, dil{k.dh, k.dw};
+    const Tensor xd = t.x.to(kDouble), wd = t.w.to(kDouble), gyd = t.gy.to(kDouble);
+    const Tensor want_y = convolution(xd, wd, t.b.to(kDouble), st, pad, dil, k.groups);
+    const Tensor want_y0 = convolution(xd, wd, Tensor(), st, pad, dil, k.groups);
+    auto [want_gx, want_gw, unused] =
+        convolution_backward(gyd, xd, wd, st, pad, dil, k.groups, {true, true, false});
+
+    Tensor y = empty(want_y.sizes()), y0 = empty(want_y.sizes());
+    Tensor gx = empty(t.x.sizes()), gw = empty(t.w.sizes());
+    ASSERT_TRUE(detail::onednn::conv_forward(s, t.x.data_ptr<float>(), t.w.data_ptr<float>(),
+                                             t.b.data_ptr<float>(), y.data_ptr<float>()))
+        << i;
+    ASSERT_TRUE(detail::onednn::conv_forward(s, t.x.data_ptr<float>(), t.w.data_ptr<float>(),
+                                             nullptr, y0.data_ptr<float>()))
+        << i;
+    ASSERT_TRUE(detail::onednn::conv_backward_data(s, t.gy.data_ptr<float>(), t.w.data_ptr<float>(),
+                                                   gx.data_ptr<float>()))
+        << i;
+    ASSERT_TRUE(detail::onednn::conv_backward_weights(s, t.gy.data_ptr<float>(),
+                                                      t.x.data_ptr<float>(), gw.data_ptr<float>()))
+        << i;
+    expect_near(y, want_y, "output", i);
+    expect_near(y0, want_y0, "output without bias", i);
+    expect_near(gx, want_gx, "input gradient", i);
+    expect_near(gw, want_gw, "weight gradient", i);
+  }
+}
+
+// Through the public op on two threads: each thread runs its own samples'
+// primitives (5 samples: parts of 2 and 3), and the weight gradient is the
+// sum of the parts'.
+TEST(OneDnnConv, ConvolutionSplitsTheBatchAcrossThreads) {
+  const Case k{5, 16, 10, 10, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  const ConvShape s = shape_of(k);
+  for (ConvPass p : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
+    EXPECT_TRUE(detail::onednn::use_conv(s, p)) << "the rule must pick oneDNN for this shape";
+  }
+  const Tensors t = random_tensors(k, s);
+  const std::vector<int64_t> st{1, 1}, pad{1, 1}, dil{1, 1};
+  const Tensor xd = t.x.to(kDouble), wd = t.w.to(kDouble);
+  const Tensor want_y = convolution(xd, wd, t.b.to(kDouble), st, pad, dil, 1);
+  auto [want_gx, want_gw, want_gb] =
+      convolution_backward(t.gy.to(kDouble), xd, wd, st, pad, dil, 1, {true, true, true});
+  const int threads = get_num_threads();
+  for (int n : {1, 2}) {
+    set_num_threads(n);
+    expect_near(convolution(t.x, t.w, t.b, st, pad, dil, 1), want_y, "output", n);
+    auto [gx, gw, gb] = convolution_backward(t.gy, t.x, t.w, st, pad, dil, 1, {true, true, true});
+    expect_near(gx, want_gx, "input gradient", n);
+    expect_near(gw, want_gw, "weight gradient", n);
+    expect_near(gb, want_gb, "bias gradient", n);
+  }
+  set_num_threads(threads);
+}
+
+// Note [oneDNN convolution rule]'s choices that hold on AVX-512 (16-channel
+// blocks) and AVX2 (8) hosts alike.
+TEST(OneDnnConv, RuleTakesOneDnnWhereBlocksAreFull) {
+  const ConvShape resnet = shape_of({32, 64, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+  for (ConvPass p : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
+    EXPECT_TRUE(detail::onednn::use_conv(resnet, p));
+  }
+  // A first layer of 3 channels: forward and weight gradient only.
+  const ConvShape first = shape_of({32, 3, 64, 64, 64, 7, 7, 2, 2, 3, 3, 1, 1, 1});
+  EXPECT_TRUE(detail::onednn::use_conv(first, ConvPass::kForward));
+  EXPECT_TRUE(detail::onednn::use_conv(first, ConvPass::kBackwardWeights));
+  EXPECT_FALSE(detail::onednn::use_conv(first, ConvPass::kBackwardData));
+  // 2x2 output planes: the weight gradient stays on im2col.
+  const ConvShape small = shape_of({32, 512, 2, 2, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+  EXPECT_FALSE(detail::onednn::use_conv(small, ConvPass::kBackwardWeights));
+  // 9 -> 9 channels fill a 16-block or two 8-blocks to 56%, squared 32%;
+  // 1x1 kernels; the MNIST net's first layer (a reduction of 25).
+  const ConvShape sparse = shape_of({8, 9, 12, 12, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+  const ConvShape one_by_one = shape_of({32, 64, 16, 16, 128, 1, 1, 2, 2, 0, 0, 1, 1, 1});
+  const ConvShape mnist = shape_of({64, 1, 28, 28, 20, 5, 5, 1, 1, 0, 0, 1, 1, 1});
+  for (const ConvShape& s : {sparse, one_by_one, mnist}) {
+    for (ConvPass p : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
+      EXPECT_FALSE(detail::onednn::use_conv(s, p)) << s.c << " -> " << s.co;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ember
