@@ -25,24 +25,10 @@ struct Case {
 };
 
 ConvShape shape_of(const Case& k) {
-  ConvShape s{};
-  s.n = k.n;
-  s.c = k.c;
-  s.h = k.h;
-  s.w = k.w;
-  s.co = k.co;
-  s.kh = k.kh;
-  s.kw = k.kw;
-  s.oh = (k.h + 2 * k.ph - k.dh * (k.kh - 1) - 1) / k.sh + 1;
-  s.ow = (k.w + 2 * k.pw - k.dw * (k.kw - 1) - 1) / k.sw + 1;
-  s.sh = k.sh;
-  s.sw = k.sw;
-  s.ph = k.ph;
-  s.pw = k.pw;
-  s.dh = k.dh;
-  s.dw = k.dw;
-  s.groups = k.groups;
-  return s;
+  const int64_t oh = (k.h + 2 * k.ph - k.dh * (k.kh - 1) - 1) / k.sh + 1;
+  const int64_t ow = (k.w + 2 * k.pw - k.dw * (k.kw - 1) - 1) / k.sw + 1;
+  return {k.n,  k.c,  k.h,  k.w,  k.co, k.kh, k.kw, oh,
+          ow,   k.sh, k.sw, k.ph, k.pw, k.dh, k.dw, k.groups};
 }
 
 const Case kCases[] = {
@@ -133,6 +119,20 @@ TEST(OneDnnConv, ConvolutionSplitsTheBatchAcrossThreads) {
     expect_near(gb, want_gb, "bias gradient", n);
   }
   set_num_threads(threads);
+}
+
+// A transposed convolution is the input gradient of a convolution, so it
+// runs oneDNN's backward-data primitive where the rule picks it: output
+// padding, stride 2, groups.
+TEST(OneDnnConv, TransposedConvolutionMatchesFloat64) {
+  manual_seed(6);
+  const Tensor x = randn({3, 32, 7, 6}), w = randn({32, 16, 3, 3}), b = randn({32});
+  ASSERT_TRUE(detail::onednn::use_conv(shape_of({3, 32, 14, 12, 32, 3, 3, 2, 2, 1, 1, 1, 1, 2}),
+                                       ConvPass::kBackwardData));
+  const std::vector<int64_t> st{2, 2}, pad{1, 1}, outpad{1, 1}, dil{1, 1};
+  const Tensor want = conv_transpose(x.to(kDouble), w.to(kDouble), b.to(kDouble), st, pad, outpad,
+                                     dil, 2);
+  expect_near(conv_transpose(x, w, b, st, pad, outpad, dil, 2), want, "transposed output", 0);
 }
 
 // Note [oneDNN convolution rule]'s choices that hold on AVX-512 (16-channel
