@@ -4,7 +4,6 @@
 #include <dnnl.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -49,27 +48,18 @@ bool openblas_float_is_fast() {
 
 // EMBER_CPU_GEMM=onednn|openblas pins every float GEMM to one library (to
 // compare them, or to reproduce another host); unset or "auto": the rule.
-enum class GemmChoice { kAuto, kOneDnn, kOpenBlas };
-GemmChoice gemm_choice() {
-  static const GemmChoice choice = [] {
-    const char* env = std::getenv("EMBER_CPU_GEMM");
-    const std::string v = env ? absl::AsciiStrToLower(env) : "auto";
-    if (v == "onednn") return GemmChoice::kOneDnn;
-    if (v == "openblas") return GemmChoice::kOpenBlas;
-    EMBER_CHECK(v == "auto" || v.empty(), "EMBER_CPU_GEMM must be auto, onednn or openblas, got '",
-                env, "'");
-    return GemmChoice::kAuto;
-  }();
+onednn::Choice gemm_choice() {
+  static const onednn::Choice choice = onednn::env_choice("EMBER_CPU_GEMM", "openblas");
   return choice;
 }
 
 bool use_openblas(int64_t m, int64_t n, int64_t k) {
   switch (gemm_choice()) {
-    case GemmChoice::kOneDnn:
+    case onednn::Choice::kOneDnn:
       return false;
-    case GemmChoice::kOpenBlas:
+    case onednn::Choice::kOther:
       return true;
-    case GemmChoice::kAuto:
+    case onednn::Choice::kAuto:
       break;
   }
   return m * n <= 1024 && k >= 4096 && openblas_float_is_fast();
@@ -80,13 +70,13 @@ bool use_openblas(int64_t m, int64_t n, int64_t k) {
 std::string gemm_config() {
   std::string out = "  - float32 GEMM: ";
   switch (gemm_choice()) {
-    case GemmChoice::kOneDnn:
+    case onednn::Choice::kOneDnn:
       out += "oneDNN sgemm for every shape (EMBER_CPU_GEMM=onednn)";
       break;
-    case GemmChoice::kOpenBlas:
+    case onednn::Choice::kOther:
       out += "OpenBLAS for every shape (EMBER_CPU_GEMM=openblas)";
       break;
-    case GemmChoice::kAuto:
+    case onednn::Choice::kAuto:
       out += "oneDNN sgemm";
       out += openblas_float_is_fast()
                  ? "; OpenBLAS for outputs of <= 1024 elements over reductions of >= 4096"

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tensor/all.h"
 #include "tensor/cpu_info.h"
@@ -111,6 +112,61 @@ TEST(ShowConfig, RefusesAnUnknownGemmChoice) {
         } catch (const Error& e) {
           std::exit(std::string(e.what()).find(
                         "EMBER_CPU_GEMM must be auto, onednn or openblas, got 'mkl'") !=
+                            std::string::npos
+                        ? 0
+                        : 2);
+        }
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// EMBER_CPU_CONV pins the convolution path (in a child, as above): a layer
+// that the rule gives to oneDNN gives the float64 result within float
+// rounding on either path, and show_config says which.
+bool conv_agrees_and_shows(const char* line) {
+  manual_seed(1);
+  const Tensor x = randn({4, 16, 9, 9}), w = randn({32, 16, 3, 3});
+  const std::vector<int64_t> one{1, 1};
+  const Tensor ref = convolution(x.to(kDouble), w.to(kDouble), Tensor(), one, one, one, 1);
+  const Tensor y = convolution(x, w, Tensor(), one, one, one, 1);
+  return (y.to(kDouble) - ref).abs().max().item<double>() < 1e-3 &&
+         show_config().find(line) != std::string::npos;
+}
+
+void expect_conv_choice(const char* value, const char* line) {
+  EXPECT_EXIT(
+      {
+        setenv("EMBER_CPU_CONV", value, 1);
+        std::exit(conv_agrees_and_shows(line) ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "")
+      << value;
+}
+
+// A convolution, which reads EMBER_CPU_CONV first.
+void convolve_once() {
+  const std::vector<int64_t> one{1, 1}, zero{0, 0};
+  convolution(ones({1, 1, 3, 3}), ones({1, 1, 2, 2}), Tensor(), one, zero, one, 1);
+}
+
+TEST(ShowConfig, EmberCpuConvPinsThePath) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  expect_conv_choice("onednn", "oneDNN's direct convolution for every shape (EMBER_CPU_CONV=onednn)");
+  expect_conv_choice("im2col", "im2col + GEMM for every shape (EMBER_CPU_CONV=im2col)");
+  expect_conv_choice("auto", "float32 convolution: oneDNN's direct convolution where");
+}
+
+TEST(ShowConfig, RefusesAnUnknownConvChoice) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_EXIT(
+      {
+        setenv("EMBER_CPU_CONV", "winograd", 1);
+        try {
+          convolve_once();
+        } catch (const Error& e) {
+          std::exit(std::string(e.what()).find(
+                        "EMBER_CPU_CONV must be auto, onednn or im2col, got 'winograd'") !=
                             std::string::npos
                         ? 0
                         : 2);

@@ -26,6 +26,16 @@ void single_thread() {
   }
 }
 
+Choice env_choice(const char* var, const char* other) {
+  const char* env = std::getenv(var);
+  const std::string v = env ? absl::AsciiStrToLower(env) : "auto";
+  if (v == "onednn") return Choice::kOneDnn;
+  if (v == other) return Choice::kOther;
+  EMBER_CHECK(v == "auto" || v.empty(), var, " must be auto, onednn or ", other, ", got '", env,
+              "'");
+  return Choice::kAuto;
+}
+
 namespace {
 
 using dnnl::memory;
@@ -259,17 +269,8 @@ bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, co
   return true;
 }
 
-enum class ConvChoice { kAuto, kOneDnn, kIm2col };
-ConvChoice conv_choice() {
-  static const ConvChoice choice = [] {
-    const char* env = std::getenv("EMBER_CPU_CONV");
-    const std::string v = env ? absl::AsciiStrToLower(env) : "auto";
-    if (v == "onednn") return ConvChoice::kOneDnn;
-    if (v == "im2col") return ConvChoice::kIm2col;
-    EMBER_CHECK(v == "auto" || v.empty(), "EMBER_CPU_CONV must be auto, onednn or im2col, got '",
-                env, "'");
-    return ConvChoice::kAuto;
-  }();
+Choice conv_choice() {
+  static const Choice choice = env_choice("EMBER_CPU_CONV", "im2col");
   return choice;
 }
 
@@ -324,11 +325,11 @@ bool rule(const ConvShape& s, ConvPass pass) {
 
 bool use_conv(const ConvShape& s, ConvPass pass) {
   switch (conv_choice()) {
-    case ConvChoice::kOneDnn:
+    case Choice::kOneDnn:
       return true;
-    case ConvChoice::kIm2col:
+    case Choice::kOther:
       return false;
-    case ConvChoice::kAuto:
+    case Choice::kAuto:
       break;
   }
   return rule(s, pass);
@@ -349,11 +350,11 @@ bool conv_backward_weights(const ConvShape& s, const float* gy, const float* x, 
 std::string conv_config() {
   std::string out = "  - float32 convolution: ";
   switch (conv_choice()) {
-    case ConvChoice::kOneDnn:
+    case Choice::kOneDnn:
       return out + "oneDNN's direct convolution for every shape (EMBER_CPU_CONV=onednn)\n";
-    case ConvChoice::kIm2col:
+    case Choice::kOther:
       return out + "im2col + GEMM for every shape (EMBER_CPU_CONV=im2col)\n";
-    case ConvChoice::kAuto:
+    case Choice::kAuto:
       break;
   }
   return absl::StrCat(out, "oneDNN's direct convolution where channels fill its ", channel_block(),

@@ -16,6 +16,13 @@ namespace onednn {
 // is one thread); ember's pool splits the work instead.
 void single_thread();
 
+// A path pinned by an environment variable (EMBER_CPU_GEMM, EMBER_CPU_CONV),
+// read by the caller once per process: unset or "auto" is kAuto, "onednn"
+// kOneDnn, `other` kOther (any case); anything else is refused, naming the
+// variable and its values.
+enum class Choice { kAuto, kOneDnn, kOther };
+Choice env_choice(const char* var, const char* other);
+
 // One convolution over n samples, in PyTorch's terms (input [n, c, h, w],
 // weight [co, c / groups, kh, kw], output [n, co, oh, ow], contiguous).
 struct ConvShape {
