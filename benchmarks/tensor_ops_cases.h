@@ -5,7 +5,8 @@
 // same code measures ember (tensor_ops.cc) and libtorch
 // (tensor_ops_vs_libtorch.cc). B provides: Tensor, rand(sizes), add(a, b),
 // sum(a), mean(a), mm(a, b), conv_step(x, w, b, gy, stride, pad, want_gx)
-// (a 2-D convolution's forward and backward), set_threads(n).
+// (a 2-D convolution's forward and backward), maybe_bf16(t, yes) (t, or t
+// in bfloat16), set_threads(n).
 //
 // Every case takes (size, threads) arguments and reports rates as counters:
 //   tiny_add   a + b on 1-element tensors: time per op is the dispatch cost
@@ -16,7 +17,8 @@
 //   conv       one float 2-D convolution layer's forward and backward (the
 //              shapes of seed 003's MNIST net's and ResNet-18's layers, kConvShapes):
 //              "GFLOP/s" counts 2 multiply-adds per weight use in each of
-//              the three passes (two where the input needs no gradient)
+//              the three passes (two where the input needs no gradient);
+//              a third argument of 1: in bfloat16
 
 #include <benchmark/benchmark.h>
 
@@ -115,16 +117,17 @@ void BM_Conv(benchmark::State& state) {
   B::set_threads(static_cast<int>(state.range(1)));
   const int64_t oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
   const int64_t ow = (c.w + 2 * c.pad - c.k) / c.stride + 1;
-  auto x = B::rand({c.n, c.c, c.h, c.w});
-  auto w = B::rand({c.co, c.c, c.k, c.k});
-  auto b = B::rand({c.co});
-  auto gy = B::rand({c.n, c.co, oh, ow});
+  const bool bf16 = state.range(2) != 0;  // every tensor in bfloat16
+  auto x = B::maybe_bf16(B::rand({c.n, c.c, c.h, c.w}), bf16);
+  auto w = B::maybe_bf16(B::rand({c.co, c.c, c.k, c.k}), bf16);
+  auto b = B::maybe_bf16(B::rand({c.co}), bf16);
+  auto gy = B::maybe_bf16(B::rand({c.n, c.co, oh, ow}), bf16);
   for (auto _ : state) {
     auto grads = B::conv_step(x, w, b, gy, c.stride, c.pad, c.want_gx);
     benchmark::DoNotOptimize(grads);
   }
   const double macs = 1.0 * c.n * c.co * oh * ow * c.c * c.k * c.k;
-  state.SetLabel(c.name);
+  state.SetLabel(std::string(c.name) + (bf16 ? " bf16" : ""));
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * macs * (c.want_gx ? 3 : 2) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
@@ -148,7 +151,12 @@ void register_cases(const char* prefix) {
         ->UseRealTime();
     for (int64_t i = 0; i < static_cast<int64_t>(std::size(kConvShapes)); ++i) {
       benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
-          ->Args({i, threads})
+          ->Args({i, threads, 0})
+          ->UseRealTime();
+    }
+    for (int64_t i : {3, 5}) {  // ResNet-18's 3x3 layers in bfloat16
+      benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
+          ->Args({i, threads, 1})
           ->UseRealTime();
     }
   }

@@ -25,6 +25,7 @@ struct TorchBackend {
   static Tensor sum(const Tensor& a) { return a.sum(); }
   static Tensor mean(const Tensor& a) { return a.mean(); }
   static Tensor mm(const Tensor& a, const Tensor& b) { return torch::mm(a, b); }
+  static Tensor maybe_bf16(const Tensor& t, bool yes) { return yes ? t.to(torch::kBFloat16) : t; }
   static std::tuple<Tensor, Tensor, Tensor> conv_step(const Tensor& x, const Tensor& w,
                                                       const Tensor& b, const Tensor& gy,
                                                       int64_t stride, int64_t pad, bool want_gx) {

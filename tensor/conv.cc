@@ -2,7 +2,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 #include <utility>
 
@@ -577,11 +579,12 @@ Geometry make_transposed_geometry(const Tensor& input, const Tensor& weight, con
   return g;
 }
 
-// Note [Reduced-precision CPU convolution]: there is no float16/bfloat16
-// CPU convolution kernel yet (issue 18 plans oneDNN's); until then such
-// inputs are convolved in float and the result rounded once, so that CPU
-// autocast (which runs conv1d/conv2d in bfloat16) works. The op, its
-// recording and its dtypes are the reduced-precision op's.
+// Note [Reduced-precision CPU convolution]: float16, and bfloat16 where
+// oneDNN's bfloat16 primitives are not taken (Note [bfloat16 CPU
+// convolution] in onednn.h: they are on CPUs with native bfloat16), are
+// convolved in float and the result rounded once, so that CPU autocast
+// (which runs conv1d/conv2d in bfloat16) works. The op, its recording and
+// its dtypes are the reduced-precision op's.
 bool reduced_float(ScalarType t) { return t == kBFloat16 || t == kHalf; }
 Tensor to_float(const Tensor& t) { return t.defined() ? t.to(kFloat).contiguous() : Tensor(); }
 Tensor float_like(const Tensor& t) {
@@ -591,8 +594,68 @@ void copy_back(Tensor& dst, const Tensor& src) {
   if (dst.defined()) dst.copy_(src);
 }
 
+// Note [bfloat16 CPU convolution]: each pass over the samples of a part of
+// the batch (the float split, Note [Convolution threads]) through oneDNN's
+// bfloat16 primitive; the weight gradient's parts are summed in float and
+// rounded once. False where oneDNN has no primitive for the shape (the
+// caller then converts to float; what was written is overwritten).
+bool bf16_parts(const Geometry& g, const std::function<bool(detail::onednn::ConvShape&, int64_t,
+                                                            int64_t, int64_t)>& part) {
+  const int64_t parts = parts_of<float>(g);
+  std::atomic<bool> ok{true};
+  parallel_for(0, parts, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const int64_t s0 = g.n * p / parts, s1 = g.n * (p + 1) / parts;
+      detail::onednn::ConvShape s = onednn_shape(g, s0, s1);
+      s.bf16 = true;
+      if (!part(s, p, s0, s1)) ok = false;
+    }
+  });
+  return ok;
+}
+
+bool bf16_forward(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                  Tensor& out) {
+  const BFloat16* xp = x.data_ptr<BFloat16>();
+  const BFloat16* bp = b.defined() ? b.data_ptr<BFloat16>() : nullptr;
+  BFloat16* op = out.data_ptr<BFloat16>();
+  return bf16_parts(g, [&](detail::onednn::ConvShape& s, int64_t, int64_t s0, int64_t) {
+    return detail::onednn::conv_forward(s, xp + s0 * g.c * g.h * g.w, w.data_ptr<BFloat16>(), bp,
+                                        op + s0 * g.co * g.l());
+  });
+}
+
+bool bf16_backward(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
+                   Tensor& gx, Tensor& gw, Tensor& gb) {
+  const int64_t in_sample = g.c * g.h * g.w, out_sample = g.co * g.l();
+  const BFloat16* gyp = gy.data_ptr<BFloat16>();
+  Tensor partial =
+      gw.defined() ? empty({parts_of<float>(g), gw.numel()}, gw.options().dtype(kFloat)) : Tensor();
+  const bool ok = bf16_parts(g, [&](detail::onednn::ConvShape& s, int64_t p, int64_t s0, int64_t) {
+    bool done = true;
+    if (gx.defined()) {
+      done = detail::onednn::conv_backward_data(s, gyp + s0 * out_sample, w.data_ptr<BFloat16>(),
+                                                gx.data_ptr<BFloat16>() + s0 * in_sample);
+    }
+    if (done && gw.defined()) {
+      done = detail::onednn::conv_backward_weights(
+          s, gyp + s0 * out_sample, x.data_ptr<BFloat16>() + s0 * in_sample,
+          partial.data_ptr<float>() + p * gw.numel());
+    }
+    return done;
+  });
+  if (!ok) return false;
+  if (gw.defined()) gw.copy_(partial.sum(0).view(gw.sizes()));
+  if (gb.defined()) gb.copy_(gy.view({g.n, g.co, g.l()}).to(kFloat).sum({0, 2}));
+  return true;
+}
+
 void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
                       Tensor& out) {
+  if (x.dtype() == kBFloat16 && detail::onednn::use_bf16_conv() &&
+      bf16_forward(g, x, w, b, out)) {
+    return;
+  }
   if (reduced_float(x.dtype())) {
     Tensor of = float_like(out);
     conv_forward_cpu(g, to_float(x), to_float(w), to_float(b), of);
@@ -608,6 +671,10 @@ void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const
 
 void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
                        Tensor& gx, Tensor& gw, Tensor& gb) {
+  if (gy.dtype() == kBFloat16 && detail::onednn::use_bf16_conv() &&
+      bf16_backward(g, gy, x, w, gx, gw, gb)) {
+    return;
+  }
   if (reduced_float(gy.dtype())) {  // Note [Reduced-precision CPU convolution]
     Tensor gxf = float_like(gx), gwf = float_like(gw), gbf = float_like(gb);
     conv_backward_cpu(g, to_float(gy), to_float(x), to_float(w), gxf, gwf, gbf);

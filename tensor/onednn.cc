@@ -103,18 +103,28 @@ struct Plan {
 
 memory::dims spatial(int64_t a, int64_t b) { return {a, b}; }
 
-memory::desc plain_src(const ConvShape& s) { return {{s.n, s.c, s.h, s.w}, kF32, Tag::nchw}; }
-memory::desc plain_dst(const ConvShape& s) { return {{s.n, s.co, s.oh, s.ow}, kF32, Tag::nchw}; }
-memory::desc plain_weights(const ConvShape& s) {
-  if (s.groups == 1) return {{s.co, s.c, s.kh, s.kw}, kF32, Tag::oihw};
-  return {{s.groups, s.co / s.groups, s.c / s.groups, s.kh, s.kw}, kF32, Tag::goihw};
+memory::data_type data_type(const ConvShape& s) {
+  return s.bf16 ? memory::data_type::bf16 : kF32;
 }
-memory::desc any_like(const memory::desc& d) { return {d.dims(), kF32, Tag::any}; }
+memory::desc plain_src(const ConvShape& s) {
+  return {{s.n, s.c, s.h, s.w}, data_type(s), Tag::nchw};
+}
+memory::desc plain_dst(const ConvShape& s) {
+  return {{s.n, s.co, s.oh, s.ow}, data_type(s), Tag::nchw};
+}
+memory::desc plain_weights(const ConvShape& s, memory::data_type type) {
+  if (s.groups == 1) return {{s.co, s.c, s.kh, s.kw}, type, Tag::oihw};
+  return {{s.groups, s.co / s.groups, s.c / s.groups, s.kh, s.kw}, type, Tag::goihw};
+}
+memory::desc bias_desc(const ConvShape& s) { return {{s.co}, data_type(s), Tag::x}; }
+memory::desc any_like(const memory::desc& d) { return {d.dims(), d.data_type(), Tag::any}; }
 
 // Builds the primitive of a pass; throws dnnl::error where oneDNN has none.
 std::unique_ptr<Plan> make_plan(const ConvShape& s, ConvPass pass, bool bias) {
-  const memory::desc src = plain_src(s), dst = plain_dst(s), wei = plain_weights(s);
-  const memory::desc bias_md({s.co}, kF32, Tag::x);
+  const memory::desc src = plain_src(s), dst = plain_dst(s);
+  const memory::desc wei = plain_weights(s, data_type(s)), bias_md = bias_desc(s);
+  // The weight gradient is float32 (ConvShape::bf16).
+  const memory::desc diff_wei = plain_weights(s, kF32);
   // oneDNN's dilation counts the gaps (PyTorch's minus one); PyTorch's
   // padding is symmetric and oneDNN's size check floors as PyTorch's does.
   const memory::dims strides = spatial(s.sh, s.sw), dilates = spatial(s.dh - 1, s.dw - 1),
@@ -159,15 +169,15 @@ std::unique_ptr<Plan> make_plan(const ConvShape& s, ConvPass pass, bool bias) {
     }
     case ConvPass::kBackwardWeights: {
       const dnnl::convolution_backward_weights::primitive_desc pd(
-          {algo, any_like(src), any_like(wei), any_like(dst), strides, dilates, pad, pad}, attr,
-          cpu_engine(), fwd);
+          {algo, any_like(src), any_like(diff_wei), any_like(dst), strides, dilates, pad, pad},
+          attr, cpu_engine(), fwd);
       plan->prim = dnnl::convolution_backward_weights(pd);
       plan->in0_arg = DNNL_ARG_DIFF_DST;
       plan->in1_arg = DNNL_ARG_SRC;
       plan->out_arg = DNNL_ARG_DIFF_WEIGHTS;
       plan->in0.init(dst, pd.diff_dst_desc(), true);
       plan->in1.init(src, pd.src_desc(), true);
-      plan->out.init(wei, pd.diff_weights_desc(), false);
+      plan->out.init(diff_wei, pd.diff_weights_desc(), false);
       plan->scratch = pd.scratchpad_desc();
       break;
     }
@@ -178,7 +188,7 @@ std::unique_ptr<Plan> make_plan(const ConvShape& s, ConvPass pass, bool bias) {
 // Plans by shape and pass, built once per process (a null plan: oneDNN has
 // no primitive for it). Bounded: a program that sees ever new shapes
 // rebuilds plans rather than growing without end.
-using PlanKey = std::array<int64_t, 18>;
+using PlanKey = std::array<int64_t, 19>;
 struct KeyHash {
   size_t operator()(const PlanKey& k) const {
     size_t h = 1469598103934665603ull;
@@ -207,7 +217,8 @@ const Plan* find_plan(const ConvShape& s, ConvPass pass, bool bias) {
                     s.dw,
                     s.groups,
                     static_cast<int64_t>(pass),
-                    bias ? 1 : 0};
+                    bias ? 1 : 0,
+                    s.bf16 ? 1 : 0};
   std::lock_guard<std::mutex> lock(mu);
   auto it = plans.find(key);
   if (it != plans.end()) return it->second.get();
@@ -232,7 +243,7 @@ memory bind(const Arg& a, const void* user, Slot slot, dnnl::stream& stream, boo
   return chosen;
 }
 
-bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, const float* bias,
+bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, const void* bias,
          void* out) {
   // Before the plan: oneDNN sizes a primitive's work split for the OpenMP
   // team it sees at creation, and runs that many threads whatever the team
@@ -253,8 +264,7 @@ bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, co
                    memory(plan->scratch, cpu_engine(), workspace(kScratch).get(scratch_bytes)));
     }
     if (bias != nullptr) {
-      args.emplace(DNNL_ARG_BIAS,
-                   memory({{s.co}, kF32, Tag::x}, cpu_engine(), const_cast<float*>(bias)));
+      args.emplace(DNNL_ARG_BIAS, memory(bias_desc(s), cpu_engine(), const_cast<void*>(bias)));
     }
     plan->prim.execute(stream, args);
     if (!plan->out.same) {
@@ -290,8 +300,15 @@ Choice conv_choice() {
 //     one channel);
 //   - for the weight gradient of output planes under 4x4 (ResNet-18's last
 //     layer at 2x2: 1.5x slower), and on AVX2 for every pass there.
+// oneDNN's ISA values are bit sets (avx2_vnni is numerically above
+// avx512_core but has none of its bits).
+bool isa_has(dnnl_cpu_isa_t isa) {
+  const auto have = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  return (have & static_cast<unsigned>(isa)) == static_cast<unsigned>(isa);
+}
+
 int64_t channel_block() {
-  static const int64_t block = dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core ? 16 : 8;
+  static const int64_t block = isa_has(dnnl_cpu_isa_avx512_core) ? 16 : 8;
   return block;
 }
 
@@ -335,15 +352,28 @@ bool use_conv(const ConvShape& s, ConvPass pass) {
   return rule(s, pass);
 }
 
-bool conv_forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y) {
+bool use_bf16_conv() {
+  switch (conv_choice()) {
+    case Choice::kOneDnn:
+      return true;
+    case Choice::kOther:
+      return false;
+    case Choice::kAuto:
+      break;
+  }
+  static const bool native = isa_has(dnnl_cpu_isa_avx512_core_bf16);
+  return native;
+}
+
+bool conv_forward(const ConvShape& s, const void* x, const void* w, const void* b, void* y) {
   return run(s, ConvPass::kForward, x, w, b, y);
 }
 
-bool conv_backward_data(const ConvShape& s, const float* gy, const float* w, float* gx) {
+bool conv_backward_data(const ConvShape& s, const void* gy, const void* w, void* gx) {
   return run(s, ConvPass::kBackwardData, gy, w, nullptr, gx);
 }
 
-bool conv_backward_weights(const ConvShape& s, const float* gy, const float* x, float* gw) {
+bool conv_backward_weights(const ConvShape& s, const void* gy, const void* x, float* gw) {
   return run(s, ConvPass::kBackwardWeights, gy, x, nullptr, gw);
 }
 
@@ -351,14 +381,23 @@ std::string conv_config() {
   std::string out = "  - float32 convolution: ";
   switch (conv_choice()) {
     case Choice::kOneDnn:
-      return out + "oneDNN's direct convolution for every shape (EMBER_CPU_CONV=onednn)\n";
+      out += "oneDNN's direct convolution for every shape (EMBER_CPU_CONV=onednn)\n";
+      break;
     case Choice::kOther:
-      return out + "im2col + GEMM for every shape (EMBER_CPU_CONV=im2col)\n";
+      out += "im2col + GEMM for every shape (EMBER_CPU_CONV=im2col)\n";
+      break;
     case Choice::kAuto:
+      absl::StrAppend(&out, "oneDNN's direct convolution where channels fill its ",
+                      channel_block(),
+                      "-channel blocks (Note [oneDNN convolution rule]), else im2col + GEMM\n");
       break;
   }
-  return absl::StrCat(out, "oneDNN's direct convolution where channels fill its ", channel_block(),
-                      "-channel blocks (Note [oneDNN convolution rule]), else im2col + GEMM\n");
+  absl::StrAppend(&out, "  - bfloat16 convolution: ",
+                  use_bf16_conv() ? "oneDNN's bfloat16 primitives"
+                                  : "converted to float32 and back (this CPU has no native "
+                                    "bfloat16; Note [bfloat16 CPU convolution])",
+                  "\n");
+  return out;
 }
 
 }  // namespace onednn

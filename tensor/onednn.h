@@ -30,6 +30,10 @@ struct ConvShape {
   int64_t co, kh, kw;
   int64_t oh, ow;
   int64_t sh, sw, ph, pw, dh, dw, groups;
+  // bfloat16 data (input, weight, bias, output and gradients), float32
+  // otherwise; the weight gradient of a bfloat16 pass is float32 (the
+  // caller sums the parts of a split batch, then rounds once).
+  bool bf16 = false;
 };
 
 enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
@@ -43,13 +47,23 @@ enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
 // the same run to run.
 bool use_conv(const ConvShape& s, ConvPass pass);
 
+// Note [bfloat16 CPU convolution]: whether bfloat16 convolutions run
+// oneDNN's bfloat16 primitives (every pass). By default only where the CPU
+// has native bfloat16 instructions (AVX-512 BF16 or AMX): elsewhere oneDNN
+// emulates them, 3-5x slower than its float32 kernels on an AVX-512 host
+// (BENCHMARKS.md), and converting to float32 and back is faster
+// (Note [Reduced-precision CPU convolution] in conv.cc).
+// EMBER_CPU_CONV=onednn takes them anyway, =im2col never.
+bool use_bf16_conv();
+
 // Each returns false, writing nothing, if oneDNN has no primitive for the
-// shape (the caller then takes im2col). b may be null.
-bool conv_forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y);
+// shape (the caller then takes im2col). Pointers hold float32 or, with
+// s.bf16, bfloat16 data; b may be null.
+bool conv_forward(const ConvShape& s, const void* x, const void* w, const void* b, void* y);
 // gx = the input gradient.
-bool conv_backward_data(const ConvShape& s, const float* gy, const float* w, float* gx);
-// gw = the weight gradient over these n samples (overwritten).
-bool conv_backward_weights(const ConvShape& s, const float* gy, const float* x, float* gw);
+bool conv_backward_data(const ConvShape& s, const void* gy, const void* w, void* gx);
+// gw = the weight gradient over these n samples (overwritten; float32).
+bool conv_backward_weights(const ConvShape& s, const void* gy, const void* x, float* gw);
 
 // show_config()'s line on the CPU convolution.
 std::string conv_config();

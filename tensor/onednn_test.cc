@@ -5,6 +5,8 @@
 // split across threads; and the rule's documented choices.
 #include "tensor/onednn.h"
 
+#include <cstdlib>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -133,6 +135,78 @@ TEST(OneDnnConv, TransposedConvolutionMatchesFloat64) {
   const Tensor want = conv_transpose(x.to(kDouble), w.to(kDouble), b.to(kDouble), st, pad, outpad,
                                      dil, 2);
   expect_near(conv_transpose(x, w, b, st, pad, outpad, dil, 2), want, "transposed output", 0);
+}
+
+// bfloat16 through oneDNN's bfloat16 primitives (emulated on CPUs without
+// native bfloat16): within bfloat16 rounding of the float64 result of the
+// same (rounded) inputs; the weight gradient comes back in float32.
+TEST(OneDnnConv, BFloat16PrimitivesMatchFloat64) {
+  for (int i : {0, 1, 3, 7}) {
+    const Case& k = kCases[i];
+    ConvShape s = shape_of(k);
+    s.bf16 = true;
+    const Tensors t = random_tensors(k, s);
+    const Tensor x = t.x.to(kBFloat16), w = t.w.to(kBFloat16), b = t.b.to(kBFloat16),
+                 gy = t.gy.to(kBFloat16);
+    const std::vector<int64_t> st{k.sh, k.sw}, pad{k.ph, k.pw}, dil{k.dh, k.dw};
+    const Tensor xd = x.to(kDouble), wd = w.to(kDouble), gyd = gy.to(kDouble);
+    const Tensor want_y = convolution(xd, wd, b.to(kDouble), st, pad, dil, k.groups);
+    auto [want_gx, want_gw, unused] =
+        convolution_backward(gyd, xd, wd, st, pad, dil, k.groups, {true, true, false});
+    Tensor y = empty(want_y.sizes(), TensorOptions(kBFloat16));
+    Tensor gx = empty(x.sizes(), TensorOptions(kBFloat16)), gw = empty(w.sizes());
+    ASSERT_TRUE(detail::onednn::conv_forward(s, x.data_ptr(), w.data_ptr(), b.data_ptr(),
+                                             y.data_ptr()))
+        << i;
+    ASSERT_TRUE(detail::onednn::conv_backward_data(s, gy.data_ptr(), w.data_ptr(), gx.data_ptr()))
+        << i;
+    ASSERT_TRUE(detail::onednn::conv_backward_weights(s, gy.data_ptr(), x.data_ptr(),
+                                                      gw.data_ptr<float>()))
+        << i;
+    for (auto [got, want, what] : {std::make_tuple(y, want_y, "output"),
+                                   std::make_tuple(gx, want_gx, "input gradient")}) {
+      const double scale = want.abs().max().item<double>() + 1;
+      EXPECT_LT((got.to(kDouble) - want).abs().max().item<double>(), 1e-2 * scale)
+          << what << " case " << i;
+    }
+    expect_near(gw, want_gw, "float32 weight gradient", i);
+  }
+}
+
+// EMBER_CPU_CONV=onednn takes the bfloat16 primitives through the public
+// ops (in a child: the choice is read once per process), on two threads:
+// the same results as the float32 path rounded to bfloat16, within its
+// rounding.
+bool bf16_ops_agree_with_float() {
+  manual_seed(8);
+  const Tensor x = randn({5, 16, 9, 9}), w = randn({32, 16, 3, 3}), b = randn({32}),
+               gy = randn({5, 32, 9, 9});
+  const std::vector<int64_t> one{1, 1};
+  auto close = [](const Tensor& got, const Tensor& want) {
+    const double scale = want.abs().max().item<double>() + 1;
+    return got.dtype() == kBFloat16 &&
+           (got.to(kDouble) - want.to(kDouble)).abs().max().item<double>() < 2e-2 * scale;
+  };
+  const Tensor xb = x.to(kBFloat16), wb = w.to(kBFloat16), bb = b.to(kBFloat16),
+               gyb = gy.to(kBFloat16);
+  set_num_threads(2);
+  const Tensor want_y = convolution(xb.to(kFloat), wb.to(kFloat), bb.to(kFloat), one, one, one, 1);
+  auto [want_gx, want_gw, want_gb] = convolution_backward(
+      gyb.to(kFloat), xb.to(kFloat), wb.to(kFloat), one, one, one, 1, {true, true, true});
+  auto [gx, gw, gb] = convolution_backward(gyb, xb, wb, one, one, one, 1, {true, true, true});
+  return detail::onednn::use_bf16_conv() &&
+         close(convolution(xb, wb, bb, one, one, one, 1), want_y) && close(gx, want_gx) &&
+         close(gw, want_gw) && close(gb, want_gb);
+}
+
+TEST(OneDnnConv, BFloat16OpsTakeThePrimitivesWhenPinned) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_EXIT(
+      {
+        setenv("EMBER_CPU_CONV", "onednn", 1);
+        std::exit(bf16_ops_agree_with_float() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 // Note [oneDNN convolution rule]'s choices that hold on AVX-512 (16-channel
