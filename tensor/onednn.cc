@@ -4,14 +4,15 @@
 
 #include <array>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "tensor/empty.h"
 #include "tensor/error.h"
 
 namespace ember {
@@ -47,31 +48,14 @@ const dnnl::engine& cpu_engine() {
   return engine;
 }
 
-// A grow-only, 64-byte aligned buffer; each thread keeps a few for the
-// blocked copies and oneDNN's scratchpad, so that a training step does not
-// map and fault in fresh pages for every convolution.
-class Workspace {
- public:
-  ~Workspace() { std::free(data_); }
-  void* get(size_t bytes) {
-    if (bytes > size_) {
-      std::free(data_);
-      size_ = (bytes + 63) / 64 * 64;
-      data_ = std::aligned_alloc(64, size_);
-      EMBER_CHECK(data_ != nullptr, "oneDNN convolution: cannot allocate ", size_, " bytes");
-    }
-    return data_;
-  }
-
- private:
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
-
-enum Slot { kIn0, kIn1, kOut, kScratch, kSlots };
-Workspace& workspace(Slot slot) {
-  thread_local std::array<Workspace, kSlots> spaces;
-  return spaces[slot];
+// The blocked copies and the scratchpad of a call come from ember's caching
+// CPU allocator (64-byte aligned; Note [Cache limit]): a training step
+// reuses the same blocks without faulting in fresh pages, the memory
+// profiler sees them, and they go back under the cache's limit. Kept alive
+// in `keep` until the call is done.
+void* buffer(size_t bytes, std::vector<Tensor>& keep) {
+  keep.push_back(empty({static_cast<int64_t>(bytes)}, TensorOptions(kByte)));
+  return keep.back().data_ptr();
 }
 
 // One argument of a pass: the caller's plain (PyTorch) layout, the one the
@@ -130,7 +114,7 @@ std::unique_ptr<Plan> make_plan(const ConvShape& s, ConvPass pass, bool bias) {
   const memory::dims strides = spatial(s.sh, s.sw), dilates = spatial(s.dh - 1, s.dw - 1),
                      pad = spatial(s.ph, s.pw);
   dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // Workspace, per thread
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // buffer(), per call
   const auto algo = dnnl::algorithm::convolution_direct;
   const dnnl::convolution_forward::desc fwd_desc =
       bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, any_like(src),
@@ -233,12 +217,13 @@ const Plan* find_plan(const ConvShape& s, ConvPass pass, bool bias) {
 }
 
 // The argument's memory in the primitive's layout: the caller's pointer
-// when the layouts agree, else a workspace (filled by the reorder for an
+// when the layouts agree, else a buffer (filled by the reorder for an
 // input).
-memory bind(const Arg& a, const void* user, Slot slot, dnnl::stream& stream, bool is_input) {
+memory bind_arg(const Arg& a, const void* user, std::vector<Tensor>& keep, dnnl::stream& stream,
+            bool is_input) {
   memory plain(a.plain, cpu_engine(), const_cast<void*>(user));
   if (a.same) return plain;
-  memory chosen(a.chosen, cpu_engine(), workspace(slot).get(a.chosen.get_size()));
+  memory chosen(a.chosen, cpu_engine(), buffer(a.chosen.get_size(), keep));
   if (is_input) a.reorder.execute(stream, plain, chosen);
   return chosen;
 }
@@ -253,15 +238,16 @@ bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, co
   if (plan == nullptr) return false;
   thread_local dnnl::stream stream(cpu_engine());
   try {
-    memory m0 = bind(plan->in0, in0, kIn0, stream, true);
-    memory m1 = bind(plan->in1, in1, kIn1, stream, true);
-    memory mo = bind(plan->out, out, kOut, stream, false);
+    std::vector<Tensor> keep;
+    memory m0 = bind_arg(plan->in0, in0, keep, stream, true);
+    memory m1 = bind_arg(plan->in1, in1, keep, stream, true);
+    memory mo = bind_arg(plan->out, out, keep, stream, false);
     std::unordered_map<int, memory> args{
         {plan->in0_arg, m0}, {plan->in1_arg, m1}, {plan->out_arg, mo}};
     const size_t scratch_bytes = plan->scratch.get_size();
     if (scratch_bytes > 0) {
       args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(plan->scratch, cpu_engine(), workspace(kScratch).get(scratch_bytes)));
+                   memory(plan->scratch, cpu_engine(), buffer(scratch_bytes, keep)));
     }
     if (bias != nullptr) {
       args.emplace(DNNL_ARG_BIAS, memory(bias_desc(s), cpu_engine(), const_cast<void*>(bias)));
