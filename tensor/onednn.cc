@@ -181,9 +181,11 @@ struct KeyHash {
   }
 };
 
-const Plan* find_plan(const ConvShape& s, ConvPass pass, bool bias) {
+// Shared: a thread may still run a plan that another thread's clear()
+// dropped from the map.
+std::shared_ptr<const Plan> find_plan(const ConvShape& s, ConvPass pass, bool bias) {
   static std::mutex mu;
-  static std::unordered_map<PlanKey, std::unique_ptr<Plan>, KeyHash> plans;
+  static std::unordered_map<PlanKey, std::shared_ptr<const Plan>, KeyHash> plans;
   const PlanKey key{s.n,
                     s.c,
                     s.h,
@@ -205,15 +207,15 @@ const Plan* find_plan(const ConvShape& s, ConvPass pass, bool bias) {
                     s.bf16 ? 1 : 0};
   std::lock_guard<std::mutex> lock(mu);
   auto it = plans.find(key);
-  if (it != plans.end()) return it->second.get();
+  if (it != plans.end()) return it->second;
   if (plans.size() >= 512) plans.clear();
-  std::unique_ptr<Plan> plan;
+  std::shared_ptr<const Plan> plan;
   try {
     plan = make_plan(s, pass, bias);
   } catch (const dnnl::error&) {
     plan = nullptr;  // unsupported here: im2col
   }
-  return plans.emplace(key, std::move(plan)).first->second.get();
+  return plans.emplace(key, std::move(plan)).first->second;
 }
 
 // The argument's memory in the primitive's layout: the caller's pointer
@@ -234,7 +236,7 @@ bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, co
   // team it sees at creation, and runs that many threads whatever the team
   // is later (a team left behind also hangs a forked child's first call).
   single_thread();
-  const Plan* plan = find_plan(s, pass, bias != nullptr);
+  const std::shared_ptr<const Plan> plan = find_plan(s, pass, bias != nullptr);
   if (plan == nullptr) return false;
   thread_local dnnl::stream stream(cpu_engine());
   try {

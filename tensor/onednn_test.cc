@@ -5,7 +5,9 @@
 // split across threads; and the rule's documented choices.
 #include "tensor/onednn.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -207,6 +209,36 @@ TEST(OneDnnConv, BFloat16OpsTakeThePrimitivesWhenPinned) {
         std::exit(bf16_ops_agree_with_float() ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// More shapes than the plan cache holds (512), from two threads at once: the
+// cache is cleared while the other thread runs a plan it got before (plans
+// are shared, so it stays alive), and every result is still right.
+TEST(OneDnnConv, PlanCacheBoundHoldsUnderConcurrentUse) {
+  manual_seed(9);
+  const Tensor w = randn({16, 16, 3, 3});
+  const Tensor wd = w.to(kDouble);
+  std::atomic<int> wrong{0};
+  auto work = [&](int first) {
+    for (int h = first; h < first + 300; ++h) {
+      const Case k{1, 16, h, 3, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+      const ConvShape s = shape_of(k);
+      const Tensor x = full({1, 16, h, 3}, 0.5);
+      Tensor y = empty({1, 16, s.oh, s.ow});
+      if (!detail::onednn::conv_forward(s, x.data_ptr<float>(), w.data_ptr<float>(), nullptr,
+                                        y.data_ptr<float>())) {
+        ++wrong;
+        continue;
+      }
+      const std::vector<int64_t> one{1, 1};
+      const Tensor want = convolution(x.to(kDouble), wd, Tensor(), one, one, one, 1);
+      if ((y.to(kDouble) - want).abs().max().item<double>() > 1e-4) ++wrong;
+    }
+  };
+  std::thread a(work, 4), b(work, 304);
+  a.join();
+  b.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 // Note [oneDNN convolution rule]'s choices that hold on AVX-512 (16-channel
