@@ -739,6 +739,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   Tensor gw = mask[1] ? empty(weight.sizes(), weight.options()) : Tensor();
   Tensor gb = mask[2] ? empty({g.co}, input.options()) : Tensor();
   detail::conv_backward_stub(input.device())(g, gy, x, w, gx, gw, gb);
+  gx = detail::in_layout_of_input(gx, input);  // PyTorch's: the input's memory format
   if (scope.active()) {
     scope.record("convolution_backward", {grad_output, input, weight}, {gx, gw, gb},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});

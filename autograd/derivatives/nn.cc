@@ -14,6 +14,7 @@
 #include "autograd/grad_mode.h"
 #include "tensor/activation_kernels.h"
 #include "tensor/batch_norm_kernels.h"
+#include "tensor/copy.h"
 #include "tensor/creation.h"
 #include "tensor/ctc_loss.h"
 #include "tensor/empty.h"
@@ -148,16 +149,23 @@ std::optional<int64_t> opt_int(const C& c, size_t i) {
 }
 
 // max_pool2d_with_indices(input; kernel, stride, padding, dilation, ceil)
+// The pooling gradients take the input's memory format, as PyTorch's
+// (max pooling's indices have it; avg pooling saves the input for it, as
+// PyTorch's avg_pool2d_backward takes self).
 V max_pool2d_bw(const C& c, const V& g) {
-  return {max_pool2d_with_indices_backward(g[0], c.input_sizes(0), c.output(1))};
+  return {detail::in_layout_of_input(
+      max_pool2d_with_indices_backward(g[0], c.input_sizes(0), c.output(1)), c.output(1))};
 }
 // avg_pool2d(input; kernel, stride, padding, ceil, count_include_pad, divisor)
 V avg_pool2d_bw(const C& c, const V& g) {
-  return {avg_pool2d_backward(g[0], c.input_sizes(0), c.dims(0), c.dims(1), c.dims(2),
-                              c.bool_arg(3), c.bool_arg(4), opt_int(c, 5))};
+  return {detail::in_layout_of_input(
+      avg_pool2d_backward(g[0], c.input_sizes(0), c.dims(0), c.dims(1), c.dims(2), c.bool_arg(3),
+                          c.bool_arg(4), opt_int(c, 5)),
+      c.input(0))};
 }
 V adaptive_avg_pool2d_bw(const C& c, const V& g) {
-  return {adaptive_avg_pool2d_backward(g[0], c.input_sizes(0))};
+  return {detail::in_layout_of_input(adaptive_avg_pool2d_backward(g[0], c.input_sizes(0)),
+                                     c.input(0))};
 }
 
 // The pooling backwards are linear in grad_output (their only
@@ -269,7 +277,7 @@ V batch_norm_bw(const C& c, const V& g) {
       const double m = static_cast<double>(x.numel() / x.size(1));
       r[0] = scale * (gy - per_channel(gsum, nd) / m - xhat * per_channel(gxhat_sum, nd) / m);
     } else {
-      r[0] = gy * scale;
+      r[0] = detail::in_layout_of_input(gy * scale, x);  // PyTorch's: the input's format
     }
   }
   if (c.needs(1)) r[1] = gxhat_sum;
@@ -484,9 +492,10 @@ EMBER_REGISTER_DERIVATIVES(
     {"max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", 0, true, max_pool2d_bw},
     {"max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", kSaveOther,
      false, max_pool2d_backward_bw},
-    {"avg_pool2d", "AvgPool2DBackward0", 0, false, avg_pool2d_bw},
+    {"avg_pool2d", "AvgPool2DBackward0", kSaveSelf, false, avg_pool2d_bw},
     {"avg_pool2d_backward", "AvgPool2DBackwardBackward0", 0, false, avg_pool2d_backward_bw},
-    {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 0, false, adaptive_avg_pool2d_bw},
+    {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", kSaveSelf, false,
+     adaptive_avg_pool2d_bw},
     {"adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 0, false,
      adaptive_avg_pool2d_backward_bw},
     {"gelu", "GeluBackward0", kSaveSelf, false, gelu_bw},

@@ -164,9 +164,28 @@ def main():
             grads.append('  {"%s", "%s", %s, %s, %d, %d, 0},' % (
                 iname, oname, seq(g.shape), seq(g.stride()), g.is_contiguous(),
                 g.is_contiguous(memory_format=torch.channels_last) if g.dim() == 4 else 0))
+        # The gradient an nn op's backward hands to a non-leaf input (no
+        # layout contract applies there): x * 1 keeps x's layout, and a hook
+        # on it sees the backward's own result.
+        if make().dim() != 4:
+            continue
+        for name, f in NN4D.items():
+            x = make().detach().requires_grad_()
+            mid = x * 1
+            seen = []
+            mid.register_hook(lambda g, seen=seen: seen.append(g))
+            loss = f(mid)
+            if not loss.requires_grad:
+                continue
+            loss.sum().backward()
+            g = seen[0]
+            grads.append('  {"%s", "%s", %s, %s, %d, %d, 0},' % (
+                iname, "nonleaf_grad_of_" + name, seq(g.shape), seq(g.stride()),
+                g.is_contiguous(), g.is_contiguous(memory_format=torch.channels_last)))
     write_inc("layout_grad_golden.inc", "layout",
-              "{leaf input, backward, sizes, strides of .grad, is_contiguous, "
-              "is_contiguous(ChannelsLast), 0}", grads, "cases", "nn/functional")
+              "{leaf input, backward, sizes, strides of .grad (or of the gradient a "
+              "non-leaf's hook sees), is_contiguous, is_contiguous(ChannelsLast), 0}",
+              grads, "cases", "nn/functional")
 
     # Random numbers land where PyTorch's iterator puts them: memory order.
     values = []
