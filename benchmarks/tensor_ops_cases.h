@@ -109,6 +109,8 @@ inline constexpr ConvCase kConvShapes[] = {
     {"resnet18_layer2_1x1", 32, 64, 16, 16, 128, 1, 2, 0, true},
     {"resnet18_layer3", 32, 256, 4, 4, 256, 3, 1, 1, true},
     {"resnet18_layer4", 32, 512, 2, 2, 512, 3, 1, 1, true},
+    {"resnet50_1x1_expand", 8, 64, 28, 28, 256, 1, 1, 0, true},  // a bottleneck's 1x1 pair
+    {"resnet50_1x1_reduce", 8, 256, 28, 28, 64, 1, 1, 0, true},
 };
 
 template <typename B>

@@ -278,7 +278,8 @@ Choice conv_choice() {
 // //benchmarks:tensor_ops_vs_libtorch's conv cases (BENCHMARKS.md), one
 // thread, AVX-512 and AVX2 alike, they win on ResNet-18's 3x3 layers (1.4-
 // 1.9x faster than im2col + GEMM) and its 7x7 first layer, and lose:
-//   - on 1x1 kernels, a plain GEMM for im2col (1.1-1.2x slower);
+//   - on 1x1 kernels, a plain GEMM for im2col (1.1-1.2x slower at stride 2,
+//     level at stride 1: ResNet-50's bottleneck pair at 28x28);
 //   - on short reductions, c * kh * kw < 64 (the MNIST net's 1 -> 20 first
 //     layer: even on AVX-512, 2.3x slower on AVX2), where the reorders cost
 //     more than the arithmetic;
