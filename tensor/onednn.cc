@@ -8,6 +8,7 @@
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -82,7 +83,23 @@ struct Plan {
   int in0_arg, in1_arg, out_arg;
   Arg in0, in1, out;
   memory::desc scratch;
-  bool bias = false;
+
+  // One argument: its oneDNN name, the caller's layout, the primitive's.
+  struct Binding {
+    int arg;
+    memory::desc plain, chosen;
+  };
+  void set(dnnl::primitive p, const memory::desc& scratchpad, const Binding& i0,
+           const Binding& i1, const Binding& o) {
+    prim = std::move(p);
+    scratch = scratchpad;
+    in0_arg = i0.arg;
+    in1_arg = i1.arg;
+    out_arg = o.arg;
+    in0.init(i0.plain, i0.chosen, true);
+    in1.init(i1.plain, i1.chosen, true);
+    out.init(o.plain, o.chosen, false);
+  }
 };
 
 memory::dims spatial(int64_t a, int64_t b) { return {a, b}; }
@@ -125,44 +142,29 @@ std::unique_ptr<Plan> make_plan(const ConvShape& s, ConvPass pass, bool bias) {
                                              pad);
   const dnnl::convolution_forward::primitive_desc fwd(fwd_desc, attr, cpu_engine());
   auto plan = std::make_unique<Plan>();
-  plan->bias = bias;
   switch (pass) {
     case ConvPass::kForward:
-      plan->prim = dnnl::convolution_forward(fwd);
-      plan->in0_arg = DNNL_ARG_SRC;
-      plan->in1_arg = DNNL_ARG_WEIGHTS;
-      plan->out_arg = DNNL_ARG_DST;
-      plan->in0.init(src, fwd.src_desc(), true);
-      plan->in1.init(wei, fwd.weights_desc(), true);
-      plan->out.init(dst, fwd.dst_desc(), false);
-      plan->scratch = fwd.scratchpad_desc();
+      plan->set(dnnl::convolution_forward(fwd), fwd.scratchpad_desc(),
+                {DNNL_ARG_SRC, src, fwd.src_desc()}, {DNNL_ARG_WEIGHTS, wei, fwd.weights_desc()},
+                {DNNL_ARG_DST, dst, fwd.dst_desc()});
       break;
     case ConvPass::kBackwardData: {
       const dnnl::convolution_backward_data::primitive_desc pd(
           {algo, any_like(src), any_like(wei), any_like(dst), strides, dilates, pad, pad}, attr,
           cpu_engine(), fwd);
-      plan->prim = dnnl::convolution_backward_data(pd);
-      plan->in0_arg = DNNL_ARG_DIFF_DST;
-      plan->in1_arg = DNNL_ARG_WEIGHTS;
-      plan->out_arg = DNNL_ARG_DIFF_SRC;
-      plan->in0.init(dst, pd.diff_dst_desc(), true);
-      plan->in1.init(wei, pd.weights_desc(), true);
-      plan->out.init(src, pd.diff_src_desc(), false);
-      plan->scratch = pd.scratchpad_desc();
+      plan->set(dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
+                {DNNL_ARG_DIFF_DST, dst, pd.diff_dst_desc()},
+                {DNNL_ARG_WEIGHTS, wei, pd.weights_desc()},
+                {DNNL_ARG_DIFF_SRC, src, pd.diff_src_desc()});
       break;
     }
     case ConvPass::kBackwardWeights: {
       const dnnl::convolution_backward_weights::primitive_desc pd(
           {algo, any_like(src), any_like(diff_wei), any_like(dst), strides, dilates, pad, pad},
           attr, cpu_engine(), fwd);
-      plan->prim = dnnl::convolution_backward_weights(pd);
-      plan->in0_arg = DNNL_ARG_DIFF_DST;
-      plan->in1_arg = DNNL_ARG_SRC;
-      plan->out_arg = DNNL_ARG_DIFF_WEIGHTS;
-      plan->in0.init(dst, pd.diff_dst_desc(), true);
-      plan->in1.init(src, pd.src_desc(), true);
-      plan->out.init(diff_wei, pd.diff_weights_desc(), false);
-      plan->scratch = pd.scratchpad_desc();
+      plan->set(dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(),
+                {DNNL_ARG_DIFF_DST, dst, pd.diff_dst_desc()}, {DNNL_ARG_SRC, src, pd.src_desc()},
+                {DNNL_ARG_DIFF_WEIGHTS, diff_wei, pd.diff_weights_desc()});
       break;
     }
   }

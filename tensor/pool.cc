@@ -415,6 +415,9 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
   const int64_t ohw = planes == 0 ? 0 : gy.numel() / planes;
   detail::common_device({gy, id});
   detail::max_pool_backward_stub(gy.device())(planes, hw, ohw, gy, id, gx);
+  // The input's memory format, which the indices have (PyTorch's backward
+  // takes it from self).
+  gx = detail::in_layout_of_input(gx, indices);
   if (scope.active()) {
     scope.record("max_pool2d_with_indices_backward", {grad_output, indices}, {gx},
                  {dv(input_sizes)});

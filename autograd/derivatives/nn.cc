@@ -149,12 +149,12 @@ std::optional<int64_t> opt_int(const C& c, size_t i) {
 }
 
 // max_pool2d_with_indices(input; kernel, stride, padding, dilation, ceil)
-// The pooling gradients take the input's memory format, as PyTorch's
-// (max pooling's indices have it; avg pooling saves the input for it, as
+// The pooling gradients take the input's memory format, as PyTorch's (max
+// pooling's backward op reads it from the indices; the avg poolings' ops get
+// only the input's sizes, so their derivatives save the input for it, as
 // PyTorch's avg_pool2d_backward takes self).
 V max_pool2d_bw(const C& c, const V& g) {
-  return {detail::in_layout_of_input(
-      max_pool2d_with_indices_backward(g[0], c.input_sizes(0), c.output(1)), c.output(1))};
+  return {max_pool2d_with_indices_backward(g[0], c.input_sizes(0), c.output(1))};
 }
 // avg_pool2d(input; kernel, stride, padding, ceil, count_include_pad, divisor)
 V avg_pool2d_bw(const C& c, const V& g) {
