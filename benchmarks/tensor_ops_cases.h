@@ -13,7 +13,8 @@
 //   add        a + b on n floats: "GB/s" counts 3 arrays (2 read, 1 written)
 //   sum        a.sum() on n floats: "GB/s" counts 1 array
 //   mean       a.mean() on n floats: "GB/s" counts 1 array
-//   mm         n x n float matmul: "GFLOP/s" counts 2 n^3
+//   mm         n x n float matmul: "GFLOP/s" counts 2 n^3; a third argument
+//              of 1: in bfloat16
 //   conv       one float 2-D convolution layer's forward and backward (the
 //              shapes of seed 003's MNIST net's and ResNet-18's layers, kConvShapes):
 //              "GFLOP/s" counts 2 multiply-adds per weight use in each of
@@ -83,8 +84,10 @@ template <typename B>
 void BM_Mm(benchmark::State& state) {
   const int64_t n = state.range(0);
   B::set_threads(static_cast<int>(state.range(1)));
-  auto a = B::rand({n, n});
-  auto b = B::rand({n, n});
+  const bool bf16 = state.range(2) != 0;
+  auto a = B::maybe_bf16(B::rand({n, n}), bf16);
+  auto b = B::maybe_bf16(B::rand({n, n}), bf16);
+  state.SetLabel(bf16 ? "bf16" : "");
   for (auto _ : state) {
     auto c = B::mm(a, b);
     benchmark::DoNotOptimize(c);
@@ -147,10 +150,13 @@ void register_cases(const char* prefix) {
     benchmark::RegisterBenchmark(name("mean").c_str(), BM_Mean<B>)
         ->Args({1 << 24, threads})
         ->UseRealTime();
-    benchmark::RegisterBenchmark(name("mm").c_str(), BM_Mm<B>)->Args({256, threads})
-        ->UseRealTime();
-    benchmark::RegisterBenchmark(name("mm").c_str(), BM_Mm<B>)->Args({1024, threads})
-        ->UseRealTime();
+    for (int bf16 : {0, 1}) {
+      for (int n : {256, 1024}) {
+        benchmark::RegisterBenchmark(name("mm").c_str(), BM_Mm<B>)
+            ->Args({n, threads, bf16})
+            ->UseRealTime();
+      }
+    }
     for (int64_t i = 0; i < static_cast<int64_t>(std::size(kConvShapes)); ++i) {
       benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
           ->Args({i, threads, 0})

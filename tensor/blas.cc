@@ -83,6 +83,17 @@ std::string gemm_config() {
                  : " for every shape (OpenBLAS's kernel for this CPU is not an AVX2/AVX-512 one)";
       break;
   }
+  out += "\n  - bfloat16 GEMM: ";
+  if (use_bf16_gemm()) {
+    const std::string impl = onednn::gemm_impl_bf16();
+    out += "oneDNN's bfloat16 matmul (" + (impl.empty() ? std::string("none on this CPU") : impl) +
+           ")";
+    if (!onednn::native_bf16()) out += ", emulated: this CPU has no native bfloat16";
+  } else {
+    out +=
+        "converted to float32 and back (this CPU has no native bfloat16; Note [bfloat16 CPU "
+        "GEMM])";
+  }
   out += "\n  - float64 GEMM: OpenBLAS\n";
   out += "  - oneDNN ISA: ";
   switch (dnnl_get_effective_cpu_isa()) {
@@ -114,22 +125,20 @@ std::string gemm_config() {
   return out;
 }
 
-void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  const bool nested = in_parallel_region();
-  if (!nested && use_openblas(m, n, k)) {  // Note [GEMM backends]
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-                k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
-  const int64_t threads = nested ? 1 : get_num_threads();
+namespace {
+
+// Note [GEMM threads]: rows of C (and of op(A)) or columns of C (and of
+// op(B)), whichever dim is longer, in equal parts across ember's pool, each
+// part one call of one_thread(m, n, a, b, c) with offset operands; whole on
+// the calling thread when the GEMM is small or inside a parallel region.
+template <typename In, typename OneThread>
+void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const In* a, int64_t lda,
+                const In* b, int64_t ldb, float* c, int64_t ldc, OneThread one_thread) {
+  const int64_t threads = in_parallel_region() ? 1 : get_num_threads();
   if (threads <= 1 || m * n * k < kSplitMacs) {
-    dnnl_gemm_1thread(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    one_thread(m, n, a, b, c);
     return;
   }
-  // Note [GEMM threads]: rows of C (and of op(A)) or columns of C (and of
-  // op(B)), whichever dim is longer, in equal parts.
   const bool by_rows = m >= n;
   const int64_t len = by_rows ? m : n;
   const int64_t parts = std::min<int64_t>(threads, len);
@@ -137,14 +146,52 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
     for (int64_t p = pb; p < pe; ++p) {
       const int64_t lo = len * p / parts, hi = len * (p + 1) / parts;
       if (by_rows) {
-        dnnl_gemm_1thread(ta, tb, hi - lo, n, k, alpha, ta ? a + lo : a + lo * lda, lda, b, ldb,
-                          beta, c + lo * ldc, ldc);
+        one_thread(hi - lo, n, ta ? a + lo : a + lo * lda, b, c + lo * ldc);
       } else {
-        dnnl_gemm_1thread(ta, tb, m, hi - lo, k, alpha, a, lda, tb ? b + lo * ldb : b + lo, ldb,
-                          beta, c + lo, ldc);
+        one_thread(m, hi - lo, a, tb ? b + lo * ldb : b + lo, c + lo);
       }
     }
   });
+}
+
+}  // namespace
+
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+               int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (!in_parallel_region() && use_openblas(m, n, k)) {  // Note [GEMM backends]
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+                k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  split_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+             [&](int64_t pm, int64_t pn, const float* pa, const float* pb, float* pc) {
+               dnnl_gemm_1thread(ta, tb, pm, pn, k, alpha, pa, lda, pb, ldb, beta, pc, ldc);
+             });
+}
+
+bool use_bf16_gemm() {
+  switch (gemm_choice()) {
+    case onednn::Choice::kOneDnn:
+      return true;
+    case onednn::Choice::kOther:
+      return false;
+    case onednn::Choice::kAuto:
+      break;
+  }
+  return onednn::native_bf16();
+}
+
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const BFloat16* a,
+               int64_t lda, const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  split_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+             [&](int64_t pm, int64_t pn, const BFloat16* pa, const BFloat16* pb, float* pc) {
+               EMBER_CHECK(
+                   onednn::gemm_bf16(ta, tb, pm, pn, k, alpha, pa, lda, pb, ldb, beta, pc, ldc),
+                   "oneDNN has no bfloat16 matmul for a ", pm, "x", k, " by ", k, "x", pn,
+                   " product on this CPU (EMBER_CPU_GEMM=openblas takes float32)");
+             });
 }
 
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,

@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tensor/half.h"
+
 namespace ember {
 namespace detail {
 
@@ -41,6 +43,17 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
                int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
+// Note [bfloat16 CPU GEMM]: whether bfloat16 products run oneDNN's bfloat16
+// matmul (below) rather than a float32 copy. By default only where the CPU
+// has native bfloat16 instructions (AVX-512 BF16 or AMX): elsewhere oneDNN
+// emulates them and the float32 copy measured faster (BENCHMARKS.md).
+// EMBER_CPU_GEMM=onednn takes the matmul anyway, =openblas never.
+bool use_bf16_gemm();
+// The float32 C of bfloat16 A and B (float accumulation; the caller rounds
+// C once), split across ember's pool as the float32 GEMM.
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const BFloat16* a,
+               int64_t lda, const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 }  // namespace detail
 }  // namespace ember

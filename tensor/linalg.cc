@@ -147,17 +147,13 @@ void gemm(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T beta, 
 
 using detail::BatchGeometry;
 
-template <typename scalar_t>
-void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
-                        const Scalar& alpha, const Scalar& beta) {
+// Calls fn(bi, a_offset, b_offset) for each matrix of g's batch (in order;
+// the output's matrices are contiguous, bi * M * N).
+template <typename Fn>
+void for_each_matrix(const BatchGeometry& g, Fn fn) {
   int64_t nbatch = 1;
   for (int64_t s : g.batch) nbatch *= s;
   const int nd = static_cast<int>(g.batch.size());
-  const scalar_t* ap = a.data_ptr<scalar_t>();
-  const scalar_t* bp = b.data_ptr<scalar_t>();
-  scalar_t* cp = out.data_ptr<scalar_t>();
-  const scalar_t al = alpha.to<scalar_t>();
-  const scalar_t be = beta.to<scalar_t>();
   for (int64_t bi = 0; bi < nbatch; ++bi) {
     int64_t rest = bi, aoff = 0, boff = 0;
     for (int d = nd - 1; d >= 0; --d) {
@@ -166,17 +162,67 @@ void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b
       aoff += idx * g.a_bstrides[d];
       boff += idx * g.b_bstrides[d];
     }
+    fn(bi, aoff, boff);
+  }
+}
+
+template <typename scalar_t>
+void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
+                        const Scalar& alpha, const Scalar& beta) {
+  const scalar_t* ap = a.data_ptr<scalar_t>();
+  const scalar_t* bp = b.data_ptr<scalar_t>();
+  scalar_t* cp = out.data_ptr<scalar_t>();
+  const scalar_t al = alpha.to<scalar_t>();
+  const scalar_t be = beta.to<scalar_t>();
+  for_each_matrix(g, [&](int64_t bi, int64_t aoff, int64_t boff) {
     gemm<scalar_t>(g.M, g.N, g.K, al, {ap + aoff, g.a_rs, g.a_cs}, {bp + boff, g.b_rs, g.b_cs}, be,
                    cp + bi * g.M * g.N, g.N);
-  }
+  });
+}
+
+// Note [bfloat16 CPU GEMM]: bfloat16 operands as they are, each product
+// accumulated in a float32 matrix (which starts as beta * C) and rounded to
+// bfloat16 once, as PyTorch's CPU bfloat16 GEMM. Operands BLAS cannot
+// express are packed first, as gemm() does.
+void batched_gemm_bf16(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
+                       const Scalar& alpha, const Scalar& beta) {
+  const BFloat16* ap = a.data_ptr<BFloat16>();
+  const BFloat16* bp = b.data_ptr<BFloat16>();
+  BFloat16* cp = out.data_ptr<BFloat16>();
+  const float al = alpha.to<float>(), be = beta.to<float>();
+  const int64_t M = g.M, N = g.N, K = g.K;
+  if (M == 0 || N == 0) return;
+  std::vector<float> acc(M * N);
+  std::vector<BFloat16> abuf, bbuf;
+  for_each_matrix(g, [&](int64_t bi, int64_t aoff, int64_t boff) {
+    BFloat16* c = cp + bi * M * N;
+    for (int64_t i = 0; i < M * N; ++i) acc[i] = be == 0 ? 0.f : be * static_cast<float>(c[i]);
+    if (K > 0) {
+      Mat<BFloat16> A{ap + aoff, g.a_rs, g.a_cs}, B{bp + boff, g.b_rs, g.b_cs};
+      BlasLayout la = blas_layout(M, K, A.rs, A.cs);
+      if (!la.ok) {
+        A = pack(A, M, K, abuf);
+        la = {true, false, K};
+      }
+      BlasLayout lb = blas_layout(K, N, B.rs, B.cs);
+      if (!lb.ok) {
+        B = pack(B, K, N, bbuf);
+        lb = {true, false, N};
+      }
+      detail::blas_gemm(la.trans, lb.trans, M, N, K, al, A.p, la.ld, B.p, lb.ld, 1.f, acc.data(),
+                        N);
+    }
+    for (int64_t i = 0; i < M * N; ++i) c[i] = BFloat16(acc[i]);
+  });
 }
 
 // The CPU GEMM; bool is rejected like PyTorch ("addmm_impl_cpu_" not
 // implemented for 'Bool').
 void gemm_cpu(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
               const Scalar& alpha, const Scalar& beta) {
-  // Integers and float/double (half and bfloat16 were converted to float:
-  // computes_via_float).
+  // Integers, float/double and bfloat16 where oneDNN takes it (else half
+  // and bfloat16 were converted to float: computes_via_float).
+  if (out.dtype() == kBFloat16) return batched_gemm_bf16(g, a, b, out, alpha, beta);
 #define EMBER_GEMM_CASE [&] { batched_gemm_typed<scalar_t>(g, a, b, out, alpha, beta); }
   EMBER_PRIVATE_SWITCH(out.dtype(), "addmm_impl_cpu_",
                        EMBER_PRIVATE_INTEGRAL_CASES(EMBER_GEMM_CASE)
@@ -230,10 +276,13 @@ Tensor fold_leading(const Tensor& t) {
   return as_view(t, {rows, k}, {rs, t.strides()[nd - 1]});
 }
 
-// bfloat16 and float16 products on the CPU compute in float and round
-// once; cuBLAS takes them as they are (tensor cores, float accumulation).
+// float16 products on the CPU compute in float and round once, and so do
+// bfloat16 ones unless oneDNN's bfloat16 matmul takes them (Note [bfloat16
+// CPU GEMM]); cuBLAS takes both as they are (tensor cores, float
+// accumulation).
 bool computes_via_float(const Tensor& t) {
-  return (t.dtype() == kHalf || t.dtype() == kBFloat16) && t.is_cpu();
+  if (!t.is_cpu()) return false;
+  return t.dtype() == kHalf || (t.dtype() == kBFloat16 && !detail::use_bf16_gemm());
 }
 
 }  // namespace

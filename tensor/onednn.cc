@@ -3,9 +3,11 @@
 #include <omp.h>
 
 #include <array>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 #include <utility>
@@ -83,6 +85,7 @@ struct Plan {
   int in0_arg, in1_arg, out_arg;
   Arg in0, in1, out;
   memory::desc scratch;
+  std::string impl;  // oneDNN's name for the implementation it chose
 
   // One argument: its oneDNN name, the caller's layout, the primitive's.
   struct Binding {
@@ -171,10 +174,10 @@ std::unique_ptr<Plan> make_plan(const ConvShape& s, ConvPass pass, bool bias) {
   return plan;
 }
 
-// Plans by shape and pass, built once per process (a null plan: oneDNN has
+// Plans by kind and shape, built once per process (a null plan: oneDNN has
 // no primitive for it). Bounded: a program that sees ever new shapes
 // rebuilds plans rather than growing without end.
-using PlanKey = std::array<int64_t, 19>;
+using PlanKey = std::array<int64_t, 20>;
 struct KeyHash {
   size_t operator()(const PlanKey& k) const {
     size_t h = 1469598103934665603ull;
@@ -182,42 +185,33 @@ struct KeyHash {
     return h;
   }
 };
+enum PlanKind : int64_t { kConvPlan, kGemmPlan };
 
 // Shared: a thread may still run a plan that another thread's clear()
 // dropped from the map.
-std::shared_ptr<const Plan> find_plan(const ConvShape& s, ConvPass pass, bool bias) {
+template <typename Make>
+std::shared_ptr<const Plan> find_plan(const PlanKey& key, Make make) {
   static std::mutex mu;
   static std::unordered_map<PlanKey, std::shared_ptr<const Plan>, KeyHash> plans;
-  const PlanKey key{s.n,
-                    s.c,
-                    s.h,
-                    s.w,
-                    s.co,
-                    s.kh,
-                    s.kw,
-                    s.oh,
-                    s.ow,
-                    s.sh,
-                    s.sw,
-                    s.ph,
-                    s.pw,
-                    s.dh,
-                    s.dw,
-                    s.groups,
-                    static_cast<int64_t>(pass),
-                    bias ? 1 : 0,
-                    s.bf16 ? 1 : 0};
   std::lock_guard<std::mutex> lock(mu);
   auto it = plans.find(key);
   if (it != plans.end()) return it->second;
   if (plans.size() >= 512) plans.clear();
   std::shared_ptr<const Plan> plan;
   try {
-    plan = make_plan(s, pass, bias);
+    plan = make();
   } catch (const dnnl::error&) {
-    plan = nullptr;  // unsupported here: im2col
+    plan = nullptr;  // unsupported here: the caller's other path
   }
   return plans.emplace(key, std::move(plan)).first->second;
+}
+
+std::shared_ptr<const Plan> find_conv_plan(const ConvShape& s, ConvPass pass, bool bias) {
+  const PlanKey key{kConvPlan,    s.n,           s.c,  s.h,  s.w,      s.co,
+                    s.kh,         s.kw,          s.oh, s.ow, s.sh,     s.sw,
+                    s.ph,         s.pw,          s.dh, s.dw, s.groups, static_cast<int64_t>(pass),
+                    bias ? 1 : 0, s.bf16 ? 1 : 0};
+  return find_plan(key, [&] { return make_plan(s, pass, bias); });
 }
 
 // The argument's memory in the primitive's layout: the caller's pointer
@@ -232,40 +226,54 @@ memory bind_arg(const Arg& a, const void* user, std::vector<Tensor>& keep, dnnl:
   return chosen;
 }
 
+// Runs a plan on the calling thread alone; `extra` is one more input in
+// the caller's layout (a convolution's bias), if any.
+struct Extra {
+  int arg = 0;
+  memory::desc desc;
+  const void* data = nullptr;
+};
+void execute(const Plan& plan, const void* in0, const void* in1, const Extra& extra, void* out,
+             const char* what) {
+  thread_local dnnl::stream stream(cpu_engine());
+  try {
+    std::vector<Tensor> keep;
+    memory m0 = bind_arg(plan.in0, in0, keep, stream, true);
+    memory m1 = bind_arg(plan.in1, in1, keep, stream, true);
+    memory mo = bind_arg(plan.out, out, keep, stream, false);
+    std::unordered_map<int, memory> args{
+        {plan.in0_arg, m0}, {plan.in1_arg, m1}, {plan.out_arg, mo}};
+    const size_t scratch_bytes = plan.scratch.get_size();
+    if (scratch_bytes > 0) {
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(plan.scratch, cpu_engine(), buffer(scratch_bytes, keep)));
+    }
+    if (extra.data != nullptr) {
+      args.emplace(extra.arg, memory(extra.desc, cpu_engine(), const_cast<void*>(extra.data)));
+    }
+    plan.prim.execute(stream, args);
+    if (!plan.out.same) {
+      memory plain(plan.out.plain, cpu_engine(), out);
+      plan.out.reorder.execute(stream, mo, plain);
+    }
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    EMBER_CHECK(false, "oneDNN ", what, " failed: ", e.what(), " (status ",
+                static_cast<int>(e.status), ")");
+  }
+}
+
 bool run(const ConvShape& s, ConvPass pass, const void* in0, const void* in1, const void* bias,
          void* out) {
   // Before the plan: oneDNN sizes a primitive's work split for the OpenMP
   // team it sees at creation, and runs that many threads whatever the team
   // is later (a team left behind also hangs a forked child's first call).
   single_thread();
-  const std::shared_ptr<const Plan> plan = find_plan(s, pass, bias != nullptr);
+  const std::shared_ptr<const Plan> plan = find_conv_plan(s, pass, bias != nullptr);
   if (plan == nullptr) return false;
-  thread_local dnnl::stream stream(cpu_engine());
-  try {
-    std::vector<Tensor> keep;
-    memory m0 = bind_arg(plan->in0, in0, keep, stream, true);
-    memory m1 = bind_arg(plan->in1, in1, keep, stream, true);
-    memory mo = bind_arg(plan->out, out, keep, stream, false);
-    std::unordered_map<int, memory> args{
-        {plan->in0_arg, m0}, {plan->in1_arg, m1}, {plan->out_arg, mo}};
-    const size_t scratch_bytes = plan->scratch.get_size();
-    if (scratch_bytes > 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(plan->scratch, cpu_engine(), buffer(scratch_bytes, keep)));
-    }
-    if (bias != nullptr) {
-      args.emplace(DNNL_ARG_BIAS, memory(bias_desc(s), cpu_engine(), const_cast<void*>(bias)));
-    }
-    plan->prim.execute(stream, args);
-    if (!plan->out.same) {
-      memory plain(plan->out.plain, cpu_engine(), out);
-      plan->out.reorder.execute(stream, mo, plain);
-    }
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    EMBER_CHECK(false, "oneDNN convolution failed: ", e.what(), " (status ",
-                static_cast<int>(e.status), ")");
-  }
+  Extra b;
+  if (bias != nullptr) b = {DNNL_ARG_BIAS, bias_desc(s), bias};
+  execute(*plan, in0, in1, b, out, "convolution");
   return true;
 }
 
@@ -352,6 +360,10 @@ bool use_bf16_conv() {
     case Choice::kAuto:
       break;
   }
+  return native_bf16();
+}
+
+bool native_bf16() {
   static const bool native = isa_has(dnnl_cpu_isa_avx512_core_bf16);
   return native;
 }
@@ -389,6 +401,61 @@ std::string conv_config() {
                                     "bfloat16; Note [bfloat16 CPU convolution])",
                   "\n");
   return out;
+}
+
+namespace {
+
+// Note [bfloat16 CPU GEMM]: a bfloat16 GEMM is oneDNN's matmul primitive
+// with bfloat16 operands in the caller's strides (a transpose is a stride
+// swap, so no reorders) and a float32 destination: alpha is its output
+// scale and beta a sum post-op, as dnnl_sgemm's arguments.
+std::unique_ptr<Plan> make_gemm_plan(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                                     int64_t lda, int64_t ldb, float beta, int64_t ldc) {
+  const auto bf16 = memory::data_type::bf16;
+  const memory::desc a({m, k}, bf16, ta ? memory::dims{1, lda} : memory::dims{lda, 1});
+  const memory::desc b({k, n}, bf16, tb ? memory::dims{1, ldb} : memory::dims{ldb, 1});
+  const memory::desc c({m, n}, kF32, memory::dims{ldc, 1});
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (alpha != 1) attr.set_output_scales(0, {alpha});
+  if (beta != 0) {
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, cpu_engine());
+  auto plan = std::make_unique<Plan>();
+  plan->set(dnnl::matmul(pd), pd.scratchpad_desc(), {DNNL_ARG_SRC, a, pd.src_desc()},
+            {DNNL_ARG_WEIGHTS, b, pd.weights_desc()}, {DNNL_ARG_DST, c, pd.dst_desc()});
+  plan->impl = pd.impl_info_str();
+  return plan;
+}
+
+int64_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+}  // namespace
+
+bool gemm_bf16(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const void* a,
+               int64_t lda, const void* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  single_thread();  // before the plan: see run()
+  const PlanKey key{kGemmPlan, ta, tb, m, n, k, lda, ldb, ldc, float_bits(alpha), float_bits(beta)};
+  const std::shared_ptr<const Plan> plan =
+      find_plan(key, [&] { return make_gemm_plan(ta, tb, m, n, k, alpha, lda, ldb, beta, ldc); });
+  if (plan == nullptr) return false;
+  execute(*plan, a, b, Extra(), c, "bfloat16 matmul");
+  return true;
+}
+
+std::string gemm_impl_bf16() {
+  try {
+    return make_gemm_plan(false, false, 64, 64, 64, 1, 64, 64, 0, 64)->impl;
+  } catch (const dnnl::error&) {
+    return "";
+  }
 }
 
 }  // namespace onednn

@@ -2,8 +2,8 @@
 #define EMBER_TENSOR_ONEDNN_H_
 
 // ember's use of oneDNN beyond sgemm: its convolution primitives on the CPU
-// (Note [oneDNN convolution]) and the one-thread rule every oneDNN call
-// shares (Note [GEMM threads] in blas.h). Internal.
+// (Note [oneDNN convolution]), its bfloat16 matmul (Note [bfloat16 CPU GEMM]) and the one-thread
+// rule every oneDNN call shares (Note [GEMM threads] in blas.h). Internal.
 
 #include <cstdint>
 #include <string>
@@ -67,6 +67,20 @@ bool conv_backward_weights(const ConvShape& s, const void* gy, const void* x, fl
 
 // show_config()'s line on the CPU convolution.
 std::string conv_config();
+
+// Whether the CPU has native bfloat16 instructions (AVX-512 BF16 or AMX) as
+// oneDNN sees them (ONEDNN_MAX_CPU_ISA caps it).
+bool native_bf16();
+
+// Note [bfloat16 CPU GEMM] (onednn.cc): C[m, n] (float32) = alpha * op(A)
+// op(B) + beta * C for bfloat16 A and B, with dnnl_sgemm's arguments, on the
+// calling thread (one oneDNN matmul primitive per shape, cached as the
+// convolution plans). false, writing nothing, where oneDNN has no matmul for
+// it. beta == 0: C is not read.
+bool gemm_bf16(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const void* a,
+               int64_t lda, const void* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// oneDNN's name for its bfloat16 matmul on this host ("" if it has none).
+std::string gemm_impl_bf16();
 
 }  // namespace onednn
 }  // namespace detail
