@@ -3,7 +3,8 @@
 // parametrize and prune (new parameters and buffers, outputs, gradients,
 // power-iteration vectors, masks, state_dict keys, printed forms, errors),
 // gradients against finite differences in float64, and the forward hooks
-// they run on (Note [Forward hooks] in nn/module.h).
+// they run on (Note [Forward hooks] in nn/module.h) and load_state_dict
+// pre-hooks.
 
 #include <gtest/gtest.h>
 
@@ -144,6 +145,33 @@ TEST(ForwardHooksTest, ForwardHooksNeedATensorOutput) {
   EXPECT_EQ(pre_calls, 1);
   m->register_forward_hook([](Module&, const std::vector<Tensor>&, Tensor&) {});
   EXPECT_THROW(m(ones({2})), Error);
+}
+
+TEST(LoadStateDictPreHookTest, RewritesTheDictBeforeTheModuleReadsIt) {
+  Sequential seq(Linear(2, 2));
+  auto inner = seq->get_submodule("0");
+  std::vector<std::string> prefixes;
+  RemovableHandle handle = inner->register_load_state_dict_pre_hook(
+      [&](NamedTensors& dict, const std::string& prefix, std::vector<std::string>& missing,
+          std::vector<std::string>&, std::vector<std::string>&) {
+        prefixes.push_back(prefix);
+        // An old name for the weight.
+        for (auto& kv : dict) {
+          if (kv.first == prefix + "w") kv.first = prefix + "weight";
+        }
+        missing.push_back("from the hook");
+      });
+  NamedTensors given{{"0.w", full({2, 2}, 3.0f)}, {"0.bias", zeros({2})}};
+  const IncompatibleKeys keys = seq->load_state_dict(given, /*strict=*/false);
+  EXPECT_EQ(absl::StrJoin(prefixes, ","), "0.");
+  EXPECT_TRUE(inner->get_parameter("weight").equal(full({2, 2}, 3.0f)));
+  EXPECT_EQ(absl::StrJoin(keys.missing_keys, ","), "from the hook");
+  EXPECT_TRUE(keys.unexpected_keys.empty());
+  EXPECT_EQ(given[0].first, "0.w");  // the caller's dict is not changed
+  handle.remove();
+  prefixes.clear();
+  EXPECT_THROW(seq->load_state_dict(given), Error);  // "0.w" unexpected now
+  EXPECT_TRUE(prefixes.empty());
 }
 
 // --- weight_norm -------------------------------------------------------------------------
