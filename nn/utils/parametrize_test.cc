@@ -1,13 +1,16 @@
 // nn::utils' reparametrizations against PyTorch 1.13
 // (tools/golden/nn_utils_parametrize.py): weight_norm, spectral_norm,
-// parametrize and prune (new parameters and buffers, outputs, gradients,
-// power-iteration vectors, masks, state_dict keys, printed forms, errors),
-// gradients against finite differences in float64, and the forward hooks
-// they run on (Note [Forward hooks] in nn/module.h) and load_state_dict
-// pre-hooks.
+// parametrize (with several originals, assignment and transfer) and
+// prune (new parameters and
+// buffers, outputs, gradients, power-iteration vectors, masks, state_dict
+// keys, printed forms, errors), gradients against finite differences in
+// float64, and the forward hooks they run on (Note [Forward hooks] in
+// nn/module.h) and load_state_dict pre-hooks.
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +92,15 @@ void expect_grads(Module& m, const std::string& prefix) {
 }
 
 std::string dtype_tag(ScalarType dt) { return dt == kDouble ? "f64" : "f32"; }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 // --- forward hooks ---------------------------------------------------------------------
 
@@ -524,6 +536,249 @@ TEST(ParametrizeTest, ErrorsMatchPyTorch) {
   Linear u(3, 3);
   P::register_parametrization(*u, "weight", Row(), /*unsafe=*/true);
   EXPECT_EQ(u->weight.sizes(), IntArrayRef({3}));
+}
+
+struct SymmetricInvImpl : Module {
+  Tensor forward(const Tensor& x) { return x.triu() + x.triu(1).transpose(0, 1); }
+  Tensor right_inverse(const Tensor& a) { return a.triu(); }
+};
+EMBER_MODULE(SymmetricInv);
+
+struct TwiceImpl : Module {
+  Tensor forward(const Tensor& x) { return x * 2; }
+  Tensor right_inverse(const Tensor& y) { return y / 2; }
+};
+EMBER_MODULE(Twice);
+
+// Several originals: x y^T.
+struct RankOneImpl : Module {
+  Tensor forward(const Tensor& x, const Tensor& y) {
+    return x.unsqueeze(-1).matmul(y.unsqueeze(-2));
+  }
+  // On rank-one matrices (z[0][0] != 0): z's first column and row.
+  std::vector<Tensor> right_inverse(const Tensor& z) {
+    return {z.select(1, 0), z.select(0, 0) / z.select(0, 0).select(0, 0)};
+  }
+};
+EMBER_MODULE(RankOne);
+
+// right_inverse returns a vector of one tensor: original0.
+struct ListInverseImpl : Module {
+  Tensor forward(const Tensor& x) { return x + 1; }
+  std::vector<Tensor> right_inverse(const Tensor& y) { return {y - 1}; }
+};
+EMBER_MODULE(ListInverse);
+
+struct PairSumImpl : Module {
+  Tensor forward(const Tensor& x, const Tensor& y) { return x + y; }
+};
+EMBER_MODULE(PairSum);
+
+struct ThreeWaysImpl : Module {
+  Tensor forward(const Tensor& x, const Tensor& y) { return x + y; }
+  std::vector<Tensor> right_inverse(const Tensor& z) { return {z, z, z}; }
+};
+EMBER_MODULE(ThreeWays);
+
+struct EmptyImpl : Module {};
+EMBER_MODULE(Empty);
+
+Tensor rank_one_value() {
+  return make_input({3}, kFloat, 2)
+      .unsqueeze(-1)
+      .matmul((make_input({3}, kFloat, 5) + 2).unsqueeze(-2));
+}
+
+TEST(ParametrizeTest, SeveralOriginalsMatchPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear m(3, 3);
+  set_weights(m);
+  P::register_parametrization(*m, "weight", RankOne());
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("pz.multi_params"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("pz.multi_state_dict"));
+  EXPECT_EQ(m->repr(), kTables.golden_string("pz.multi_repr"));
+  const Tensor original0 = m->get_parameter("parametrizations.weight.original0");
+  const Tensor original1 = m->get_parameter("parametrizations.weight.original1");
+  EXPECT_TRUE(original0.is_leaf() && original0.requires_grad());
+  EXPECT_TRUE(near(original0, "pz/multi/original0"));
+  EXPECT_TRUE(near(original1, "pz/multi/original1"));
+  EXPECT_TRUE(near(m->weight, "pz/multi/weight"));
+  const Tensor y = m(x);
+  EXPECT_TRUE(near(y, "pz/multi/out"));
+  backward_weighted(y);
+  expect_grads(*m, "pz/multi");
+
+  P::register_parametrization(*m, "weight", Twice());
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("pz.multi_chain_state_dict"));
+  EXPECT_TRUE(near(m(x), "pz/multi_chain/out"));
+  P::assign(*m, "weight", rank_one_value());
+  // In place: the same tensors, still leaves.
+  EXPECT_TRUE(original0.is_same(m->get_parameter("parametrizations.weight.original0")));
+  EXPECT_TRUE(original0.is_leaf() && original0.requires_grad());
+  EXPECT_TRUE(near(original0, "pz/multi_chain/assigned_original0"));
+  EXPECT_TRUE(near(original1, "pz/multi_chain/assigned_original1"));
+  EXPECT_TRUE(near(m->weight, "pz/multi_chain/assigned_weight"));
+  kTables.expect_golden_error("pz.multi_assign_dtype",
+                              [&] { P::assign(*m, "weight", rank_one_value().to(kDouble)); });
+  kTables.expect_golden_error("pz.multi_keep_original", [&] {
+    P::remove_parametrizations(*m, "weight", /*leave_parametrized=*/false);
+  });
+  P::remove_parametrizations(*m, "weight");
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("pz.multi_removed_params"));
+  EXPECT_TRUE(near(m->weight, "pz/multi_chain/removed_weight"));
+  EXPECT_TRUE(m->weight.is_leaf());
+  EXPECT_EQ(m->repr(), "Linear(in_features=3, out_features=3, bias=True)");
+
+  // A vector of one tensor is original0; on a buffer, which stays one.
+  BatchNorm1d b(3);
+  P::register_parametrization(*b, "running_mean", ListInverse());
+  EXPECT_EQ(keys(b->state_dict()), kTables.golden_string("pz.list_state_dict"));
+  EXPECT_TRUE(near(b->get_buffer("parametrizations.running_mean.original0"), "pz/list/original0"));
+  EXPECT_TRUE(near(b->running_mean, "pz/list/running_mean"));
+  P::remove_parametrizations(*b, "running_mean");
+  EXPECT_EQ(names(b->named_buffers()), kTables.golden_string("pz.list_removed_buffers"));
+}
+
+TEST(ParametrizeTest, OnlyTheFirstParametrizationTakesSeveralTensors) {
+  Linear c(3, 3);
+  P::register_parametrization(*c, "weight", Symmetric());
+  kTables.expect_golden_error("pz.list_second",
+                              [&] { P::register_parametrization(*c, "weight", ListInverse()); });
+  // PyTorch's call of forward(x, y) with one tensor fails with Python's
+  // TypeError; ember says which parametrization.
+  const std::string second =
+      "RankOne's forward takes 2 tensors: only the first parametrization of a tensor may take "
+      "several";
+  EXPECT_EQ(error_of([&] { P::register_parametrization(*c, "weight", RankOne()); }), second);
+  EXPECT_EQ(error_of([&] { P::register_parametrization(*c, "weight", RankOne(), true); }), second);
+  EXPECT_THROW(P::register_parametrization(*c, "weight", RankOne()), TypeError);
+  EXPECT_EQ(c->repr(), kTables.golden_string("pz.repr"));  // unchanged
+  Linear d(3, 3);
+  EXPECT_EQ(error_of([&] { P::register_parametrization(*d, "weight", PairSum()); }),
+            "PairSum's forward takes 2 tensor(s) but would be given 1: one for each tensor its "
+            "right_inverse returns, or the original alone");
+  EXPECT_THROW(P::register_parametrization(*d, "weight", ThreeWays()), TypeError);
+  EXPECT_FALSE(P::is_parametrized(*d));
+  EXPECT_EQ(d->repr(), "Linear(in_features=3, out_features=3, bias=True)");
+}
+
+TEST(ParametrizeTest, SeveralOriginalsGradientsMatchFiniteDifferences) {
+  Linear m(3, 3);
+  m->to(kDouble);
+  set_weights(m);
+  P::register_parametrization(*m, "weight", RankOne());
+  P::register_parametrization(*m, "weight", Twice());
+  const Tensor x = make_input({2, 3}, kDouble, 3).requires_grad_();
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{m(x)}; },
+                {m->get_parameter("parametrizations.weight.original0"),
+                 m->get_parameter("parametrizations.weight.original1"), x}),
+            "");
+}
+
+TEST(ParametrizeTest, AssignMatchesPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear a(3, 3);
+  set_weights(a);
+  P::register_parametrization(*a, "weight", SymmetricInv());
+  P::register_parametrization(*a, "weight", Twice());
+  const Tensor original = a->get_parameter("parametrizations.weight.original");
+  Tensor sym = make_input({3, 3}, kFloat, 4);
+  sym = sym + sym.t();
+  P::assign(*a, "weight", sym);
+  EXPECT_TRUE(original.is_same(a->get_parameter("parametrizations.weight.original")));
+  EXPECT_TRUE(original.is_leaf() && original.requires_grad());
+  EXPECT_TRUE(near(original, "pz/assign/original"));
+  EXPECT_TRUE(near(a->weight, "pz/assign/weight"));  // read without a call
+  EXPECT_TRUE(a->weight.equal(sym));
+  EXPECT_TRUE(near(a(x), "pz/assign/out"));
+  // Gradients reach the assigned original.
+  a(x).sum().backward();
+  EXPECT_TRUE(original.grad().defined());
+
+  Linear c(3, 3);
+  P::register_parametrization(*c, "weight", Symmetric());
+  kTables.expect_golden_error("pz.assign_no_inverse", [&] { P::assign(*c, "weight", sym); });
+  Linear p(3, 3);
+  P::register_parametrization(*p, "weight", Positive());
+  kTables.expect_golden_error("pz.assign_dtype",
+                              [&] { P::assign(*p, "weight", sym.abs().to(kDouble) + 1); });
+  EXPECT_THROW(P::assign(*p, "weight", ones({2, 2})), ValueError);  // shape
+  EXPECT_THROW(P::assign(*p, "bias", ones({3})), ValueError);       // not parametrized
+
+  EXPECT_EQ(P::type_before_parametrizations(*a), kTables.golden_string("pz.type_before"));
+  EXPECT_EQ(P::type_before_parametrizations(*Linear(2, 2)),
+            kTables.golden_string("pz.type_before_plain"));
+  EXPECT_EQ(a->name(), kTables.golden_string("pz.type_now"));
+  EXPECT_NE(a->as<LinearImpl>(), nullptr);
+}
+
+TEST(ParametrizeTest, TransferMatchesPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear a(3, 3);
+  set_weights(a);
+  P::register_parametrization(*a, "weight", SymmetricInv());
+  P::register_parametrization(*a, "weight", Twice());
+  Tensor sym = make_input({3, 3}, kFloat, 4);
+  P::assign(*a, "weight", sym + sym.t());
+
+  Linear to(3, 3);
+  set_weights(to, 2);
+  EXPECT_EQ(&P::transfer_parametrizations_and_params(*a, *to), to.get());
+  EXPECT_EQ(to->repr(), kTables.golden_string("pz.transfer_repr"));
+  EXPECT_EQ(keys(to->state_dict()), kTables.golden_string("pz.transfer_state_dict"));
+  EXPECT_TRUE(near(to->weight, "pz/transfer/weight"));
+  EXPECT_TRUE(near(to(x), "pz/transfer/out"));
+  // The same original and parametrization modules.
+  EXPECT_TRUE(to->get_parameter("parametrizations.weight.original")
+                  .is_same(a->get_parameter("parametrizations.weight.original")));
+  EXPECT_EQ(to->get_submodule("parametrizations.weight.1"),
+            a->get_submodule("parametrizations.weight.1"));
+
+  Linear f(3, 3);
+  set_weights(f);
+  P::register_parametrization(*f, "weight", RankOne());
+  P::register_parametrization(*f, "bias", Twice());
+  Empty t;
+  P::transfer_parametrizations_and_params(*f, *t, "weight");
+  EXPECT_EQ(t->repr(), kTables.golden_string("pz.transfer_empty_repr"));
+  EXPECT_EQ(names(t->named_parameters()), kTables.golden_string("pz.transfer_empty_params"));
+  EXPECT_TRUE(near(P::value(*t, "weight"), "pz/transfer_empty/weight"));
+  EXPECT_TRUE(t->get_parameter("parametrizations.weight.original1")
+                  .is_same(f->get_parameter("parametrizations.weight.original1")));
+  Empty t2;
+  P::transfer_parametrizations_and_params(*f, *t2);
+  EXPECT_EQ(names(t2->named_parameters()), kTables.golden_string("pz.transfer_all_params"));
+  EXPECT_TRUE(near(P::value(*t2, "bias"), "pz/transfer_all/bias"));
+  EXPECT_EQ(P::type_before_parametrizations(*t2), "Empty");
+
+  // Nothing to transfer.
+  Linear plain(3, 3), other(3, 3);
+  P::transfer_parametrizations_and_params(*plain, *other);
+  EXPECT_FALSE(P::is_parametrized(*other));
+  EXPECT_THROW(P::transfer_parametrizations_and_params(*f, *other, "foo"), ValueError);
+}
+
+TEST(ParametrizeTest, TransferredOriginalsTrainBothModules) {
+  Linear f(3, 3);
+  f->to(kDouble);
+  set_weights(f);
+  P::register_parametrization(*f, "weight", RankOne());
+  Linear to(3, 3);
+  to->to(kDouble);
+  P::transfer_parametrizations_and_params(*f, *to);
+  const Tensor x = make_input({2, 3}, kDouble, 3).requires_grad_();
+  // Gradients of to's output reach f's originals.
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{to(x)}; },
+                {f->get_parameter("parametrizations.weight.original0"),
+                 f->get_parameter("parametrizations.weight.original1"), x}),
+            "");
+  {
+    NoGradGuard no_grad;
+    f->get_parameter("parametrizations.weight.original0").mul_(3);
+  }
+  EXPECT_TRUE(P::value(*to, "weight").equal(P::value(*f, "weight")));
 }
 
 // --- prune --------------------------------------------------------------------------------
