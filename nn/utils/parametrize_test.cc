@@ -1,7 +1,7 @@
 // nn::utils' reparametrizations against PyTorch 1.13
-// (tools/golden/nn_utils_parametrize.py): weight_norm, spectral_norm,
-// parametrize (with several originals, assignment and transfer) and
-// prune (new parameters and
+// (tools/golden/nn_utils_parametrize.py): weight_norm, spectral_norm (and
+// its loading of version-0 state dicts), parametrize (with several
+// originals, assignment and transfer) and prune (new parameters and
 // buffers, outputs, gradients, power-iteration vectors, masks, state_dict
 // keys, printed forms, errors), gradients against finite differences in
 // float64, and the forward hooks they run on (Note [Forward hooks] in
@@ -11,12 +11,14 @@
 
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
 #include "nn/container.h"
@@ -33,6 +35,7 @@ namespace ember {
 namespace nn {
 namespace {
 
+using ::ember::testing::golden_tensor;
 using ::ember::testing::make_input;
 using ::ember::testing::near_golden;
 
@@ -362,6 +365,114 @@ TEST(SpectralNormTest, NamesAndRemoveMatchPyTorch) {
                 [&](const autograd::variable_list&) { return autograd::variable_list{d(xd)}; },
                 {d->get_parameter("weight_orig"), xd}),
             "");
+}
+
+// The version-0 dict the generator made from a module trained three steps
+// (Note [Version-0 spectral norm state dicts] in weight_norm.cc).
+NamedTensors old_spectral_dict(const std::string& tag, const std::string& prefix = "") {
+  NamedTensors dict;
+  for (const std::string& key : std::vector<std::string>(
+           absl::StrSplit(kTables.golden_string("snold." + tag + ".keys"), '\n'))) {
+    dict.emplace_back(prefix + key, golden_tensor(kTables.golden("snold/" + tag + "/dict/" + key)));
+  }
+  return dict;
+}
+
+TEST(SpectralNormTest, LoadsVersionZeroStateDictsAsPyTorch) {
+  struct Case {
+    std::string tag;
+    std::function<std::shared_ptr<Module>()> make;
+    ScalarType dtype;
+    std::vector<int64_t> input;
+    // PyTorch solves for v in the weight's dtype, ember in float64: a tall
+    // float32 weight's v differs by rounding; for a wide one PyTorch's
+    // float32 pinverse of the singular W^T W gives no solution at all, only
+    // u . W v = sigma, which is all that the outputs read (0: compare that).
+    double v_rel;
+  };
+  const std::vector<Case> cases = {
+      {"linear", [] { return Linear(3, 5).ptr(); }, kFloat, {2, 3}, 1e-5},
+      {"linear_f64", [] { return Linear(3, 5).ptr(); }, kDouble, {2, 3}, 1e-12},
+      {"wide_f64", [] { return Linear(5, 3).ptr(); }, kDouble, {2, 5}, 1e-12},
+      {"wide", [] { return Linear(5, 3).ptr(); }, kFloat, {2, 5}, 0},
+      {"convt", [] { return ConvTranspose2d(2, 5, 1).ptr(); }, kFloat, {1, 2, 2, 2}, 1e-5},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.tag);
+    const std::string pre = "snold/" + c.tag;
+    const NamedTensors old = old_spectral_dict(c.tag);
+    manual_seed(11);
+    std::shared_ptr<Module> m = c.make();
+    m->to(c.dtype);
+    utils::spectral_norm(*m);
+    m->load_state_dict(old);
+    EXPECT_TRUE(near(m->get_buffer("weight_u"), pre + "/u"));
+    const Tensor v = m->get_buffer("weight_v");
+    const Tensor w = m->get_parameter("weight_orig");
+    const Tensor w_mat = c.tag == "convt" ? w.transpose(0, 1).reshape({5, -1}) : w;
+    if (c.v_rel > 0) {
+      EXPECT_TRUE(near_golden(v, kTables.golden(pre + "/v"), c.dtype, c.v_rel));
+    } else {
+      // u . W v is what the outputs see (sigma in eval mode).
+      const Tensor u = m->get_buffer("weight_u");
+      const Tensor want_v = golden_tensor(kTables.golden(pre + "/v"));
+      EXPECT_TRUE(u.dot(w_mat.mv(v)).allclose(u.dot(w_mat.mv(want_v)), 1e-6, 0));
+      // And ember's v keeps the invariant u = normalize(W v).
+      const Tensor wv = w_mat.mv(v);
+      EXPECT_TRUE((wv / wv.norm()).allclose(u, 1e-5, 1e-6));
+    }
+    EXPECT_FALSE(old.contains("weight_v"));  // converted in load_state_dict's copy
+    const Tensor x = make_input(c.input, c.dtype, 4);
+    auto call = [&] {
+      if (auto* lin = m->as<LinearImpl>()) return detail::call_forward(*lin, x);
+      return detail::call_forward(*m->as<ConvTranspose2dImpl>(), x);
+    };
+    NoGradGuard no_grad;
+    m->eval();
+    EXPECT_TRUE(near(call(), pre + "/out0_eval"));
+    m->train();
+    EXPECT_TRUE(near(call(), pre + "/out1_train"));
+    EXPECT_TRUE(near(call(), pre + "/out2_train"));
+    m->eval();
+    EXPECT_TRUE(near(call(), pre + "/out3_eval"));
+  }
+}
+
+TEST(SpectralNormTest, CurrentDictsLoadAsTheyAreAndMissingKeysMatchPyTorch) {
+  NamedTensors old = old_spectral_dict("linear");
+  // The current format (weight_v, no weight) is taken as it is.
+  NamedTensors current = old;
+  current.pop_back();  // weight
+  current.emplace_back("weight_v", golden_tensor(kTables.golden("snold/linear/current_v")));
+  Linear m(3, 5);
+  utils::spectral_norm(*m);
+  m->load_state_dict(current);
+  EXPECT_TRUE(m->get_buffer("weight_v").equal(current["weight_v"]));
+
+  NamedTensors partial = old;
+  partial.erase(partial.begin() + 2);  // weight_u
+  ASSERT_EQ(keys(partial), "bias\nweight_orig\nweight");
+  kTables.expect_golden_error("snold.missing_u", [&] { m->load_state_dict(partial); });
+  std::ostringstream printed;
+  printed << m->load_state_dict(partial, /*strict=*/false);
+  EXPECT_EQ(printed.str(), kTables.golden_string("snold.missing_u_nonstrict"));
+  partial.erase(partial.begin() + 1);  // weight_orig
+  printed.str("");
+  printed << m->load_state_dict(partial, /*strict=*/false);
+  EXPECT_EQ(printed.str(), kTables.golden_string("snold.missing_orig_nonstrict"));
+
+  // In a submodule: the hook sees its prefix.
+  manual_seed(11);
+  Sequential seq(Linear(3, 5));
+  utils::spectral_norm(*seq->get_submodule("0"));
+  seq->load_state_dict(old_spectral_dict("linear", "0."));
+  EXPECT_TRUE(
+      near_golden(seq->get_buffer("0.weight_v"), kTables.golden("snold/linear/v"), kFloat, 1e-5));
+
+  // remove_spectral_norm removes the hook: a plain dict loads.
+  utils::remove_spectral_norm(*m);
+  m->load_state_dict({{"weight", ones({5, 3})}, {"bias", zeros({5})}});
+  EXPECT_TRUE(m->weight.equal(ones({5, 3})));
 }
 
 TEST(WeightNormTest, ErrorsMatchPyTorch) {

@@ -7,8 +7,11 @@ from mk() so that the C++ test can copy them in; random draws (spectral
 norm's u and v, random pruning) happen under manual_seed.
 Also parametrizations with several originals (right_inverse returning a
 list), assignment, type_before_parametrizations and
-transfer_parametrizations_and_params.
+transfer_parametrizations_and_params; and spectral_norm's loading of a
+version-0 state dict (as PyTorch's test_spectral_norm_load_state_dict
+makes one).
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/nn_utils_parametrize.py"""
+import collections
 import math
 
 import torch
@@ -349,6 +352,58 @@ def parametrizations_more(w, s, e):
     w.add("pz/transfer_all/bias", t2.bias)
 
 
+def spectral_norm_old_dicts(w, s, e):
+    """PyTorch's test_spectral_norm_load_state_dict: a version-0 state dict
+    (no metadata, no weight_v, the normalized weight as `weight`) from a
+    module trained three steps, loaded into a fresh spectral_norm module."""
+    for tag, make, dt, x in (
+            ("linear", lambda: nn.Linear(3, 5), torch.float32, mk([2, 3], torch.float32, 4)),
+            ("linear_f64", lambda: nn.Linear(3, 5), torch.float64, mk([2, 3], torch.float64, 4)),
+            ("wide_f64", lambda: nn.Linear(5, 3), torch.float64, mk([2, 5], torch.float64, 4)),
+            ("wide", lambda: nn.Linear(5, 3), torch.float32, mk([2, 5], torch.float32, 4)),
+            ("convt", lambda: nn.ConvTranspose2d(2, 5, 1), torch.float32,
+             mk([1, 2, 2, 2], torch.float32, 4))):
+        torch.manual_seed(10)
+        # Scale 0.75: no zero in the weight, which PyTorch's sigma
+        # (mean(weight_orig / weight)) would make NaN.
+        m = spectral_norm(set_linear(make().to(dt), 0, 0.75))
+        for _ in range(3):
+            m(x)
+        old = collections.OrderedDict(m.state_dict())  # drops the version metadata
+        del old["weight_v"]
+        old["weight"] = m.weight.detach().clone()
+        pre = "snold/" + tag
+        s.add("snold.%s.keys" % tag, keys(old))
+        for k, t in old.items():
+            w.add("%s/dict/%s" % (pre, k), t)
+        torch.manual_seed(11)
+        m2 = spectral_norm(set_linear(make().to(dt), 3))
+        m2.load_state_dict(old)
+        w.add(pre + "/v", m2.weight_v)
+        w.add(pre + "/u", m2.weight_u)
+        with torch.no_grad():
+            m2.eval()
+            w.add(pre + "/out0_eval", m2(x))
+            m2.train()
+            w.add(pre + "/out1_train", m2(x))
+            w.add(pre + "/out2_train", m2(x))
+            m2.eval()
+            w.add(pre + "/out3_eval", m2(x))
+        if tag == "linear":
+            # The current format without metadata loads as it is.
+            m3 = spectral_norm(nn.Linear(3, 5))
+            m3.load_state_dict(collections.OrderedDict(m.state_dict()))
+            w.add(pre + "/current_v", m3.weight_v)
+            # Keys missing: reported by the hook and again by the module.
+            partial = collections.OrderedDict(old)
+            del partial["weight_u"]
+            e.err("snold.missing_u", lambda: m3.load_state_dict(partial))
+            s.add("snold.missing_u_nonstrict", str(m3.load_state_dict(partial, strict=False)))
+            del partial["weight_orig"]
+            s.add("snold.missing_orig_nonstrict", str(m3.load_state_dict(partial,
+                                                                         strict=False)))
+
+
 def pz_errors(e):
     m = nn.Linear(3, 3)
     e.err("pz.unknown", lambda: P.register_parametrization(m, "foo", Symmetric()))
@@ -483,6 +538,7 @@ def main():
     prunes(w, s)
     pz_errors(e)
     parametrizations_more(w, s, e)
+    spectral_norm_old_dicts(w, s, e)
     prune_errors(e, s)
     wn_sn_errors(e)
     w.write()
