@@ -232,7 +232,7 @@ void Module::clear_registrations() {
 // --- hooks ----------------------------------------------------------------------
 
 void RemovableHandle::remove() {
-  std::shared_ptr<detail::ForwardHooks> hooks = hooks_.lock();
+  std::shared_ptr<detail::Hooks> hooks = hooks_.lock();
   if (hooks == nullptr) return;
   auto drop = [this](auto& list) {
     list.erase(
@@ -241,19 +241,27 @@ void RemovableHandle::remove() {
   };
   drop(hooks->pre);
   drop(hooks->post);
+  drop(hooks->load_pre);
 }
 
 RemovableHandle Module::register_forward_pre_hook(ForwardPreHook fn) {
-  if (hooks_ == nullptr) hooks_ = std::make_shared<detail::ForwardHooks>();
+  if (hooks_ == nullptr) hooks_ = std::make_shared<detail::Hooks>();
   const unsigned id = hooks_->next_id++;
   hooks_->pre.emplace_back(id, std::move(fn));
   return RemovableHandle(hooks_, id);
 }
 
 RemovableHandle Module::register_forward_hook(ForwardHook fn) {
-  if (hooks_ == nullptr) hooks_ = std::make_shared<detail::ForwardHooks>();
+  if (hooks_ == nullptr) hooks_ = std::make_shared<detail::Hooks>();
   const unsigned id = hooks_->next_id++;
   hooks_->post.emplace_back(id, std::move(fn));
+  return RemovableHandle(hooks_, id);
+}
+
+RemovableHandle Module::register_load_state_dict_pre_hook(LoadStateDictPreHook fn) {
+  if (hooks_ == nullptr) hooks_ = std::make_shared<detail::Hooks>();
+  const unsigned id = hooks_->next_id++;
+  hooks_->load_pre.emplace_back(id, std::move(fn));
   return RemovableHandle(hooks_, id);
 }
 
@@ -598,13 +606,20 @@ std::ostream& operator<<(std::ostream& os, const IncompatibleKeys& keys) {
             << ", unexpected_keys=" << list(keys.unexpected_keys) << ")";
 }
 
-IncompatibleKeys Module::load_state_dict(const NamedTensors& state_dict, bool strict) {
+IncompatibleKeys Module::load_state_dict(const NamedTensors& given, bool strict) {
   std::vector<std::string> missing, unexpected, errors;
   NoGradGuard no_grad;
-  // PyTorch's load(): each module, pre-order, takes its own keys and reports
-  // the keys under its prefix that name nothing it has.
+  // Pre-hooks may rewrite the dict: they get this copy (of handles), as
+  // PyTorch's load_state_dict copies the OrderedDict.
+  NamedTensors state_dict = given;
+  // PyTorch's load(): each module, pre-order, runs its pre-hooks, takes its
+  // own keys and reports the keys under its prefix that name nothing it has.
   std::function<void(Module&, const std::string&)> load = [&](Module& m,
-                                                               const std::string& prefix) {
+                                                              const std::string& prefix) {
+    if (m.hooks_ != nullptr) {
+      const auto hooks = m.hooks_->load_pre;
+      for (const auto& h : hooks) h.second(state_dict, prefix, missing, unexpected, errors);
+    }
     std::vector<Slot*> local;
     for (Slot& s : m.parameters_) {
       if (s.tensor.defined()) local.push_back(&s);

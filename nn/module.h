@@ -89,28 +89,40 @@ struct ModuleAccess;
 using ForwardPreHook = std::function<void(Module& module, const std::vector<Tensor>& inputs)>;
 using ForwardHook =
     std::function<void(Module& module, const std::vector<Tensor>& inputs, Tensor& output)>;
+// What PyTorch's _register_load_state_dict_pre_hook takes, less
+// local_metadata (ember's state dicts carry none) and strict (which
+// PyTorch always passes as True): `state_dict` is load_state_dict()'s own
+// copy of the dict, which the hook may rewrite; `prefix` is this module's
+// ("fc." for a child fc); a hook reports keys and errors by appending to
+// the lists, as PyTorch's.
+using LoadStateDictPreHook = std::function<void(
+    NamedTensors& state_dict, const std::string& prefix, std::vector<std::string>& missing_keys,
+    std::vector<std::string>& unexpected_keys, std::vector<std::string>& error_msgs)>;
 
 namespace detail {
-struct ForwardHooks {
+// A module's hooks, each with the id its RemovableHandle removes.
+struct Hooks {
   std::vector<std::pair<unsigned, ForwardPreHook>> pre;
   std::vector<std::pair<unsigned, ForwardHook>> post;
+  std::vector<std::pair<unsigned, LoadStateDictPreHook>> load_pre;
   unsigned next_id = 0;
 };
 }  // namespace detail
 
-// What register_forward_pre_hook and register_forward_hook return:
-// PyTorch's torch.utils.hooks.RemovableHandle.
+// What register_forward_pre_hook, register_forward_hook and
+// register_load_state_dict_pre_hook return: PyTorch's
+// torch.utils.hooks.RemovableHandle.
 class RemovableHandle {
  public:
   RemovableHandle() = default;
-  RemovableHandle(std::weak_ptr<detail::ForwardHooks> hooks, unsigned id)
+  RemovableHandle(std::weak_ptr<detail::Hooks> hooks, unsigned id)
       : hooks_(std::move(hooks)), id_(id) {}
   // Removes the hook; does nothing when it is already gone.
   void remove();
   unsigned id() const { return id_; }
 
  private:
-  std::weak_ptr<detail::ForwardHooks> hooks_;
+  std::weak_ptr<detail::Hooks> hooks_;
   unsigned id_ = 0;
 };
 
@@ -212,6 +224,10 @@ class Module : public std::enable_shared_from_this<Module> {
   void run_forward_pre_hooks(const std::vector<Tensor>& inputs);
   void run_forward_hooks(const std::vector<Tensor>& inputs, Tensor& output);
   void check_no_forward_hooks() const;
+  // fn runs in load_state_dict() before this module takes its own keys
+  // (PyTorch's _register_load_state_dict_pre_hook, used by spectral_norm
+  // to convert old state dicts).
+  RemovableHandle register_load_state_dict_pre_hook(LoadStateDictPreHook fn);
 
   // --- modes ------------------------------------------------------------------
   virtual void train(bool on = true);
@@ -237,7 +253,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // Copies the values in place (no autograd recording). strict: the keys
   // must match exactly; otherwise the keys that did not match are returned
   // (empty lists when strict). Shape mismatches are errors either way; the
-  // messages are PyTorch's.
+  // messages are PyTorch's. Each module's load_state_dict pre-hooks run
+  // (on a copy of the dict) before it takes its keys.
   IncompatibleKeys load_state_dict(const NamedTensors& state_dict, bool strict = true);
 
   // --- printing ---------------------------------------------------------------
@@ -311,7 +328,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Slot> parameters_;
   std::vector<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
-  std::shared_ptr<detail::ForwardHooks> hooks_;  // made by the first hook
+  std::shared_ptr<detail::Hooks> hooks_;  // made by the first hook
 };
 
 // libtorch's Cloneable<Derived>: a module whose reset() (re)creates its

@@ -36,6 +36,13 @@ Tensor compute(ParametrizationListImpl& list) {
   return it->second;
 }
 
+// PyTorch calls a later parametrization with one tensor, which fails in
+// Python for a forward that takes more.
+void check_single_input(const Parametrization& p) {
+  EMBER_CHECK_TYPE(p.num_inputs == 1, p.module->name(), "'s forward takes ", p.num_inputs,
+                   " tensors: only the first parametrization of a tensor may take several");
+}
+
 struct ParametrizeState {
   std::string name;
   Tensor target;  // the TensorImpl the layer's member shares
@@ -69,21 +76,40 @@ std::shared_ptr<ParametrizeState> state_of(Module& module, const std::string& na
 ParametrizationListImpl::ParametrizationListImpl(Parametrization first, const Tensor& orig,
                                                  bool is_parameter, bool unsafe_flag)
     : unsafe(unsafe_flag) {
-  append(first);
-  Tensor value;
+  std::vector<Tensor> values;
   {
     NoGradGuard no_grad;
-    value = orig.detach();
-    if (first.right_inverse) value = first.right_inverse(value);
+    values = first.right_inverse ? first.right_inverse(orig.detach())
+                                 : std::vector<Tensor>{orig.detach()};
   }
-  EMBER_CHECK_VALUE(value.dtype() == orig.dtype(),
-                    "When `right_inverse` outputs one tensor, it may not change the dtype.\n",
-                    "original.dtype: ", dtype_str(orig.dtype()), "\n",
-                    "right_inverse(original).dtype: ", dtype_str(value.dtype()));
-  if (is_parameter) {
-    original = register_parameter("original", value.detach(), orig.requires_grad());
+  is_tensor = !first.right_inverse_returns_vector;
+  ntensors = values.size();
+  EMBER_CHECK_TYPE(first.num_inputs == ntensors, first.module->name(), "'s forward takes ",
+                   first.num_inputs, " tensor(s) but would be given ", ntensors,
+                   ": one for each tensor its right_inverse returns, or the original alone");
+  append(first);
+  if (is_tensor) {
+    const Tensor& value = values[0];
+    EMBER_CHECK_VALUE(value.dtype() == orig.dtype(),
+                      "When `right_inverse` outputs one tensor, it may not change the dtype.\n",
+                      "original.dtype: ", dtype_str(orig.dtype()), "\n",
+                      "right_inverse(original).dtype: ", dtype_str(value.dtype()));
+    if (is_parameter) {
+      original = register_parameter("original", value.detach(), orig.requires_grad());
+    } else {
+      original = register_buffer("original", value.detach());
+    }
   } else {
-    original = register_buffer("original", value.detach());
+    for (size_t i = 0; i < ntensors; ++i) {
+      const std::string name = absl::StrCat("original", i);
+      Tensor value = values[i].detach();
+      if (is_parameter) {
+        originals.push_back(register_parameter(name, value, orig.requires_grad()));
+      } else {
+        value.set_requires_grad(orig.requires_grad());
+        originals.push_back(register_buffer(name, value));
+      }
+    }
   }
   if (unsafe) return;
   const Tensor z = forward();
@@ -98,12 +124,54 @@ ParametrizationListImpl::ParametrizationListImpl(Parametrization first, const Te
 }
 
 Tensor ParametrizationListImpl::forward() {
-  Tensor x = parametrizations_[0].forward(original);
-  for (size_t i = 1; i < parametrizations_.size(); ++i) x = parametrizations_[i].forward(x);
+  Tensor x = parametrizations_[0].forward(is_tensor ? std::vector<Tensor>{original} : originals);
+  for (size_t i = 1; i < parametrizations_.size(); ++i) x = parametrizations_[i].forward({x});
   return x;
 }
 
+void ParametrizationListImpl::right_inverse(const Tensor& value) {
+  NoGradGuard no_grad;
+  std::vector<Tensor> values{value};
+  for (size_t i = parametrizations_.size(); i-- > 0;) {
+    const Parametrization& p = parametrizations_[i];
+    EMBER_CHECK(p.right_inverse, "parametrization ", p.module->name(),
+                " does not implement right_inverse.");
+    // Only an `unsafe` later parametrization can return several.
+    EMBER_CHECK_VALUE(
+        values.size() == 1 && (i + 1 == parametrizations_.size() ||
+                               !parametrizations_[i + 1].right_inverse_returns_vector),
+        "parametrization.right_inverse must return a tensor. Got: list");
+    values = p.right_inverse(values[0]);
+  }
+  auto set = [](Tensor& original, const Tensor& v, const std::string& what) {
+    EMBER_CHECK_VALUE(v.sizes() == original.sizes(), "The tensor returned by `right_inverse` has ",
+                      "shape ", size_repr(v.sizes()), " while `", what, "` has shape ",
+                      size_repr(original.sizes()));
+    original.copy_(v);
+  };
+  if (is_tensor) {
+    const Tensor& v = values[0];
+    EMBER_CHECK_VALUE(v.dtype() == original.dtype(), "The tensor returned by `right_inverse` has ",
+                      "dtype ", dtype_str(v.dtype()), " while `original` has dtype ",
+                      dtype_str(original.dtype()));
+    set(original, v, "original");
+    return;
+  }
+  EMBER_CHECK_VALUE(values.size() == ntensors,
+                    "'right_inverse' must return a sequence of tensors of length ", ntensors,
+                    ". Got a sequence of lenght ", values.size(), ".");
+  for (size_t i = 0; i < ntensors; ++i) {
+    EMBER_CHECK_VALUE(values[i].dtype() == originals[i].dtype(), "Tensor ", i,
+                      " returned by `right_inverse` has dtype ", dtype_str(values[i].dtype()),
+                      " while `original", i, "` has dtype ", dtype_str(originals[i].dtype()));
+  }
+  for (size_t i = 0; i < ntensors; ++i) {
+    set(originals[i], values[i], absl::StrCat("original", i));
+  }
+}
+
 void ParametrizationListImpl::append(Parametrization p) {
+  if (!parametrizations_.empty()) check_single_input(p);
   register_module(std::to_string(parametrizations_.size()), p.module);
   parametrizations_.push_back(std::move(p));
 }
@@ -121,9 +189,10 @@ Module& register_parametrization(Module& module, const std::string& name, Parame
   if (is_parametrized(module, name)) {
     std::shared_ptr<ParametrizeState> state = state_of(module, name);
     ParametrizationListImpl& list = *state->list;
+    check_single_input(p);
     if (!unsafe) {
       const Tensor y = list.forward();
-      const Tensor x = p.forward(y);
+      const Tensor x = p.forward({y});
       const std::string what = "module." + name;
       EMBER_CHECK_VALUE(x.dtype() == y.dtype(),
                         "Registering a parametrization may not change the dtype of the tensor, "
@@ -136,7 +205,9 @@ Module& register_parametrization(Module& module, const std::string& name, Parame
                         what, ".shape: ", size_repr(y.sizes()), "\nparametrization(", what,
                         ").shape: ", size_repr(x.sizes()));
       if (p.right_inverse) {
-        const Tensor z = p.right_inverse(x);
+        EMBER_CHECK_VALUE(!p.right_inverse_returns_vector,
+                          "parametrization.right_inverse must return a tensor. Got: list");
+        const Tensor z = p.right_inverse(x)[0];
         EMBER_CHECK_VALUE(z.dtype() == y.dtype(),
                           "The tensor returned by parametrization.right_inverse must have the "
                           "same dtype as ",
@@ -188,12 +259,20 @@ Module& remove_parametrizations(Module& module, const std::string& name, bool le
                     " does not have a parametrization on ", name);
   std::shared_ptr<ParametrizeState> state = state_of(module, name);
   ParametrizationListImpl& list = *state->list;
-  const bool is_parameter = ModuleAccess::parameter(list, "original") != nullptr;
-  const bool requires_grad = list.original.requires_grad();
+  bool is_parameter, requires_grad;
   Tensor value;
-  {
+  if (list.is_tensor) {
+    is_parameter = ModuleAccess::parameter(list, "original") != nullptr;
+    requires_grad = list.original.requires_grad();
     NoGradGuard no_grad;
     value = leave_parametrized ? list.forward() : list.original;
+  } else {
+    EMBER_CHECK_VALUE(leave_parametrized,
+                      "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is "
+                      "parametrized in terms of a sequence of tensors.");
+    // PyTorch's Parameter(t) if t.requires_grad else t.
+    value = list.forward();
+    is_parameter = requires_grad = value.requires_grad();
   }
   ModuleAccess::remove_hook<ParametrizeHook>(module, state);
   ModuleDictImpl* dict = parametrizations_of(module);
@@ -205,11 +284,9 @@ Module& remove_parametrizations(Module& module, const std::string& name, bool le
     module.register_buffer(name, state->target);
   }
   if (dict->is_empty()) {
+    const std::string before = type_before_parametrizations(module);
     ModuleAccess::remove_child(module, "parametrizations");
-    const std::string printed = module.name();
-    if (printed.rfind(kPrefix, 0) == 0) {
-      ModuleAccess::set_name(module, printed.substr(sizeof(kPrefix) - 1));
-    }
+    ModuleAccess::set_name(module, before);
   }
   return module;
 }
@@ -218,6 +295,79 @@ Tensor value(Module& module, const std::string& name) {
   EMBER_CHECK_VALUE(is_parametrized(module, name), "Module ", module.repr(),
                     " does not have a parametrization on ", name);
   return compute(*state_of(module, name)->list);
+}
+
+void assign(Module& module, const std::string& name, const Tensor& value) {
+  EMBER_CHECK_VALUE(is_parametrized(module, name), "Module ", module.repr(),
+                    " does not have a parametrization on ", name);
+  std::shared_ptr<ParametrizeState> state = state_of(module, name);
+  state->list->right_inverse(value);
+  detail::rebind_tensor(state->target, compute(*state->list));
+}
+
+std::string type_before_parametrizations(Module& module) {
+  const std::string& printed = module.name();
+  // The prefix stays until the last parametrization is removed.
+  if (printed.rfind(kPrefix, 0) == 0 && parametrizations_of(module) != nullptr) {
+    return printed.substr(sizeof(kPrefix) - 1);
+  }
+  return printed;
+}
+
+Module& transfer_parametrizations_and_params(Module& from_module, Module& to_module,
+                                             const std::string& tensor_name) {
+  if (!is_parametrized(from_module)) return to_module;
+  std::vector<std::string> names;
+  if (tensor_name.empty()) {
+    names = parametrizations_of(from_module)->keys();
+  } else {
+    EMBER_CHECK_VALUE(is_parametrized(from_module, tensor_name), "Module ", from_module.repr(),
+                      " does not have a parametrization on ", tensor_name);
+    names = {tensor_name};
+  }
+  for (const std::string& name : names) {
+    ParametrizationListImpl& from = *state_of(from_module, name)->list;
+    const bool has = ModuleAccess::parameter(to_module, name) != nullptr ||
+                     ModuleAccess::buffer(to_module, name) != nullptr ||
+                     is_parametrized(to_module, name);
+    if (!has) {
+      Tensor v;
+      {
+        NoGradGuard no_grad;
+        v = compute(from);
+      }
+      to_module.register_parameter(name, v.detach());
+    }
+    for (const Parametrization& p : from.parametrizations()) {
+      register_parametrization(to_module, name, p);
+    }
+    std::shared_ptr<ParametrizeState> state = state_of(to_module, name);
+    ParametrizationListImpl& to = *state->list;
+    EMBER_CHECK_VALUE(to.is_tensor == from.is_tensor && to.ntensors == from.ntensors,
+                      "transfer_parametrizations_and_params: '", name, "' has ", from.ntensors,
+                      " original(s) in from_module but ", to.ntensors, " in to_module");
+    // PyTorch's setattr(to_list, "original", from_list.original): the
+    // same tensor, a parameter when it is one in from_module.
+    auto share = [&](const std::string& slot, const Tensor& theirs) -> Tensor {
+      if (ModuleAccess::parameter(from, slot) != nullptr) {
+        ModuleAccess::remove_buffer(to, slot);
+        return to.register_parameter(slot, theirs, theirs.requires_grad());
+      }
+      EMBER_CHECK_TYPE(ModuleAccess::parameter(to, slot) == nullptr, "cannot assign buffer '", slot,
+                       "' of from_module as parameter '", slot,
+                       "' (torch.nn.Parameter or None expected)");
+      return to.register_buffer(slot, theirs);
+    };
+    if (from.is_tensor) {
+      to.original = share("original", from.original);
+    } else {
+      for (size_t i = 0; i < from.ntensors; ++i) {
+        to.originals[i] = share(absl::StrCat("original", i), from.originals[i]);
+      }
+    }
+    detail::rebind_tensor(state->target, compute(to));
+  }
+  return to_module;
 }
 
 CachedGuard::CachedGuard() { ++cache.depth; }

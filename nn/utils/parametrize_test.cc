@@ -1,18 +1,24 @@
 // nn::utils' reparametrizations against PyTorch 1.13
-// (tools/golden/nn_utils_parametrize.py): weight_norm, spectral_norm,
-// parametrize and prune (new parameters and buffers, outputs, gradients,
-// power-iteration vectors, masks, state_dict keys, printed forms, errors),
-// gradients against finite differences in float64, and the forward hooks
-// they run on (Note [Forward hooks] in nn/module.h).
+// (tools/golden/nn_utils_parametrize.py): weight_norm, spectral_norm (and
+// its loading of version-0 state dicts), parametrize (with several
+// originals, assignment and transfer) and prune (new parameters and
+// buffers, outputs, gradients, power-iteration vectors, masks, state_dict
+// keys, printed forms, errors), gradients against finite differences in
+// float64, and the forward hooks they run on (Note [Forward hooks] in
+// nn/module.h) and load_state_dict pre-hooks.
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
 #include "nn/container.h"
@@ -29,6 +35,7 @@ namespace ember {
 namespace nn {
 namespace {
 
+using ::ember::testing::golden_tensor;
 using ::ember::testing::make_input;
 using ::ember::testing::near_golden;
 
@@ -89,6 +96,15 @@ void expect_grads(Module& m, const std::string& prefix) {
 
 std::string dtype_tag(ScalarType dt) { return dt == kDouble ? "f64" : "f32"; }
 
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 // --- forward hooks ---------------------------------------------------------------------
 
 struct PairOutImpl : Module {
@@ -144,6 +160,33 @@ TEST(ForwardHooksTest, ForwardHooksNeedATensorOutput) {
   EXPECT_EQ(pre_calls, 1);
   m->register_forward_hook([](Module&, const std::vector<Tensor>&, Tensor&) {});
   EXPECT_THROW(m(ones({2})), Error);
+}
+
+TEST(LoadStateDictPreHookTest, RewritesTheDictBeforeTheModuleReadsIt) {
+  Sequential seq(Linear(2, 2));
+  auto inner = seq->get_submodule("0");
+  std::vector<std::string> prefixes;
+  RemovableHandle handle = inner->register_load_state_dict_pre_hook(
+      [&](NamedTensors& dict, const std::string& prefix, std::vector<std::string>& missing,
+          std::vector<std::string>&, std::vector<std::string>&) {
+        prefixes.push_back(prefix);
+        // An old name for the weight.
+        for (auto& kv : dict) {
+          if (kv.first == prefix + "w") kv.first = prefix + "weight";
+        }
+        missing.push_back("from the hook");
+      });
+  NamedTensors given{{"0.w", full({2, 2}, 3.0f)}, {"0.bias", zeros({2})}};
+  const IncompatibleKeys keys = seq->load_state_dict(given, /*strict=*/false);
+  EXPECT_EQ(absl::StrJoin(prefixes, ","), "0.");
+  EXPECT_TRUE(inner->get_parameter("weight").equal(full({2, 2}, 3.0f)));
+  EXPECT_EQ(absl::StrJoin(keys.missing_keys, ","), "from the hook");
+  EXPECT_TRUE(keys.unexpected_keys.empty());
+  EXPECT_EQ(given[0].first, "0.w");  // the caller's dict is not changed
+  handle.remove();
+  prefixes.clear();
+  EXPECT_THROW(seq->load_state_dict(given), Error);  // "0.w" unexpected now
+  EXPECT_TRUE(prefixes.empty());
 }
 
 // --- weight_norm -------------------------------------------------------------------------
@@ -324,6 +367,114 @@ TEST(SpectralNormTest, NamesAndRemoveMatchPyTorch) {
             "");
 }
 
+// The version-0 dict the generator made from a module trained three steps
+// (Note [Version-0 spectral norm state dicts] in weight_norm.cc).
+NamedTensors old_spectral_dict(const std::string& tag, const std::string& prefix = "") {
+  NamedTensors dict;
+  for (const std::string& key : std::vector<std::string>(
+           absl::StrSplit(kTables.golden_string("snold." + tag + ".keys"), '\n'))) {
+    dict.emplace_back(prefix + key, golden_tensor(kTables.golden("snold/" + tag + "/dict/" + key)));
+  }
+  return dict;
+}
+
+TEST(SpectralNormTest, LoadsVersionZeroStateDictsAsPyTorch) {
+  struct Case {
+    std::string tag;
+    std::function<std::shared_ptr<Module>()> make;
+    ScalarType dtype;
+    std::vector<int64_t> input;
+    // PyTorch solves for v in the weight's dtype, ember in float64: a tall
+    // float32 weight's v differs by rounding; for a wide one PyTorch's
+    // float32 pinverse of the singular W^T W gives no solution at all, only
+    // u . W v = sigma, which is all that the outputs read (0: compare that).
+    double v_rel;
+  };
+  const std::vector<Case> cases = {
+      {"linear", [] { return Linear(3, 5).ptr(); }, kFloat, {2, 3}, 1e-5},
+      {"linear_f64", [] { return Linear(3, 5).ptr(); }, kDouble, {2, 3}, 1e-12},
+      {"wide_f64", [] { return Linear(5, 3).ptr(); }, kDouble, {2, 5}, 1e-12},
+      {"wide", [] { return Linear(5, 3).ptr(); }, kFloat, {2, 5}, 0},
+      {"convt", [] { return ConvTranspose2d(2, 5, 1).ptr(); }, kFloat, {1, 2, 2, 2}, 1e-5},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.tag);
+    const std::string pre = "snold/" + c.tag;
+    const NamedTensors old = old_spectral_dict(c.tag);
+    manual_seed(11);
+    std::shared_ptr<Module> m = c.make();
+    m->to(c.dtype);
+    utils::spectral_norm(*m);
+    m->load_state_dict(old);
+    EXPECT_TRUE(near(m->get_buffer("weight_u"), pre + "/u"));
+    const Tensor v = m->get_buffer("weight_v");
+    const Tensor w = m->get_parameter("weight_orig");
+    const Tensor w_mat = c.tag == "convt" ? w.transpose(0, 1).reshape({5, -1}) : w;
+    if (c.v_rel > 0) {
+      EXPECT_TRUE(near_golden(v, kTables.golden(pre + "/v"), c.dtype, c.v_rel));
+    } else {
+      // u . W v is what the outputs see (sigma in eval mode).
+      const Tensor u = m->get_buffer("weight_u");
+      const Tensor want_v = golden_tensor(kTables.golden(pre + "/v"));
+      EXPECT_TRUE(u.dot(w_mat.mv(v)).allclose(u.dot(w_mat.mv(want_v)), 1e-6, 0));
+      // And ember's v keeps the invariant u = normalize(W v).
+      const Tensor wv = w_mat.mv(v);
+      EXPECT_TRUE((wv / wv.norm()).allclose(u, 1e-5, 1e-6));
+    }
+    EXPECT_FALSE(old.contains("weight_v"));  // converted in load_state_dict's copy
+    const Tensor x = make_input(c.input, c.dtype, 4);
+    auto call = [&] {
+      if (auto* lin = m->as<LinearImpl>()) return detail::call_forward(*lin, x);
+      return detail::call_forward(*m->as<ConvTranspose2dImpl>(), x);
+    };
+    NoGradGuard no_grad;
+    m->eval();
+    EXPECT_TRUE(near(call(), pre + "/out0_eval"));
+    m->train();
+    EXPECT_TRUE(near(call(), pre + "/out1_train"));
+    EXPECT_TRUE(near(call(), pre + "/out2_train"));
+    m->eval();
+    EXPECT_TRUE(near(call(), pre + "/out3_eval"));
+  }
+}
+
+TEST(SpectralNormTest, CurrentDictsLoadAsTheyAreAndMissingKeysMatchPyTorch) {
+  NamedTensors old = old_spectral_dict("linear");
+  // The current format (weight_v, no weight) is taken as it is.
+  NamedTensors current = old;
+  current.pop_back();  // weight
+  current.emplace_back("weight_v", golden_tensor(kTables.golden("snold/linear/current_v")));
+  Linear m(3, 5);
+  utils::spectral_norm(*m);
+  m->load_state_dict(current);
+  EXPECT_TRUE(m->get_buffer("weight_v").equal(current["weight_v"]));
+
+  NamedTensors partial = old;
+  partial.erase(partial.begin() + 2);  // weight_u
+  ASSERT_EQ(keys(partial), "bias\nweight_orig\nweight");
+  kTables.expect_golden_error("snold.missing_u", [&] { m->load_state_dict(partial); });
+  std::ostringstream printed;
+  printed << m->load_state_dict(partial, /*strict=*/false);
+  EXPECT_EQ(printed.str(), kTables.golden_string("snold.missing_u_nonstrict"));
+  partial.erase(partial.begin() + 1);  // weight_orig
+  printed.str("");
+  printed << m->load_state_dict(partial, /*strict=*/false);
+  EXPECT_EQ(printed.str(), kTables.golden_string("snold.missing_orig_nonstrict"));
+
+  // In a submodule: the hook sees its prefix.
+  manual_seed(11);
+  Sequential seq(Linear(3, 5));
+  utils::spectral_norm(*seq->get_submodule("0"));
+  seq->load_state_dict(old_spectral_dict("linear", "0."));
+  EXPECT_TRUE(
+      near_golden(seq->get_buffer("0.weight_v"), kTables.golden("snold/linear/v"), kFloat, 1e-5));
+
+  // remove_spectral_norm removes the hook: a plain dict loads.
+  utils::remove_spectral_norm(*m);
+  m->load_state_dict({{"weight", ones({5, 3})}, {"bias", zeros({5})}});
+  EXPECT_TRUE(m->weight.equal(ones({5, 3})));
+}
+
 TEST(WeightNormTest, ErrorsMatchPyTorch) {
   Linear m(4, 3);
   kTables.expect_golden_error("wn.unknown", [&] { utils::weight_norm(*m, "foo"); });
@@ -496,6 +647,249 @@ TEST(ParametrizeTest, ErrorsMatchPyTorch) {
   Linear u(3, 3);
   P::register_parametrization(*u, "weight", Row(), /*unsafe=*/true);
   EXPECT_EQ(u->weight.sizes(), IntArrayRef({3}));
+}
+
+struct SymmetricInvImpl : Module {
+  Tensor forward(const Tensor& x) { return x.triu() + x.triu(1).transpose(0, 1); }
+  Tensor right_inverse(const Tensor& a) { return a.triu(); }
+};
+EMBER_MODULE(SymmetricInv);
+
+struct TwiceImpl : Module {
+  Tensor forward(const Tensor& x) { return x * 2; }
+  Tensor right_inverse(const Tensor& y) { return y / 2; }
+};
+EMBER_MODULE(Twice);
+
+// Several originals: x y^T.
+struct RankOneImpl : Module {
+  Tensor forward(const Tensor& x, const Tensor& y) {
+    return x.unsqueeze(-1).matmul(y.unsqueeze(-2));
+  }
+  // On rank-one matrices (z[0][0] != 0): z's first column and row.
+  std::vector<Tensor> right_inverse(const Tensor& z) {
+    return {z.select(1, 0), z.select(0, 0) / z.select(0, 0).select(0, 0)};
+  }
+};
+EMBER_MODULE(RankOne);
+
+// right_inverse returns a vector of one tensor: original0.
+struct ListInverseImpl : Module {
+  Tensor forward(const Tensor& x) { return x + 1; }
+  std::vector<Tensor> right_inverse(const Tensor& y) { return {y - 1}; }
+};
+EMBER_MODULE(ListInverse);
+
+struct PairSumImpl : Module {
+  Tensor forward(const Tensor& x, const Tensor& y) { return x + y; }
+};
+EMBER_MODULE(PairSum);
+
+struct ThreeWaysImpl : Module {
+  Tensor forward(const Tensor& x, const Tensor& y) { return x + y; }
+  std::vector<Tensor> right_inverse(const Tensor& z) { return {z, z, z}; }
+};
+EMBER_MODULE(ThreeWays);
+
+struct EmptyImpl : Module {};
+EMBER_MODULE(Empty);
+
+Tensor rank_one_value() {
+  return make_input({3}, kFloat, 2)
+      .unsqueeze(-1)
+      .matmul((make_input({3}, kFloat, 5) + 2).unsqueeze(-2));
+}
+
+TEST(ParametrizeTest, SeveralOriginalsMatchPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear m(3, 3);
+  set_weights(m);
+  P::register_parametrization(*m, "weight", RankOne());
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("pz.multi_params"));
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("pz.multi_state_dict"));
+  EXPECT_EQ(m->repr(), kTables.golden_string("pz.multi_repr"));
+  const Tensor original0 = m->get_parameter("parametrizations.weight.original0");
+  const Tensor original1 = m->get_parameter("parametrizations.weight.original1");
+  EXPECT_TRUE(original0.is_leaf() && original0.requires_grad());
+  EXPECT_TRUE(near(original0, "pz/multi/original0"));
+  EXPECT_TRUE(near(original1, "pz/multi/original1"));
+  EXPECT_TRUE(near(m->weight, "pz/multi/weight"));
+  const Tensor y = m(x);
+  EXPECT_TRUE(near(y, "pz/multi/out"));
+  backward_weighted(y);
+  expect_grads(*m, "pz/multi");
+
+  P::register_parametrization(*m, "weight", Twice());
+  EXPECT_EQ(keys(m->state_dict()), kTables.golden_string("pz.multi_chain_state_dict"));
+  EXPECT_TRUE(near(m(x), "pz/multi_chain/out"));
+  P::assign(*m, "weight", rank_one_value());
+  // In place: the same tensors, still leaves.
+  EXPECT_TRUE(original0.is_same(m->get_parameter("parametrizations.weight.original0")));
+  EXPECT_TRUE(original0.is_leaf() && original0.requires_grad());
+  EXPECT_TRUE(near(original0, "pz/multi_chain/assigned_original0"));
+  EXPECT_TRUE(near(original1, "pz/multi_chain/assigned_original1"));
+  EXPECT_TRUE(near(m->weight, "pz/multi_chain/assigned_weight"));
+  kTables.expect_golden_error("pz.multi_assign_dtype",
+                              [&] { P::assign(*m, "weight", rank_one_value().to(kDouble)); });
+  kTables.expect_golden_error("pz.multi_keep_original", [&] {
+    P::remove_parametrizations(*m, "weight", /*leave_parametrized=*/false);
+  });
+  P::remove_parametrizations(*m, "weight");
+  EXPECT_EQ(names(m->named_parameters()), kTables.golden_string("pz.multi_removed_params"));
+  EXPECT_TRUE(near(m->weight, "pz/multi_chain/removed_weight"));
+  EXPECT_TRUE(m->weight.is_leaf());
+  EXPECT_EQ(m->repr(), "Linear(in_features=3, out_features=3, bias=True)");
+
+  // A vector of one tensor is original0; on a buffer, which stays one.
+  BatchNorm1d b(3);
+  P::register_parametrization(*b, "running_mean", ListInverse());
+  EXPECT_EQ(keys(b->state_dict()), kTables.golden_string("pz.list_state_dict"));
+  EXPECT_TRUE(near(b->get_buffer("parametrizations.running_mean.original0"), "pz/list/original0"));
+  EXPECT_TRUE(near(b->running_mean, "pz/list/running_mean"));
+  P::remove_parametrizations(*b, "running_mean");
+  EXPECT_EQ(names(b->named_buffers()), kTables.golden_string("pz.list_removed_buffers"));
+}
+
+TEST(ParametrizeTest, OnlyTheFirstParametrizationTakesSeveralTensors) {
+  Linear c(3, 3);
+  P::register_parametrization(*c, "weight", Symmetric());
+  kTables.expect_golden_error("pz.list_second",
+                              [&] { P::register_parametrization(*c, "weight", ListInverse()); });
+  // PyTorch's call of forward(x, y) with one tensor fails with Python's
+  // TypeError; ember says which parametrization.
+  const std::string second =
+      "RankOne's forward takes 2 tensors: only the first parametrization of a tensor may take "
+      "several";
+  EXPECT_EQ(error_of([&] { P::register_parametrization(*c, "weight", RankOne()); }), second);
+  EXPECT_EQ(error_of([&] { P::register_parametrization(*c, "weight", RankOne(), true); }), second);
+  EXPECT_THROW(P::register_parametrization(*c, "weight", RankOne()), TypeError);
+  EXPECT_EQ(c->repr(), kTables.golden_string("pz.repr"));  // unchanged
+  Linear d(3, 3);
+  EXPECT_EQ(error_of([&] { P::register_parametrization(*d, "weight", PairSum()); }),
+            "PairSum's forward takes 2 tensor(s) but would be given 1: one for each tensor its "
+            "right_inverse returns, or the original alone");
+  EXPECT_THROW(P::register_parametrization(*d, "weight", ThreeWays()), TypeError);
+  EXPECT_FALSE(P::is_parametrized(*d));
+  EXPECT_EQ(d->repr(), "Linear(in_features=3, out_features=3, bias=True)");
+}
+
+TEST(ParametrizeTest, SeveralOriginalsGradientsMatchFiniteDifferences) {
+  Linear m(3, 3);
+  m->to(kDouble);
+  set_weights(m);
+  P::register_parametrization(*m, "weight", RankOne());
+  P::register_parametrization(*m, "weight", Twice());
+  const Tensor x = make_input({2, 3}, kDouble, 3).requires_grad_();
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{m(x)}; },
+                {m->get_parameter("parametrizations.weight.original0"),
+                 m->get_parameter("parametrizations.weight.original1"), x}),
+            "");
+}
+
+TEST(ParametrizeTest, AssignMatchesPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear a(3, 3);
+  set_weights(a);
+  P::register_parametrization(*a, "weight", SymmetricInv());
+  P::register_parametrization(*a, "weight", Twice());
+  const Tensor original = a->get_parameter("parametrizations.weight.original");
+  Tensor sym = make_input({3, 3}, kFloat, 4);
+  sym = sym + sym.t();
+  P::assign(*a, "weight", sym);
+  EXPECT_TRUE(original.is_same(a->get_parameter("parametrizations.weight.original")));
+  EXPECT_TRUE(original.is_leaf() && original.requires_grad());
+  EXPECT_TRUE(near(original, "pz/assign/original"));
+  EXPECT_TRUE(near(a->weight, "pz/assign/weight"));  // read without a call
+  EXPECT_TRUE(a->weight.equal(sym));
+  EXPECT_TRUE(near(a(x), "pz/assign/out"));
+  // Gradients reach the assigned original.
+  a(x).sum().backward();
+  EXPECT_TRUE(original.grad().defined());
+
+  Linear c(3, 3);
+  P::register_parametrization(*c, "weight", Symmetric());
+  kTables.expect_golden_error("pz.assign_no_inverse", [&] { P::assign(*c, "weight", sym); });
+  Linear p(3, 3);
+  P::register_parametrization(*p, "weight", Positive());
+  kTables.expect_golden_error("pz.assign_dtype",
+                              [&] { P::assign(*p, "weight", sym.abs().to(kDouble) + 1); });
+  EXPECT_THROW(P::assign(*p, "weight", ones({2, 2})), ValueError);  // shape
+  EXPECT_THROW(P::assign(*p, "bias", ones({3})), ValueError);       // not parametrized
+
+  EXPECT_EQ(P::type_before_parametrizations(*a), kTables.golden_string("pz.type_before"));
+  EXPECT_EQ(P::type_before_parametrizations(*Linear(2, 2)),
+            kTables.golden_string("pz.type_before_plain"));
+  EXPECT_EQ(a->name(), kTables.golden_string("pz.type_now"));
+  EXPECT_NE(a->as<LinearImpl>(), nullptr);
+}
+
+TEST(ParametrizeTest, TransferMatchesPyTorch) {
+  const Tensor x = make_input({5, 3}, kFloat, 3);
+  Linear a(3, 3);
+  set_weights(a);
+  P::register_parametrization(*a, "weight", SymmetricInv());
+  P::register_parametrization(*a, "weight", Twice());
+  Tensor sym = make_input({3, 3}, kFloat, 4);
+  P::assign(*a, "weight", sym + sym.t());
+
+  Linear to(3, 3);
+  set_weights(to, 2);
+  EXPECT_EQ(&P::transfer_parametrizations_and_params(*a, *to), to.get());
+  EXPECT_EQ(to->repr(), kTables.golden_string("pz.transfer_repr"));
+  EXPECT_EQ(keys(to->state_dict()), kTables.golden_string("pz.transfer_state_dict"));
+  EXPECT_TRUE(near(to->weight, "pz/transfer/weight"));
+  EXPECT_TRUE(near(to(x), "pz/transfer/out"));
+  // The same original and parametrization modules.
+  EXPECT_TRUE(to->get_parameter("parametrizations.weight.original")
+                  .is_same(a->get_parameter("parametrizations.weight.original")));
+  EXPECT_EQ(to->get_submodule("parametrizations.weight.1"),
+            a->get_submodule("parametrizations.weight.1"));
+
+  Linear f(3, 3);
+  set_weights(f);
+  P::register_parametrization(*f, "weight", RankOne());
+  P::register_parametrization(*f, "bias", Twice());
+  Empty t;
+  P::transfer_parametrizations_and_params(*f, *t, "weight");
+  EXPECT_EQ(t->repr(), kTables.golden_string("pz.transfer_empty_repr"));
+  EXPECT_EQ(names(t->named_parameters()), kTables.golden_string("pz.transfer_empty_params"));
+  EXPECT_TRUE(near(P::value(*t, "weight"), "pz/transfer_empty/weight"));
+  EXPECT_TRUE(t->get_parameter("parametrizations.weight.original1")
+                  .is_same(f->get_parameter("parametrizations.weight.original1")));
+  Empty t2;
+  P::transfer_parametrizations_and_params(*f, *t2);
+  EXPECT_EQ(names(t2->named_parameters()), kTables.golden_string("pz.transfer_all_params"));
+  EXPECT_TRUE(near(P::value(*t2, "bias"), "pz/transfer_all/bias"));
+  EXPECT_EQ(P::type_before_parametrizations(*t2), "Empty");
+
+  // Nothing to transfer.
+  Linear plain(3, 3), other(3, 3);
+  P::transfer_parametrizations_and_params(*plain, *other);
+  EXPECT_FALSE(P::is_parametrized(*other));
+  EXPECT_THROW(P::transfer_parametrizations_and_params(*f, *other, "foo"), ValueError);
+}
+
+TEST(ParametrizeTest, TransferredOriginalsTrainBothModules) {
+  Linear f(3, 3);
+  f->to(kDouble);
+  set_weights(f);
+  P::register_parametrization(*f, "weight", RankOne());
+  Linear to(3, 3);
+  to->to(kDouble);
+  P::transfer_parametrizations_and_params(*f, *to);
+  const Tensor x = make_input({2, 3}, kDouble, 3).requires_grad_();
+  // Gradients of to's output reach f's originals.
+  EXPECT_EQ(autograd::gradcheck(
+                [&](const autograd::variable_list&) { return autograd::variable_list{to(x)}; },
+                {f->get_parameter("parametrizations.weight.original0"),
+                 f->get_parameter("parametrizations.weight.original1"), x}),
+            "");
+  {
+    NoGradGuard no_grad;
+    f->get_parameter("parametrizations.weight.original0").mul_(3);
+  }
+  EXPECT_TRUE(P::value(*to, "weight").equal(P::value(*f, "weight")));
 }
 
 // --- prune --------------------------------------------------------------------------------

@@ -48,26 +48,38 @@ struct ModuleAccess {
   static void remove_child(Module& m, const std::string& name) { m.remove_child(name); }
   // The printed class name (parametrize's "ParametrizedLinear").
   static void set_name(Module& m, std::string name) { m.name_ = std::move(name); }
-  // m's forward pre-hooks, in order, with their ids.
-  static std::vector<std::pair<unsigned, ForwardPreHook>>& pre_hooks(Module& m) {
-    if (m.hooks_ == nullptr) m.hooks_ = std::make_shared<ForwardHooks>();
-    return m.hooks_->pre;
-  }
-  // The state of each pre-hook of m that is an H (a functor with a `state`
-  // member), in order.
+  // The state of each forward pre-hook of m that is an H (a functor with a
+  // `state` member), in order.
   template <typename H>
   static std::vector<decltype(H::state)> hooks_of(Module& m) {
+    return m.hooks_ == nullptr ? std::vector<decltype(H::state)>{} : states<H>(m.hooks_->pre);
+  }
+  // Removes the forward pre-hooks that are H with the given state.
+  template <typename H, typename S>
+  static void remove_hook(Module& m, const S& state) {
+    if (m.hooks_ != nullptr) remove<H>(m.hooks_->pre, state);
+  }
+  // The same for load_state_dict pre-hooks.
+  template <typename H>
+  static std::vector<decltype(H::state)> load_hooks_of(Module& m) {
+    return m.hooks_ == nullptr ? std::vector<decltype(H::state)>{} : states<H>(m.hooks_->load_pre);
+  }
+  template <typename H, typename S>
+  static void remove_load_hook(Module& m, const S& state) {
+    if (m.hooks_ != nullptr) remove<H>(m.hooks_->load_pre, state);
+  }
+
+ private:
+  template <typename H, typename List>
+  static std::vector<decltype(H::state)> states(const List& hooks) {
     std::vector<decltype(H::state)> out;
-    if (m.hooks_ == nullptr) return out;
-    for (auto& h : m.hooks_->pre) {
+    for (auto& h : hooks) {
       if (const H* typed = h.second.template target<H>()) out.push_back(typed->state);
     }
     return out;
   }
-  // Removes the pre-hooks that are H with the given state.
-  template <typename H, typename S>
-  static void remove_hook(Module& m, const S& state) {
-    auto& hooks = pre_hooks(m);
+  template <typename H, typename List, typename S>
+  static void remove(List& hooks, const S& state) {
     hooks.erase(std::remove_if(hooks.begin(), hooks.end(),
                                [&](const auto& h) {
                                  const H* typed = h.second.template target<H>();

@@ -1,5 +1,7 @@
 #include "nn/utils/weight_norm.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -9,6 +11,12 @@
 #include "nn/conv.h"
 #include "nn/utils/reparametrize.h"
 #include "tensor/all.h"
+
+// LAPACK's minimum-norm least squares through the SVD (OpenBLAS ships
+// LAPACK; its headers declare only BLAS).
+extern "C" void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda,
+                        double* b, const int* ldb, double* s, const double* rcond, int* rank,
+                        double* work, const int* lwork, int* iwork, int* info);
 
 namespace ember {
 namespace nn {
@@ -118,6 +126,91 @@ struct SpectralNormHook {
   }
 };
 
+// pinv(a) b for a matrix a and a vector b, in float64 on the CPU: LAPACK's
+// dgelsd, whose singular values below rcond * the largest count as zero.
+Tensor pinv_solve(const Tensor& a, const Tensor& b, double rcond) {
+  const int m = static_cast<int>(a.size(0)), n = static_cast<int>(a.size(1));
+  const int nrhs = 1, lda = std::max(1, m), ldb = std::max({1, m, n});
+  // Column-major: the rows of a's transpose.
+  Tensor at = a.detach().to(kCPU).to(kDouble).t().contiguous();
+  Tensor x = zeros({ldb}, kDouble);
+  x.narrow(0, 0, m).copy_(b.detach().to(kCPU).to(kDouble));
+  std::vector<double> s(std::max(1, std::min(m, n)));
+  int rank = 0, info = 0, lwork = -1;
+  double work_size = 0;
+  int iwork_size = 0;
+  dgelsd_(&m, &n, &nrhs, at.data_ptr<double>(), &lda, x.data_ptr<double>(), &ldb, s.data(), &rcond,
+          &rank, &work_size, &lwork, &iwork_size, &info);
+  lwork = static_cast<int>(work_size);
+  std::vector<double> work(std::max(1, lwork));
+  std::vector<int> iwork(std::max(1, iwork_size));
+  dgelsd_(&m, &n, &nrhs, at.data_ptr<double>(), &lda, x.data_ptr<double>(), &ldb, s.data(), &rcond,
+          &rank, work.data(), &lwork, iwork.data(), &info);
+  EMBER_CHECK(info == 0, "spectral_norm: the SVD (LAPACK dgelsd) did not converge (info ", info,
+              ")");
+  return x.narrow(0, 0, n).clone();
+}
+
+// Note [Version-0 spectral norm state dicts]: PyTorch's
+// SpectralNormLoadStateDictPreHook. Before version 1, spectral_norm kept
+// the normalized `weight` as a buffer and no `weight_v`; loading such a
+// dict recovers v from weight_orig, weight and u (u = normalize(W v), the
+// invariant after a training step) and drops `weight`. PyTorch decides by
+// the version in the dict's metadata, which ember's state dicts lack, so
+// every dict is taken as PyTorch takes one without metadata: one with
+// name_orig, name_u and name_v and no `name` is current; any other is
+// converted, or, when name_orig, name or name_u is missing, reported as
+// missing (PyTorch reports these even when the same key is reported again
+// as missing from the module; so does ember).
+struct SpectralNormLoadHook {
+  std::shared_ptr<SpectralNormState> state;
+
+  // PyTorch's _solve_v_and_rescale: v with u = normalize(W v) and
+  // u . W v = sigma. PyTorch computes pinverse(W^T W) W^T u (= pinv(W) u)
+  // in W's dtype with rcond 1e-15 on the singular values of W^T W; ember
+  // solves in float64 with the same cutoff on W's (their square roots),
+  // which agrees with PyTorch's float64 result. In float32, PyTorch's
+  // pinverse of a singular W^T W (a W wider than its rank) is rounding
+  // noise and its v no solution; ember's is the minimum-norm one. Either
+  // way u . W v = sigma after the rescaling, which is all eval mode reads,
+  // and training mode recomputes v from u.
+  static Tensor solve_v_and_rescale(const Tensor& weight_mat, const Tensor& u,
+                                    const Tensor& target_sigma) {
+    const Tensor v = pinv_solve(weight_mat, u, std::sqrt(1e-15)).to(weight_mat.options());
+    return v * (target_sigma / u.dot(weight_mat.mv(v)));
+  }
+
+  void operator()(NamedTensors& dict, const std::string& prefix, std::vector<std::string>& missing,
+                  std::vector<std::string>&, std::vector<std::string>&) const {
+    const std::string key = prefix + state->name;
+    if (dict.contains(key + "_orig") && dict.contains(key + "_u") && dict.contains(key + "_v") &&
+        !dict.contains(key)) {
+      return;
+    }
+    bool has_missing_keys = false;
+    for (const char* suffix : {"_orig", "", "_u"}) {
+      if (!dict.contains(key + suffix)) {
+        has_missing_keys = true;
+        missing.push_back(key + suffix);
+      }
+    }
+    if (has_missing_keys) return;
+    NoGradGuard no_grad;
+    const Tensor weight_orig = dict[key + "_orig"];
+    const Tensor weight = dict[key];
+    dict.erase(
+        std::find_if(dict.begin(), dict.end(), [&](const auto& kv) { return kv.first == key; }));
+    const Tensor sigma = (weight_orig / weight).mean();
+    const Tensor weight_mat = state->reshape_weight_to_matrix(weight_orig);
+    const Tensor v = solve_v_and_rescale(weight_mat, dict[key + "_u"], sigma);
+    if (Tensor* slot = dict.find(key + "_v")) {
+      *slot = v;
+    } else {
+      dict.emplace_back(key + "_v", v);
+    }
+  }
+};
+
 std::shared_ptr<SpectralNormState> find_spectral_norm(Module& m, const std::string& name) {
   for (auto& s : ModuleAccess::hooks_of<SpectralNormHook>(m)) {
     if (s->name == name) return s;
@@ -208,6 +301,7 @@ Module& spectral_norm(Module& module, const std::string& name, int64_t n_power_i
   module.register_buffer(name + "_u", u);
   module.register_buffer(name + "_v", v);
   module.register_forward_pre_hook(SpectralNormHook{state});
+  module.register_load_state_dict_pre_hook(SpectralNormLoadHook{state});
   return module;
 }
 
@@ -220,6 +314,7 @@ Module& remove_spectral_norm(Module& module, const std::string& name) {
     weight = state->compute_weight(module, /*do_power_iteration=*/false);
   }
   ModuleAccess::remove_hook<SpectralNormHook>(module, state);
+  ModuleAccess::remove_load_hook<SpectralNormLoadHook>(module, state);
   ModuleAccess::remove_buffer(module, name + "_u");
   ModuleAccess::remove_buffer(module, name + "_v");
   ModuleAccess::remove_parameter(module, name + "_orig");

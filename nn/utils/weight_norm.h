@@ -49,8 +49,10 @@ Module& remove_weight_norm(Module& module, const std::string& name = "weight");
 // (the vectors u and v persist as buffers; eval mode uses them as they
 // are). u and v start as normalize(normal_(0, 1)) drawn from the default
 // generator, u first, as PyTorch's. dim: the output dim, by default 0, 1
-// for ConvTranspose1d/2d/3d. PyTorch's version-0 state_dict conversion
-// (a "weight" key instead of "weight_v") is not done.
+// for ConvTranspose1d/2d/3d. load_state_dict() converts a state dict of
+// PyTorch's version 0 (a `weight` key and no `weight_v`) as PyTorch does,
+// and takes every dict as PyTorch takes one without metadata (Note
+// [Version-0 spectral norm state dicts] in weight_norm.cc).
 Module& spectral_norm(Module& module, const std::string& name = "weight",
                       int64_t n_power_iterations = 1, double eps = 1e-12,
                       std::optional<int64_t> dim = std::nullopt);

@@ -5,7 +5,13 @@ and buffers, forward outputs, gradients, power-iteration vectors, pruning
 masks, state_dict keys, printed forms and PyTorch's errors. Weights are set
 from mk() so that the C++ test can copy them in; random draws (spectral
 norm's u and v, random pruning) happen under manual_seed.
+Also parametrizations with several originals (right_inverse returning a
+list), assignment, type_before_parametrizations and
+transfer_parametrizations_and_params; and spectral_norm's loading of a
+version-0 state dict (as PyTorch's test_spectral_norm_load_state_dict
+makes one).
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/nn_utils_parametrize.py"""
+import collections
 import math
 
 import torch
@@ -223,6 +229,181 @@ def parametrizations(w, s):
     s.add("pz.buffer_params", names(bn.named_parameters()))
 
 
+class SymmetricInv(Symmetric):
+    def right_inverse(self, A):
+        return A.triu()
+
+
+class Twice(nn.Module):
+    def forward(self, X):
+        return X * 2
+
+    def right_inverse(self, Y):
+        return Y / 2
+
+
+class RankOne(nn.Module):
+    """Several originals: x y^T from x and y."""
+
+    def forward(self, x, y):
+        return x.unsqueeze(-1) @ y.unsqueeze(-2)
+
+    def right_inverse(self, Z):
+        # On rank-one matrices (Z[0, 0] != 0): Z's first column and row.
+        return [Z.select(1, 0), Z.select(0, 0) / Z.select(0, 0).select(0, 0)]
+
+
+class ListInverse(nn.Module):
+    """right_inverse returns a sequence of one tensor: original0."""
+
+    def forward(self, X):
+        return X + 1
+
+    def right_inverse(self, Y):
+        return [Y - 1]
+
+
+class Empty(nn.Module):
+    pass
+
+
+def rank_one_value():
+    return mk([3], torch.float32, 2).unsqueeze(-1) @ (mk([3], torch.float32, 5) + 2).unsqueeze(-2)
+
+
+def parametrizations_more(w, s, e):
+    x = mk([5, 3], torch.float32, 3)
+    # right_inverse returning two tensors: original0, original1.
+    m = set_linear(nn.Linear(3, 3))
+    P.register_parametrization(m, "weight", RankOne())
+    s.add("pz.multi_params", names(m.named_parameters()))
+    s.add("pz.multi_state_dict", keys(m.state_dict()))
+    s.add("pz.multi_repr", repr(m))
+    w.add("pz/multi/original0", m.parametrizations.weight.original0)
+    w.add("pz/multi/original1", m.parametrizations.weight.original1)
+    w.add("pz/multi/weight", m.weight)
+    y = m(x)
+    w.add("pz/multi/out", y)
+    (y * mk(list(y.shape), torch.float32, 7)).sum().backward()
+    record_grads(w, "pz/multi", m)
+    # Chained after it, then assigned: right_inverse last to first.
+    P.register_parametrization(m, "weight", Twice())
+    s.add("pz.multi_chain_state_dict", keys(m.state_dict()))
+    w.add("pz/multi_chain/out", m(x))
+    m.weight = rank_one_value()
+    w.add("pz/multi_chain/assigned_original0", m.parametrizations.weight.original0)
+    w.add("pz/multi_chain/assigned_original1", m.parametrizations.weight.original1)
+    w.add("pz/multi_chain/assigned_weight", m.weight)
+    e.err("pz.multi_assign_dtype", lambda: setattr(m, "weight", rank_one_value().double()))
+    e.err("pz.multi_keep_original",
+          lambda: P.remove_parametrizations(m, "weight", leave_parametrized=False))
+    P.remove_parametrizations(m, "weight")
+    s.add("pz.multi_removed_params", names(m.named_parameters()))
+    w.add("pz/multi_chain/removed_weight", m.weight)
+    # A sequence of one tensor is original0 too.
+    b = nn.BatchNorm1d(3)
+    P.register_parametrization(b, "running_mean", ListInverse())
+    s.add("pz.list_state_dict", keys(b.state_dict()))
+    w.add("pz/list/original0", b.parametrizations.running_mean.original0)
+    w.add("pz/list/running_mean", b.running_mean)
+    P.remove_parametrizations(b, "running_mean")
+    s.add("pz.list_removed_buffers", names(b.named_buffers()))
+    # Only the first parametrization may return several tensors.
+    c = nn.Linear(3, 3)
+    P.register_parametrization(c, "weight", Symmetric())
+    e.err("pz.list_second", lambda: P.register_parametrization(c, "weight", ListInverse()))
+    # Assignment: right_inverse of each parametrization, last first.
+    a = set_linear(nn.Linear(3, 3))
+    P.register_parametrization(a, "weight", SymmetricInv())
+    P.register_parametrization(a, "weight", Twice())
+    sym = mk([3, 3], torch.float32, 4)
+    sym = sym + sym.T
+    a.weight = sym
+    w.add("pz/assign/original", a.parametrizations.weight.original)
+    w.add("pz/assign/weight", a.weight)
+    w.add("pz/assign/out", a(x))
+    e.err("pz.assign_no_inverse", lambda: setattr(c, "weight", sym))
+    p = nn.Linear(3, 3)
+    P.register_parametrization(p, "weight", Positive())
+    e.err("pz.assign_dtype", lambda: setattr(p, "weight", sym.abs().double() + 1))
+    # type_before_parametrizations.
+    s.add("pz.type_before", P.type_before_parametrizations(a).__name__)
+    s.add("pz.type_before_plain", P.type_before_parametrizations(nn.Linear(2, 2)).__name__)
+    s.add("pz.type_now", type(a).__name__)
+    # transfer_parametrizations_and_params: to a module with the tensor...
+    to = set_linear(nn.Linear(3, 3), 2)
+    P.transfer_parametrizations_and_params(a, to)
+    s.add("pz.transfer_repr", repr(to))
+    s.add("pz.transfer_state_dict", keys(to.state_dict()))
+    w.add("pz/transfer/weight", to.weight)
+    w.add("pz/transfer/out", to(x))
+    # ...to one without it, several tensors, one name of two.
+    f = set_linear(nn.Linear(3, 3))
+    P.register_parametrization(f, "weight", RankOne())
+    P.register_parametrization(f, "bias", Twice())
+    t = Empty()
+    P.transfer_parametrizations_and_params(f, t, "weight")
+    s.add("pz.transfer_empty_repr", repr(t))
+    s.add("pz.transfer_empty_params", names(t.named_parameters()))
+    w.add("pz/transfer_empty/weight", t.weight)
+    t2 = Empty()
+    P.transfer_parametrizations_and_params(f, t2)
+    s.add("pz.transfer_all_params", names(t2.named_parameters()))
+    w.add("pz/transfer_all/bias", t2.bias)
+
+
+def spectral_norm_old_dicts(w, s, e):
+    """PyTorch's test_spectral_norm_load_state_dict: a version-0 state dict
+    (no metadata, no weight_v, the normalized weight as `weight`) from a
+    module trained three steps, loaded into a fresh spectral_norm module."""
+    for tag, make, dt, x in (
+            ("linear", lambda: nn.Linear(3, 5), torch.float32, mk([2, 3], torch.float32, 4)),
+            ("linear_f64", lambda: nn.Linear(3, 5), torch.float64, mk([2, 3], torch.float64, 4)),
+            ("wide_f64", lambda: nn.Linear(5, 3), torch.float64, mk([2, 5], torch.float64, 4)),
+            ("wide", lambda: nn.Linear(5, 3), torch.float32, mk([2, 5], torch.float32, 4)),
+            ("convt", lambda: nn.ConvTranspose2d(2, 5, 1), torch.float32,
+             mk([1, 2, 2, 2], torch.float32, 4))):
+        torch.manual_seed(10)
+        # Scale 0.75: no zero in the weight, which PyTorch's sigma
+        # (mean(weight_orig / weight)) would make NaN.
+        m = spectral_norm(set_linear(make().to(dt), 0, 0.75))
+        for _ in range(3):
+            m(x)
+        old = collections.OrderedDict(m.state_dict())  # drops the version metadata
+        del old["weight_v"]
+        old["weight"] = m.weight.detach().clone()
+        pre = "snold/" + tag
+        s.add("snold.%s.keys" % tag, keys(old))
+        for k, t in old.items():
+            w.add("%s/dict/%s" % (pre, k), t)
+        torch.manual_seed(11)
+        m2 = spectral_norm(set_linear(make().to(dt), 3))
+        m2.load_state_dict(old)
+        w.add(pre + "/v", m2.weight_v)
+        w.add(pre + "/u", m2.weight_u)
+        with torch.no_grad():
+            m2.eval()
+            w.add(pre + "/out0_eval", m2(x))
+            m2.train()
+            w.add(pre + "/out1_train", m2(x))
+            w.add(pre + "/out2_train", m2(x))
+            m2.eval()
+            w.add(pre + "/out3_eval", m2(x))
+        if tag == "linear":
+            # The current format without metadata loads as it is.
+            m3 = spectral_norm(nn.Linear(3, 5))
+            m3.load_state_dict(collections.OrderedDict(m.state_dict()))
+            w.add(pre + "/current_v", m3.weight_v)
+            # Keys missing: reported by the hook and again by the module.
+            partial = collections.OrderedDict(old)
+            del partial["weight_u"]
+            e.err("snold.missing_u", lambda: m3.load_state_dict(partial))
+            s.add("snold.missing_u_nonstrict", str(m3.load_state_dict(partial, strict=False)))
+            del partial["weight_orig"]
+            s.add("snold.missing_orig_nonstrict", str(m3.load_state_dict(partial,
+                                                                         strict=False)))
+
+
 def pz_errors(e):
     m = nn.Linear(3, 3)
     e.err("pz.unknown", lambda: P.register_parametrization(m, "foo", Symmetric()))
@@ -356,6 +537,8 @@ def main():
     parametrizations(w, s)
     prunes(w, s)
     pz_errors(e)
+    parametrizations_more(w, s, e)
+    spectral_norm_old_dicts(w, s, e)
     prune_errors(e, s)
     wn_sn_errors(e)
     w.write()
