@@ -17,6 +17,7 @@
 #include "tensor/math.h"
 #include "tensor/parallel.h"
 #include "tensor/record_function.h"
+#include "tensor/vec_math.h"
 #include "tensor/reduce.h"
 
 namespace ember {
@@ -121,12 +122,12 @@ void flash_forward_typed(const Tensor& q, const Tensor& k, const Tensor& v, cons
             std::fill(s, s + cols, T(0));
             continue;
           }
-          const T correction = std::exp(row_max[r] - new_max);  // 0 when it was -inf
+          const T correction = detail::vec_exp(row_max[r] - new_max);  // 0 when it was -inf
           T sum = 0;
           for (int64_t c = 0; c < cols; ++c) {
-            s[c] = std::exp(s[c] - new_max);
-            sum += s[c];
+            s[c] = detail::vec_exp(s[c] - new_max);
           }
+          for (int64_t c = 0; c < cols; ++c) sum += s[c];
           row_sum[r] = row_sum[r] * correction + sum;
           row_max[r] = new_max;
           if (correction != T(1)) {
@@ -198,7 +199,7 @@ void flash_backward_typed(const Tensor& go, const Tensor& q, const Tensor& k, co
               std::fill(pr, pr + cols, T(0));
               continue;
             }
-            for (int64_t c = 0; c < cols; ++c) pr[c] = std::exp(pr[c] - lr[r]);
+            for (int64_t c = 0; c < cols; ++c) pr[c] = detail::vec_exp(pr[c] - lr[r]);
           }
           // dV_j += P^T dO;  dP = dO V_j^T
           detail::blas_gemm(true, false, cols, Ev, rows, T(1), p.data(), cols, gor, Ev, T(1),
