@@ -4,6 +4,7 @@
 #include <dnnl.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -54,14 +55,7 @@ onednn::Choice gemm_choice() {
 }
 
 bool use_openblas(int64_t m, int64_t n, int64_t k) {
-  switch (gemm_choice()) {
-    case onednn::Choice::kOneDnn:
-      return false;
-    case onednn::Choice::kOther:
-      return true;
-    case onednn::Choice::kAuto:
-      break;
-  }
+  if (const std::optional<bool> pin = onednn::pinned_onednn(gemm_choice())) return !*pin;
   return m * n <= 1024 && k >= 4096 && openblas_float_is_fast();
 }
 
@@ -171,14 +165,7 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
 }
 
 bool use_bf16_gemm() {
-  switch (gemm_choice()) {
-    case onednn::Choice::kOneDnn:
-      return true;
-    case onednn::Choice::kOther:
-      return false;
-    case onednn::Choice::kAuto:
-      break;
-  }
+  if (const std::optional<bool> pin = onednn::pinned_onednn(gemm_choice())) return *pin;
   return onednn::native_bf16();
 }
 

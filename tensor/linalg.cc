@@ -80,6 +80,16 @@ Mat<T> pack(Mat<T> m, int64_t rows, int64_t cols, std::vector<T>& buf) {
   return {buf.data(), cols, 1};
 }
 
+// m's BLAS layout, after packing it into buf (and pointing m there) when
+// BLAS cannot express its strides.
+template <typename T>
+BlasLayout blas_operand(Mat<T>& m, int64_t rows, int64_t cols, std::vector<T>& buf) {
+  const BlasLayout l = blas_layout(rows, cols, m.rs, m.cs);
+  if (l.ok) return l;
+  m = pack(m, rows, cols, buf);
+  return {true, false, cols};
+}
+
 void blas_gemv(bool ta, int m, int n, float alpha, const float* a, int lda, const float* x,
                int incx, float beta, float* y, int incy) {
   cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta,
@@ -105,16 +115,7 @@ void gemm(int64_t M, int64_t N, int64_t K, T alpha, Mat<T> A, Mat<T> B, T beta, 
       return;
     }
     std::vector<T> abuf, bbuf;
-    BlasLayout la = blas_layout(M, K, A.rs, A.cs);
-    if (!la.ok) {
-      A = pack(A, M, K, abuf);
-      la = {true, false, K};
-    }
-    BlasLayout lb = blas_layout(K, N, B.rs, B.cs);
-    if (!lb.ok) {
-      B = pack(B, K, N, bbuf);
-      lb = {true, false, N};
-    }
+    const BlasLayout la = blas_operand(A, M, K, abuf), lb = blas_operand(B, K, N, bbuf);
     if (N == 1) {
       // Matrix-vector: gemv with B's column as the vector.
       int64_t incx = K == 1 ? 1 : B.rs;
@@ -199,16 +200,7 @@ void batched_gemm_bf16(const BatchGeometry& g, const Tensor& a, const Tensor& b,
     for (int64_t i = 0; i < M * N; ++i) acc[i] = be == 0 ? 0.f : be * static_cast<float>(c[i]);
     if (K > 0) {
       Mat<BFloat16> A{ap + aoff, g.a_rs, g.a_cs}, B{bp + boff, g.b_rs, g.b_cs};
-      BlasLayout la = blas_layout(M, K, A.rs, A.cs);
-      if (!la.ok) {
-        A = pack(A, M, K, abuf);
-        la = {true, false, K};
-      }
-      BlasLayout lb = blas_layout(K, N, B.rs, B.cs);
-      if (!lb.ok) {
-        B = pack(B, K, N, bbuf);
-        lb = {true, false, N};
-      }
+      const BlasLayout la = blas_operand(A, M, K, abuf), lb = blas_operand(B, K, N, bbuf);
       detail::blas_gemm(la.trans, lb.trans, M, N, K, al, A.p, la.ld, B.p, lb.ld, 1.f, acc.data(),
                         N);
     }

@@ -40,6 +40,11 @@ Choice env_choice(const char* var, const char* other) {
   return Choice::kAuto;
 }
 
+std::optional<bool> pinned_onednn(Choice c) {
+  if (c == Choice::kAuto) return std::nullopt;
+  return c == Choice::kOneDnn;
+}
+
 namespace {
 
 using dnnl::memory;
@@ -340,26 +345,12 @@ bool rule(const ConvShape& s, ConvPass pass) {
 }  // namespace
 
 bool use_conv(const ConvShape& s, ConvPass pass) {
-  switch (conv_choice()) {
-    case Choice::kOneDnn:
-      return true;
-    case Choice::kOther:
-      return false;
-    case Choice::kAuto:
-      break;
-  }
+  if (const std::optional<bool> pin = pinned_onednn(conv_choice())) return *pin;
   return rule(s, pass);
 }
 
 bool use_bf16_conv() {
-  switch (conv_choice()) {
-    case Choice::kOneDnn:
-      return true;
-    case Choice::kOther:
-      return false;
-    case Choice::kAuto:
-      break;
-  }
+  if (const std::optional<bool> pin = pinned_onednn(conv_choice())) return *pin;
   return native_bf16();
 }
 

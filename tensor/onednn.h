@@ -6,6 +6,7 @@
 // rule every oneDNN call shares (Note [GEMM threads] in blas.h). Internal.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ember {
@@ -22,6 +23,9 @@ void single_thread();
 // variable and its values.
 enum class Choice { kAuto, kOneDnn, kOther };
 Choice env_choice(const char* var, const char* other);
+// Whether a pinned choice takes oneDNN; nullopt when it is kAuto (the
+// caller's rule decides).
+std::optional<bool> pinned_onednn(Choice c);
 
 // One convolution over n samples, in PyTorch's terms (input [n, c, h, w],
 // weight [co, c / groups, kh, kw], output [n, co, oh, ow], contiguous).

@@ -96,14 +96,7 @@ void expect_grads(Module& m, const std::string& prefix) {
 
 std::string dtype_tag(ScalarType dt) { return dt == kDouble ? "f64" : "f32"; }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using ::ember::testing::error_of;
 
 // --- forward hooks ---------------------------------------------------------------------
 
