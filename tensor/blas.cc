@@ -84,9 +84,10 @@ std::string gemm_config() {
            ")";
     if (!onednn::native_bf16()) out += ", emulated: this CPU has no native bfloat16";
   } else {
-    out +=
-        "converted to float32 and back (this CPU has no native bfloat16; Note [bfloat16 CPU "
-        "GEMM])";
+    out += onednn::native_bf16()
+               ? "converted to float32 and back (EMBER_CPU_GEMM=openblas)"
+               : "converted to float32 and back (this CPU has no native bfloat16; Note "
+                 "[bfloat16 CPU GEMM])";
   }
   out += "\n  - float64 GEMM: OpenBLAS\n";
   out += "  - oneDNN ISA: ";

@@ -182,7 +182,7 @@ void batched_gemm_typed(const BatchGeometry& g, const Tensor& a, const Tensor& b
 }
 
 // Note [bfloat16 CPU GEMM]: bfloat16 operands as they are, each product
-// accumulated in a float32 matrix (which starts as beta * C) and rounded to
+// accumulated in a float32 matrix (beta * C added by the GEMM) and rounded to
 // bfloat16 once, as PyTorch's CPU bfloat16 GEMM. Operands BLAS cannot
 // express are packed first, as gemm() does.
 void batched_gemm_bf16(const BatchGeometry& g, const Tensor& a, const Tensor& b, Tensor& out,
@@ -197,12 +197,16 @@ void batched_gemm_bf16(const BatchGeometry& g, const Tensor& a, const Tensor& b,
   std::vector<BFloat16> abuf, bbuf;
   for_each_matrix(g, [&](int64_t bi, int64_t aoff, int64_t boff) {
     BFloat16* c = cp + bi * M * N;
-    for (int64_t i = 0; i < M * N; ++i) acc[i] = be == 0 ? 0.f : be * static_cast<float>(c[i]);
+    // C is read only when beta asks for it (the GEMM scales it).
+    if (be != 0) {
+      for (int64_t i = 0; i < M * N; ++i) acc[i] = static_cast<float>(c[i]);
+    }
     if (K > 0) {
       Mat<BFloat16> A{ap + aoff, g.a_rs, g.a_cs}, B{bp + boff, g.b_rs, g.b_cs};
       const BlasLayout la = blas_operand(A, M, K, abuf), lb = blas_operand(B, K, N, bbuf);
-      detail::blas_gemm(la.trans, lb.trans, M, N, K, al, A.p, la.ld, B.p, lb.ld, 1.f, acc.data(),
-                        N);
+      detail::blas_gemm(la.trans, lb.trans, M, N, K, al, A.p, la.ld, B.p, lb.ld, be, acc.data(), N);
+    } else {
+      for (int64_t i = 0; i < M * N; ++i) acc[i] = be == 0 ? 0.f : be * acc[i];
     }
     for (int64_t i = 0; i < M * N; ++i) c[i] = BFloat16(acc[i]);
   });

@@ -388,6 +388,7 @@ std::string conv_config() {
   }
   absl::StrAppend(&out, "  - bfloat16 convolution: ",
                   use_bf16_conv() ? "oneDNN's bfloat16 primitives"
+                  : native_bf16() ? "converted to float32 and back (EMBER_CPU_CONV=im2col)"
                                   : "converted to float32 and back (this CPU has no native "
                                     "bfloat16; Note [bfloat16 CPU convolution])",
                   "\n");
