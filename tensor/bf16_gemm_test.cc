@@ -125,7 +125,11 @@ bool bf16_products_agree_with_float64() {
          close(bmm(x3, y3.transpose(1, 2)), d(x3).bmm(d(y3).transpose(1, 2))) &&
          close(matmul(x3, b), d(x3).matmul(d(b))) && close(a.mv(v), d(a).mv(d(v))) &&
          close(v.dot(w), d(v).dot(d(w))) && close(sliced.mm(b), d(sliced).mm(d(b))) &&
-         close(sliced.t().t().slice(0, 0, 40, 3).mm(b), d(sliced).slice(0, 0, 40, 3).mm(d(b)));
+         close(sliced.t().t().slice(0, 0, 40, 3).mm(b), d(sliced).slice(0, 0, 40, 3).mm(d(b))) &&
+         // An empty reduction: beta * C alone, and zeros.
+         close(addmm(bias, bf(randn({40, 0})), bf(randn({0, 90})), 0.5, 2),
+               (d(bias) * 0.5).expand({40, 90})) &&
+         close(bf(randn({3, 0})).mm(bf(randn({0, 4}))), zeros({3, 4}, TensorOptions(kDouble)));
 }
 
 TEST(BFloat16Gemm, PublicProductsTakeTheMatmulWhenPinned) {
