@@ -7,6 +7,7 @@ repository embedding ember calls this macro once from its WORKSPACE.
 """
 
 load("//third_party:cuda_configure.bzl", "cuda_configure")
+load("//third_party:opencv_configure.bzl", "opencv_configure")
 
 def _in_tree_repository_impl(ctx):
     # The stand-in's directory, found through a label so that the path is
@@ -48,3 +49,5 @@ def ember_dependencies():
     _system_library("libtorch", Label("//third_party:libtorch.BUILD"))
     if not native.existing_rule("local_config_cuda"):
         cuda_configure(name = "local_config_cuda")
+    if not native.existing_rule("local_config_opencv"):
+        opencv_configure(name = "local_config_opencv")

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "distributed/testing/multiprocess.h"
+#include "tensorboard/summary.h"
 
 namespace {
 
@@ -134,6 +135,88 @@ TEST_F(InDataDir, DcganDiscriminatorLearns) {
     EXPECT_GT(g[i], std::log(2.0)) << run.out;
     EXPECT_TRUE(std::isfinite(g[i])) << run.out;
   }
+}
+
+// custom-dataset's own layout, as for Caltech-101: ./info.txt lists
+// "class/image_NNNN.ext label train|test" and the images are under
+// ./dataset/. Three classes (labels 0-2 of the program's 102) told apart by
+// their colour, 8 training and 2 test images each, of assorted sizes (the
+// program resizes them to 224x224), half PNG and half binary PPM: ten epochs
+// of its AlexNet take seconds.
+class InImageDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir();
+    ASSERT_EQ(mkdir((dir_ + "/dataset").c_str(), 0755), 0);
+    std::ofstream info(dir_ + "/info.txt");
+    const char* names[] = {"red", "green", "blue"};
+    uint32_t seed = 1;
+    // A linear congruential generator: the same images on every run.
+    auto next = [&seed](uint32_t n) {
+      seed = seed * 1664525u + 1013904223u;
+      return (seed >> 8) % n;
+    };
+    for (int label = 0; label < 3; ++label) {
+      ASSERT_EQ(mkdir((dir_ + "/dataset/" + names[label]).c_str(), 0755), 0);
+      for (int i = 0; i < 10; ++i) {
+        ember::tensorboard::Image image;
+        image.height = 40 + static_cast<int64_t>(next(60));
+        image.width = 40 + static_cast<int64_t>(next(60));
+        image.channels = 3;
+        for (int64_t p = 0; p < image.height * image.width; ++p) {
+          for (int c = 0; c < 3; ++c) {
+            image.pixels.push_back(static_cast<uint8_t>((c == label ? 170 : 20) + next(60)));
+          }
+        }
+        char file[32];
+        std::snprintf(file, sizeof file, "image_%04d.%s", i + 1, i % 2 ? "ppm" : "png");
+        const std::string name = std::string(names[label]) + "/" + file;
+        std::ofstream f(dir_ + "/dataset/" + name, std::ios::binary);
+        if (i % 2) {
+          f << "P6\n" << image.width << " " << image.height << "\n255\n";
+          f.write(reinterpret_cast<const char*>(image.pixels.data()),
+                  static_cast<std::streamsize>(image.pixels.size()));
+        } else {
+          f << ember::tensorboard::encode_png(image);
+        }
+        ASSERT_TRUE(f.good()) << name;
+        // The last line has no newline: the program reads until eof and
+        // would take a trailing empty line as a record.
+        info << (label + i ? "\n" : "") << name << " " << label << " "
+             << (i < 8 ? "train" : "test");
+      }
+    }
+    ASSERT_TRUE(info.good());
+  }
+  void TearDown() override { remove_tree(dir_); }
+  std::string dir_;
+};
+
+// OpenCV reads the images (cv::imread, cv::resize, cv::split), a CRTP
+// Dataset<CustomDataset> with non-const get() serves them through
+// map(Stack<>) and make_data_loader<SequentialSampler>, and the Sequential
+// of Functional(max_pool2d, 3, stride, 0, 1, false) and
+// Functional(reshape, ExpandingArray) layers learns the three classes.
+TEST_F(InImageDir, CustomDatasetLearnsFromImagesReadWithOpenCV) {
+#ifndef EMBER_HAVE_OPENCV
+  GTEST_SKIP() << "OpenCV's development packages are not installed (./bazelw installs "
+                  "libopencv-core-dev, libopencv-imgproc-dev and libopencv-imgcodecs-dev)";
+#endif
+  ProgramOptions o;
+  o.cwd = dir_;
+  const ProgramRun run = run_program(command("custom-dataset"), std::chrono::seconds(600), o);
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("Running on: "), std::string::npos) << run.out;
+  // Each epoch (ten) prints the first batch's running figures and the test
+  // set's: "Test Loss: <sum of batch means / 6>\tAcc: <fraction right>".
+  EXPECT_EQ(values_after(run.out, "Train Epoch: \\d+ \\d+/24\\s+Loss:").size(), 10u) << run.out;
+  const std::vector<double> loss = values_after(run.out, "Test Loss:");
+  const std::vector<double> acc = values_after(run.out, "Test Loss: [-+0-9.eE]+\\s+Acc:");
+  ASSERT_EQ(loss.size(), 10u) << run.out;
+  ASSERT_EQ(acc.size(), 10u) << run.out;
+  for (double l : loss) EXPECT_TRUE(std::isfinite(l)) << run.out;
+  EXPECT_LT(loss[9], 0.25 * loss[0]) << run.out;
+  EXPECT_GE(acc[9], 5.0 / 6.0) << run.out;
 }
 
 // The first n items of a gzipped IDX file of Fashion-MNIST, written
