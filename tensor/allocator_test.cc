@@ -51,6 +51,24 @@ TEST_F(CpuAllocator, SmallBlocksAre64ByteAlignedAndNotCached) {
   EXPECT_EQ(cpu_cache::cached_bytes(), 0u);
 }
 
+// From 128 KiB (glibc's initial mmap threshold) blocks are cached: below it
+// glibc's heap reuses them without page faults, above it glibc trims them.
+TEST_F(CpuAllocator, BlocksFrom128KiBAreCached) {
+  DataPtr small = cpu_allocator()->allocate((size_t{1} << 17) - 1);
+  release(small);
+  EXPECT_EQ(cpu_cache::cached_bytes(), 0u);
+  DataPtr a = cpu_allocator()->allocate(size_t{1} << 17);
+  const uintptr_t first = addr(a);
+  release(a);
+  EXPECT_EQ(cpu_cache::cached_bytes(), size_t{1} << 17);
+  DataPtr b = cpu_allocator()->allocate(500 << 10);  // class 512 KiB
+  release(b);
+  EXPECT_EQ(cpu_cache::cached_bytes(), (size_t{1} << 17) + (512 << 10));
+  DataPtr c = cpu_allocator()->allocate(size_t{1} << 17);
+  EXPECT_EQ(addr(c), first);
+  release(c);
+}
+
 TEST_F(CpuAllocator, LargeBlocksAreCachedAndReused) {
   DataPtr a = cpu_allocator()->allocate(3 * kMiB);
   void* first = a.ptr;

@@ -373,28 +373,35 @@ void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* o
 // The sum of n contiguous values in eight independent lanes, which the
 // compiler vectorizes (a single running sum is a dependency chain it may
 // not reorder): the bias gradient's per-plane sums, 3% of the LeNet step.
-template <typename T>
-T lane_sum(const T* p, int64_t n) {
-  T lanes[8] = {};
+// Acc: the accumulator's type (float for bfloat16 planes).
+template <typename Acc, typename T>
+Acc lane_sum(const T* p, int64_t n) {
+  Acc lanes[8] = {};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    for (int l = 0; l < 8; ++l) lanes[l] += p[i + l];
+    for (int l = 0; l < 8; ++l) lanes[l] += static_cast<Acc>(p[i + l]);
   }
-  T s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-        ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-  for (; i < n; ++i) s += p[i];
+  Acc s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+          ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; i < n; ++i) s += static_cast<Acc>(p[i]);
   return s;
+}
+
+// gb[co] = the sum of gy's planes of channel co over the batch, accumulated
+// in Acc and converted once.
+template <typename Acc, typename T>
+void bias_grad(const Geometry& g, const T* gy, T* gb) {
+  const int64_t L = g.l();
+  for (int64_t co = 0; co < g.co; ++co) {
+    Acc s = 0;
+    for (int64_t n = 0; n < g.n; ++n) s += lane_sum<Acc>(gy + (n * g.co + co) * L, L);
+    gb[co] = static_cast<T>(s);
+  }
 }
 
 template <typename T>
 void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
-  const int64_t L = g.l();
-  if (gb) {
-    for (int64_t co = 0; co < g.co; ++co) gb[co] = T(0);
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t co = 0; co < g.co; ++co) gb[co] += lane_sum(gy + (n * g.co + co) * L, L);
-    }
-  }
+  if (gb) bias_grad<T>(g, gy, gb);
   if (!gx && !gw) return;
   const int64_t parts = parts_of<T>(g);
   if (parts == 1) return conv_backward_range(g, gy, x, w, gx, gw, 0, g.n);
@@ -646,7 +653,9 @@ bool bf16_backward(const Geometry& g, const Tensor& gy, const Tensor& x, const T
   });
   if (!ok) return false;
   if (gw.defined()) gw.copy_(partial.sum(0).view(gw.sizes()));
-  if (gb.defined()) gb.copy_(gy.view({g.n, g.co, g.l()}).to(kFloat).sum({0, 2}));
+  // In float, rounded once (a float copy of gy and a general reduction
+  // took 15% of ResNet-18's bfloat16 layer2 step).
+  if (gb.defined()) bias_grad<float>(g, gyp, gb.data_ptr<BFloat16>());
   return true;
 }
 

@@ -8,8 +8,10 @@
 #include <cmath>
 #include <string>
 
+#include "tensor/creation.h"
 #include "tensor/empty.h"
 #include "tensor/parallel.h"
+#include "tensor/random.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -85,6 +87,35 @@ TEST(SumTest, LargeParallelSumsMatchFloat64) {
   float one = big.sum().item<float>();
   set_num_threads(2);
   EXPECT_EQ(big.sum().item<float>(), one);
+}
+
+// Reducing only dims of size 1 (every output is one input element), on a
+// transposed input and over more outputs than one thread's grain, by every
+// kind of reduction: each output is that element's own reduction.
+TEST(SumTest, ReductionsOverSizeOneDims) {
+  const Tensor base = randn({300, 1, 70});
+  const Tensor x = base.transpose(0, 2);  // [70, 1, 300], strides (1, 70, 70)
+  const Tensor v = x.squeeze(1);
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    EXPECT_TRUE(x.sum(1).equal(v)) << threads;
+    EXPECT_TRUE(x.sum({1}, /*keepdim=*/true).equal(x)) << threads;
+    EXPECT_TRUE(x.mean(1).equal(v)) << threads;
+    EXPECT_TRUE(x.prod(1).equal(v)) << threads;
+    EXPECT_TRUE(x.amax(1).equal(v)) << threads;
+    EXPECT_TRUE(x.abs().norm(2, 1).allclose(v.abs(), 1e-6, 0)) << threads;
+    EXPECT_TRUE(x.logsumexp(1).allclose(v, 1e-6, 1e-6)) << threads;
+    auto [values, indices] = x.max(1);
+    EXPECT_TRUE(values.equal(v)) << threads;
+    EXPECT_TRUE(indices.equal(zeros({70, 300}, TensorOptions(kLong)))) << threads;
+    EXPECT_TRUE(x.var(1, /*unbiased=*/false).equal(zeros({70, 300}))) << threads;
+    EXPECT_TRUE(x.var(1).isnan().all().item<bool>()) << threads;  // n - 1 = 0
+    EXPECT_TRUE((x > 0).any(1).equal(v > 0)) << threads;
+    // A bfloat16 input sums in float and rounds back: the values themselves.
+    const Tensor b = x.to(kBFloat16);
+    EXPECT_TRUE(b.sum(1).equal(b.squeeze(1))) << threads;
+  }
+  set_num_threads(1);
 }
 
 TEST(MeanTest, FloatDtypes) {
