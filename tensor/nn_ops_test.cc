@@ -13,6 +13,7 @@
 #include "tensor/activation_kernels.h"
 #include "tensor/creation.h"
 #include "tensor/math.h"
+#include "tensor/random.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -132,6 +133,29 @@ TEST(NnOps, EmbeddingBackwardSkipsPadding) {
 // results rounded (checked against torch 1.13 when this was written); the
 // backwards add in bfloat16, within its rounding of float's; float16 is
 // refused, as there.
+// The 2x2 stride-2 window in bfloat16 goes through the float kernel in
+// chunks of 256 outputs (Note [2x2 max pooling]): the same values and
+// first-maximum indices as float, for rows narrower than a vector, across
+// chunk boundaries (a last piece under 4 wide joins the chunk before), odd
+// widths and heights, many ties, and NaN rows (which the general loop takes).
+TEST(NnOps, TwoByTwoMaxPoolInBFloat16AgreesWithFloat) {
+  manual_seed(3);
+  for (int64_t ow : {1, 3, 4, 7, 8, 13, 256, 258, 259, 260, 300, 517}) {
+    for (int64_t extra : {0, 1}) {
+      const Tensor x = randint(-4, 5, {2, 3, 5, 2 * ow + extra}).to(kBFloat16);  // ties
+      if (ow == 300) x.select(1, 1).select(1, 2).select(1, 77).fill_(NAN);
+      const Tensor xf = x.to(kFloat);
+      auto [out, idx] = max_pool2d_with_indices(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+      auto [out_f, idx_f] = max_pool2d_with_indices(xf, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+      ASSERT_EQ(out.dtype(), kBFloat16);
+      EXPECT_TRUE(out.to(kFloat).equal(out_f) ||
+                  (ow == 300 && out.to(kFloat).isnan().equal(out_f.isnan())))
+          << ow << " " << extra;
+      EXPECT_TRUE(idx.equal(idx_f)) << ow << " " << extra;
+    }
+  }
+}
+
 TEST(NnOps, PoolingInBFloat16) {
   const Tensor x = (testing::make_input({2, 3, 9, 10}, kDouble, 5) * 5).to(kBFloat16);
   const Tensor xf = x.to(kFloat);
