@@ -81,9 +81,13 @@ bool fused_layer_norm() { return fused_layer_norm_enabled; }
 
 bool layer_norm_kernels_apply(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   const DeviceType d = input.device().type();
-  if (!fused_layer_norm() || !layer_norm_forward_kernel.has(d) ||
-      !layer_norm_backward_kernel.has(d) || !is_floating_point(input.dtype()) ||
-      input.numel() == 0 || !input.is_contiguous()) {
+  // The CPU's kernels (layer_norm_cpu.cc) serve float and double always;
+  // another device's only where set_fused_layer_norm(true) asked.
+  if (d == kCPU ? input.dtype() != kFloat && input.dtype() != kDouble : !fused_layer_norm()) {
+    return false;
+  }
+  if (!layer_norm_forward_kernel.has(d) || !layer_norm_backward_kernel.has(d) ||
+      !is_floating_point(input.dtype()) || input.numel() == 0 || !input.is_contiguous()) {
     return false;
   }
   for (const Tensor* p : {&weight, &bias}) {

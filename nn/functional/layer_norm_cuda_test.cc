@@ -1,5 +1,5 @@
 // Note [Layer norm kernels] on CUDA (tensor/cuda/layer_norm.cu) against the
-// CPU's composed layer norm in float64: outputs, statistics and the three
+// CPU's layer norm in float64: outputs, statistics and the three
 // gradients, with and without weight and bias, in double, float, bfloat16
 // and float16, over rows shorter and longer than a block. Needs a GPU;
 // skips without one. The kernels are opt-in until this passes on a GPU.
