@@ -408,6 +408,51 @@ TEST(AutogradRecording, OpsRecordPyTorchNodes) {
 }
 
 // Outputs that are not differentiable do not require grad (PyTorch).
+// PyTorch's mm_mat1_backward / mm_mat2_backward: a column-major operand's
+// gradient comes back column-major (PyTorch 1.13: linear's weight.t() of a
+// [3, 4] weight gets a [4, 3] gradient of strides (1, 4), so w.grad is
+// contiguous; a transposed [5, 4] mat1 gets strides (1, 5)), with the same
+// values; alpha and beta of 1 cost nothing, others still scale.
+TEST(AutogradRecording, MatmulGradientsKeepColumnMajorOperandsLayout) {
+  manual_seed(12);
+  const Tensor w = randn({3, 4}).requires_grad_(), x = randn({5, 4}).requires_grad_(),
+               b = randn({3}).requires_grad_();
+  const Tensor wt = w.t();
+  std::vector<int64_t> wt_grad_strides;
+  wt.register_hook(
+      [&](const Tensor& g) { wt_grad_strides.assign(g.strides().begin(), g.strides().end()); });
+  const Tensor gy = randn({5, 3});
+  (addmm(b, x, wt) * gy).sum().backward();
+  EXPECT_EQ(wt_grad_strides, (std::vector<int64_t>{1, 4}));
+  EXPECT_TRUE(w.grad().is_contiguous());
+  EXPECT_TRUE(w.grad().allclose(gy.t().mm(x), 1e-6, 1e-6));
+  EXPECT_TRUE(x.grad().allclose(gy.mm(w), 1e-6, 1e-6));
+  EXPECT_TRUE(b.grad().allclose(gy.sum(0), 1e-6, 1e-6));
+
+  const Tensor a = randn({4, 5}).t().requires_grad_(), m = randn({4, 3});
+  std::vector<int64_t> a_grad_strides;
+  a.register_hook(
+      [&](const Tensor& g) { a_grad_strides.assign(g.strides().begin(), g.strides().end()); });
+  const Tensor gm = randn({5, 3});
+  (a.mm(m) * gm).sum().backward();
+  EXPECT_EQ(a_grad_strides, (std::vector<int64_t>{1, 5}));
+  EXPECT_TRUE(a.grad().allclose(gm.mm(m.t()), 1e-6, 1e-6));
+
+  // Against finite differences in float64, with column-major and
+  // row-major operands, and their second derivatives.
+  autograd::GradcheckOptions o;
+  o.check_grad_grad = true;
+  for (auto [beta, alpha] : {std::pair<double, double>{2, 0.5}, {1, 1}}) {
+    const Tensor x2 = randn({4, 5}, TensorOptions(kDouble)).requires_grad_();
+    const Tensor w2 = randn({4, 3}, TensorOptions(kDouble)).requires_grad_();
+    const Tensor b2 = randn({5, 3}, TensorOptions(kDouble)).requires_grad_();
+    const autograd::GradcheckFn f = [beta = beta, alpha = alpha](const variable_list& v) {
+      return variable_list{addmm(v[0], v[1].t(), v[2], beta, alpha), v[1].t().mm(v[2].t().t())};
+    };
+    EXPECT_EQ(autograd::gradcheck(f, {b2, x2, w2}, o), "") << beta << " " << alpha;
+  }
+}
+
 TEST(AutogradRecording, NonDifferentiableOutputs) {
   Tensor a = randn({3, 4}, kDouble).requires_grad_();
   Tensor b = randn({3, 4}, kDouble).requires_grad_();
