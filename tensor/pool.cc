@@ -23,17 +23,6 @@
 #include "tensor/pool_kernels.h"
 #include "tensor/record_function.h"
 
-// float, double and bfloat16 (PyTorch 1.13's CPU pooling dtypes) and
-// float16 (PyTorch 2.x's, which mixed-precision training on the CPU needs).
-// bfloat16 and float16 windows are summed and compared in float and rounded
-// once, as PyTorch's: the forwards equal its results.
-#define EMBER_DISPATCH_POOL_TYPES(TYPE, NAME, ...)                             \
-  EMBER_PRIVATE_SWITCH(TYPE, NAME,                                             \
-                       EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)           \
-                           EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__)     \
-                               EMBER_PRIVATE_CASE(BFloat16, BFloat16, __VA_ARGS__)   \
-                                   EMBER_PRIVATE_CASE(Half, Half, __VA_ARGS__))
-
 namespace ember {
 namespace {
 
@@ -374,12 +363,21 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   const Pool p = make_pool(input, kernel_size, stride, padding, dilation, ceil_mode);
   profiler::RecordFunction prof_range("max_pool2d_with_indices", profiler::RangeKind::kOp, input);
   detail::OpScope scope(input);
-  Tensor x = input.contiguous();
-  Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
-  Tensor idx = empty(out_sizes(input, p.oh, p.ow), TensorOptions(kLong).device(input.device()));
-  detail::max_pool_forward_stub(input.device())(p, x, out, idx);
-  out = detail::in_layout_of_input(out, input);
-  idx = detail::in_layout_of_input(idx, input);
+  Tensor out, idx;
+  if (detail::pool_channels_last(input)) {  // Note [Channels-last pooling]
+    const TensorOptions cl = input.options().memory_format(MemoryFormat::ChannelsLast);
+    out = empty(out_sizes(input, p.oh, p.ow), cl);
+    idx = empty(out_sizes(input, p.oh, p.ow), cl.dtype(kLong));
+    detail::max_pool_forward_channels_last(p, input.size(1),
+                                           input.contiguous(MemoryFormat::ChannelsLast), out, idx);
+  } else {
+    Tensor x = input.contiguous();
+    out = empty(out_sizes(input, p.oh, p.ow), input.options());
+    idx = empty(out_sizes(input, p.oh, p.ow), TensorOptions(kLong).device(input.device()));
+    detail::max_pool_forward_stub(input.device())(p, x, out, idx);
+    out = detail::in_layout_of_input(out, input);
+    idx = detail::in_layout_of_input(idx, input);
+  }
   if (scope.active()) {
     scope.record("max_pool2d_with_indices", {input}, {out, idx},
                  {dv(kernel_size), dv(stride), dv(padding), dv(dilation), Scalar(ceil_mode)});
@@ -408,6 +406,17 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
   profiler::RecordFunction prof_range("max_pool2d_with_indices_backward", profiler::RangeKind::kOp,
                                       grad_output);
   detail::OpScope scope(grad_output);
+  if (detail::pool_channels_last(indices) && grad_output.is_cpu()) {
+    // Note [Channels-last pooling]: the input's format, which the indices have.
+    const MemoryFormat cl = MemoryFormat::ChannelsLast;
+    Tensor gx = zeros(input_sizes, grad_output.options().memory_format(cl));
+    detail::max_pool_backward_channels_last(grad_output.contiguous(cl), indices.contiguous(cl), gx);
+    if (scope.active()) {
+      scope.record("max_pool2d_with_indices_backward", {grad_output, indices}, {gx},
+                   {dv(input_sizes)});
+    }
+    return gx;
+  }
   Tensor gy = grad_output.contiguous(), id = indices.contiguous();
   Tensor gx = zeros(input_sizes, grad_output.options());
   const int64_t hw = input_sizes[input_sizes.size() - 2] * input_sizes.back();

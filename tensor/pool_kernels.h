@@ -7,8 +7,20 @@
 #include <cstdint>
 #include <optional>
 
+#include "tensor/dispatch.h"
 #include "tensor/kernel_table.h"
 #include "tensor/tensor.h"
+
+// float, double and bfloat16 (PyTorch 1.13's CPU pooling dtypes) and
+// float16 (PyTorch 2.x's, which mixed-precision training on the CPU needs).
+// bfloat16 and float16 windows are summed and compared in float and rounded
+// once, as PyTorch's: the forwards equal its results.
+#define EMBER_DISPATCH_POOL_TYPES(TYPE, NAME, ...)                                 \
+  EMBER_PRIVATE_SWITCH(TYPE, NAME,                                                 \
+                       EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)               \
+                           EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__)         \
+                               EMBER_PRIVATE_CASE(BFloat16, BFloat16, __VA_ARGS__) \
+                                   EMBER_PRIVATE_CASE(Half, Half, __VA_ARGS__))
 
 namespace ember {
 namespace detail {
@@ -28,6 +40,18 @@ using MaxPoolBackwardFn = void (*)(int64_t planes, int64_t hw, int64_t ohw, cons
                                    const Tensor& idx, Tensor& gx);
 EMBER_DECLARE_KERNEL_TABLE(max_pool_forward_stub, MaxPoolForwardFn);
 EMBER_DECLARE_KERNEL_TABLE(max_pool_backward_stub, MaxPoolBackwardFn);
+
+// Note [Channels-last pooling] (pool_channels_last.cc): whether `input`
+// (or indices) is a 4-D CPU tensor whose strides are channels-last, which
+// the kernels below pool on its nhwc memory.
+bool pool_channels_last(const Tensor& input);
+// max_pool2d of x ([N, C, H, W], channels-last contiguous, `channels` = C)
+// into out and idx (channels-last, idx the flat h * W + w in the plane, as
+// PyTorch's), with the row-major kernel's rule (the first maximum, a NaN).
+void max_pool_forward_channels_last(const PoolGeometry& p, int64_t channels, const Tensor& x,
+                                    Tensor& out, Tensor& idx);
+// gx (zeros, channels-last) += gy at idx (both channels-last contiguous).
+void max_pool_backward_channels_last(const Tensor& gy, const Tensor& idx, Tensor& gx);
 
 // avg_pool2d (PyTorch's window rule: the divisor counts padding with
 // count_include_pad, `divisor` overrides it). x and out contiguous; the
