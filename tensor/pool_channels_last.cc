@@ -10,7 +10,11 @@
 // the flat h * W + w within the plane, in channels-last memory too. The
 // backward adds each output's gradient at its index, output positions in
 // order per channel: the same sums, in the same order, as the row-major
-// kernel. Average and adaptive average pooling still copy.
+// kernel. avg_pool2d and adaptive_avg_pool2d (not its 1x1 case, a mean)
+// sum each window with the channels as lanes the same way, positions in the
+// row-major kernels' order, so their results are those kernels' bits; their
+// backwards spread each gradient over its window likewise, one sample per
+// task.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -173,6 +177,178 @@ void max_pool_backward_channels_last(const Tensor& gy, const Tensor& idx, Tensor
         }
       }
     });
+  });
+}
+
+namespace {
+
+// Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
+int64_t a_start(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+int64_t a_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+// The per-channel sums of the window [y0, y1) x [x0, x1) of a sample's
+// [h, w, c] plane into acc, positions in the row-major kernels' order.
+template <typename T, typename A>
+void window_sums(const T* plane, int64_t w, int64_t c, int64_t y0, int64_t y1, int64_t x0,
+                 int64_t x1, A* __restrict acc) {
+  for (int64_t ch = 0; ch < c; ++ch) acc[ch] = A(0);
+  for (int64_t y = y0; y < y1; ++y) {
+    for (int64_t xx = x0; xx < x1; ++xx) {
+      const T* __restrict v = plane + (y * w + xx) * c;
+      for (int64_t ch = 0; ch < c; ++ch) acc[ch] += static_cast<A>(v[ch]);
+    }
+  }
+}
+
+// dst[ch] += add[ch] over the window, in opmath. add holds the products
+// already (the row-major kernels multiply once per window): a product
+// formed here would be contracted into an FMA with the sum, and round
+// differently.
+template <typename T, typename A>
+void window_add(T* plane, int64_t w, int64_t c, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                const A* add) {
+  for (int64_t y = y0; y < y1; ++y) {
+    for (int64_t xx = x0; xx < x1; ++xx) {
+      T* __restrict dst = plane + (y * w + xx) * c;
+      for (int64_t ch = 0; ch < c; ++ch) {
+        dst[ch] = static_cast<T>(static_cast<A>(dst[ch]) + add[ch]);
+      }
+    }
+  }
+}
+
+// Output rows (sample, oy) per task.
+int64_t row_grain(int64_t ow, int64_t c) {
+  return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, ow * c));
+}
+
+template <typename T>
+void avg_forward_cl(const PoolGeometry& p, int64_t c, bool count_include_pad,
+                    std::optional<int64_t> divisor, const T* x, T* out) {
+  using A = opmath_t<T>;
+  const int64_t n = c > 0 ? p.planes / c : 0;
+  parallel_for(0, n * p.oh, row_grain(p.ow, c), [&](int64_t b, int64_t e) {
+    std::vector<A> acc(c);
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t s = u / p.oh, oy = u % p.oh;
+      const T* plane = x + s * p.h * p.w * c;
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        T* dst = out + ((s * p.oh + oy) * p.ow + ox) * c;
+        std::fill(dst, dst + c, T(0));
+        avg_windows(p, count_include_pad, divisor, oy, ox,
+                    [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t div) {
+                      window_sums(plane, p.w, c, y0, y1, x0, x1, acc.data());
+                      for (int64_t ch = 0; ch < c; ++ch) {
+                        dst[ch] = static_cast<T>(average(acc[ch], div));
+                      }
+                    });
+      }
+    }
+  });
+}
+
+template <typename T>
+void avg_backward_cl(const PoolGeometry& p, int64_t c, bool count_include_pad,
+                     std::optional<int64_t> divisor, const T* gy, T* gx) {
+  using A = opmath_t<T>;
+  const int64_t n = c > 0 ? p.planes / c : 0;
+  parallel_for(0, n, 1, [&](int64_t b, int64_t e) {  // a sample per task: no shared writes
+    std::vector<A> share(c);
+    for (int64_t s = b; s < e; ++s) {
+      T* plane = gx + s * p.h * p.w * c;
+      for (int64_t oy = 0; oy < p.oh; ++oy) {
+        for (int64_t ox = 0; ox < p.ow; ++ox) {
+          const T* g = gy + ((s * p.oh + oy) * p.ow + ox) * c;
+          avg_windows(p, count_include_pad, divisor, oy, ox,
+                      [&](int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t div) {
+                        const A scale = A(1) / static_cast<A>(div);
+                        for (int64_t ch = 0; ch < c; ++ch) {
+                          share[ch] = static_cast<A>(g[ch]) * scale;
+                        }
+                        window_add(plane, p.w, c, y0, y1, x0, x1, share.data());
+                      });
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void adaptive_forward_cl(const AdaptiveGeometry& a, int64_t c, const T* x, T* out) {
+  using A = opmath_t<T>;
+  const int64_t n = c > 0 ? a.planes / c : 0;
+  parallel_for(0, n * a.oh, row_grain(a.ow, c), [&](int64_t b, int64_t e) {
+    std::vector<A> acc(c);
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t s = u / a.oh, oy = u % a.oh;
+      const int64_t y0 = a_start(oy, a.h, a.oh), y1 = a_end(oy, a.h, a.oh);
+      for (int64_t ox = 0; ox < a.ow; ++ox) {
+        const int64_t x0 = a_start(ox, a.w, a.ow), x1 = a_end(ox, a.w, a.ow);
+        window_sums(x + s * a.h * a.w * c, a.w, c, y0, y1, x0, x1, acc.data());
+        T* dst = out + ((s * a.oh + oy) * a.ow + ox) * c;
+        const A count = static_cast<A>((y1 - y0) * (x1 - x0));
+        for (int64_t ch = 0; ch < c; ++ch) dst[ch] = static_cast<T>(acc[ch] / count);
+      }
+    }
+  });
+}
+
+template <typename T>
+void adaptive_backward_cl(const AdaptiveGeometry& a, int64_t c, const T* gy, T* gx) {
+  using A = opmath_t<T>;
+  const int64_t n = c > 0 ? a.planes / c : 0;
+  parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
+    std::vector<A> share(c);
+    for (int64_t s = b; s < e; ++s) {
+      for (int64_t oy = 0; oy < a.oh; ++oy) {
+        const int64_t y0 = a_start(oy, a.h, a.oh), y1 = a_end(oy, a.h, a.oh);
+        for (int64_t ox = 0; ox < a.ow; ++ox) {
+          const int64_t x0 = a_start(ox, a.w, a.ow), x1 = a_end(ox, a.w, a.ow);
+          const T* g = gy + ((s * a.oh + oy) * a.ow + ox) * c;
+          const A count = static_cast<A>((y1 - y0) * (x1 - x0));
+          T* plane = gx + s * a.h * a.w * c;
+          for (int64_t ch = 0; ch < c; ++ch) share[ch] = static_cast<A>(g[ch]) / count;
+          window_add(plane, a.w, c, y0, y1, x0, x1, share.data());
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void avg_pool_forward_channels_last(const PoolGeometry& p, int64_t channels, bool count_include_pad,
+                                    std::optional<int64_t> divisor, const Tensor& x, Tensor& out) {
+  auto body = [&](auto zero) {
+    using scalar_t = decltype(zero);
+    avg_forward_cl<scalar_t>(p, channels, count_include_pad, divisor, x.data_ptr<scalar_t>(),
+                             out.data_ptr<scalar_t>());
+  };
+  // avg_pool2d's dtypes (pool.cc): the pooling ones and int64.
+  if (x.dtype() == kLong) return body(int64_t{});
+  EMBER_DISPATCH_POOL_TYPES(x.dtype(), "avg_pool2d", [&] { body(scalar_t{}); });
+}
+
+void avg_pool_backward_channels_last(const PoolGeometry& p, int64_t channels,
+                                     bool count_include_pad, std::optional<int64_t> divisor,
+                                     const Tensor& gy, Tensor& gx) {
+  EMBER_DISPATCH_POOL_TYPES(gy.dtype(), "avg_pool2d_backward", [&] {
+    avg_backward_cl<scalar_t>(p, channels, count_include_pad, divisor, gy.data_ptr<scalar_t>(),
+                              gx.data_ptr<scalar_t>());
+  });
+}
+
+void adaptive_avg_pool_forward_channels_last(const AdaptiveGeometry& g, int64_t channels,
+                                             const Tensor& x, Tensor& out) {
+  EMBER_DISPATCH_POOL_TYPES(x.dtype(), "adaptive_avg_pool2d", [&] {
+    adaptive_forward_cl<scalar_t>(g, channels, x.data_ptr<scalar_t>(), out.data_ptr<scalar_t>());
+  });
+}
+
+void adaptive_avg_pool_backward_channels_last(const AdaptiveGeometry& g, int64_t channels,
+                                              const Tensor& gy, Tensor& gx) {
+  EMBER_DISPATCH_POOL_TYPES(gy.dtype(), "adaptive_avg_pool2d_backward", [&] {
+    adaptive_backward_cl<scalar_t>(g, channels, gy.data_ptr<scalar_t>(), gx.data_ptr<scalar_t>());
   });
 }
 

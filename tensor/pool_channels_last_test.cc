@@ -3,9 +3,11 @@
 // values, PyTorch's indices (flat h * W + w per plane, ties to the first
 // maximum, NaN winning) and gradients, in channels-last memory, over odd
 // channel counts and planes, a batch of one, padding, dilation, ceil_mode,
-// and one and two threads.
+// and one and two threads; avg_pool2d (count_include_pad, divisor_override,
+// int64) and adaptive_avg_pool2d the same, bit for bit.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -68,6 +70,56 @@ TEST(PoolChannelsLast, MaxPoolMatchesRowMajorKernelsExactly) {
           const Tensor gx = max_pool2d_with_indices_backward(channels_last(gy), k.shape, idx);
           EXPECT_TRUE(gx.is_contiguous(MemoryFormat::ChannelsLast)) << i;
           EXPECT_TRUE(equal(gx, want_gx)) << i << " ties " << ties;
+        }
+      }
+    }
+  }
+  set_num_threads(threads);
+}
+
+TEST(PoolChannelsLast, AveragePoolsMatchRowMajorKernelsExactly) {
+  const int threads = get_num_threads();
+  for (int i = 0; i < static_cast<int>(std::size(kCases)); ++i) {
+    const Case& k = kCases[i];
+    for (ScalarType type : {kFloat, kDouble, kBFloat16, kLong}) {
+      manual_seed(21 + i);
+      const Tensor x = type == kLong ? randint(-50, 50, k.shape) : randn(k.shape).to(type);
+      const Tensor xcl = channels_last(x);
+      for (int variant = 0; variant < 3; ++variant) {
+        const bool include_pad = variant != 1;
+        const std::optional<int64_t> divisor =
+            variant == 2 ? std::optional<int64_t>(5) : std::nullopt;
+        const Tensor want =
+            avg_pool2d(x, k.kernel, k.stride, k.padding, k.ceil_mode, include_pad, divisor);
+        const Tensor gy = randn(want.sizes()).to(type == kLong ? kFloat : type);
+        const Tensor want_gx = avg_pool2d_backward(gy, k.shape, k.kernel, k.stride, k.padding,
+                                                   k.ceil_mode, include_pad, divisor);
+        for (int n : {1, 2}) {
+          set_num_threads(n);
+          const Tensor out =
+              avg_pool2d(xcl, k.kernel, k.stride, k.padding, k.ceil_mode, include_pad, divisor);
+          EXPECT_TRUE(out.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+          EXPECT_TRUE(equal(out, want)) << i << " variant " << variant;
+          if (type == kLong) continue;  // no int64 backward
+          const Tensor gx = avg_pool2d_backward(channels_last(gy), k.shape, k.kernel, k.stride,
+                                                k.padding, k.ceil_mode, include_pad, divisor);
+          EXPECT_TRUE(gx.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+          EXPECT_TRUE(equal(gx, want_gx)) << i << " variant " << variant;
+        }
+      }
+      if (type == kLong) continue;
+      for (std::vector<int64_t> size : {std::vector<int64_t>{3, 4}, {5, 2}, {2, 1}}) {
+        const Tensor want = adaptive_avg_pool2d(x, size);
+        const Tensor gy = randn(want.sizes()).to(type);
+        const Tensor want_gx = adaptive_avg_pool2d_backward(gy, k.shape);
+        for (int n : {1, 2}) {
+          set_num_threads(n);
+          const Tensor out = adaptive_avg_pool2d(xcl, size);
+          EXPECT_TRUE(out.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+          EXPECT_TRUE(equal(out, want)) << i << " adaptive " << size[0] << "x" << size[1];
+          const Tensor gx = adaptive_avg_pool2d_backward(channels_last(gy), k.shape);
+          EXPECT_TRUE(gx.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+          EXPECT_TRUE(equal(gx, want_gx)) << i << " adaptive " << size[0] << "x" << size[1];
         }
       }
     }
