@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "tensor/all.h"
 
 namespace ember::bench {
@@ -23,6 +24,18 @@ struct EmberBackend {
     Tensor y = ember::convolution(x, w, b, {stride, stride}, {pad, pad}, {1, 1}, 1);
     return ember::convolution_backward(gy, x, w, {stride, stride}, {pad, pad}, {1, 1}, 1,
                                        {want_gx, true, true});
+  }
+  static Tensor channels_last(const Tensor& t) {
+    return t.contiguous(ember::MemoryFormat::ChannelsLast);
+  }
+  static std::vector<Tensor> bn_pool_step(const Tensor& x, const Tensor& w, const Tensor& b,
+                                          const Tensor& gy) {
+    const Tensor xs = x.detach().requires_grad_(), ws = w.detach().requires_grad_(),
+                 bs = b.detach().requires_grad_();
+    Tensor y =
+        std::get<0>(ember::native_batch_norm(xs, ws, bs, Tensor(), Tensor(), true, 0.1, 1e-5));
+    Tensor z = ember::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
+    return ember::autograd::grad({z}, {xs, ws, bs}, {gy});
   }
   static void set_threads(int n) { ember::set_num_threads(n); }
 };

@@ -6,7 +6,9 @@
 // (tensor_ops_vs_libtorch.cc). B provides: Tensor, rand(sizes), add(a, b),
 // sum(a), mean(a), mm(a, b), conv_step(x, w, b, gy, stride, pad, want_gx)
 // (a 2-D convolution's forward and backward), maybe_bf16(t, yes) (t, or t
-// in bfloat16), set_threads(n).
+// in bfloat16), channels_last(t) (t in channels-last memory),
+// bn_pool_step(x, w, b, gy) (training batch norm then a 3x3 stride-2 max
+// pool, forward and backward to x, w and b), set_threads(n).
 //
 // Every case takes (size, threads) arguments and reports rates as counters:
 //   tiny_add   a + b on 1-element tensors: time per op is the dispatch cost
@@ -19,7 +21,12 @@
 //              shapes of seed 003's MNIST net's and ResNet-18's layers, kConvShapes):
 //              "GFLOP/s" counts 2 multiply-adds per weight use in each of
 //              the three passes (two where the input needs no gradient);
-//              a third argument of 1: in bfloat16
+//              a third argument of 1: in bfloat16; a fourth of 1: input,
+//              weight and output gradient in channels-last memory
+//   bn_pool    ResNet-18's stem after its first convolution: batch norm
+//              (training) + max_pool2d(3, 2, 1) forward and backward on
+//              [32, 64, 32, 32]; "GB/s" counts the input once; a third
+//              argument of 1: channels-last
 
 #include <benchmark/benchmark.h>
 
@@ -123,18 +130,38 @@ void BM_Conv(benchmark::State& state) {
   const int64_t oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
   const int64_t ow = (c.w + 2 * c.pad - c.k) / c.stride + 1;
   const bool bf16 = state.range(2) != 0;  // every tensor in bfloat16
-  auto x = B::maybe_bf16(B::rand({c.n, c.c, c.h, c.w}), bf16);
-  auto w = B::maybe_bf16(B::rand({c.co, c.c, c.k, c.k}), bf16);
+  const bool cl = state.range(3) != 0;    // channels-last (PyTorch's memory_format)
+  auto layout = [cl](auto t) { return cl ? B::channels_last(t) : t; };
+  auto x = layout(B::maybe_bf16(B::rand({c.n, c.c, c.h, c.w}), bf16));
+  auto w = layout(B::maybe_bf16(B::rand({c.co, c.c, c.k, c.k}), bf16));
   auto b = B::maybe_bf16(B::rand({c.co}), bf16);
-  auto gy = B::maybe_bf16(B::rand({c.n, c.co, oh, ow}), bf16);
+  auto gy = layout(B::maybe_bf16(B::rand({c.n, c.co, oh, ow}), bf16));
   for (auto _ : state) {
     auto grads = B::conv_step(x, w, b, gy, c.stride, c.pad, c.want_gx);
     benchmark::DoNotOptimize(grads);
   }
   const double macs = 1.0 * c.n * c.co * oh * ow * c.c * c.k * c.k;
-  state.SetLabel(std::string(c.name) + (bf16 ? " bf16" : ""));
+  state.SetLabel(std::string(c.name) + (bf16 ? " bf16" : "") + (cl ? " channels_last" : ""));
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * macs * (c.want_gx ? 3 : 2) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+template <typename B>
+void BM_BnPool(benchmark::State& state) {
+  B::set_threads(static_cast<int>(state.range(0)));
+  const bool cl = state.range(1) != 0;
+  auto layout = [cl](auto t) { return cl ? B::channels_last(t) : t; };
+  auto x = layout(B::rand({32, 64, 32, 32}));
+  auto w = B::rand({64});
+  auto b = B::rand({64});
+  auto gy = layout(B::rand({32, 64, 16, 16}));
+  for (auto _ : state) {
+    auto grads = B::bn_pool_step(x, w, b, gy);
+    benchmark::DoNotOptimize(grads);
+  }
+  state.SetLabel(cl ? "channels_last" : "contiguous");
+  state.counters["GB/s"] = benchmark::Counter(32.0 * 64 * 32 * 32 * 4 * state.iterations() / 1e9,
+                                              benchmark::Counter::kIsRate);
 }
 
 // Registers every case for backend B under names prefixed with `prefix`.
@@ -159,12 +186,29 @@ void register_cases(const char* prefix) {
     }
     for (int64_t i = 0; i < static_cast<int64_t>(std::size(kConvShapes)); ++i) {
       benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
-          ->Args({i, threads, 0})
+          ->Args({i, threads, 0, 0})
           ->UseRealTime();
     }
     for (int64_t i : {3, 5}) {  // ResNet-18's 3x3 layers in bfloat16
       benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
-          ->Args({i, threads, 1})
+          ->Args({i, threads, 1, 0})
+          ->UseRealTime();
+    }
+    // ResNet-18's layers in channels-last memory (PyTorch's
+    // memory_format=channels_last), float and two in bfloat16.
+    for (int64_t i = 2; i <= 8; ++i) {
+      benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
+          ->Args({i, threads, 0, 1})
+          ->UseRealTime();
+    }
+    for (int64_t i : {3, 5}) {
+      benchmark::RegisterBenchmark(name("conv").c_str(), BM_Conv<B>)
+          ->Args({i, threads, 1, 1})
+          ->UseRealTime();
+    }
+    for (int cl : {0, 1}) {
+      benchmark::RegisterBenchmark(name("bn_pool").c_str(), BM_BnPool<B>)
+          ->Args({threads, cl})
           ->UseRealTime();
     }
   }

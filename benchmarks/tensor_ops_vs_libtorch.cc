@@ -33,6 +33,17 @@ struct TorchBackend {
     return at::convolution_backward(gy, x, w, at::IntArrayRef{w.size(0)}, {stride, stride},
                                     {pad, pad}, {1, 1}, false, {0, 0}, 1, {want_gx, true, true});
   }
+  static Tensor channels_last(const Tensor& t) {
+    return t.contiguous(at::MemoryFormat::ChannelsLast);
+  }
+  static std::vector<Tensor> bn_pool_step(const Tensor& x, const Tensor& w, const Tensor& b,
+                                          const Tensor& gy) {
+    const Tensor xs = x.detach().requires_grad_(), ws = w.detach().requires_grad_(),
+                 bs = b.detach().requires_grad_();
+    Tensor y = torch::batch_norm(xs, ws, bs, {}, {}, true, 0.1, 1e-5, false);
+    Tensor z = torch::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
+    return torch::autograd::grad({z}, {xs, ws, bs}, {gy});
+  }
   static void set_threads(int n) { torch::set_num_threads(n); }
 };
 

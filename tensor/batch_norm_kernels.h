@@ -10,8 +10,10 @@
 // half/bfloat16 input to float, where PyTorch's kernels read and write the
 // input's dtype.
 //
-// Every tensor [N, C, *] is contiguous; per-channel vectors are [C] in the
-// accumulation dtype (float; double for double inputs). Internal.
+// Every tensor [N, C, *] is contiguous, or on the CPU every one is 4-D and
+// channels-last (Note [Channels-last batch norm] in batch_norm_cpu.cc);
+// per-channel vectors are [C] in the accumulation dtype (float; double for
+// double inputs). Internal.
 
 #include "tensor/kernel_table.h"
 #include "tensor/tensor.h"
@@ -33,8 +35,11 @@ EMBER_DECLARE_KERNEL_TABLE(batch_norm_affine_kernel, BatchNormAffineFn);
 EMBER_DECLARE_KERNEL_TABLE(batch_norm_backward_reduce_kernel, BatchNormBackwardReduceFn);
 
 // Whether the fused kernels take `input` on its device: registered,
-// floating, contiguous and not empty.
+// floating, contiguous (or channels-last on the CPU) and not empty.
 bool batch_norm_kernels_apply(const Tensor& input);
+// The layout of the kernels' tensors for `input` (one they apply to):
+// ChannelsLast for a channels-last CPU input, else Contiguous.
+MemoryFormat batch_norm_layout(const Tensor& input);
 
 }  // namespace detail
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include <functional>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -247,8 +248,11 @@ int64_t chunk_of(const Geometry& g) {
 // The geometry of samples [s0, s1) in oneDNN's terms (Note [oneDNN
 // convolution] in onednn.h).
 detail::onednn::ConvShape onednn_shape(const Geometry& g, int64_t s0, int64_t s1) {
-  return {s1 - s0, g.c,  g.h,  g.w,  g.co, g.kh, g.kw, g.oh,
-          g.ow,    g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups};
+  detail::onednn::ConvShape s{s1 - s0, g.c,  g.h,  g.w,  g.co, g.kh, g.kw, g.oh,
+                              g.ow,    g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups};
+  s.channels_last = g.channels_last;
+  s.weight_channels_last = g.weight_channels_last;
+  return s;
 }
 
 // Samples [s0, s1) of the batch: through oneDNN's primitive where the rule
@@ -605,64 +609,114 @@ void copy_back(Tensor& dst, const Tensor& src) {
 // the batch (the float split, Note [Convolution threads]) through oneDNN's
 // bfloat16 primitive; the weight gradient's parts are summed in float and
 // rounded once. False where oneDNN has no primitive for the shape (the
-// caller then converts to float; what was written is overwritten).
-bool bf16_parts(const Geometry& g, const std::function<bool(detail::onednn::ConvShape&, int64_t,
-                                                            int64_t, int64_t)>& part) {
+// caller then converts to float; what was written is overwritten). Float
+// channels-last convolutions take the same route (Note [Native
+// channels-last convolution]).
+bool onednn_parts(const Geometry& g, bool bf16,
+                  const std::function<bool(detail::onednn::ConvShape&, int64_t, int64_t)>& part) {
   const int64_t parts = parts_of<float>(g);
   std::atomic<bool> ok{true};
   parallel_for(0, parts, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t p = lo; p < hi; ++p) {
       const int64_t s0 = g.n * p / parts, s1 = g.n * (p + 1) / parts;
       detail::onednn::ConvShape s = onednn_shape(g, s0, s1);
-      s.bf16 = true;
-      if (!part(s, p, s0, s1)) ok = false;
+      s.bf16 = bf16;
+      if (!part(s, p, s0)) ok = false;
     }
   });
   return ok;
 }
 
-bool bf16_forward(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
-                  Tensor& out) {
-  const BFloat16* xp = x.data_ptr<BFloat16>();
-  const BFloat16* bp = b.defined() ? b.data_ptr<BFloat16>() : nullptr;
-  BFloat16* op = out.data_ptr<BFloat16>();
-  return bf16_parts(g, [&](detail::onednn::ConvShape& s, int64_t, int64_t s0, int64_t) {
-    return detail::onednn::conv_forward(s, xp + s0 * g.c * g.h * g.w, w.data_ptr<BFloat16>(), bp,
-                                        op + s0 * g.co * g.l());
-  });
+// t's data from sample s0 on, `sample` elements per sample (a sample is
+// that many consecutive elements in both layouts).
+const void* at_sample(const Tensor& t, int64_t s0, int64_t sample) {
+  return static_cast<const char*>(t.data_ptr()) + s0 * sample * t.element_size();
+}
+void* at_sample(Tensor& t, int64_t s0, int64_t sample) {
+  return static_cast<char*>(t.data_ptr()) + s0 * sample * t.element_size();
 }
 
-bool bf16_backward(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
-                   Tensor& gx, Tensor& gw, Tensor& gb) {
+// gb[co] = the sum of gy over samples and positions, gy channels-last: the
+// column sums of an [n * oh * ow, co] matrix, in double (vectorized over co).
+template <typename T>
+void channel_sums_cl(const T* gy, int64_t rows, int64_t co, T* gb) {
+  std::vector<double> acc(co, 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* row = gy + r * co;
+    for (int64_t c = 0; c < co; ++c) acc[c] += static_cast<double>(row[c]);
+  }
+  for (int64_t c = 0; c < co; ++c) gb[c] = static_cast<T>(acc[c]);
+}
+
+// Float or bfloat16 tensors, laid out as g says.
+bool onednn_forward(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                    Tensor& out) {
+  const void* bp = b.defined() ? b.data_ptr() : nullptr;
+  return onednn_parts(
+      g, x.dtype() == kBFloat16, [&](detail::onednn::ConvShape& s, int64_t, int64_t s0) {
+        return detail::onednn::conv_forward(s, at_sample(x, s0, g.c * g.h * g.w), w.data_ptr(), bp,
+                                            at_sample(out, s0, g.co * g.l()));
+      });
+}
+
+bool onednn_backward(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
+                     Tensor& gx, Tensor& gw, Tensor& gb) {
   const int64_t in_sample = g.c * g.h * g.w, out_sample = g.co * g.l();
-  const BFloat16* gyp = gy.data_ptr<BFloat16>();
-  Tensor partial =
-      gw.defined() ? empty({parts_of<float>(g), gw.numel()}, gw.options().dtype(kFloat)) : Tensor();
-  const bool ok = bf16_parts(g, [&](detail::onednn::ConvShape& s, int64_t p, int64_t s0, int64_t) {
-    bool done = true;
-    if (gx.defined()) {
-      done = detail::onednn::conv_backward_data(s, gyp + s0 * out_sample, w.data_ptr<BFloat16>(),
-                                                gx.data_ptr<BFloat16>() + s0 * in_sample);
-    }
-    if (done && gw.defined()) {
-      done = detail::onednn::conv_backward_weights(
-          s, gyp + s0 * out_sample, x.data_ptr<BFloat16>() + s0 * in_sample,
-          partial.data_ptr<float>() + p * gw.numel());
-    }
-    return done;
-  });
+  const int64_t parts = parts_of<float>(g);
+  // The weight gradient's float parts; a single float one goes straight to gw.
+  const bool direct = gw.defined() && parts == 1 && gw.dtype() == kFloat;
+  Tensor partial = !gw.defined() ? Tensor()
+                   : direct      ? gw
+                                 : empty({parts, gw.numel()}, gw.options().dtype(kFloat));
+  const bool ok = onednn_parts(
+      g, gy.dtype() == kBFloat16, [&](detail::onednn::ConvShape& s, int64_t p, int64_t s0) {
+        bool done = true;
+        if (gx.defined()) {
+          done = detail::onednn::conv_backward_data(s, at_sample(gy, s0, out_sample), w.data_ptr(),
+                                                    at_sample(gx, s0, in_sample));
+        }
+        if (done && gw.defined()) {
+          done = detail::onednn::conv_backward_weights(s, at_sample(gy, s0, out_sample),
+                                                       at_sample(x, s0, in_sample),
+                                                       partial.data_ptr<float>() + p * gw.numel());
+        }
+        return done;
+      });
   if (!ok) return false;
-  if (gw.defined()) gw.copy_(partial.sum(0).view(gw.sizes()));
-  // In float, rounded once (a float copy of gy and a general reduction
-  // took 15% of ResNet-18's bfloat16 layer2 step).
-  if (gb.defined()) bias_grad<float>(g, gyp, gb.data_ptr<BFloat16>());
+  if (gw.defined() && !direct) gw.copy_(partial.sum(0).view(gw.sizes()));
+  if (gb.defined()) {
+    // Summed wider and rounded once, from gy's own memory (a float copy of
+    // gy and a general reduction took 15% of ResNet-18's bfloat16 layer2
+    // step).
+    auto sums = [&](auto* p, auto* o) {
+      if (g.channels_last) {
+        channel_sums_cl(p, g.n * g.l(), g.co, o);
+      } else {
+        bias_grad<float>(g, p, o);
+      }
+    };
+    if (gy.dtype() == kBFloat16) {
+      sums(gy.data_ptr<BFloat16>(), gb.data_ptr<BFloat16>());
+    } else {
+      sums(gy.data_ptr<float>(), gb.data_ptr<float>());
+    }
+  }
   return true;
 }
 
 void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
                       Tensor& out) {
+  if (g.channels_last) {  // Note [Native channels-last convolution]
+    if (onednn_forward(g, x, w, b, out)) return;
+    Geometry rows = g;  // oneDNN has no primitive for it: through row-major copies
+    rows.channels_last = rows.weight_channels_last = false;
+    Tensor o = empty(out.sizes(), out.options());
+    conv_forward_cpu(rows, x.contiguous(), w.contiguous(), b, o);
+    out.copy_(o);
+    return;
+  }
   if (x.dtype() == kBFloat16 && detail::onednn::use_bf16_conv() &&
-      bf16_forward(g, x, w, b, out)) {
+      onednn_forward(g, x, w, b, out)) {
     return;
   }
   if (reduced_float(x.dtype())) {
@@ -680,8 +734,18 @@ void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const
 
 void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
                        Tensor& gx, Tensor& gw, Tensor& gb) {
+  if (g.channels_last) {  // Note [Native channels-last convolution]
+    if (onednn_backward(g, gy, x, w, gx, gw, gb)) return;
+    Geometry rows = g;
+    rows.channels_last = rows.weight_channels_last = false;
+    Tensor gxr = gx.defined() ? empty(gx.sizes(), gx.options()) : Tensor();
+    conv_backward_cpu(rows, gy.contiguous(), x.defined() ? x.contiguous() : x, w.contiguous(), gxr,
+                      gw, gb);
+    if (gx.defined()) gx.copy_(gxr);
+    return;
+  }
   if (gy.dtype() == kBFloat16 && detail::onednn::use_bf16_conv() &&
-      bf16_backward(g, gy, x, w, gx, gw, gb)) {
+      onednn_backward(g, gy, x, w, gx, gw, gb)) {
     return;
   }
   if (reduced_float(gy.dtype())) {  // Note [Reduced-precision CPU convolution]
@@ -701,6 +765,56 @@ void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, con
   });
 }
 
+// Note [Native channels-last convolution]: PyTorch users put a network in
+// channels-last memory (memory_format=channels_last) to make it faster, so
+// a CPU convolution of a channels-last input does not copy it to row-major
+// and its result back (Note [Result layout]) where oneDNN runs every pass
+// asked for: float32 where Note [oneDNN convolution rule] takes oneDNN for
+// each of them, bfloat16 where its primitives are taken (Note [bfloat16 CPU
+// convolution]). The input, output and their gradients are then described
+// to oneDNN as its plain nhwc layout, reordered straight to and from the
+// blocked one its kernels use (onednn.cc), and the bias gradient is a
+// column sum over the [n * oh * ow, co] rows. Elsewhere (im2col + GEMM, the
+// double path, CUDA) the channels-last tensors are still copied: im2col's
+// unfolding and its GEMM are written for row-major planes. A channels-last
+// weight is oneDNN's ohwi as it is (PyTorch's model.to(channels_last)
+// makes one: ResNet-18's last layers hold more weight than activations);
+// the weight gradient stays [co, c / groups, kh, kw] (Note [Result
+// layout]).
+// Where oneDNN is taken, nhwc is also what its kernels read (onednn.cc):
+// no reorder at all, so 1x1 kernels take it too (Note [oneDNN convolution
+// rule]).
+
+// Whether the convolution of `input` runs natively channels-last (every
+// pass asked for through oneDNN).
+bool native_channels_last(const Geometry& g, const Tensor& input, bool forward, bool want_gx,
+                          bool want_gw) {
+  if (!input.is_cpu() || input.dim() != 4 ||
+      input.suggest_memory_format() != MemoryFormat::ChannelsLast) {
+    return false;
+  }
+  if (input.dtype() == kBFloat16) return detail::onednn::use_bf16_conv();
+  if (input.dtype() != kFloat) return false;
+  using detail::onednn::ConvPass;
+  detail::onednn::ConvShape s = onednn_shape(g, 0, g.n);
+  s.channels_last = true;
+  return (!forward || detail::onednn::use_conv(s, ConvPass::kForward)) &&
+         (!want_gx || detail::onednn::use_conv(s, ConvPass::kBackwardData)) &&
+         (!want_gw || detail::onednn::use_conv(s, ConvPass::kBackwardWeights));
+}
+
+// The weight as the kernel takes it; sets g.weight_channels_last.
+Tensor weight_for(Geometry& g, const Tensor& weight) {
+  g.weight_channels_last =
+      g.channels_last && weight.suggest_memory_format() == MemoryFormat::ChannelsLast;
+  return weight.contiguous(g.weight_channels_last ? MemoryFormat::ChannelsLast
+                                                  : MemoryFormat::Contiguous);
+}
+
+MemoryFormat format_of(const Geometry& g) {
+  return g.channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous;
+}
+
 }  // namespace
 
 namespace detail {
@@ -714,14 +828,16 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   EMBER_AUTOCAST(convolution, ::ember::convolution, input, weight, bias, stride, padding, dilation,
                  groups);
-  const Geometry g = make_geometry(input, weight, bias, stride, padding, dilation, groups);
+  Geometry g = make_geometry(input, weight, bias, stride, padding, dilation, groups);
   profiler::RecordFunction prof_range("convolution", profiler::RangeKind::kOp, input, weight, bias);
   detail::OpScope scope(input, weight, bias);
-  Tensor x = input.contiguous(), w = weight.contiguous();
+  g.channels_last = native_channels_last(g, input, true, false, false);
+  const MemoryFormat f = format_of(g);
+  Tensor x = input.contiguous(f), w = weight_for(g, weight);
   Tensor b = bias.defined() ? bias.to(input.dtype()).contiguous() : Tensor();
-  Tensor out = empty(out_sizes(g, input.dim()), input.options());
+  Tensor out = empty(out_sizes(g, input.dim()), input.options().memory_format(f));
   detail::conv_forward_stub(input.device())(g, x, w, b, out);
-  out = detail::in_layout_of_input(out, input);
+  if (!g.channels_last) out = detail::in_layout_of_input(out, input);
   if (scope.active()) {
     scope.record("convolution", {input, weight, bias}, {out},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});
@@ -734,21 +850,24 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         IntArrayRef stride, IntArrayRef padding,
                                                         IntArrayRef dilation, int64_t groups,
                                                         std::array<bool, 3> mask) {
-  const Geometry g = make_geometry(input, weight, Tensor(), stride, padding, dilation, groups);
+  Geometry g = make_geometry(input, weight, Tensor(), stride, padding, dilation, groups);
   // Recorded (Note [Differentiable backward kernels] in nn_ops.h).
   profiler::RecordFunction prof_range("convolution_backward", profiler::RangeKind::kOp, grad_output,
                                       input, weight);
   detail::OpScope scope(grad_output, input, weight);
-  Tensor gy = grad_output.to(input.dtype()).contiguous();
+  g.channels_last = native_channels_last(g, input, false, mask[0], mask[1]);
+  const MemoryFormat f = format_of(g);
+  Tensor gy = grad_output.to(input.dtype()).contiguous(f);
   EMBER_CHECK(gy.sizes() == IntArrayRef(out_sizes(g, input.dim())),
               "convolution_backward: grad_output of size ", detail::bracketed(gy.sizes()),
               " does not match the output");
-  Tensor x = input.contiguous(), w = weight.contiguous();
-  Tensor gx = mask[0] ? empty(input.sizes(), input.options()) : Tensor();
+  Tensor x = input.contiguous(f), w = weight_for(g, weight);
+  Tensor gx = mask[0] ? empty(input.sizes(), input.options().memory_format(f)) : Tensor();
   Tensor gw = mask[1] ? empty(weight.sizes(), weight.options()) : Tensor();
   Tensor gb = mask[2] ? empty({g.co}, input.options()) : Tensor();
   detail::conv_backward_stub(input.device())(g, gy, x, w, gx, gw, gb);
-  gx = detail::in_layout_of_input(gx, input);  // PyTorch's: the input's memory format
+  // PyTorch's: the input's memory format
+  if (!g.channels_last) gx = detail::in_layout_of_input(gx, input);
   if (scope.active()) {
     scope.record("convolution_backward", {grad_output, input, weight}, {gx, gw, gb},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});

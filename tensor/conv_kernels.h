@@ -19,11 +19,18 @@ struct ConvGeometry {
   int64_t co, kh, kw;  // weight
   int64_t oh, ow;      // output
   int64_t sh, sw, ph, pw, dh, dw, groups;
+  // x, out, gy and gx are channels-last ([n, h, w, c] in memory): only the
+  // CPU kernels' oneDNN route sets it (Note [Native channels-last
+  // convolution] in conv.cc); every other kernel sees contiguous tensors.
+  bool channels_last = false;
+  // With channels_last: w is channels-last too ([co, kh, kw, c / groups]).
+  bool weight_channels_last = false;
   int64_t ckk() const { return c * kh * kw; }
   int64_t l() const { return oh * ow; }
 };
 
-// Contiguous tensors of one floating dtype; b may be undefined.
+// Contiguous tensors (channels-last ones where g.channels_last) of one
+// floating dtype; b may be undefined.
 using ConvForwardFn = void (*)(const ConvGeometry& g, const Tensor& x, const Tensor& w,
                                const Tensor& b, Tensor& out);
 // Fills each defined output: gx [n, c, h, w] (needs gy and w only), gw

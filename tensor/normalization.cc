@@ -66,7 +66,16 @@ bool batch_norm_kernels_apply(const Tensor& input) {
   if (d == kCPU && input.dtype() != kFloat && input.dtype() != kDouble) return false;
   return batch_norm_stats_kernel.has(d) && batch_norm_affine_kernel.has(d) &&
          batch_norm_backward_reduce_kernel.has(d) && is_floating_point(input.dtype()) &&
-         input.numel() > 0 && input.is_contiguous();
+         input.numel() > 0 &&
+         (input.is_contiguous() || batch_norm_layout(input) == MemoryFormat::ChannelsLast);
+}
+
+MemoryFormat batch_norm_layout(const Tensor& input) {
+  // Note [Channels-last batch norm]: the CPU kernels' second layout.
+  return input.is_cpu() && input.dim() == 4 && !input.is_contiguous() &&
+                 input.is_contiguous(MemoryFormat::ChannelsLast)
+             ? MemoryFormat::ChannelsLast
+             : MemoryFormat::Contiguous;
 }
 
 namespace {
@@ -140,7 +149,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     }
     auto [alpha, beta] = scale_and_shift(mean, invstd, weight.defined() ? weight.to(acc) : weight,
                                          bias.defined() ? bias.to(acc) : bias);
-    out = empty(input.sizes(), input.options());
+    out = empty(input.sizes(), input.options().memory_format(detail::batch_norm_layout(input)));
     detail::batch_norm_affine_kernel(input.device().type())(input, Tensor(), alpha, Tensor(),
                                                             Tensor(), beta, out);
   } else {

@@ -38,6 +38,12 @@ struct ConvShape {
   // otherwise; the weight gradient of a bfloat16 pass is float32 (the
   // caller sums the parts of a split batch, then rounds once).
   bool bf16 = false;
+  // The input, the output and their gradients are channels-last in memory
+  // ([n, h, w, c] and [n, oh, ow, co]; Note [Native channels-last
+  // convolution] in conv.cc); the weight stays [co, c / groups, kh, kw].
+  bool channels_last = false;
+  // The weight (not its gradient) is channels-last: [co, kh, kw, c / groups].
+  bool weight_channels_last = false;
 };
 
 enum class ConvPass { kForward, kBackwardData, kBackwardWeights };

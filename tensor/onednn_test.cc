@@ -2,7 +2,10 @@
 // through ember::convolution) against ember's float64 im2col convolution,
 // over strides, padding with a floored remainder, dilation, groups,
 // depthwise, 1-D, channel counts that do not fill a block, and a batch
-// split across threads; and the rule's documented choices.
+// split across threads; and the rule's documented choices. Channels-last
+// tensors as oneDNN's nhwc (Note [Native channels-last convolution] in
+// conv.cc): the primitives on nhwc memory, and the public ops' values and
+// strides against the row-major float64 ones.
 #include "tensor/onednn.h"
 
 #include <atomic>
@@ -98,6 +101,101 @@ TEST(OneDnnConv, PrimitivesMatchFloat64Im2col) {
   }
 }
 
+Tensor channels_last(const Tensor& t) { return t.contiguous(MemoryFormat::ChannelsLast); }
+
+// The primitives on nhwc memory, float32 and bfloat16: the float64
+// row-major results, in channels-last memory.
+TEST(OneDnnConv, PrimitivesTakeChannelsLastMemory) {
+  for (int i = 0; i < static_cast<int>(std::size(kCases)); ++i) {
+    const Case& k = kCases[i];
+    for (bool bf16 : {false, true}) {
+      ConvShape s = shape_of(k);
+      s.channels_last = true;
+      s.bf16 = bf16;
+      const Tensors t = random_tensors(k, s);
+      const ScalarType type = bf16 ? kBFloat16 : kFloat;
+      s.weight_channels_last = i % 2 == 1;  // oneDNN's ohwi
+      const Tensor x = channels_last(t.x.to(type)), b = t.b.to(type),
+                   gy = channels_last(t.gy.to(type));
+      const Tensor w = s.weight_channels_last ? channels_last(t.w.to(type)) : t.w.to(type);
+      ASSERT_TRUE(x.is_contiguous(MemoryFormat::ChannelsLast));
+      const std::vector<int64_t> st{k.sh, k.sw}, pad{k.ph, k.pw}, dil{k.dh, k.dw};
+      const Tensor xd = x.to(kDouble).contiguous(), wd = w.to(kDouble),
+                   gyd = gy.to(kDouble).contiguous();
+      const Tensor want_y = convolution(xd, wd, b.to(kDouble), st, pad, dil, k.groups);
+      auto [want_gx, want_gw, unused] =
+          convolution_backward(gyd, xd, wd, st, pad, dil, k.groups, {true, true, false});
+      const TensorOptions cl = TensorOptions(type).memory_format(MemoryFormat::ChannelsLast);
+      Tensor y = empty(want_y.sizes(), cl), gx = empty(x.sizes(), cl), gw = empty(w.sizes());
+      ASSERT_TRUE(
+          detail::onednn::conv_forward(s, x.data_ptr(), w.data_ptr(), b.data_ptr(), y.data_ptr()))
+          << i;
+      ASSERT_TRUE(detail::onednn::conv_backward_data(s, gy.data_ptr(), w.data_ptr(), gx.data_ptr()))
+          << i;
+      ASSERT_TRUE(detail::onednn::conv_backward_weights(s, gy.data_ptr(), x.data_ptr(),
+                                                        gw.data_ptr<float>()))
+          << i;
+      if (bf16) {
+        for (auto [got, want] : {std::make_pair(y, want_y), std::make_pair(gx, want_gx)}) {
+          const double scale = want.abs().max().item<double>() + 1;
+          EXPECT_LT((got.to(kDouble) - want).abs().max().item<double>(), 1e-2 * scale) << i;
+        }
+      } else {
+        expect_near(y, want_y, "nhwc output", i);
+        expect_near(gx, want_gx, "nhwc input gradient", i);
+      }
+      expect_near(gw, want_gw, "weight gradient from nhwc", i);
+    }
+  }
+}
+
+// Through the public ops, 1 and 2 threads, shapes the rule takes to oneDNN
+// (native) and shapes it leaves to im2col (copied): the float64 row-major
+// values, with the output and the input gradient channels-last, and the
+// same bits run to run.
+TEST(OneDnnConv, ChannelsLastOpsMatchRowMajorFloat64) {
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.push_back({1, 32, 9, 7, 48, 3, 3, 1, 2, 1, 2, 1, 1, 1});   // N = 1, odd planes
+  cases.push_back({3, 48, 11, 9, 32, 3, 3, 2, 2, 1, 1, 2, 1, 2});  // groups, dilation, stride 2
+  cases.push_back({2, 24, 7, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1});   // partial blocks: im2col
+  cases.push_back({5, 3, 15, 13, 64, 7, 7, 2, 2, 3, 3, 1, 1, 1});  // a first layer
+  const int threads = get_num_threads();
+  for (int i = 0; i < static_cast<int>(cases.size()); ++i) {
+    const Case& k = cases[i];
+    const ConvShape s = shape_of(k);
+    const Tensors t = random_tensors(k, s);
+    const std::vector<int64_t> st{k.sh, k.sw}, pad{k.ph, k.pw}, dil{k.dh, k.dw};
+    const Tensor xd = t.x.to(kDouble), wd = t.w.to(kDouble);
+    const Tensor want_y = convolution(xd, wd, t.b.to(kDouble), st, pad, dil, k.groups);
+    auto [want_gx, want_gw, want_gb] =
+        convolution_backward(t.gy.to(kDouble), xd, wd, st, pad, dil, k.groups, {true, true, true});
+    const Tensor x = channels_last(t.x), gy = channels_last(t.gy);
+    // A channels-last weight (oneDNN's ohwi) in every other case.
+    const Tensor w = i % 2 ? channels_last(t.w) : t.w;
+    for (int n : {1, 2}) {
+      set_num_threads(n);
+      const Tensor y = convolution(x, w, t.b, st, pad, dil, k.groups);
+      auto [gx, gw, gb] =
+          convolution_backward(gy, x, w, st, pad, dil, k.groups, {true, true, true});
+      if (k.h > 1) {  // H = 1 (1-D) strides are ambiguous
+        EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+        EXPECT_TRUE(gx.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+      }
+      expect_near(y, want_y, "channels-last output", i);
+      expect_near(gx, want_gx, "channels-last input gradient", i);
+      expect_near(gw, want_gw, "weight gradient", i);
+      expect_near(gb, want_gb, "bias gradient", i);
+      if (n == 1) {
+        auto [gx2, gw2, gb2] =
+            convolution_backward(gy, x, w, st, pad, dil, k.groups, {true, true, true});
+        EXPECT_TRUE(equal(convolution(x, w, t.b, st, pad, dil, k.groups), y)) << i;
+        EXPECT_TRUE(equal(gx2, gx) && equal(gw2, gw) && equal(gb2, gb)) << i;
+      }
+    }
+  }
+  set_num_threads(threads);
+}
+
 // Through the public op on two threads: each thread runs its own samples'
 // primitives (5 samples: parts of 2 and 3), and the weight gradient is the
 // sum of the parts'.
@@ -179,10 +277,10 @@ TEST(OneDnnConv, BFloat16PrimitivesMatchFloat64) {
 // ops (in a child: the choice is read once per process), on two threads:
 // the same results as the float32 path rounded to bfloat16, within its
 // rounding.
-bool bf16_ops_agree_with_float() {
+bool bf16_ops_agree_with_float(MemoryFormat format) {
   manual_seed(8);
-  const Tensor x = randn({5, 16, 9, 9}), w = randn({32, 16, 3, 3}), b = randn({32}),
-               gy = randn({5, 32, 9, 9});
+  const Tensor x = randn({5, 16, 9, 9}).contiguous(format), w = randn({32, 16, 3, 3}),
+               b = randn({32}), gy = randn({5, 32, 9, 9}).contiguous(format);
   const std::vector<int64_t> one{1, 1};
   auto close = [](const Tensor& got, const Tensor& want) {
     const double scale = want.abs().max().item<double>() + 1;
@@ -201,9 +299,16 @@ bool bf16_ops_agree_with_float() {
   const Tensor exact_gb = gyb.to(kDouble).sum({0, 2, 3});
   const bool gb_rounded_once =
       ((gb.to(kDouble) - exact_gb).abs() <= exact_gb.abs() * (1.0 / 256) + 1e-6).all().item<bool>();
-  return detail::onednn::use_bf16_conv() &&
+  return detail::onednn::use_bf16_conv() && gyb.is_contiguous(format) &&
          close(convolution(xb, wb, bb, one, one, one, 1), want_y) && close(gx, want_gx) &&
          close(gw, want_gw) && close(gb, want_gb) && gb_rounded_once;
+}
+
+// Both layouts: row-major and channels-last memory (Note [Native
+// channels-last convolution]).
+bool bf16_ops_agree_with_float() {
+  return bf16_ops_agree_with_float(MemoryFormat::Contiguous) &&
+         bf16_ops_agree_with_float(MemoryFormat::ChannelsLast);
 }
 
 TEST(OneDnnConv, BFloat16OpsTakeThePrimitivesWhenPinned) {
@@ -270,6 +375,12 @@ TEST(OneDnnConv, RuleTakesOneDnnWhereBlocksAreFull) {
     for (ConvPass p : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
       EXPECT_FALSE(detail::onednn::use_conv(s, p)) << s.c << " -> " << s.co;
     }
+  }
+  // 1x1 kernels on channels-last tensors need no reorder: oneDNN.
+  ConvShape one_by_one_cl = one_by_one;
+  one_by_one_cl.channels_last = true;
+  for (ConvPass p : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
+    EXPECT_TRUE(detail::onednn::use_conv(one_by_one_cl, p));
   }
 }
 

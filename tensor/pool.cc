@@ -24,17 +24,6 @@
 #include "tensor/pool_kernels.h"
 #include "tensor/record_function.h"
 
-// float, double and bfloat16 (PyTorch 1.13's CPU pooling dtypes) and
-// float16 (PyTorch 2.x's, which mixed-precision training on the CPU needs).
-// bfloat16 and float16 windows are summed and compared in float and rounded
-// once, as PyTorch's: the forwards equal its results.
-#define EMBER_DISPATCH_POOL_TYPES(TYPE, NAME, ...)                             \
-  EMBER_PRIVATE_SWITCH(TYPE, NAME,                                             \
-                       EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)           \
-                           EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__)     \
-                               EMBER_PRIVATE_CASE(BFloat16, BFloat16, __VA_ARGS__)   \
-                                   EMBER_PRIVATE_CASE(Half, Half, __VA_ARGS__))
-
 namespace ember {
 namespace {
 
@@ -360,32 +349,8 @@ void max_pool_kernel(const Pool& pool, const T* x, T* out, int64_t* idx) {
   });
 }
 
-// PyTorch's avg_pool2d window rule (the divisor counts padding unless told).
-template <typename Visit>
-void avg_windows(const Pool& p, bool count_include_pad, std::optional<int64_t> divisor, int64_t oy,
-                 int64_t ox, const Visit& visit) {
-  int64_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
-  int64_t y1 = std::min(y0 + p.kh, p.h + p.ph), x1 = std::min(x0 + p.kw, p.w + p.pw);
-  const int64_t pool_size = (y1 - y0) * (x1 - x0);
-  y0 = std::max<int64_t>(y0, 0);
-  x0 = std::max<int64_t>(x0, 0);
-  y1 = std::min(y1, p.h);
-  x1 = std::min(x1, p.w);
-  if (y0 >= y1 || x0 >= x1) return;
-  const int64_t div = divisor ? *divisor : count_include_pad ? pool_size : (y1 - y0) * (x1 - x0);
-  visit(y0, y1, x0, x1, div);
-}
-
-// A window's sum divided as PyTorch divides it: by multiplying with the
-// reciprocal for floating types, by C++'s truncating division for int64.
-template <typename T>
-T average(T sum, int64_t div) {
-  if constexpr (std::is_integral<T>::value) {
-    return sum / static_cast<T>(div);
-  } else {
-    return sum * (T(1) / static_cast<T>(div));
-  }
-}
+using detail::average;
+using detail::avg_windows;
 
 void max_pool_forward_cpu(const Pool& p, const Tensor& x, Tensor& out, Tensor& idx) {
   EMBER_DISPATCH_POOL_TYPES(x.dtype(), "max_pool2d", [&] {
@@ -427,12 +392,21 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   const Pool p = make_pool(input, kernel_size, stride, padding, dilation, ceil_mode);
   profiler::RecordFunction prof_range("max_pool2d_with_indices", profiler::RangeKind::kOp, input);
   detail::OpScope scope(input);
-  Tensor x = input.contiguous();
-  Tensor out = empty(out_sizes(input, p.oh, p.ow), input.options());
-  Tensor idx = empty(out_sizes(input, p.oh, p.ow), TensorOptions(kLong).device(input.device()));
-  detail::max_pool_forward_stub(input.device())(p, x, out, idx);
-  out = detail::in_layout_of_input(out, input);
-  idx = detail::in_layout_of_input(idx, input);
+  Tensor out, idx;
+  if (detail::pool_channels_last(input)) {  // Note [Channels-last pooling]
+    const TensorOptions cl = input.options().memory_format(MemoryFormat::ChannelsLast);
+    out = empty(out_sizes(input, p.oh, p.ow), cl);
+    idx = empty(out_sizes(input, p.oh, p.ow), cl.dtype(kLong));
+    detail::max_pool_forward_channels_last(p, input.size(1),
+                                           input.contiguous(MemoryFormat::ChannelsLast), out, idx);
+  } else {
+    Tensor x = input.contiguous();
+    out = empty(out_sizes(input, p.oh, p.ow), input.options());
+    idx = empty(out_sizes(input, p.oh, p.ow), TensorOptions(kLong).device(input.device()));
+    detail::max_pool_forward_stub(input.device())(p, x, out, idx);
+    out = detail::in_layout_of_input(out, input);
+    idx = detail::in_layout_of_input(idx, input);
+  }
   if (scope.active()) {
     scope.record("max_pool2d_with_indices", {input}, {out, idx},
                  {dv(kernel_size), dv(stride), dv(padding), dv(dilation), Scalar(ceil_mode)});
@@ -461,6 +435,17 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
   profiler::RecordFunction prof_range("max_pool2d_with_indices_backward", profiler::RangeKind::kOp,
                                       grad_output);
   detail::OpScope scope(grad_output);
+  if (detail::pool_channels_last(indices) && grad_output.is_cpu()) {
+    // Note [Channels-last pooling]: the input's format, which the indices have.
+    const MemoryFormat cl = MemoryFormat::ChannelsLast;
+    Tensor gx = zeros(input_sizes, grad_output.options().memory_format(cl));
+    detail::max_pool_backward_channels_last(grad_output.contiguous(cl), indices.contiguous(cl), gx);
+    if (scope.active()) {
+      scope.record("max_pool2d_with_indices_backward", {grad_output, indices}, {gx},
+                   {dv(input_sizes)});
+    }
+    return gx;
+  }
   Tensor gy = grad_output.contiguous(), id = indices.contiguous();
   Tensor gx = zeros(input_sizes, grad_output.options());
   const int64_t hw = input_sizes[input_sizes.size() - 2] * input_sizes.back();
@@ -626,10 +611,18 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   const Pool p = make_pool(input, kernel_size, stride, padding, {}, ceil_mode);
   profiler::RecordFunction prof_range("avg_pool2d", profiler::RangeKind::kOp, input);
   detail::OpScope scope(input);
-  Tensor x = input.contiguous();
-  Tensor out = empty(out_sizes(input, p.oh, p.ow), x.options());
-  detail::avg_pool_forward_stub(input.device())(p, count_include_pad, divisor_override, x, out);
-  out = detail::in_layout_of_input(out, input);
+  Tensor out;
+  if (detail::pool_channels_last(input)) {  // Note [Channels-last pooling]
+    out = empty(out_sizes(input, p.oh, p.ow),
+                input.options().memory_format(MemoryFormat::ChannelsLast));
+    detail::avg_pool_forward_channels_last(p, input.size(1), count_include_pad, divisor_override,
+                                           input.contiguous(MemoryFormat::ChannelsLast), out);
+  } else {
+    Tensor x = input.contiguous();
+    out = empty(out_sizes(input, p.oh, p.ow), x.options());
+    detail::avg_pool_forward_stub(input.device())(p, count_include_pad, divisor_override, x, out);
+    out = detail::in_layout_of_input(out, input);
+  }
   if (scope.active()) {
     OpArgs args{dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
                 Scalar(count_include_pad)};
@@ -643,15 +636,24 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                            IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                            bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override) {
-  Tensor gx = zeros(input_sizes, grad_output.options());
+  // Note [Channels-last pooling]: a channels-last grad_output (this op has
+  // no input to ask) gets its gradient pooled back in channels-last memory.
+  const bool cl = detail::pool_channels_last(grad_output) && input_sizes.size() == 4;
+  Tensor gx = zeros(input_sizes, grad_output.options().memory_format(
+                                     cl ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
   const Pool p = make_pool(gx, kernel_size, stride, padding, {}, ceil_mode);
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(out_sizes(gx, p.oh, p.ow)),
               "avg_pool2d_backward: grad_output of size ", detail::bracketed(grad_output.sizes()),
               " does not match the output ", detail::bracketed(out_sizes(gx, p.oh, p.ow)));
   profiler::RecordFunction prof_range("avg_pool2d_backward", profiler::RangeKind::kOp, grad_output);
   detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
-  Tensor gy = grad_output.contiguous();
-  detail::avg_pool_backward_stub(gy.device())(p, count_include_pad, divisor_override, gy, gx);
+  if (cl) {
+    detail::avg_pool_backward_channels_last(p, gx.size(1), count_include_pad, divisor_override,
+                                            grad_output.contiguous(MemoryFormat::ChannelsLast), gx);
+  } else {
+    Tensor gy = grad_output.contiguous();
+    detail::avg_pool_backward_stub(gy.device())(p, count_include_pad, divisor_override, gy, gx);
+  }
   if (scope.active()) {
     OpArgs args{dv(input_sizes), dv(kernel_size), dv(stride), dv(padding), Scalar(ceil_mode),
                 Scalar(count_include_pad)};
@@ -682,10 +684,18 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   const int64_t planes = input.dim() == 4 ? input.size(0) * input.size(1) : input.size(0);
   profiler::RecordFunction prof_range("adaptive_avg_pool2d", profiler::RangeKind::kOp, input);
   detail::OpScope scope(input);
-  Tensor x = input.contiguous();
-  Tensor out = empty(out_sizes(input, oh, ow), x.options());
-  detail::adaptive_avg_pool_forward_stub(input.device())({planes, h, w, oh, ow}, x, out);
-  out = detail::in_layout_of_input(out, input);
+  Tensor out;
+  if (detail::pool_channels_last(input)) {  // Note [Channels-last pooling]
+    out =
+        empty(out_sizes(input, oh, ow), input.options().memory_format(MemoryFormat::ChannelsLast));
+    detail::adaptive_avg_pool_forward_channels_last(
+        {planes, h, w, oh, ow}, input.size(1), input.contiguous(MemoryFormat::ChannelsLast), out);
+  } else {
+    Tensor x = input.contiguous();
+    out = empty(out_sizes(input, oh, ow), x.options());
+    detail::adaptive_avg_pool_forward_stub(input.device())({planes, h, w, oh, ow}, x, out);
+    out = detail::in_layout_of_input(out, input);
+  }
   if (scope.active()) scope.record("adaptive_avg_pool2d", {input}, {out}, {dv(output_size)});
   return out;
 }
@@ -701,12 +711,20 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
   profiler::RecordFunction prof_range("adaptive_avg_pool2d_backward", profiler::RangeKind::kOp,
                                       grad_output);
   detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]
-  Tensor gy = grad_output.contiguous();
-  Tensor gx = zeros(input_sizes, gy.options());
+  // Note [Channels-last pooling]: as avg_pool2d_backward.
+  const bool cl = detail::pool_channels_last(grad_output) && input_sizes.size() == 4;
+  Tensor gx = zeros(input_sizes, grad_output.options().memory_format(
+                                     cl ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
   const int64_t h = input_sizes[input_sizes.size() - 2], w = input_sizes.back();
-  const int64_t oh = gy.size(-2), ow = gy.size(-1);
+  const int64_t oh = grad_output.size(-2), ow = grad_output.size(-1);
   const int64_t planes = h * w == 0 ? 0 : gx.numel() / (h * w);
-  detail::adaptive_avg_pool_backward_stub(gy.device())({planes, h, w, oh, ow}, gy, gx);
+  if (cl) {
+    detail::adaptive_avg_pool_backward_channels_last(
+        {planes, h, w, oh, ow}, gx.size(1), grad_output.contiguous(MemoryFormat::ChannelsLast), gx);
+  } else {
+    Tensor gy = grad_output.contiguous();
+    detail::adaptive_avg_pool_backward_stub(gy.device())({planes, h, w, oh, ow}, gy, gx);
+  }
   if (scope.active()) {
     scope.record("adaptive_avg_pool2d_backward", {grad_output}, {gx}, {dv(input_sizes)});
   }

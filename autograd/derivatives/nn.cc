@@ -238,7 +238,8 @@ V batch_norm_bw(const C& c, const V& g) {
     if (detail::batch_norm_kernels_apply(x) &&
         istd.dtype() == (x.dtype() == kDouble ? kDouble : kFloat)) {
       // Note [Batch norm kernels]: two passes, the gradient in x's dtype.
-      const Tensor go = gy.to(x.dtype()).contiguous();
+      const MemoryFormat layout = detail::batch_norm_layout(x);
+      const Tensor go = gy.to(x.dtype()).contiguous(layout);
       const TensorOptions acc = istd.options();
       Tensor gsum = empty({x.size(1)}, acc), dotp = empty({x.size(1)}, acc);
       detail::batch_norm_backward_reduce_kernel(x.device().type())(go, x, c.output(1), gsum, dotp);
@@ -246,7 +247,7 @@ V batch_norm_bw(const C& c, const V& g) {
         Tensor k1 = w.defined() ? istd * w.to(acc.dtype()) : istd;
         Tensor k2 = k1 * istd * istd * dotp * (-1.0 / m);
         Tensor k3 = k1 * gsum * (-1.0 / m);
-        r[0] = empty(x.sizes(), x.options());
+        r[0] = empty(x.sizes(), x.options().memory_format(layout));
         detail::batch_norm_affine_kernel(x.device().type())(go, x, k1, k2, c.output(1), k3, r[0]);
       }
       if (c.needs(1)) r[1] = istd * dotp;

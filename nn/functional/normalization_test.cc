@@ -119,6 +119,27 @@ TEST(Normalization, Gradcheck) {
               "")
         << "training=" << training;
   }
+  // Note [Channels-last batch norm]: the channels-last kernels' gradients,
+  // and the input gradient stays channels-last.
+  Tensor xcl = randn({2, 5, 3, 3}, kDouble).contiguous(MemoryFormat::ChannelsLast);
+  xcl.requires_grad_();
+  Tensor w5 = randn({5}, d), b5 = randn({5}, d);
+  auto bn = [&](const autograd::variable_list& v) {
+    return autograd::variable_list{
+        F::batch_norm(v[0], Tensor(), Tensor(),
+                      F::BatchNormFuncOptions().weight(v[1]).bias(v[2]).training(true))};
+  };
+  EXPECT_EQ(autograd::gradcheck(bn, {xcl, w5, b5}), "");
+  const Tensor y = bn({xcl, w5, b5})[0];
+  EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast));
+  const Tensor gy = randn({2, 5, 3, 3}, kDouble).contiguous(MemoryFormat::ChannelsLast);
+  const Tensor gx = autograd::grad({y}, {xcl}, {gy})[0];
+  EXPECT_TRUE(gx.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_LT((gx - autograd::grad({bn({xcl.contiguous(), w5, b5})[0]}, {xcl}, {gy})[0])
+                .abs()
+                .max()
+                .item<double>(),
+            1e-12);
   Tensor lw = randn({3, 2}, d), lb = randn({3, 2}, d);
   EXPECT_EQ(autograd::gradcheck(
                 [](const autograd::variable_list& v) {

@@ -1,6 +1,8 @@
 #include "nn/functional/pooling.h"
 
 #include <cmath>
+#include <functional>
+#include <vector>
 
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
@@ -207,6 +209,40 @@ TEST(Pool2d, Gradcheck) {
             }),
             "");
   EXPECT_EQ(check([](const Tensor& t) { return F::adaptive_avg_pool2d(t, {4, 5}); }), "");
+}
+
+// Note [Channels-last pooling]: the native channels-last kernels' gradients
+// against finite differences, on 5 channels (not a vector's width), and the
+// input gradients come back channels-last.
+TEST(Pool2d, ChannelsLastGradcheck) {
+  Tensor x = randn({2, 5, 7, 6}, kDouble).contiguous(MemoryFormat::ChannelsLast);
+  x.requires_grad_();
+  const std::vector<std::function<Tensor(const Tensor&)>> pools = {
+      [](const Tensor& t) {
+        return F::max_pool2d(t, F::MaxPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true));
+      },
+      [](const Tensor& t) {
+        return F::avg_pool2d(
+            t, F::AvgPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(
+                   false));
+      },
+      [](const Tensor& t) {
+        return F::adaptive_avg_pool2d(t, {4, 5});
+      }};
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const auto& f = pools[i];
+    EXPECT_EQ(
+        autograd::gradcheck(
+            [&](const autograd::variable_list& v) { return autograd::variable_list{f(v[0])}; },
+            {x}),
+        "")
+        << i;
+    const Tensor y = f(x);
+    EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+    const Tensor gy = randn(y.sizes(), kDouble).contiguous(MemoryFormat::ChannelsLast);
+    const Tensor gx = autograd::grad({y}, {x}, {gy})[0];
+    EXPECT_TRUE(gx.is_contiguous(MemoryFormat::ChannelsLast)) << i;
+  }
 }
 
 }  // namespace
