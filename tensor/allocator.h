@@ -30,9 +30,10 @@ class Allocator {
 
 // The CPU allocator. Note [Caching host allocator]: glibc hands large blocks
 // back to the kernel on free, so every fresh 64 MiB result costs ~16k page
-// faults. Blocks of 1 MiB and more are kept in size-class free lists and
-// reused; empty_cache() returns them to the system. Blocks are 64-byte
-// aligned so kernels can use aligned vector loads.
+// faults. Blocks of 128 KiB and more (from glibc's initial mmap threshold
+// on, where it returns freed blocks to the kernel) are kept in size-class
+// free lists and reused; empty_cache() returns them to the system. Blocks
+// are 64-byte aligned so kernels can use aligned vector loads.
 Allocator* cpu_allocator();
 
 // One registered allocator per device type (the CUDA backend registers its own).
