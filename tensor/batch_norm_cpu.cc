@@ -24,6 +24,7 @@
 
 #include "tensor/batch_norm_kernels.h"
 #include "tensor/dispatch.h"
+#include "tensor/lane_sum.h"
 #include "tensor/memory_format.h"
 #include "tensor/parallel.h"
 
@@ -46,30 +47,16 @@ int64_t channel_grain(const Planes& p) {
   return std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(p.m(), 1));
 }
 
-// The sum over i < len of term(i) in eight independent double lanes, which
-// the compiler vectorizes (one running sum is a dependency chain it may not
-// reorder).
-template <typename Term>
-double lane_sum(int64_t len, const Term& term) {
-  double lanes[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    for (int l = 0; l < 8; ++l) lanes[l] += term(i + l);
-  }
-  double s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-             ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-  for (; i < len; ++i) s += term(i);
-  return s;
-}
+using detail::lane_sum;  // tensor/lane_sum.h
 
 template <typename T>
 double sum_of(const T* p, int64_t len) {
-  return lane_sum(len, [p](int64_t i) { return static_cast<double>(p[i]); });
+  return lane_sum<double>(len, [p](int64_t i) { return static_cast<double>(p[i]); });
 }
 
 template <typename T>
 double squared_deviations(const T* p, int64_t len, double center) {
-  return lane_sum(len, [p, center](int64_t i) {
+  return lane_sum<double>(len, [p, center](int64_t i) {
     const double d = static_cast<double>(p[i]) - center;
     return d * d;
   });
@@ -78,7 +65,7 @@ double squared_deviations(const T* p, int64_t len, double center) {
 // sum(g * (x - center)).
 template <typename T>
 double centered_dot(const T* g, const T* x, int64_t len, double center) {
-  return lane_sum(len, [g, x, center](int64_t i) {
+  return lane_sum<double>(len, [g, x, center](int64_t i) {
     return static_cast<double>(g[i]) * (static_cast<double>(x[i]) - center);
   });
 }

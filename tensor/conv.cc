@@ -19,6 +19,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/lane_sum.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
 #include "tensor/onednn.h"
@@ -374,21 +375,11 @@ void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* o
   });
 }
 
-// The sum of n contiguous values in eight independent lanes, which the
-// compiler vectorizes (a single running sum is a dependency chain it may
-// not reorder): the bias gradient's per-plane sums, 3% of the LeNet step.
-// Acc: the accumulator's type (float for bfloat16 planes).
+// The bias gradient's per-plane sums (3% of the LeNet step) in lanes
+// (tensor/lane_sum.h) of Acc (float for bfloat16 planes).
 template <typename Acc, typename T>
-Acc lane_sum(const T* p, int64_t n) {
-  Acc lanes[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int l = 0; l < 8; ++l) lanes[l] += static_cast<Acc>(p[i + l]);
-  }
-  Acc s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-          ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-  for (; i < n; ++i) s += static_cast<Acc>(p[i]);
-  return s;
+Acc plane_sum(const T* p, int64_t n) {
+  return detail::lane_sum<Acc>(n, [p](int64_t i) { return static_cast<Acc>(p[i]); });
 }
 
 // gb[co] = the sum of gy's planes of channel co over the batch, accumulated
@@ -398,7 +389,7 @@ void bias_grad(const Geometry& g, const T* gy, T* gb) {
   const int64_t L = g.l();
   for (int64_t co = 0; co < g.co; ++co) {
     Acc s = 0;
-    for (int64_t n = 0; n < g.n; ++n) s += lane_sum<Acc>(gy + (n * g.co + co) * L, L);
+    for (int64_t n = 0; n < g.n; ++n) s += plane_sum<Acc>(gy + (n * g.co + co) * L, L);
     gb[co] = static_cast<T>(s);
   }
 }
