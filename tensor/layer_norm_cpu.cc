@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tensor/dispatch.h"
@@ -133,13 +134,15 @@ void backward_cpu(const Tensor& gy, const Tensor& x, const Tensor& mean, const T
       }
     });
     // The chunks' partial sums, added in order.
-    for (auto [partial, grad] : {std::make_pair(&pw, &gw), std::make_pair(&pb, &gb)}) {
-      if (partial->empty()) continue;
-      T* dst = grad->data_ptr<T>();
+    const std::pair<const std::vector<double>*, Tensor*> sums[] = {{&pw, &gw}, {&pb, &gb}};
+    for (const auto& sum : sums) {
+      const std::vector<double>& partial = *sum.first;
+      if (partial.empty()) continue;
+      T* dst = sum.second->data_ptr<T>();
       parallel_for(0, d, 1024, [&](int64_t lo, int64_t hi) {
         for (int64_t i = lo; i < hi; ++i) {
           double t = 0;
-          for (int64_t c = 0; c < chunks; ++c) t += (*partial)[c * d + i];
+          for (int64_t c = 0; c < chunks; ++c) t += partial[c * d + i];
           dst[i] = static_cast<T>(t);
         }
       });
