@@ -674,7 +674,10 @@ bool onednn_backward(const Geometry& g, const Tensor& gy, const Tensor& x, const
         return done;
       });
   if (!ok) return false;
-  if (gw.defined() && !direct) gw.copy_(partial.sum(0).view(gw.sizes()));
+  if (gw.defined() && !direct) {
+    // One part (bfloat16 on one thread) is only rounded; several are summed.
+    gw.copy_((parts == 1 ? partial : partial.sum(0)).view(gw.sizes()));
+  }
   if (gb.defined()) {
     // Summed wider and rounded once, from gy's own memory (a float copy of
     // gy and a general reduction took 15% of ResNet-18's bfloat16 layer2

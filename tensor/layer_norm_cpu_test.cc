@@ -70,7 +70,7 @@ TEST(LayerNormCpu, ForwardMatchesTheComposedPath) {
 TEST(LayerNormCpu, BackwardMatchesTheFormula) {
   manual_seed(5);
   for (const Case& c : kCases) {
-    const int64_t d = Tensor(zeros(c.normalized)).numel();
+    const int64_t d = zeros(c.normalized).numel();
     const int64_t rows = zeros(c.shape).numel() / d;
     for (ScalarType dtype : {kFloat, kDouble}) {
       for (bool affine : {true, false}) {
