@@ -15,6 +15,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/blas.h"
 #include "tensor/conv_kernels.h"
+#include "tensor/conv_taps.h"
 #include "tensor/copy.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
@@ -48,10 +49,7 @@ using Geometry = detail::ConvGeometry;
 // column kj, so computed once per (plane, kj): the copies below run without
 // a bounds test per element (and without a division per row).
 inline std::pair<int64_t, int64_t> valid_columns(const Geometry& g, int64_t off) {
-  const int64_t lo = off >= 0 ? 0 : std::min<int64_t>(g.ow, (-off + g.sw - 1) / g.sw);
-  const int64_t last = g.w - 1 - off;  // the largest ox * sw allowed
-  const int64_t hi = last < 0 ? 0 : std::min<int64_t>(g.ow, last / g.sw + 1);
-  return {lo, std::max(lo, hi)};
+  return detail::valid_outputs(g.ow, g.w, g.sw, off);
 }
 
 // Note [Short rows]: im2col and col2im move one output row at a time, 8
@@ -698,8 +696,22 @@ bool onednn_backward(const Geometry& g, const Tensor& gy, const Tensor& x, const
   return true;
 }
 
+// float and double convolutions that take Note [Convolution by taps]
+// (conv_taps.cc), in either layout.
+bool by_taps(const Geometry& g, ScalarType dtype) {
+  return (dtype == kFloat || dtype == kDouble) && detail::use_conv_taps(g);
+}
+
 void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
                       Tensor& out) {
+  if (by_taps(g, x.dtype())) {
+    EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "convolution", [&] {
+      detail::conv_taps_forward<scalar_t>(g, x.data_ptr<scalar_t>(), w.data_ptr<scalar_t>(),
+                                          b.defined() ? b.data_ptr<scalar_t>() : nullptr,
+                                          out.data_ptr<scalar_t>());
+    });
+    return;
+  }
   if (g.channels_last) {  // Note [Native channels-last convolution]
     if (onednn_forward(g, x, w, b, out)) return;
     Geometry rows = g;  // oneDNN has no primitive for it: through row-major copies
@@ -728,6 +740,22 @@ void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const
 
 void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
                        Tensor& gx, Tensor& gw, Tensor& gb) {
+  if (by_taps(g, gy.dtype())) {
+    EMBER_DISPATCH_FLOAT_DOUBLE(gy.dtype(), "convolution_backward", [&] {
+      const scalar_t* gyp = gy.data_ptr<scalar_t>();
+      detail::conv_taps_backward<scalar_t>(g, gyp, x.defined() ? x.data_ptr<scalar_t>() : nullptr,
+                                           w.data_ptr<scalar_t>(),
+                                           gx.defined() ? gx.data_ptr<scalar_t>() : nullptr,
+                                           gw.defined() ? gw.data_ptr<scalar_t>() : nullptr);
+      if (!gb.defined()) return;
+      if (g.channels_last) {
+        channel_sums_cl(gyp, g.n * g.l(), g.co, gb.data_ptr<scalar_t>());
+      } else {
+        bias_grad<scalar_t>(g, gyp, gb.data_ptr<scalar_t>());
+      }
+    });
+    return;
+  }
   if (g.channels_last) {  // Note [Native channels-last convolution]
     if (onednn_backward(g, gy, x, w, gx, gw, gb)) return;
     Geometry rows = g;
@@ -788,6 +816,7 @@ bool native_channels_last(const Geometry& g, const Tensor& input, bool forward, 
     return false;
   }
   if (input.dtype() == kBFloat16) return detail::onednn::use_bf16_conv();
+  if (by_taps(g, input.dtype())) return true;  // Note [Convolution by taps]: either layout
   if (input.dtype() != kFloat) return false;
   using detail::onednn::ConvPass;
   detail::onednn::ConvShape s = onednn_shape(g, 0, g.n);

@@ -4,7 +4,9 @@
 // The per-device kernel tables of convolution (conv.cc). Internal; the CUDA
 // backend registers its kernels from tensor/cuda/.
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "tensor/kernel_table.h"
 #include "tensor/tensor.h"
@@ -28,6 +30,17 @@ struct ConvGeometry {
   int64_t ckk() const { return c * kh * kw; }
   int64_t l() const { return oh * ow; }
 };
+
+// The outputs o in [0, out) whose input o * stride + off lies in [0, in),
+// as [lo, hi) (empty: lo == hi): the rest of a kernel tap's outputs read
+// padding.
+inline std::pair<int64_t, int64_t> valid_outputs(int64_t out, int64_t in, int64_t stride,
+                                                 int64_t off) {
+  const int64_t lo = off >= 0 ? 0 : std::min<int64_t>(out, (-off + stride - 1) / stride);
+  const int64_t last = in - 1 - off;  // the largest o * stride allowed
+  const int64_t hi = last < 0 ? 0 : std::min<int64_t>(out, last / stride + 1);
+  return {lo, std::max(lo, hi)};
+}
 
 // Contiguous tensors (channels-last ones where g.channels_last) of one
 // floating dtype; b may be undefined.

@@ -372,6 +372,8 @@ bool use_conv(const ConvShape& s, ConvPass pass) {
   return rule(s, pass);
 }
 
+bool conv_pinned() { return conv_choice() != Choice::kAuto; }
+
 bool use_bf16_conv() {
   if (const std::optional<bool> pin = pinned_onednn(conv_choice())) return *pin;
   return native_bf16();
@@ -408,6 +410,11 @@ std::string conv_config() {
                       channel_block(),
                       "-channel blocks (Note [oneDNN convolution rule]), else im2col + GEMM\n");
       break;
+  }
+  if (!conv_pinned()) {
+    out +=
+        "  - float32 convolution over small planes: one GEMM per kernel tap where a quarter or "
+        "more of im2col's multiply-adds would read padding (Note [Convolution by taps])\n";
   }
   absl::StrAppend(&out, "  - bfloat16 convolution: ",
                   use_bf16_conv() ? "oneDNN's bfloat16 primitives"

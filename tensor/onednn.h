@@ -56,6 +56,9 @@ enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
 // on the calling thread alone (the caller splits the batch), so results are
 // the same run to run.
 bool use_conv(const ConvShape& s, ConvPass pass);
+// Whether EMBER_CPU_CONV pins a path (then Note [Convolution by taps] in
+// conv_taps.cc is not taken either).
+bool conv_pinned();
 
 // Note [bfloat16 CPU convolution]: whether bfloat16 convolutions run
 // oneDNN's bfloat16 primitives (every pass). By default only where the CPU

@@ -56,6 +56,18 @@ std::vector<Case> cases() {
          return V{leaf(r({2, 2, 3, 2})).transpose(0, 1), leaf(r({3, 2, 2, 2})), leaf(r({3})),
                   leaf(r({4, 1, 2}))};
        }},
+      // Convolution by taps (tensor/conv_taps.cc): 32 channels each side
+      // and a 3x1 kernel over 2x1 planes (4/6 of im2col's products read
+      // the input), row-major and channels-last.
+      {"convolution",
+       [](const V& x) {
+         return V{convolution(x[0], x[1], x[2], {1, 1}, {1, 0}, {1, 1}, 1),
+                  convolution(x[0].contiguous(MemoryFormat::ChannelsLast), x[1], Tensor(), {1, 1},
+                              {1, 0}, {1, 1}, 1)};
+       },
+       [] {
+         return V{leaf(r({1, 32, 2, 1})), leaf(r({32, 32, 3, 1})), leaf(r({32}))};
+       }},
       // conv2d strided, padded, dilated and grouped at once; conv1d too.
       {"convolution",
        [](const V& x) {
@@ -84,7 +96,9 @@ std::vector<Case> cases() {
          return V{get<0>(max_pool_a(x[0])), get<0>(max_pool_b(x[0])),
                   get<0>(max_pool_a(x[0].select(0, 1)))};  // unbatched
        },
-       [] { return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)}; }},
+       [] {
+         return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)};
+       }},
       {"max_pool2d_with_indices_backward",
        [](const V& x) {
          return V{max_pool2d_with_indices_backward(x[0], x[2].sizes(), get<1>(max_pool_a(x[2]))),
@@ -101,7 +115,9 @@ std::vector<Case> cases() {
                   avg_pool2d(x[0], {2}, {}, {0}, false, true, 3),
                   avg_pool2d(x[0], {2, 3}, {1, 2}, {1, 1}, false, true, std::nullopt)};
        },
-       [] { return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)}; }},
+       [] {
+         return V{leaf(r({2, 2, 5, 6})).transpose(2, 3)};
+       }},
       {"avg_pool2d_backward",
        [](const V& x) {
          return V{avg_pool2d_backward(x[0], {2, 2, 6, 5}, {3, 2}, {2, 1}, {1, 0}, true, false,
@@ -118,13 +134,17 @@ std::vector<Case> cases() {
        [](const V& x) {
          return V{adaptive_avg_pool2d(x[0], {3, 4}), adaptive_avg_pool2d(x[1], {2, 3})};
        },
-       [] { return V{leaf(r({2, 7, 5})), leaf(r({1, 2, 4, 5})).transpose(2, 3)}; }},
+       [] {
+         return V{leaf(r({2, 7, 5})), leaf(r({1, 2, 4, 5})).transpose(2, 3)};
+       }},
       {"adaptive_avg_pool2d_backward",
        [](const V& x) {
          return V{adaptive_avg_pool2d_backward(x[0], {2, 7, 5}),
                   adaptive_avg_pool2d_backward(x[1], {1, 2, 5, 4})};
        },
-       [] { return V{leaf(r({2, 3, 4})), leaf(r({1, 2, 2, 3}))}; }},
+       [] {
+         return V{leaf(r({2, 3, 4})), leaf(r({1, 2, 2, 3}))};
+       }},
       {"gelu",
        [](const V& x) {
          return V{gelu(x[0]), gelu(x[0], "tanh")};
@@ -142,31 +162,57 @@ std::vector<Case> cases() {
                   leaf(r({2, 3, 2}))};
        }},
       {"elu", [](const V& x) { return V{elu(x[0], 0.7, 1.2, 0.8)}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"celu", [](const V& x) { return V{celu(x[0], 1.5)}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"silu", [](const V& x) { return V{silu(x[0])}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"mish", [](const V& x) { return V{mish(x[0])}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"softplus", [](const V& x) { return V{softplus(x[0], 2, 3)}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"log_sigmoid", [](const V& x) { return V{log_sigmoid(x[0])}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"hardtanh", [](const V& x) { return V{hardtanh(x[0], -2, 2.5)}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"hardsigmoid", [](const V& x) { return V{hardsigmoid(x[0])}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"hardswish", [](const V& x) { return V{hardswish(x[0])}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"softshrink", [](const V& x) { return V{softshrink(x[0], 0.5)}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"hardshrink", [](const V& x) { return V{hardshrink(x[0], 0.5)}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"threshold", [](const V& x) { return V{threshold(x[0], 0.5, -2)}; },
-       [] { return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()}; }},
+       [] {
+         return V{leaf(tensor({{0.3, -1.6, 2.2}, {-0.4, 4.1, -3.7}}, kDouble)).t()};
+       }},
       {"prelu", [](const V& x) { return V{prelu(x[0].transpose(1, 2), x[1])}; },
-       [] { return V{leaf(r({2, 2, 3})), leaf(rand({3}, kDouble))}; }},
+       [] {
+         return V{leaf(r({2, 2, 3})), leaf(rand({3}, kDouble))};
+       }},
       {"native_batch_norm",
        [](const V& x) {
          Tensor train =
