@@ -1,26 +1,24 @@
-// convolution: im2col + GEMM (Note [Convolution by im2col]).
+// convolution: im2col + GEMM (Note [Convolution by im2col]), the route each
+// pass takes (oneDNN: conv_onednn.cc; small planes: conv_taps.cc), and the ops.
 #include <immintrin.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <functional>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/blas.h"
+#include "tensor/conv_cpu.h"
 #include "tensor/conv_kernels.h"
 #include "tensor/conv_taps.h"
 #include "tensor/copy.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
-#include "tensor/lane_sum.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
 #include "tensor/onednn.h"
@@ -226,32 +224,9 @@ void col2im(const Geometry& geom, const T* col, int64_t n0, int64_t nb, T* gx) {
   });
 }
 
-// Scratch memory from ember's caching allocator: a std::vector would zero
-// it and, at these sizes, page-fault it in from the kernel on every call.
-template <typename T>
-class Buffer {
- public:
-  explicit Buffer(int64_t n)
-      : t_(empty({n}, TensorOptions(std::is_same<T, float>::value ? kFloat : kDouble))) {}
-  T* data() { return t_.data_ptr<T>(); }
-
- private:
-  Tensor t_;
-};
-
 int64_t chunk_of(const Geometry& g) {
   const int64_t per_sample = std::max<int64_t>(1, g.ckk() * g.l());
   return std::max<int64_t>(1, std::min(g.n, kColBudget / per_sample));
-}
-
-// The geometry of samples [s0, s1) in oneDNN's terms (Note [oneDNN
-// convolution] in onednn.h).
-detail::onednn::ConvShape onednn_shape(const Geometry& g, int64_t s0, int64_t s1) {
-  detail::onednn::ConvShape s{s1 - s0, g.c,  g.h,  g.w,  g.co, g.kh, g.kw, g.oh,
-                              g.ow,    g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups};
-  s.channels_last = g.channels_last;
-  s.weight_channels_last = g.weight_channels_last;
-  return s;
 }
 
 // Samples [s0, s1) of the batch: through oneDNN's primitive where the rule
@@ -261,7 +236,7 @@ void conv_forward_range(const Geometry& g, const T* x, const T* w, const T* bias
                         int64_t s0, int64_t s1) {
   if constexpr (std::is_same<T, float>::value) {
     using detail::onednn::ConvPass;
-    const detail::onednn::ConvShape s = onednn_shape(g, s0, s1);
+    const detail::onednn::ConvShape s = detail::conv_shape(g, s0, s1);
     if (detail::onednn::use_conv(s, ConvPass::kForward) &&
         detail::onednn::conv_forward(s, x + s0 * g.c * g.h * g.w, w, bias,
                                      out + s0 * g.co * g.l())) {
@@ -271,7 +246,7 @@ void conv_forward_range(const Geometry& g, const T* x, const T* w, const T* bias
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
   const int64_t chunk = std::min(chunk_of(g), s1 - s0);
-  Buffer<T> col(g.ckk() * chunk * L), res(g.co * chunk * L);
+  detail::ConvScratch<T> col(g.ckk() * chunk * L), res(g.co * chunk * L);
   for (int64_t n0 = s0; n0 < s1; n0 += chunk) {
     const int64_t nb = std::min(chunk, s1 - n0), cols = nb * L;
     im2col(g, x, n0, nb, col.data());
@@ -301,7 +276,7 @@ void conv_backward_range(const Geometry& g, const T* gy, const T* x, const T* w,
   const int64_t in_sample = g.c * g.h * g.w;
   if constexpr (std::is_same<T, float>::value) {
     using detail::onednn::ConvPass;
-    const detail::onednn::ConvShape s = onednn_shape(g, s0, s1);
+    const detail::onednn::ConvShape s = detail::conv_shape(g, s0, s1);
     const T* gys = gy + s0 * g.co * g.l();
     if (gw && detail::onednn::use_conv(s, ConvPass::kBackwardWeights) &&
         detail::onednn::conv_backward_weights(s, gys, x + s0 * in_sample, gw)) {
@@ -318,7 +293,7 @@ void conv_backward_range(const Geometry& g, const T* gy, const T* x, const T* w,
   const int64_t L = g.l(), cg = g.c / g.groups, cog = g.co / g.groups;
   const int64_t kg = cg * g.kh * g.kw;
   const int64_t chunk = std::min(chunk_of(g), s1 - s0);
-  Buffer<T> col(g.ckk() * chunk * L), gym(g.co * chunk * L);
+  detail::ConvScratch<T> col(g.ckk() * chunk * L), gym(g.co * chunk * L);
   for (int64_t n0 = s0; n0 < s1; n0 += chunk) {
     const int64_t nb = std::min(chunk, s1 - n0), cols = nb * L;
     // gy[n, co, l] -> gym[co, n, l]
@@ -349,22 +324,9 @@ void conv_backward_range(const Geometry& g, const T* gy, const T* x, const T* w,
   }
 }
 
-// Note [Convolution threads]: with more than one thread, float convolutions
-// split the batch into one part per thread, each running im2col and
-// single-threaded GEMMs inside ember's pool. Letting oneDNN thread the GEMM
-// instead put its OpenMP team beside ember's pool: after each GEMM its
-// threads spin-wait while ember's run im2col, and on 2 busy cores a LeNet
-// step took 20-100 ms instead of ~20. double stays on the GEMM's threads
-// (OpenBLAS keeps a pool of its own that must not be entered concurrently).
-template <typename T>
-int64_t parts_of(const Geometry& g) {
-  if (!std::is_same<T, float>::value || in_parallel_region()) return 1;
-  return std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), g.n));
-}
-
 template <typename T>
 void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* out) {
-  const int64_t parts = parts_of<T>(g);
+  const int64_t parts = detail::conv_parts<T>(g);
   if (parts == 1) return conv_forward_range(g, x, w, bias, out, 0, g.n);
   parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
@@ -373,35 +335,15 @@ void conv_forward(const Geometry& g, const T* x, const T* w, const T* bias, T* o
   });
 }
 
-// The bias gradient's per-plane sums (3% of the LeNet step) in lanes
-// (tensor/lane_sum.h) of Acc (float for bfloat16 planes).
-template <typename Acc, typename T>
-Acc plane_sum(const T* p, int64_t n) {
-  return detail::lane_sum<Acc>(n, [p](int64_t i) { return static_cast<Acc>(p[i]); });
-}
-
-// gb[co] = the sum of gy's planes of channel co over the batch, accumulated
-// in Acc and converted once.
-template <typename Acc, typename T>
-void bias_grad(const Geometry& g, const T* gy, T* gb) {
-  const int64_t L = g.l();
-  for (int64_t co = 0; co < g.co; ++co) {
-    Acc s = 0;
-    for (int64_t n = 0; n < g.n; ++n) s += plane_sum<Acc>(gy + (n * g.co + co) * L, L);
-    gb[co] = static_cast<T>(s);
-  }
-}
-
 template <typename T>
-void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
-  if (gb) bias_grad<T>(g, gy, gb);
+void conv_backward(const Geometry& g, const T* gy, const T* x, const T* w, T* gx, T* gw) {
   if (!gx && !gw) return;
-  const int64_t parts = parts_of<T>(g);
+  const int64_t parts = detail::conv_parts<T>(g);
   if (parts == 1) return conv_backward_range(g, gy, x, w, gx, gw, 0, g.n);
   // Each part writes its own samples of gx and its own partial gw (part 0
   // straight into gw), summed afterwards.
   const int64_t wsize = g.co * (g.c / g.groups) * g.kh * g.kw;
-  Buffer<T> partial(gw ? (parts - 1) * wsize : 1);
+  detail::ConvScratch<T> partial(gw ? (parts - 1) * wsize : 1);
   parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       T* pgw = !gw ? nullptr : p == 0 ? gw : partial.data() + (p - 1) * wsize;
@@ -594,108 +536,6 @@ void copy_back(Tensor& dst, const Tensor& src) {
   if (dst.defined()) dst.copy_(src);
 }
 
-// Note [bfloat16 CPU convolution]: each pass over the samples of a part of
-// the batch (the float split, Note [Convolution threads]) through oneDNN's
-// bfloat16 primitive; the weight gradient's parts are summed in float and
-// rounded once. False where oneDNN has no primitive for the shape (the
-// caller then converts to float; what was written is overwritten). Float
-// channels-last convolutions take the same route (Note [Native
-// channels-last convolution]).
-bool onednn_parts(const Geometry& g, bool bf16,
-                  const std::function<bool(detail::onednn::ConvShape&, int64_t, int64_t)>& part) {
-  const int64_t parts = parts_of<float>(g);
-  std::atomic<bool> ok{true};
-  parallel_for(0, parts, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t p = lo; p < hi; ++p) {
-      const int64_t s0 = g.n * p / parts, s1 = g.n * (p + 1) / parts;
-      detail::onednn::ConvShape s = onednn_shape(g, s0, s1);
-      s.bf16 = bf16;
-      if (!part(s, p, s0)) ok = false;
-    }
-  });
-  return ok;
-}
-
-// t's data from sample s0 on, `sample` elements per sample (a sample is
-// that many consecutive elements in both layouts).
-const void* at_sample(const Tensor& t, int64_t s0, int64_t sample) {
-  return static_cast<const char*>(t.data_ptr()) + s0 * sample * t.element_size();
-}
-void* at_sample(Tensor& t, int64_t s0, int64_t sample) {
-  return static_cast<char*>(t.data_ptr()) + s0 * sample * t.element_size();
-}
-
-// gb[co] = the sum of gy over samples and positions, gy channels-last: the
-// column sums of an [n * oh * ow, co] matrix, in double (vectorized over co).
-template <typename T>
-void channel_sums_cl(const T* gy, int64_t rows, int64_t co, T* gb) {
-  std::vector<double> acc(co, 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = gy + r * co;
-    for (int64_t c = 0; c < co; ++c) acc[c] += static_cast<double>(row[c]);
-  }
-  for (int64_t c = 0; c < co; ++c) gb[c] = static_cast<T>(acc[c]);
-}
-
-// Float or bfloat16 tensors, laid out as g says.
-bool onednn_forward(const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
-                    Tensor& out) {
-  const void* bp = b.defined() ? b.data_ptr() : nullptr;
-  return onednn_parts(
-      g, x.dtype() == kBFloat16, [&](detail::onednn::ConvShape& s, int64_t, int64_t s0) {
-        return detail::onednn::conv_forward(s, at_sample(x, s0, g.c * g.h * g.w), w.data_ptr(), bp,
-                                            at_sample(out, s0, g.co * g.l()));
-      });
-}
-
-bool onednn_backward(const Geometry& g, const Tensor& gy, const Tensor& x, const Tensor& w,
-                     Tensor& gx, Tensor& gw, Tensor& gb) {
-  const int64_t in_sample = g.c * g.h * g.w, out_sample = g.co * g.l();
-  const int64_t parts = parts_of<float>(g);
-  // The weight gradient's float parts; a single float one goes straight to gw.
-  const bool direct = gw.defined() && parts == 1 && gw.dtype() == kFloat;
-  Tensor partial = !gw.defined() ? Tensor()
-                   : direct      ? gw
-                                 : empty({parts, gw.numel()}, gw.options().dtype(kFloat));
-  const bool ok = onednn_parts(
-      g, gy.dtype() == kBFloat16, [&](detail::onednn::ConvShape& s, int64_t p, int64_t s0) {
-        bool done = true;
-        if (gx.defined()) {
-          done = detail::onednn::conv_backward_data(s, at_sample(gy, s0, out_sample), w.data_ptr(),
-                                                    at_sample(gx, s0, in_sample));
-        }
-        if (done && gw.defined()) {
-          done = detail::onednn::conv_backward_weights(s, at_sample(gy, s0, out_sample),
-                                                       at_sample(x, s0, in_sample),
-                                                       partial.data_ptr<float>() + p * gw.numel());
-        }
-        return done;
-      });
-  if (!ok) return false;
-  if (gw.defined() && !direct) {
-    // One part (bfloat16 on one thread) is only rounded; several are summed.
-    gw.copy_((parts == 1 ? partial : partial.sum(0)).view(gw.sizes()));
-  }
-  if (gb.defined()) {
-    // Summed wider and rounded once, from gy's own memory (a float copy of
-    // gy and a general reduction took 15% of ResNet-18's bfloat16 layer2
-    // step).
-    auto sums = [&](auto* p, auto* o) {
-      if (g.channels_last) {
-        channel_sums_cl(p, g.n * g.l(), g.co, o);
-      } else {
-        bias_grad<float>(g, p, o);
-      }
-    };
-    if (gy.dtype() == kBFloat16) {
-      sums(gy.data_ptr<BFloat16>(), gb.data_ptr<BFloat16>());
-    } else {
-      sums(gy.data_ptr<float>(), gb.data_ptr<float>());
-    }
-  }
-  return true;
-}
-
 // float and double convolutions that take Note [Convolution by taps]
 // (conv_taps.cc), in either layout.
 bool by_taps(const Geometry& g, ScalarType dtype) {
@@ -713,7 +553,7 @@ void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const
     return;
   }
   if (g.channels_last) {  // Note [Native channels-last convolution]
-    if (onednn_forward(g, x, w, b, out)) return;
+    if (detail::conv_onednn_forward(g, x, w, b, out)) return;
     Geometry rows = g;  // oneDNN has no primitive for it: through row-major copies
     rows.channels_last = rows.weight_channels_last = false;
     Tensor o = empty(out.sizes(), out.options());
@@ -722,7 +562,7 @@ void conv_forward_cpu(const Geometry& g, const Tensor& x, const Tensor& w, const
     return;
   }
   if (x.dtype() == kBFloat16 && detail::onednn::use_bf16_conv() &&
-      onednn_forward(g, x, w, b, out)) {
+      detail::conv_onednn_forward(g, x, w, b, out)) {
     return;
   }
   if (reduced_float(x.dtype())) {
@@ -747,17 +587,12 @@ void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, con
                                            w.data_ptr<scalar_t>(),
                                            gx.defined() ? gx.data_ptr<scalar_t>() : nullptr,
                                            gw.defined() ? gw.data_ptr<scalar_t>() : nullptr);
-      if (!gb.defined()) return;
-      if (g.channels_last) {
-        channel_sums_cl(gyp, g.n * g.l(), g.co, gb.data_ptr<scalar_t>());
-      } else {
-        bias_grad<scalar_t>(g, gyp, gb.data_ptr<scalar_t>());
-      }
     });
+    if (gb.defined()) detail::conv_bias_grad(g, gy, gb);
     return;
   }
   if (g.channels_last) {  // Note [Native channels-last convolution]
-    if (onednn_backward(g, gy, x, w, gx, gw, gb)) return;
+    if (detail::conv_onednn_backward(g, gy, x, w, gx, gw, gb)) return;
     Geometry rows = g;
     rows.channels_last = rows.weight_channels_last = false;
     Tensor gxr = gx.defined() ? empty(gx.sizes(), gx.options()) : Tensor();
@@ -767,7 +602,7 @@ void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, con
     return;
   }
   if (gy.dtype() == kBFloat16 && detail::onednn::use_bf16_conv() &&
-      onednn_backward(g, gy, x, w, gx, gw, gb)) {
+      detail::conv_onednn_backward(g, gy, x, w, gx, gw, gb)) {
     return;
   }
   if (reduced_float(gy.dtype())) {  // Note [Reduced-precision CPU convolution]
@@ -782,9 +617,9 @@ void conv_backward_cpu(const Geometry& g, const Tensor& gy, const Tensor& x, con
     conv_backward<scalar_t>(g, gy.data_ptr<scalar_t>(),
                             x.defined() ? x.data_ptr<scalar_t>() : nullptr, w.data_ptr<scalar_t>(),
                             gx.defined() ? gx.data_ptr<scalar_t>() : nullptr,
-                            gw.defined() ? gw.data_ptr<scalar_t>() : nullptr,
-                            gb.defined() ? gb.data_ptr<scalar_t>() : nullptr);
+                            gw.defined() ? gw.data_ptr<scalar_t>() : nullptr);
   });
+  if (gb.defined()) detail::conv_bias_grad(g, gy, gb);
 }
 
 // Note [Native channels-last convolution]: PyTorch users put a network in
@@ -819,7 +654,7 @@ bool native_channels_last(const Geometry& g, const Tensor& input, bool forward, 
   if (by_taps(g, input.dtype())) return true;  // Note [Convolution by taps]: either layout
   if (input.dtype() != kFloat) return false;
   using detail::onednn::ConvPass;
-  detail::onednn::ConvShape s = onednn_shape(g, 0, g.n);
+  detail::onednn::ConvShape s = detail::conv_shape(g, 0, g.n);
   s.channels_last = true;
   return (!forward || detail::onednn::use_conv(s, ConvPass::kForward)) &&
          (!want_gx || detail::onednn::use_conv(s, ConvPass::kBackwardData)) &&

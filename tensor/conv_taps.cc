@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensor/blas.h"
+#include "tensor/conv_cpu.h"
 #include "tensor/empty.h"
 #include "tensor/onednn.h"
 #include "tensor/parallel.h"
@@ -67,18 +68,8 @@ std::vector<Tap> taps_of(const ConvGeometry& g) {
   return taps;
 }
 
-// Scratch memory from ember's caching allocator (a std::vector would zero
-// it and page-fault it in on every call).
 template <typename T>
-class Scratch {
- public:
-  explicit Scratch(int64_t n)
-      : t_(empty({n}, TensorOptions(std::is_same<T, float>::value ? kFloat : kDouble))) {}
-  T* data() { return t_.data_ptr<T>(); }
-
- private:
-  Tensor t_;
-};
+using Scratch = ConvScratch<T>;
 
 // out[j][i] = in[i][j] for an 8 x 8 block, rows ld_in and ld_out apart.
 inline void transpose_8x8(const float* in, int64_t ld_in, float* out, int64_t ld_out) {
