@@ -325,6 +325,9 @@ Choice conv_choice() {
 //     one channel);
 //   - for the weight gradient of output planes under 4x4 (ResNet-18's last
 //     layer at 2x2: 1.5x slower), and on AVX2 for every pass there.
+// Where a quarter or more of the products would read padding (ResNet-18's
+// 4x4 and 2x2 planes), neither runs: conv.cc takes Note [Convolution by
+// taps] (conv_taps.cc) first, 1.4-2.5x faster than either there.
 // oneDNN's ISA values are bit sets (avx2_vnni is numerically above
 // avx512_core but has none of its bits).
 bool isa_has(dnnl_cpu_isa_t isa) {
