@@ -21,13 +21,13 @@ namespace detail {
 namespace {
 
 // Note [Convolution by taps]: im2col multiplies the weight by every
-// output's c * kh * kw inputs, padding included. Over ResNet-18's last
-// planes (2x2 at its 64x64 input, 7x7 at 224x224's) most of them are
-// padding: a 3x3 kernel over 2x2 planes pairs each output with 4 of its 9
-// taps, so 5/9 of the multiply-adds add zeros, and oneDNN's direct kernels,
-// which work on whole rows, do not skip them either (its weight gradient
-// there was slower than im2col: Note [oneDNN convolution rule]). By taps,
-// a convolution is the sum over kernel taps (i, j) of a 1x1 convolution
+// output's c * kh * kw inputs, padding included. Over small planes much of
+// that is padding: a 3x3 kernel over ResNet-18's last 2x2 planes (at a
+// 64x64 input) pairs each output with 4 of its 9 taps, so 5/9 of the
+// multiply-adds add zeros, and oneDNN's direct kernels, which work on
+// whole rows, do not skip them either (its weight gradient there was
+// slower than im2col: Note [oneDNN convolution rule]). By taps, a
+// convolution is the sum over kernel taps (i, j) of a 1x1 convolution
 // whose input is shifted by (i * dh - ph, j * dw - pw): for each tap, one
 // GEMM over only the positions where the shifted input lies inside the
 // plane (a rectangle of outputs, tap.y0..y1 x tap.x0..x1), so nothing
@@ -40,9 +40,9 @@ namespace {
 // sizes they are small beside the weight: 64K floats against 2.4M for
 // ResNet-18's 512-channel layers), and a row-major weight to ohwi, where
 // W_t is a matrix with rows kh * kw * c apart, and its gradient back (a
-// channels-last weight is ohwi already). Every output row of a tap is a different input row,
-// so the scatter-adds of one tap never collide. Taken where
-// conv_useful_fraction(g) is small (use_conv_taps).
+// channels-last weight is ohwi already). Every output row of a tap reads a
+// different input row, so the scatter-adds of one tap never collide. Taken
+// where conv_useful_fraction(g) is small (use_conv_taps).
 
 // One kernel tap and the outputs it pairs with the input: output (y, x),
 // y in [y0, y1) and x in [x0, x1), reads input (y * sh + dy, x * sw + dx).
