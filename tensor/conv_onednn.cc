@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "tensor/conv_cpu.h"
+#include "tensor/dispatch.h"
 #include "tensor/lane_sum.h"
+#include "tensor/math_kernels.h"
 
 namespace ember {
 namespace detail {
@@ -78,21 +80,15 @@ void bias_grad(const ConvGeometry& g, const T* gy, T* gb) {
 }  // namespace
 
 void conv_bias_grad(const ConvGeometry& g, const Tensor& gy, Tensor& gb) {
-  auto sums = [&](auto acc, auto* p, auto* o) {
-    using Acc = decltype(acc);
+  EMBER_DISPATCH_FLOATING_TYPES(gy.dtype(), "convolution_backward", [&] {
+    const scalar_t* p = gy.data_ptr<scalar_t>();
+    scalar_t* o = gb.data_ptr<scalar_t>();
     if (g.channels_last) {
       channel_sums_cl(p, g.n * g.l(), g.co, o);
     } else {
-      bias_grad<Acc>(g, p, o);
+      bias_grad<opmath_t<scalar_t>>(g, p, o);
     }
-  };
-  if (gy.dtype() == kBFloat16) {
-    sums(0.0f, gy.data_ptr<BFloat16>(), gb.data_ptr<BFloat16>());
-  } else if (gy.dtype() == kDouble) {
-    sums(0.0, gy.data_ptr<double>(), gb.data_ptr<double>());
-  } else {
-    sums(0.0f, gy.data_ptr<float>(), gb.data_ptr<float>());
-  }
+  });
 }
 
 bool conv_onednn_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,

@@ -207,9 +207,18 @@ constexpr double kMostUseful = 0.75;
 double conv_useful_fraction(const ConvGeometry& g) {
   const int64_t all = g.kh * g.kw * g.l();
   if (all == 0) return 1.0;
-  int64_t useful = 0;
-  for (const Tap& t : taps_of(g)) useful += t.positions();
-  return static_cast<double>(useful) / static_cast<double>(all);
+  // A tap's rectangle is its valid rows times its valid columns, so the
+  // sum over taps is the product of the sums over kernel rows and columns.
+  int64_t rows = 0, cols = 0;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const auto [lo, hi] = valid_outputs(g.oh, g.h, g.sh, i * g.dh - g.ph);
+    rows += hi - lo;
+  }
+  for (int64_t j = 0; j < g.kw; ++j) {
+    const auto [lo, hi] = valid_outputs(g.ow, g.w, g.sw, j * g.dw - g.pw);
+    cols += hi - lo;
+  }
+  return static_cast<double>(rows * cols) / static_cast<double>(all);
 }
 
 bool use_conv_taps(const ConvGeometry& g) {
@@ -272,9 +281,10 @@ void conv_taps_backward(const ConvGeometry& g, const T* gy, const T* x, const T*
   for (const Tap& t : taps) {
     const int64_t rows = g.n * t.positions();
     T* dwt = gw ? dwo.data() + t.index * g.c : nullptr;  // gW_t in ohwi, rows k * c apart
-    if (rows == 0) {
-      for (int64_t o = 0; dwt && o < g.co; ++o)
-        std::fill(dwt + o * k * g.c, dwt + o * k * g.c + g.c, T(0));
+    if (rows == 0) {                                     // the tap reads only padding: gW_t is zero
+      if (gw) {
+        for (int64_t o = 0; o < g.co; ++o) std::fill_n(dwt + o * k * g.c, g.c, T(0));
+      }
       continue;
     }
     const T* grows = gys;
