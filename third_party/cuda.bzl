@@ -8,14 +8,34 @@ passed to dependents: their compile commands stay the same in both
 configurations, so switching (--config=nocuda) recompiles only the
 cuda_library targets, not everything above them. Dependents ask at run time
 (ember::cuda::is_built(), is_available()).
+
+The toolkit's include directory is named by absolute path, only on the
+targets whose sources include its headers (cuda_include_copts), as the
+Debian libraries' headers under /usr/include are: a cc_library with
+`includes` and `hdrs` would put its -isystem flag and its ~1000 header files
+into the compile command and inputs of every target above //tensor/cuda, and
+CI's CPU-only build then recompiled the whole tree after each core-header
+change (933 s of a 34-minute run at stop 33).
 """
 
-load("@local_config_cuda//:defs.bzl", "CUDA_ENABLED", "NVCC")
+load("@local_config_cuda//:defs.bzl", "CUDA_ENABLED", "CUDA_ROOT", "NVCC")
 
 CUDA_ARCH_FLAGS = [
     "-gencode=arch=compute_90,code=sm_90",
     "-gencode=arch=compute_90,code=compute_90",
 ]
+
+def cuda_include_copts():
+    """copts for a target whose own sources include the toolkit's headers.
+
+    Bazel refuses an -isystem outside the execution root, and checks every
+    absolute header path in a compile's .d file against the toolchain's
+    built-in directories, which /usr/local/cuda/include is not in. So the
+    directory is given as -idirafter, which Bazel does not parse, and -MMD
+    (after the toolchain's -MD) leaves system headers out of the .d file:
+    the toolkit is then a system library, as the Debian ones are.
+    """
+    return ["-idirafter", CUDA_ROOT + "/include", "-MMD"] if CUDA_ENABLED else []
 
 def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flags = [], nvcc_hdrs = [], **kwargs):
     """A cc_library whose .cu sources are compiled by nvcc when CUDA exists.
@@ -33,7 +53,19 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
       **kwargs: passed to cc_library.
     """
     if not CUDA_ENABLED:
-        native.cc_library(name = name, srcs = cpu_srcs, hdrs = hdrs, deps = deps, **kwargs)
+        # What reaches dependents' compile actions stays as with CUDA:
+        # the private headers of `srcs` (never compiled here) are still
+        # listed, since Bazel makes them inputs of every dependent's
+        # compiles, and cudart (an empty library here) is still a dep, for
+        # the `-iquote external/local_config_cuda` Bazel adds above any
+        # target of that repository.
+        native.cc_library(
+            name = name,
+            srcs = cpu_srcs + [s for s in srcs if s.endswith(".h") or s.endswith(".cuh")],
+            hdrs = hdrs,
+            deps = deps + ["@local_config_cuda//:cudart"],
+            **kwargs
+        )
         return
     # nvcc runs in the execution root, where this repository's files are
     # under external/<name>/ when ember is embedded in another workspace.
@@ -69,6 +101,7 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
         name = name,
         srcs = objs + cc_srcs + cpu_srcs,
         hdrs = hdrs,
+        copts = kwargs.pop("copts", []) + cuda_include_copts(),
         local_defines = ["EMBER_WITH_CUDA"],
         deps = deps + ["@local_config_cuda//:cudart"],
         **kwargs

@@ -23,24 +23,18 @@ def _cuda_configure_impl(ctx):
     enabled = nvcc.exists
     build = ['package(default_visibility = ["//visibility:public"])', ""]
     if enabled:
-        ctx.symlink(root + "/include", "include")
         libdir = root + "/lib64"
-        build.append("""cc_library(
-    name = "cuda_headers",
-    # nv/target (included by cuda_fp16.h, hence cublas_v2.h) has no extension.
-    hdrs = glob(["include/**/*.h", "include/**/*.hpp", "include/nv/**"]),
-    includes = ["include"],
-)
-""")
+        # No target here carries the toolkit's headers: the targets that
+        # include them name the include directory themselves (cuda.bzl's
+        # cuda_include_copts), so nothing reaches their dependents.
         for name, lib in _LIBS.items():
+            # Link-only: nothing here reaches a dependent's compile command.
             build.append("""cc_library(
     name = "{name}",
     linkopts = ["-L{libdir}", "-Wl,-rpath,{libdir}", "-l{lib}"],
-    deps = [":cuda_headers"],
 )
 """.format(name = name, lib = lib, libdir = libdir))
     else:
-        build.append('cc_library(name = "cuda_headers")\n')
         for name in _LIBS:
             build.append('cc_library(name = "%s")\n' % name)
     ctx.file("BUILD.bazel", "\n".join(build))
