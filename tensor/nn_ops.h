@@ -56,9 +56,12 @@ Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& b
 
 // --- pooling (pool.cc): input [N, C, H, W] or [C, H, W] ------------------------
 // kernel_size/stride/padding/dilation: one value or (H, W); stride empty:
-// the kernel size. Backward kernels take the input's sizes (the values are
-// not needed), where ATen takes the input itself. The defaults are ATen's,
-// so libtorch's `torch::max_pool2d(x, 2)` reads the same here.
+// the kernel size. The defaults are ATen's, so libtorch's
+// `torch::max_pool2d(x, 2)` reads the same here. Each backward comes twice:
+// with ATen's signature, which takes the input (`self`) and gives the
+// gradient self's memory format (suggest_memory_format, as PyTorch), and
+// with the input's sizes, which the autograd derivatives call: its gradient
+// is channels-last where grad_output (max pooling: the indices) is.
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride = {}, IntArrayRef padding = 0,
                                                    IntArrayRef dilation = 1,
@@ -68,6 +71,10 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   IntArrayRef padding = 0, IntArrayRef dilation = 1, bool ceil_mode = false);
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                                         const Tensor& indices);
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
+                                        IntArrayRef kernel_size, IntArrayRef stride,
+                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                        const Tensor& indices);
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
                   IntArrayRef padding = 0, bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
@@ -75,8 +82,13 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                            IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                            bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override);
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                           bool count_include_pad, std::optional<int64_t> divisor_override);
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes);
+// ATen's name and signature (at::_adaptive_avg_pool2d_backward).
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self);
 
 // --- activations (activation.cc) ---------------------------------------------------
 // approximate: "none" (erf) or "tanh".

@@ -1,7 +1,8 @@
 // Issue 22's parity defects against PyTorch 1.13 (tools/golden/parity.py
 // printed every expected value): in-place and out-of-place twins, numbers
 // that do not fit a dtype (checked_convert), bool subtraction, uint8 masks,
-// int64 average pooling, bernoulli(p) under a seed.
+// int64 average pooling, bernoulli(p) under a seed, the pooling backwards
+// with ATen's signature.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -166,6 +167,58 @@ TEST(ParityTest, AvgPool2dOfInt64Truncates) {
                          std::nullopt);
             }),
             "\"avg_pool2d\" not implemented for 'Int'");
+}
+
+// ATen's signatures (grad_output, self, ...): the values are those of the
+// sizes overloads, the strides follow self's memory format whatever
+// grad_output's (parity.py prints PyTorch's), and a grad_output of the
+// wrong size is refused with PyTorch's message.
+TEST(ParityTest, PoolingBackwardsWithSelfTakeItsMemoryFormat) {
+  const MemoryFormat cl = MemoryFormat::ChannelsLast;
+  const Tensor x = arange(2 * 3 * 4 * 4, kFloat).reshape({2, 3, 4, 4});
+  const Tensor gy = arange(2 * 3 * 2 * 2, kFloat).reshape({2, 3, 2, 2});
+  const std::vector<int64_t> rows{48, 16, 4, 1}, channels_last{48, 1, 12, 3};
+  struct Self {
+    Tensor self;
+    std::vector<int64_t> strides;
+  };
+  for (const Self& s :
+       {Self{x, rows}, Self{x.contiguous(cl), channels_last}, Self{x.transpose(2, 3), rows}}) {
+    const Tensor idx = std::get<1>(max_pool2d_with_indices(s.self, {2, 2}, {2, 2}));
+    for (const Tensor& g : {gy, gy.contiguous(cl)}) {
+      const Tensor avg =
+          avg_pool2d_backward(g, s.self, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt);
+      const Tensor adaptive = _adaptive_avg_pool2d_backward(g, s.self);
+      const Tensor max =
+          max_pool2d_with_indices_backward(g, s.self, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, idx);
+      EXPECT_EQ(avg.strides().vec(), s.strides);
+      EXPECT_EQ(adaptive.strides().vec(), s.strides);
+      EXPECT_EQ(max.strides().vec(), s.strides);
+      expect_values(avg, avg_pool2d_backward(gy, x.sizes(), {2, 2}, {2, 2}, {0, 0}, false, true,
+                                             std::nullopt));
+      expect_values(adaptive, adaptive_avg_pool2d_backward(gy, x.sizes()));
+      expect_values(max, max_pool2d_with_indices_backward(gy, s.self.sizes(), idx));
+    }
+  }
+  // A 3-D input keeps the row-major layout.
+  const Tensor x3 = x[0];
+  EXPECT_TRUE(avg_pool2d_backward(gy[0], x3, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt)
+                  .is_contiguous());
+  EXPECT_EQ(error_of([&] {
+              avg_pool2d_backward(gy.narrow(2, 0, 1), x, {2, 2}, {2, 2}, {0, 0}, false, true,
+                                  std::nullopt);
+            }),
+            "Expected a tensor of dimension 4 and tensor.size[2] == 2 but got: dimension 4 and "
+            "tensor.size[2] = 1");
+  const Tensor idx = std::get<1>(max_pool2d_with_indices(x, {2, 2}, {2, 2}));
+  EXPECT_EQ(error_of([&] {
+              max_pool2d_with_indices_backward(gy, x, {3, 3}, {2, 2}, {0, 0}, {1, 1}, false, idx);
+            }),
+            "Expected a tensor of dimension 4 and tensor.size[2] == 1 but got: dimension 4 and "
+            "tensor.size[2] = 2");
+  EXPECT_EQ(error_of([&] { _adaptive_avg_pool2d_backward(gy[0], x); }),
+            "_adaptive_avg_pool2d_backward: grad_output of size [3, 2, 2] does not match an input "
+            "of size [2, 3, 4, 4]");
 }
 
 }  // namespace

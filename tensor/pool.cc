@@ -89,6 +89,25 @@ DimVector out_sizes(const Tensor& input, int64_t oh, int64_t ow) {
 
 DimVector dv(IntArrayRef v) { return DimVector(v.begin(), v.end()); }
 
+// The memory format of a pooling gradient for the input `self`, as
+// PyTorch's backward kernels choose it.
+MemoryFormat grad_format(const Tensor& self) {
+  return self.dim() == 4 ? self.suggest_memory_format() : MemoryFormat::Contiguous;
+}
+
+// PyTorch's check of grad_output against the pooled size of self (its
+// check_dim_size, with its message): the first dimension that differs.
+void check_pooled_size(const Tensor& grad_output, const Tensor& self, const Pool& p) {
+  const DimVector want = out_sizes(self, p.oh, p.ow);
+  const int64_t n = static_cast<int64_t>(want.size());
+  for (int64_t d = 0; d < n; ++d) {
+    const int64_t got = grad_output.dim() > d ? grad_output.size(d) : -1;
+    EMBER_CHECK(grad_output.dim() == n && got == want[d], "Expected a tensor of dimension ", n,
+                " and tensor.size[", d, "] == ", want[d], " but got: dimension ", grad_output.dim(),
+                " and tensor.size[", d, "] = ", got);
+  }
+}
+
 int64_t grain_for(int64_t per_plane) {
   return std::max<int64_t>(1, 8192 / std::max<int64_t>(1, per_plane));
 }
@@ -463,6 +482,18 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, IntArrayRef i
   return gx;
 }
 
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
+                                        IntArrayRef kernel_size, IntArrayRef stride,
+                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                        const Tensor& indices) {
+  const Pool p = make_pool(self, kernel_size, stride, padding, dilation, ceil_mode);
+  check_pooled_size(grad_output, self, p);
+  const MemoryFormat f = grad_format(self);
+  return max_pool2d_with_indices_backward(grad_output.contiguous(f), self.sizes(),
+                                          indices.contiguous(f))
+      .contiguous(f);
+}
+
 namespace {
 
 // --- the CPU kernels of the average poolings (Note [Kernel tables]) ---------
@@ -663,6 +694,17 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
   return gx;
 }
 
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                           bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Pool p = make_pool(self, kernel_size, stride, padding, {}, ceil_mode);
+  check_pooled_size(grad_output, self, p);
+  const MemoryFormat f = grad_format(self);
+  return avg_pool2d_backward(grad_output.contiguous(f), self.sizes(), kernel_size, stride, padding,
+                             ceil_mode, count_include_pad, divisor_override)
+      .contiguous(f);
+}
+
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
               "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [",
@@ -729,6 +771,15 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
     scope.record("adaptive_avg_pool2d_backward", {grad_output}, {gx}, {dv(input_sizes)});
   }
   return gx;
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  EMBER_CHECK(self.dim() == grad_output.dim(),
+              "_adaptive_avg_pool2d_backward: grad_output of size ",
+              detail::bracketed(grad_output.sizes()), " does not match an input of size ",
+              detail::bracketed(self.sizes()));
+  const MemoryFormat f = grad_format(self);
+  return adaptive_avg_pool2d_backward(grad_output.contiguous(f), self.sizes()).contiguous(f);
 }
 
 }  // namespace ember

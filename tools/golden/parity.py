@@ -80,3 +80,24 @@ for name, f in [
                                             2)),
 ]:
     print(name, "->", err(f))
+
+# The pooling backwards with ATen's signature (grad_output, self, ...): the
+# gradient's strides follow self's memory format, never grad_output's.
+A = torch.ops.aten
+x = torch.arange(2 * 3 * 4 * 4, dtype=torch.float).reshape(2, 3, 4, 4)
+gy = torch.arange(2 * 3 * 2 * 2, dtype=torch.float).reshape(2, 3, 2, 2)
+cl = torch.channels_last
+for sname, s in [("self rows", x), ("self cl", x.contiguous(memory_format=cl)),
+                 ("self transposed", x.transpose(2, 3))]:
+    for gname, g in [("gy rows", gy), ("gy cl", gy.contiguous(memory_format=cl))]:
+        _, i = A.max_pool2d_with_indices(s, [2, 2], [2, 2])
+        print(sname, gname,
+              "avg", A.avg_pool2d_backward(g, s, [2, 2], [2, 2], [0, 0], False, True, None).stride(),
+              "adaptive", A._adaptive_avg_pool2d_backward(g, s).stride(),
+              "max", A.max_pool2d_with_indices_backward(g, s, [2, 2], [2, 2], [0, 0], [1, 1], False,
+                                                        i).stride())
+print("avg_pool2d_backward wrong size ->", err(lambda: A.avg_pool2d_backward(
+    gy[:, :, :1], x, [2, 2], [2, 2], [0, 0], False, True, None)))
+_, i = A.max_pool2d_with_indices(x, [2, 2], [2, 2])
+print("max_pool2d_with_indices_backward wrong kernel ->", err(lambda: A.max_pool2d_with_indices_backward(
+    gy, x, [3, 3], [2, 2], [0, 0], [1, 1], False, i)))
