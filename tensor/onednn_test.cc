@@ -157,7 +157,8 @@ TEST(OneDnnConv, ChannelsLastOpsMatchRowMajorFloat64) {
   std::vector<Case> cases(std::begin(kCases), std::end(kCases));
   cases.push_back({1, 32, 9, 7, 48, 3, 3, 1, 2, 1, 2, 1, 1, 1});   // N = 1, odd planes
   cases.push_back({3, 48, 11, 9, 32, 3, 3, 2, 2, 1, 1, 2, 1, 2});  // groups, dilation, stride 2
-  cases.push_back({2, 24, 7, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1});   // partial blocks: im2col
+  cases.push_back({2, 24, 7, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1});   // partial blocks (nhwc)
+  cases.push_back({2, 6, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1});    // reduction of 54: im2col
   cases.push_back({5, 3, 15, 13, 64, 7, 7, 2, 2, 3, 3, 1, 1, 1});  // a first layer
   const int threads = get_num_threads();
   for (int i = 0; i < static_cast<int>(cases.size()); ++i) {
@@ -382,6 +383,23 @@ TEST(OneDnnConv, RuleTakesOneDnnWhereBlocksAreFull) {
   for (ConvPass p : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
     EXPECT_TRUE(detail::onednn::use_conv(one_by_one_cl, p));
   }
+  // Partly filled blocks on channels-last tensors (nhwc has no padded
+  // block to reorder into): the MNIST net's 20 -> 50 second layer and
+  // 12 -> 24 take every pass; the reduction must still reach 64.
+  ConvShape mnist2_cl = shape_of({64, 20, 12, 12, 50, 5, 5, 1, 1, 0, 0, 1, 1, 1});
+  ConvShape narrow_cl = shape_of({32, 12, 16, 16, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+  ConvShape mnist_cl = mnist;
+  mnist2_cl.channels_last = narrow_cl.channels_last = mnist_cl.channels_last = true;
+  for (ConvPass p : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
+    EXPECT_TRUE(detail::onednn::use_conv(mnist2_cl, p));
+    EXPECT_TRUE(detail::onednn::use_conv(narrow_cl, p));
+    EXPECT_FALSE(detail::onednn::use_conv(mnist_cl, p));
+  }
+  // The same layer row-major: blocks below 80% full (AVX-512: 20/32 *
+  // 50/64; AVX2: 20/24 * 50/56), so im2col.
+  ConvShape mnist2 = mnist2_cl;
+  mnist2.channels_last = false;
+  EXPECT_FALSE(detail::onednn::use_conv(mnist2, ConvPass::kForward));
 }
 
 }  // namespace
