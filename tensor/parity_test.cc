@@ -2,7 +2,8 @@
 // printed every expected value): in-place and out-of-place twins, numbers
 // that do not fit a dtype (checked_convert), bool subtraction, uint8 masks,
 // int64 average pooling, bernoulli(p) under a seed, the pooling backwards
-// with ATen's signature.
+// with ATen's signature; what //tools/parity:sweep found (sort's overloads
+// and layout, bfloat16 lerp).
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -219,6 +220,38 @@ TEST(ParityTest, PoolingBackwardsWithSelfTakeItsMemoryFormat) {
   EXPECT_EQ(error_of([&] { _adaptive_avg_pool2d_backward(gy[0], x); }),
             "_adaptive_avg_pool2d_backward: grad_output of size [3, 2, 2] does not match an input "
             "of size [2, 3, 4, 4]");
+}
+
+// libtorch's sort(stable, dim, descending) overload (a third positional
+// argument used to mean stable here, so libtorch's `sort(true, 0, true)`
+// sorted along dim 1), and results that keep the input's strides.
+TEST(ParityTest, SortTakesLibtorchsStableOverloadAndKeepsTheLayout) {
+  const Tensor t = tensor({{3.0f, 1.0f, 2.0f}, {1.0f, 3.0f, 1.0f}});
+  auto [v, i] = t.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true);
+  expect_values(v, tensor({{3.0f, 3.0f, 2.0f}, {1.0f, 1.0f, 1.0f}}));
+  expect_values(i, tensor({{0, 1, 0}, {1, 0, 1}}, kLong));
+  auto [v2, i2] = sort(t, std::optional<bool>(true), 0, true);
+  EXPECT_TRUE(equal(v2, v) && equal(i2, i));
+  expect_values(t.argsort(/*stable=*/true, /*dim=*/1), tensor({{1, 2, 0}, {0, 2, 1}}, kLong));
+  expect_values(argsort(t, true, 1), tensor({{1, 2, 0}, {0, 2, 1}}, kLong));
+  expect_values(t.argsort(0), tensor({{1, 0, 1}, {0, 1, 0}}, kLong));  // an int: a dim
+  const Tensor tt = tensor({{3.0f, 1.0f}, {1.0f, 3.0f}, {2.0f, 1.0f}}).t();
+  auto [tv, ti] = tt.sort(1);
+  EXPECT_EQ(tv.strides().vec(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(ti.strides().vec(), (std::vector<int64_t>{1, 2}));
+  expect_values(tv, tensor({{1.0f, 2.0f, 3.0f}, {1.0f, 1.0f, 3.0f}}));
+  expect_values(ti, tensor({{1, 2, 0}, {0, 2, 1}}, kLong));
+  const Tensor cl =
+      arange(24, kFloat).flip(0).reshape({1, 2, 3, 4}).contiguous(MemoryFormat::ChannelsLast);
+  EXPECT_EQ(cl.argsort(1).strides().vec(), (std::vector<int64_t>{24, 1, 8, 2}));
+}
+
+TEST(ParityTest, LerpInBFloat16) {
+  const Tensor r =
+      tensor({1.0f, 2.0f, -3.0f}).to(kBFloat16).lerp(tensor({3.0f, 5.0f, 7.0f}).to(kBFloat16), 0.3);
+  EXPECT_EQ(r.dtype(), kBFloat16);
+  const std::vector<float> want{1.6015625f, 2.90625f, 1.1920928955078125e-07f};
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(r[k].item<float>(), want[k]) << k;
 }
 
 }  // namespace

@@ -137,12 +137,15 @@ void min_max_cpu(TensorIterator& iter) {
 }
 
 void lerp_scalar_cpu(TensorIterator& iter, const Scalar& weight_s) {
-  EMBER_DISPATCH_FLOAT_DOUBLE(iter.common_dtype(), "lerp_kernel_scalar", [&] {
-    const scalar_t w = weight_s.to<scalar_t>();
+  // float16 and bfloat16 in float, rounded once (PyTorch's opmath).
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "lerp_kernel_scalar", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const acc_t w = weight_s.to<acc_t>();
     // The form that is exact at both ends (weight 0 and 1).
-    cpu_kernel(iter, [w](scalar_t self, scalar_t end) -> scalar_t {
-      return std::abs(w) < scalar_t(0.5) ? self + w * (end - self)
-                                         : end - (end - self) * (scalar_t(1) - w);
+    cpu_kernel(iter, [w](scalar_t self_, scalar_t end_) -> scalar_t {
+      const acc_t self = self_, end = end_;
+      return std::abs(w) < acc_t(0.5) ? self + w * (end - self)
+                                      : end - (end - self) * (acc_t(1) - w);
     });
   });
 }

@@ -43,10 +43,22 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false,
-                                bool stable = false);
-Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false,
-               bool stable = false);
+// libtorch's overloads: sort(self, dim, descending) and sort(self, stable,
+// dim, descending), where Python's torch.sort takes stable as a keyword
+// after them. (A third positional argument used to mean stable here; in
+// libtorch `x.sort(true, 0, false)` is a stable sort along dim 0.) Every
+// sort is stable (ties keep their order). The results take self's strides
+// when it is dense (PyTorch's preserve_format), as the values and indices
+// of PyTorch's sort do. argsort(self, int) settles libtorch's ambiguous
+// `argsort(0)` (int64_t dim or bool stable) for an int literal: a dim.
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim = -1,
+                                bool descending = false);
+Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& self, bool stable, int64_t dim = -1, bool descending = false);
+inline Tensor argsort(const Tensor& self, int dim) {
+  return argsort(self, static_cast<int64_t>(dim));
+}
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
                                 bool largest = true, bool sorted = true);
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1,

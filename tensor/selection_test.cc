@@ -197,9 +197,9 @@ TEST(SortTest, DimsAndNonContiguous) {
 }
 
 TEST(SortTest, StableKeepsTiesInOrder) {
-  EXPECT_GOLDEN_PAIR(sort(in("ties"), -1, false, /*stable=*/true), "sort_stable_ties");
-  EXPECT_GOLDEN_PAIR(sort(in("ties"), -1, true, /*stable=*/true), "sort_stable_ties_desc");
-  EXPECT_GOLDEN_PAIR(in("c").sort(1, false, true), "sort_bool");
+  EXPECT_GOLDEN_PAIR(sort(in("ties"), /*stable=*/true, -1, false), "sort_stable_ties");
+  EXPECT_GOLDEN_PAIR(sort(in("ties"), /*stable=*/true, -1, true), "sort_stable_ties_desc");
+  EXPECT_GOLDEN_PAIR(in("c").sort(/*stable=*/true, 1, false), "sort_bool");
 }
 
 TEST(SortTest, HalfPrecision) { EXPECT_GOLDEN_PAIR(in("t").to(kHalf).sort(), "sort_half"); }

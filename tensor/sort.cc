@@ -224,32 +224,50 @@ struct QuickSelect {
   }
 };
 
+// PyTorch's sort makes its results like self (preserve_format: a
+// transposed or channels-last input gives results of the same strides);
+// rows_select writes row-major ones.
+Tensor like_self(const Tensor& out, const Tensor& self) {
+  if (self.is_contiguous()) return out;
+  Tensor r = empty_like(self, out.options());
+  r.copy_(out);
+  return r;
+}
+
 }  // namespace
 
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
   // The orders are total (ties broken by position), so every sort is
   // stable; `stable` needs no separate path.
-  (void)stable;
   profiler::RecordFunction prof_range("sort", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   Tensor values, indices;
   if (detail::cpu_fallback("sort", {self})) {
-    std::tie(values, indices) =
-        detail::to_device(sort(detail::cpu(self), dim, descending, stable), self);
+    std::tie(values, indices) = detail::to_device(sort(detail::cpu(self), dim, descending), self);
   } else {
     values = empty(self.sizes(), self.options());
     indices = empty(self.sizes(), TensorOptions(kLong));
     const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
     rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
   }
+  values = like_self(values, self);
+  indices = like_self(indices, self);
   // Only the values are differentiable (Note [Op recording]); args: dim, keepdim.
   if (scope.active()) scope.record("sort", {self}, {values, indices}, {Scalar(dim), Scalar(true)});
   return {values, indices};
 }
 
-Tensor argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
-  return std::get<1>(sort(self, dim, descending, stable));
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> /*stable*/, int64_t dim,
+                                bool descending) {
+  return sort(self, dim, descending);
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(sort(self, dim, descending));
+}
+Tensor argsort(const Tensor& self, bool /*stable*/, int64_t dim, bool descending) {
+  return std::get<1>(sort(self, dim, descending));
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
@@ -302,11 +320,18 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   return {values, indices};
 }
 
-std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending, bool stable) const {
-  return ::ember::sort(*this, dim, descending, stable);
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
+  return ::ember::sort(*this, dim, descending);
 }
-Tensor Tensor::argsort(int64_t dim, bool descending, bool stable) const {
-  return ::ember::argsort(*this, dim, descending, stable);
+std::tuple<Tensor, Tensor> Tensor::sort(std::optional<bool> stable, int64_t dim,
+                                        bool descending) const {
+  return ::ember::sort(*this, stable, dim, descending);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending) const {
+  return ::ember::argsort(*this, dim, descending);
+}
+Tensor Tensor::argsort(bool stable, int64_t dim, bool descending) const {
+  return ::ember::argsort(*this, stable, dim, descending);
 }
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
   return ::ember::topk(*this, k, dim, largest, sorted);

@@ -299,9 +299,13 @@ class Tensor {
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
   // (values, indices)
-  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false,
-                                  bool stable = false) const;
-  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  // libtorch's overloads (selection.h): stable comes first, never third.
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
+                                  bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(bool stable, int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int dim) const { return argsort(static_cast<int64_t>(dim)); }
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;

@@ -71,7 +71,7 @@ PackedSequence pack_padded_sequence(Tensor input, Tensor lengths, bool batch_fir
   Tensor sorted_indices;
   if (!enforce_sorted) {
     // Stable, so that equal lengths keep their order.
-    std::tie(lengths, sorted_indices) = lengths.sort(0, /*descending=*/true, /*stable=*/true);
+    std::tie(lengths, sorted_indices) = lengths.sort(/*stable=*/true, 0, /*descending=*/true);
     sorted_indices = sorted_indices.to(input.device());
     input = input.index_select(batch_first ? 0 : 1, sorted_indices);
   }

@@ -101,3 +101,16 @@ print("avg_pool2d_backward wrong size ->", err(lambda: A.avg_pool2d_backward(
 _, i = A.max_pool2d_with_indices(x, [2, 2], [2, 2])
 print("max_pool2d_with_indices_backward wrong kernel ->", err(lambda: A.max_pool2d_with_indices_backward(
     gy, x, [3, 3], [2, 2], [0, 0], [1, 1], False, i)))
+
+# sort and argsort: libtorch's stable overload sort(stable, dim, descending),
+# and results with the input's strides.
+t = torch.tensor([[3.0, 1.0, 2.0], [1.0, 3.0, 1.0]])
+print("sort(stable=True, dim=0, descending=True)", [r.tolist() for r in t.sort(stable=True, dim=0, descending=True)])
+print("argsort(stable=True, dim=1)", t.argsort(stable=True, dim=1).tolist())
+tt = torch.tensor([[3.0, 1.0], [1.0, 3.0], [2.0, 1.0]]).t()
+v, i = tt.sort(1)
+print("sort of a transposed input: strides", v.stride(), i.stride(), v.tolist(), i.tolist())
+cl = torch.arange(24.0).flip(0).reshape(1, 2, 3, 4).contiguous(memory_format=torch.channels_last)
+print("argsort of channels-last: strides", cl.argsort(1).stride())
+print("lerp bf16", torch.lerp(torch.tensor([1.0, 2.0, -3.0]).bfloat16(),
+                              torch.tensor([3.0, 5.0, 7.0]).bfloat16(), 0.3).float().tolist())

@@ -1,0 +1,705 @@
+// //tools/parity:sweep — random op cases through ember and Debian's libtorch
+// (1.13) in one process, reporting every disagreement: values, dtype,
+// sizes, strides, and one side raising where the other computes (issue
+// 22: "look for the same class of mistake beyond the examples given").
+//
+//   ./bazelw run //tools/parity:sweep -- [--cases=N] [--seed=S] [--filter=SUBSTRING]
+//
+// Manual (it needs libtorch-dev, which the regular build does not
+// install). Each op is one generic lambda, called once with ember tensors
+// and once with libtorch's: the two APIs share their spellings (issue 23),
+// and unqualified calls find each library's functions by argument-
+// dependent lookup. Inputs are the same float64 numbers in each library,
+// then cast: assorted dtypes (promotion between them included), shapes
+// (0-dim, empty, broadcast against each other) and layouts (transposed,
+// sliced with a step, expanded, channels-last), with zeros, ties, NaN and
+// infinities mixed in. Disagreements are grouped by op, dtypes and kind;
+// one example of each is printed. What it finds gets a test beside the
+// code; the sweep itself asserts nothing and is never part of //...
+#include "benchmarks/libtorch.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "tensor/all.h"
+
+namespace parity {
+namespace {
+
+namespace E = ember;
+
+// One dtype in both libraries.
+struct Dtype {
+  const char* name;
+  E::ScalarType ember;
+  c10::ScalarType torch;
+  bool floating, integral;
+};
+const Dtype kDtypes[] = {
+    {"f32", E::kFloat, torch::kFloat, true, false},
+    {"f64", E::kDouble, torch::kDouble, true, false},
+    {"i64", E::kLong, torch::kLong, false, true},
+    {"i32", E::kInt, torch::kInt, false, true},
+    {"u8", E::kByte, torch::kByte, false, true},
+    {"bool", E::kBool, torch::kBool, false, false},
+    {"f16", E::kHalf, torch::kHalf, true, false},
+    {"bf16", E::kBFloat16, torch::kBFloat16, true, false},
+};
+constexpr int kNumDtypes = sizeof(kDtypes) / sizeof(kDtypes[0]);
+
+std::string dtype_of(E::ScalarType t) {
+  for (const Dtype& d : kDtypes) {
+    if (d.ember == t) return d.name;
+  }
+  return E::dtype_name(t);
+}
+std::string dtype_of(c10::ScalarType t) {
+  for (const Dtype& d : kDtypes) {
+    if (d.torch == t) return d.name;
+  }
+  return c10::toString(t);
+}
+
+enum Layout { kContiguous, kTransposed, kStepped, kExpanded, kChannelsLast, kNumLayouts };
+const char* const kLayoutNames[] = {"contiguous", "transposed", "stepped", "expanded",
+                                    "channels-last"};
+
+// An input: the numbers of its storage (float64), its sizes, dtype, layout.
+struct Input {
+  std::vector<int64_t> sizes;
+  int dtype;
+  Layout layout;
+  std::vector<double> storage;
+  std::vector<int64_t> storage_sizes;
+};
+
+std::string describe(const Input& in) {
+  std::ostringstream os;
+  os << kDtypes[in.dtype].name << "[";
+  for (size_t i = 0; i < in.sizes.size(); ++i) os << (i ? "," : "") << in.sizes[i];
+  os << "] " << kLayoutNames[in.layout] << " {";
+  for (size_t i = 0; i < in.storage.size() && i < 12; ++i) os << (i ? " " : "") << in.storage[i];
+  if (in.storage.size() > 12) os << " ...";
+  os << "}";
+  return os.str();
+}
+
+// The storage shape a layout needs, or false where it does not apply.
+bool storage_shape(const std::vector<int64_t>& sizes, Layout layout, std::vector<int64_t>& out) {
+  out = sizes;
+  switch (layout) {
+    case kContiguous:
+      return true;
+    case kTransposed:
+      if (sizes.size() < 2) return false;
+      std::swap(out[out.size() - 1], out[out.size() - 2]);
+      return true;
+    case kStepped:
+      if (sizes.empty()) return false;
+      out.back() *= 2;
+      return true;
+    case kExpanded:
+      if (sizes.empty() || sizes[0] <= 1) return false;
+      out[0] = 1;
+      return true;
+    case kChannelsLast:
+      return sizes.size() == 4;
+    default:
+      return false;
+  }
+}
+
+template <typename Tensor>
+Tensor apply_layout(const Tensor& t, const Input& in) {
+  switch (in.layout) {
+    case kTransposed:
+      return t.transpose(-1, -2);
+    case kStepped:
+      return t.slice(-1, 0, t.size(-1), 2);
+    case kExpanded:
+      return t.expand(in.sizes);
+    case kChannelsLast:
+      if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+        return t.contiguous(E::MemoryFormat::ChannelsLast);
+      } else {
+        return t.contiguous(at::MemoryFormat::ChannelsLast);
+      }
+    default:
+      return t;
+  }
+}
+
+E::Tensor make_ember(const Input& in) {
+  std::vector<double> data = in.storage;
+  E::Tensor t = E::from_blob(data.data(), in.storage_sizes, E::TensorOptions(E::kDouble)).clone();
+  return apply_layout(t.to(kDtypes[in.dtype].ember), in);
+}
+torch::Tensor make_torch(const Input& in) {
+  std::vector<double> data = in.storage;
+  torch::Tensor t = torch::from_blob(data.data(), in.storage_sizes, torch::kDouble).clone();
+  return apply_layout(t.to(kDtypes[in.dtype].torch), in);
+}
+
+// What one output is, library-neutral.
+struct Out {
+  std::string dtype;
+  std::vector<int64_t> sizes, strides;
+  std::vector<double> values;
+};
+
+template <typename Tensor>
+Out out_of(const Tensor& t) {
+  Out o;
+  if (!t.defined()) {
+    o.dtype = "undefined";
+    return o;
+  }
+  o.dtype = dtype_of(t.scalar_type());
+  o.sizes.assign(t.sizes().begin(), t.sizes().end());
+  o.strides.assign(t.strides().begin(), t.strides().end());
+  const Tensor d = t.detach().to(decltype(t.scalar_type())::Double).contiguous();
+  const double* p = d.template data_ptr<double>();
+  o.values.assign(p, p + d.numel());
+  return o;
+}
+
+template <typename T>
+struct is_tuple : std::false_type {};
+template <typename... Ts>
+struct is_tuple<std::tuple<Ts...>> : std::true_type {};
+
+template <typename R>
+void collect(const R& r, std::vector<Out>& outs) {
+  if constexpr (is_tuple<R>::value) {
+    std::apply([&](const auto&... t) { (collect(t, outs), ...); }, r);
+  } else if constexpr (std::is_same_v<R, std::vector<E::Tensor>> ||
+                       std::is_same_v<R, std::vector<torch::Tensor>>) {
+    for (const auto& t : r) outs.push_back(out_of(t));
+  } else if constexpr (std::is_arithmetic_v<R>) {
+    Out o;
+    o.dtype = "number";
+    o.values = {static_cast<double>(r)};
+    outs.push_back(o);
+  } else {
+    outs.push_back(out_of(r));
+  }
+}
+
+// A run on one side: the outputs, or the error.
+struct Result {
+  bool threw = false;
+  std::string error;
+  std::vector<Out> outs;
+};
+
+template <typename Tensor, typename F>
+Result run(const F& f, const std::vector<Tensor>& in) {
+  Result r;
+  try {
+    if constexpr (std::is_invocable_v<F, const Tensor&>) {
+      collect(f(in.at(0)), r.outs);
+    } else if constexpr (std::is_invocable_v<F, const Tensor&, const Tensor&>) {
+      collect(f(in.at(0), in.at(1)), r.outs);
+    } else {
+      collect(f(in.at(0), in.at(1), in.at(2)), r.outs);
+    }
+  } catch (const std::exception& e) {
+    r.threw = true;
+    r.error = e.what();
+    const size_t nl = r.error.find('\n');
+    if (nl != std::string::npos) r.error.resize(nl);
+  }
+  return r;
+}
+
+// Which inputs an op takes.
+enum Kind {
+  kAny,       // every dtype
+  kNumeric,   // not bool
+  kFloating,  // float dtypes only
+  kIntegral,  // integers and bool
+};
+
+struct Op {
+  std::string name;
+  int arity;
+  Kind kind;
+  std::function<Result(const std::vector<E::Tensor>&)> ember;
+  std::function<Result(const std::vector<torch::Tensor>&)> torch;
+  int min_dim = 0;  // inputs of at least this many dims
+};
+
+template <int Arity, typename F>
+Op op(std::string name, Kind kind, F f, int min_dim = 0) {
+  Op o;
+  o.name = std::move(name);
+  o.arity = Arity;
+  o.kind = kind;
+  o.ember = [f](const std::vector<E::Tensor>& in) { return run<E::Tensor>(f, in); };
+  o.torch = [f](const std::vector<torch::Tensor>& in) { return run<torch::Tensor>(f, in); };
+  o.min_dim = min_dim;
+  return o;
+}
+
+template <typename Tensor>
+Tensor cat2(const Tensor& a, const Tensor& b) {
+  if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+    return E::cat({a, b});
+  } else {
+    return torch::cat({a, b});
+  }
+}
+template <typename Tensor>
+Tensor stack2(const Tensor& a, const Tensor& b) {
+  if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+    return E::stack({a, b});
+  } else {
+    return torch::stack({a, b});
+  }
+}
+
+#define U(name, kind, expr) op<1>(name, kind, [](const auto& a) { return expr; })
+#define UD(name, kind, min_dim, expr) \
+  op<1>(                              \
+      name, kind, [](const auto& a) { return expr; }, min_dim)
+#define B(name, kind, expr) op<2>(name, kind, [](const auto& a, const auto& b) { return expr; })
+#define T3(name, kind, expr) \
+  op<3>(name, kind, [](const auto& a, const auto& b, const auto& c) { return expr; })
+
+std::vector<Op> ops() {
+  return {
+      // unary math
+      U("abs", kNumeric, a.abs()),
+      U("neg", kNumeric, a.neg()),
+      U("exp", kAny, a.exp()),
+      U("exp2", kAny, a.exp2()),
+      U("expm1", kAny, a.expm1()),
+      U("log", kAny, a.log()),
+      U("log2", kAny, a.log2()),
+      U("log10", kAny, a.log10()),
+      U("log1p", kAny, a.log1p()),
+      U("sqrt", kAny, a.sqrt()),
+      U("rsqrt", kAny, a.rsqrt()),
+      U("sin", kAny, a.sin()),
+      U("cos", kAny, a.cos()),
+      U("tan", kAny, a.tan()),
+      U("asin", kAny, a.asin()),
+      U("acos", kAny, a.acos()),
+      U("atan", kAny, a.atan()),
+      U("sinh", kAny, a.sinh()),
+      U("cosh", kAny, a.cosh()),
+      U("tanh", kAny, a.tanh()),
+      U("sigmoid", kAny, a.sigmoid()),
+      U("erf", kAny, a.erf()),
+
+      U("reciprocal", kAny, a.reciprocal()),
+      U("floor", kNumeric, a.floor()),
+      U("ceil", kNumeric, a.ceil()),
+      U("round", kNumeric, a.round()),
+      U("trunc", kNumeric, a.trunc()),
+      U("frac", kFloating, a.frac()),
+      U("sign", kAny, a.sign()),
+      U("square", kAny, a.square()),
+      U("relu", kNumeric, a.relu()),
+      U("logical_not", kAny, a.logical_not()),
+      U("bitwise_not", kIntegral, a.bitwise_not()),
+      U("isnan", kAny, a.isnan()),
+      U("isinf", kAny, a.isinf()),
+      U("isfinite", kAny, a.isfinite()),
+
+      U("clone", kAny, a.clone()),
+      U("contiguous", kAny, a.contiguous()),
+      U("to f32", kAny, a.to(decltype(a.scalar_type())::Float)),
+      U("to i64", kAny, a.to(decltype(a.scalar_type())::Long)),
+      U("to bool", kAny, a.to(decltype(a.scalar_type())::Bool)),
+      U("to u8", kAny, a.to(decltype(a.scalar_type())::Byte)),
+      U("to f16", kAny, a.to(decltype(a.scalar_type())::Half)),
+      // with a number
+      U("add 2.5", kAny, a.add(2.5)),
+      U("add 2", kAny, a.add(2)),
+      U("add true", kAny, a.add(true)),
+      U("sub 1", kAny, a.sub(1)),
+      U("mul 3", kAny, a.mul(3)),
+      U("mul 0.5", kAny, a.mul(0.5)),
+      U("div 2", kAny, a.div(2)),
+      U("div 0", kAny, a.div(0)),
+      U("div 2 floor", kAny, a.div(2, "floor")),
+      U("div 2 trunc", kAny, a.div(2, "trunc")),
+      U("remainder 3", kAny, a.remainder(3)),
+      U("remainder -2.5", kAny, a.remainder(-2.5)),
+      U("fmod 3", kAny, a.fmod(3)),
+      U("fmod -2.5", kAny, a.fmod(-2.5)),
+      U("floor_divide 2", kAny, a.floor_divide(2)),
+      U("pow 2", kAny, a.pow(2)),
+      U("pow 0.5", kAny, a.pow(0.5)),
+      U("pow -1", kAny, a.pow(-1)),
+      U("pow 3", kAny, a.pow(3)),
+      U("clamp -1 1", kAny, a.clamp(-1, 1)),
+      U("clamp_min 0.5", kAny, a.clamp_min(0.5)),
+      U("clamp_max 2", kAny, a.clamp_max(2)),
+      U("eq 1", kAny, a.eq(1)),
+      U("lt 0.5", kAny, a.lt(0.5)),
+      U("ge 0", kAny, a.ge(0)),
+      U("ne 2", kAny, a.ne(2)),
+
+      U("masked_fill >0 -1", kAny, a.masked_fill(a.gt(0), -1)),
+      U("fill_ 2", kAny, a.clone().fill_(2)),
+      U("zero_", kAny, a.clone().zero_()),
+      U("add_ 1", kAny, a.clone().add_(1)),
+      U("mul_ 2.5", kAny, a.clone().mul_(2.5)),
+      U("div_ 2", kAny, a.clone().div_(2)),
+      U("rsub 1", kAny, rsub(a, 1)),
+      // reductions
+      U("sum", kAny, a.sum()),
+      U("mean", kAny, a.mean()),
+      U("prod", kAny, a.prod()),
+      U("max", kAny, a.max()),
+      U("min", kAny, a.min()),
+      U("amax", kAny, a.amax()),
+      U("argmax", kAny, a.argmax()),
+      U("argmin", kAny, a.argmin()),
+      U("all", kAny, a.all()),
+      U("any", kAny, a.any()),
+      U("std", kAny, a.std()),
+      U("var", kAny, a.var()),
+      U("norm", kAny, a.norm()),
+      U("count_nonzero", kAny, a.count_nonzero()),
+
+      U("logsumexp 0", kAny, a.logsumexp(0)),
+      UD("sum -1", kAny, 1, a.sum(-1)),
+      UD("sum 0 keepdim", kAny, 1, a.sum(0, true)),
+      UD("sum -1 f64", kAny, 1, a.sum(-1, false, decltype(a.scalar_type())::Double)),
+      UD("mean -1", kAny, 1, a.mean(-1)),
+      UD("prod 0", kAny, 1, a.prod(0)),
+      UD("max -1", kAny, 1, a.max(-1)),
+      UD("min 0 keepdim", kAny, 1, a.min(0, true)),
+      UD("argmax -1", kAny, 1, a.argmax(-1)),
+      UD("argmin 0 keepdim", kAny, 1, a.argmin(0, true)),
+      UD("std -1", kAny, 1, a.std(-1)),
+      UD("var 0 unbiased=false", kAny, 1, a.var(0, false)),
+      UD("all -1", kAny, 1, a.all(-1)),
+      UD("any 0", kAny, 1, a.any(0)),
+      UD("norm 1 -1", kAny, 1, a.norm(1, -1)),
+      UD("cumsum -1", kAny, 1, a.cumsum(-1)),
+      UD("cumprod 0", kAny, 1, a.cumprod(0)),
+
+      UD("sort -1", kAny, 1, a.sort(-1)),
+      UD("sort 0 desc", kAny, 1, a.sort(0, true)),
+      UD("argsort -1", kAny, 1, a.argsort(-1, false)),
+      UD("argsort stable", kAny, 1, a.argsort(true, 0, true)),
+      UD("topk 1", kAny, 1, a.topk(1)),
+      UD("kthvalue 1", kAny, 1, a.kthvalue(1)),
+      UD("softmax -1", kAny, 1, a.softmax(-1)),
+      UD("log_softmax 0", kAny, 1, a.log_softmax(0)),
+      UD("aminmax", kAny, 1, a.amin(-1)),
+      UD("unique_consecutive", kAny, 1, a.flip(-1)),
+      // shape
+      UD("t", kAny, 2, a.transpose(0, 1)),
+      U("flatten", kAny, a.flatten()),
+      U("reshape -1", kAny, a.reshape({-1})),
+      U("unsqueeze 0", kAny, a.unsqueeze(0)),
+      U("squeeze", kAny, a.squeeze()),
+      UD("flip 0", kAny, 1, a.flip(0)),
+      UD("roll 1 0", kAny, 1, a.roll(1, 0)),
+      UD("repeat", kAny, 1, a.repeat({2, 1})),
+      UD("narrow", kAny, 1, a.narrow(-1, 0, 1)),
+      UD("select", kAny, 1, a.select(0, 0)),
+      UD("tril", kAny, 2, a.tril()),
+      UD("triu 1", kAny, 2, a.triu(1)),
+      UD("diagonal", kAny, 2, a.diagonal()),
+      UD("chunk 2", kAny, 1, a.chunk(2, -1)),
+      UD("split 2", kAny, 1, a.split(2, -1)),
+      UD("unbind", kAny, 1, a.unbind(0)),
+      UD("movedim", kAny, 2, a.movedim(0, -1)),
+      UD("nonzero", kAny, 0, a.nonzero()),
+
+      // binary (broadcasting, promotion)
+      B("add", kAny, a.add(b)),
+      B("add alpha 2", kAny, a.add(b, 2)),
+      B("sub", kAny, a.sub(b)),
+      B("mul", kAny, a.mul(b)),
+      B("div", kAny, a.div(b)),
+      B("div floor", kAny, a.div(b, "floor")),
+      B("div trunc", kAny, a.div(b, "trunc")),
+      B("floor_divide", kAny, a.floor_divide(b)),
+      B("remainder", kAny, a.remainder(b)),
+      B("fmod", kAny, a.fmod(b)),
+      B("pow", kAny, a.pow(b)),
+      B("atan2", kAny, a.atan2(b)),
+      B("maximum", kAny, a.maximum(b)),
+      B("minimum", kAny, a.minimum(b)),
+      B("fmax", kAny, a.fmax(b)),
+      B("fmin", kAny, a.fmin(b)),
+      B("eq", kAny, a.eq(b)),
+      B("ne", kAny, a.ne(b)),
+      B("lt", kAny, a.lt(b)),
+      B("le", kAny, a.le(b)),
+      B("gt", kAny, a.gt(b)),
+      B("ge", kAny, a.ge(b)),
+      B("logical_and", kAny, a.logical_and(b)),
+      B("logical_or", kAny, a.logical_or(b)),
+      B("logical_xor", kAny, a.logical_xor(b)),
+      B("bitwise_and", kIntegral, a.bitwise_and(b)),
+      B("bitwise_or", kIntegral, a.bitwise_or(b)),
+      B("bitwise_xor", kIntegral, a.bitwise_xor(b)),
+
+      B("clamp t", kAny, a.clamp(b, b.add(1))),
+      B("lerp", kAny, a.lerp(b, 0.3)),
+      B("isclose", kAny, a.isclose(b)),
+      B("equal", kAny, a.equal(b)),
+      B("allclose", kAny, a.allclose(b)),
+      B("where gt0", kAny, where(a.gt(0), a, b)),
+      B("masked_fill b", kAny, a.masked_fill(a.gt(0), b.sum())),
+      B("add_", kAny, a.clone().add_(b)),
+      B("mul_", kAny, a.clone().mul_(b)),
+      B("sub_", kAny, a.clone().sub_(b)),
+      B("div_", kAny, a.clone().div_(b)),
+      B("copy_", kAny, a.clone().copy_(b)),
+      B("cat", kAny, cat2(a, b)),
+      B("stack", kAny, stack2(a, b)),
+      B("matmul", kAny, a.matmul(b)),
+      B("mm", kAny, a.mm(b)),
+      B("dot", kAny, a.dot(b)),
+      B("outer", kAny, a.outer(b)),
+      B("mv", kAny, a.mv(b)),
+      B("bmm", kAny, a.bmm(b)),
+      B("index_select -1", kAny,
+        a.index_select(
+            -1, b.flatten().abs().remainder(a.size(-1)).to(decltype(a.scalar_type())::Long))),
+      B("gather 0", kAny,
+        a.gather(0, b.abs().remainder(a.size(0)).to(decltype(a.scalar_type())::Long))),
+      B("take", kAny, a.take(b.abs().remainder(a.numel()).to(decltype(a.scalar_type())::Long))),
+      B("masked_select", kAny, a.masked_select(b.gt(0))),
+      B("index bool", kAny, a.index({b.gt(0)})),
+      B("sort stable", kAny, std::get<1>(a.sort(true, -1, false))),
+      T3("addcmul", kAny, a.addcmul(b, c, 0.5)),
+      T3("addcdiv", kAny, a.addcdiv(b, c, 2)),
+      T3("where", kAny, where(a.to(decltype(a.scalar_type())::Bool), b, c)),
+      T3("addmm", kAny, a.addmm(b, c, 0.5, 2)),
+      T3("clamp tt", kAny, a.clamp(b, c)),
+  };
+}
+
+// --- inputs -------------------------------------------------------------
+
+const std::vector<std::vector<int64_t>> kShapes = {
+    {}, {1}, {5}, {0}, {3, 4}, {4, 3}, {1, 4}, {2, 3, 4}, {2, 1, 3}, {2, 3, 4, 5}, {0, 3}, {3, 3},
+};
+
+double special(std::mt19937_64& rng) {
+  static const double kSpecial[] = {0.0, -0.0, 1.0, -1.0,     0.5,       -0.5,
+                                    2.5, -2.5, 3.0, INFINITY, -INFINITY, NAN};
+  return kSpecial[rng() % (sizeof(kSpecial) / sizeof(kSpecial[0]))];
+}
+
+double value(const Dtype& d, std::mt19937_64& rng) {
+  if (d.ember == E::kBool) return static_cast<double>(rng() % 2);
+  if (d.ember == E::kByte) return static_cast<double>(rng() % 11);
+  if (d.integral) return static_cast<double>(static_cast<int64_t>(rng() % 11) - 4);
+  if (rng() % 12 == 0) return special(rng);
+  std::normal_distribution<double> n(0.0, 2.0);
+  return n(rng);
+}
+
+bool make_input(const std::vector<int64_t>& sizes, int dtype, Layout layout, std::mt19937_64& rng,
+                Input& in) {
+  in.sizes = sizes;
+  in.dtype = dtype;
+  in.layout = layout;
+  if (!storage_shape(sizes, layout, in.storage_sizes)) return false;
+  int64_t n = 1;
+  for (int64_t s : in.storage_sizes) n *= s;
+  in.storage.resize(n);
+  for (double& v : in.storage) v = value(kDtypes[dtype], rng);
+  return true;
+}
+
+// A shape for the second or third input of a case whose first is `a`.
+std::vector<int64_t> partner(const std::vector<int64_t>& a, std::mt19937_64& rng) {
+  std::vector<int64_t> b = a;
+  switch (rng() % 6) {
+    case 0:
+    case 1:
+      return b;  // the same
+    case 2:      // size-1 dims broadcast
+      for (int64_t& s : b) {
+        if (rng() % 2) s = 1;
+      }
+      return b;
+    case 3:
+      return {};  // 0-dim
+    case 4:       // trailing dims only
+      if (!b.empty()) b.erase(b.begin());
+      return b;
+    default:  // the last two swapped (matmul shapes)
+      if (b.size() >= 2) std::swap(b[b.size() - 1], b[b.size() - 2]);
+      return b;
+  }
+}
+
+// --- comparing -------------------------------------------------------------
+
+bool close(double x, double y, const std::string& dtype) {
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  if (std::isinf(x) || std::isinf(y)) return x == y;
+  double rtol = 0, atol = 0;
+  if (dtype == "f64") {
+    rtol = 1e-9, atol = 1e-12;
+  } else if (dtype == "f32") {
+    rtol = 1e-4, atol = 1e-5;
+  } else if (dtype == "f16") {
+    rtol = 2e-3, atol = 1e-3;
+  } else if (dtype == "bf16") {
+    rtol = 1.6e-2, atol = 1e-2;
+  }
+  return std::abs(x - y) <= atol + rtol * std::abs(y);
+}
+
+// The first difference between the two sides, or "" where they agree.
+std::string compare(const Result& e, const Result& t) {
+  if (e.threw && t.threw) return "";
+  if (e.threw) return "ember raises: " + e.error;
+  // ember computes float16 and bfloat16 on the CPU where PyTorch 2.x does
+  // and 1.13 did not yet: not a disagreement.
+  if (t.threw && (t.error.find("not implemented for 'Half'") != std::string::npos ||
+                  t.error.find("not implemented for 'BFloat16'") != std::string::npos)) {
+    return "";
+  }
+  if (t.threw) return "libtorch raises: " + t.error;
+  if (e.outs.size() != t.outs.size()) return "output count";
+  for (size_t i = 0; i < e.outs.size(); ++i) {
+    const Out &a = e.outs[i], &b = t.outs[i];
+    std::ostringstream os;
+    const std::string at = e.outs.size() > 1 ? " of output " + std::to_string(i) : "";
+    if (a.dtype != b.dtype) return "dtype" + at + ": ember " + a.dtype + ", libtorch " + b.dtype;
+    if (a.sizes != b.sizes) {
+      os << "sizes" << at << ": ember [";
+      for (int64_t s : a.sizes) os << s << ",";
+      os << "] libtorch [";
+      for (int64_t s : b.sizes) os << s << ",";
+      os << "]";
+      return os.str();
+    }
+    for (size_t j = 0; j < a.values.size(); ++j) {
+      if (!close(a.values[j], b.values[j], a.dtype)) {
+        os << "values" << at << ": at " << j << " ember " << a.values[j] << ", libtorch "
+           << b.values[j];
+        return os.str();
+      }
+    }
+    for (size_t d = 0; d < a.sizes.size() && !a.values.empty(); ++d) {
+      if (a.sizes[d] > 1 && a.strides[d] != b.strides[d]) {
+        os << "strides" << at << ": ember (";
+        for (int64_t s : a.strides) os << s << ",";
+        os << ") libtorch (";
+        for (int64_t s : b.strides) os << s << ",";
+        os << ")";
+        return os.str();
+      }
+    }
+  }
+  return "";
+}
+
+bool accepts(Kind kind, const Dtype& d) {
+  switch (kind) {
+    case kNumeric:
+      return d.ember != E::kBool;
+    case kFloating:
+      return d.floating;
+    case kIntegral:
+      return d.integral || d.ember == E::kBool;
+    default:
+      return true;
+  }
+}
+
+struct Finding {
+  int count = 0;
+  std::string example;
+};
+
+}  // namespace
+}  // namespace parity
+
+int main(int argc, char** argv) {
+  using namespace parity;
+  int64_t cases = 60;
+  uint64_t seed = 1;
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--cases=", 0) == 0) cases = std::stoll(arg.substr(8));
+    if (arg.rfind("--seed=", 0) == 0) seed = std::stoull(arg.substr(7));
+    if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
+  }
+  torch::set_num_threads(1);
+  ember::set_num_threads(1);
+  std::mt19937_64 rng(seed);
+  std::map<std::string, Finding> findings;
+  int64_t run_cases = 0, agreed = 0;
+  for (const Op& o : ops()) {
+    if (!filter.empty() && o.name.find(filter) == std::string::npos) continue;
+    for (int64_t k = 0; k < cases; ++k) {
+      std::vector<Input> ins(o.arity);
+      std::vector<int64_t> first;
+      do {
+        first = kShapes[rng() % kShapes.size()];
+      } while (static_cast<int>(first.size()) < o.min_dim);
+      bool ok = true;
+      for (int i = 0; i < o.arity && ok; ++i) {
+        int dtype;
+        do {
+          dtype = static_cast<int>(rng() % kNumDtypes);
+        } while (!accepts(o.kind, kDtypes[dtype]));
+        // Mostly one dtype across the inputs; sometimes mixed (promotion).
+        if (i > 0 && rng() % 3 != 0) dtype = ins[0].dtype;
+        const std::vector<int64_t> sizes = i == 0 ? first : partner(first, rng);
+        Layout layout = static_cast<Layout>(rng() % kNumLayouts);
+        if (rng() % 2) layout = kContiguous;
+        if (!make_input(sizes, dtype, layout, rng, ins[i]))
+          ok = make_input(sizes, dtype, kContiguous, rng, ins[i]);
+      }
+      if (!ok) continue;
+      std::vector<ember::Tensor> ein;
+      std::vector<torch::Tensor> tin;
+      for (const Input& in : ins) {
+        ein.push_back(make_ember(in));
+        tin.push_back(make_torch(in));
+      }
+      const Result er = o.ember(ein), tr = o.torch(tin);
+      ++run_cases;
+      const std::string diff = compare(er, tr);
+      if (diff.empty()) {
+        ++agreed;
+        continue;
+      }
+      std::string dtypes;
+      for (const Input& in : ins)
+        dtypes += std::string(dtypes.empty() ? "" : ",") + kDtypes[in.dtype].name;
+      const std::string kind = diff.substr(0, diff.find(':'));
+      Finding& f = findings[o.name + " | " + dtypes + " | " + kind];
+      if (f.count++ == 0) {
+        std::string ex;
+        for (const Input& in : ins) ex += "\n      " + describe(in);
+        f.example = diff + ex;
+      }
+    }
+  }
+  for (const auto& [key, f] : findings) {
+    std::printf("%s  (%d)\n    %s\n", key.c_str(), f.count, f.example.c_str());
+  }
+  std::printf("%lld cases, %lld agree (%.1f%%), %zu kinds of disagreement\n",
+              static_cast<long long>(run_cases), static_cast<long long>(agreed),
+              run_cases ? 100.0 * agreed / run_cases : 0.0, findings.size());
+  return 0;
+}
