@@ -184,7 +184,18 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
   return iter.output();
 }
 
+namespace {
+
+// PyTorch's kernels of these activations take floating dtypes only; the
+// compositions here would promote an integer input to float instead.
+void check_floating(const Tensor& self, const char* kernel) {
+  if (!self.is_floating_point()) detail::throw_not_implemented(kernel, self.dtype());
+}
+
+}  // namespace
+
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  check_floating(self, "leaky_relu_cpu");
   profiler::RecordFunction prof_range("leaky_relu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = where(self > 0, self, self * negative_slope);
@@ -205,6 +216,7 @@ Tensor elu_forward(const Tensor& x, double alpha, double scale, double input_sca
 
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
            const Scalar& input_scale) {
+  check_floating(self, "elu_cpu");
   EMBER_AUTOCAST_OPAQUE();
   profiler::RecordFunction prof_range("elu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
@@ -216,6 +228,7 @@ Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
 Tensor celu(const Tensor& self, const Scalar& alpha) {
   const double a = alpha.toDouble();
   EMBER_CHECK(a != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  check_floating(self, "elu_cpu");
   EMBER_AUTOCAST_OPAQUE();
   profiler::RecordFunction prof_range("celu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
@@ -225,6 +238,7 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
 }
 
 Tensor silu(const Tensor& self) {
+  check_floating(self, "silu_cpu");
   profiler::RecordFunction prof_range("silu", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = self * self.sigmoid();
@@ -233,6 +247,7 @@ Tensor silu(const Tensor& self) {
 }
 
 Tensor mish(const Tensor& self) {
+  check_floating(self, "mish_cpu");
   EMBER_AUTOCAST_OPAQUE();
   profiler::RecordFunction prof_range("mish", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
@@ -242,6 +257,7 @@ Tensor mish(const Tensor& self) {
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  check_floating(self, "softplus_cpu");
   EMBER_AUTOCAST(softplus, ::ember::softplus, self, beta, threshold);
   profiler::RecordFunction prof_range("softplus", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
@@ -254,24 +270,36 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
 }
 
 Tensor log_sigmoid(const Tensor& self) {
+  check_floating(self, "log_sigmoid_cpu");
   EMBER_AUTOCAST_OPAQUE();
   profiler::RecordFunction prof_range("log_sigmoid", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   // min(x, 0) - log1p(exp(-|x|)): neither term overflows.
-  Tensor out = self.clamp_max(0) - (-self.abs()).exp().log1p();
+  // Row-major whatever self's layout, as PyTorch's log_sigmoid_forward.
+  Tensor out = (self.clamp_max(0) - (-self.abs()).exp().log1p()).contiguous();
   if (scope.active()) scope.record("log_sigmoid", {self}, {out});
   return out;
 }
 
+// On integers a clamp in their dtype between the limits truncated to
+// integers, as PyTorch's (its messages for bool and for negative limits of
+// an unsigned dtype).
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  EMBER_CHECK(self.dtype() != kBool, "Bool inputs not supported for hardtanh");
+  const bool integral = is_integral(self.dtype(), /*include_bool=*/false);
+  const Scalar lo = integral ? Scalar(min_val.toLong()) : min_val;
+  const Scalar hi = integral ? Scalar(max_val.toLong()) : max_val;
+  EMBER_CHECK(self.dtype() != kByte || (lo.toLong() >= 0 && hi.toLong() >= 0),
+              "cannot do hardtanh on an unsigned type with negative limits");
   profiler::RecordFunction prof_range("hardtanh", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
-  Tensor out = self.clamp(min_val, max_val);
+  Tensor out = self.clamp(lo, hi);
   if (scope.active()) scope.record("hardtanh", {self}, {out}, {min_val, max_val});
   return out;
 }
 
 Tensor hardsigmoid(const Tensor& self) {
+  check_floating(self, "hardsigmoid_cpu");
   profiler::RecordFunction prof_range("hardsigmoid", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = (self + 3).clamp(0, 6) / 6;
@@ -280,6 +308,7 @@ Tensor hardsigmoid(const Tensor& self) {
 }
 
 Tensor hardswish(const Tensor& self) {
+  check_floating(self, "hardswish_cpu");
   profiler::RecordFunction prof_range("hardswish", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = self * (self + 3).clamp(0, 6) / 6;
@@ -290,6 +319,7 @@ Tensor hardswish(const Tensor& self) {
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   const double l = lambd.toDouble();
   EMBER_CHECK(l >= 0, "lambda must be greater or equal to 0, but found to be ", l, ".");
+  check_floating(self, "softshrink_cpu");
   profiler::RecordFunction prof_range("softshrink", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = where(self > l, self - l, where(self < -l, self + l, Scalar(0)));
@@ -298,6 +328,7 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
 }
 
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  check_floating(self, "hardshrink_cpu");
   const double l = lambd.toDouble();
   profiler::RecordFunction prof_range("hardshrink", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
@@ -307,6 +338,7 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
 }
 
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  if (self.dtype() == kBool) detail::throw_not_implemented("threshold_cpu", kBool);
   profiler::RecordFunction prof_range("threshold", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   Tensor out = where(self <= threshold, value, self);

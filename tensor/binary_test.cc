@@ -251,7 +251,6 @@ TEST(LerpTest, Values) {
 TEST(LerpTest, Errors) {
   check_error("err_lerp_dtype", [](In& x) { lerp(x[0], x[1], 0.5); });
   check_error("err_lerp_long", [](In& x) { lerp(x[0], x[0], 0.5); });
-  check_error("err_lerp_half", [](In& x) { lerp(x[0], x[0], 0.5); });
 }
 
 TEST(AddcmulTest, Values) {

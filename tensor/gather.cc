@@ -358,7 +358,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
   return detail::record_out_op(
       "scatter", Tensor(), {self, index, src},
       [&] {
-        Tensor out = self.clone();
+        Tensor out = self.clone(MemoryFormat::Contiguous);  // PyTorch's structured output
         out.scatter_(dim, index, src);
         return out;
       },
@@ -369,7 +369,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
   return detail::record_out_op(
       "scatter_value", Tensor(), {self, index},
       [&] {
-        Tensor out = self.clone();
+        Tensor out = self.clone(MemoryFormat::Contiguous);  // PyTorch's structured output
         out.scatter_(dim, index, value);
         return out;
       },
@@ -381,7 +381,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
   return detail::record_out_op(
       "scatter_add", Tensor(), {self, index, src},
       [&] {
-        Tensor out = self.clone();
+        Tensor out = self.clone(MemoryFormat::Contiguous);  // PyTorch's structured output
         out.scatter_add_(dim, index, src);
         return out;
       },
@@ -464,10 +464,12 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 }
 
 // Out of place: PyTorch's index_add / index_fill / index_copy are a copy
-// changed in place (the node is the in-place op's).
+// changed in place (the node is the in-place op's). The copy is row-major
+// for index_add and index_copy (structured ops in PyTorch: their output is
+// allocated contiguous), self's layout for index_fill (a clone).
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
                          const Scalar& alpha) const {
-  return clone().index_add_(dim, index, source, alpha);
+  return clone(MemoryFormat::Contiguous).index_add_(dim, index, source, alpha);
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
   return clone().index_fill_(dim, index, value);
@@ -478,7 +480,7 @@ static Tensor index_copy_op(const Tensor& self, int64_t dim, const Tensor& index
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
   EMBER_AUTOCAST(index_copy, index_copy_op, *this, dim, index, source);
-  return clone().index_copy_(dim, index, source);
+  return clone(MemoryFormat::Contiguous).index_copy_(dim, index, source);
 }
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,

@@ -246,12 +246,75 @@ TEST(ParityTest, SortTakesLibtorchsStableOverloadAndKeepsTheLayout) {
   EXPECT_EQ(cl.argsort(1).strides().vec(), (std::vector<int64_t>{24, 1, 8, 2}));
 }
 
+// float16 in float, rounded once, as PyTorch 2.x (1.13 refused it).
+TEST(ParityTest, LerpInHalfIsFloatRoundedOnce) {
+  const Tensor a = tensor({1.5f, -2.5f, 0.1f}), b = tensor({3.0f, 7.0f, -0.2f});
+  const Tensor r = a.to(kHalf).lerp(b.to(kHalf), 0.3);
+  EXPECT_EQ(r.dtype(), kHalf);
+  EXPECT_TRUE(equal(r, a.to(kHalf).to(kFloat).lerp(b.to(kHalf).to(kFloat), 0.3).to(kHalf)));
+}
+
 TEST(ParityTest, LerpInBFloat16) {
   const Tensor r =
       tensor({1.0f, 2.0f, -3.0f}).to(kBFloat16).lerp(tensor({3.0f, 5.0f, 7.0f}).to(kBFloat16), 0.3);
   EXPECT_EQ(r.dtype(), kBFloat16);
   const std::vector<float> want{1.6015625f, 2.90625f, 1.1920928955078125e-07f};
   for (int k = 0; k < 3; ++k) EXPECT_EQ(r[k].item<float>(), want[k]) << k;
+}
+
+// The activations whose PyTorch kernels take floating dtypes only refuse
+// integers with PyTorch's message (their compositions here promoted them);
+// hardtanh and relu6 clamp integers in their own dtype.
+TEST(ParityTest, ActivationsRefuseIntegersAsPyTorchDoes) {
+  const Tensor x = tensor({-2, 0, 3}, kLong);
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> ops = {
+      {"silu", [](const Tensor& t) { return silu(t); }},
+      {"mish", [](const Tensor& t) { return mish(t); }},
+      {"softplus", [](const Tensor& t) { return softplus(t); }},
+      {"log_sigmoid", [](const Tensor& t) { return log_sigmoid(t); }},
+      {"hardsigmoid", [](const Tensor& t) { return hardsigmoid(t); }},
+      {"hardswish", [](const Tensor& t) { return hardswish(t); }},
+      {"leaky_relu", [](const Tensor& t) { return leaky_relu(t); }},
+      {"elu", [](const Tensor& t) { return elu(t); }},
+      {"celu", [](const Tensor& t) { return celu(t); }},
+      {"softshrink", [](const Tensor& t) { return softshrink(t, 0.5); }},
+      {"hardshrink", [](const Tensor& t) { return hardshrink(t, 0.5); }},
+  };
+  for (const auto& [name, f] : ops) {
+    const std::string kernel = name == "celu" ? "elu" : name;
+    EXPECT_EQ(error_of([&, f = f] { f(x); }), "\"" + kernel + "_cpu\" not implemented for 'Long'")
+        << name;
+    EXPECT_EQ(f(x.to(kFloat)).dtype(), kFloat) << name;
+  }
+  expect_values(hardtanh(x, -0.5, 2.5), tensor({0, 0, 2}, kLong));
+  expect_values(hardtanh(x.to(kByte), 0.5, 2.5), tensor({2, 0, 2}, kByte));
+  expect_values(hardtanh(x.to(kByte), -0.5, 2.5), tensor({2, 0, 2}, kByte));  // limits truncated
+  EXPECT_EQ(error_of([&] { hardtanh(x.to(kByte), -1, 1); }),
+            "cannot do hardtanh on an unsigned type with negative limits");
+  EXPECT_EQ(error_of([&] { hardtanh(x > 0, -1, 1); }), "Bool inputs not supported for hardtanh");
+  expect_values(hardtanh(x, 0, 6), tensor({0, 0, 3}, kLong));  // relu6
+  EXPECT_EQ(error_of([&] { threshold(x > 0, 0, 1); }),
+            "\"threshold_cpu\" not implemented for 'Bool'");
+}
+
+// The out-of-place index ops that PyTorch implements as structured ops
+// (scatter, scatter_add, index_add, index_copy, masked_scatter), and
+// log_sigmoid, give row-major results whatever self's layout; index_fill
+// keeps it (parity.py prints PyTorch's strides).
+TEST(ParityTest, StructuredIndexOpsGiveRowMajorResults) {
+  const Tensor xt = arange(12, kFloat).reshape({4, 3}).t();
+  const Tensor i = tensor({{0, 1, 0, 1}}, kLong), ii = tensor({0, 2}, kLong);
+  const std::vector<int64_t> rows{4, 1}, kept{1, 3};
+  EXPECT_EQ(xt.scatter(0, i, 1.0).strides().vec(), rows);
+  EXPECT_EQ(xt.scatter_add(0, i, xt.narrow(0, 0, 1)).strides().vec(), rows);
+  EXPECT_EQ(xt.index_add(1, ii, ones({3, 2})).strides().vec(), rows);
+  EXPECT_EQ(xt.index_copy(1, ii, ones({3, 2})).strides().vec(), rows);
+  EXPECT_EQ(xt.masked_scatter(xt > 4, zeros({12})).strides().vec(), rows);
+  EXPECT_EQ(log_sigmoid(xt).strides().vec(), rows);
+  EXPECT_EQ(xt.index_fill(1, ii, 2.0).strides().vec(), kept);
+  expect_values(
+      xt.index_add(1, ii, ones({3, 2})),
+      tensor({{1.0f, 3.0f, 7.0f, 9.0f}, {2.0f, 4.0f, 8.0f, 10.0f}, {3.0f, 5.0f, 9.0f, 11.0f}}));
 }
 
 }  // namespace

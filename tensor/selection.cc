@@ -280,9 +280,11 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 }
 
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
-  // As PyTorch: self broadcast against the mask, copied, then scattered into.
+  // As PyTorch: self broadcast against the mask, copied (row-major), then
+  // scattered into.
   const DimVector shape = infer_size(sizes(), mask.sizes());
-  Tensor base = IntArrayRef(shape) == sizes() ? clone() : expand(shape).contiguous();
+  Tensor base =
+      IntArrayRef(shape) == sizes() ? clone(MemoryFormat::Contiguous) : expand(shape).contiguous();
   return base.masked_scatter_(mask, source);
 }
 

@@ -265,7 +265,8 @@ def pointwise_cases():
     err("err_pow_bools", lambda a: torch.pow(a, a), b2)
     err("err_lerp_dtype", lambda a, b: torch.lerp(a, b, 0.5), f2, f2.double())
     err("err_lerp_long", lambda a: torch.lerp(a, a, 0.5), i)
-    err("err_lerp_half", lambda a: torch.lerp(a, a, 0.5), f2.half())
+    # 1.13 refuses float16 lerp on the CPU; ember computes it in float as
+    # PyTorch 2.x does (tensor/parity_test.cc checks it).
     err("err_addcdiv_int", lambda s, a, b: torch.addcdiv(s, a, b), f2, i, i)
     err("err_addcmul_bool", lambda a: torch.addcmul(a, a, a), b2)
     err("err_clamp_none", lambda a: torch.clamp(a), i)

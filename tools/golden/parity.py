@@ -114,3 +114,34 @@ cl = torch.arange(24.0).flip(0).reshape(1, 2, 3, 4).contiguous(memory_format=tor
 print("argsort of channels-last: strides", cl.argsort(1).stride())
 print("lerp bf16", torch.lerp(torch.tensor([1.0, 2.0, -3.0]).bfloat16(),
                               torch.tensor([3.0, 5.0, 7.0]).bfloat16(), 0.3).float().tolist())
+
+# Activations refuse integer inputs as PyTorch's kernels do; hardtanh (and
+# relu6) clamp integers in their dtype.
+xi = torch.tensor([-2, 0, 3])
+for name, f in [("silu", F.silu), ("mish", F.mish), ("softplus", F.softplus),
+                ("log_sigmoid", F.logsigmoid), ("hardsigmoid", F.hardsigmoid),
+                ("hardswish", F.hardswish), ("leaky_relu", F.leaky_relu), ("elu", F.elu),
+                ("celu", F.celu), ("softshrink", F.softshrink), ("hardshrink", F.hardshrink)]:
+    print(name, "int64 ->", err(lambda: f(xi)))
+print("hardtanh int64 -0.5 2.5 ->", err(lambda: F.hardtanh(xi, -0.5, 2.5).tolist()))
+print("hardtanh uint8 0.5 2.5 ->", err(lambda: F.hardtanh(xi.to(torch.uint8), 0.5, 2.5).tolist()))
+print("hardtanh uint8 -1 1 ->", err(lambda: F.hardtanh(xi.to(torch.uint8))))
+print("hardtanh bool ->", err(lambda: F.hardtanh(xi > 0)))
+print("relu6 int64 ->", err(lambda: F.relu6(xi).tolist()))
+print("threshold bool ->", err(lambda: F.threshold(xi > 0, 0, 1)))
+print("hardtanh uint8 -0.5 2.5 ->", err(lambda: F.hardtanh(xi.to(torch.uint8), -0.5, 2.5).tolist()))
+
+# Out-of-place scatter, scatter_add, index_add, index_copy and masked_scatter
+# (structured ops), and log_sigmoid, are row-major whatever self's layout;
+# index_fill and index_put keep it.
+xt = torch.arange(12.0).reshape(4, 3).t()
+i = torch.tensor([[0, 1, 0, 1]])
+ii = torch.tensor([0, 2])
+for name, f in [("scatter", lambda: xt.scatter(0, i, 1.0)),
+                ("scatter_add", lambda: xt.scatter_add(0, i, xt[:1])),
+                ("index_add", lambda: xt.index_add(1, ii, torch.ones(3, 2))),
+                ("index_copy", lambda: xt.index_copy(1, ii, torch.ones(3, 2))),
+                ("masked_scatter", lambda: xt.masked_scatter(xt > 4, torch.zeros(12))),
+                ("log_sigmoid", lambda: F.logsigmoid(xt)),
+                ("index_fill", lambda: xt.index_fill(1, ii, 2.0))]:
+    print(name, "of a transposed [3, 4]: strides", f().stride())

@@ -481,6 +481,47 @@ std::vector<Op> ops() {
       B("masked_select", kAny, a.masked_select(b.gt(0))),
       B("index bool", kAny, a.index({b.gt(0)})),
       B("sort stable", kAny, std::get<1>(a.sort(true, -1, false))),
+      // nn functional (free functions: each library's by argument-dependent lookup)
+      U("gelu", kAny, gelu(a)),
+      U("gelu tanh", kAny, gelu(a, "tanh")),
+      U("silu", kAny, silu(a)),
+      U("mish", kAny, mish(a)),
+      U("softplus", kAny, softplus(a, 2, 1)),
+      U("elu", kAny, elu(a, 0.5)),
+      U("celu", kAny, celu(a, 1.5)),
+      U("softshrink", kAny, softshrink(a, 0.5)),
+      U("hardshrink", kAny, hardshrink(a, 0.5)),
+      U("leaky_relu", kAny, leaky_relu(a, 0.2)),
+      U("hardtanh", kAny, hardtanh(a, -0.5, 0.5)),
+      U("hardswish", kAny, hardswish(a)),
+      U("hardsigmoid", kAny, hardsigmoid(a)),
+      U("log_sigmoid", kAny, log_sigmoid(a)),
+      U("threshold", kAny, threshold(a, 0.5, -2)),
+      U("softsign", kAny, a.div(a.abs().add(1))),
+      U("rrelu eval", kAny, leaky_relu(a, 0.1)),
+
+      UD("max_pool2d", kAny, 3, max_pool2d(a, {2, 2})),
+      UD("avg_pool2d", kAny, 3, avg_pool2d(a, {2, 2}, {1, 1}, {1, 1}, true, false)),
+      UD("adaptive_avg_pool2d", kAny, 3, adaptive_avg_pool2d(a, {2, 3})),
+      // indexing
+      B("index_fill", kAny,
+        a.index_fill(0, b.flatten().abs().remainder(a.size(0)).to(decltype(a.scalar_type())::Long),
+                     -1.5)),
+      B("index_add", kAny,
+        a.index_add(0, b.flatten().abs().remainder(a.size(0)).to(decltype(a.scalar_type())::Long),
+                    a.narrow(0, 0, 1).expand_as(a).narrow(0, 0, b.numel()))),
+      B("scatter", kAny,
+        a.scatter(0, b.abs().remainder(a.size(0)).to(decltype(a.scalar_type())::Long), 7)),
+      B("scatter_add", kAny,
+        a.scatter_add(0, b.abs().remainder(a.size(0)).to(decltype(a.scalar_type())::Long), a)),
+
+      B("masked_scatter", kAny, a.masked_scatter(b.gt(0), a.mul(2))),
+
+      // losses
+
+      B("bce", kAny, binary_cross_entropy(a.sigmoid(), b.sigmoid())),
+      B("bce logits", kAny, binary_cross_entropy_with_logits(a, b.sigmoid())),
+
       T3("addcmul", kAny, a.addcmul(b, c, 0.5)),
       T3("addcdiv", kAny, a.addcdiv(b, c, 2)),
       T3("where", kAny, where(a.to(decltype(a.scalar_type())::Bool), b, c)),
