@@ -70,13 +70,27 @@ std::vector<Case> cases() {
   };
   return {
       {"add", [](const V& x) { return V{x[0].add(x[1], 2.5)}; },
-       [] { return V{leaf(r({2, 3})), leaf(r({3}))}; }},
-      {"sub", [](const V& x) { return V{x[0] - x[1]}; }, [] { return V{rt(2, 3), leaf(r({2, 1}))}; }},
-      {"mul", [](const V& x) { return V{x[0] * x[1]}; }, [] { return V{rt(2, 3), leaf(r({3}))}; }},
-      {"div", [](const V& x) { return V{x[0] / x[1]}; }, [] { return V{leaf(r({2, 3})), pos({3})}; }},
+       [] {
+         return V{leaf(r({2, 3})), leaf(r({3}))};
+       }},
+      {"sub", [](const V& x) { return V{x[0] - x[1]}; },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 1}))};
+       }},
+      {"mul", [](const V& x) { return V{x[0] * x[1]}; },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
+      {"div", [](const V& x) { return V{x[0] / x[1]}; },
+       [] {
+         return V{leaf(r({2, 3})), pos({3})};
+       }},
       {"neg", un(&neg), [] { return V{rt(2, 3)}; }},
       {"abs", un(&abs), [] { return V{pos({4})}; }},
-      {"sqrt", un(&sqrt), [] { return V{pos({2, 3})}; }},
+      {"sqrt", un(&sqrt),
+       [] {
+         return V{pos({2, 3})};
+       }},
       {"rsqrt", un(&rsqrt), [] { return V{pos({3})}; }},
       {"exp", un(&exp), [] { return V{rt(2, 3)}; }},
       {"exp2", un(&exp2), [] { return V{leaf(r({3}))}; }},
@@ -99,57 +113,114 @@ std::vector<Case> cases() {
       {"reciprocal", un(&reciprocal), [] { return V{pos({3})}; }},
       {"pow", [](const V& x) { return V{x[0].pow(3)}; }, [] { return V{rt(2, 3)}; }},
       {"pow_tensor", [](const V& x) { return V{x[0].pow(x[1])}; },
-       [] { return V{pos({2, 3}), leaf(r({3}))}; }},
+       [] {
+         return V{pos({2, 3}), leaf(r({3}))};
+       }},
       {"clamp", [](const V& x) { return V{x[0].clamp(-0.5, 0.5)}; },
-       [] { return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))}; }, false},
+       [] {
+         return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))};
+       },
+       false},
       {"clamp_min", [](const V& x) { return V{x[0].clamp_min(-0.5)}; },
-       [] { return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))}; }, false},
+       [] {
+         return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))};
+       },
+       false},
       {"clamp_max", [](const V& x) { return V{x[0].clamp_max(0.5)}; },
-       [] { return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))}; }, false},
+       [] {
+         return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))};
+       },
+       false},
       {"maximum", [](const V& x) { return V{maximum(x[0], x[1])}; },
-       [] { return V{leaf(tensor({1.0, -2.0, 3.0})), leaf(tensor({0.0, 1.0, 5.0}))}; }, false},
+       [] {
+         return V{leaf(tensor({1.0, -2.0, 3.0})), leaf(tensor({0.0, 1.0, 5.0}))};
+       },
+       false},
       {"minimum", [](const V& x) { return V{minimum(x[0], x[1])}; },
-       [] { return V{leaf(tensor({1.0, -2.0, 3.0})), leaf(tensor({0.0, 1.0, 5.0}))}; }, false},
+       [] {
+         return V{leaf(tensor({1.0, -2.0, 3.0})), leaf(tensor({0.0, 1.0, 5.0}))};
+       },
+       false},
       {"atan2", [](const V& x) { return V{atan2(x[0], x[1])}; },
-       [] { return V{leaf(r({3})), pos({3})}; }},
+       [] {
+         return V{leaf(r({3})), pos({3})};
+       }},
       {"addcmul", [](const V& x) { return V{addcmul(x[0], x[1], x[2], 0.5)}; },
-       [] { return V{leaf(r({3})), leaf(r({2, 3})), leaf(r({3}))}; }},
+       [] {
+         return V{leaf(r({3})), leaf(r({2, 3})), leaf(r({3}))};
+       }},
       {"addcdiv", [](const V& x) { return V{addcdiv(x[0], x[1], x[2], 0.5)}; },
-       [] { return V{leaf(r({3})), leaf(r({2, 3})), pos({3})}; }},
+       [] {
+         return V{leaf(r({3})), leaf(r({2, 3})), pos({3})};
+       }},
       // Through float32 the finite differences need a larger step.
       {"to", [](const V& x) { return V{x[0].to(kFloat).to(kDouble) * 1}; },
-       [] { return V{leaf(tensor({0.5, 0.25}))}; }, true, 1e-3, 1e-3},
+       [] {
+         return V{leaf(tensor({0.5, 0.25}))};
+       },
+       true, 1e-3, 1e-3},
       {"clone", [](const V& x) { return V{x[0].clone()}; }, [] { return V{rt(2, 3)}; }},
       {"sum_all", [](const V& x) { return V{x[0].sum()}; }, [] { return V{rt(2, 3)}; }},
       {"sum", [](const V& x) { return V{x[0].sum({1}, true)}; }, [] { return V{rt(2, 3)}; }},
       {"mean_all", [](const V& x) { return V{x[0].mean()}; }, [] { return V{rt(2, 3)}; }},
       {"mean", [](const V& x) { return V{x[0].mean({0})}; }, [] { return V{rt(2, 3)}; }},
-      {"prod", [](const V& x) { return V{x[0].prod(1)}; }, [] { return V{leaf(r({2, 3}))}; }},
+      {"prod", [](const V& x) { return V{x[0].prod(1)}; },
+       [] {
+         return V{leaf(r({2, 3}))};
+       }},
       {"max_all", [](const V& x) { return V{x[0].max()}; }, [] { return V{leaf(r({5}))}; }},
       {"min_all", [](const V& x) { return V{x[0].min()}; }, [] { return V{leaf(r({5}))}; }},
       {"max_dim", [](const V& x) { return V{std::get<0>(x[0].max(1))}; },
        [] { return V{rt(3, 4)}; }},
       {"min_dim", [](const V& x) { return V{std::get<0>(x[0].min(0, true))}; },
        [] { return V{rt(3, 4)}; }},
-      {"amax", [](const V& x) { return V{x[0].amax({1})}; }, [] { return V{leaf(r({3, 4}))}; }},
-      {"amin", [](const V& x) { return V{x[0].amin({0}, true)}; }, [] { return V{leaf(r({3, 4}))}; }},
+      {"amax", [](const V& x) { return V{x[0].amax({1})}; },
+       [] {
+         return V{leaf(r({3, 4}))};
+       }},
+      {"amin", [](const V& x) { return V{x[0].amin({0}, true)}; },
+       [] {
+         return V{leaf(r({3, 4}))};
+       }},
       {"var", [](const V& x) { return V{x[0].var({1})}; }, [] { return V{rt(3, 4)}; }},
       {"std", [](const V& x) { return V{x[0].std()}; }, [] { return V{leaf(r({5}))}; }},
-      {"norm", [](const V& x) { return V{x[0].norm(2, {1}), x[0].norm(3), x[0].norm(1)}; },
-       [] { return V{leaf(r({2, 3}))}; }},
+      {"norm",
+       [](const V& x) {
+         return V{x[0].norm(2, {1}), x[0].norm(3), x[0].norm(1)};
+       },
+       [] {
+         return V{leaf(r({2, 3}))};
+       }},
       {"logsumexp", [](const V& x) { return V{x[0].logsumexp({1})}; }, [] { return V{rt(3, 2)}; }},
       {"softmax", [](const V& x) { return V{x[0].softmax(1)}; }, [] { return V{rt(3, 2)}; }},
-      {"log_softmax", [](const V& x) { return V{x[0].log_softmax(0)}; }, [] { return V{rt(3, 2)}; }},
+      {"log_softmax", [](const V& x) { return V{x[0].log_softmax(0)}; },
+       [] { return V{rt(3, 2)}; }},
       {"cumsum", [](const V& x) { return V{x[0].cumsum(1)}; }, [] { return V{rt(3, 2)}; }},
-      {"mm", [](const V& x) { return V{x[0].mm(x[1])}; }, [] { return V{rt(2, 3), leaf(r({3, 2}))}; }},
+      {"mm", [](const V& x) { return V{x[0].mm(x[1])}; },
+       [] {
+         return V{rt(2, 3), leaf(r({3, 2}))};
+       }},
       {"bmm", [](const V& x) { return V{x[0].bmm(x[1])}; },
-       [] { return V{leaf(r({2, 2, 3})), leaf(r({2, 3, 2}))}; }},
-      {"mv", [](const V& x) { return V{x[0].mv(x[1])}; }, [] { return V{rt(2, 3), leaf(r({3}))}; }},
-      {"dot", [](const V& x) { return V{x[0].dot(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({3}))}; }},
+       [] {
+         return V{leaf(r({2, 2, 3})), leaf(r({2, 3, 2}))};
+       }},
+      {"mv", [](const V& x) { return V{x[0].mv(x[1])}; },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
+      {"dot", [](const V& x) { return V{x[0].dot(x[1])}; },
+       [] {
+         return V{leaf(r({3})), leaf(r({3}))};
+       }},
       // outer is a composite: a reshape times vec2.
-      {"mul", [](const V& x) { return V{x[0].outer(x[1])}; }, [] { return V{leaf(r({3})), leaf(r({2}))}; }},
+      {"mul", [](const V& x) { return V{x[0].outer(x[1])}; },
+       [] {
+         return V{leaf(r({3})), leaf(r({2}))};
+       }},
       {"addmm", [](const V& x) { return V{addmm(x[0], x[1], x[2], 0.5, 2)}; },
-       [] { return V{leaf(r({2})), rt(2, 3), leaf(r({3, 2}))}; }},
+       [] {
+         return V{leaf(r({2})), rt(2, 3), leaf(r({3, 2}))};
+       }},
       // matmul's batched and folded products end in an unsafe_view (Note
       // [matmul is a composite]): broadcast batches, 3-D @ 1-D / 2-D, 1-D /
       // 2-D @ 3-D.
@@ -162,157 +233,410 @@ std::vector<Case> cases() {
          return V{leaf(r({2, 1, 2, 3})), leaf(r({3, 3, 2})), leaf(r({2})), leaf(r({3})),
                   leaf(r({2, 4})), leaf(r({2, 3}))};
        }},
-      {"view", [](const V& x) { return V{x[0].view({3, 2}), x[0].reshape({6})}; },
-       [] { return V{leaf(r({2, 3}))}; }},
-      {"squeeze", [](const V& x) { return V{x[0].squeeze() * 2}; }, [] { return V{leaf(r({1, 3, 1}))}; }},
-      {"squeeze_dim", [](const V& x) { return V{x[0].squeeze(0) * 2}; }, [] { return V{leaf(r({1, 3}))}; }},
-      {"unsqueeze", [](const V& x) { return V{x[0].unsqueeze(1) * 2}; }, [] { return V{rt(2, 3)}; }},
-      {"expand", [](const V& x) { return V{x[0].expand({2, 2, 3}) * 2}; }, [] { return V{leaf(r({2, 1, 3}))}; }},
-      {"transpose", [](const V& x) { return V{x[0].transpose(0, 2) * 2}; }, [] { return V{leaf(r({2, 3, 2}))}; }},
-      {"permute", [](const V& x) { return V{x[0].permute({2, 0, 1}) * 2}; }, [] { return V{leaf(r({2, 3, 2}))}; }},
+      {"view",
+       [](const V& x) {
+         return V{x[0].view({3, 2}), x[0].reshape({6})};
+       },
+       [] {
+         return V{leaf(r({2, 3}))};
+       }},
+      {"squeeze", [](const V& x) { return V{x[0].squeeze() * 2}; },
+       [] {
+         return V{leaf(r({1, 3, 1}))};
+       }},
+      {"squeeze_dim", [](const V& x) { return V{x[0].squeeze(0) * 2}; },
+       [] {
+         return V{leaf(r({1, 3}))};
+       }},
+      {"unsqueeze", [](const V& x) { return V{x[0].unsqueeze(1) * 2}; },
+       [] { return V{rt(2, 3)}; }},
+      {"expand",
+       [](const V& x) {
+         return V{x[0].expand({2, 2, 3}) * 2};
+       },
+       [] {
+         return V{leaf(r({2, 1, 3}))};
+       }},
+      {"transpose", [](const V& x) { return V{x[0].transpose(0, 2) * 2}; },
+       [] {
+         return V{leaf(r({2, 3, 2}))};
+       }},
+      {"permute",
+       [](const V& x) {
+         return V{x[0].permute({2, 0, 1}) * 2};
+       },
+       [] {
+         return V{leaf(r({2, 3, 2}))};
+       }},
       {"select", [](const V& x) { return V{x[0].select(1, -1) * 2}; }, [] { return V{rt(3, 2)}; }},
-      {"slice", [](const V& x) { return V{x[0].slice(1, 1, 5, 2) * 2, x[0].narrow(0, 1, 1) * 3}; },
-       [] { return V{leaf(r({2, 5}))}; }},
-      {"diagonal", [](const V& x) { return V{x[0].diagonal(1) * 2}; }, [] { return V{leaf(r({3, 3}))}; }},
-      {"reshape_alias", [](const V& x) { return V{x[0].reshape({3, 2}), x[0].flatten()}; },
-       [] { return V{leaf(r({2, 3}))}; }},
+      {"slice",
+       [](const V& x) {
+         return V{x[0].slice(1, 1, 5, 2) * 2, x[0].narrow(0, 1, 1) * 3};
+       },
+       [] {
+         return V{leaf(r({2, 5}))};
+       }},
+      {"diagonal", [](const V& x) { return V{x[0].diagonal(1) * 2}; },
+       [] {
+         return V{leaf(r({3, 3}))};
+       }},
+      {"reshape_alias",
+       [](const V& x) {
+         return V{x[0].reshape({3, 2}), x[0].flatten()};
+       },
+       [] {
+         return V{leaf(r({2, 3}))};
+       }},
       {"unsafe_view", [](const V& x) { return V{x[0].reshape({6})}; }, [] { return V{rt(2, 3)}; }},
       {"alias", [](const V& x) { return V{x[0].index({"..."}) * 2}; }, [] { return V{rt(2, 3)}; }},
-      {"t", [](const V& x) { return V{x[0].t() * 2, x[1].t() * 3}; },
-       [] { return V{rt(2, 3), leaf(r({3}))}; }},
+      {"t",
+       [](const V& x) {
+         return V{x[0].t() * 2, x[1].t() * 3};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
       {"split", [](const V& x) { return x[0].split(2, 1); }, [] { return V{rt(2, 5)}; }},
       {"split", [](const V& x) { return V{x[0].chunk(3, 0)[1] * 2}; }, [] { return V{rt(3, 2)}; }},
-      {"split_with_sizes", [](const V& x) { return x[0].split_with_sizes({1, 3}, 1); },
+      {"split_with_sizes",
+       [](const V& x) {
+         return x[0].split_with_sizes({1, 3}, 1);
+       },
        [] { return V{rt(2, 4)}; }},
-      {"unbind", [](const V& x) {
+      {"unbind",
+       [](const V& x) {
          std::vector<Tensor> p = x[0].unbind(1);
          return V{p[0] * p[2], p[1]};
        },
        [] { return V{rt(2, 3)}; }},
-      {"rsub", [](const V& x) { return V{2.5 - x[0], rsub(x[0], 1.5, 3)}; }, [] { return V{rt(2, 3)}; }},
-      {"div_rounding", [](const V& x) { return V{x[0].div(x[1], "floor"), x[0].div(0.7, "trunc")}; },
-       [] { return V{leaf(tensor({{0.3, 1.7, -0.4}, {2.2, -1.3, 0.5}})), dleaf({0.7, 0.9, 1.1})}; }},
+      {"rsub",
+       [](const V& x) {
+         return V{2.5 - x[0], rsub(x[0], 1.5, 3)};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"div_rounding",
+       [](const V& x) {
+         return V{x[0].div(x[1], "floor"), x[0].div(0.7, "trunc")};
+       },
+       [] {
+         return V{leaf(tensor({{0.3, 1.7, -0.4}, {2.2, -1.3, 0.5}})), dleaf({0.7, 0.9, 1.1})};
+       }},
       // --- piecewise-constant and piecewise-linear ops (away from kinks) ---
-      {"floor", un(&floor), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
-      {"ceil", un(&ceil), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
-      {"round", un(&round), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
+      {"floor", un(&floor),
+       [] {
+         return V{dleaf({0.3, 1.6, -2.2})};
+       }},
+      {"ceil", un(&ceil),
+       [] {
+         return V{dleaf({0.3, 1.6, -2.2})};
+       }},
+      {"round", un(&round),
+       [] {
+         return V{dleaf({0.3, 1.6, -2.2})};
+       }},
       {"round_decimals", [](const V& x) { return V{x[0].round(1)}; },
-       [] { return V{dleaf({0.33, 1.62, -2.27})}; }},
-      {"trunc", un(&trunc), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
-      {"sign", un(&sign), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
-      {"frac", un(&frac), [] { return V{dleaf({0.3, 1.6, -2.2})}; }},
-      {"relu", un(&relu), [] { return V{dleaf({0.3, -1.6, 2.2})}; }},
+       [] {
+         return V{dleaf({0.33, 1.62, -2.27})};
+       }},
+      {"trunc", un(&trunc),
+       [] {
+         return V{dleaf({0.3, 1.6, -2.2})};
+       }},
+      {"sign", un(&sign),
+       [] {
+         return V{dleaf({0.3, 1.6, -2.2})};
+       }},
+      {"frac", un(&frac),
+       [] {
+         return V{dleaf({0.3, 1.6, -2.2})};
+       }},
+      {"relu", un(&relu),
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2})};
+       }},
       {"remainder", [](const V& x) { return V{x[0].remainder(x[1])}; },
-       [] { return V{leaf(tensor({{0.3, 1.7, -0.4}, {2.2, -1.3, 0.5}})), dleaf({0.7, 0.9, 1.1})}; }},
+       [] {
+         return V{leaf(tensor({{0.3, 1.7, -0.4}, {2.2, -1.3, 0.5}})), dleaf({0.7, 0.9, 1.1})};
+       }},
       {"remainder_scalar", [](const V& x) { return V{x[0].remainder(0.7)}; },
-       [] { return V{dleaf({0.3, 1.6, -0.5})}; }},
+       [] {
+         return V{dleaf({0.3, 1.6, -0.5})};
+       }},
       {"fmod", [](const V& x) { return V{x[0].fmod(x[1])}; },
-       [] { return V{leaf(tensor({{0.3, 1.7, -0.4}, {2.2, -1.3, 0.5}})), dleaf({0.7, 0.9, 1.1})}; }},
+       [] {
+         return V{leaf(tensor({{0.3, 1.7, -0.4}, {2.2, -1.3, 0.5}})), dleaf({0.7, 0.9, 1.1})};
+       }},
       {"fmod_scalar", [](const V& x) { return V{x[0].fmod(0.7)}; },
-       [] { return V{dleaf({0.3, 1.6, -0.5})}; }},
+       [] {
+         return V{dleaf({0.3, 1.6, -0.5})};
+       }},
       {"fmax", [](const V& x) { return V{fmax(x[0], x[1])}; },
-       [] { return V{dleaf({1.0, -2.0, 3.0}), leaf(tensor({{0.0, 1.0, 5.0}, {2.0, -3.0, 0.0}}))}; }},
+       [] {
+         return V{dleaf({1.0, -2.0, 3.0}), leaf(tensor({{0.0, 1.0, 5.0}, {2.0, -3.0, 0.0}}))};
+       }},
       {"fmin", [](const V& x) { return V{fmin(x[0], x[1])}; },
-       [] { return V{dleaf({1.0, -2.0, 3.0}), leaf(tensor({{0.0, 1.0, 5.0}, {2.0, -3.0, 0.0}}))}; }},
-      {"clamp_tensor", [](const V& x) { return V{x[0].clamp(x[1], x[2]), x[0].clamp(x[1], Tensor())}; },
-       [] { return V{leaf(tensor({{-1.0, 0.2, 0.9}, {2.0, -0.1, 0.4}})), dleaf({-0.5, 0.0, 0.5}),
-                     dleaf({0.5, 1.0, 0.1})}; }},
-      {"lerp", [](const V& x) { return V{x[0].lerp(x[1], 0.3)}; }, [] { return V{rt(2, 3), leaf(r({3}))}; }},
+       [] {
+         return V{dleaf({1.0, -2.0, 3.0}), leaf(tensor({{0.0, 1.0, 5.0}, {2.0, -3.0, 0.0}}))};
+       }},
+      {"clamp_tensor",
+       [](const V& x) {
+         return V{x[0].clamp(x[1], x[2]), x[0].clamp(x[1], Tensor())};
+       },
+       [] {
+         return V{leaf(tensor({{-1.0, 0.2, 0.9}, {2.0, -0.1, 0.4}})), dleaf({-0.5, 0.0, 0.5}),
+                  dleaf({0.5, 1.0, 0.1})};
+       }},
+      {"lerp", [](const V& x) { return V{x[0].lerp(x[1], 0.3)}; },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
       {"where", [](const V& x) { return V{where(mask23(), x[0], x[1])}; },
-       [] { return V{rt(2, 3), leaf(r({3}))}; }},
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
       {"masked_fill", [](const V& x) { return V{x[0].masked_fill(mask23(), 2.0)}; },
        [] { return V{rt(2, 3)}; }},
-      {"masked_fill_tensor", [](const V& x) {
+      {"masked_fill_tensor",
+       [](const V& x) {
          Tensor y = x[0] * 1;
          y.masked_fill_(mask23(), x[1]);
          return V{x[0].masked_fill(mask23(), x[1]), y};
        },
-       [] { return V{rt(2, 3), leaf(tensor(0.5))}; }},
+       [] {
+         return V{rt(2, 3), leaf(tensor(0.5))};
+       }},
       // --- in-place writes ---
-      {"copy_", [](const V& x) { Tensor y = x[0] * 1; y.copy_(x[1]); return V{y}; },
-       [] { return V{rt(2, 3), leaf(r({3}))}; }},
-      {"fill_", [](const V& x) { Tensor y = x[0] * 1; y.fill_(1.5); return V{y + x[0]}; },
+      {"copy_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.copy_(x[1]);
+         return V{y};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
+      {"fill_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.fill_(1.5);
+         return V{y + x[0]};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"fill_tensor_", [](const V& x) { Tensor y = x[0] * 1; y.fill_(x[1]); return V{y}; },
-       [] { return V{rt(2, 3), leaf(tensor(0.5))}; }},
-      {"zero_", [](const V& x) { Tensor y = x[0] * 1; y.zero_(); return V{y + x[0]}; },
+      {"fill_tensor_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.fill_(x[1]);
+         return V{y};
+       },
+       [] {
+         return V{rt(2, 3), leaf(tensor(0.5))};
+       }},
+      {"zero_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.zero_();
+         return V{y + x[0]};
+       },
        [] { return V{rt(2, 3)}; }},
       // Random fills: seeded, so that every evaluation draws the same.
       {"uniform_", random_fill([](Tensor& y) { y.uniform_(-1, 2); }), [] { return V{rt(2, 3)}; }},
       {"normal_", random_fill([](Tensor& y) { y.normal_(1, 2); }), [] { return V{rt(2, 3)}; }},
       {"bernoulli_", random_fill([](Tensor& y) { y.bernoulli_(0.5); }), [] { return V{rt(2, 3)}; }},
       {"random_", random_fill([](Tensor& y) { y.random_(0, 5); }), [] { return V{rt(2, 3)}; }},
-      {"exponential_", random_fill([](Tensor& y) { y.exponential_(2); }), [] { return V{rt(2, 3)}; }},
-      {"index_put", [](const V& x) {
+      {"exponential_", random_fill([](Tensor& y) { y.exponential_(2); }),
+       [] { return V{rt(2, 3)}; }},
+      {"index_put",
+       [](const V& x) {
          Tensor y = x[0] * 1, z = x[0] * 1;
          index_put_(y, {longs({2, 0})}, x[1]);
          index_put_(z, {Tensor(), longs({1, 1, 0})}, x[1].t(), /*accumulate=*/true);
          return V{y, z};
        },
-       [] { return V{rt(3, 3), leaf(r({3}))}; }},
-      {"index_add", [](const V& x) { Tensor y = x[0] * 1; y.index_add_(1, longs({2, 0, 2}), x[1], 2.0); return V{y}; },
-       [] { return V{rt(2, 3), leaf(r({2, 3}))}; }},
-      {"index_fill", [](const V& x) { Tensor y = x[0] * 1; y.index_fill_(1, longs({2, 0}), 0.5); return V{y}; },
+       [] {
+         return V{rt(3, 3), leaf(r({3}))};
+       }},
+      {"index_add",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.index_add_(1, longs({2, 0, 2}), x[1], 2.0);
+         return V{y};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3}))};
+       }},
+      {"index_fill",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.index_fill_(1, longs({2, 0}), 0.5);
+         return V{y};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"index_copy", [](const V& x) { Tensor y = x[0] * 1; y.index_copy_(0, longs({2, 0}), x[1]); return V{y}; },
-       [] { return V{rt(3, 2), leaf(r({2, 2}))}; }},
-      {"masked_scatter", [](const V& x) { Tensor y = x[0] * 1; y.masked_scatter_(mask23(), x[1]); return V{y}; },
-       [] { return V{rt(2, 3), leaf(r({2, 2}))}; }},
+      {"index_copy",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.index_copy_(0, longs({2, 0}), x[1]);
+         return V{y};
+       },
+       [] {
+         return V{rt(3, 2), leaf(r({2, 2}))};
+       }},
+      {"masked_scatter",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.masked_scatter_(mask23(), x[1]);
+         return V{y};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 2}))};
+       }},
       // --- joins, gathers, scatters, selections ---
-      {"cat", [](const V& x) { return V{cat({x[0], x[1]}, 1), cat({x[1], x[0]}, -1)}; },
-       [] { return V{rt(2, 3), leaf(r({2, 2}))}; }},
-      {"stack", [](const V& x) { return V{stack({x[0], x[1]}, 1)}; }, [] { return V{rt(2, 3), leaf(r({2, 3}))}; }},
-      {"index", [](const V& x) {
+      {"cat",
+       [](const V& x) {
+         return V{cat({x[0], x[1]}, 1), cat({x[1], x[0]}, -1)};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 2}))};
+       }},
+      {"stack",
+       [](const V& x) {
+         return V{stack({x[0], x[1]}, 1)};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3}))};
+       }},
+      {"index",
+       [](const V& x) {
          return V{x[0].index({indexing::Slice(), longs({2, 0, 2})}), x[0].index({mask23()}),
                   index(x[0], {Tensor(), longs({1, 0})})};
        },
        [] { return V{rt(2, 3)}; }},
-      {"index_select", [](const V& x) { return V{x[0].index_select(1, longs({2, 0, 2}))}; },
+      {"index_select",
+       [](const V& x) {
+         return V{x[0].index_select(1, longs({2, 0, 2}))};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"masked_select", [](const V& x) { return V{x[0].masked_select(tensor({true, false, true}))}; },
+      {"masked_select",
+       [](const V& x) {
+         return V{x[0].masked_select(tensor({true, false, true}))};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"gather", [](const V& x) { return V{x[0].gather(1, longs({0, 2, 2, 1}).view({2, 2}))}; },
+      {"gather",
+       [](const V& x) {
+         return V{x[0].gather(1, longs({0, 2, 2, 1}).view({2, 2}))};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"scatter", [](const V& x) { return V{x[0].scatter(1, longs({0, 2, 1, 0}).view({2, 2}), x[1])}; },
-       [] { return V{rt(2, 3), leaf(r({2, 2}))}; }},
-      {"scatter_value", [](const V& x) { return V{x[0].scatter(1, longs({0, 2, 1, 0}).view({2, 2}), 1.5)}; },
+      {"scatter",
+       [](const V& x) {
+         return V{x[0].scatter(1, longs({0, 2, 1, 0}).view({2, 2}), x[1])};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 2}))};
+       }},
+      {"scatter_value",
+       [](const V& x) {
+         return V{x[0].scatter(1, longs({0, 2, 1, 0}).view({2, 2}), 1.5)};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"scatter_add", [](const V& x) {
+      {"scatter_add",
+       [](const V& x) {
          Tensor y = x[0] * 1;
          y.scatter_add_(0, longs({1, 0}).view({1, 2}), x[1]);
          return V{x[0].scatter_add(1, longs({0, 0, 1, 1}).view({2, 2}), x[1]), y};
        },
-       [] { return V{rt(2, 3), leaf(r({2, 2}))}; }},
-      {"take", [](const V& x) { return V{x[0].take(longs({5, 0, -1, 0}).view({2, 2}))}; },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 2}))};
+       }},
+      {"take",
+       [](const V& x) {
+         return V{x[0].take(longs({5, 0, -1, 0}).view({2, 2}))};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"sort", [](const V& x) { return V{std::get<0>(x[0].sort(1, true))}; }, [] { return V{rt(3, 4)}; }},
-      {"topk", [](const V& x) { return V{std::get<0>(x[0].topk(2, 0))}; }, [] { return V{rt(3, 4)}; }},
-      {"kthvalue", [](const V& x) { return V{std::get<0>(x[0].kthvalue(2, 1)), std::get<0>(x[0].kthvalue(1, 0, true))}; },
+      {"sort", [](const V& x) { return V{std::get<0>(x[0].sort(1, true))}; },
+       [] { return V{rt(3, 4)}; }},
+      {"topk", [](const V& x) { return V{std::get<0>(x[0].topk(2, 0))}; },
+       [] { return V{rt(3, 4)}; }},
+      {"kthvalue",
+       [](const V& x) {
+         return V{std::get<0>(x[0].kthvalue(2, 1)), std::get<0>(x[0].kthvalue(1, 0, true))};
+       },
        [] { return V{rt(3, 4)}; }},
       // --- rearranging copies and the remaining views ---
-      {"flip", [](const V& x) { return V{x[0].flip({0, 1})}; }, [] { return V{rt(2, 3)}; }},
-      {"roll", [](const V& x) { return V{x[0].roll({1, -1}, {0, 1}), x[0].roll({2}, {})}; },
+      {"flip",
+       [](const V& x) {
+         return V{x[0].flip({0, 1})};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"repeat", [](const V& x) { return V{x[0].repeat({2, 1, 2})}; }, [] { return V{rt(2, 3)}; }},
-      {"tril", [](const V& x) { return V{x[0].tril(), x[0].tril(-1)}; }, [] { return V{rt(3, 3)}; }},
+      {"roll",
+       [](const V& x) {
+         return V{x[0].roll({1, -1}, {0, 1}), x[0].roll({2}, {})};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"repeat",
+       [](const V& x) {
+         return V{x[0].repeat({2, 1, 2})};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"tril",
+       [](const V& x) {
+         return V{x[0].tril(), x[0].tril(-1)};
+       },
+       [] { return V{rt(3, 3)}; }},
       {"triu", [](const V& x) { return V{x[0].triu(1)}; }, [] { return V{rt(3, 3)}; }},
-      {"diag", [](const V& x) { return V{x[0].diag(1), x[0].diag().diag(-1)}; }, [] { return V{rt(3, 3)}; }},
-      {"as_strided", [](const V& x) {
+      {"diag",
+       [](const V& x) {
+         return V{x[0].diag(1), x[0].diag().diag(-1)};
+       },
+       [] { return V{rt(3, 3)}; }},
+      {"as_strided",
+       [](const V& x) {
          return V{x[0].as_strided({2, 2}, {1, 2}, 1), x[0].as_strided({3, 2}, {1, 1}),
                   x[1].expand({2, 3}).as_strided({2, 2}, {1, 1})};
        },
-       [] { return V{leaf(r({2, 3})), leaf(r({3}))}; }},
+       [] {
+         return V{leaf(r({2, 3})), leaf(r({3}))};
+       }},
       {"unfold", [](const V& x) { return V{x[0].unfold(1, 2, 1)}; }, [] { return V{rt(2, 4)}; }},
-      {"squeeze_", [](const V& x) { Tensor y = x[0] * 1; y.squeeze_(); return V{y * y}; },
-       [] { return V{leaf(r({1, 3, 1}))}; }},
-      {"squeeze_dim_", [](const V& x) { Tensor y = x[0] * 1; y.squeeze_(2); return V{y * y}; },
-       [] { return V{leaf(r({1, 3, 1}))}; }},
-      {"unsqueeze_", [](const V& x) { Tensor y = x[0] * 1; y.unsqueeze_(0); return V{y * y}; },
+      {"squeeze_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.squeeze_();
+         return V{y * y};
+       },
+       [] {
+         return V{leaf(r({1, 3, 1}))};
+       }},
+      {"squeeze_dim_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.squeeze_(2);
+         return V{y * y};
+       },
+       [] {
+         return V{leaf(r({1, 3, 1}))};
+       }},
+      {"unsqueeze_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.unsqueeze_(0);
+         return V{y * y};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"transpose_", [](const V& x) { Tensor y = x[0] * 1; y.transpose_(0, 1); return V{y * y}; },
+      {"transpose_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.transpose_(0, 1);
+         return V{y * y};
+       },
        [] { return V{rt(2, 3)}; }},
-      {"t_", [](const V& x) { Tensor y = x[0] * 1; y.t_(); return V{y * y}; }, [] { return V{rt(2, 3)}; }},
-      {"as_strided_", [](const V& x) {
+      {"t_",
+       [](const V& x) {
+         Tensor y = x[0] * 1;
+         y.t_();
+         return V{y * y};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"as_strided_",
+       [](const V& x) {
          Tensor y = x[0] * 1, z = x[0] * 1;
          y.as_strided_({2, 2}, {1, 2}, 1);
          z.as_strided_({3, 2}, {1, 1});
@@ -321,25 +645,36 @@ std::vector<Case> cases() {
        [] { return V{rt(2, 3)}; }},
       // adaptive_avg_pool2d to 1x1 is a mean, restrided in place for a
       // channels-last input (AsStridedBackward1 <- MeanBackward1).
-      {"as_strided_", [](const V& x) {
+      {"as_strided_",
+       [](const V& x) {
          return V{adaptive_avg_pool2d(x[0], {1, 1}), adaptive_avg_pool2d(x[0].contiguous(), {1, 1})};
        },
-       [] { return V{leaf(r({2, 3, 2, 3})).permute({0, 3, 1, 2})}; }},
+       [] {
+         return V{leaf(r({2, 3, 2, 3})).permute({0, 3, 1, 2})};
+       }},
       // --- scans and reductions with two outputs ---
       {"cumprod", [](const V& x) { return V{x[0].cumprod(1)}; }, [] { return V{rt(3, 4)}; }},
       {"cumprod", [](const V& x) { return V{x[0].cumprod(0)}; },
-       [] { return V{dleaf({0.5, 0.0, 2.0, -1.5})}; }},
+       [] {
+         return V{dleaf({0.5, 0.0, 2.0, -1.5})};
+       }},
       {"prod_all", [](const V& x) { return V{x[0].prod()}; },
-       [] { return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))}; }},
+       [] {
+         return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))};
+       }},
       {"prod", [](const V& x) { return V{x[0].prod(0)}; },
-       [] { return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))}; }},
-      {"var_mean", [](const V& x) {
+       [] {
+         return V{leaf(tensor({{0.5, 0.0, 2.0}, {0.0, 3.0, 1.5}}))};
+       }},
+      {"var_mean",
+       [](const V& x) {
          auto [v, m] = var_mean(x[0], {1});
          auto [v2, m2] = var_mean(x[0], {}, false, true);
          return V{v, m, v2, m2};
        },
        [] { return V{rt(3, 4)}; }},
-      {"std_mean", [](const V& x) {
+      {"std_mean",
+       [](const V& x) {
          auto [s, m] = std_mean(x[0], {0}, true, true);
          return V{s, m};
        },
@@ -351,41 +686,62 @@ std::vector<Case> cases() {
          return V{F::group_norm(x[0], F::GroupNormFuncOptions(2).weight(x[1]).bias(x[2])),
                   F::group_norm(x[0].transpose(2, 3), F::GroupNormFuncOptions(4))};
        },
-       [] { return V{leaf(r({2, 4, 3, 2})), leaf(r({4})), leaf(r({4}))}; }},
+       [] {
+         return V{leaf(r({2, 4, 3, 2})), leaf(r({4})), leaf(r({4}))};
+       }},
       // Note [Pads are single nodes]: every mode and rank, cropping too.
       {"constant_pad_nd",
        [](const V& x) {
          return V{F::pad(x[0], F::PadFuncOptions({1, 2, -1, 1}).value(0.5)),
                   F::pad(x[0], F::PadFuncOptions({}))};
        },
-       [] { return V{leaf(r({2, 3, 4}))}; }},
+       [] {
+         return V{leaf(r({2, 3, 4}))};
+       }},
       {"reflection_pad1d",
-       [](const V& x) { return V{F::pad(x[0], F::PadFuncOptions({2, 1}).mode(kReflect))}; },
-       [] { return V{leaf(r({2, 4}))}; }},
+       [](const V& x) {
+         return V{F::pad(x[0], F::PadFuncOptions({2, 1}).mode(kReflect))};
+       },
+       [] {
+         return V{leaf(r({2, 4}))};
+       }},
       {"reflection_pad2d",
        [](const V& x) {
          return V{F::pad(x[0], F::PadFuncOptions({1, 2, 2, 0}).mode(kReflect))};
        },
-       [] { return V{leaf(r({1, 2, 3, 4}))}; }},
+       [] {
+         return V{leaf(r({1, 2, 3, 4}))};
+       }},
       {"reflection_pad3d",
        [](const V& x) {
          return V{F::pad(x[0], F::PadFuncOptions({1, 1, 0, 1, 1, 0}).mode(kReflect))};
        },
-       [] { return V{leaf(r({2, 2, 3, 3}))}; }},
+       [] {
+         return V{leaf(r({2, 2, 3, 3}))};
+       }},
       {"replication_pad1d",
-       [](const V& x) { return V{F::pad(x[0], F::PadFuncOptions({3, 1}).mode(kReplicate))}; },
-       [] { return V{leaf(r({1, 2, 3}))}; }},
+       [](const V& x) {
+         return V{F::pad(x[0], F::PadFuncOptions({3, 1}).mode(kReplicate))};
+       },
+       [] {
+         return V{leaf(r({1, 2, 3}))};
+       }},
       {"replication_pad2d",
        [](const V& x) {
          return V{F::pad(x[0], F::PadFuncOptions({1, 0, 2, 2}).mode(kReplicate))};
        },
-       [] { return V{leaf(r({2, 3, 2}))}; }},
+       [] {
+         return V{leaf(r({2, 3, 2}))};
+       }},
       {"replication_pad3d",
        [](const V& x) {
          return V{F::pad(x[0], F::PadFuncOptions({0, 1, 1, 1, 2, 0}).mode(kReplicate))};
        },
-       [] { return V{leaf(r({1, 2, 2, 3}))}; }},
-      {"convolution", [](const V& x) {
+       [] {
+         return V{leaf(r({1, 2, 2, 3}))};
+       }},
+      {"convolution",
+       [](const V& x) {
          return V{convolution(x[0], x[1], x[2], {1, 2}, {1, 0}, {1, 1}, 1),
                   convolution(x[0].select(3, 0), x[3], Tensor(), {2}, {1}, {2}, 2)};
        },
@@ -393,72 +749,132 @@ std::vector<Case> cases() {
          return V{leaf(r({2, 2, 3, 2})).transpose(0, 1), leaf(r({3, 2, 2, 2})),
                   leaf(r({3})), leaf(r({4, 1, 2}))};
        }},
-      {"convolution_backward", [](const V& x) {
+      {"convolution_backward",
+       [](const V& x) {
          auto [gi, gw, gb] = convolution_backward(x[0], x[1], x[2], {1, 2}, {1, 0}, {1, 1}, 1,
                                                   {true, true, true});
          return V{gi, gw, gb};
        },
-       [] { return V{leaf(r({2, 3, 4, 1})), leaf(r({2, 2, 3, 2})), leaf(r({3, 2, 2, 2}))}; }},
-      {"max_pool2d_with_indices", [](const V& x) {
+       [] {
+         return V{leaf(r({2, 3, 4, 1})), leaf(r({2, 2, 3, 2})), leaf(r({3, 2, 2, 2}))};
+       }},
+      {"max_pool2d_with_indices",
+       [](const V& x) {
          return V{std::get<0>(max_pool2d_with_indices(x[0], {2, 2}, {2, 1}, {1, 0}, {1, 1}, false)),
                   std::get<0>(max_pool2d_with_indices(x[0], {2, 2}, {}, {0, 0}, {1, 2}, true))};
        },
-       [] { return V{leaf(r({1, 2, 4, 5}))}; }},
-      {"max_pool2d_with_indices_backward", [](const V& x) {
+       [] {
+         return V{leaf(r({1, 2, 4, 5}))};
+       }},
+      {"max_pool2d_with_indices_backward",
+       [](const V& x) {
          Tensor idx = std::get<1>(max_pool2d_with_indices(x[1], {2, 2}, {2, 1}, {1, 0}, {1, 1}, false));
          return V{max_pool2d_with_indices_backward(x[0], x[1].sizes(), idx)};
        },
-       [] { return V{leaf(r({1, 2, 3, 4})), r({1, 2, 4, 5})}; }},
-      {"avg_pool2d", [](const V& x) {
+       [] {
+         return V{leaf(r({1, 2, 3, 4})), r({1, 2, 4, 5})};
+       }},
+      {"avg_pool2d",
+       [](const V& x) {
          return V{avg_pool2d(x[0], {3, 2}, {2, 1}, {1, 0}, false, true, std::nullopt),
                   avg_pool2d(x[0], {2, 2}, {2, 2}, {1, 1}, true, false, std::nullopt),
                   avg_pool2d(x[0], {2, 2}, {}, {0, 0}, false, true, 3)};
        },
-       [] { return V{leaf(r({1, 2, 4, 5}))}; }},
-      {"avg_pool2d_backward", [](const V& x) {
+       [] {
+         return V{leaf(r({1, 2, 4, 5}))};
+       }},
+      {"avg_pool2d_backward",
+       [](const V& x) {
          return V{avg_pool2d_backward(x[0], {1, 2, 4, 5}, {2, 2}, {2, 2}, {1, 1}, true, false,
                                       std::nullopt)};
        },
-       [] { return V{leaf(r({1, 2, 3, 3}))}; }},
-      {"adaptive_avg_pool2d", [](const V& x) { return V{adaptive_avg_pool2d(x[0], {3, 2})}; },
-       [] { return V{leaf(r({2, 5, 4})).transpose(0, 1)}; }},
+       [] {
+         return V{leaf(r({1, 2, 3, 3}))};
+       }},
+      {"adaptive_avg_pool2d",
+       [](const V& x) {
+         return V{adaptive_avg_pool2d(x[0], {3, 2})};
+       },
+       [] {
+         return V{leaf(r({2, 5, 4})).transpose(0, 1)};
+       }},
       {"adaptive_avg_pool2d_backward",
-       [](const V& x) { return V{adaptive_avg_pool2d_backward(x[0], {5, 2, 4})}; },
-       [] { return V{leaf(r({5, 3, 2}))}; }},
-      {"gelu", [](const V& x) { return V{gelu(x[0]), gelu(x[0], "tanh")}; }, [] { return V{rt(2, 3)}; }},
+       [](const V& x) {
+         return V{adaptive_avg_pool2d_backward(x[0], {5, 2, 4})};
+       },
+       [] {
+         return V{leaf(r({5, 3, 2}))};
+       }},
+      {"gelu",
+       [](const V& x) {
+         return V{gelu(x[0]), gelu(x[0], "tanh")};
+       },
+       [] { return V{rt(2, 3)}; }},
       {"leaky_relu", [](const V& x) { return V{leaky_relu(x[0], 0.2)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4})};
+       }},
       // Activations, away from their kinks (0, +-1, +-3, 6, the bounds).
       {"elu", [](const V& x) { return V{elu(x[0], 0.7, 1.2, 0.8)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"celu", [](const V& x) { return V{celu(x[0], 1.5)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"silu", [](const V& x) { return V{silu(x[0])}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"mish", [](const V& x) { return V{mish(x[0])}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"softplus", [](const V& x) { return V{softplus(x[0], 2, 3)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"log_sigmoid", [](const V& x) { return V{log_sigmoid(x[0])}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"hardtanh", [](const V& x) { return V{hardtanh(x[0], -2, 2.5)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"hardsigmoid", [](const V& x) { return V{hardsigmoid(x[0])}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"hardswish", [](const V& x) { return V{hardswish(x[0])}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"softshrink", [](const V& x) { return V{softshrink(x[0], 0.5)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"hardshrink", [](const V& x) { return V{hardshrink(x[0], 0.5)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
       {"threshold", [](const V& x) { return V{threshold(x[0], 0.5, -2)}; },
-       [] { return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})}; }},
-      {"prelu", [](const V& x) { return V{prelu(x[0], x[1]), prelu(x[0].select(0, 1), x[2])}; },
-       [] { return V{leaf(r({2, 3, 2})), leaf(rand({3}, kDouble)), leaf(rand({1}, kDouble))}; }},
+       [] {
+         return V{dleaf({0.3, -1.6, 2.2, -0.4, 4.1, -3.7})};
+       }},
+      {"prelu",
+       [](const V& x) {
+         return V{prelu(x[0], x[1]), prelu(x[0].select(0, 1), x[2])};
+       },
+       [] {
+         return V{leaf(r({2, 3, 2})), leaf(rand({3}, kDouble)), leaf(rand({1}, kDouble))};
+       }},
       // Transposed convolution (Note [Transposed convolution] in
       // tensor/nn_ops.h), with output_padding below the stride and below the
       // dilation.
-      {"conv_transpose", [](const V& x) {
+      {"conv_transpose",
+       [](const V& x) {
          return V{conv_transpose(x[0], x[1], x[2], {2, 1}, {1, 0}, {1, 0}, {1, 1}, 1),
                   conv_transpose(x[0].select(3, 0), x[3], Tensor(), {1}, {0}, {1}, {2}, 2)};
        },
@@ -468,101 +884,161 @@ std::vector<Case> cases() {
        }},
       // Batch/layer norm, second order too (Note [Norm statistics under
       // create_graph] in autograd/derivatives/nn.cc).
-      {"native_batch_norm", [](const V& x) {
+      {"native_batch_norm",
+       [](const V& x) {
          Tensor train = std::get<0>(native_batch_norm(x[0], x[1], x[2], Tensor(), Tensor(), true, 0.1, 1e-5));
          Tensor eval = std::get<0>(native_batch_norm(x[0], x[1], x[2], tensor({0.5, -0.5}, kDouble),
                                                      tensor({2.0, 0.5}, kDouble), false, 0.1, 1e-5));
          return V{train, eval};
        },
-       [] { return V{leaf(r({3, 2, 2})), leaf(r({2})), leaf(r({2}))}; }},
+       [] {
+         return V{leaf(r({3, 2, 2})), leaf(r({2})), leaf(r({2}))};
+       }},
       // Note [Fused attention]: a broadcast mask and query (stride-0 dims),
       // a row with every key masked, and the causal form.
-      {"_scaled_dot_product_flash_attention", [](const V& x) {
+      {"_scaled_dot_product_flash_attention",
+       [](const V& x) {
          Tensor mask = zeros({3, 4}, kDouble);
          mask.select(0, 0).narrow(0, 1, 2).fill_(-1.5);
          mask.select(0, 2).fill_(-std::numeric_limits<double>::infinity());
          return V{std::get<0>(_scaled_dot_product_flash_attention(
              x[0].expand({2, 2, 3, 3}), x[1], x[2], mask.expand({2, 2, 3, 4}), false, 0.7))};
        },
-       [] { return V{leaf(r({1, 2, 3, 3})), leaf(r({2, 2, 4, 3})), leaf(r({2, 2, 4, 2}))}; }},
-      {"_scaled_dot_product_flash_attention", [](const V& x) {
+       [] {
+         return V{leaf(r({1, 2, 3, 3})), leaf(r({2, 2, 4, 3})), leaf(r({2, 2, 4, 2}))};
+       }},
+      {"_scaled_dot_product_flash_attention",
+       [](const V& x) {
          return V{std::get<0>(_scaled_dot_product_flash_attention(x[0], x[1], x[2], {}, true,
                                                                   0.5))};
        },
-       [] { return V{leaf(r({1, 2, 4, 3})), leaf(r({1, 2, 5, 3})), leaf(r({1, 2, 5, 2}))}; }},
-      {"native_layer_norm", [](const V& x) {
+       [] {
+         return V{leaf(r({1, 2, 4, 3})), leaf(r({1, 2, 5, 3})), leaf(r({1, 2, 5, 2}))};
+       }},
+      {"native_layer_norm",
+       [](const V& x) {
          return V{std::get<0>(native_layer_norm(x[0], {3, 2}, x[1], x[2], 1e-5))};
        },
-       [] { return V{leaf(r({2, 2, 3})).transpose(1, 2), leaf(r({3, 2})), leaf(r({3, 2}))}; }},
-      {"embedding", [](const V& x) { return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}))}; },
-       [] { return V{leaf(r({5, 3}))}; }},
-      {"nll_loss", [](const V& x) {
+       [] {
+         return V{leaf(r({2, 2, 3})).transpose(1, 2), leaf(r({3, 2})), leaf(r({3, 2}))};
+       }},
+      {"embedding",
+       [](const V& x) {
+         return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}))};
+       },
+       [] {
+         return V{leaf(r({5, 3}))};
+       }},
+      {"nll_loss",
+       [](const V& x) {
          Tensor w = tensor({1.0, 2.0, 0.5, 1.5}, kDouble);
          return V{std::get<0>(nll_loss_forward(x[0], longs({0, 3, 1}), Tensor(), loss_reduction::kMean, -100)),
                   std::get<0>(nll_loss_forward(x[0], longs({0, 3, 1}), w, loss_reduction::kNone, 3)),
                   std::get<0>(nll_loss_forward(x[0], longs({2, 3, 1}), w, loss_reduction::kMean, 1))};
        },
        [] { return V{rt(3, 4)}; }},
-      {"nll_loss2d", [](const V& x) {
+      {"nll_loss2d",
+       [](const V& x) {
          return V{std::get<0>(nll_loss_forward(x[0], longs({0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2}),
                                                Tensor(), loss_reduction::kSum, -100))};
        },
-       [] { return V{leaf(r({2, 3, 2, 2}))}; }},
-      {"nll_loss_backward", [](const V& x) {
+       [] {
+         return V{leaf(r({2, 3, 2, 2}))};
+       }},
+      {"nll_loss_backward",
+       [](const V& x) {
          Tensor w = tensor({1.0, 2.0, 0.5, 1.5}, kDouble), t = longs({2, 3, 1});
          Tensor total = std::get<1>(nll_loss_forward(x[1].detach(), t, w, loss_reduction::kMean, 1));
          return V{nll_loss_backward(x[0], x[1], t, w, loss_reduction::kMean, 1, total)};
        },
-       [] { return V{leaf(r({})), rt(3, 4)}; }},
-      {"nll_loss2d_backward", [](const V& x) {
+       [] {
+         return V{leaf(r({})), rt(3, 4)};
+       }},
+      {"nll_loss2d_backward",
+       [](const V& x) {
          Tensor t = longs({0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2});
          Tensor total = std::get<1>(nll_loss_forward(x[1].detach(), t, Tensor(), loss_reduction::kNone, -100));
          return V{nll_loss_backward(x[0], x[1], t, Tensor(), loss_reduction::kNone, -100, total)};
        },
-       [] { return V{leaf(r({2, 2, 2})), leaf(r({2, 3, 2, 2}))}; }},
+       [] {
+         return V{leaf(r({2, 2, 2})), leaf(r({2, 3, 2, 2}))};
+       }},
       // Through log_softmax (Note [CTC gradient] in tensor/ctc_loss.cc):
       // padded and concatenated targets, a repeated label, an empty target,
       // an input shorter than the longest. PyTorch has no double backward.
-      {"_ctc_loss", [](const V& x) {
+      {"_ctc_loss",
+       [](const V& x) {
          Tensor lp = log_softmax(x[0], 2);
          return V{std::get<0>(_ctc_loss(lp, longs({1, 1, 2, 0, 3, 0, 0, 0}).view({2, 4}), {5, 4}, {3, 1}, 0, false)),
                   std::get<0>(_ctc_loss(lp, longs({2, 1, 1}), {5, 3}, {2, 1}, 3, false)),
                   std::get<0>(_ctc_loss(lp, longs({1}), {4, 5}, {0, 1}, 0, false))};
        },
-       [] { return V{leaf(r({5, 2, 4}))}; }, false},
-      {"mse_loss", [](const V& x) {
+       [] {
+         return V{leaf(r({5, 2, 4}))};
+       },
+       false},
+      {"mse_loss",
+       [](const V& x) {
          return V{mse_loss(x[0], x[1], loss_reduction::kMean), mse_loss(x[0], x[1], loss_reduction::kNone)};
        },
-       [] { return V{rt(2, 3), leaf(r({2, 3}))}; }},
-      {"smooth_l1_loss", [](const V& x) {
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3}))};
+       }},
+      {"smooth_l1_loss",
+       [](const V& x) {
          return V{smooth_l1_loss(x[0], x[1], loss_reduction::kSum, 1.0),
                   smooth_l1_loss(x[0], x[1], loss_reduction::kMean, 0.0)};
        },
-       [] { return V{leaf(tensor({{0.3, 2.5, -1.2}, {0.1, -0.7, 3.0}})), leaf(tensor({{0.0, 0.1, 0.4}, {0.9, -0.1, 0.0}}))}; }},
-      {"binary_cross_entropy", [](const V& x) {
+       [] {
+         return V{leaf(tensor({{0.3, 2.5, -1.2}, {0.1, -0.7, 3.0}})),
+                  leaf(tensor({{0.0, 0.1, 0.4}, {0.9, -0.1, 0.0}}))};
+       }},
+      {"binary_cross_entropy",
+       [](const V& x) {
          return V{binary_cross_entropy(x[0], x[1], Tensor(), loss_reduction::kMean),
                   binary_cross_entropy(x[0], x[1], tensor({1.0, 2.0, 0.5}, kDouble), loss_reduction::kNone)};
        },
-       [] { return V{leaf(rand({2, 3}, kDouble) * 0.8 + 0.1), leaf(rand({2, 3}, kDouble))}; }},
-      {"binary_cross_entropy_with_logits", [](const V& x) {
+       [] {
+         return V{leaf(rand({2, 3}, kDouble) * 0.8 + 0.1), leaf(rand({2, 3}, kDouble))};
+       }},
+      {"binary_cross_entropy_with_logits",
+       [](const V& x) {
          return V{binary_cross_entropy_with_logits(x[0], x[1], Tensor(), Tensor(), loss_reduction::kMean),
                   binary_cross_entropy_with_logits(x[0], x[1], tensor({1.0, 2.0, 0.5}, kDouble), x[2],
                                                    loss_reduction::kSum)};
        },
-       [] { return V{rt(2, 3), leaf(rand({2, 3}, kDouble)), pos({3})}; }},
+       [] {
+         return V{rt(2, 3), leaf(rand({2, 3}, kDouble)), pos({3})};
+       }},
       // --- the backward's own ops, through the vector-Jacobian product ---
       {"select_backward", vjp_of([](const Tensor& t) { return t.select(1, 2); }),
-       [] { return V{rt(2, 3), leaf(r({2}))}; }},
+       [] {
+         return V{rt(2, 3), leaf(r({2}))};
+       }},
       {"slice_backward", vjp_of([](const Tensor& t) { return t.slice(1, 0, 3, 2); }),
-       [] { return V{rt(2, 3), leaf(r({2, 2}))}; }},
+       [] {
+         return V{rt(2, 3), leaf(r({2, 2}))};
+       }},
       {"diagonal_backward", vjp_of([](const Tensor& t) { return t.diagonal(-1); }),
-       [] { return V{rt(3, 3), leaf(r({2}))}; }},
-      {"index_backward", vjp_of([](const Tensor& t) { return t.index({longs({1, 1, 0})}); }),
-       [] { return V{rt(2, 3), leaf(r({3, 3}))}; }},
-      {"index_select_backward", vjp_of([](const Tensor& t) { return t.index_select(0, longs({1, 1})); }),
-       [] { return V{rt(2, 3), leaf(r({2, 3}))}; }},
+       [] {
+         return V{rt(3, 3), leaf(r({2}))};
+       }},
+      {"index_backward", vjp_of([](const Tensor& t) {
+         return t.index({longs({1, 1, 0})});
+       }),
+       [] {
+         return V{rt(2, 3), leaf(r({3, 3}))};
+       }},
+      {"index_select_backward", vjp_of([](const Tensor& t) {
+         return t.index_select(0, longs({1, 1}));
+       }),
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3}))};
+       }},
       {"masked_select_backward", vjp_of([](const Tensor& t) { return t.masked_select(mask23()); }),
-       [] { return V{rt(2, 3), leaf(r({3}))}; }},
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
   };
 }
 
@@ -573,6 +1049,56 @@ TEST(Gradcheck, EveryCase) {
     o.check_grad_grad = c.second_order;
     o.eps = c.eps;
     o.atol = c.atol;
+    std::string result;
+    try {
+      result = autograd::gradcheck(c.fn, c.inputs(), o);
+    } catch (const std::exception& e) {
+      result = std::string("threw: ") + e.what();
+    }
+    EXPECT_EQ(result, "") << c.op;
+  }
+}
+
+// tensor/composite_ops.h: ops made of others, whose gradients are their
+// compositions' (so they have no table entry of their own).
+TEST(Gradcheck, CompositeOps) {
+  using V = variable_list;
+  const std::vector<Case> composite = {
+      {"logaddexp",
+       [](const V& x) {
+         return V{x[0].logaddexp(x[1]), x[0].logaddexp2(x[1])};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3}))};
+       }},
+      {"xlogy", [](const V& x) { return V{x[0].xlogy(x[1].abs() + 0.5)}; },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3}))};
+       }},
+      {"kron", [](const V& x) { return V{x[0].kron(x[1])}; },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 2}))};
+       }},
+      {"diff",
+       [](const V& x) {
+         return V{x[0].diff(2), x[0].diff(1, 0, x[1])};
+       },
+       [] {
+         return V{rt(3, 4), leaf(r({1, 4}))};
+       }},
+      {"nan_to_num",
+       [](const V& x) {
+         return V{x[0].nan_to_num(), x[0].nansum({1}), x[0].nanmean()};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"deg2rad",
+       [](const V& x) {
+         return V{x[0].deg2rad(), x[0].rad2deg()};
+       },
+       [] { return V{rt(2, 3)}; }},
+  };
+  for (const Case& c : composite) {
+    autograd::GradcheckOptions o;
     std::string result;
     try {
       result = autograd::gradcheck(c.fn, c.inputs(), o);

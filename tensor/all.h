@@ -4,6 +4,7 @@
 // Everything //tensor offers. For users (through ember.h) and tests; the
 // project's own files include what they use.
 
+#include "tensor/composite_ops.h"
 #include "tensor/config.h"
 #include "tensor/creation.h"
 #include "tensor/cuda/cuda.h"

@@ -512,6 +512,31 @@ class Tensor {
   Tensor mm(const Tensor& mat2) const;
   Tensor bmm(const Tensor& mat2) const;
   Tensor mv(const Tensor& vec) const;
+  // composite_ops.h
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt,
+                    std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt,
+                      std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt) const;
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = std::nullopt,
+              const std::optional<Tensor>& append = std::nullopt) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor nansum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nansum(IntArrayRef dim, bool keepdim = false,
+                std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(IntArrayRef dim, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor deg2rad() const;
+  Tensor rad2deg() const;
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  Tensor xlogy(const Tensor& other) const;
+  Tensor xlogy(const Scalar& other) const;
+  Tensor sgn() const;
+  Tensor positive() const;
+
   Tensor dot(const Tensor& other) const;
   Tensor vdot(const Tensor& other) const { return dot(other); }
   Tensor outer(const Tensor& vec2) const;

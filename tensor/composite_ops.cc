@@ -1,0 +1,212 @@
+// Ops made of ember's others (composite_ops.h), with PyTorch 1.13's
+// semantics. Each is what ATen computes, written with ember's ops, so its
+// gradient is the composition's; where ATen's formula is its own kernel,
+// the comment says what the composition keeps.
+
+#include "tensor/composite_ops.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "tensor/dispatch.h"
+#include "tensor/dim.h"
+#include "tensor/empty.h"
+#include "tensor/error.h"
+#include "tensor/iterator.h"
+#include "tensor/math.h"
+#include "tensor/reduce.h"
+#include "tensor/selection.h"
+#include "tensor/shape.h"
+
+namespace ember {
+
+namespace {
+
+// numeric_limits of a floating dtype, as double.
+double finite_max(ScalarType t) {
+  return EMBER_DISPATCH_FLOATING_TYPES(
+      t, "nan_to_num", [&] { return static_cast<double>(std::numeric_limits<scalar_t>::max()); });
+}
+double finite_lowest(ScalarType t) {
+  return EMBER_DISPATCH_FLOATING_TYPES(t, "nan_to_num", [&] {
+    return static_cast<double>(std::numeric_limits<scalar_t>::lowest());
+  });
+}
+
+// ATen's float ops on integer or bool inputs compute in the default dtype.
+Tensor to_floating(const Tensor& t) {
+  return t.is_floating_point() ? t : t.to(get_default_dtype());
+}
+
+}  // namespace
+
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  if (!self.is_floating_point()) return self.clone();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Scalar hi(posinf.value_or(finite_max(self.dtype())));
+  const Scalar lo(neginf.value_or(finite_lowest(self.dtype())));
+  // ATen's gradient is grad * isfinite(self): the composition's as well.
+  return where(self.isnan(), Scalar(nan.value_or(0.0)),
+               where(self == inf, hi, where(self == -inf, lo, self)));
+}
+
+Tensor& nan_to_num_(Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                    std::optional<double> neginf) {
+  self.copy_(nan_to_num(self, nan, posinf, neginf));
+  return self;
+}
+
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+            const std::optional<Tensor>& append) {
+  EMBER_CHECK(self.dim() >= 1, "diff expects input to be at least one-dimensional");
+  const int64_t d = detail::wrap_dim(dim, self.dim());
+  for (const std::optional<Tensor>* extra : {&prepend, &append}) {
+    EMBER_CHECK(!extra->has_value() || !(*extra)->defined() || (*extra)->dim() == self.dim(),
+                "diff expects prepend or append to be the same dimension as input");
+  }
+  Tensor result = self;
+  if ((prepend && prepend->defined()) || (append && append->defined())) {
+    std::vector<Tensor> parts;
+    if (prepend && prepend->defined()) parts.push_back(*prepend);
+    parts.push_back(self);
+    if (append && append->defined()) parts.push_back(*append);
+    result = cat(parts, d);
+  }
+  const int64_t len = result.size(d);
+  const int64_t steps = std::min(std::max<int64_t>(n, 0), len);
+  if (steps == 0) return result.clone();
+  int64_t out_len = len - 1;
+  for (int64_t i = 0; i < steps; ++i, --out_len) {
+    const Tensor later = result.narrow(d, 1, out_len), earlier = result.narrow(d, 0, out_len);
+    result = result.dtype() == kBool ? later.logical_xor(earlier) : later - earlier;
+  }
+  return result;
+}
+
+Tensor kron(const Tensor& self, const Tensor& other) {
+  const int64_t dims = std::max(self.dim(), other.dim());
+  const int64_t pa = dims - self.dim(), pb = dims - other.dim();
+  std::vector<int64_t> a_view, b_view, out;
+  for (int64_t i = 0; i < dims; ++i) {
+    const int64_t a = i < pa ? 1 : self.size(i - pa), b = i < pb ? 1 : other.size(i - pb);
+    a_view.insert(a_view.end(), {a, 1});
+    b_view.insert(b_view.end(), {1, b});
+    out.push_back(a * b);
+  }
+  return (self.reshape(a_view) * other.reshape(b_view)).reshape(out);
+}
+
+Tensor nansum(const Tensor& self, std::optional<ScalarType> dtype) {
+  return self.is_floating_point() ? where(self.isnan(), Scalar(0.0), self).sum(dtype)
+                                  : self.sum(dtype);
+}
+Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return self.is_floating_point() ? where(self.isnan(), Scalar(0.0), self).sum(dim, keepdim, dtype)
+                                  : self.sum(dim, keepdim, dtype);
+}
+
+Tensor nanmean(const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(self.is_floating_point(),
+              "nanmean(): expected input to have floating point dtype but got ",
+              scalar_type_name(self.dtype()));
+  return nansum(self, dtype).div(self.isnan().logical_not().sum());
+}
+Tensor nanmean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(self.is_floating_point(),
+              "nanmean(): expected input to have floating point dtype but got ",
+              scalar_type_name(self.dtype()));
+  return nansum(self, dim, keepdim, dtype).div(self.isnan().logical_not().sum(dim, keepdim));
+}
+
+Tensor deg2rad(const Tensor& self) {
+  return to_floating(self) * 0.017453292519943295769236907684886127134428718885417;
+}
+Tensor rad2deg(const Tensor& self) {
+  return to_floating(self) * 57.295779513082320876798154814105170332405472466564;
+}
+
+// ATen: m = max(a, b); equal infinities give a, else m + log1p(exp(-|a - b|))
+// (log2 and exp2 for logaddexp2), in the inputs' common dtype, which must be
+// floating.
+namespace {
+Tensor logaddexp_impl(const Tensor& self, const Tensor& other, bool base2) {
+  const ScalarType t = result_type(self, other);
+  if (!is_floating_point(t)) {
+    detail::throw_not_implemented(base2 ? "logaddexp2_cpu" : "logaddexp_cpu", t);
+  }
+  const Tensor a = self.to(t), b = other.to(t);
+  const Tensor e = -(a - b).abs();
+  const Tensor sum =
+      a.maximum(b) + (base2 ? e.exp2().log1p() * (1.0 / std::log(2.0)) : e.exp().log1p());
+  return where(a.isinf().logical_and(a == b), a, sum);
+}
+}  // namespace
+
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  return logaddexp_impl(self, other, false);
+}
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  return logaddexp_impl(self, other, true);
+}
+
+// ATen's xlogy: NaN where other is NaN, else 0 where self is 0, else
+// self * log(other).
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  const ScalarType t = result_type(self, other);
+  const ScalarType f = is_floating_point(t) ? t : get_default_dtype();
+  const Tensor x = self.to(f), y = other.to(f);
+  return where(y.isnan(), Scalar(std::numeric_limits<double>::quiet_NaN()),
+               where(x == 0, Scalar(0.0), x * y.log()));
+}
+Tensor xlogy(const Tensor& self, const Scalar& other) {
+  return xlogy(self, wrapped_scalar_tensor(other).to(self.device()));
+}
+Tensor xlogy(const Scalar& self, const Tensor& other) {
+  return xlogy(wrapped_scalar_tensor(self).to(other.device()), other);
+}
+
+Tensor sgn(const Tensor& self) { return self.sign(); }
+
+Tensor positive(const Tensor& self) {
+  EMBER_CHECK(self.dtype() != kBool, "The `+` operator, on a bool tensor is not supported.");
+  return self;
+}
+
+Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf,
+                          std::optional<double> neginf) const {
+  return ::ember::nan_to_num(*this, nan, posinf, neginf);
+}
+Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf,
+                            std::optional<double> neginf) const {
+  mut().copy_(::ember::nan_to_num(*this, nan, posinf, neginf));
+  return mut();
+}
+Tensor Tensor::diff(int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+                    const std::optional<Tensor>& append) const {
+  return ::ember::diff(*this, n, dim, prepend, append);
+}
+Tensor Tensor::kron(const Tensor& other) const { return ::ember::kron(*this, other); }
+Tensor Tensor::nansum(std::optional<ScalarType> dtype) const {
+  return ::ember::nansum(*this, dtype);
+}
+Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ::ember::nansum(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::nanmean(std::optional<ScalarType> dtype) const {
+  return ::ember::nanmean(*this, dtype);
+}
+Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ::ember::nanmean(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::deg2rad() const { return ::ember::deg2rad(*this); }
+Tensor Tensor::rad2deg() const { return ::ember::rad2deg(*this); }
+Tensor Tensor::logaddexp(const Tensor& other) const { return ::ember::logaddexp(*this, other); }
+Tensor Tensor::logaddexp2(const Tensor& other) const { return ::ember::logaddexp2(*this, other); }
+Tensor Tensor::xlogy(const Tensor& other) const { return ::ember::xlogy(*this, other); }
+Tensor Tensor::xlogy(const Scalar& other) const { return ::ember::xlogy(*this, other); }
+Tensor Tensor::sgn() const { return ::ember::sgn(*this); }
+Tensor Tensor::positive() const { return ::ember::positive(*this); }
+
+}  // namespace ember

@@ -1,0 +1,136 @@
+// composite_ops.h against PyTorch 1.13 (tools/golden/composite_ops.py
+// printed every expected value): NaN and infinities, dtypes, errors.
+// Their gradients are checked in autograd/gradcheck_test.cc.
+#include "tensor/composite_ops.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tensor/all.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace {
+
+using testing::error_of;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kMax = std::numeric_limits<double>::max();
+
+Tensor X() { return tensor({{1.5, -0.0, kNaN, 2.0}, {kInf, -3.0, 0.5, -kInf}}, kDouble); }
+Tensor Y() { return tensor({{0.5, 2.0, 1.0, kNaN}, {1.0, -1.0, 0.0, 2.0}}, kDouble); }
+Tensor D(std::vector<double> v) { return tensor(v, kDouble); }
+
+// Equal, both NaN, or within tol (relative and absolute).
+void expect_values(const Tensor& t, const Tensor& want, double tol = 1e-12) {
+  ASSERT_EQ(t.sizes(), want.sizes());
+  EXPECT_EQ(t.dtype(), want.dtype());
+  const Tensor a = t.to(kDouble).contiguous().flatten(),
+               b = want.to(kDouble).contiguous().flatten();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double x = a[i].item<double>(), y = b[i].item<double>();
+    EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y)) ||
+                std::abs(x - y) <= tol * (1 + std::abs(y)))
+        << "at " << i << ": " << x << ", want " << y;
+  }
+}
+
+TEST(CompositeOpsTest, NanToNum) {
+  expect_values(X().nan_to_num(),
+                tensor({{1.5, -0.0, 0.0, 2.0}, {kMax, -3.0, 0.5, -kMax}}, kDouble));
+  expect_values(X().nan_to_num(1.0, 2.0, -2.0),
+                tensor({{1.5, -0.0, 1.0, 2.0}, {2.0, -3.0, 0.5, -2.0}}, kDouble));
+  expect_values(tensor({1.0, kInf, -kInf, kNaN}).to(kHalf).nan_to_num(),
+                tensor({1.0, 65504.0, -65504.0, 0.0}).to(kHalf));
+  expect_values(tensor({kInf, -kInf}).to(kBFloat16).nan_to_num(),
+                tensor({3.3895313892515355e+38, -3.3895313892515355e+38}).to(kBFloat16));
+  expect_values(tensor({1, 2}, kLong).nan_to_num(), tensor({1, 2}, kLong));
+  Tensor y = X();
+  EXPECT_TRUE(y.nan_to_num_(1.0, 2.0, -2.0).is_same(y));
+  expect_values(y, tensor({{1.5, -0.0, 1.0, 2.0}, {2.0, -3.0, 0.5, -2.0}}, kDouble));
+}
+
+TEST(CompositeOpsTest, Diff) {
+  expect_values(X().diff(), tensor({{-1.5, kNaN, kNaN}, {-kInf, 3.5, -kInf}}, kDouble));
+  expect_values(X().diff(1, 0), tensor({{kInf, -3.0, kNaN, -kInf}}, kDouble));
+  expect_values(X().diff(2), tensor({{kNaN, kNaN}, {kInf, -kInf}}, kDouble));
+  expect_values(tensor({1, 3, 6}, kLong).diff(1, -1, tensor({0}, kLong), tensor({10, 11}, kLong)),
+                tensor({1, 2, 3, 4, 1}, kLong));
+  expect_values(tensor({true, false, false, true}).diff(), tensor({true, false, true}));
+  EXPECT_EQ(tensor({1.0f, 2.0f, 4.0f}).diff(5).sizes(), IntArrayRef({0}));
+  EXPECT_EQ(error_of([] { tensor(1.0f).diff(); }),
+            "diff expects input to be at least one-dimensional");
+  EXPECT_EQ(error_of([] {
+              tensor({1.0f, 2.0f}).diff(1, -1, tensor({{1.0f}}));
+            }),
+            "diff expects prepend or append to be the same dimension as input");
+}
+
+TEST(CompositeOpsTest, Kron) {
+  expect_values(tensor({{1, 2}, {3, 4}}, kLong).kron(tensor({{0, 1}, {1, 0}}, kLong)),
+                tensor({{0, 1, 0, 2}, {1, 0, 2, 0}, {0, 3, 0, 4}, {3, 0, 4, 0}}, kLong));
+  EXPECT_EQ(ones({2, 3}).kron(ones({4})).sizes(), IntArrayRef({2, 12}));
+  expect_values(tensor({1, 2}, kLong).kron(tensor({1.5f})), tensor({1.5f, 3.0f}));
+}
+
+TEST(CompositeOpsTest, NanSumAndNanMean) {
+  EXPECT_TRUE(std::isnan(X().nansum().item<double>()));  // inf + -inf
+  expect_values(X().nansum({1}), tensor({3.5, kNaN}, kDouble));
+  EXPECT_EQ(Y().nansum().item<double>(), 5.5);
+  expect_values(tensor({1, 2}, kLong).nansum(), tensor(3, kLong));
+  EXPECT_TRUE(std::isnan(X().nanmean().item<double>()));
+  expect_values(X().nanmean({1}), tensor({1.1666666666666667, kNaN}, kDouble));
+  expect_values(Y().nanmean({0}, true), tensor({{0.75, 0.5, 0.5, 2.0}}, kDouble));
+  EXPECT_EQ(error_of([] {
+              tensor({1, 2}, kLong).nanmean();
+            }),
+            "nanmean(): expected input to have floating point dtype but got Long");
+}
+
+TEST(CompositeOpsTest, Deg2RadAndRad2Deg) {
+  expect_values(tensor({180.0f, 90.0f}).deg2rad(),
+                tensor({3.1415927410125732f, 1.5707963705062866f}));
+  expect_values(tensor({180, 90}, kLong).deg2rad(),
+                tensor({3.1415927410125732f, 1.5707963705062866f}));
+  expect_values(D({3.141592653589793, 1.0}).rad2deg(), D({180.0, 57.29577951308232}));
+}
+
+TEST(CompositeOpsTest, LogAddExp) {
+  expect_values(X().logaddexp(Y()), tensor({{1.8132616875182228, 2.1269280110429727, kNaN, kNaN},
+                                            {kInf, -0.8730719889570274, 0.9740769841801067, 2.0}},
+                                           kDouble));
+  expect_values(
+      tensor({kInf, -kInf, -kInf}).to(kFloat).logaddexp(tensor({kInf, -kInf, 1.0}).to(kFloat)),
+      tensor({kInf, -kInf, 1.0}).to(kFloat));
+  expect_values(X().logaddexp2(Y()), tensor({{2.084962500721156, 2.321928094887362, kNaN, kNaN},
+                                             {kInf, -0.6780719051126376, 1.271553303163612, 2.0}},
+                                            kDouble));
+  EXPECT_EQ(error_of([] { tensor({1}, kLong).logaddexp(tensor({2}, kLong)); }),
+            "\"logaddexp_cpu\" not implemented for 'Long'");
+}
+
+TEST(CompositeOpsTest, XLogY) {
+  expect_values(
+      X().xlogy(Y()),
+      tensor({{-1.0397207708399179, 0.0, kNaN, kNaN}, {kNaN, kNaN, -kInf, -kInf}}, kDouble));
+  expect_values(tensor({0.0f, 0.0f, 1.0f}).xlogy(tensor({0.0, kNaN, 0.0}).to(kFloat)),
+                tensor({0.0f, static_cast<float>(kNaN), -std::numeric_limits<float>::infinity()}));
+  expect_values(tensor({1, 2}, kLong).xlogy(tensor({2, 3}, kLong)),
+                tensor({0.6931471824645996f, 2.1972246170043945f}), 1e-6);
+  expect_values(tensor({1.0f, 0.0f}).xlogy(2), tensor({0.6931471824645996f, 0.0f}), 1e-6);
+}
+
+TEST(CompositeOpsTest, SgnAndPositive) {
+  expect_values(X().sgn(), tensor({{1.0, 0.0, 0.0, 1.0}, {1.0, -1.0, 1.0, -1.0}}, kDouble));
+  const Tensor x = X();
+  EXPECT_TRUE(x.positive().is_same(x));
+  EXPECT_EQ(error_of([] { tensor({true}).positive(); }),
+            "The `+` operator, on a bool tensor is not supported.");
+}
+
+}  // namespace
+}  // namespace ember
