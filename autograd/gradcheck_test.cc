@@ -1042,21 +1042,22 @@ std::vector<Case> cases() {
   };
 }
 
+// gradcheck's report for a case ("" when it passes).
+std::string check(const Case& c) {
+  autograd::GradcheckOptions o;
+  o.check_grad_grad = c.second_order;
+  o.eps = c.eps;
+  o.atol = c.atol;
+  try {
+    return autograd::gradcheck(c.fn, c.inputs(), o);
+  } catch (const std::exception& e) {
+    return std::string("threw: ") + e.what();
+  }
+}
+
 TEST(Gradcheck, EveryCase) {
   manual_seed(0);
-  for (const Case& c : cases()) {
-    autograd::GradcheckOptions o;
-    o.check_grad_grad = c.second_order;
-    o.eps = c.eps;
-    o.atol = c.atol;
-    std::string result;
-    try {
-      result = autograd::gradcheck(c.fn, c.inputs(), o);
-    } catch (const std::exception& e) {
-      result = std::string("threw: ") + e.what();
-    }
-    EXPECT_EQ(result, "") << c.op;
-  }
+  for (const Case& c : cases()) EXPECT_EQ(check(c), "") << c.op;
 }
 
 // tensor/composite_ops.h: ops made of others, whose gradients are their
@@ -1097,16 +1098,37 @@ TEST(Gradcheck, CompositeOps) {
        },
        [] { return V{rt(2, 3)}; }},
   };
-  for (const Case& c : composite) {
-    autograd::GradcheckOptions o;
-    std::string result;
-    try {
-      result = autograd::gradcheck(c.fn, c.inputs(), o);
-    } catch (const std::exception& e) {
-      result = std::string("threw: ") + e.what();
-    }
-    EXPECT_EQ(result, "") << c.op;
-  }
+  const std::vector<Case> more = {
+      {"cross",
+       [](const V& x) {
+         return V{x[0].cross(x[1]), x[0].t().cross(x[1].t(), 0)};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3}))};
+       }},
+      {"dist",
+       [](const V& x) {
+         return V{x[0].dist(x[1]), x[0].dist(x[1], 3)};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
+      {"lerp", [](const V& x) { return V{x[0].lerp(x[1], x[2])}; },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 3})), leaf(r({3}))};
+       }},
+      {"logit",
+       [](const V& x) {
+         return V{x[0].sigmoid().logit(), x[0].sigmoid().logit(0.2)};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"baddbmm", [](const V& x) { return V{x[0].baddbmm(x[1], x[2], 0.5, 2)}; },
+       [] {
+         return V{leaf(r({2, 1})), leaf(r({2, 2, 3})), leaf(r({2, 3, 1}))};
+       }},
+  };
+  for (const Case& c : composite) EXPECT_EQ(check(c), "") << c.op;
+  for (const Case& c : more) EXPECT_EQ(check(c), "") << c.op;
 }
 
 TEST(Gradcheck, CasesNameTheirTableEntry) {

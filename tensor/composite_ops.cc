@@ -14,6 +14,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/iterator.h"
+#include "tensor/linalg.h"
 #include "tensor/math.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
@@ -167,6 +168,67 @@ Tensor xlogy(const Scalar& self, const Tensor& other) {
   return xlogy(wrapped_scalar_tensor(self).to(other.device()), other);
 }
 
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  const Tensor prod = batch1.bmm(batch2);
+  const Tensor scaled = alpha.toDouble() == 1 ? prod : prod * alpha;
+  if (beta.toDouble() == 0) return scaled;  // self is not read, NaN or not
+  const Tensor s = self.to(prod.dtype());
+  return (beta.toDouble() == 1 ? s : s * beta) + scaled;
+}
+
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  EMBER_CHECK(self.dim() == other.dim(),
+              "linalg.cross: inputs must have the same number of dimensions.");
+  EMBER_CHECK(self.dtype() == other.dtype(), "expected scalar type ",
+              scalar_type_name(self.dtype()), " but found ", scalar_type_name(other.dtype()));
+  int64_t d = -1;
+  if (dim) {
+    d = detail::wrap_dim(*dim, self.dim());
+  } else {  // torch.cross without dim: the first dim of size 3
+    for (int64_t i = 0; i < self.dim() && d < 0; ++i) {
+      if (self.size(i) == 3) d = i;
+    }
+    EMBER_CHECK(d >= 0, "no dimension of size 3 in input");
+  }
+  EMBER_CHECK(self.size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", d,
+              " must have length 3. Got ", self.size(d), " and ", other.size(d));
+  auto at = [d](const Tensor& t, int64_t i) { return t.narrow(d, i, 1); };
+  return cat({at(self, 1) * at(other, 2) - at(self, 2) * at(other, 1),
+              at(self, 2) * at(other, 0) - at(self, 0) * at(other, 2),
+              at(self, 0) * at(other, 1) - at(self, 1) * at(other, 0)},
+             d);
+}
+
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  return (self - other).norm(p);
+}
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  EMBER_CHECK(end.dtype() == self.dtype(), "expected dtype ", detail::typemeta_name(self.dtype()),
+              " for `end` but got dtype ", detail::typemeta_name(end.dtype()));
+  EMBER_CHECK(weight.dtype() == self.dtype(), "expected dtype ",
+              detail::typemeta_name(self.dtype()), " for `weight` but got dtype ",
+              detail::typemeta_name(weight.dtype()));
+  if (!self.is_floating_point()) detail::throw_not_implemented("lerp_kernel_tensor", self.dtype());
+  // ATen's form, exact at both ends (weight 0 and 1), branching as the
+  // number-weight kernel does (pointwise.cc).
+  const Tensor diff = end - self;
+  return where(weight < 0.5, self + weight * diff, end - diff * (1 - weight));
+}
+
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  const Tensor x = to_floating(self);
+  const Tensor z = eps ? x.clamp(*eps, 1 - *eps) : x;
+  return (z / (1 - z)).log();
+}
+
+Tensor heaviside(const Tensor& self, const Tensor& values) {
+  EMBER_CHECK(self.dtype() == values.dtype(),
+              "heaviside is not yet implemented for tensors with different dtypes.");
+  return where(self == 0, values, (self > 0).to(self.dtype()));
+}
+
 Tensor sgn(const Tensor& self) { return self.sign(); }
 
 Tensor positive(const Tensor& self) {
@@ -207,6 +269,24 @@ Tensor Tensor::logaddexp2(const Tensor& other) const { return ::ember::logaddexp
 Tensor Tensor::xlogy(const Tensor& other) const { return ::ember::xlogy(*this, other); }
 Tensor Tensor::xlogy(const Scalar& other) const { return ::ember::xlogy(*this, other); }
 Tensor Tensor::sgn() const { return ::ember::sgn(*this); }
+Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                       const Scalar& alpha) const {
+  return ::ember::baddbmm(*this, batch1, batch2, beta, alpha);
+}
+Tensor Tensor::cross(const Tensor& other, std::optional<int64_t> dim) const {
+  return ::ember::cross(*this, other, dim);
+}
+Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
+  return ::ember::dist(*this, other, p);
+}
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
+  return ::ember::lerp(*this, end, weight);
+}
+Tensor Tensor::logit(std::optional<double> eps) const { return ::ember::logit(*this, eps); }
+Tensor Tensor::heaviside(const Tensor& values) const { return ::ember::heaviside(*this, values); }
+Tensor Tensor::bitwise_and(const Scalar& other) const { return ::ember::bitwise_and(*this, other); }
+Tensor Tensor::bitwise_or(const Scalar& other) const { return ::ember::bitwise_or(*this, other); }
+Tensor Tensor::bitwise_xor(const Scalar& other) const { return ::ember::bitwise_xor(*this, other); }
 Tensor Tensor::positive() const { return ::ember::positive(*this); }
 
 }  // namespace ember

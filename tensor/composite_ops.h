@@ -54,6 +54,29 @@ Tensor xlogy(const Tensor& self, const Tensor& other);
 Tensor xlogy(const Tensor& self, const Scalar& other);
 Tensor xlogy(const Scalar& self, const Tensor& other);
 
+// beta * self + alpha * (batch1 @ batch2), self ignored when beta is 0;
+// the result has batch1's dtype (as PyTorch 1.13's).
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+               const Scalar& beta = 1, const Scalar& alpha = 1);
+
+// The cross product along dim (default: the first dim of size 3, as
+// torch.cross without dim); both inputs of the same dims and dtype.
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim = std::nullopt);
+
+// The p-norm of self - other (broadcast).
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p = 2);
+
+// lerp with a weight per element (all three broadcast, one dtype).
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+
+// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given;
+// integers and bool promote to float.
+Tensor logit(const Tensor& self, std::optional<double> eps = std::nullopt);
+
+// 0 where self < 0, values where self == 0, 1 where self > 0 (NaN: 0);
+// self and values of one dtype.
+Tensor heaviside(const Tensor& self, const Tensor& values);
+
 // sign() for real dtypes; positive() is self (bool refused, as `+x`).
 Tensor sgn(const Tensor& self);
 Tensor positive(const Tensor& self);

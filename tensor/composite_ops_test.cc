@@ -124,6 +124,79 @@ TEST(CompositeOpsTest, XLogY) {
   expect_values(tensor({1.0f, 0.0f}).xlogy(2), tensor({0.6931471824645996f, 0.0f}), 1e-6);
 }
 
+TEST(CompositeOpsTest, Cross) {
+  const Tensor a = tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}});
+  const Tensor b = tensor({{0.0f, 1.0f, 0.0f}, {1.0f, 0.0f, 2.0f}});
+  const Tensor want = tensor({{-3.0f, 0.0f, 1.0f}, {10.0f, -2.0f, -5.0f}});
+  expect_values(a.cross(b), want);
+  expect_values(a.t().cross(b.t()), want.t());  // the first dim of size 3
+  expect_values(a.cross(b, 1), want);
+  expect_values(tensor({{1, 2, 3}}, kLong).cross(tensor({{0, 1, 0}}, kLong)),
+                tensor({{-3, 0, 1}}, kLong));
+  EXPECT_EQ(error_of([] { ones({2, 4}).cross(ones({2, 4})); }), "no dimension of size 3 in input");
+  EXPECT_EQ(error_of([&] {
+              a.cross(tensor({1.0f, 0.0f, 0.0f}));
+            }),
+            "linalg.cross: inputs must have the same number of dimensions.");
+  EXPECT_EQ(error_of([&] { a.cross(b.to(kDouble)); }),
+            "expected scalar type Float but found Double");
+}
+
+TEST(CompositeOpsTest, DistLerpLogitHeaviside) {
+  const Tensor a = tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}});
+  const Tensor b = tensor({{0.0f, 1.0f, 0.0f}, {1.0f, 0.0f, 2.0f}});
+  EXPECT_NEAR(a.dist(b).item<float>(), 7.8102498054504395, 1e-6);
+  EXPECT_EQ(a.dist(b, 1).item<float>(), 17.0f);
+  EXPECT_EQ(a.dist(b, std::numeric_limits<double>::infinity()).item<float>(), 5.0f);
+  expect_values(a.lerp(b, tensor({0.0f, 0.5f, 1.0f})),
+                tensor({{1.0f, 1.5f, 0.0f}, {4.0f, 2.5f, 2.0f}}));
+  expect_values(a.lerp(b, tensor(0.7f)),
+                tensor({{0.30000001192092896f, 1.2999999523162842f, 0.9000000357627869f},
+                        {1.9000000953674316f, 1.5f, 3.200000047683716f}}),
+                1e-7);
+  EXPECT_EQ(error_of([&] { a.lerp(b.to(kDouble), tensor(0.7f)); }),
+            "expected dtype float for `end` but got dtype double");
+  EXPECT_EQ(error_of([&] { a.lerp(b, tensor(0.7, kDouble)); }),
+            "expected dtype float for `weight` but got dtype double");
+  const float inf = std::numeric_limits<float>::infinity();
+  expect_values(tensor({0.25f, 0.0f, 1.0f, 0.5f}).logit(),
+                tensor({-1.0986123085021973f, -inf, inf, 0.0f}), 1e-7);
+  expect_values(tensor({0.25f, 0.0f, 1.0f, -1.0f}).logit(0.1),
+                tensor({-1.0986123085021973f, -2.1972246170043945f, 2.1972243785858154f,
+                        -2.1972246170043945f}),
+                1e-6);
+  expect_values(tensor({1, 0}, kLong).logit(), tensor({inf, -inf}));
+  expect_values(tensor({-1.0f, 0.0f, 2.0f, std::numeric_limits<float>::quiet_NaN()})
+                    .heaviside(tensor({0.5f})),
+                tensor({0.0f, 0.5f, 1.0f, 0.0f}));
+  expect_values(tensor({-1, 0, 2}, kLong).heaviside(tensor({7}, kLong)), tensor({0, 7, 1}, kLong));
+  EXPECT_EQ(error_of([] {
+              tensor({-1.0f, 0.0f}).heaviside(tensor({1}, kLong));
+            }),
+            "heaviside is not yet implemented for tensors with different dtypes.");
+}
+
+TEST(CompositeOpsTest, BitwiseWithANumber) {
+  expect_values(tensor({6, 3}, kLong).bitwise_and(5), tensor({4, 1}, kLong));
+  expect_values(tensor({true, false}).bitwise_xor(true), tensor({false, true}));
+  EXPECT_EQ(error_of([] {
+              tensor({6, 3}, kLong).bitwise_or(1.5);
+            }),
+            "\"bitwise_or_cpu\" not implemented for 'Float'");
+}
+
+TEST(CompositeOpsTest, Baddbmm) {
+  const Tensor b1 = arange(12, kFloat).reshape({2, 2, 3}),
+               b2 = arange(12, kFloat).reshape({2, 3, 2});
+  expect_values(ones({2, 2}).baddbmm(b1, b2, 0.5, 2),
+                tensor({{{20.5f, 26.5f}, {56.5f, 80.5f}}, {{344.5f, 386.5f}, {488.5f, 548.5f}}}));
+  const Tensor want =
+      tensor({{{10.0f, 13.0f}, {28.0f, 40.0f}}, {{172.0f, 193.0f}, {244.0f, 274.0f}}});
+  expect_values(full({2, 2, 2}, std::numeric_limits<float>::quiet_NaN()).baddbmm(b1, b2, 0), want);
+  expect_values(ones({2, 2}, kLong).baddbmm(b1.to(kLong), b2.to(kLong)), (want + 1).to(kLong));
+  expect_values(ones({2, 2}, kDouble).baddbmm(b1, b2), want + 1);  // batch1's dtype
+}
+
 TEST(CompositeOpsTest, SgnAndPositive) {
   expect_values(X().sgn(), tensor({{1.0, 0.0, 0.0, 1.0}, {1.0, -1.0, 1.0, -1.0}}, kDouble));
   const Tensor x = X();

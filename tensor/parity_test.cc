@@ -254,6 +254,16 @@ TEST(ParityTest, LerpInHalfIsFloatRoundedOnce) {
   EXPECT_TRUE(equal(r, a.to(kHalf).to(kFloat).lerp(b.to(kHalf).to(kFloat), 0.3).to(kHalf)));
 }
 
+// PyTorch 1.13 takes self + w * (end - self) for every weight below 0.5,
+// negative ones included: with end = -inf and w = -3.308, +inf (the other
+// form gives NaN); from 0.5 on, end - (end - self) * (1 - w).
+TEST(ParityTest, LerpBranchesOnWeightBelowOneHalf) {
+  const Tensor s = tensor({-0.099f}), e = tensor({-std::numeric_limits<float>::infinity()});
+  EXPECT_EQ(s.lerp(e, -3.308).item<float>(), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(s.lerp(e, tensor({-3.308f})).item<float>(), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(s.lerp(e, 0.7).item<float>()));
+}
+
 TEST(ParityTest, LerpInBFloat16) {
   const Tensor r =
       tensor({1.0f, 2.0f, -3.0f}).to(kBFloat16).lerp(tensor({3.0f, 5.0f, 7.0f}).to(kBFloat16), 0.3);

@@ -141,11 +141,12 @@ void lerp_scalar_cpu(TensorIterator& iter, const Scalar& weight_s) {
   EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "lerp_kernel_scalar", [&] {
     using acc_t = opmath_t<scalar_t>;
     const acc_t w = weight_s.to<acc_t>();
-    // The form that is exact at both ends (weight 0 and 1).
+    // The form that is exact at both ends (weight 0 and 1), branching on
+    // weight < 0.5 as PyTorch 1.13 does (2.x: |weight| < 0.5; they differ
+    // for weights below -0.5 where end - self is infinite).
     cpu_kernel(iter, [w](scalar_t self_, scalar_t end_) -> scalar_t {
       const acc_t self = self_, end = end_;
-      return std::abs(w) < acc_t(0.5) ? self + w * (end - self)
-                                      : end - (end - self) * (acc_t(1) - w);
+      return w < acc_t(0.5) ? self + w * (end - self) : end - (end - self) * (acc_t(1) - w);
     });
   });
 }

@@ -536,6 +536,16 @@ class Tensor {
   Tensor xlogy(const Scalar& other) const;
   Tensor sgn() const;
   Tensor positive() const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  Tensor heaviside(const Tensor& values) const;
+  Tensor bitwise_and(const Scalar& other) const;
+  Tensor bitwise_or(const Scalar& other) const;
+  Tensor bitwise_xor(const Scalar& other) const;
 
   Tensor dot(const Tensor& other) const;
   Tensor vdot(const Tensor& other) const { return dot(other); }

@@ -14,8 +14,8 @@ template <typename T>
 struct LerpOp {
   T w;
   __device__ T operator()(T self, T end) const {
-    const T aw = w < T(0) ? -w : w;
-    return aw < T(0.5) ? self + w * (end - self) : end - (end - self) * (T(1) - w);
+    // PyTorch 1.13's branch: weight < 0.5 (not |weight|), as the CPU's.
+    return w < T(0.5) ? self + w * (end - self) : end - (end - self) * (T(1) - w);
   }
 };
 

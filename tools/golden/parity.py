@@ -145,3 +145,8 @@ for name, f in [("scatter", lambda: xt.scatter(0, i, 1.0)),
                 ("log_sigmoid", lambda: F.logsigmoid(xt)),
                 ("index_fill", lambda: xt.index_fill(1, ii, 2.0))]:
     print(name, "of a transposed [3, 4]: strides", f().stride())
+# lerp branches on weight < 0.5 in 1.13 (2.x: |weight| < 0.5): a weight
+# below -0.5 with an infinite end.
+s_, e_ = torch.tensor([-0.099]), torch.tensor([float("-inf")])
+print("lerp -3.308 to -inf", torch.lerp(s_, e_, -3.308).tolist(), torch.lerp(s_, e_, torch.tensor([-3.308])).tolist(),
+      torch.lerp(s_, e_, 0.7).tolist())
