@@ -168,9 +168,14 @@ Tensor xlogy(const Scalar& self, const Tensor& other) {
   return xlogy(wrapped_scalar_tensor(self).to(other.device()), other);
 }
 
-Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
-               const Scalar& alpha) {
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta_,
+               const Scalar& alpha_) {
   const Tensor prod = batch1.bmm(batch2);
+  // Integer products take beta and alpha truncated to integers (0.5: self
+  // is ignored), as PyTorch's.
+  const bool integral = is_integral(prod.dtype(), /*include_bool=*/true);
+  const Scalar beta = integral ? Scalar(beta_.toLong()) : beta_;
+  const Scalar alpha = integral ? Scalar(alpha_.toLong()) : alpha_;
   const Tensor scaled = alpha.toDouble() == 1 ? prod : prod * alpha;
   if (beta.toDouble() == 0) return scaled;  // self is not read, NaN or not
   const Tensor s = self.to(prod.dtype());

@@ -195,6 +195,10 @@ TEST(CompositeOpsTest, Baddbmm) {
   expect_values(full({2, 2, 2}, std::numeric_limits<float>::quiet_NaN()).baddbmm(b1, b2, 0), want);
   expect_values(ones({2, 2}, kLong).baddbmm(b1.to(kLong), b2.to(kLong)), (want + 1).to(kLong));
   expect_values(ones({2, 2}, kDouble).baddbmm(b1, b2), want + 1);  // batch1's dtype
+  // Integers: beta and alpha truncated (0.5 -> 0: self ignored; 2.7 -> 2).
+  const Tensor i1 = b1.to(kInt), i2 = b2.to(kInt);
+  expect_values(ones({2, 2}, kInt).baddbmm(i1, i2, 0.5, 2.7), (want * 2).to(kInt));
+  expect_values(ones({2, 2}, kInt).baddbmm(i1, i2, 1.5), (want + 1).to(kInt));
 }
 
 TEST(CompositeOpsTest, SgnAndPositive) {

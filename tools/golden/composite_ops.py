@@ -93,6 +93,10 @@ show("baddbmm", err(lambda: bx.baddbmm(b1, b2, beta=0.5, alpha=2)))
 show("baddbmm beta 0 nan", err(lambda: torch.full((2, 2, 2), nan).baddbmm(b1, b2, beta=0)))
 show("baddbmm long", err(lambda: torch.ones(2, 2, dtype=torch.long).baddbmm(b1.long(), b2.long())))
 show("baddbmm double self", err(lambda: bx.double().baddbmm(b1, b2)))
+show("baddbmm int beta 0.5 alpha 2.7", err(lambda: torch.ones(2, 2, dtype=torch.int32).baddbmm(
+    b1.int(), b2.int(), beta=0.5, alpha=2.7)))
+show("baddbmm int beta 1.5", err(lambda: torch.ones(2, 2, dtype=torch.int32).baddbmm(
+    b1.int(), b2.int(), beta=1.5)))
 
 # Gradients (float64) of the gradcheck cases, at points away from the kinks.
 a = torch.tensor([[0.3, -1.2, 2.0], [0.7, 1.1, -0.4]], dtype=torch.float64, requires_grad=True)
