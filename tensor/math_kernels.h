@@ -45,11 +45,13 @@ EMBER_DECLARE_KERNEL_TABLE(clamp_max_scalar_kernel, IterScalarKernelFn);
 EMBER_DECLARE_KERNEL_TABLE(clamp_tensor_kernel, IterKernelFn);  // (self, min, max)
 
 // unary.cc: one table per op, named <op>_kernel (neg_kernel, sqrt_kernel...).
-#define EMBER_UNARY_KERNEL_TABLES(_) \
-  _(neg) _(abs) _(sqrt) _(rsqrt) _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) \
-  _(sin) _(cos) _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(sigmoid) _(erf)   \
-  _(floor) _(ceil) _(round) _(trunc) _(frac) _(sign) _(reciprocal) _(logical_not)          \
-  _(bitwise_not)
+#define EMBER_UNARY_KERNEL_TABLES(_)                                                               \
+  _(neg)                                                                                           \
+  _(abs)                                                                                           \
+  _(sqrt) _(rsqrt) _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sin) _(cos) _(tan)   \
+      _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(sigmoid) _(erf) _(asinh) _(acosh) _(atanh) \
+          _(erfc) _(floor) _(ceil) _(round) _(trunc) _(frac) _(sign) _(reciprocal) _(logical_not)  \
+              _(bitwise_not)
 #define EMBER_DECLARE_UNARY_TABLE(op) EMBER_DECLARE_KERNEL_TABLE(op##_kernel, IterKernelFn);
 EMBER_UNARY_KERNEL_TABLES(EMBER_DECLARE_UNARY_TABLE)
 #undef EMBER_DECLARE_UNARY_TABLE

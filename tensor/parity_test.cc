@@ -327,5 +327,38 @@ TEST(ParityTest, StructuredIndexOpsGiveRowMajorResults) {
       tensor({{1.0f, 3.0f, 7.0f, 9.0f}, {2.0f, 4.0f, 8.0f, 10.0f}, {3.0f, 5.0f, 9.0f, 11.0f}}));
 }
 
+// asinh, acosh, atanh and erfc (parity.py prints PyTorch's), float64 with
+// infinities, NaN and out-of-domain inputs; integers promote to float.
+TEST(ParityTest, InverseHyperbolicsAndErfc) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const Tensor v = tensor({-2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, inf, -inf, nan}, kDouble);
+  const std::vector<std::pair<Tensor, std::vector<double>>> cases = {
+      {v.asinh(),
+       {-1.6472311463710958, -0.881373587019543, -0.48121182505960347, 0.0, 0.48121182505960347,
+        0.881373587019543, 1.8184464592320668, inf, -inf, nan}},
+      {v.acosh(), {nan, nan, nan, nan, nan, 0.0, 1.762747174039086, inf, nan, nan}},
+      {v.atanh(),
+       {nan, -inf, -0.5493061443340548, 0.0, 0.5493061443340548, inf, nan, nan, nan, nan}},
+      {v.erfc(),
+       {1.999593047982555, 1.8427007929497148, 1.5204998778130465, 1.0, 0.4795001221869535,
+        0.15729920705028513, 2.209049699858544e-05, 0.0, 2.0, nan}},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const auto& [got, want] = cases[k];
+    ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size()));
+    for (size_t i = 0; i < want.size(); ++i) {
+      const double g = got[i].item<double>(), w = want[i];
+      EXPECT_TRUE(std::isnan(w) ? std::isnan(g)
+                                : (g == w || std::abs(g - w) <= 1e-15 * std::abs(w)))
+          << k << " at " << i << ": " << g << ", want " << w;
+    }
+  }
+  EXPECT_EQ(tensor({1, 2}, kLong).asinh().dtype(), kFloat);
+  EXPECT_EQ(tensor({1, 2}, kLong).erfc().dtype(), kFloat);
+  Tensor x = tensor({0.5f});
+  EXPECT_TRUE(x.atanh_().is_same(x));
+  EXPECT_NEAR(x.item<float>(), 0.5493061542510986, 1e-7);
+}
+
 }  // namespace
 }  // namespace ember

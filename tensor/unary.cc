@@ -61,6 +61,10 @@ EMBER_FLOAT_UNARY_CPU(tanh, std::tanh(x))
 // result 0; for large x, e^-x is 0 and the result 1.
 EMBER_FLOAT_UNARY_CPU(sigmoid, acc_t(1) / (acc_t(1) + std::exp(-x)))
 EMBER_FLOAT_UNARY_CPU(erf, std::erf(x))
+EMBER_FLOAT_UNARY_CPU(erfc, std::erfc(x))
+EMBER_FLOAT_UNARY_CPU(asinh, std::asinh(x))
+EMBER_FLOAT_UNARY_CPU(acosh, std::acosh(x))
+EMBER_FLOAT_UNARY_CPU(atanh, std::atanh(x))
 EMBER_FLOAT_UNARY_CPU(reciprocal, acc_t(1) / x)
 // Integer input never reaches these (the op returns a copy); bool does, and
 // gets PyTorch's "floor_vml_cpu" not implemented for 'Bool'.
@@ -243,6 +247,10 @@ EMBER_FLOAT_UNARY_OP_AUTOCAST(cosh)
 EMBER_FLOAT_UNARY_OP(tanh)
 EMBER_FLOAT_UNARY_OP(sigmoid)
 EMBER_FLOAT_UNARY_OP(erf)
+EMBER_FLOAT_UNARY_OP(erfc)
+EMBER_FLOAT_UNARY_OP(asinh)
+EMBER_FLOAT_UNARY_OP(acosh)
+EMBER_FLOAT_UNARY_OP(atanh)
 EMBER_FLOAT_UNARY_OP_AUTOCAST(reciprocal)
 #undef EMBER_FLOAT_UNARY_OP
 #undef EMBER_FLOAT_UNARY_OP_AUTOCAST

@@ -67,6 +67,13 @@ V erf_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   return {g[0] * (-(x * x)).exp() * (2.0 / std::sqrt(M_PI))};
 }
+V erfc_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  return {g[0] * (-(x * x)).exp() * (-2.0 / std::sqrt(M_PI))};
+}
+V asinh_bw(const C& c, const V& g) { return {g[0] * (c.input(0) * c.input(0) + 1).rsqrt()}; }
+V acosh_bw(const C& c, const V& g) { return {g[0] * (c.input(0) * c.input(0) - 1).rsqrt()}; }
+V atanh_bw(const C& c, const V& g) { return {g[0] / (1 - c.input(0) * c.input(0))}; }
 V reciprocal_bw(const C& c, const V& g) { return {-g[0] * c.output(0) * c.output(0)}; }
 
 // pow(self, scalar exponent)
@@ -198,26 +205,20 @@ V copy_bw(const C& c, const V& g) {
 }
 
 EMBER_REGISTER_DERIVATIVES(
-    {"add", "AddBackward0", 0, false, add_bw},
-    {"sub", "SubBackward0", 0, false, sub_bw},
+    {"add", "AddBackward0", 0, false, add_bw}, {"sub", "SubBackward0", 0, false, sub_bw},
     {"mul", "MulBackward0", kSaveSelf | kSaveOther, false, mul_bw},
     {"div", "DivBackward0", kSaveSelf | kSaveOther, false, div_bw},
     {"div_rounding", "DivBackward2", 0, false, div_rounding_bw},
-    {"rsub", "RsubBackward1", 0, false, sub_bw},
-    {"neg", "NegBackward0", 0, false, neg_bw},
-    {"abs", "AbsBackward0", kSaveSelf, false, abs_bw},
-    {"sqrt", "SqrtBackward0", 0, true, sqrt_bw},
-    {"rsqrt", "RsqrtBackward0", 0, true, rsqrt_bw},
-    {"exp", "ExpBackward0", 0, true, exp_bw},
-    {"exp2", "Exp2Backward0", 0, true, exp2_bw},
-    {"expm1", "Expm1Backward0", 0, true, expm1_bw},
+    {"rsub", "RsubBackward1", 0, false, sub_bw}, {"neg", "NegBackward0", 0, false, neg_bw},
+    {"abs", "AbsBackward0", kSaveSelf, false, abs_bw}, {"sqrt", "SqrtBackward0", 0, true, sqrt_bw},
+    {"rsqrt", "RsqrtBackward0", 0, true, rsqrt_bw}, {"exp", "ExpBackward0", 0, true, exp_bw},
+    {"exp2", "Exp2Backward0", 0, true, exp2_bw}, {"expm1", "Expm1Backward0", 0, true, expm1_bw},
     {"log", "LogBackward0", kSaveSelf, false, log_bw},
     {"log2", "Log2Backward0", kSaveSelf, false, log2_bw},
     {"log10", "Log10Backward0", kSaveSelf, false, log10_bw},
     {"log1p", "Log1PBackward0", kSaveSelf, false, log1p_bw},
     {"sin", "SinBackward0", kSaveSelf, false, sin_bw},
-    {"cos", "CosBackward0", kSaveSelf, false, cos_bw},
-    {"tan", "TanBackward0", 0, true, tan_bw},
+    {"cos", "CosBackward0", kSaveSelf, false, cos_bw}, {"tan", "TanBackward0", 0, true, tan_bw},
     {"asin", "AsinBackward0", kSaveSelf, false, asin_bw},
     {"acos", "AcosBackward0", kSaveSelf, false, acos_bw},
     {"atan", "AtanBackward0", kSaveSelf, false, atan_bw},
@@ -225,15 +226,16 @@ EMBER_REGISTER_DERIVATIVES(
     {"cosh", "CoshBackward0", kSaveSelf, false, cosh_bw},
     {"tanh", "TanhBackward0", 0, true, tanh_bw},
     {"sigmoid", "SigmoidBackward0", 0, true, sigmoid_bw},
-    {"relu", "ReluBackward0", 0, true, relu_bw},
-    {"erf", "ErfBackward0", kSaveSelf, false, erf_bw},
+    {"relu", "ReluBackward0", 0, true, relu_bw}, {"erf", "ErfBackward0", kSaveSelf, false, erf_bw},
+    {"erfc", "ErfcBackward0", kSaveSelf, false, erfc_bw},
+    {"asinh", "AsinhBackward0", kSaveSelf, false, asinh_bw},
+    {"acosh", "AcoshBackward0", kSaveSelf, false, acosh_bw},
+    {"atanh", "AtanhBackward0", kSaveSelf, false, atanh_bw},
     {"reciprocal", "ReciprocalBackward0", 0, true, reciprocal_bw},
-    {"floor", "FloorBackward0", 0, false, zero_bw},
-    {"ceil", "CeilBackward0", 0, false, zero_bw},
+    {"floor", "FloorBackward0", 0, false, zero_bw}, {"ceil", "CeilBackward0", 0, false, zero_bw},
     {"round", "RoundBackward0", 0, false, zero_bw},
     {"round_decimals", "RoundBackward1", 0, false, zero_bw},
-    {"trunc", "TruncBackward0", 0, false, zero_bw},
-    {"sign", "SignBackward0", 0, false, zero_bw},
+    {"trunc", "TruncBackward0", 0, false, zero_bw}, {"sign", "SignBackward0", 0, false, zero_bw},
     {"frac", "FracBackward0", 0, false, identity_bw},
     {"pow", "PowBackward0", kSaveSelf, false, pow_bw},
     {"pow_tensor", "PowBackward1", kSaveSelf | kSaveOther, true, pow_tensor_bw},
@@ -250,10 +252,8 @@ EMBER_REGISTER_DERIVATIVES(
     {"where", "WhereBackward0", kSaveSelf, false, where_bw},
     {"masked_fill", "MaskedFillBackward0", kSaveOther, false, masked_fill_bw},
     {"masked_fill_tensor", "MaskedFillBackward1", kSaveOther, false, masked_fill_tensor_bw},
-    {"to", "ToCopyBackward0", 0, false, to_bw},
-    {"clone", "CloneBackward0", 0, false, identity_bw},
-    {"copy_", "CopyBackwards", 0, false, copy_bw},
-    {"fill_", "FillBackward2", 0, false, zero_bw},
+    {"to", "ToCopyBackward0", 0, false, to_bw}, {"clone", "CloneBackward0", 0, false, identity_bw},
+    {"copy_", "CopyBackwards", 0, false, copy_bw}, {"fill_", "FillBackward2", 0, false, zero_bw},
     {"fill_tensor_", "FillBackward3", 0, false, fill_tensor_bw},
     {"zero_", "ZeroBackward0", 0, false, zero_bw},
     {"uniform_", "UniformBackward0", 0, false, zero_bw},

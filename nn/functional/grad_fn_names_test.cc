@@ -75,74 +75,194 @@ Tensor grad_of(Tensor (*f)(const Tensor&), const Tensor& x, const Tensor& g) {
 const std::map<std::string, std::function<Tensor()>>& calls() {
   static const auto* m = new std::map<std::string, std::function<Tensor()>>{
       {"matmul_1d_1d", [] { return r({3}).matmul(r({3})); }},
-      {"matmul_2d_2d", [] { return r({2, 3}).matmul(r({3, 4})); }},
-      {"matmul_1d_2d", [] { return r({3}).matmul(r({3, 4})); }},
-      {"matmul_2d_1d", [] { return r({2, 3}).matmul(r({3})); }},
-      {"matmul_3d_2d", [] { return r({5, 2, 3}).matmul(r({3, 4})); }},
-      {"matmul_3d_3d", [] { return r({5, 2, 3}).matmul(r({5, 3, 4})); }},
-      {"matmul_3d_1d", [] { return r({5, 2, 3}).matmul(r({3})); }},
-      {"mm", [] { return mm(r({2, 3}), r({3, 4})); }},
-      {"mv", [] { return mv(r({2, 3}), r({3})); }},
+      {"matmul_2d_2d",
+       [] {
+         return r({2, 3}).matmul(r({3, 4}));
+       }},
+      {"matmul_1d_2d",
+       [] {
+         return r({3}).matmul(r({3, 4}));
+       }},
+      {"matmul_2d_1d",
+       [] {
+         return r({2, 3}).matmul(r({3}));
+       }},
+      {"matmul_3d_2d",
+       [] {
+         return r({5, 2, 3}).matmul(r({3, 4}));
+       }},
+      {"matmul_3d_3d",
+       [] {
+         return r({5, 2, 3}).matmul(r({5, 3, 4}));
+       }},
+      {"matmul_3d_1d",
+       [] {
+         return r({5, 2, 3}).matmul(r({3}));
+       }},
+      {"mm",
+       [] {
+         return mm(r({2, 3}), r({3, 4}));
+       }},
+      {"mv",
+       [] {
+         return mv(r({2, 3}), r({3}));
+       }},
       {"dot", [] { return dot(r({3}), r({3})); }},
-      {"bmm", [] { return bmm(r({2, 2, 3}), r({2, 3, 4})); }},
-      {"addmm", [] { return addmm(r({2, 4}), r({2, 3}), r({3, 4})); }},
-      {"linear_nobias_2d", [] { return F::linear(r({2, 3}), r({4, 3})); }},
-      {"linear_bias_2d", [] { return F::linear(r({2, 3}), r({4, 3}), r({4})); }},
-      {"linear_nobias_3d", [] { return F::linear(r({5, 2, 3}), r({4, 3})); }},
-      {"linear_bias_3d", [] { return F::linear(r({5, 2, 3}), r({4, 3}), r({4})); }},
-      {"group_norm", [] { return F::group_norm(r({2, 4, 3}), F::GroupNormFuncOptions(2)); }},
+      {"bmm",
+       [] {
+         return bmm(r({2, 2, 3}), r({2, 3, 4}));
+       }},
+      {"addmm",
+       [] {
+         return addmm(r({2, 4}), r({2, 3}), r({3, 4}));
+       }},
+      {"linear_nobias_2d",
+       [] {
+         return F::linear(r({2, 3}), r({4, 3}));
+       }},
+      {"linear_bias_2d",
+       [] {
+         return F::linear(r({2, 3}), r({4, 3}), r({4}));
+       }},
+      {"linear_nobias_3d",
+       [] {
+         return F::linear(r({5, 2, 3}), r({4, 3}));
+       }},
+      {"linear_bias_3d",
+       [] {
+         return F::linear(r({5, 2, 3}), r({4, 3}), r({4}));
+       }},
+      {"group_norm",
+       [] {
+         return F::group_norm(r({2, 4, 3}), F::GroupNormFuncOptions(2));
+       }},
       {"group_norm_affine",
        [] {
          return F::group_norm(r({2, 4, 3}),
                               F::GroupNormFuncOptions(2).weight(r({4})).bias(r({4})));
        }},
-      {"layer_norm", [] { return F::layer_norm(r({2, 3}), F::LayerNormFuncOptions({3})); }},
+      {"layer_norm",
+       [] {
+         return F::layer_norm(r({2, 3}), F::LayerNormFuncOptions({3}));
+       }},
       {"batch_norm",
        [] {
          return F::batch_norm(r({2, 3}), Tensor(), Tensor(),
                               F::BatchNormFuncOptions().training(true));
        }},
       {"pad_reflect_2d",
-       [] { return F::pad(r({1, 1, 3, 3}), F::PadFuncOptions({1, 1, 1, 1}).mode(ember::kReflect)); }},
+       [] {
+         return F::pad(r({1, 1, 3, 3}), F::PadFuncOptions({1, 1, 1, 1}).mode(ember::kReflect));
+       }},
       {"pad_reflect_1d",
-       [] { return F::pad(r({1, 2, 3}), F::PadFuncOptions({1, 1}).mode(ember::kReflect)); }},
+       [] {
+         return F::pad(r({1, 2, 3}), F::PadFuncOptions({1, 1}).mode(ember::kReflect));
+       }},
       {"pad_replicate_2d",
        [] {
          return F::pad(r({1, 1, 3, 3}), F::PadFuncOptions({1, 1, 1, 1}).mode(ember::kReplicate));
        }},
       {"pad_replicate_1d",
-       [] { return F::pad(r({1, 2, 3}), F::PadFuncOptions({1, 1}).mode(ember::kReplicate)); }},
-      {"pad_constant", [] { return F::pad(r({1, 1, 3, 3}), F::PadFuncOptions({1, 1, 1, 1})); }},
+       [] {
+         return F::pad(r({1, 2, 3}), F::PadFuncOptions({1, 1}).mode(ember::kReplicate));
+       }},
+      {"pad_constant",
+       [] {
+         return F::pad(r({1, 1, 3, 3}), F::PadFuncOptions({1, 1, 1, 1}));
+       }},
       {"relu", [] { return F::relu(r({3})); }},
       {"relu6", [] { return F::relu6(r({3})); }},
       {"hardtanh", [] { return F::hardtanh(r({3})); }},
       {"gelu", [] { return F::gelu(r({3})); }},
       {"silu", [] { return F::silu(r({3})); }},
-      {"softmax", [] { return F::softmax(r({2, 3}), 1); }},
-      {"log_softmax", [] { return F::log_softmax(r({2, 3}), 1); }},
-      {"cross_entropy", [] { return F::cross_entropy(r({2, 3}), idx({0, 1})); }},
-      {"nll_loss", [] { return F::nll_loss(r({2, 3}), idx({0, 1})); }},
+      {"softmax",
+       [] {
+         return F::softmax(r({2, 3}), 1);
+       }},
+      {"log_softmax",
+       [] {
+         return F::log_softmax(r({2, 3}), 1);
+       }},
+      {"cross_entropy",
+       [] {
+         return F::cross_entropy(r({2, 3}), idx({0, 1}));
+       }},
+      {"nll_loss",
+       [] {
+         return F::nll_loss(r({2, 3}), idx({0, 1}));
+       }},
       {"mse_loss", [] { return F::mse_loss(r({3}), randn({3})); }},
-      {"conv2d", [] { return F::conv2d(r({1, 1, 3, 3}), r({1, 1, 2, 2})); }},
-      {"max_pool2d", [] { return F::max_pool2d(r({1, 1, 4, 4}), F::MaxPool2dFuncOptions(2)); }},
-      {"avg_pool2d", [] { return F::avg_pool2d(r({1, 1, 4, 4}), F::AvgPool2dFuncOptions(2)); }},
-      {"embedding", [] { return F::embedding(idx({0, 1}), r({3, 2})); }},
+      {"conv2d",
+       [] {
+         return F::conv2d(r({1, 1, 3, 3}), r({1, 1, 2, 2}));
+       }},
+      {"max_pool2d",
+       [] {
+         return F::max_pool2d(r({1, 1, 4, 4}), F::MaxPool2dFuncOptions(2));
+       }},
+      {"avg_pool2d",
+       [] {
+         return F::avg_pool2d(r({1, 1, 4, 4}), F::AvgPool2dFuncOptions(2));
+       }},
+      {"embedding",
+       [] {
+         return F::embedding(idx({0, 1}), r({3, 2}));
+       }},
       {"sum", [] { return r({3}).sum(); }},
-      {"sum_dim", [] { return r({2, 3}).sum({1}); }},
+      {"sum_dim",
+       [] {
+         return r({2, 3}).sum({1});
+       }},
       {"mean", [] { return r({3}).mean(); }},
-      {"view", [] { return r({2, 3}).view({6}); }},
-      {"reshape_contiguous", [] { return r({2, 3}).reshape({6}); }},
-      {"flatten", [] { return r({2, 3, 4}).flatten(1); }},
-      {"t", [] { return r({2, 3}).t(); }},
-      {"transpose", [] { return r({2, 3}).transpose(0, 1); }},
-      {"permute", [] { return r({2, 3, 4}).permute({2, 0, 1}); }},
-      {"select", [] { return r({3, 4})[1]; }},
-      {"index_tensor", [] { return r({3, 4}).index({idx({0, 2})}); }},
-      {"cat", [] { return cat({r({2}), r({3})}); }},
-      {"stack", [] { return stack({r({2}), r({2})}); }},
-      {"expand", [] { return r({3, 1}).expand({3, 4}); }},
+      {"view",
+       [] {
+         return r({2, 3}).view({6});
+       }},
+      {"reshape_contiguous",
+       [] {
+         return r({2, 3}).reshape({6});
+       }},
+      {"flatten",
+       [] {
+         return r({2, 3, 4}).flatten(1);
+       }},
+      {"t",
+       [] {
+         return r({2, 3}).t();
+       }},
+      {"transpose",
+       [] {
+         return r({2, 3}).transpose(0, 1);
+       }},
+      {"permute",
+       [] {
+         return r({2, 3, 4}).permute({2, 0, 1});
+       }},
+      {"select",
+       [] {
+         return r({3, 4})[1];
+       }},
+      {"index_tensor",
+       [] {
+         return r({3, 4}).index({idx({0, 2})});
+       }},
+      {"cat",
+       [] {
+         return cat({r({2}), r({3})});
+       }},
+      {"stack",
+       [] {
+         return stack({r({2}), r({2})});
+       }},
+      {"expand",
+       [] {
+         return r({3, 1}).expand({3, 4});
+       }},
       {"unsqueeze", [] { return r({3}).unsqueeze(0); }},
-      {"squeeze_dim", [] { return r({1, 3}).squeeze(0); }},
+      {"squeeze_dim",
+       [] {
+         return r({1, 3}).squeeze(0);
+       }},
       {"add", [] { return r({3}) + r({3}); }},
       {"mul_scalar", [] { return r({3}) * 2; }},
       {"pow", [] { return r({3}).pow(2); }},
@@ -152,15 +272,30 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"clamp", [] { return r({3}).clamp(-1, 1); }},
       {"clamp_min", [] { return r({3}).clamp_min(0); }},
       {"abs", [] { return r({3}).abs(); }},
-      {"where", [] { return where(tensor({true, false}), r({2}), r({2})); }},
-      {"masked_fill", [] { return r({3}).masked_fill(tensor({true, false, true}), 0.0); }},
+      {"where",
+       [] {
+         return where(tensor({true, false}), r({2}), r({2}));
+       }},
+      {"masked_fill",
+       [] {
+         return r({3}).masked_fill(tensor({true, false, true}), 0.0);
+       }},
       {"max_all", [] { return r({3}).max(); }},
-      {"max_dim", [] { return std::get<0>(r({2, 3}).max(1)); }},
-      {"amax", [] { return r({2, 3}).amax({1}); }},
+      {"max_dim",
+       [] {
+         return std::get<0>(r({2, 3}).max(1));
+       }},
+      {"amax",
+       [] {
+         return r({2, 3}).amax({1});
+       }},
       {"norm", [] { return r({3}).norm(); }},
       {"var", [] { return r({3}).var(); }},
       {"std", [] { return r({3}).std(); }},
-      {"logsumexp", [] { return r({2, 3}).logsumexp({1}); }},
+      {"logsumexp",
+       [] {
+         return r({2, 3}).logsumexp({1});
+       }},
       {"cumsum", [] { return r({3}).cumsum(0); }},
       // --- every other derivative-table entry a public call reaches ---
       // pointwise.cc
@@ -187,6 +322,10 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"sinh", [] { return r({3}).sinh(); }},
       {"cosh", [] { return r({3}).cosh(); }},
       {"erf", [] { return r({3}).erf(); }},
+      {"erfc", [] { return r({3}).erfc(); }},
+      {"asinh", [] { return r({3}).asinh(); }},
+      {"acosh", [] { return r({3}).acosh(); }},
+      {"atanh", [] { return r({3}).atanh(); }},
       {"reciprocal", [] { return r({3}).reciprocal(); }},
       {"floor", [] { return r({3}).floor(); }},
       {"ceil", [] { return r({3}).ceil(); }},
@@ -205,7 +344,10 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"lerp", [] { return r({3}).lerp(r({3}), 0.3); }},
       {"addcmul", [] { return addcmul(r({3}), r({3}), r({3}), 0.5); }},
       {"addcdiv", [] { return addcdiv(r({3}), r({3}), r({3}), 0.5); }},
-      {"masked_fill_tensor", [] { return r({2, 3}).masked_fill(mask23(), r({})); }},
+      {"masked_fill_tensor",
+       [] {
+         return r({2, 3}).masked_fill(mask23(), r({}));
+       }},
       {"to", [] { return r({3}).to(kDouble); }},
       {"clone", [] { return r({3}).clone(); }},
       {"copy_", [] { return inplace([](Tensor& y) { y.copy_(r({3})); }, {3}); }},
@@ -224,23 +366,52 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"fmax", [] { return fmax(r({3}), r({3})); }},
       {"fmin", [] { return fmin(r({3}), r({3})); }},
       // reduce.cc
-      {"mean_dim", [] { return r({2, 3}).mean({0}); }},
+      {"mean_dim",
+       [] {
+         return r({2, 3}).mean({0});
+       }},
       {"prod_all", [] { return r({3}).prod(); }},
-      {"prod_dim", [] { return r({2, 3}).prod(1); }},
+      {"prod_dim",
+       [] {
+         return r({2, 3}).prod(1);
+       }},
       {"min_all", [] { return r({3}).min(); }},
-      {"min_dim", [] { return std::get<0>(r({2, 3}).min(0, true)); }},
-      {"amin", [] { return r({2, 3}).amin({0}); }},
-      {"var_dim", [] { return r({2, 3}).var({1}); }},
-      {"softmax_method", [] { return r({2, 3}).softmax(0); }},
+      {"min_dim",
+       [] {
+         return std::get<0>(r({2, 3}).min(0, true));
+       }},
+      {"amin",
+       [] {
+         return r({2, 3}).amin({0});
+       }},
+      {"var_dim",
+       [] {
+         return r({2, 3}).var({1});
+       }},
+      {"softmax_method",
+       [] {
+         return r({2, 3}).softmax(0);
+       }},
       {"cumprod", [] { return r({3}).cumprod(0); }},
-      {"var_mean", [] { return std::get<0>(var_mean(r({2, 3}), {1})); }},
-      {"std_mean", [] { return std::get<0>(std_mean(r({2, 3}), {1})); }},
+      {"var_mean",
+       [] {
+         return std::get<0>(var_mean(r({2, 3}), {1}));
+       }},
+      {"std_mean",
+       [] {
+         return std::get<0>(std_mean(r({2, 3}), {1}));
+       }},
       // linalg.cc
       {"outer", [] { return outer(r({3}), r({2})); }},
       // nn.cc
       {"conv1d",
-       [] { return F::conv1d(r({1, 2, 5}), r({3, 2, 2}), F::Conv1dFuncOptions().bias(r({3}))); }},
-      {"conv_transpose2d", [] { return F::conv_transpose2d(r({1, 2, 3, 3}), r({2, 3, 2, 2})); }},
+       [] {
+         return F::conv1d(r({1, 2, 5}), r({3, 2, 2}), F::Conv1dFuncOptions().bias(r({3})));
+       }},
+      {"conv_transpose2d",
+       [] {
+         return F::conv_transpose2d(r({1, 2, 3, 3}), r({2, 3, 2, 2}));
+       }},
       {"convolution_backward",
        [] {
          return grad_of([](const Tensor& x) { return F::conv2d(x, r({2, 1, 2, 2})); },
@@ -257,16 +428,22 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
                         r({1, 1, 4, 4}), r({1, 1, 2, 2}));
        }},
       {"adaptive_avg_pool2d",
-       [] { return F::adaptive_avg_pool2d(r({1, 2, 5, 4}), F::AdaptiveAvgPool2dFuncOptions({3, 2})); }},
+       [] {
+         return F::adaptive_avg_pool2d(r({1, 2, 5, 4}), F::AdaptiveAvgPool2dFuncOptions({3, 2}));
+       }},
       {"adaptive_avg_pool2d_1",
-       [] { return F::adaptive_avg_pool2d(r({1, 2, 5, 4}), F::AdaptiveAvgPool2dFuncOptions(1)); }},
+       [] {
+         return F::adaptive_avg_pool2d(r({1, 2, 5, 4}), F::AdaptiveAvgPool2dFuncOptions(1));
+       }},
       {"adaptive_avg_pool2d_1_channels_last",
        [] {
          return F::adaptive_avg_pool2d(r({2, 5, 4, 3}).permute({0, 3, 1, 2}),
                                        F::AdaptiveAvgPool2dFuncOptions(1));
        }},
       {"adaptive_avg_pool1d_1",
-       [] { return F::adaptive_avg_pool1d(r({2, 3, 4}), F::AdaptiveAvgPool1dFuncOptions(1)); }},
+       [] {
+         return F::adaptive_avg_pool1d(r({2, 3, 4}), F::AdaptiveAvgPool1dFuncOptions(1));
+       }},
       {"adaptive_avg_pool2d_backward",
        [] {
          return grad_of(
@@ -284,11 +461,17 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
                               F::BatchNormFuncOptions().weight(r({3})).bias(r({3})));
        }},
       {"layer_norm_affine",
-       [] { return F::layer_norm(r({2, 3}), F::LayerNormFuncOptions({3}).weight(r({3})).bias(r({3}))); }},
+       [] {
+         return F::layer_norm(r({2, 3}), F::LayerNormFuncOptions({3}).weight(r({3})).bias(r({3})));
+       }},
       {"nll_loss_none",
-       [] { return F::nll_loss(r({2, 3}), idx({0, 1}), F::NLLLossFuncOptions().reduction(kNone)); }},
+       [] {
+         return F::nll_loss(r({2, 3}), idx({0, 1}), F::NLLLossFuncOptions().reduction(kNone));
+       }},
       {"nll_loss2d",
-       [] { return F::nll_loss(r({2, 3, 2, 2}), idx({0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2})); }},
+       [] {
+         return F::nll_loss(r({2, 3, 2, 2}), idx({0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2}));
+       }},
       {"nll_loss_backward",
        [] {
          return grad_of([](const Tensor& x) { return F::nll_loss(x, idx({0, 1})); }, r({2, 3}), r({}));
@@ -333,43 +516,93 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"celu", [] { return F::celu(r({3}), F::CELUFuncOptions().alpha(1.5)); }},
       {"selu", [] { return F::selu(r({3})); }},
       {"mish", [] { return F::mish(r({3})); }},
-      {"softplus", [] { return F::softplus(r({3}), F::SoftplusFuncOptions().beta(2).threshold(3)); }},
+      {"softplus",
+       [] { return F::softplus(r({3}), F::SoftplusFuncOptions().beta(2).threshold(3)); }},
       {"logsigmoid", [] { return F::logsigmoid(r({3})); }},
       {"hardsigmoid", [] { return F::hardsigmoid(r({3})); }},
       {"hardswish", [] { return F::hardswish(r({3})); }},
       {"softshrink", [] { return F::softshrink(r({3}), 0.5); }},
       {"hardshrink", [] { return F::hardshrink(r({3}), 0.5); }},
       {"threshold", [] { return F::threshold(r({3}), F::ThresholdFuncOptions(0.5, -2.0)); }},
-      {"prelu", [] { return F::prelu(r({2, 3}), r({3})); }},
+      {"prelu",
+       [] {
+         return F::prelu(r({2, 3}), r({3}));
+       }},
       // shape.cc
-      {"reshape_noncontiguous", [] { return r({3, 2}).t().reshape({6}); }},
+      {"reshape_noncontiguous",
+       [] {
+         return r({3, 2}).t().reshape({6});
+       }},
       {"ellipsis", [] { return r({3}).index({"..."}); }},
       {"split", [] { return r({5}).split(2)[0]; }},
       {"chunk", [] { return r({6}).chunk(3)[0]; }},
-      {"split_with_sizes", [] { return r({5}).split_with_sizes({2, 3})[0]; }},
-      {"unbind", [] { return r({2, 3}).unbind(1)[0]; }},
-      {"squeeze", [] { return r({1, 3, 1}).squeeze(); }},
+      {"split_with_sizes",
+       [] {
+         return r({5}).split_with_sizes({2, 3})[0];
+       }},
+      {"unbind",
+       [] {
+         return r({2, 3}).unbind(1)[0];
+       }},
+      {"squeeze",
+       [] {
+         return r({1, 3, 1}).squeeze();
+       }},
       {"slice", [] { return r({5}).index({Slice(1, 4, 2)}); }},
       {"narrow", [] { return r({5}).narrow(0, 1, 2); }},
-      {"diagonal", [] { return r({3, 3}).diagonal(1); }},
-      {"index_colon_int", [] { return r({2, 3}).index({Slice(), 1}); }},
-      {"index_range_int", [] { return r({2, 3}).index({Slice(0, 2), 1}); }},
-      {"index_range", [] { return r({2, 3}).index({Slice(0, 2)}); }},
-      {"index_colon_range", [] { return r({2, 3}).index({Slice(), Slice(0, 2)}); }},
-      {"index_int_colon", [] { return r({2, 3}).index({1, Slice()}); }},
-      {"index_ellipsis_int", [] { return r({2, 3}).index({"...", 1}); }},
-      {"index_none", [] { return r({2, 3}).index({indexing::None}); }},
-      {"index_colon_none", [] { return r({2, 3}).index({Slice(), indexing::None}); }},
-      {"index_colon_tensor", [] { return r({2, 3}).index({Slice(), idx({0, 2})}); }},
+      {"diagonal",
+       [] {
+         return r({3, 3}).diagonal(1);
+       }},
+      {"index_colon_int",
+       [] {
+         return r({2, 3}).index({Slice(), 1});
+       }},
+      {"index_range_int",
+       [] {
+         return r({2, 3}).index({Slice(0, 2), 1});
+       }},
+      {"index_range",
+       [] {
+         return r({2, 3}).index({Slice(0, 2)});
+       }},
+      {"index_colon_range",
+       [] {
+         return r({2, 3}).index({Slice(), Slice(0, 2)});
+       }},
+      {"index_int_colon",
+       [] {
+         return r({2, 3}).index({1, Slice()});
+       }},
+      {"index_ellipsis_int",
+       [] {
+         return r({2, 3}).index({"...", 1});
+       }},
+      {"index_none",
+       [] {
+         return r({2, 3}).index({indexing::None});
+       }},
+      {"index_colon_none",
+       [] {
+         return r({2, 3}).index({Slice(), indexing::None});
+       }},
+      {"index_colon_tensor",
+       [] {
+         return r({2, 3}).index({Slice(), idx({0, 2})});
+       }},
       {"select_backward",
-       [] { return grad_of([](const Tensor& x) { return x.select(1, 2); }, r({2, 3}), r({2})); }},
+       [] {
+         return grad_of([](const Tensor& x) { return x.select(1, 2); }, r({2, 3}), r({2}));
+       }},
       {"slice_backward",
        [] {
          return grad_of([](const Tensor& x) { return x.index({Slice(0, 3, 2)}); },
                         r({3, 2}), r({2, 2}));
        }},
       {"diagonal_backward",
-       [] { return grad_of([](const Tensor& x) { return x.diagonal(-1); }, r({3, 3}), r({2})); }},
+       [] {
+         return grad_of([](const Tensor& x) { return x.diagonal(-1); }, r({3, 3}), r({2}));
+       }},
       {"index_backward",
        [] {
          return grad_of([](const Tensor& x) { return x.index({idx({1, 1, 0})}); }, r({2, 3}),
@@ -384,45 +617,128 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return grad_of([](const Tensor& x) { return x.masked_select(mask23()); }, r({2, 3}), r({3}));
        }},
-      {"index_bool", [] { return r({2, 3}).index({mask23()}); }},
-      {"index_select", [] { return r({2, 3}).index_select(1, idx({2, 0})); }},
-      {"masked_select", [] { return r({2, 3}).masked_select(mask23()); }},
-      {"gather", [] { return r({2, 3}).gather(1, idx({0, 2, 2, 1}).view({2, 2})); }},
-      {"scatter", [] { return r({2, 3}).scatter(1, idx({0, 2, 1, 0}).view({2, 2}), r({2, 2})); }},
-      {"scatter_value", [] { return r({2, 3}).scatter(1, idx({0, 2, 1, 0}).view({2, 2}), 1.5); }},
+      {"index_bool",
+       [] {
+         return r({2, 3}).index({mask23()});
+       }},
+      {"index_select",
+       [] {
+         return r({2, 3}).index_select(1, idx({2, 0}));
+       }},
+      {"masked_select",
+       [] {
+         return r({2, 3}).masked_select(mask23());
+       }},
+      {"gather",
+       [] {
+         return r({2, 3}).gather(1, idx({0, 2, 2, 1}).view({2, 2}));
+       }},
+      {"scatter",
+       [] {
+         return r({2, 3}).scatter(1, idx({0, 2, 1, 0}).view({2, 2}), r({2, 2}));
+       }},
+      {"scatter_value",
+       [] {
+         return r({2, 3}).scatter(1, idx({0, 2, 1, 0}).view({2, 2}), 1.5);
+       }},
       {"scatter_add",
-       [] { return r({2, 3}).scatter_add(1, idx({0, 0, 1, 1}).view({2, 2}), r({2, 2})); }},
-      {"sort", [] { return std::get<0>(r({2, 3}).sort(1, true)); }},
-      {"topk", [] { return std::get<0>(r({3, 4}).topk(2, 0)); }},
-      {"kthvalue", [] { return std::get<0>(r({3, 4}).kthvalue(2, 1)); }},
-      {"as_strided", [] { return r({2, 3}).as_strided({2, 2}, {1, 2}, 1); }},
-      {"unfold", [] { return r({2, 4}).unfold(1, 2, 1); }},
-      {"flip", [] { return r({2, 3}).flip({0, 1}); }},
-      {"roll", [] { return r({2, 3}).roll({1}, {0}); }},
-      {"repeat", [] { return r({2, 3}).repeat({2, 1, 2}); }},
-      {"tril", [] { return r({3, 3}).tril(); }},
-      {"triu", [] { return r({3, 3}).triu(1); }},
-      {"diag", [] { return r({3, 3}).diag(1); }},
+       [] {
+         return r({2, 3}).scatter_add(1, idx({0, 0, 1, 1}).view({2, 2}), r({2, 2}));
+       }},
+      {"sort",
+       [] {
+         return std::get<0>(r({2, 3}).sort(1, true));
+       }},
+      {"topk",
+       [] {
+         return std::get<0>(r({3, 4}).topk(2, 0));
+       }},
+      {"kthvalue",
+       [] {
+         return std::get<0>(r({3, 4}).kthvalue(2, 1));
+       }},
+      {"as_strided",
+       [] {
+         return r({2, 3}).as_strided({2, 2}, {1, 2}, 1);
+       }},
+      {"unfold",
+       [] {
+         return r({2, 4}).unfold(1, 2, 1);
+       }},
+      {"flip",
+       [] {
+         return r({2, 3}).flip({0, 1});
+       }},
+      {"roll",
+       [] {
+         return r({2, 3}).roll({1}, {0});
+       }},
+      {"repeat",
+       [] {
+         return r({2, 3}).repeat({2, 1, 2});
+       }},
+      {"tril",
+       [] {
+         return r({3, 3}).tril();
+       }},
+      {"triu",
+       [] {
+         return r({3, 3}).triu(1);
+       }},
+      {"diag",
+       [] {
+         return r({3, 3}).diag(1);
+       }},
       {"diag_1d", [] { return r({3}).diag(); }},
-      {"take", [] { return r({2, 3}).take(idx({5, 0})); }},
-      {"squeeze_", [] { return inplace([](Tensor& y) { y.squeeze_(); }, {1, 3, 1}); }},
-      {"squeeze_dim_", [] { return inplace([](Tensor& y) { y.squeeze_(0); }, {1, 3}); }},
+      {"take",
+       [] {
+         return r({2, 3}).take(idx({5, 0}));
+       }},
+      {"squeeze_",
+       [] {
+         return inplace([](Tensor& y) { y.squeeze_(); }, {1, 3, 1});
+       }},
+      {"squeeze_dim_",
+       [] {
+         return inplace([](Tensor& y) { y.squeeze_(0); }, {1, 3});
+       }},
       {"unsqueeze_", [] { return inplace([](Tensor& y) { y.unsqueeze_(0); }, {3}); }},
-      {"transpose_", [] { return inplace([](Tensor& y) { y.transpose_(0, 1); }, {2, 3}); }},
-      {"t_", [] { return inplace([](Tensor& y) { y.t_(); }, {2, 3}); }},
+      {"transpose_",
+       [] {
+         return inplace([](Tensor& y) { y.transpose_(0, 1); }, {2, 3});
+       }},
+      {"t_",
+       [] {
+         return inplace([](Tensor& y) { y.t_(); }, {2, 3});
+       }},
       {"as_strided_",
-       [] { return inplace([](Tensor& y) { y.as_strided_({2, 2}, {1, 2}, 1); }, {2, 3}); }},
+       [] {
+         return inplace([](Tensor& y) { y.as_strided_({2, 2}, {1, 2}, 1); }, {2, 3});
+       }},
       {"index_put_",
-       [] { return inplace([](Tensor& y) { index_put_(y, {idx({2, 0})}, r({2})); }, {3}); }},
-      {"setitem", [] { return inplace([](Tensor& y) { y.index_put_({idx({2, 0})}, r({2})); }, {3}); }},
+       [] {
+         return inplace([](Tensor& y) { index_put_(y, {idx({2, 0})}, r({2})); }, {3});
+       }},
+      {"setitem",
+       [] {
+         return inplace([](Tensor& y) { y.index_put_({idx({2, 0})}, r({2})); }, {3});
+       }},
       {"index_add_",
-       [] { return inplace([](Tensor& y) { y.index_add_(1, idx({2, 0}), r({2, 2}), 2.0); }, {2, 3}); }},
+       [] {
+         return inplace([](Tensor& y) { y.index_add_(1, idx({2, 0}), r({2, 2}), 2.0); }, {2, 3});
+       }},
       {"index_fill_",
-       [] { return inplace([](Tensor& y) { y.index_fill_(1, idx({2, 0}), 0.5); }, {2, 3}); }},
+       [] {
+         return inplace([](Tensor& y) { y.index_fill_(1, idx({2, 0}), 0.5); }, {2, 3});
+       }},
       {"index_copy_",
-       [] { return inplace([](Tensor& y) { y.index_copy_(0, idx({2, 0}), r({2, 2})); }, {3, 2}); }},
+       [] {
+         return inplace([](Tensor& y) { y.index_copy_(0, idx({2, 0}), r({2, 2})); }, {3, 2});
+       }},
       {"masked_scatter_",
-       [] { return inplace([](Tensor& y) { y.masked_scatter_(mask23(), r({2, 2})); }, {2, 3}); }},
+       [] {
+         return inplace([](Tensor& y) { y.masked_scatter_(mask23(), r({2, 2})); }, {2, 3});
+       }},
   };
   return *m;
 }

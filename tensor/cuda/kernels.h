@@ -246,6 +246,10 @@ enum class MathOp {
   kSinh,
   kCosh,
   kErf,
+  kErfc,
+  kAsinh,
+  kAcosh,
+  kAtanh,
 };
 cudaError_t launch_math(MathOp op, DType dtype, const Elementwise& e);
 

@@ -63,9 +63,10 @@ double rounded_to(double v, ScalarType t) {
 
 template <kernels::MathOp kOp>
 void math_cuda(TensorIterator& iter) {
-  static constexpr const char* kNames[] = {"exp2_cuda", "expm1_cuda", "log2_cuda", "log10_cuda",
-                                           "tan_cuda",  "asin_cuda",  "acos_cuda", "atan_cuda",
-                                           "sinh_cuda", "cosh_cuda",  "erf_cuda"};
+  static constexpr const char* kNames[] = {"exp2_cuda",  "expm1_cuda", "log2_cuda", "log10_cuda",
+                                           "tan_cuda",   "asin_cuda",  "acos_cuda", "atan_cuda",
+                                           "sinh_cuda",  "cosh_cuda",  "erf_cuda",  "erfc_cuda",
+                                           "asinh_cuda", "acosh_cuda", "atanh_cuda"};
   launch(iter, kNames[static_cast<int>(kOp)],
          [](DType d, const Elementwise& e) { return kernels::launch_math(kOp, d, e); });
 }
@@ -228,6 +229,10 @@ EMBER_REGISTER_KERNEL(atan_kernel, kCUDA, &cuda::math_cuda<MathOp::kAtan>);
 EMBER_REGISTER_KERNEL(sinh_kernel, kCUDA, &cuda::math_cuda<MathOp::kSinh>);
 EMBER_REGISTER_KERNEL(cosh_kernel, kCUDA, &cuda::math_cuda<MathOp::kCosh>);
 EMBER_REGISTER_KERNEL(erf_kernel, kCUDA, &cuda::math_cuda<MathOp::kErf>);
+EMBER_REGISTER_KERNEL(erfc_kernel, kCUDA, &cuda::math_cuda<MathOp::kErfc>);
+EMBER_REGISTER_KERNEL(asinh_kernel, kCUDA, &cuda::math_cuda<MathOp::kAsinh>);
+EMBER_REGISTER_KERNEL(acosh_kernel, kCUDA, &cuda::math_cuda<MathOp::kAcosh>);
+EMBER_REGISTER_KERNEL(atanh_kernel, kCUDA, &cuda::math_cuda<MathOp::kAtanh>);
 
 EMBER_REGISTER_KERNEL(floor_kernel, kCUDA, &cuda::round_cuda<RoundOp::kFloor>);
 EMBER_REGISTER_KERNEL(ceil_kernel, kCUDA, &cuda::round_cuda<RoundOp::kCeil>);

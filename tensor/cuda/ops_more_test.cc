@@ -71,11 +71,19 @@ TEST(CudaOpsMoreTest, UnaryMathFunctions) {
     expect_unary_matches(a, [](const Tensor& x) { return x.sinh(); }, tol);
     expect_unary_matches(a, [](const Tensor& x) { return x.cosh(); }, tol);
     expect_unary_matches(a, [](const Tensor& x) { return x.erf(); }, tol);
+    expect_unary_matches(
+        a, [](const Tensor& x) { return x.erfc(); }, tol);
+    expect_unary_matches(
+        a, [](const Tensor& x) { return x.asinh(); }, tol);
+    expect_unary_matches(
+        pos + 1, [](const Tensor& x) { return x.acosh(); }, tol);
+    expect_unary_matches(
+        unit, [](const Tensor& x) { return x.atanh(); }, tol);
     // NaN, infinities, zeros; out-of-domain inputs give NaN on both.
     Tensor s = specials(t), ds = s.to(kCuda);
     for (auto f : {&Tensor::exp2, &Tensor::expm1, &Tensor::log2, &Tensor::log10, &Tensor::tan,
                    &Tensor::asin, &Tensor::acos, &Tensor::atan, &Tensor::sinh, &Tensor::cosh,
-                   &Tensor::erf}) {
+                   &Tensor::erf, &Tensor::erfc, &Tensor::asinh, &Tensor::acosh, &Tensor::atanh}) {
       expect_matches((ds.*f)(), (s.*f)(), tol, tol);
     }
     // In place on a transposed view.

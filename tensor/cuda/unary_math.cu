@@ -1,5 +1,6 @@
 // The floating functions of one operand beyond unary.cu's: exp2, expm1,
-// log2, log10, tan, asin, acos, atan, sinh, cosh, erf. Floating dtypes only
+// log2, log10, tan, asin, acos, atan, sinh, cosh, erf, erfc, asinh, acosh,
+// atanh. Floating dtypes only
 // (the op turns integer input into the default float dtype first); half and
 // bfloat16 compute in float, as the CPU kernels (tensor/unary.cc).
 
@@ -24,6 +25,14 @@ __device__ __forceinline__ float math(float x) {
     case MathOp::kAtan: return atanf(x);
     case MathOp::kSinh: return sinhf(x);
     case MathOp::kCosh: return coshf(x);
+    case MathOp::kErfc:
+      return erfcf(x);
+    case MathOp::kAsinh:
+      return asinhf(x);
+    case MathOp::kAcosh:
+      return acoshf(x);
+    case MathOp::kAtanh:
+      return atanhf(x);
     default: return erff(x);  // kErf
   }
 }
@@ -40,6 +49,14 @@ __device__ __forceinline__ double math(double x) {
     case MathOp::kAtan: return atan(x);
     case MathOp::kSinh: return sinh(x);
     case MathOp::kCosh: return cosh(x);
+    case MathOp::kErfc:
+      return erfc(x);
+    case MathOp::kAsinh:
+      return asinh(x);
+    case MathOp::kAcosh:
+      return acosh(x);
+    case MathOp::kAtanh:
+      return atanh(x);
     default: return erf(x);
   }
 }
@@ -74,6 +91,14 @@ cudaError_t launch_math(MathOp op, DType dtype, const Elementwise& e) {
     case MathOp::kSinh: return floating<MathOp::kSinh>(dtype, e);
     case MathOp::kCosh: return floating<MathOp::kCosh>(dtype, e);
     case MathOp::kErf: return floating<MathOp::kErf>(dtype, e);
+    case MathOp::kErfc:
+      return floating<MathOp::kErfc>(dtype, e);
+    case MathOp::kAsinh:
+      return floating<MathOp::kAsinh>(dtype, e);
+    case MathOp::kAcosh:
+      return floating<MathOp::kAcosh>(dtype, e);
+    case MathOp::kAtanh:
+      return floating<MathOp::kAtanh>(dtype, e);
   }
   return cudaErrorInvalidValue;
 }

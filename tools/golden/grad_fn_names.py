@@ -141,7 +141,8 @@ case("div_rounding", lambda: r(3).div(r(3), rounding_mode="floor"))
 case("rsub", lambda: 2.5 - r(3))
 case("neg", lambda: -r(3))
 for op in ["sqrt", "rsqrt", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
-           "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "reciprocal", "floor", "ceil",
+           "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfc", "asinh", "acosh", "atanh",
+           "reciprocal", "floor", "ceil",
            "round", "trunc", "sign", "frac"]:
     case(op, lambda op=op: getattr(r(3), op)())
 case("relu_tensor", lambda: r(3).relu())

@@ -150,3 +150,10 @@ for name, f in [("scatter", lambda: xt.scatter(0, i, 1.0)),
 s_, e_ = torch.tensor([-0.099]), torch.tensor([float("-inf")])
 print("lerp -3.308 to -inf", torch.lerp(s_, e_, -3.308).tolist(), torch.lerp(s_, e_, torch.tensor([-3.308])).tolist(),
       torch.lerp(s_, e_, 0.7).tolist())
+
+# asinh, acosh, atanh, erfc (the sweep found them missing), float32 and
+# float64, with infinities, NaN and out-of-domain inputs; integers promote.
+v = torch.tensor([-2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, float("inf"), float("-inf"), float("nan")], dtype=torch.float64)
+for name in ["asinh", "acosh", "atanh", "erfc"]:
+    print(name, getattr(v, name)().tolist(), getattr(v.float(), name)().tolist(),
+          getattr(torch.tensor([1, 2]), name)().dtype)

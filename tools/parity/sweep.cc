@@ -506,6 +506,10 @@ std::vector<Op> ops() {
       B("where scalar", kAny, where(b.gt(0), a, 0.5)),
       B("pow tt", kAny, a.pow(b.abs())),
       B("remainder tt", kAny, a.remainder(b)),
+      U("asinh", kAny, a.asinh()),
+      U("acosh", kAny, a.acosh()),
+      U("atanh", kAny, a.atanh()),
+      U("erfc", kAny, a.erfc()),
       // composite_ops.h
       U("nan_to_num", kAny, a.nan_to_num()),
       U("nan_to_num 1 2 -3", kAny, a.nan_to_num(1.0, 2.0, -3.0)),
