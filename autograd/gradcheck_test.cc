@@ -107,6 +107,34 @@ std::vector<Case> cases() {
       {"acosh", un(&acosh), [] { return V{leaf(rand({3}, kDouble) + 1.5)}; }},
       {"atanh", un(&atanh), [] { return V{leaf(rand({3}, kDouble) - 0.5)}; }},
       {"erfc", un(&erfc), [] { return V{leaf(r({3}))}; }},
+      // tensor/special.h
+      {"erfinv", un(&erfinv), [] { return V{leaf(rand({3}, kDouble) * 1.6 - 0.8)}; }},
+      {"lgamma", un(&lgamma), [] { return V{pos({3})}; }},
+      {"digamma", un(&digamma), [] { return V{leaf(r({3}) * 0.3 - 1.5)}; }},
+      {"polygamma",
+       [](const V& x) {
+         return V{polygamma(2, x[0]), polygamma(1, x[0])};
+       },
+       [] { return V{pos({3})}; }},
+      {"i0", un(&i0), [] { return V{leaf(r({3}) * 3)}; }},
+      {"special_i1", un(&special_i1),
+       [] {
+         return V{leaf(tensor({-2.5, 0.0, 1.25, 35.0}))};
+       }},
+      {"sinc", un(&sinc),
+       [] {
+         return V{leaf(tensor({-1.3, 0.4, 2.2}))};
+       }},
+      {"copysign", [](const V& x) { return V{copysign(x[0], x[1])}; },
+       [] {
+         return V{leaf(r({2, 3})), leaf(r({3}))};
+       }},
+      {"copysign_scalar", [](const V& x) { return V{copysign(x[0], -1.5)}; },
+       [] { return V{rt(2, 3)}; }},
+      {"hypot", [](const V& x) { return V{hypot(x[0], x[1])}; },
+       [] {
+         return V{leaf(r({2, 3})), pos({3})};
+       }},
       {"acos", un(&acos), [] { return V{leaf(rand({3}, kDouble) - 0.5)}; }},
       {"atan", un(&atan), [] { return V{leaf(r({3}))}; }},
       {"sinh", un(&sinh), [] { return V{leaf(r({3}))}; }},
@@ -1133,6 +1161,67 @@ TEST(Gradcheck, CompositeOps) {
   };
   for (const Case& c : composite) EXPECT_EQ(check(c), "") << c.op;
   for (const Case& c : more) EXPECT_EQ(check(c), "") << c.op;
+}
+
+// tensor/special.h's compositions (ldexp, float_power), and PyTorch
+// 1.13's gradients and node names for every differentiable op of the file
+// (tensor/testdata/special_golden.inc, tools/golden/special.py).
+TEST(Gradcheck, SpecialOps) {
+  using V = variable_list;
+  const std::vector<Case> composite = {
+      {"ldexp", [](const V& x) { return V{x[0].ldexp(x[1])}; },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
+      {"float_power",
+       [](const V& x) {
+         return V{x[0].abs().float_power(x[1]), x[0].float_power(2)};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
+  };
+  for (const Case& c : composite) EXPECT_EQ(check(c), "") << c.op;
+
+  struct GradCase {
+    const char* op;
+    int64_t arg;
+    std::vector<double> a, b, grad_a, grad_b;
+    const char* node;
+  };
+  const std::vector<GradCase> golden = {
+#define EMBER_SPECIAL_GRAD_CASES
+#include "tensor/testdata/special_golden.inc"
+#undef EMBER_SPECIAL_GRAD_CASES
+  };
+  ASSERT_EQ(golden.size(), 11u);
+  for (const GradCase& c : golden) {
+    SCOPED_TRACE(c.op);
+    const std::string op = c.op;
+    Tensor a = leaf(tensor(c.a, kDouble));
+    Tensor b = c.b.empty() ? Tensor() : leaf(tensor(c.b, kDouble));
+    Tensor y;
+    if (op == "erfinv") y = a.erfinv();
+    if (op == "lgamma") y = a.lgamma();
+    if (op == "digamma") y = a.digamma();
+    if (op == "polygamma") y = a.polygamma(c.arg);
+    if (op == "i0") y = a.i0();
+    if (op == "i1") y = special_i1(a);
+    if (op == "sinc") y = a.sinc();
+    if (op == "copysign") y = a.copysign(b);
+    if (op == "hypot") y = a.hypot(b);
+    if (op == "ldexp") y = a.ldexp(b);
+    if (op == "float_power") y = a.float_power(b);
+    ASSERT_TRUE(y.defined());
+    EXPECT_EQ(y.grad_fn()->name(), c.node);
+    y.sum().backward();
+    EXPECT_TRUE(a.grad().allclose(tensor(c.grad_a, kDouble), 1e-10, 1e-12))
+        << a.grad() << " want " << tensor(c.grad_a, kDouble);
+    if (b.defined()) {
+      EXPECT_TRUE(b.grad().allclose(tensor(c.grad_b, kDouble), 1e-10, 1e-12))
+          << b.grad() << " want " << tensor(c.grad_b, kDouble);
+    }
+  }
 }
 
 TEST(Gradcheck, CasesNameTheirTableEntry) {

@@ -416,6 +416,119 @@ class Tensor {
   Tensor& negative_() const { return neg_(); }
   Tensor absolute() const { return abs(); }
   Tensor& absolute_() const { return abs_(); }
+  // special.h: special functions, float-format and integer ops.
+  Tensor erfinv() const;
+  Tensor& erfinv_() const;
+  Tensor lgamma() const;
+  Tensor& lgamma_() const;
+  Tensor digamma() const;
+  Tensor& digamma_() const;
+  Tensor polygamma(int64_t n) const;
+  Tensor& polygamma_(int64_t n) const;
+  Tensor i0() const;
+  Tensor& i0_() const;
+  Tensor sinc() const;
+  Tensor& sinc_() const;
+  Tensor signbit() const;
+  Tensor copysign(const Tensor& other) const;
+  Tensor copysign(const Scalar& other) const;
+  Tensor& copysign_(const Tensor& other) const;
+  Tensor& copysign_(const Scalar& other) const;
+  Tensor hypot(const Tensor& other) const;
+  Tensor& hypot_(const Tensor& other) const;
+  Tensor nextafter(const Tensor& other) const;
+  Tensor& nextafter_(const Tensor& other) const;
+  Tensor ldexp(const Tensor& other) const;
+  Tensor& ldexp_(const Tensor& other) const;
+  Tensor float_power(const Tensor& exponent) const;
+  Tensor float_power(const Scalar& exponent) const;
+  Tensor& float_power_(const Tensor& exponent) const;
+  Tensor& float_power_(const Scalar& exponent) const;
+  Tensor gcd(const Tensor& other) const;
+  Tensor& gcd_(const Tensor& other) const;
+  Tensor lcm(const Tensor& other) const;
+  Tensor& lcm_(const Tensor& other) const;
+  Tensor bitwise_left_shift(const Tensor& other) const;
+  Tensor bitwise_left_shift(const Scalar& other) const;
+  Tensor& bitwise_left_shift_(const Tensor& other) const;
+  Tensor& bitwise_left_shift_(const Scalar& other) const;
+  Tensor bitwise_right_shift(const Tensor& other) const;
+  Tensor bitwise_right_shift(const Scalar& other) const;
+  Tensor& bitwise_right_shift_(const Tensor& other) const;
+  Tensor& bitwise_right_shift_(const Scalar& other) const;
+  Tensor& operator<<=(const Tensor& other) const { return bitwise_left_shift_(other); }
+  Tensor& operator<<=(const Scalar& other) const { return bitwise_left_shift_(other); }
+  Tensor& operator>>=(const Tensor& other) const { return bitwise_right_shift_(other); }
+  Tensor& operator>>=(const Scalar& other) const { return bitwise_right_shift_(other); }
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  Tensor isreal() const;
+  // In-place forms of composite_ops.h's ops (self's dtype must hold the
+  // result's: "result type Float can't be cast to the desired output type
+  // Long").
+  Tensor& sgn_() const;
+  Tensor& deg2rad_() const;
+  Tensor& rad2deg_() const;
+  Tensor& logit_(std::optional<double> eps = std::nullopt) const;
+  Tensor& xlogy_(const Tensor& other) const;
+  Tensor& xlogy_(const Scalar& other) const;
+  Tensor& heaviside_(const Tensor& values) const;
+  // PyTorch's aliases.
+  Tensor arccos() const { return acos(); }
+  Tensor& arccos_() const { return acos_(); }
+  Tensor arcsin() const { return asin(); }
+  Tensor& arcsin_() const { return asin_(); }
+  Tensor arctan() const { return atan(); }
+  Tensor& arctan_() const { return atan_(); }
+  Tensor arccosh() const { return acosh(); }
+  Tensor& arccosh_() const { return acosh_(); }
+  Tensor arcsinh() const { return asinh(); }
+  Tensor& arcsinh_() const { return asinh_(); }
+  Tensor arctanh() const { return atanh(); }
+  Tensor& arctanh_() const { return atanh_(); }
+  Tensor arctan2(const Tensor& other) const { return atan2(other); }
+  Tensor& arctan2_(const Tensor& other) const { return atan2_(other); }
+  Tensor fix() const { return trunc(); }
+  Tensor& fix_() const { return trunc_(); }
+  Tensor divide(const Tensor& other, const std::string& rounding_mode = "") const {
+    return div(other, rounding_mode);
+  }
+  Tensor divide(const Scalar& other, const std::string& rounding_mode = "") const {
+    return div(other, rounding_mode);
+  }
+  Tensor& divide_(const Tensor& other, const std::string& rounding_mode = "") const {
+    return div_(other, rounding_mode);
+  }
+  Tensor& divide_(const Scalar& other, const std::string& rounding_mode = "") const {
+    return div_(other, rounding_mode);
+  }
+  Tensor true_divide(const Tensor& other) const { return div(other); }
+  Tensor true_divide(const Scalar& other) const { return div(other); }
+  Tensor& true_divide_(const Tensor& other) const { return div_(other); }
+  Tensor& true_divide_(const Scalar& other) const { return div_(other); }
+  Tensor multiply(const Tensor& other) const { return mul(other); }
+  Tensor multiply(const Scalar& other) const { return mul(other); }
+  Tensor& multiply_(const Tensor& other) const { return mul_(other); }
+  Tensor& multiply_(const Scalar& other) const { return mul_(other); }
+  Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
+  Tensor subtract(const Scalar& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
+  Tensor& subtract_(const Tensor& other, const Scalar& alpha = 1) const {
+    return sub_(other, alpha);
+  }
+  Tensor& subtract_(const Scalar& other, const Scalar& alpha = 1) const {
+    return sub_(other, alpha);
+  }
+#define EMBER_COMPARISON_ALIAS(alias, op)                              \
+  Tensor alias(const Tensor& other) const { return op(other); }        \
+  Tensor alias(const Scalar& other) const { return op(other); }        \
+  Tensor& alias##_(const Tensor& other) const { return op##_(other); } \
+  Tensor& alias##_(const Scalar& other) const { return op##_(other); }
+  EMBER_COMPARISON_ALIAS(greater, gt)
+  EMBER_COMPARISON_ALIAS(greater_equal, ge)
+  EMBER_COMPARISON_ALIAS(less, lt)
+  EMBER_COMPARISON_ALIAS(less_equal, le)
+  EMBER_COMPARISON_ALIAS(not_equal, ne)
+#undef EMBER_COMPARISON_ALIAS
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;

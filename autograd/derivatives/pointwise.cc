@@ -89,8 +89,14 @@ V pow_tensor_bw(const C& c, const V& g) {
   V r(2);
   if (c.needs(0)) r[0] = masked(g[0] * b * a.pow(b - 1), b != 0);
   if (c.needs(1)) {
-    // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0.
-    r[1] = masked(g[0] * c.output(0) * a.log(), (a != 0).logical_or(b < 0));
+    // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0. A number
+    // base (pow(2, x), a wrapped 0-dim tensor) takes its log as a double,
+    // as PyTorch's pow_backward_exponent: log() of a wrapped number alone
+    // would be computed in the default float dtype.
+    const Tensor log_a = a.unsafeGetTensorImpl()->is_wrapped_number()
+                             ? full({}, std::log(a.item<double>()), kDouble)
+                             : a.log();
+    r[1] = masked(g[0] * c.output(0) * log_a, (a != 0).logical_or(b < 0));
   }
   return r;
 }

@@ -365,6 +365,22 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"fmod_scalar", [] { return r({3}).fmod(0.7); }},
       {"fmax", [] { return fmax(r({3}), r({3})); }},
       {"fmin", [] { return fmin(r({3}), r({3})); }},
+      // special.cc
+      {"erfinv", [] { return r({3}).erfinv(); }},
+      {"lgamma", [] { return r({3}).lgamma(); }},
+      {"digamma", [] { return r({3}).digamma(); }},
+      {"i0", [] { return r({3}).i0(); }},
+      {"sinc", [] { return r({3}).sinc(); }},
+      {"polygamma", [] { return polygamma(2, r({3})); }},
+      {"special_i1", [] { return special_i1(r({3})); }},
+      {"copysign", [] { return r({3}).copysign(r({3})); }},
+      {"copysign_scalar", [] { return r({3}).copysign(-1.5); }},
+      {"hypot", [] { return r({3}).hypot(r({3})); }},
+      {"ldexp",
+       [] {
+         return r({3}).ldexp(tensor({1, 2, 3}, kLong));
+       }},
+      {"float_power", [] { return r({3}).float_power(r({3})); }},
       // reduce.cc
       {"mean_dim",
        [] {

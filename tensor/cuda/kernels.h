@@ -296,6 +296,33 @@ enum class BinaryMathOp {
 };
 cudaError_t launch_binary_math(BinaryMathOp op, DType dtype, const Elementwise& e);
 
+// special.cu: tensor/special.h's ops (tensor/special_math.h's arithmetic).
+// Floating, one operand (n: polygamma's order).
+enum class SpecialOp {
+  kErfinv,
+  kLgamma,
+  kDigamma,
+  kPolygamma,
+  kI0,
+  kI1,
+  kSinc,
+};
+cudaError_t launch_special(SpecialOp op, int64_t n, DType dtype, const Elementwise& e);
+// Any dtype in, bool out.
+cudaError_t launch_signbit(DType dtype, const Elementwise& e);
+// copysign / hypot (floating), nextafter (float, double, bfloat16), gcd /
+// lcm / shifts (integral).
+enum class SpecialBinaryOp {
+  kCopysign,
+  kHypot,
+  kNextafter,
+  kGcd,
+  kLcm,
+  kLshift,
+  kRshift,
+};
+cudaError_t launch_special_binary(SpecialBinaryOp op, DType dtype, const Elementwise& e);
+
 // binary_pow.cu. tensor ** tensor (integral: exact, by squaring, with
 // PyTorch's answers for negative exponents; floating: pow in the opmath
 // type).

@@ -174,6 +174,16 @@ case("fmod", lambda: r(3).fmod(r(3)))
 case("fmod_scalar", lambda: r(3).fmod(0.7))
 case("fmax", lambda: torch.fmax(r(3), r(3)))
 case("fmin", lambda: torch.fmin(r(3), r(3)))
+# special.cc
+for op in ["erfinv", "lgamma", "digamma", "i0", "sinc"]:
+    case(op, lambda op=op: getattr(r(3), op)())
+case("polygamma", lambda: torch.polygamma(2, r(3)))
+case("special_i1", lambda: torch.special.i1(r(3)))
+case("copysign", lambda: r(3).copysign(r(3)))
+case("copysign_scalar", lambda: r(3).copysign(-1.5))
+case("hypot", lambda: r(3).hypot(r(3)))
+case("ldexp", lambda: r(3).ldexp(torch.tensor([1, 2, 3])))
+case("float_power", lambda: r(3).float_power(r(3)))
 # reduce.cc
 case("mean_dim", lambda: r(2, 3).mean(0))
 case("prod_all", lambda: r(3).prod())
