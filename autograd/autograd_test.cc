@@ -651,5 +651,11 @@ TEST(AutogradDevices, GradientGoesBackToTheSourceDevice) {
   expect_values(d.grad().to(Device(kCPU)), {2, 2});
 }
 
+// resize_ (tensor/more_ops.cc) refuses a tensor autograd tracks, as PyTorch.
+TEST(AutogradTest, ResizeRefusesTensorsThatRequireGrad) {
+  Tensor x = tensor({1.0f, 2.0f}).requires_grad_();
+  EXPECT_EQ(error_of([&] { x.resize_({2}); }), "cannot resize variables that require grad");
+}
+
 }  // namespace
 }  // namespace ember

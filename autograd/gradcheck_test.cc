@@ -1182,6 +1182,29 @@ TEST(Gradcheck, SpecialOps) {
        }},
   };
   for (const Case& c : composite) EXPECT_EQ(check(c), "") << c.op;
+  // tensor/more_ops.h's compositions.
+  const std::vector<Case> more = {
+      {"mvlgamma", [](const V& x) { return V{(x[0].abs() + 2).mvlgamma(3)}; },
+       [] { return V{rt(2, 3)}; }},
+      {"renorm",
+       [](const V& x) {
+         return V{x[0].renorm(2, 0, 0.5), x[0].renorm(1, 1, 0.7)};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"cov",
+       [](const V& x) {
+         return V{x[0].cov(), x[0].corrcoef()};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"put",
+       [](const V& x) {
+         return V{x[0].put(tensor({0, 5, -1}, kLong), x[1], true)};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({3}))};
+       }},
+  };
+  for (const Case& c : more) EXPECT_EQ(check(c), "") << c.op;
 
   struct GradCase {
     const char* op;

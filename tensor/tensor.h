@@ -529,6 +529,31 @@ class Tensor {
   EMBER_COMPARISON_ALIAS(less_equal, le)
   EMBER_COMPARISON_ALIAS(not_equal, ne)
 #undef EMBER_COMPARISON_ALIAS
+  // more_ops.h and small methods (more_ops.cc).
+  int64_t ndim() const { return dim(); }
+  int64_t nelement() const { return numel(); }
+  int64_t get_device() const;  // -1 on the CPU
+  bool is_nonzero() const;     // the value of a one-element tensor
+  Tensor T() const;            // the dims reversed
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor hardshrink(const Scalar& lambd = 0.5) const;
+  Tensor prelu(const Tensor& weight) const;
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor& fill_diagonal_(const Scalar& fill_value, bool wrap = false) const;
+  Tensor mvlgamma(int64_t p) const;
+  Tensor& mvlgamma_(int64_t p) const;
+  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  std::tuple<Tensor, Tensor> frexp() const;
+  Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = std::nullopt,
+             const std::optional<Tensor>& aweights = std::nullopt) const;
+  Tensor corrcoef() const;
+  // Note [resize_] in more_ops.cc.
+  const Tensor& resize_(IntArrayRef size,
+                        std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  const Tensor& resize_as_(const Tensor& other,
+                           std::optional<MemoryFormat> memory_format = std::nullopt) const;
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;
