@@ -25,6 +25,7 @@
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/sort_ops.h"
 #include "tensor/testing/fake_cuda.h"
 #include "tensor/testing/golden.h"
 
@@ -171,17 +172,65 @@ TEST_F(DeviceGuardTest, HostLoopOpsFallBackToTheCpu) {
       {"where(cond)", [&](const On& on) { return stack(where(on(mask))); }},
       {"nonzero", [&](const On& on) { return nonzero(on(mask)); }},
       {"masked_select", [&](const On& on) { return masked_select(on(x), on(mask)); }},
-      {"masked_scatter_", [&](const On& on) { Tensor y = on(x).clone(); return y.masked_scatter_(on(mask), on(x * 2)); }},
-      {"sort", [&](const On& on) { auto [v, i] = sort(on(x), 1, true); return cat({v, i.to(kFloat)}); }},
+      {"masked_scatter_",
+       [&](const On& on) {
+         Tensor y = on(x).clone();
+         return y.masked_scatter_(on(mask), on(x * 2));
+       }},
+      {"sort",
+       [&](const On& on) {
+         auto [v, i] = sort(on(x), 1, true);
+         return cat({v, i.to(kFloat)});
+       }},
       {"argsort", [&](const On& on) { return argsort(on(x), 2); }},
-      {"topk", [&](const On& on) { auto [v, i] = topk(on(x), 2); return cat({v, i.to(kFloat)}); }},
-      {"kthvalue", [&](const On& on) { auto [v, i] = kthvalue(on(x), 2, 1); return cat({v, i.to(kFloat)}); }},
+      {"topk",
+       [&](const On& on) {
+         auto [v, i] = topk(on(x), 2);
+         return cat({v, i.to(kFloat)});
+       }},
+      {"kthvalue",
+       [&](const On& on) {
+         auto [v, i] = kthvalue(on(x), 2, 1);
+         return cat({v, i.to(kFloat)});
+       }},
+      {"mode",
+       [&](const On& on) {
+         auto [v, i] = mode(on(x.round()), 1);
+         return cat({v, i.to(kFloat)});
+       }},
+      {"cummax",
+       [&](const On& on) {
+         auto [v, i] = cummax(on(x), 2);
+         return cat({v, i.to(kFloat)});
+       }},
+      {"cummin",
+       [&](const On& on) {
+         auto [v, i] = cummin(on(x), 1);
+         return cat({v, i.to(kFloat)});
+       }},
+      {"logcumsumexp", [&](const On& on) { return logcumsumexp(on(x), 1); }},
+      {"histc", [&](const On& on) { return histc(on(m), 5); }},
       {"index", [&](const On& on) { return on(m).index({on(idx)}); }},
-      {"index_cpu_indices", [&](const On& on) { return on(m).index({indexing::Slice(), idx}); }},
+      {"index_cpu_indices",
+       [&](const On& on) {
+         return on(m).index({indexing::Slice(), idx});
+       }},
       {"index_mask", [&](const On& on) { return on(x).index({on(mask)}); }},
-      {"index_put_", [&](const On& on) { Tensor y = on(m).clone(); return y.index_put_({on(idx)}, 1.5); }},
-      {"index_put_tensor", [&](const On& on) { Tensor y = on(m).clone(); return y.index_put_({on(idx)}, on(m * 2)); }},
-      {"index_put_accumulate", [&](const On& on) { Tensor y = on(m).clone(); return index_put_(y, {on(rep)}, on(m), true); }},
+      {"index_put_",
+       [&](const On& on) {
+         Tensor y = on(m).clone();
+         return y.index_put_({on(idx)}, 1.5);
+       }},
+      {"index_put_tensor",
+       [&](const On& on) {
+         Tensor y = on(m).clone();
+         return y.index_put_({on(idx)}, on(m * 2));
+       }},
+      {"index_put_accumulate",
+       [&](const On& on) {
+         Tensor y = on(m).clone();
+         return index_put_(y, {on(rep)}, on(m), true);
+       }},
   };
   const On on_cpu = [](const Tensor& t) { return t; };
   const On on_dev = [this](const Tensor& t) { return dev(t); };

@@ -91,11 +91,11 @@ Tensor median_rank(const Tensor& self, int64_t dim, bool ignore_nan) {
 Tensor median_all(const Tensor& self, bool ignore_nan, const char* op) {
   profiler::RecordFunction prof_range(op, profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
-  if (self.dtype() == kBool) detail::throw_not_implemented("median_cpu", kBool);
   Tensor result;
-  if (self.numel() == 0) {
+  if (self.numel() == 0) {  // before the dtype check, as ATen's
     result = full({}, kNaN, self.options().dtype(kFloat)).to(self.dtype());
   } else {
+    if (self.dtype() == kBool) detail::throw_not_implemented("median_cpu", kBool);
     const Tensor flat = self.reshape({-1});
     result = std::get<0>(sort(flat)).gather(0, median_rank(flat, 0, ignore_nan)).reshape({});
   }
@@ -260,7 +260,20 @@ std::tuple<Tensor, Tensor, Tensor> collapse_runs(const Tensor& sorted, const Ten
 std::tuple<Tensor, Tensor, Tensor> unique_slices(const Tensor& self, int64_t dim,
                                                  bool consecutive) {
   dim = detail::wrap_dim(dim, self.dim());
-  const Tensor moved = self.dim() == 0 ? self.reshape({1}) : self.movedim(dim, 0);
+  if (self.numel() == 0) {
+    const int64_t zero_dims = std::count(self.sizes().begin(), self.sizes().end(), 0);
+    EMBER_CHECK(self.dim() == 0 || self.size(dim) != 0 || zero_dims == 1,
+                "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    EMBER_CHECK(self.dim() == 0 || self.size(dim) == 0,
+                "There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                "applied");
+    const TensorOptions longs = self.options().dtype(kLong);
+    return {empty(self.sizes(), self.options()), empty({0}, longs), empty({0}, longs)};
+  }
+  // ATen swaps dim with the first (not moves it), which orders each slice's
+  // elements for the lexicographic comparison, and gives the result the
+  // swapped strides.
+  const Tensor moved = self.dim() == 0 ? self.reshape({1}) : self.transpose(0, dim);
   const int64_t n = moved.size(0);
   const Tensor rows = moved.reshape({n, -1});
   Tensor perm;
@@ -278,7 +291,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_slices(const Tensor& self, int64_t dim
   DimVector out(moved.sizes().begin(), moved.sizes().end());
   out[0] = values.size(0);
   values = values.reshape(out);
-  if (self.dim() > 0) values = values.movedim(0, dim).contiguous();
+  if (self.dim() > 0) values = values.transpose(0, dim);
   return {values, inverse, counts};
 }
 
@@ -527,7 +540,7 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   if (detail::cpu_fallback("histc", {self})) {
     return detail::to_device(histc(detail::cpu(self), bins, min, max), self);
   }
-  if (self.dtype() != kFloat && self.dtype() != kDouble) {
+  if (self.dtype() != kFloat && self.dtype() != kDouble && self.dtype() != kBFloat16) {
     detail::throw_not_implemented("histogram_cpu", self.dtype());
   }
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
@@ -547,36 +560,52 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
   Tensor hist = zeros({bins}, self.options());
   const Tensor x = self.contiguous();
-  EMBER_DISPATCH_FLOAT_DOUBLE(self.dtype(), "histogram_cpu", [&] {
-    // The bin edges as linspace(lo, hi, bins + 1) computes them in
-    // scalar_t, and ATen's bin search: linear interpolation, then a look at
+  EMBER_DISPATCH_FLOATING_TYPES(self.dtype(), "histogram_cpu", [&] {
+    // ATen computes in scalar_t; for bfloat16 each step here rounds to it.
+    // (PyTorch 1.13's bfloat16 bins do not follow its own linspace edges:
+    // an element within a few ulps of an edge may fall in the neighbouring
+    // bin there. Float and double match it.)
+    using A = key_t<scalar_t>;
+    auto rnd = [](A v) { return static_cast<A>(static_cast<scalar_t>(v)); };
+    // The bin edges as linspace(lo, hi, bins + 1) computes them (its scalar
+    // loop; the vectorized one may differ in the last bit from the 16th
+    // edge on), then ATen's bin search: linear interpolation and a look at
     // the neighbouring edges. The last bin holds its right edge.
     const int64_t steps = bins + 1, halfway = steps / 2;
-    const scalar_t start = static_cast<scalar_t>(lo), end = static_cast<scalar_t>(hi);
-    const scalar_t step = (end - start) / static_cast<scalar_t>(steps - 1);
-    std::vector<scalar_t> edges(steps);
+    const A start = rnd(static_cast<A>(lo)), end = rnd(static_cast<A>(hi));
+    const A step = rnd(rnd(end - start) / rnd(static_cast<A>(steps - 1)));
+    std::vector<A> edges(steps);
     for (int64_t i = 0; i < steps; ++i) {
-      edges[i] = i < halfway ? start + step * static_cast<scalar_t>(i)
-                             : end - step * static_cast<scalar_t>(steps - i - 1);
+      edges[i] = i < halfway ? rnd(start + rnd(step * rnd(static_cast<A>(i))))
+                             : rnd(end - rnd(step * rnd(static_cast<A>(steps - i - 1))));
     }
-    const scalar_t left = edges.front(), right = edges.back();
+    const A left = edges.front(), right = edges.back();
+    const A width = rnd(right - left), nbins = rnd(static_cast<A>(bins));
     const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* hp = hist.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const scalar_t e = xp[i];
-      if (e < left || e > right) continue;
-      // PyTorch 1.13's range check lets NaN through, and it lands in the
-      // first bin (histc of [nan, 1.5] over [1, 2] in 3 bins: [2, 1, 0]).
-      if (e != e) {
-        hp[0] += 1;
-        continue;
+    // Counted in scalar_t per block of ATen's grain, blocks then added.
+    std::vector<A> local(bins);
+    for (int64_t b = 0; b < x.numel(); b += kGrainSize) {
+      std::fill(local.begin(), local.end(), A(0));
+      for (int64_t i = b; i < std::min(x.numel(), b + kGrainSize); ++i) {
+        const A e = static_cast<A>(xp[i]);
+        if (e < left || e > right) continue;
+        int64_t pos = 0;
+        // PyTorch 1.13's range check lets NaN through, and it lands in the
+        // first bin (histc of [nan, 1.5] over [1, 2] in 3 bins: [2, 1, 0]).
+        if (e == e) {
+          pos = static_cast<int64_t>(rnd(rnd(rnd(e - left) * nbins) / width));
+          const int64_t pos_min = std::max<int64_t>(0, pos - 1);
+          const int64_t pos_max = std::min<int64_t>(pos + 2, steps);
+          pos = std::upper_bound(edges.data() + pos_min, edges.data() + pos_max, e) - edges.data() -
+                1;
+          if (pos == bins) pos -= 1;
+        }
+        local[pos] = rnd(local[pos] + 1);
       }
-      int64_t pos = static_cast<int64_t>((e - left) * static_cast<scalar_t>(bins) / (right - left));
-      const int64_t pos_min = std::max<int64_t>(0, pos - 1);
-      const int64_t pos_max = std::min<int64_t>(pos + 2, steps);
-      pos = std::upper_bound(edges.data() + pos_min, edges.data() + pos_max, e) - edges.data() - 1;
-      if (pos == bins) pos -= 1;
-      hp[pos] += 1;
+      for (int64_t j = 0; j < bins; ++j) {
+        hp[j] = static_cast<scalar_t>(static_cast<A>(hp[j]) + local[j]);
+      }
     }
   });
   return hist;

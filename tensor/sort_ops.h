@@ -22,7 +22,8 @@ namespace ember {
 Tensor median(const Tensor& self);
 // (values, indices) along dim: the lower median of each row, and its index
 // in a stable sort (so among equal values the one PyTorch picks); a row with
-// NaN gives its first NaN.
+// NaN gives its first NaN. (PyTorch 1.13 misreads an expanded input here,
+// its values then garbage; ember's are the medians.)
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
 // As median, ignoring NaN (NaN only where a row is all NaN).
 Tensor nanmedian(const Tensor& self);
@@ -96,7 +97,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, in
 
 // A histogram of bins equal bins over [min, max] (both 0, or equal: the
 // data's range); elements outside are ignored, max falls in the last bin,
-// and NaN in the first (as PyTorch 1.13's CPU kernel). Float and double.
+// and NaN in the first (as PyTorch 1.13's CPU kernel). Float, double and
+// bfloat16 (whose bins near an edge may differ from PyTorch's, sort_ops.cc).
 Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
 
 // Occurrences (or summed weights) of each value of a 1-D tensor of

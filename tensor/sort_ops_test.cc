@@ -67,6 +67,8 @@ TEST(SortOpsTest, Median) {
   expect_values(E().median(), T({}, {1.0}, kDouble));
   expect_values(median(L()), T({}, {2}, kLong));
   expect_values(empty({0}, kDouble).median(), T({}, {kNaN}, kDouble));
+  // Empty first: PyTorch returns before it looks at the dtype.
+  expect_values(empty({0}, kBool).median(), T({}, {1}, kBool));
   // Ties: the (n - 1) / 2-th of a stable sort; a row with NaN: its first.
   expect_values(X().median(1), T({3}, {1.5, kNaN, kNaN}, kDouble), T({3}, {0, 0, 4}, kLong));
   expect_values(X().median(0, true), T({1, 5}, {kNaN, 1.0, 2.0, 1.0, kNaN}, kDouble),
@@ -356,6 +358,22 @@ TEST(SortOpsTest, UniqueDim) {
   expect_values(unique_dim(ud, -1), T({3, 3}, {1, 1, 2, 0, 1, 3, 1, 1, 2}, kLong),
                 T({4}, {0, 2, 0, 1}, kLong), T({3}, {2, 1, 1}, kLong));
   expect_values(std::get<0>(unique_dim(ud.t(), 1)), T({4, 2}, {0, 1, 3, 2, 0, 1, 1, 1}, kLong));
+  // ATen swaps dim with the first: the result has the swapped strides.
+  const Tensor ut = T({2, 3, 2}, {1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, 1}, kLong);
+  const auto by_last = unique_dim(ut, -1, true, true, true);
+  expect_values(by_last, T({2, 3, 2}, {0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1, 1}, kLong),
+                T({2}, {1, 0}, kLong), T({2}, {1, 1}, kLong));
+  EXPECT_EQ(std::get<0>(by_last).strides(), IntArrayRef({1, 2, 6}));
+  expect_values(unique_dim(empty({0, 3}), 0, true, true, true), T({0, 3}, {}, kFloat),
+                T({0}, {}, kLong), T({0}, {}, kLong));
+  EXPECT_EQ(error_of([] {
+              unique_dim(empty({0, 3}), 1);
+            }),
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  EXPECT_EQ(error_of([] {
+              unique_dim(empty({0, 0}), 0);
+            }),
+            "Number of zero sized dimensions is more than one, so unique cannot be applied ");
 }
 
 TEST(SortOpsTest, UniqueConsecutive) {
@@ -391,6 +409,8 @@ TEST(SortOpsTest, Histc) {
   expect_values(tensor({0.0f, 0.1f, 0.2f, 0.3f, 0.7f, 0.9f, 1.0f}).histc(10, 0, 1),
                 T({10}, {1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0}, kFloat));
   expect_values(tensor({2.0f, 2.0f, 2.0f}).histc(4), T({4}, {0.0, 0.0, 3.0, 0.0}, kFloat));
+  expect_values(tensor({0.1f, 0.5f, 0.9f, 1.3f, 1.7f, 2.0f, 0.3f}).to(kBFloat16).histc(5),
+                T({5}, {2.0, 1.0, 1.0, 1.0, 2.0}, kBFloat16));
   expect_values(empty({0}).histc(3), T({3}, {0.0, 0.0, 0.0}, kFloat));
   expect_values(tensor({1.0f, 2.0f, 3.0f, 4.0f}).reshape({2, 2}).t().histc(2),
                 T({2}, {2.0, 2.0}, kFloat));
