@@ -172,65 +172,17 @@ TEST_F(DeviceGuardTest, HostLoopOpsFallBackToTheCpu) {
       {"where(cond)", [&](const On& on) { return stack(where(on(mask))); }},
       {"nonzero", [&](const On& on) { return nonzero(on(mask)); }},
       {"masked_select", [&](const On& on) { return masked_select(on(x), on(mask)); }},
-      {"masked_scatter_",
-       [&](const On& on) {
-         Tensor y = on(x).clone();
-         return y.masked_scatter_(on(mask), on(x * 2));
-       }},
-      {"sort",
-       [&](const On& on) {
-         auto [v, i] = sort(on(x), 1, true);
-         return cat({v, i.to(kFloat)});
-       }},
+      {"masked_scatter_", [&](const On& on) { Tensor y = on(x).clone(); return y.masked_scatter_(on(mask), on(x * 2)); }},
+      {"sort", [&](const On& on) { auto [v, i] = sort(on(x), 1, true); return cat({v, i.to(kFloat)}); }},
       {"argsort", [&](const On& on) { return argsort(on(x), 2); }},
-      {"topk",
-       [&](const On& on) {
-         auto [v, i] = topk(on(x), 2);
-         return cat({v, i.to(kFloat)});
-       }},
-      {"kthvalue",
-       [&](const On& on) {
-         auto [v, i] = kthvalue(on(x), 2, 1);
-         return cat({v, i.to(kFloat)});
-       }},
-      {"mode",
-       [&](const On& on) {
-         auto [v, i] = mode(on(x.round()), 1);
-         return cat({v, i.to(kFloat)});
-       }},
-      {"cummax",
-       [&](const On& on) {
-         auto [v, i] = cummax(on(x), 2);
-         return cat({v, i.to(kFloat)});
-       }},
-      {"cummin",
-       [&](const On& on) {
-         auto [v, i] = cummin(on(x), 1);
-         return cat({v, i.to(kFloat)});
-       }},
-      {"logcumsumexp", [&](const On& on) { return logcumsumexp(on(x), 1); }},
-      {"histc", [&](const On& on) { return histc(on(m), 5); }},
+      {"topk", [&](const On& on) { auto [v, i] = topk(on(x), 2); return cat({v, i.to(kFloat)}); }},
+      {"kthvalue", [&](const On& on) { auto [v, i] = kthvalue(on(x), 2, 1); return cat({v, i.to(kFloat)}); }},
       {"index", [&](const On& on) { return on(m).index({on(idx)}); }},
-      {"index_cpu_indices",
-       [&](const On& on) {
-         return on(m).index({indexing::Slice(), idx});
-       }},
+      {"index_cpu_indices", [&](const On& on) { return on(m).index({indexing::Slice(), idx}); }},
       {"index_mask", [&](const On& on) { return on(x).index({on(mask)}); }},
-      {"index_put_",
-       [&](const On& on) {
-         Tensor y = on(m).clone();
-         return y.index_put_({on(idx)}, 1.5);
-       }},
-      {"index_put_tensor",
-       [&](const On& on) {
-         Tensor y = on(m).clone();
-         return y.index_put_({on(idx)}, on(m * 2));
-       }},
-      {"index_put_accumulate",
-       [&](const On& on) {
-         Tensor y = on(m).clone();
-         return index_put_(y, {on(rep)}, on(m), true);
-       }},
+      {"index_put_", [&](const On& on) { Tensor y = on(m).clone(); return y.index_put_({on(idx)}, 1.5); }},
+      {"index_put_tensor", [&](const On& on) { Tensor y = on(m).clone(); return y.index_put_({on(idx)}, on(m * 2)); }},
+      {"index_put_accumulate", [&](const On& on) { Tensor y = on(m).clone(); return index_put_(y, {on(rep)}, on(m), true); }},
   };
   const On on_cpu = [](const Tensor& t) { return t; };
   const On on_dev = [this](const Tensor& t) { return dev(t); };
@@ -254,6 +206,33 @@ TEST_F(DeviceGuardTest, FallbackOpsRejectMixedDevices) {
             "cuda:0 and cpu!");
   EXPECT_EQ(error_of([&] { m.index({dev(idx)}); }),
             "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
+}
+
+// tensor/sort_ops.h's CPU kernels give on the device what they give on
+// the CPU.
+TEST_F(DeviceGuardTest, SortOpsFallBackToTheCpu) {
+  const Tensor x = arange(24, TensorOptions(kFloat)).view({2, 3, 4}).sin();
+  const Tensor m = arange(12, TensorOptions(kFloat)).view({3, 4}).cos();
+  using On = std::function<Tensor(const Tensor&)>;
+  auto both = [](const std::tuple<Tensor, Tensor>& r) {
+    return cat({std::get<0>(r), std::get<1>(r).to(kFloat)});
+  };
+  const std::vector<FallbackCase> sort_ops = {
+      {"mode", [&](const On& on) { return both(mode(on(x.round()), 1)); }},
+      {"cummax", [&](const On& on) { return both(cummax(on(x), 2)); }},
+      {"cummin", [&](const On& on) { return both(cummin(on(x), 1)); }},
+      {"logcumsumexp", [&](const On& on) { return logcumsumexp(on(x), 1); }},
+      {"histc", [&](const On& on) { return histc(on(m), 5); }},
+  };
+  for (const FallbackCase& c : sort_ops) {
+    SCOPED_TRACE(c.name);
+    const Tensor want = c.run([](const Tensor& t) { return t; });
+    Tensor got;
+    ASSERT_EQ(error_of([&] { got = c.run([this](const Tensor& t) { return dev(t); }); }),
+              "(no error)");
+    EXPECT_EQ(got.device(), Device(kCUDA, 0));
+    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
+  }
 }
 
 }  // namespace
