@@ -103,6 +103,10 @@ TEST(SortOpsTest, NanMedian) {
   expect_values(T({2, 3}, {kNaN, kNaN, 1.0, kNaN, kNaN, kNaN}, kDouble).nanmedian(1),
                 T({2}, {1.0, kNaN}, kDouble), T({2}, {2, 0}, kLong));
   expect_values(L().nanmedian(1, true), T({2, 1}, {2, 0}, kLong), T({2, 1}, {2, 5}, kLong));
+  EXPECT_EQ(error_of([] { tensor({true}).nanmedian(); }),
+            "\"median_cpu\" not implemented for 'Bool'");
+  EXPECT_EQ(error_of([] { tensor({true}).nanmedian(0); }),
+            "\"median_out\" not implemented for 'Bool'");
 }
 
 TEST(SortOpsTest, Mode) {

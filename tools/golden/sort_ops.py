@@ -68,6 +68,8 @@ show("median bool dim", lambda: torch.tensor([True, False]).median(0))
 show("median dim out of range", lambda: X.median(2))
 show("nanmedian X", lambda: X.nanmedian())
 show("nanmedian all nan", lambda: torch.tensor([nan, nan], dtype=torch.float64).nanmedian())
+show("nanmedian bool", lambda: torch.tensor([True]).nanmedian())
+show("nanmedian bool dim", lambda: torch.tensor([True]).nanmedian(0))
 show("nanmedian X 1", lambda: X.nanmedian(1))
 show("nanmedian X 0", lambda: X.nanmedian(0))
 show("nanmedian nan rows", lambda: torch.tensor([[nan, nan, 1.0], [nan, nan, nan]],
