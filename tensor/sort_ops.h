@@ -73,6 +73,9 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
 // set's, its CUDA order sorted). NaN: each NaN is distinct, after every
 // number (PyTorch 1.13's CPU kernel misplaces NaN and miscounts it). With
 // dim: unique_dim. torch.unique's arguments; libtorch spells it _unique2.
+// The values are differentiable here, as the sort and index_select they
+// come from (PyTorch 1.13 records a node whose backward raises); so is
+// bincount's result with weights.
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted = true,
                                           bool return_inverse = false, bool return_counts = false,
                                           std::optional<int64_t> dim = std::nullopt);
