@@ -142,28 +142,31 @@ void mode_rows(const Tensor& rows, const Tensor& values, const Tensor& indices) 
   const scalar_t* x = rows.data_ptr<scalar_t>();
   scalar_t* vp = values.data_ptr<scalar_t>();
   int64_t* ip = indices.data_ptr<int64_t>();
-  for_each_row(n_rows, len, [&](int64_t r) {
-    std::vector<std::pair<K, int64_t>> el(len);
-    for (int64_t i = 0; i < len; ++i) el[i] = {static_cast<K>(x[r * len + i]), i};
-    std::sort(el.begin(), el.end(),
-              [](const std::pair<K, int64_t>& a, const std::pair<K, int64_t>& b) {
-                return a.first < b.first;
-              });
-    K mode = K(0);
-    int64_t mode_i = 0, run = 0, best = 0;
-    for (int64_t i = 0; i < len; ++i) {
-      ++run;
-      if (i == len - 1 || el[i].first != el[i + 1].first) {
-        if (run > best) {
-          mode = el[i].first;
-          mode_i = el[i].second;
-          best = run;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / len);
+  parallel_for(0, n_rows, grain, [&](int64_t begin, int64_t end) {
+    std::vector<std::pair<K, int64_t>> el(len);  // one buffer per chunk of rows
+    for (int64_t r = begin; r < end; ++r) {
+      for (int64_t i = 0; i < len; ++i) el[i] = {static_cast<K>(x[r * len + i]), i};
+      std::sort(el.begin(), el.end(),
+                [](const std::pair<K, int64_t>& a, const std::pair<K, int64_t>& b) {
+                  return a.first < b.first;
+                });
+      K mode = K(0);
+      int64_t mode_i = 0, run = 0, best = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        ++run;
+        if (i == len - 1 || el[i].first != el[i + 1].first) {
+          if (run > best) {
+            mode = el[i].first;
+            mode_i = el[i].second;
+            best = run;
+          }
+          run = 0;
         }
-        run = 0;
       }
+      vp[r] = static_cast<scalar_t>(mode);
+      ip[r] = mode_i;
     }
-    vp[r] = static_cast<scalar_t>(mode);
-    ip[r] = mode_i;
   });
 }
 
