@@ -564,23 +564,19 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   Tensor hist = zeros({bins}, self.options());
   const Tensor x = self.contiguous();
   EMBER_DISPATCH_FLOATING_TYPES(self.dtype(), "histogram_cpu", [&] {
-    // ATen computes in scalar_t; for bfloat16 each step here rounds to it.
-    // (PyTorch 1.13's bfloat16 bins do not follow its own linspace edges:
-    // an element within a few ulps of an edge may fall in the neighbouring
-    // bin there. Float and double match it.)
+    // ATen's bin search, in scalar_t (each step of bfloat16 rounds to it):
+    // linear interpolation, then a look at the neighbouring edges, which
+    // are linspace(lo, hi, bins + 1) as PyTorch computes it (so where its
+    // last edge rounds below the maximum, the maximum is left out, as
+    // there). The last bin holds its right edge. (Float and double bins are
+    // PyTorch's; its bfloat16 ones near an edge are not, sort_ops.h.)
     using A = key_t<scalar_t>;
     auto rnd = [](A v) { return static_cast<A>(static_cast<scalar_t>(v)); };
-    // The bin edges as linspace(lo, hi, bins + 1) computes them (its scalar
-    // loop; the vectorized one may differ in the last bit from the 16th
-    // edge on), then ATen's bin search: linear interpolation and a look at
-    // the neighbouring edges. The last bin holds its right edge.
-    const int64_t steps = bins + 1, halfway = steps / 2;
-    const A start = rnd(static_cast<A>(lo)), end = rnd(static_cast<A>(hi));
-    const A step = rnd(rnd(end - start) / rnd(static_cast<A>(steps - 1)));
+    const int64_t steps = bins + 1;
+    const Tensor edge_values = linspace(lo, hi, steps, TensorOptions(self.dtype()));
     std::vector<A> edges(steps);
     for (int64_t i = 0; i < steps; ++i) {
-      edges[i] = i < halfway ? rnd(start + rnd(step * rnd(static_cast<A>(i))))
-                             : rnd(end - rnd(step * rnd(static_cast<A>(steps - i - 1))));
+      edges[i] = static_cast<A>(edge_values.data_ptr<scalar_t>()[i]);
     }
     const A left = edges.front(), right = edges.back();
     const A width = rnd(right - left), nbins = rnd(static_cast<A>(bins));

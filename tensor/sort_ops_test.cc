@@ -415,6 +415,10 @@ TEST(SortOpsTest, Histc) {
   expect_values(tensor({2.0f, 2.0f, 2.0f}).histc(4), T({4}, {0.0, 0.0, 3.0, 0.0}, kFloat));
   expect_values(tensor({0.1f, 0.5f, 0.9f, 1.3f, 1.7f, 2.0f, 0.3f}).to(kBFloat16).histc(5),
                 T({5}, {2.0, 1.0, 1.0, 1.0, 2.0}, kBFloat16));
+  // PyTorch's linspace edges: here its last edge rounds below the maximum,
+  // which is then left out.
+  expect_values(tensor({-1.74, 0.05, 0.4, 3.06, -1.34, 1.36}, kDouble).histc(7),
+                T({7}, {2.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0}, kDouble));
   expect_values(empty({0}).histc(3), T({3}, {0.0, 0.0, 0.0}, kFloat));
   expect_values(tensor({1.0f, 2.0f, 3.0f, 4.0f}).reshape({2, 2}).t().histc(2),
                 T({2}, {2.0, 2.0}, kFloat));

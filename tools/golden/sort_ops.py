@@ -202,6 +202,13 @@ show("histc nan", lambda: torch.tensor([nan, nan, 1.5]).histc(3, 1, 2))
 show("histc float edges", lambda: torch.tensor([0.0, 0.1, 0.2, 0.3, 0.7, 0.9, 1.0]).histc(10, 0, 1))
 show("histc constant", lambda: torch.tensor([2.0, 2.0, 2.0]).histc(4))
 show("histc bf16", lambda: torch.tensor([0.1, 0.5, 0.9, 1.3, 1.7, 2.0, 0.3]).bfloat16().histc(5))
+# linspace's last edge (its vectorized lanes) rounds below the maximum: left out.
+show("histc max left out", lambda: torch.tensor([-1.74, 0.05, 0.4, 3.06, -1.34, 1.36],
+                                                dtype=torch.float64).histc(7))
+# bfloat16 bins near an edge: PyTorch gives [2, 0, 0, 1, 1, 1, 1] here,
+# ember [2, 0, 1, 0, 1, 1, 1] (-3.453125 is below the edge -3.4375).
+show("histc bf16 edges", lambda: torch.tensor([-1.703125, -3.453125, -7.5, 2.625, -8.0,
+                                               -0.08984375]).bfloat16().histc(7))
 show("histc empty", lambda: torch.tensor([]).histc(3))
 show("histc 2-d", lambda: torch.tensor([[1.0, 2.0], [3.0, 4.0]]).histc(2))
 show("histc nan range", lambda: H.histc(4))
