@@ -592,6 +592,39 @@ std::vector<Case> cases() {
          return V{std::get<0>(x[0].kthvalue(2, 1)), std::get<0>(x[0].kthvalue(1, 0, true))};
        },
        [] { return V{rt(3, 4)}; }},
+      // tensor/sort_ops.h: nodes of their own (random inputs have no ties).
+      {"median", [](const V& x) { return V{x[0].median()}; }, [] { return V{rt(3, 4)}; }},
+      {"nanmedian", [](const V& x) { return V{x[0].nanmedian()}; }, [] { return V{rt(2, 3)}; }},
+      {"median_dim",
+       [](const V& x) {
+         return V{std::get<0>(x[0].median(1)), std::get<0>(x[0].median(0, true))};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"nanmedian_dim",
+       [](const V& x) {
+         return V{std::get<0>(x[0].nanmedian(-1)), std::get<0>(x[0].nanmedian(0, true))};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"mode",
+       [](const V& x) {
+         return V{std::get<0>(x[0].mode(1)), std::get<0>(x[0].mode(0, true))};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"cummax",
+       [](const V& x) {
+         return V{std::get<0>(x[0].cummax(1)), std::get<0>(x[0].cummax(0))};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"cummin",
+       [](const V& x) {
+         return V{std::get<0>(x[0].cummin(1)), std::get<0>(x[0].cummin(-2))};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"logcumsumexp",
+       [](const V& x) {
+         return V{x[0].logcumsumexp(1), x[0].logcumsumexp(0)};
+       },
+       [] { return V{rt(3, 4)}; }},
       // --- rearranging copies and the remaining views ---
       {"flip",
        [](const V& x) {
@@ -1244,6 +1277,64 @@ TEST(Gradcheck, SpecialOps) {
       EXPECT_TRUE(b.grad().allclose(tensor(c.grad_b, kDouble), 1e-10, 1e-12))
           << b.grad() << " want " << tensor(c.grad_b, kDouble);
     }
+  }
+}
+
+// tensor/sort_ops.h's compositions (their gradients are their parts').
+TEST(Gradcheck, SortOps) {
+  using V = variable_list;
+  const std::vector<Case> composite = {
+      {"quantile",
+       [](const V& x) {
+         return V{x[0].quantile(0.3), x[0].quantile(tensor({0.25, 0.8}, kDouble), 1, true),
+                  x[0].nanquantile(0.6, 0, false, "midpoint"),
+                  x[0].quantile(0.5, -1, false, "lower")};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"msort", [](const V& x) { return V{x[0].msort()}; }, [] { return V{rt(3, 4)}; }},
+      {"aminmax",
+       [](const V& x) {
+         auto mm = x[0].aminmax(1);
+         auto all = x[0].aminmax();
+         return V{std::get<0>(mm), std::get<1>(mm), std::get<0>(all), std::get<1>(all)};
+       },
+       [] { return V{rt(3, 4)}; }},
+  };
+  for (const Case& c : composite) EXPECT_EQ(check(c), "") << c.op;
+}
+
+// With ties the node formulas give PyTorch's gradients (values from
+// tools/golden/sort_ops.py): median() shares among equal elements, the
+// dim forms and cummax/cummin follow their indices.
+TEST(Gradcheck, SortOpsTiesMatchPyTorch) {
+  using Fn = std::function<Tensor(const Tensor&)>;
+  const std::vector<std::pair<Fn, std::vector<double>>> cases = {
+      {[](const Tensor& g) { return g.median(); },
+       {0.3333333333333333, 0.0, 0.3333333333333333, 0.0, 0.0, 0.3333333333333333, 0.0, 0.0}},
+      {[](const Tensor& g) { return std::get<0>(g.median(1)); },
+       {1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0}},
+      {[](const Tensor& g) { return g.nanmedian(); },
+       {0.3333333333333333, 0.0, 0.3333333333333333, 0.0, 0.0, 0.3333333333333333, 0.0, 0.0}},
+      {[](const Tensor& g) { return std::get<0>(g.mode(1)); },
+       {0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0, 0.0}},
+      {[](const Tensor& g) { return std::get<0>(g.cummax(1)); },
+       {1.0, 9.0, 0.0, 0.0, 11.0, 0.0, 15.0, 0.0}},
+      {[](const Tensor& g) { return std::get<0>(g.cummin(1)); },
+       {3.0, 0.0, 3.0, 4.0, 5.0, 21.0, 0.0, 0.0}},
+      {[](const Tensor& g) { return g.logcumsumexp(1); },
+       {2.924907676889966, 5.232441559551309, 1.3870248341499753, 0.4556259294087488,
+        16.75884662090408, 1.59138683797594, 6.474064153036788, 1.175702388083183}},
+      {[](const Tensor& g) { return g.quantile(0.4, 1); },
+       {0.7999999999999998, 0.0, 0.20000000000000018, 0.0, 0.40000000000000036, 0.0, 0.0,
+        1.5999999999999996}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Tensor g = leaf(tensor({{1.0, 2.0, 1.0, 0.5}, {3.0, 1.0, 3.0, 2.0}}, kDouble));
+    const Tensor out = cases[i].first(g);
+    const Tensor w = arange(1.0, out.numel() + 1.0, kDouble).reshape(out.sizes());
+    const Tensor got = autograd::grad({out}, {g}, {w})[0];
+    const Tensor want = tensor(cases[i].second, kDouble).view({2, 4});
+    EXPECT_TRUE(got.allclose(want, 1e-12, 1e-12)) << "case " << i << ": " << got;
   }
 }
 

@@ -26,6 +26,7 @@
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 #include "tensor/special.h"
+#include "tensor/sort_ops.h"
 #include "tensor/tensor.h"
 
 #endif  // EMBER_TENSOR_ALL_H_

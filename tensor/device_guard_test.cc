@@ -25,6 +25,7 @@
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/sort_ops.h"
 #include "tensor/testing/fake_cuda.h"
 #include "tensor/testing/golden.h"
 
@@ -205,6 +206,33 @@ TEST_F(DeviceGuardTest, FallbackOpsRejectMixedDevices) {
             "cuda:0 and cpu!");
   EXPECT_EQ(error_of([&] { m.index({dev(idx)}); }),
             "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
+}
+
+// tensor/sort_ops.h's CPU kernels give on the device what they give on
+// the CPU.
+TEST_F(DeviceGuardTest, SortOpsFallBackToTheCpu) {
+  const Tensor x = arange(24, TensorOptions(kFloat)).view({2, 3, 4}).sin();
+  const Tensor m = arange(12, TensorOptions(kFloat)).view({3, 4}).cos();
+  using On = std::function<Tensor(const Tensor&)>;
+  auto both = [](const std::tuple<Tensor, Tensor>& r) {
+    return cat({std::get<0>(r), std::get<1>(r).to(kFloat)});
+  };
+  const std::vector<FallbackCase> sort_ops = {
+      {"mode", [&](const On& on) { return both(mode(on(x.round()), 1)); }},
+      {"cummax", [&](const On& on) { return both(cummax(on(x), 2)); }},
+      {"cummin", [&](const On& on) { return both(cummin(on(x), 1)); }},
+      {"logcumsumexp", [&](const On& on) { return logcumsumexp(on(x), 1); }},
+      {"histc", [&](const On& on) { return histc(on(m), 5); }},
+  };
+  for (const FallbackCase& c : sort_ops) {
+    SCOPED_TRACE(c.name);
+    const Tensor want = c.run([](const Tensor& t) { return t; });
+    Tensor got;
+    ASSERT_EQ(error_of([&] { got = c.run([this](const Tensor& t) { return dev(t); }); }),
+              "(no error)");
+    EXPECT_EQ(got.device(), Device(kCUDA, 0));
+    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
+  }
 }
 
 }  // namespace

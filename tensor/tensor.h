@@ -688,6 +688,28 @@ class Tensor {
   Tensor bitwise_and(const Scalar& other) const;
   Tensor bitwise_or(const Scalar& other) const;
   Tensor bitwise_xor(const Scalar& other) const;
+  // sort_ops.h
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  Tensor msort() const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  const std::string& interpolation = "linear") const;
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  const std::string& interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                     bool keepdim = false, const std::string& interpolation = "linear") const;
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     const std::string& interpolation = "linear") const;
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
+                                     bool keepdim = false) const;
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+  Tensor bincount(const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0) const;
 
   Tensor dot(const Tensor& other) const;
   Tensor vdot(const Tensor& other) const { return dot(other); }

@@ -673,6 +673,42 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return std::get<0>(r({3, 4}).kthvalue(2, 1));
        }},
+      {"median",
+       [] {
+         return r({3, 4}).median();
+       }},
+      {"median_dim",
+       [] {
+         return std::get<0>(r({3, 4}).median(1));
+       }},
+      {"nanmedian",
+       [] {
+         return r({3, 4}).nanmedian();
+       }},
+      {"nanmedian_dim",
+       [] {
+         return std::get<0>(r({3, 4}).nanmedian(0, true));
+       }},
+      {"mode",
+       [] {
+         return std::get<0>(r({3, 4}).mode(1));
+       }},
+      {"cummax",
+       [] {
+         return std::get<0>(r({3, 4}).cummax(1));
+       }},
+      {"cummin",
+       [] {
+         return std::get<0>(r({3, 4}).cummin(0));
+       }},
+      {"logcumsumexp",
+       [] {
+         return r({3, 4}).logcumsumexp(1);
+       }},
+      {"msort",
+       [] {
+         return r({3, 4}).msort();
+       }},
       {"as_strided",
        [] {
          return r({2, 3}).as_strided({2, 2}, {1, 2}, 1);

@@ -1,0 +1,677 @@
+// Reductions and scans that order their input (sort_ops.h), with PyTorch
+// 1.13's semantics. The ones PyTorch gives a node of its own (median,
+// nanmedian, mode, cummax, cummin, logcumsumexp) record one op with that
+// node's derivative (autograd/derivatives/reduce.cc); their forward may be
+// a composition, run below autograd. quantile, msort, aminmax and unique are
+// compositions whose gradients are their parts'.
+
+#include "tensor/sort_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tensor/autograd_hook.h"
+#include "tensor/composite_ops.h"
+#include "tensor/creation.h"
+#include "tensor/dim.h"
+#include "tensor/dispatch.h"
+#include "tensor/empty.h"
+#include "tensor/error.h"
+#include "tensor/fallback.h"
+#include "tensor/math.h"
+#include "tensor/parallel.h"
+#include "tensor/record_function.h"
+#include "tensor/reduce.h"
+#include "tensor/selection.h"
+#include "tensor/shape.h"
+
+namespace ember {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Keys are compared in float for the 16-bit floating types.
+template <typename T>
+using key_t =
+    std::conditional_t<std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value, float, T>;
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// self as contiguous rows along dim: [..., len] with dim moved last (a
+// 0-dim tensor is one row of one).
+Tensor rows_last(const Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return self.reshape({1});
+  return self.movedim(dim, -1).contiguous();
+}
+// A result laid out as rows_last's back in self's dims (contiguous).
+Tensor from_rows_last(const Tensor& r, const Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return r.reshape({});
+  return r.movedim(-1, dim).contiguous();
+}
+// Calls row(r) for each of n_rows rows of length len, in parallel.
+template <typename F>
+void for_each_row(int64_t n_rows, int64_t len, const F& row) {
+  parallel_for(0, n_rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) row(r);
+               });
+}
+
+void check_nonzero_dim(const Tensor& self, int64_t dim, const char* op) {
+  EMBER_CHECK(self.dim() == 0 || self.size(dim) > 0, op, "(): Expected reduction dim ", dim,
+              " to have non-zero size.");
+}
+
+// The position, in each row's stable ascending sort (NaN last, in order),
+// of the element PyTorch's median picks: ATen partitions with nth_element
+// under "value, then index", so its median is the (n - 1) / 2-th of that
+// total order; a row with NaN gives its first NaN. nanmedian takes the
+// (n - nans - 1) / 2-th (0 for a row of NaN). A [..., 1] tensor along dim.
+Tensor median_rank(const Tensor& self, int64_t dim, bool ignore_nan) {
+  const int64_t n = self.size(dim);
+  DimVector one(self.sizes().begin(), self.sizes().end());
+  one[dim] = 1;
+  const Tensor nans = self.is_floating_point() ? self.isnan().sum({dim}, /*keepdim=*/true)
+                                               : zeros(one, self.options().dtype(kLong));
+  if (ignore_nan) return (Scalar(n - 1) - nans).clamp_min(0).div(2, "floor");
+  return where(nans > 0, Scalar(n) - nans, Scalar((n - 1) / 2));
+}
+
+Tensor median_all(const Tensor& self, bool ignore_nan, const char* op) {
+  profiler::RecordFunction prof_range(op, profiler::RangeKind::kOp, self);
+  detail::OpScope scope(self);
+  Tensor result;
+  if (self.numel() == 0) {  // before the dtype check, as ATen's
+    result = full({}, kNaN, self.options().dtype(kFloat)).to(self.dtype());
+  } else {
+    if (self.dtype() == kBool) detail::throw_not_implemented("median_cpu", kBool);
+    const Tensor flat = self.reshape({-1});
+    result = std::get<0>(sort(flat)).gather(0, median_rank(flat, 0, ignore_nan)).reshape({});
+  }
+  if (scope.active()) scope.record(op, {self}, {result});
+  return result;
+}
+
+std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keepdim,
+                                      bool ignore_nan, const char* op) {
+  profiler::RecordFunction prof_range(op, profiler::RangeKind::kOp, self);
+  detail::OpScope scope(self);
+  dim = detail::wrap_dim(dim, self.dim());
+  if (self.dtype() == kBool) detail::throw_not_implemented("median_out", kBool);
+  check_nonzero_dim(self, dim, ignore_nan ? "nanmedian" : "median");
+  const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  Tensor sorted, order;
+  std::tie(sorted, order) = sort(x, dim);
+  const Tensor k = median_rank(x, dim, ignore_nan);
+  Tensor values = sorted.gather(dim, k), indices = order.gather(dim, k);
+  if (self.dim() == 0) {
+    values = values.reshape({});
+    indices = indices.reshape({});
+  } else if (!keepdim) {
+    values = values.squeeze(dim);
+    indices = indices.squeeze(dim);
+  }
+  if (scope.active()) {
+    scope.record(op, {self}, {values, indices}, {Scalar(dim), Scalar(keepdim)});
+  }
+  return {values, indices};
+}
+
+// Note [PyTorch's mode ties]: ATen's CPU mode sorts (value, index) pairs
+// with std::sort under a comparator of values alone, then walks the runs of
+// equal values and keeps the first longest run's last pair. Which index
+// that is among equal values is std::sort's doing (not the last occurrence
+// once a row is longer than 16), so this kernel does the same, step for
+// step, with the same standard library (as Note [PyTorch's topk ties]).
+// NaN compares unequal to everything, so each NaN is a run of one.
+template <typename scalar_t>
+void mode_rows(const Tensor& rows, const Tensor& values, const Tensor& indices) {
+  using K = key_t<scalar_t>;
+  const int64_t len = rows.size(-1), n_rows = rows.numel() / len;
+  const scalar_t* x = rows.data_ptr<scalar_t>();
+  scalar_t* vp = values.data_ptr<scalar_t>();
+  int64_t* ip = indices.data_ptr<int64_t>();
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / len);
+  parallel_for(0, n_rows, grain, [&](int64_t begin, int64_t end) {
+    std::vector<std::pair<K, int64_t>> el(len);  // one buffer per chunk of rows
+    for (int64_t r = begin; r < end; ++r) {
+      for (int64_t i = 0; i < len; ++i) el[i] = {static_cast<K>(x[r * len + i]), i};
+      std::sort(el.begin(), el.end(),
+                [](const std::pair<K, int64_t>& a, const std::pair<K, int64_t>& b) {
+                  return a.first < b.first;
+                });
+      K mode = K(0);
+      int64_t mode_i = 0, run = 0, best = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        ++run;
+        if (i == len - 1 || el[i].first != el[i + 1].first) {
+          if (run > best) {
+            mode = el[i].first;
+            mode_i = el[i].second;
+            best = run;
+          }
+          run = 0;
+        }
+      }
+      vp[r] = static_cast<scalar_t>(mode);
+      ip[r] = mode_i;
+    }
+  });
+}
+
+// ATen's cummax_cummin_helper: a NaN, or a value at least (at most) the
+// running one, takes its place and index.
+template <typename scalar_t, bool kMax>
+void cum_rows(const Tensor& rows, const Tensor& values, const Tensor& indices) {
+  using K = key_t<scalar_t>;
+  const int64_t len = rows.size(-1), n_rows = rows.numel() / len;
+  const scalar_t* x = rows.data_ptr<scalar_t>();
+  scalar_t* vp = values.data_ptr<scalar_t>();
+  int64_t* ip = indices.data_ptr<int64_t>();
+  for_each_row(n_rows, len, [&](int64_t r) {
+    const scalar_t* xr = x + r * len;
+    scalar_t best = xr[0];
+    int64_t best_i = 0;
+    for (int64_t i = 0; i < len; ++i) {
+      const K cur = static_cast<K>(xr[i]), b = static_cast<K>(best);
+      if (is_nan(cur) || (!is_nan(b) && (kMax ? cur >= b : cur <= b))) {
+        best = xr[i];
+        best_i = i;
+      }
+      vp[r * len + i] = best;
+      ip[r * len + i] = best_i;
+    }
+  });
+}
+
+template <bool kMax>
+std::tuple<Tensor, Tensor> cum_max_min(const Tensor& self, int64_t dim, const char* op) {
+  profiler::RecordFunction prof_range(op, profiler::RangeKind::kOp, self);
+  detail::OpScope scope(self);
+  dim = detail::wrap_dim(dim, self.dim());
+  Tensor values, indices;
+  if (detail::cpu_fallback(op, {self})) {
+    std::tie(values, indices) =
+        detail::to_device(cum_max_min<kMax>(detail::cpu(self), dim, op), self);
+  } else {
+    const Tensor rows = rows_last(self, dim);
+    Tensor v = empty(rows.sizes(), rows.options());
+    Tensor ix = empty(rows.sizes(), rows.options().dtype(kLong));
+    if (rows.numel() > 0) {
+      EMBER_DISPATCH_ALL_TYPES(self.dtype(), kMax ? "cummax_cpu" : "cummin_cpu",
+                               [&] { cum_rows<scalar_t, kMax>(rows, v, ix); });
+    }
+    values = from_rows_last(v, self, dim);
+    indices = from_rows_last(ix, self, dim);
+  }
+  if (scope.active()) scope.record(op, {self}, {values, indices}, {Scalar(dim)});
+  return {values, indices};
+}
+
+// ATen's _log_add_exp_helper: equal infinities give x, NaN propagates.
+template <typename A>
+A log_add_exp(A x, A y) {
+  const A lo = std::isnan(y) ? y : std::min(x, y);
+  const A hi = std::isnan(y) ? y : std::max(x, y);
+  if (lo != hi || std::isfinite(lo)) return std::log1p(std::exp(lo - hi)) + hi;
+  return x;
+}
+
+// The runs of equal rows of `sorted` ([n] or [n, m]: a row is a slice)
+// collapsed: (values, inverse, counts). `perm` maps a position of sorted to
+// the element (slice) it came from (undefined: the identity); inverse takes
+// inverse_shape.
+std::tuple<Tensor, Tensor, Tensor> collapse_runs(const Tensor& sorted, const Tensor& perm,
+                                                 IntArrayRef inverse_shape, bool return_inverse,
+                                                 bool return_counts) {
+  const TensorOptions longs = sorted.options().dtype(kLong);
+  const int64_t n = sorted.size(0);
+  if (n == 0) {
+    return {sorted, return_inverse ? empty(inverse_shape, longs) : empty({0}, longs),
+            empty({0}, longs)};
+  }
+  Tensor differs = sorted.narrow(0, 1, n - 1) != sorted.narrow(0, 0, n - 1);
+  if (differs.dim() > 1) differs = differs.flatten(1).any(1);
+  const Tensor is_new = cat({ones({1}, sorted.options().dtype(kBool)), differs}, 0);
+  const Tensor values = sorted.index_select(0, is_new.nonzero().flatten());
+  const Tensor group = is_new.cumsum(0) - 1;
+  Tensor inverse = empty({0}, longs), counts = empty({0}, longs);
+  if (return_inverse) {
+    inverse =
+        (perm.defined() ? empty({n}, longs).scatter(0, perm, group) : group).reshape(inverse_shape);
+  }
+  if (return_counts) {
+    counts = zeros({values.size(0)}, longs).scatter_add(0, group, ones({n}, longs));
+  }
+  return {values, inverse, counts};
+}
+
+// unique_dim and unique_dim_consecutive: slices along dim as rows [n, m],
+// sorted lexicographically (a stable sort per column, last column first)
+// unless consecutive. Inverse and counts are always computed, as ATen's.
+std::tuple<Tensor, Tensor, Tensor> unique_slices(const Tensor& self, int64_t dim,
+                                                 bool consecutive) {
+  dim = detail::wrap_dim(dim, self.dim());
+  if (self.numel() == 0) {
+    const int64_t zero_dims = std::count(self.sizes().begin(), self.sizes().end(), 0);
+    EMBER_CHECK(self.dim() == 0 || self.size(dim) != 0 || zero_dims == 1,
+                "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    EMBER_CHECK(self.dim() == 0 || self.size(dim) == 0,
+                "There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                "applied");
+    const TensorOptions longs = self.options().dtype(kLong);
+    return {empty(self.sizes(), self.options()), empty({0}, longs), empty({0}, longs)};
+  }
+  // ATen swaps dim with the first (not moves it), which orders each slice's
+  // elements for the lexicographic comparison, and gives the result the
+  // swapped strides.
+  const Tensor moved = self.dim() == 0 ? self.reshape({1}) : self.transpose(0, dim);
+  const int64_t n = moved.size(0);
+  const Tensor rows = moved.reshape({n, -1});
+  Tensor perm;
+  Tensor sorted = rows;
+  if (!consecutive && n > 0) {
+    perm = arange(n, rows.options().dtype(kLong));
+    for (int64_t c = rows.size(1) - 1; c >= 0; --c) {
+      const Tensor key = rows.select(1, c).index_select(0, perm);
+      perm = perm.index_select(0, argsort(key, /*stable=*/true, 0));
+    }
+    sorted = rows.index_select(0, perm);
+  }
+  Tensor values, inverse, counts;
+  std::tie(values, inverse, counts) = collapse_runs(sorted, perm, {n}, true, true);
+  DimVector out(moved.sizes().begin(), moved.sizes().end());
+  out[0] = values.size(0);
+  values = values.reshape(out);
+  if (self.dim() > 0) values = values.transpose(0, dim);
+  return {values, inverse, counts};
+}
+
+// ATen's quantile_impl, op for op (its gradient is the composition's).
+Tensor quantile_impl(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                     const std::string& interpolation, bool ignore_nan) {
+  EMBER_CHECK(self.numel() > 0, "quantile() input tensor must be non-empty");
+  EMBER_CHECK(q.dim() <= 1, "quantile() q must be a scalar or 1D tensor");
+  EMBER_CHECK(self.dtype() == kFloat || self.dtype() == kDouble,
+              "quantile() input tensor must be either float or double dtype");
+  EMBER_CHECK(self.dtype() == q.dtype(),
+              "quantile() q tensor must be same dtype as the input tensor");
+  EMBER_CHECK(self.device() == q.device(),
+              "quantile() q tensor must be on the same device as the input tensor");
+  EMBER_CHECK(interpolation == "linear" || interpolation == "lower" || interpolation == "higher" ||
+                  interpolation == "midpoint" || interpolation == "nearest",
+              "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+              "but got ",
+              interpolation);
+  const int64_t wrapped = detail::wrap_dim(dim.value_or(0), self.dim());
+  // The result's shape: q's length, then the reduced shape.
+  std::vector<int64_t> out_shape;
+  if (dim && self.dim() > 0) {
+    out_shape.assign(self.sizes().begin(), self.sizes().end());
+    if (keepdim) {
+      out_shape[wrapped] = 1;
+    } else {
+      out_shape.erase(out_shape.begin() + wrapped);
+    }
+  } else if (keepdim) {
+    out_shape.assign(self.dim(), 1);
+  }
+  if (q.dim() > 0) out_shape.insert(out_shape.begin(), q.numel());
+  // Checking q's range reads it, so (as ATen) only on the CPU.
+  if (self.is_cpu()) {
+    EMBER_CHECK(q.ge(0).logical_and(q.le(1)).all().item<bool>(),
+                "quantile() q values must be in the range [0, 1]");
+  }
+  Tensor sorted;
+  if (!dim) {
+    sorted = std::get<0>(sort(self.flatten()));
+  } else if (wrapped == self.dim() - 1) {
+    sorted = std::get<0>(sort(self));
+  } else {
+    sorted = std::get<0>(sort(self.unsqueeze(-1).transpose(wrapped, -1)));
+  }
+  if (q.dim() == 0) out_shape.insert(out_shape.begin(), q.numel());
+  // sorted as [*, n]: the result's shape after q's, and the row.
+  std::vector<int64_t> in_shape(out_shape.begin() + 1, out_shape.end());
+  in_shape.push_back(sorted.size(-1));
+  sorted = sorted.reshape(in_shape);
+  EMBER_CHECK(sorted.size(-1) <= (int64_t{1} << 24), "quantile() input tensor is too large");
+  // q in [0, 1] as ranks in [0, n - 1]: of the non-NaN values for
+  // nanquantile (0 when all are NaN), the last (a NaN) for a row with NaN.
+  Tensor ranks;
+  if (ignore_nan) {
+    ranks = q * (sorted.isnan().logical_not().sum({-1}, /*keepdim=*/true) - 1);
+    ranks = ranks.masked_fill(ranks < 0, 0);
+  } else {
+    const int64_t last = sorted.size(-1) - 1;
+    const std::vector<Tensor> b = broadcast_tensors({q * last, sorted.isnan().any(-1, true)});
+    ranks = b[0].masked_fill(b[1], last);
+  }
+  if (interpolation == "lower") {
+    ranks = ranks.floor();
+  } else if (interpolation == "higher") {
+    ranks = ranks.ceil();
+  } else if (interpolation == "nearest") {
+    ranks = ranks.round();
+  }
+  const Tensor below = ranks.to(kLong);
+  Tensor result = sorted.gather(-1, below);
+  if (interpolation == "linear" || interpolation == "midpoint") {
+    const Tensor weights = interpolation == "midpoint" ? full_like(ranks, 0.5) : ranks - below;
+    const Tensor above = sorted.gather(-1, ranks.ceil().to(kLong));
+    result = lerp(result, above, weights);
+  }
+  if (q.dim() == 0) return result.squeeze(-1);
+  return result.unsqueeze(0).transpose(0, -1).squeeze(-1);
+}
+
+Tensor quantile_number(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
+                       const std::string& interpolation, bool ignore_nan) {
+  EMBER_CHECK(q >= 0 && q <= 1, "quantile() q must be in the range [0, 1] but got ", q);
+  return quantile_impl(self, full({}, q, self.options()), dim, keepdim, interpolation, ignore_nan);
+}
+
+}  // namespace
+
+Tensor median(const Tensor& self) { return median_all(self, false, "median"); }
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_dim(self, dim, keepdim, false, "median_dim");
+}
+Tensor nanmedian(const Tensor& self) { return median_all(self, true, "nanmedian"); }
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_dim(self, dim, keepdim, true, "nanmedian_dim");
+}
+
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  profiler::RecordFunction prof_range("mode", profiler::RangeKind::kOp, self);
+  detail::OpScope scope(self);
+  dim = detail::wrap_dim(dim, self.dim());
+  check_nonzero_dim(self, dim, "mode");
+  Tensor values, indices;
+  if (detail::cpu_fallback("mode", {self})) {
+    std::tie(values, indices) =
+        detail::to_device(mode(detail::cpu(self), dim, /*keepdim=*/true), self);
+  } else {
+    const Tensor rows = rows_last(self, dim);
+    DimVector out(self.sizes().begin(), self.sizes().end());
+    if (self.dim() > 0) out[dim] = 1;
+    values = empty(out, self.options());
+    indices = empty(out, self.options().dtype(kLong));
+    if (values.numel() > 0) {
+      EMBER_DISPATCH_ALL_TYPES(self.dtype(), "mode_cpu",
+                               [&] { mode_rows<scalar_t>(rows, values, indices); });
+    }
+  }
+  if (!keepdim && self.dim() > 0) {
+    values = values.squeeze(dim);
+    indices = indices.squeeze(dim);
+  }
+  if (scope.active()) {
+    scope.record("mode", {self}, {values, indices}, {Scalar(dim), Scalar(keepdim)});
+  }
+  return {values, indices};
+}
+
+Tensor msort(const Tensor& self) { return std::get<0>(sort(self, 0)); }
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  return cum_max_min<true>(self, dim, "cummax");
+}
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  return cum_max_min<false>(self, dim, "cummin");
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  profiler::RecordFunction prof_range("logcumsumexp", profiler::RangeKind::kOp, self);
+  detail::OpScope scope(self);
+  dim = detail::wrap_dim(dim, self.dim());
+  Tensor result;
+  if (detail::cpu_fallback("logcumsumexp", {self})) {
+    result = detail::to_device(logcumsumexp(detail::cpu(self), dim), self);
+  } else {
+    // ATen's CPU kernel takes float, double and bfloat16 (not half).
+    const ScalarType t = self.dtype();
+    if (t != kFloat && t != kDouble && t != kBFloat16) {
+      detail::throw_not_implemented("logcumsumexp_out_cpu", t);
+    }
+    const Tensor rows = rows_last(self, dim);
+    Tensor out = empty(rows.sizes(), rows.options());
+    if (rows.numel() > 0) {
+      EMBER_DISPATCH_FLOATING_TYPES(t, "logcumsumexp_out_cpu", [&] {
+        using A = key_t<scalar_t>;
+        const int64_t len = rows.size(-1);
+        const scalar_t* x = rows.data_ptr<scalar_t>();
+        scalar_t* y = out.data_ptr<scalar_t>();
+        for_each_row(rows.numel() / len, len, [&](int64_t r) {
+          // The running value is kept in scalar_t, as ATen's.
+          scalar_t acc = static_cast<scalar_t>(-std::numeric_limits<A>::infinity());
+          for (int64_t i = 0; i < len; ++i) {
+            acc = static_cast<scalar_t>(
+                log_add_exp(static_cast<A>(acc), static_cast<A>(x[r * len + i])));
+            y[r * len + i] = acc;
+          }
+        });
+      });
+    }
+    result = from_rows_last(out, self, dim);
+  }
+  if (scope.active()) scope.record("logcumsumexp", {self}, {result}, {Scalar(dim)});
+  return result;
+}
+
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                const std::string& interpolation) {
+  return quantile_impl(self, q, dim, keepdim, interpolation, false);
+}
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
+                const std::string& interpolation) {
+  return quantile_number(self, q, dim, keepdim, interpolation, false);
+}
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                   const std::string& interpolation) {
+  return quantile_impl(self, q, dim, keepdim, interpolation, true);
+}
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
+                   const std::string& interpolation) {
+  return quantile_number(self, q, dim, keepdim, interpolation, true);
+}
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) {
+    EMBER_CHECK(self.numel() > 0,
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                "no identity.");
+    return {amin(self, {}, keepdim), amax(self, {}, keepdim)};
+  }
+  const int64_t d = detail::wrap_dim(*dim, self.dim());
+  EMBER_CHECK(self.dim() == 0 || self.size(d) > 0, "aminmax: Expected reduction dim ", d,
+              " to have non-zero size.");
+  if (self.dim() == 0) return {self.clone(), self.clone()};
+  return {amin(self, {d}, keepdim), amax(self, {d}, keepdim)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool /*sorted*/,
+                                            bool return_inverse, bool return_counts) {
+  profiler::RecordFunction prof_range("_unique2", profiler::RangeKind::kOp, self);
+  const Tensor flat = self.reshape({-1});
+  Tensor sorted, perm;
+  std::tie(sorted, perm) = sort(flat);
+  return collapse_runs(sorted, perm, self.sizes(), return_inverse, return_counts);
+}
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted, bool return_inverse) {
+  Tensor values, inverse, counts;
+  std::tie(values, inverse, counts) = _unique2(self, sorted, return_inverse, false);
+  return {values, inverse};
+}
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool /*sorted*/,
+                                              bool /*return_inverse*/, bool /*return_counts*/) {
+  profiler::RecordFunction prof_range("unique_dim", profiler::RangeKind::kOp, self);
+  return unique_slices(self, dim, /*consecutive=*/false);
+}
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted, bool return_inverse,
+                                          bool return_counts, std::optional<int64_t> dim) {
+  if (dim) return unique_dim(self, *dim, sorted, return_inverse, return_counts);
+  return _unique2(self, sorted, return_inverse, return_counts);
+}
+std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, int64_t dim,
+                                                          bool /*return_inverse*/,
+                                                          bool /*return_counts*/) {
+  profiler::RecordFunction prof_range("unique_dim_consecutive", profiler::RangeKind::kOp, self);
+  return unique_slices(self, dim, /*consecutive=*/true);
+}
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse,
+                                                      bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  if (dim) return unique_dim_consecutive(self, *dim, return_inverse, return_counts);
+  profiler::RecordFunction prof_range("unique_consecutive", profiler::RangeKind::kOp, self);
+  return collapse_runs(self.reshape({-1}), Tensor(), self.sizes(), return_inverse, return_counts);
+}
+
+Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  profiler::RecordFunction prof_range("histc", profiler::RangeKind::kOp, self);
+  if (detail::cpu_fallback("histc", {self})) {
+    return detail::to_device(histc(detail::cpu(self), bins, min, max), self);
+  }
+  if (self.dtype() != kFloat && self.dtype() != kDouble && self.dtype() != kBFloat16) {
+    detail::throw_not_implemented("histogram_cpu", self.dtype());
+  }
+  EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  // ATen's histc_select_outer_bin_edges: equal bounds take the data's range,
+  // an empty range widens by one either side.
+  double lo = min.toDouble(), hi = max.toDouble();
+  if (lo == hi && self.numel() > 0) {
+    lo = amin(self).item<double>();
+    hi = amax(self).item<double>();
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi,
+              "] is not finite");
+  EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
+  Tensor hist = zeros({bins}, self.options());
+  const Tensor x = self.contiguous();
+  EMBER_DISPATCH_FLOATING_TYPES(self.dtype(), "histogram_cpu", [&] {
+    // ATen's bin search, in scalar_t (each step of bfloat16 rounds to it):
+    // linear interpolation, then a look at the neighbouring edges, which
+    // are linspace(lo, hi, bins + 1) as PyTorch computes it (so where its
+    // last edge rounds below the maximum, the maximum is left out, as
+    // there). The last bin holds its right edge. (Float and double bins are
+    // PyTorch's; its bfloat16 ones near an edge are not, sort_ops.h.)
+    using A = key_t<scalar_t>;
+    auto rnd = [](A v) { return static_cast<A>(static_cast<scalar_t>(v)); };
+    const int64_t steps = bins + 1;
+    const Tensor edge_values = linspace(lo, hi, steps, TensorOptions(self.dtype()));
+    std::vector<A> edges(steps);
+    for (int64_t i = 0; i < steps; ++i) {
+      edges[i] = static_cast<A>(edge_values.data_ptr<scalar_t>()[i]);
+    }
+    const A left = edges.front(), right = edges.back();
+    const A width = rnd(right - left), nbins = rnd(static_cast<A>(bins));
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    scalar_t* hp = hist.data_ptr<scalar_t>();
+    // Counted in scalar_t per block of ATen's grain, blocks then added.
+    std::vector<A> local(bins);
+    for (int64_t b = 0; b < x.numel(); b += kGrainSize) {
+      std::fill(local.begin(), local.end(), A(0));
+      for (int64_t i = b; i < std::min(x.numel(), b + kGrainSize); ++i) {
+        const A e = static_cast<A>(xp[i]);
+        if (e < left || e > right) continue;
+        int64_t pos = 0;
+        // PyTorch 1.13's range check lets NaN through, and it lands in the
+        // first bin (histc of [nan, 1.5] over [1, 2] in 3 bins: [2, 1, 0]).
+        if (e == e) {
+          pos = static_cast<int64_t>(rnd(rnd(rnd(e - left) * nbins) / width));
+          const int64_t pos_min = std::max<int64_t>(0, pos - 1);
+          const int64_t pos_max = std::min<int64_t>(pos + 2, steps);
+          pos = std::upper_bound(edges.data() + pos_min, edges.data() + pos_max, e) - edges.data() -
+                1;
+          if (pos == bins) pos -= 1;
+        }
+        local[pos] = rnd(local[pos] + 1);
+      }
+      for (int64_t j = 0; j < bins; ++j) {
+        hp[j] = static_cast<scalar_t>(static_cast<A>(hp[j]) + local[j]);
+      }
+    }
+  });
+  return hist;
+}
+
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights_opt, int64_t minlength) {
+  profiler::RecordFunction prof_range("bincount", profiler::RangeKind::kOp, self);
+  if (!is_integral(self.dtype(), /*include_bool=*/false)) {
+    detail::throw_not_implemented("bincount_cpu", self.dtype());
+  }
+  EMBER_CHECK(minlength >= 0, "minlength should be >= 0");
+  const TensorOptions longs = self.options().dtype(kLong);
+  // As ATen's: an empty input gives int64 zeros, weights or not.
+  if (self.dim() == 1 && self.numel() == 0) return zeros({minlength}, longs);
+  EMBER_CHECK(self.dim() == 1 && self.min().item<int64_t>() >= 0,
+              "bincount only supports 1-d non-negative integral inputs.");
+  const Tensor weights = weights_opt.value_or(Tensor());
+  EMBER_CHECK(!weights.defined() || (weights.dim() == 1 && weights.size(0) == self.size(0)),
+              "weights should be 1-d and have the same length as input");
+  const int64_t nbins = std::max(self.max().item<int64_t>() + 1, minlength);
+  const Tensor index = self.to(kLong);
+  if (!weights.defined()) return zeros({nbins}, longs).scatter_add(0, index, ones_like(index));
+  const ScalarType t = weights.dtype() == kFloat ? kFloat : kDouble;
+  return zeros({nbins}, weights.options().dtype(t)).scatter_add(0, index, weights.to(t));
+}
+
+// --- methods ------------------------------------------------------------------
+
+Tensor Tensor::median() const { return ::ember::median(*this); }
+std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
+  return ::ember::median(*this, dim, keepdim);
+}
+Tensor Tensor::nanmedian() const { return ::ember::nanmedian(*this); }
+std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
+  return ::ember::nanmedian(*this, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
+  return ::ember::mode(*this, dim, keepdim);
+}
+Tensor Tensor::msort() const { return ::ember::msort(*this); }
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ::ember::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ::ember::cummin(*this, dim); }
+Tensor Tensor::logcumsumexp(int64_t dim) const { return ::ember::logcumsumexp(*this, dim); }
+Tensor Tensor::quantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                        const std::string& interpolation) const {
+  return ::ember::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::quantile(double q, std::optional<int64_t> dim, bool keepdim,
+                        const std::string& interpolation) const {
+  return ::ember::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                           const std::string& interpolation) const {
+  return ::ember::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(double q, std::optional<int64_t> dim, bool keepdim,
+                           const std::string& interpolation) const {
+  return ::ember::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  return ::ember::aminmax(*this, dim, keepdim);
+}
+Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
+  return ::ember::histc(*this, bins, min, max);
+}
+Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const {
+  return ::ember::bincount(*this, weights, minlength);
+}
+
+}  // namespace ember
