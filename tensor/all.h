@@ -24,6 +24,7 @@
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/shape_ops.h"
 #include "tensor/tensor.h"
 
 #endif  // EMBER_TENSOR_ALL_H_
