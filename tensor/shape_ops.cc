@@ -385,11 +385,15 @@ Tensor inner(const Tensor& self, const Tensor& other) {
   EMBER_CHECK(self.size(-1) == other.size(-1),
               "inner() the last dimension must match on both input tensors but got shapes ",
               sizes_str(self.sizes()), " and ", sizes_str(other.sizes()));
-  // tensordot over the last dims: one mm of the flattened operands.
+  // tensordot over the last dims: one mm of the flattened operands (rows
+  // counted, not inferred: k may be 0).
   const int64_t k = self.size(-1);
+  int64_t rows = 1, cols = 1;
+  for (int64_t i = 0; i + 1 < self.dim(); ++i) rows *= self.size(i);
+  for (int64_t i = 0; i + 1 < other.dim(); ++i) cols *= other.size(i);
   DimVector shape(self.sizes().begin(), self.sizes().end() - 1);
   shape.insert(shape.end(), other.sizes().begin(), other.sizes().end() - 1);
-  return self.reshape({-1, k}).mm(other.reshape({-1, k}).t()).reshape(shape);
+  return self.reshape({rows, k}).mm(other.reshape({cols, k}).t()).reshape(shape);
 }
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta_,
@@ -416,11 +420,13 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
   EMBER_CHECK(vec1.dim() == 1, "addr: Expected 1-D argument vec1, but got ", vec1.dim(), "-D");
   EMBER_CHECK(vec2.dim() == 1, "addr: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
   const ScalarType t = promote_types(self.dtype(), promote_types(vec1.dtype(), vec2.dtype()));
+  // self is expanded to the product's [n, m], one way (expand's errors, as
+  // PyTorch's).
+  const DimVector out_sizes{vec1.size(0), vec2.size(0)};
   if (t == kBool) {
-    const Tensor prod =
-        alpha.toBool() ? vec1.outer(vec2) : zeros({vec1.size(0), vec2.size(0)}, kBool);
-    if (!beta.toBool()) return prod.expand(infer_size(self.sizes(), prod.sizes())).clone();
-    return self.logical_or(prod);
+    const Tensor prod = alpha.toBool() ? vec1.outer(vec2) : zeros(out_sizes, kBool);
+    const Tensor s = self.expand(out_sizes);
+    return beta.toBool() ? s.logical_or(prod) : prod;
   }
   if (is_integral(t, false)) {
     EMBER_CHECK(!beta.is_floating_point(),
@@ -430,7 +436,14 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
   }
   return detail::record_out_op(
       "addr", Tensor(), {self, vec1, vec2},
-      [&] { return add_scaled(self.to(t), vec1.outer(vec2).to(t), beta, alpha); },
+      [&] {
+        // (alpha * vec1[i]) * vec2[j] + beta * self, each product rounded in
+        // the result's dtype in PyTorch's order (Half and BFloat16 results
+        // depend on it).
+        const Tensor v1 = vec1.to(t);
+        const Tensor prod = (alpha.toDouble() == 1 ? v1 : v1 * alpha).outer(vec2.to(t));
+        return add_scaled(self.expand(out_sizes).to(t), prod, beta, 1);
+      },
       [&] {
         return OpArgs{beta, alpha};
       });
@@ -742,6 +755,11 @@ Tensor& Tensor::baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scala
   // baddbmm is a composition that may save self (self * beta) for its
   // backward: a recorded self is read through a copy, which writing the
   // result back into self leaves intact.
+  // self broadcasts one way, to the product's sizes (expand's errors, as
+  // PyTorch's; detached: a check, not part of the graph).
+  if (batch1.dim() == 3 && batch2.dim() == 3) {
+    detach().expand({batch1.size(0), batch1.size(1), batch2.size(2)});
+  }
   const Tensor base = detail::input_requires_grad(*this) ? clone() : *this;
   const Tensor r = ::ember::baddbmm(base, batch1, batch2, beta, alpha);
   EMBER_CHECK(r.sizes() == sizes(), "Bad in-place call: input tensor size ", sizes_str(sizes()),

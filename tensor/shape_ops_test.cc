@@ -344,6 +344,7 @@ TEST(ShapeOpsTest, TraceInner) {
   expect_tensor(arange(3).inner(arange(3)), {kLong, {}, {}, {5}});
   expect_tensor(arange(12, kFloat).view({2, 2, 3}).inner(XT()),
                 {kFloat, {2, 2, 2}, {4, 2, 1}, {10, 13, 28, 40, 46, 67, 64, 94}});
+  expect_tensor(ones({2, 0}).inner(ones({3, 0})), {kFloat, {2, 3}, {3, 1}, {0, 0, 0, 0, 0, 0}});
   EXPECT_EQ(error_of([] { X().inner(ones({2})); }),
             "inner() the last dimension must match on both input tensors but got shapes [2, 3] "
             "and [2]");
@@ -393,6 +394,18 @@ TEST(ShapeOpsTest, Addr) {
   Tensor s = ones({2, 2});
   EXPECT_TRUE(s.addr_(ones({2}), arange(2, kFloat)).is_same(s));
   expect_tensor(s, {kFloat, {2, 2}, {2, 1}, {1, 2, 1, 2}});
+  // Half rounds each product in PyTorch's order: (alpha * vec1[i]) * vec2[j].
+  const Tensor h =
+      tensor({3.08203125, -0.5869140625, -4.359375, 1.13671875, -2.169921875, -2.796875})
+          .view({2, 3})
+          .to(kHalf);
+  expect_tensor(
+      h.addr(tensor({0.806640625, 1.67578125}).to(kHalf),
+             tensor({-1.4384765625, -0.806640625, -1.193359375}).to(kHalf), 2, 3),
+      {kHalf, {2, 3}, {3, 1}, {2.68359375, -3.125, -11.609375, -4.95703125, -8.390625, -11.59375}});
+  EXPECT_EQ(error_of([&] { ones({2}).addr(a2, b3); }),
+            "The expanded size of the tensor (3) must match the existing size (2) at "
+            "non-singleton dimension 1.  Target sizes: [2, 3].  Tensor sizes: [2]");
   EXPECT_EQ(error_of([] {
               ones({2, 2}, kLong).addr(L({1, 2}), L({1, 2}), 0.5);
             }),
@@ -453,6 +466,11 @@ TEST(ShapeOpsTest, AddbmmBaddbmm) {
             }),
             "Bad in-place call: input tensor size [2, 2] and output tensor size [3, 2, 2] should "
             "match");
+  EXPECT_EQ(error_of([] {
+              ones({2, 1, 3}).baddbmm_(ones({2, 1, 3}), ones({2, 3, 1}));
+            }),
+            "The expanded size of the tensor (1) must match the existing size (3) at "
+            "non-singleton dimension 2.  Target sizes: [2, 1, 1].  Tensor sizes: [2, 1, 3]");
 }
 
 TEST(ShapeOpsTest, MatrixPower) {

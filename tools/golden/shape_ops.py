@@ -16,7 +16,7 @@ what libtorch's C++ slice_scatter computes."""
 import torch
 
 DT = {torch.float32: "kFloat", torch.float64: "kDouble", torch.int64: "kLong",
-      torch.int32: "kInt", torch.bool: "kBool", torch.int8: "kChar"}
+      torch.int32: "kInt", torch.bool: "kBool", torch.int8: "kChar", torch.float16: "kHalf"}
 
 
 def fmt(v):
@@ -171,6 +171,7 @@ show("inner 1d", lambda: torch.arange(3.).inner(torch.arange(3.)))
 show("inner int", lambda: torch.arange(3).inner(torch.arange(3)))
 show("inner 3d", lambda: torch.arange(12.).view(2, 2, 3).inner(xt))
 show("inner bad", lambda: x.inner(torch.ones(2)))
+show("inner k 0", lambda: torch.ones(2, 0).inner(torch.ones(3, 0)))
 v3 = torch.tensor([1., -1., 2.])
 show("addmv", lambda: torch.ones(2).addmv(x, v3, beta=2, alpha=0.5))
 show("addmv t", lambda: torch.ones(2).addmv(xt, v3))
@@ -189,6 +190,7 @@ show("addmv_ bcast", lambda: torch.tensor(1.).addmv_(x, v3))
 a2, b3 = torch.tensor([1., 2.]), torch.tensor([1., 0., -1.])
 show("addr", lambda: torch.ones(2, 3).addr(a2, b3, beta=2, alpha=3))
 show("addr bcast", lambda: torch.tensor([1., 2., 3.]).addr(a2, b3))
+show("addr bcast bad", lambda: torch.ones(2).addr(a2, b3))
 show("addr beta0", lambda: torch.tensor([[float("nan")]]).addr(torch.ones(1), torch.ones(1), beta=0))
 show("addr bool", lambda: torch.tensor([[False, True], [False, False]]).addr(
     torch.tensor([True, False]), torch.tensor([True, False])))
@@ -222,6 +224,12 @@ show("addbmm mixed", lambda: torch.ones(2, 2, dtype=torch.long).addbmm(
     torch.ones(3, 2, 4), torch.ones(3, 4, 2)))
 show("addbmm_", lambda: torch.ones(2, 2).addbmm_(b1, b2, alpha=2))
 show("baddbmm_", lambda: torch.ones(1, 2, 2).baddbmm_(torch.ones(1, 2, 4), torch.ones(1, 4, 2), beta=2))
+show("baddbmm_ self bcast", lambda: torch.ones(2, 1, 3).baddbmm_(torch.ones(2, 1, 3), torch.ones(2, 3, 1)))
+# Half rounds each product: (alpha * vec1[i]) * vec2[j], then beta * self.
+show("addr half", lambda: torch.tensor([[3.08203125, -0.5869140625, -4.359375],
+                                        [1.13671875, -2.169921875, -2.796875]]).half().addr(
+    torch.tensor([0.806640625, 1.67578125]).half(),
+    torch.tensor([-1.4384765625, -0.806640625, -1.193359375]).half(), beta=2, alpha=3))
 show("baddbmm_ bcast", lambda: torch.ones(2, 2).baddbmm_(torch.ones(3, 2, 4), torch.ones(3, 4, 2)))
 show("mp 0", lambda: m.matrix_power(0))
 show("mp 1 t", lambda: m.t().matrix_power(1))
