@@ -48,11 +48,39 @@ Tensor add_scaled(const Tensor& self, const Tensor& prod, const Scalar& beta, co
   return (beta.toDouble() == 1 ? s : s * beta) + scaled;
 }
 
+// The C++ type PyTorch's in-place dtype errors name (c10's type names).
+std::string cpp_type_name(ScalarType t) {
+  switch (t) {
+    case kFloat:
+      return "float";
+    case kDouble:
+      return "double";
+    case kHalf:
+      return "c10::Half";
+    case kBFloat16:
+      return "c10::BFloat16";
+    case kLong:
+      return "long int";
+    case kInt:
+      return "int";
+    case kShort:
+      return "short int";
+    case kChar:
+      return "signed char";
+    case kByte:
+      return "unsigned char";
+    case kBool:
+      return "bool";
+    default:
+      return scalar_type_name(t);
+  }
+}
+
 // The in-place form of a recorded op: the result computed from self and
 // written back into it, recorded in place under `name`.
 template <typename Fn, typename ArgsFn>
-Tensor& recorded_inplace(const char* name, const Tensor& self, std::initializer_list<Tensor> inputs,
-                         Fn&& compute, ArgsFn&& args) {
+Tensor& recorded_inplace(const char* name, bool exact_dtype, const Tensor& self,
+                         std::initializer_list<Tensor> inputs, Fn&& compute, ArgsFn&& args) {
   detail::record_out_op(
       name, self, inputs,
       [&] {
@@ -60,6 +88,11 @@ Tensor& recorded_inplace(const char* name, const Tensor& self, std::initializer_
         EMBER_CHECK(r.sizes() == self.sizes(), "Bad in-place call: input tensor size ",
                     sizes_str(self.sizes()), " and output tensor size ", sizes_str(r.sizes()),
                     " should match");
+        // PyTorch's structured in-place ops (addmv_) want self's dtype exactly;
+        // the others cast to it when the category allows.
+        EMBER_CHECK(!exact_dtype || r.dtype() == self.dtype(),
+                    "Bad in-place call: input tensor dtype ", cpp_type_name(self.dtype()),
+                    " and output tensor dtype ", cpp_type_name(r.dtype()), " should match");
         EMBER_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", scalar_type_name(r.dtype()),
                     " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
         self.copy_(r);
@@ -717,7 +750,7 @@ Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta,
                        const Scalar& alpha) const {
   const Scalar b = for_dtype(beta, dtype()), a = for_dtype(alpha, dtype());
   return recorded_inplace(
-      "addmv", *this, {*this, mat, vec},
+      "addmv", /*exact_dtype=*/true, *this, {*this, mat, vec},
       [&] { return ::ember::addmv(*this, mat, vec, beta, alpha); },
       [&] {
         return OpArgs{b, a};
@@ -730,7 +763,7 @@ Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
 Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
                       const Scalar& alpha) const {
   return recorded_inplace(
-      "addr", *this, {*this, vec1, vec2},
+      "addr", /*exact_dtype=*/false, *this, {*this, vec1, vec2},
       [&] { return ::ember::addr(*this, vec1, vec2, beta, alpha); },
       [&] {
         return OpArgs{beta, alpha};
@@ -744,7 +777,7 @@ Tensor& Tensor::addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar
                         const Scalar& alpha) const {
   const Scalar b = for_dtype(beta, dtype()), a = for_dtype(alpha, dtype());
   return recorded_inplace(
-      "addbmm", *this, {*this, batch1, batch2},
+      "addbmm", /*exact_dtype=*/true, *this, {*this, batch1, batch2},
       [&] { return ::ember::addbmm(*this, batch1, batch2, beta, alpha); },
       [&] {
         return OpArgs{b, a};
@@ -764,6 +797,9 @@ Tensor& Tensor::baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scala
   const Tensor r = ::ember::baddbmm(base, batch1, batch2, beta, alpha);
   EMBER_CHECK(r.sizes() == sizes(), "Bad in-place call: input tensor size ", sizes_str(sizes()),
               " and output tensor size ", sizes_str(r.sizes()), " should match");
+  EMBER_CHECK(r.dtype() == dtype(), "Bad in-place call: input tensor dtype ",
+              cpp_type_name(dtype()), " and output tensor dtype ", cpp_type_name(r.dtype()),
+              " should match");
   return assign_result_(r, "baddbmm_");
 }
 Tensor Tensor::matrix_power(int64_t n) const { return ::ember::matrix_power(*this, n); }

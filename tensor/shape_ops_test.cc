@@ -372,6 +372,14 @@ TEST(ShapeOpsTest, Addmv) {
               ones({2, 2}).addmv(ones({2, 3}), ones({3}));
             }),
             "vector + matrix @ vector expected, got 2, 2, 1");
+  EXPECT_EQ(error_of([&] { ones({2}).addmv_(X().to(kDouble), v3.to(kDouble)); }),
+            "Bad in-place call: input tensor dtype float and output tensor dtype double should "
+            "match");
+  EXPECT_EQ(error_of([] {
+              ones({2}, kInt).addmv_(ones({2, 3}, kLong), ones({3}, kLong));
+            }),
+            "Bad in-place call: input tensor dtype int and output tensor dtype long int should "
+            "match");
   EXPECT_EQ(error_of([&] { tensor(1.0f).addmv_(X(), v3); }),
             "Bad in-place call: input tensor size [] and output tensor size [2] should match");
 }
@@ -391,6 +399,12 @@ TEST(ShapeOpsTest, Addr) {
                 {kLong, {2, 2}, {2, 1}, {5, 8, 8, 14}});
   expect_tensor(ones({2, 2}, kLong).addr(ones({2}), ones({2})),
                 {kFloat, {2, 2}, {2, 1}, {2, 2, 2, 2}});
+  expect_tensor(ones({2, 2}).addr_(ones({2}, kDouble), ones({2}, kDouble)),
+                {kFloat, {2, 2}, {2, 1}, {2, 2, 2, 2}});
+  EXPECT_EQ(error_of([] {
+              ones({2, 2}, kLong).addr_(ones({2}), ones({2}));
+            }),
+            "result type Float can't be cast to the desired output type Long");
   Tensor s = ones({2, 2});
   EXPECT_TRUE(s.addr_(ones({2}), arange(2, kFloat)).is_same(s));
   expect_tensor(s, {kFloat, {2, 2}, {2, 1}, {1, 2, 1, 2}});
@@ -465,6 +479,11 @@ TEST(ShapeOpsTest, AddbmmBaddbmm) {
               ones({2, 2}).baddbmm_(ones({3, 2, 4}), ones({3, 4, 2}));
             }),
             "Bad in-place call: input tensor size [2, 2] and output tensor size [3, 2, 2] should "
+            "match");
+  EXPECT_EQ(error_of([] {
+              ones({2, 2, 2}, kHalf).baddbmm_(ones({2, 2, 4}), ones({2, 4, 2}));
+            }),
+            "Bad in-place call: input tensor dtype c10::Half and output tensor dtype float should "
             "match");
   EXPECT_EQ(error_of([] {
               ones({2, 1, 3}).baddbmm_(ones({2, 1, 3}), ones({2, 3, 1}));
