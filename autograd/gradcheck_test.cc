@@ -1104,6 +1104,64 @@ std::vector<Case> cases() {
        [] {
          return V{rt(2, 3), leaf(r({3}))};
        }},
+      // --- shape_ops.h: the ops recorded as nodes of their own ---
+      {"trace",
+       [](const V& x) {
+         return V{x[0].trace(), x[1].trace()};
+       },
+       [] {
+         return V{rt(3, 3), rt(2, 3)};
+       }},
+      {"addmv",
+       [](const V& x) {
+         return V{x[0].addmv(x[1], x[2], 0.5, 2), x[3].addmv(x[1], x[2])};
+       },
+       [] {
+         return V{leaf(r({2})), rt(2, 3), leaf(r({3})), leaf(r({}))};
+       }},
+      {"addr",
+       [](const V& x) {
+         return V{x[0].addr(x[1], x[2], 0.5, 2), x[3].addr(x[1], x[2])};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({2})), leaf(r({3})), leaf(r({3}))};
+       }},
+      {"addbmm",
+       [](const V& x) {
+         return V{x[0].addbmm(x[1], x[2], 0.5, 2), x[3].addbmm(x[1], x[2])};
+       },
+       [] {
+         return V{rt(2, 2), leaf(r({3, 2, 4})), leaf(r({3, 2, 4})).transpose(1, 2), leaf(r({2}))};
+       }},
+      {"rot90",
+       [](const V& x) {
+         return V{x[0].rot90(), x[0].rot90(2), x[0].rot90(-1, {1, 0}), x[0].rot90(4)};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"unsafe_split",
+       [](const V& x) {
+         V out = x[0].unsafe_split(2, 1);
+         out.push_back(x[0].unsafe_chunk(2)[1]);  // the other piece's gradient: zeros
+         return out;
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"diag_embed",
+       [](const V& x) {
+         return V{x[0].diag_embed(), x[0].diag_embed(1, 0, 2)};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"select_scatter", [](const V& x) { return V{x[0].select_scatter(x[1], 1, -1)}; },
+       [] {
+         return V{rt(2, 3), leaf(r({2}))};
+       }},
+      {"slice_scatter", [](const V& x) { return V{x[0].slice_scatter(x[1], 1, 0, 3, 2)}; },
+       [] {
+         return V{rt(2, 3), leaf(r({2, 2}))};
+       }},
+      {"diagonal_scatter", [](const V& x) { return V{x[0].diagonal_scatter(x[1], -1)}; },
+       [] {
+         return V{rt(3, 3), leaf(r({2}))};
+       }},
   };
 }
 
@@ -1336,6 +1394,88 @@ TEST(Gradcheck, SortOpsTiesMatchPyTorch) {
     const Tensor want = tensor(cases[i].second, kDouble).view({2, 4});
     EXPECT_TRUE(got.allclose(want, 1e-12, 1e-12)) << "case " << i << ": " << got;
   }
+}
+
+// shape_ops.h's compositions (their gradients are those of the ops they are
+// made of) and in-place forms; the recorded ones are in cases().
+TEST(Gradcheck, ShapeOps) {
+  using V = variable_list;
+  const std::vector<Case> shape_ops = {
+      {"tile",
+       [](const V& x) {
+         return V{x[0].tile({2}), x[0].tile({2, 1, 2})};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"repeat_interleave",
+       [](const V& x) {
+         return V{x[0].repeat_interleave(2), x[0].repeat_interleave(longs({0, 2, 1}), 1)};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"ravel_flip",
+       [](const V& x) {
+         return V{x[0].ravel(), x[0].fliplr(), x[0].flipud()};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"tensor_split",
+       [](const V& x) {
+         V out = x[0].tensor_split(2, 1);
+         for (const Tensor& t : x[0].hsplit(IntArrayRef({1}))) out.push_back(t);
+         return out;
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"take_along_dim",
+       [](const V& x) {
+         return V{x[0].take_along_dim(longs({2, 0}).view({2, 1}), 1),
+                  x[0].take_along_dim(longs({1, 0}).view({2, 1}), 0)};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"moveaxis",
+       [](const V& x) {
+         return V{x[0].moveaxis({0, 1}, {2, 0}), x[0].swapaxes(0, -1), x[0].moveaxis(0, 1)};
+       },
+       [] {
+         return V{leaf(r({2, 3, 4}))};
+       }},
+      {"narrow_copy_sum_to_size",
+       [](const V& x) {
+         return V{x[0].narrow_copy(1, 1, 2), x[0].sum_to_size({1, 3}), x[0].sum_to_size({3})};
+       },
+       [] { return V{rt(2, 3)}; }},
+      {"inner",
+       [](const V& x) {
+         return V{x[0].inner(x[1]), x[1][0].inner(x[1][1])};
+       },
+       [] {
+         return V{rt(2, 3), leaf(r({4, 3}))};
+       }},
+      {"matrix_power",
+       [](const V& x) {
+         return V{x[0].matrix_power(0), x[0].matrix_power(1), x[0].matrix_power(3),
+                  x[0].matrix_power(5)};
+       },
+       [] {
+         return V{leaf(r({2, 2, 2}) * 0.5)};
+       }},
+      {"diagflat",
+       [](const V& x) {
+         return V{x[0].diagflat(), x[0].diagflat(-1)};
+       },
+       [] { return V{rt(2, 2)}; }},
+      {"inplace",
+       [](const V& x) {
+         Tensor v = x[0] * 1, m = x[1] * 1, b = x[3] * 1;
+         v.addmv_(x[1], x[2], 0.5, 2);
+         m.addr_(x[0], x[2]);
+         Tensor sq = x[1].matmul(x[1].t());
+         sq.addbmm_(x[3], x[3].transpose(1, 2), 2, 0.5);
+         b.baddbmm_(x[3], x[3].transpose(1, 2), 0.5);
+         return V{v, m, sq, b};
+       },
+       [] {
+         return V{leaf(r({2})), rt(2, 3), leaf(r({3})), leaf(r({1, 2, 2}))};
+       }},
+  };
+  for (const Case& c : shape_ops) EXPECT_EQ(check(c), "") << c.op;
 }
 
 TEST(Gradcheck, CasesNameTheirTableEntry) {

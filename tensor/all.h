@@ -25,6 +25,7 @@
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/shape_ops.h"
 #include "tensor/special.h"
 #include "tensor/sort_ops.h"
 #include "tensor/tensor.h"

@@ -654,6 +654,73 @@ class Tensor {
   Tensor mm(const Tensor& mat2) const;
   Tensor bmm(const Tensor& mat2) const;
   Tensor mv(const Tensor& vec) const;
+  // shape_ops.h
+  Tensor tile(IntArrayRef dims) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor ravel() const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(const Tensor& tensor_indices_or_sections, int64_t dim = 0) const;
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(IntArrayRef indices) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor broadcast_to(IntArrayRef size) const;
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+  Tensor& swapaxes_(int64_t axis0, int64_t axis1) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  Tensor& swapdims_(int64_t dim0, int64_t dim1) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const;
+  Tensor moveaxis(int64_t source, int64_t destination) const;
+  std::vector<Tensor> unsafe_chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unsafe_split(int64_t split_size, int64_t dim = 0) const;
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
+  // The sum of self down to `size` (which self's sizes must broadcast from).
+  Tensor sum_to_size(IntArrayRef size) const;
+  Tensor argwhere() const;
+  // Factories of self's dtype and device unless options say otherwise.
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, const Scalar& fill_value,
+                  const TensorOptions& options = {}) const;
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride,
+                           const TensorOptions& options = {}) const;
+  Tensor trace() const;
+  Tensor inner(const Tensor& other) const;
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+              const Scalar& alpha = 1) const;
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+                const Scalar& alpha = 1) const;
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                const Scalar& alpha = 1) const;
+  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                  const Scalar& alpha = 1) const;
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                   const Scalar& alpha = 1) const;
+  Tensor matrix_power(int64_t n) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor diagflat(int64_t offset = 0) const;
+  Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
+  Tensor slice_scatter(const Tensor& src, int64_t dim = 0,
+                       std::optional<int64_t> start = std::nullopt,
+                       std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
+                          int64_t dim2 = 1) const;
   // composite_ops.h
   Tensor nan_to_num(std::optional<double> nan = std::nullopt,
                     std::optional<double> posinf = std::nullopt,

@@ -791,6 +791,111 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return inplace([](Tensor& y) { y.masked_scatter_(mask23(), r({2, 2})); }, {2, 3});
        }},
+      // shape_ops.h
+      {"trace",
+       [] {
+         return r({3, 3}).trace();
+       }},
+      {"addmv",
+       [] {
+         return r({2}).addmv(r({2, 3}), r({3}));
+       }},
+      {"addmv_",
+       [] {
+         return inplace([](Tensor& y) { y.addmv_(r({2, 3}), r({3})); }, {2});
+       }},
+      {"addr",
+       [] {
+         return r({2, 3}).addr(r({2}), r({3}));
+       }},
+      {"addr_",
+       [] {
+         return inplace([](Tensor& y) { y.addr_(r({2}), r({3})); }, {2, 3});
+       }},
+      {"addbmm",
+       [] {
+         return r({2, 4}).addbmm(r({5, 2, 3}), r({5, 3, 4}));
+       }},
+      {"addbmm_",
+       [] {
+         return inplace([](Tensor& y) { y.addbmm_(r({5, 2, 3}), r({5, 3, 4})); }, {2, 4});
+       }},
+      {"diag_embed",
+       [] {
+         return r({2, 3}).diag_embed();
+       }},
+      {"select_scatter",
+       [] {
+         return r({2, 3}).select_scatter(r({3}), 0, 0);
+       }},
+      {"slice_scatter",
+       [] {
+         return r({4, 3}).slice_scatter(r({2, 3}), 0, 0, 2, 1);
+       }},
+      {"diagonal_scatter",
+       [] {
+         return r({3, 3}).diagonal_scatter(r({3}));
+       }},
+      {"tile",
+       [] {
+         return r({2, 3}).tile({2});
+       }},
+      {"take_along_dim",
+       [] {
+         return r({2, 3}).take_along_dim(idx({0, 1}).view({2, 1}), 1);
+       }},
+      {"swapaxes",
+       [] {
+         return r({2, 3}).swapaxes(0, 1);
+       }},
+      {"moveaxis",
+       [] {
+         return r({2, 3, 4}).moveaxis({0, 1}, {2, 0});
+       }},
+      {"fliplr",
+       [] {
+         return r({2, 3}).fliplr();
+       }},
+      {"matrix_power",
+       [] {
+         return r({3, 3}).matrix_power(3);
+       }},
+      {"rot90",
+       [] {
+         return r({2, 3}).rot90();
+       }},
+      {"rot90_2",
+       [] {
+         return r({2, 3}).rot90(2);
+       }},
+      {"unsafe_split",
+       [] {
+         return r({4, 3}).unsafe_split(2)[1];
+       }},
+      {"unsafe_chunk",
+       [] {
+         return r({4, 3}).unsafe_chunk(2)[1];
+       }},
+      {"ravel",
+       [] {
+         return r({2, 3}).ravel();
+       }},
+      {"repeat_interleave_dim",
+       [] {
+         return r({2, 3}).repeat_interleave(2, 1);
+       }},
+      {"sum_to_size",
+       [] {
+         return r({2, 3}).sum_to_size({1, 3});
+       }},
+      {"diagflat",
+       [] {
+         return r({2, 2}).diagflat();
+       }},
+      {"broadcast_to",
+       [] {
+         return r({3}).broadcast_to({2, 3});
+       }},
   };
   return *m;
 }

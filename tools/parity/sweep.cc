@@ -250,6 +250,13 @@ Op op(std::string name, Kind kind, F f, int min_dim = 0) {
   return o;
 }
 
+// Long zeros of t's shape, in either library.
+template <typename Tensor>
+Tensor zeros_of(const Tensor& t) {
+  const Tensor nz = t.ne(0);
+  return nz.logical_and(nz.logical_not()).to(decltype(t.scalar_type())::Long);
+}
+
 template <typename Tensor>
 Tensor cat2(const Tensor& a, const Tensor& b) {
   if constexpr (std::is_same_v<Tensor, E::Tensor>) {
@@ -587,6 +594,46 @@ std::vector<Op> ops() {
       U("bitwise_and 6", kIntegral, a.bitwise_and(6)),
       U("bitwise_xor true", kIntegral, a.bitwise_xor(true)),
       T3("baddbmm", kAny, a.baddbmm(b, c, 0.5, 2)),
+      // shape_ops.h (zeros_of: long zeros of a's shape, in either library)
+      U("tile", kAny, a.tile({2, 1})),
+      U("repeat_interleave", kAny, a.repeat_interleave(2)),
+      UD("repeat_interleave -1", kAny, 1, a.repeat_interleave(3, -1)),
+      U("ravel", kAny, a.ravel()),
+      UD("fliplr", kAny, 2, a.fliplr()),
+      UD("flipud", kAny, 1, a.flipud()),
+      UD("rot90", kAny, 2, a.rot90()),
+      UD("rot90 3 -1 0", kAny, 2, a.rot90(3, {-1, 0})),
+      UD("rot90 2", kAny, 2, a.rot90(2)),
+      UD("tensor_split 3 -1", kAny, 1, a.tensor_split(3, -1)),
+      UD("tensor_split 1 3", kAny, 1, a.tensor_split({1, 3}, 0)),
+      UD("hsplit 1", kAny, 1, a.hsplit(1)),
+      UD("vsplit", kAny, 2, a.vsplit(a.size(0) > 1 ? 2 : 1)),
+      UD("take_along_dim", kAny, 1, a.take_along_dim(zeros_of(a), -1)),
+      U("take_along_dim flat", kAny, a.take_along_dim(zeros_of(a).flatten())),
+      U("swapaxes", kAny, a.swapaxes(0, -1)),
+      UD("moveaxis", kAny, 3, a.moveaxis({0, 1}, {-1, 0})),
+      UD("narrow_copy", kAny, 1, a.narrow_copy(-1, 0, 1)),
+      UD("sum_to_size", kAny, 2, a.sum_to_size({1, a.size(-1)})),
+      U("argwhere", kAny, a.argwhere()),
+      U("new_full 2.5", kAny, a.new_full({2}, 2.5)),
+      U("new_zeros", kAny, a.new_zeros({2, 1})),
+      UD("trace", kAny, 2, a.trace()),
+      B("inner", kAny, a.inner(b)),
+      T3("addmv", kAny, a.addmv(b, c, 0.5, 2)),
+      T3("addr", kAny, a.addr(b, c, 2, 3)),
+      T3("addbmm", kAny, a.addbmm(b, c, 0.5, 2)),
+      T3("addmv_", kAny, a.clone().addmv_(b, c, 0.5, 2)),
+      T3("addr_", kAny, a.clone().addr_(b, c)),
+      T3("addbmm_", kAny, a.clone().addbmm_(b, c, 0.5, 2)),
+      T3("baddbmm_", kAny, a.clone().baddbmm_(b, c, 0.5, 2)),
+      UD("matrix_power 3", kAny, 2, a.matrix_power(3)),
+      UD("matrix_power 0", kAny, 2, a.matrix_power(0)),
+      U("diag_embed", kAny, a.diag_embed()),
+      UD("diag_embed 1 0 2", kAny, 1, a.diag_embed(1, 0, 2)),
+      U("diagflat -1", kAny, a.diagflat(-1)),
+      UD("select_scatter", kAny, 1, a.select_scatter(a.select(-1, 0).mul(2), -1, -1)),
+      UD("slice_scatter", kAny, 1, a.slice_scatter(a.slice(-1, -3, 10, 2).mul(2), -1, -3, 10, 2)),
+      UD("diagonal_scatter", kAny, 2, a.diagonal_scatter(a.diagonal(1).mul(2), 1)),
       // nn functional (free functions: each library's by argument-dependent lookup)
       U("gelu", kAny, gelu(a)),
       U("gelu tanh", kAny, gelu(a, "tanh")),
