@@ -477,6 +477,9 @@ std::vector<Case> cases() {
       {"random_", random_fill([](Tensor& y) { y.random_(0, 5); }), [] { return V{rt(2, 3)}; }},
       {"exponential_", random_fill([](Tensor& y) { y.exponential_(2); }),
        [] { return V{rt(2, 3)}; }},
+      {"cauchy_", random_fill([](Tensor& y) { y.cauchy_(0.5, 2); }), [] { return V{rt(2, 3)}; }},
+      {"log_normal_", random_fill([](Tensor& y) { y.log_normal_(); }), [] { return V{rt(2, 3)}; }},
+      {"geometric_", random_fill([](Tensor& y) { y.geometric_(0.3); }), [] { return V{rt(2, 3)}; }},
       {"index_put",
        [](const V& x) {
          Tensor y = x[0] * 1, z = x[0] * 1;

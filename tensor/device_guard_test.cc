@@ -91,13 +91,20 @@ TEST_F(DeviceGuardTest, TableOpsWithoutACudaKernelSayWhich) {
       {"cumsum", [&] { cumsum(x, 1); }},
       {"argmax", [&] { argmax(x); }},
       {"mm", [&] { mm(x[0], x[0].t()); }},
-      {"convolution", [&] { convolution(img, dev(ones({2, 3, 3, 3})), {}, {1, 1}, {0, 0}, {1, 1}, 1); }},
-      {"max_pool2d", [&] { max_pool2d_with_indices(img, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false); }},
+      {"convolution",
+       [&] {
+         convolution(img, dev(ones({2, 3, 3, 3})), {}, {1, 1}, {0, 0}, {1, 1}, 1);
+       }},
+      {"max_pool2d",
+       [&] {
+         max_pool2d_with_indices(img, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+       }},
       {"gelu", [&] { gelu(x); }},
       {"batch_norm", [&] { native_batch_norm(img, ch, ch, {}, {}, true, 0.1, 1e-5); }},
       {"layer_norm", [&] { native_layer_norm(x, {4}, {}, {}, 1e-5); }},
       {"mse_loss", [&] { mse_loss(x, x, loss_reduction::kMean); }},
-      {"bce_with_logits", [&] { binary_cross_entropy_with_logits(x, x, {}, {}, loss_reduction::kMean); }},
+      {"bce_with_logits",
+       [&] { binary_cross_entropy_with_logits(x, x, {}, {}, loss_reduction::kMean); }},
       // Random fills (Note [Device random numbers], tensor/random.cc).
       {"rand", [&] { rand({5}, x.options()); }},
       {"randn", [&] { randn({20}, x.options()); }},
@@ -112,6 +119,10 @@ TEST_F(DeviceGuardTest, TableOpsWithoutACudaKernelSayWhich) {
       {"bernoulli", [&] { x.bernoulli(); }},
       {"random_", [&] { idx.random_(0, 7); }},
       {"exponential_", [&] { x.exponential_(2); }},
+      {"cauchy_", [&] { x.cauchy_(); }},
+      {"log_normal_", [&] { x.log_normal_(); }},
+      {"geometric_", [&] { x.geometric_(0.4); }},
+      {"geometric_long", [&] { idx.clone().geometric_(0.4); }},
       {"uniform_cuda_generator", [&] { uniform_(x, 0, 1, Generator(Device(kCUDA, 0), 5)); }},
       // The index-tensor ops and tril/triu (tensor/index_kernels.h).
       {"take", [&] { take(x, idx3); }},
@@ -126,11 +137,27 @@ TEST_F(DeviceGuardTest, TableOpsWithoutACudaKernelSayWhich) {
       {"tril", [&] { tril(m, -1); }},
       {"triu", [&] { triu(m, 1); }},
       {"embedding", [&] { embedding(m, idx3); }},
-      {"embedding_backward", [&] { embedding_backward(dev(ones({2, 2, 4, 4})), idx3, 3, -1); }},
-      {"avg_pool2d", [&] { avg_pool2d(img, {2, 2}, {2, 2}, {1, 1}, true, false, std::nullopt); }},
-      {"avg_pool2d_backward", [&] { avg_pool2d_backward(dev(ones({2, 3, 2, 2})), {2, 3, 4, 4}, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt); }},
-      {"adaptive_avg_pool2d", [&] { adaptive_avg_pool2d(img, {3, 2}); }},
-      {"adaptive_avg_pool2d_backward", [&] { adaptive_avg_pool2d_backward(dev(ones({2, 3, 3, 2})), {2, 3, 4, 4}); }},
+      {"embedding_backward",
+       [&] {
+         embedding_backward(dev(ones({2, 2, 4, 4})), idx3, 3, -1);
+       }},
+      {"avg_pool2d",
+       [&] {
+         avg_pool2d(img, {2, 2}, {2, 2}, {1, 1}, true, false, std::nullopt);
+       }},
+      {"avg_pool2d_backward",
+       [&] {
+         avg_pool2d_backward(dev(ones({2, 3, 2, 2})), {2, 3, 4, 4}, {2, 2}, {2, 2}, {0, 0}, false,
+                             true, std::nullopt);
+       }},
+      {"adaptive_avg_pool2d",
+       [&] {
+         adaptive_avg_pool2d(img, {3, 2});
+       }},
+      {"adaptive_avg_pool2d_backward",
+       [&] {
+         adaptive_avg_pool2d_backward(dev(ones({2, 3, 3, 2})), {2, 3, 4, 4});
+       }},
   };
   for (const Case& c : cases) {
     EXPECT_THAT(error_of(c.run), ::testing::HasSubstr("'CUDA' backend")) << c.name;

@@ -11,7 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
+#include "tensor/empty.h"
 #include "tensor/fallback.h"
+#include "tensor/math.h"
 #include "tensor/random_kernel.h"
 
 namespace ember {
@@ -573,6 +575,91 @@ Tensor& exponential_(Tensor& t, double lambd, const Generator& gen) {
   return t;
 }
 
+// cauchy_, log_normal_ and geometric_ draw as PyTorch's CPU kernels do
+// (at::cauchy_distribution, lognormal_distribution, geometric_distribution
+// over double draws), one element at a time in memory order. On a device
+// they transform the device's uniform_ / normal_ draws in place.
+Tensor& cauchy_(Tensor& t, double median, double sigma, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op(
+        "cauchy_", t, {t}, [&] { return cauchy_(t, median, sigma, gen); }, detail::no_args);
+    return t;
+  }
+  profiler::RecordFunction prof_range("cauchy_", profiler::RangeKind::kInplaceOp, t);
+  check_generator_device(gen, t);
+  if (!t.is_cpu()) {
+    if (!is_floating_point(t.dtype())) detail::throw_not_implemented("cauchy_cuda", t.dtype());
+    uniform_(t, 0.0, 1.0, gen);
+    t.sub_(0.5).mul_(kPi).tan_().mul_(sigma).add_(median);
+    return t;
+  }
+  GeneratorImpl* g = gen.impl();
+  EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "cauchy_cpu", [&] {
+    std::lock_guard<std::mutex> lock(g->mutex());
+    for_each_element<scalar_t>(t, [&](scalar_t* p) {
+      const double u = uniform_real<double>(g, 0.0, 1.0);
+      *p = static_cast<scalar_t>(median + sigma * std::tan(kPi * (u - 0.5)));
+    });
+  });
+  t.unsafeGetTensorImpl()->bump_version();
+  return t;
+}
+
+Tensor& log_normal_(Tensor& t, double mean, double std, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op(
+        "log_normal_", t, {t}, [&] { return log_normal_(t, mean, std, gen); }, detail::no_args);
+    return t;
+  }
+  profiler::RecordFunction prof_range("log_normal_", profiler::RangeKind::kInplaceOp, t);
+  check_generator_device(gen, t);
+  EMBER_CHECK(std > 0.0, "log_normal_ expects std > 0.0, but found std=", std);
+  if (!t.is_cpu()) {
+    if (!is_floating_point(t.dtype())) detail::throw_not_implemented("log_normal_cuda", t.dtype());
+    normal_(t, mean, std, gen);
+    t.exp_();
+    return t;
+  }
+  GeneratorImpl* g = gen.impl();
+  EMBER_DISPATCH_FLOATING_TYPES(t.dtype(), "log_normal_cpu", [&] {
+    std::lock_guard<std::mutex> lock(g->mutex());
+    for_each_element<scalar_t>(
+        t, [&](scalar_t* p) { *p = static_cast<scalar_t>(std::exp(normal_double(g, mean, std))); });
+  });
+  t.unsafeGetTensorImpl()->bump_version();
+  return t;
+}
+
+Tensor& geometric_(Tensor& t, double p, const Generator& gen) {
+  if (detail::should_record(t)) {  // Note [Random fills and autograd]
+    detail::record_out_op(
+        "geometric_", t, {t}, [&] { return geometric_(t, p, gen); }, detail::no_args);
+    return t;
+  }
+  profiler::RecordFunction prof_range("geometric_", profiler::RangeKind::kInplaceOp, t);
+  check_generator_device(gen, t);
+  EMBER_CHECK(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
+  if (!t.is_cpu()) {
+    if (t.dtype() == kBool) detail::throw_not_implemented("geometric_cuda", t.dtype());
+    Tensor u = is_floating_point(t.dtype()) ? t : empty_like(t, kFloat);
+    uniform_(u, 0.0, 1.0, gen);
+    u.log_().div_(std::log1p(-p)).ceil_();
+    if (!u.is_same(t)) t.copy_(u);
+    return t;
+  }
+  GeneratorImpl* g = gen.impl();
+  const double log1p_neg_p = std::log1p(-p);
+  EMBER_DISPATCH_NUMERIC_TYPES(t.dtype(), "geometric_cpu", [&] {
+    std::lock_guard<std::mutex> lock(g->mutex());
+    for_each_element<scalar_t>(t, [&](scalar_t* ptr) {
+      const double u = uniform_real<double>(g, 0.0, 1.0);
+      *ptr = static_cast<scalar_t>(std::ceil(std::log(u) / log1p_neg_p));
+    });
+  });
+  t.unsafeGetTensorImpl()->bump_version();
+  return t;
+}
+
 Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen) {
   if (detail::should_record(t)) {  // Note [Random fills and autograd]
     detail::record_out_op("random_", t, {t}, [&] { return random_(t, from, to, gen); }, detail::no_args);
@@ -715,6 +802,15 @@ Tensor& Tensor::random_(int64_t from, int64_t to) const {
 }
 Tensor& Tensor::exponential_(double lambd) const {
   return ::ember::exponential_(mut(), lambd, detail::default_generator_for(device()));
+}
+Tensor& Tensor::cauchy_(double median, double sigma) const {
+  return ::ember::cauchy_(mut(), median, sigma, detail::default_generator_for(device()));
+}
+Tensor& Tensor::log_normal_(double mean, double std) const {
+  return ::ember::log_normal_(mut(), mean, std, detail::default_generator_for(device()));
+}
+Tensor& Tensor::geometric_(double p) const {
+  return ::ember::geometric_(mut(), p, detail::default_generator_for(device()));
 }
 
 // --- factories ----------------------------------------------------------------------

@@ -169,6 +169,10 @@ Tensor& bernoulli_(Tensor& t, double p, const Generator& gen);
 Tensor& bernoulli_(Tensor& t, const Tensor& p, const Generator& gen);
 Tensor& random_(Tensor& t, int64_t from, int64_t to, const Generator& gen);
 Tensor& exponential_(Tensor& t, double lambd, const Generator& gen);
+Tensor& cauchy_(Tensor& t, double median, double sigma, const Generator& gen);
+Tensor& log_normal_(Tensor& t, double mean, double std, const Generator& gen);
+// Integer dtypes too (bool refused); p in (0, 1).
+Tensor& geometric_(Tensor& t, double p, const Generator& gen);
 
 }  // namespace ember
 

@@ -141,6 +141,24 @@ TEST(InPlaceTest, UniformBernoulliExponentialRandom) {
   manual_seed(30);
   Tensor e1 = empty({20});
   EXPECT_TRUE(matches_golden(e1.exponential_(), G("exponential_1_20_seed30")));
+  manual_seed(33);
+  EXPECT_TRUE(
+      matches_golden(empty({20}, kDouble).cauchy_(0.5, 2), G("cauchy_0.5_2_20_double_seed33")));
+  manual_seed(34);
+  EXPECT_TRUE(matches_golden(empty({20}, kHalf).cauchy_(), G("cauchy_20_half_seed34")));
+  manual_seed(35);
+  EXPECT_TRUE(matches_golden(empty({20}).log_normal_(), G("log_normal_20_seed35")));
+  manual_seed(36);
+  EXPECT_TRUE(matches_golden(empty({15}, kDouble).log_normal_(-1, 0.5),
+                             G("log_normal_-1_0.5_15_double_seed36")));
+  manual_seed(37);
+  EXPECT_TRUE(matches_golden(empty({20}).geometric_(0.3), G("geometric_0.3_20_seed37")));
+  manual_seed(38);
+  EXPECT_TRUE(
+      matches_golden(empty({20}, kLong).geometric_(0.7), G("geometric_0.7_20_long_seed38")));
+  manual_seed(39);
+  // Memory order, as PyTorch's iterator visits a lone output.
+  EXPECT_TRUE(matches_golden(empty({6, 4}).t().cauchy_(), G("cauchy_4x6_transposed_seed39")));
   manual_seed(31);
   Tensor r = empty({10}, kLong);
   EXPECT_TRUE(matches_golden(r.random_(0, 100), G("random_0_100_10_seed31")));
@@ -163,6 +181,15 @@ TEST(InPlaceTest, Errors) {
   expect_error([] { empty({3}).exponential_(-1); },
               "exponential_ expects lambda >= 0.0, but found lambda=-1");
   expect_error([] { empty({3}).normal_(0, -1); }, "normal expects std >= 0.0, but found std -1");
+  expect_error([] { empty({3}, kLong).cauchy_(); }, "\"cauchy_cpu\" not implemented for 'Long'");
+  expect_error([] { empty({3}).log_normal_(1, 0); },
+               "log_normal_ expects std > 0.0, but found std=0");
+  expect_error([] { empty({3}, kLong).log_normal_(); },
+               "\"log_normal_cpu\" not implemented for 'Long'");
+  expect_error([] { empty({3}).geometric_(1); },
+               "geometric_ expects p to be in (0, 1), but got p=1");
+  expect_error([] { empty({3}, kBool).geometric_(0.5); },
+               "\"geometric_cpu\" not implemented for 'Bool'");
 }
 
 TEST(InPlaceTest, NonContiguousFillsInMemoryOrder) {

@@ -802,6 +802,9 @@ class Tensor {
   Tensor bernoulli() const;
   Tensor& random_(int64_t from, int64_t to) const;
   Tensor& exponential_(double lambd = 1) const;
+  Tensor& cauchy_(double median = 0, double sigma = 1) const;
+  Tensor& log_normal_(double mean = 1, double std = 2) const;
+  Tensor& geometric_(double p) const;
 
   // Text form, exactly as PyTorch prints it (print.cc).
   std::string toString() const;

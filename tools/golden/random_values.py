@@ -64,6 +64,14 @@ seeded(27); w.add("bernoulli_0.3_30_seed27", torch.empty(30).bernoulli_(0.3))
 seeded(28); w.add("bernoulli_0.5_10_bool_seed28", torch.empty(10, dtype=torch.bool).bernoulli_())
 seeded(29); w.add("exponential_1.5_20_double_seed29", torch.empty(20, dtype=f64).exponential_(1.5))
 seeded(30); w.add("exponential_1_20_seed30", torch.empty(20).exponential_())
+seeded(33); w.add("cauchy_0.5_2_20_double_seed33", torch.empty(20, dtype=f64).cauchy_(0.5, 2))
+seeded(34); w.add("cauchy_20_half_seed34", torch.empty(20, dtype=f16).cauchy_())
+seeded(35); w.add("log_normal_20_seed35", torch.empty(20).log_normal_())
+seeded(36); w.add("log_normal_-1_0.5_15_double_seed36",
+                  torch.empty(15, dtype=f64).log_normal_(-1, 0.5))
+seeded(37); w.add("geometric_0.3_20_seed37", torch.empty(20).geometric_(0.3))
+seeded(38); w.add("geometric_0.7_20_long_seed38", torch.empty(20, dtype=torch.long).geometric_(0.7))
+seeded(39); w.add("cauchy_4x6_transposed_seed39", torch.empty(6, 4).t().cauchy_())
 seeded(31); w.add("random_0_100_10_seed31", torch.empty(10, dtype=torch.int64).random_(0, 100))
 
 # Non-contiguous outputs are filled in memory order.
