@@ -73,23 +73,28 @@ void polygamma_cpu(TensorIterator& iter, const Scalar& n_s) {
 }
 EMBER_REGISTER_KERNEL(polygamma_kernel, kCPU, &polygamma_cpu);
 
+// The sign bit of one value (a template, so that the branches for other
+// types are discarded: comparing a bool with 0 warns).
+template <typename T>
+bool sign_bit(T in) {
+  if constexpr (std::is_same<T, bool>::value || std::is_unsigned<T>::value) {
+    return false;
+  } else if constexpr (std::is_integral<T>::value) {
+    return in < 0;
+  } else if constexpr (std::is_same<T, double>::value) {
+    // The bit itself: GCC 12 fails to vectorize std::signbit at -O3
+    // (internal compiler error in extract_insn).
+    uint64_t u;
+    std::memcpy(&u, &in, sizeof(u));
+    return (u >> 63) != 0;
+  } else {
+    return (special::float_bits(static_cast<float>(in)) >> 31) != 0;
+  }
+}
+
 void signbit_cpu(TensorIterator& iter) {
   EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "signbit_cpu", [&] {
-    cpu_kernel(iter, [](scalar_t in) -> bool {
-      if constexpr (std::is_same<scalar_t, bool>::value || std::is_unsigned<scalar_t>::value) {
-        return false;
-      } else if constexpr (std::is_integral<scalar_t>::value) {
-        return in < 0;
-      } else if constexpr (std::is_same<scalar_t, double>::value) {
-        // The bit itself: GCC 12 fails to vectorize std::signbit at -O3
-        // (internal compiler error in extract_insn).
-        uint64_t u;
-        std::memcpy(&u, &in, sizeof(u));
-        return (u >> 63) != 0;
-      } else {
-        return (special::float_bits(static_cast<float>(in)) >> 31) != 0;
-      }
-    });
+    cpu_kernel(iter, [](scalar_t in) -> bool { return sign_bit(in); });
   });
 }
 EMBER_REGISTER_KERNEL(signbit_kernel, kCPU, &signbit_cpu);
