@@ -38,6 +38,10 @@ Tensor rt(int64_t m, int64_t n) { return leaf(r({n, m})).t(); }
 Tensor pos(IntArrayRef s) { return leaf(rand(s, kDouble) + 0.5); }
 Tensor dleaf(std::vector<double> v) { return leaf(tensor(v)); }
 Tensor longs(std::vector<int64_t> v) { return tensor(v); }
+// n I + noise: invertible, det > 0, far from singular.
+Tensor wellcond(IntArrayRef s) {
+  return leaf(r(s) * 0.3 + static_cast<double>(s.back()) * eye(s.back(), kDouble));
+}
 Tensor mask23() { return tensor({true, false, true, false, false, true}).view({2, 3}); }
 
 // The vector-Jacobian product of f at x[0] with the vector x[1], kept
@@ -1148,6 +1152,77 @@ std::vector<Case> cases() {
          return out;
        },
        [] { return V{rt(2, 3)}; }},
+      // tensor/linalg_more.h: well-conditioned inputs (a multiple of the
+      // identity plus noise); non-contiguous and batched ones.
+      {"linalg_inv",
+       [](const V& x) {
+         return V{x[0].inverse(), linalg_inv(x[1])};
+       },
+       [] {
+         return V{wellcond({2, 3, 3}), leaf((r({3, 3}) * 0.3 + 3 * eye(3, kDouble)).t())};
+       }},
+      {"linalg_det",
+       [](const V& x) {
+         return V{x[0].det(), linalg_det(x[1])};
+       },
+       [] {
+         return V{wellcond({2, 3, 3}), leaf((r({2, 2}) * 0.3 + 2 * eye(2, kDouble)).t())};
+       }},
+      {"linalg_slogdet",
+       [](const V& x) {
+         return V{std::get<1>(x[0].slogdet()), x[0].logdet(), std::get<1>(slogdet(-x[1]))};
+       },
+       [] {
+         return V{wellcond({2, 3, 3}), wellcond({3, 3})};
+       }},
+      {"linalg_solve",
+       [](const V& x) {
+         return V{linalg_solve(x[0], x[1]), linalg_solve(x[0], x[2]),
+                  linalg_solve(x[0], x[1].mT(), false)};
+       },
+       [] {
+         return V{wellcond({3, 3}), leaf(r({2, 3, 2})), leaf(r({3}))};
+       }},
+      {"triangular_solve",
+       [](const V& x) {
+         auto [a, m] = triangular_solve(x[1], x[0]);
+         return V{a, m, std::get<0>(x[1].triangular_solve(x[0], false, true, true))};
+       },
+       [] {
+         return V{wellcond({3, 3}), leaf(r({2, 3, 2}))};
+       }},
+      {"cholesky",
+       [](const V& x) {
+         const Tensor s = x[0].matmul(x[0].mT()) + eye(3, kDouble);
+         return V{s.cholesky(), s.cholesky(true)};
+       },
+       [] {
+         return V{leaf(r({3, 3}))};
+       }},
+      {"linalg_cholesky",
+       [](const V& x) {
+         const Tensor s = x[0].matmul(x[0].mT()) + eye(3, kDouble);
+         return V{linalg_cholesky(s), linalg_cholesky(s, true)};
+       },
+       [] {
+         return V{leaf(r({2, 3, 3}))};
+       }},
+      {"cholesky_solve",
+       [](const V& x) {
+         const Tensor l = x[1].tril(-1) + (x[1].diagonal().exp() + 1).diag_embed();
+         return V{x[0].cholesky_solve(l), cholesky_solve(x[0], l.mT(), true)};
+       },
+       [] {
+         return V{leaf(r({2, 3, 2})), leaf(r({3, 3}) * 0.3)};
+       }},
+      {"cholesky_inverse",
+       [](const V& x) {
+         const Tensor l = x[0].tril(-1) + (x[0].diagonal().exp() + 1).diag_embed();
+         return V{l.cholesky_inverse(), cholesky_inverse(l.mT(), true)};
+       },
+       [] {
+         return V{leaf(r({3, 3}) * 0.3)};
+       }},
       {"diag_embed",
        [](const V& x) {
          return V{x[0].diag_embed(), x[0].diag_embed(1, 0, 2)};

@@ -554,6 +554,17 @@ class Tensor {
                         std::optional<MemoryFormat> memory_format = std::nullopt) const;
   const Tensor& resize_as_(const Tensor& other,
                            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  // linalg_more.h (dense linear algebra through LAPACK).
+  Tensor inverse() const;
+  Tensor det() const;
+  std::tuple<Tensor, Tensor> slogdet() const;
+  Tensor logdet() const;
+  std::tuple<Tensor, Tensor> triangular_solve(const Tensor& A, bool upper = true,
+                                              bool transpose = false,
+                                              bool unitriangular = false) const;
+  Tensor cholesky(bool upper = false) const;
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const;
+  Tensor cholesky_inverse(bool upper = false) const;
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;

@@ -57,6 +57,8 @@ std::string chain(const Tensor& t) {
 
 Tensor r(std::vector<int64_t> sizes) { return randn(sizes).requires_grad_(true); }
 Tensor idx(std::vector<int64_t> v) { return tensor(v, kLong); }
+// A symmetric positive-definite leaf.
+Tensor spd() { return (eye(3) * 2 + 0.1).requires_grad_(true); }
 Tensor mask23() { return tensor({true, false, true, false, false, true}).view({2, 3}); }
 
 // An in-place op on a non-leaf: y = x * 1; f(y).
@@ -899,6 +901,46 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return r({3}).broadcast_to({2, 3});
        }},
+      // linalg_more.cc
+      {"inverse",
+       [] {
+         return r({3, 3}).inverse();
+       }},
+      {"linalg_inv",
+       [] {
+         return linalg_inv(r({2, 3, 3}));
+       }},
+      {"det",
+       [] {
+         return r({3, 3}).det();
+       }},
+      {"linalg_det",
+       [] {
+         return linalg_det(r({2, 3, 3}));
+       }},
+      {"slogdet",
+       [] {
+         return std::get<1>(r({3, 3}).slogdet());
+       }},
+      {"logdet",
+       [] {
+         return r({3, 3}).logdet();
+       }},
+      {"linalg_solve",
+       [] {
+         return linalg_solve(r({3, 3}), r({3, 2}));
+       }},
+      {"triangular_solve",
+       [] {
+         return std::get<0>(triangular_solve(r({3, 2}), r({3, 3})));
+       }},
+      {"cholesky", [] { return spd().cholesky(); }},
+      {"linalg_cholesky", [] { return linalg_cholesky(spd()); }},
+      {"cholesky_solve",
+       [] {
+         return cholesky_solve(r({3, 2}), spd());
+       }},
+      {"cholesky_inverse", [] { return cholesky_inverse(spd()); }},
   };
   return *m;
 }

@@ -357,6 +357,24 @@ case("sum_to_size", lambda: r(2, 3).sum_to_size(1, 3))
 case("diagflat", lambda: r(2, 2).diagflat())
 case("broadcast_to", lambda: r(3).broadcast_to((2, 3)))
 
+# linalg_more.cc
+def spd():  # a symmetric positive-definite leaf
+    return (torch.eye(3) * 2 + 0.1).requires_grad_()
+
+
+case("inverse", lambda: r(3, 3).inverse())
+case("linalg_inv", lambda: torch.linalg.inv(r(2, 3, 3)))
+case("det", lambda: r(3, 3).det())
+case("linalg_det", lambda: torch.linalg.det(r(2, 3, 3)))
+case("slogdet", lambda: r(3, 3).slogdet()[1])
+case("logdet", lambda: r(3, 3).logdet())
+case("linalg_solve", lambda: torch.linalg.solve(r(3, 3), r(3, 2)))
+case("triangular_solve", lambda: torch.triangular_solve(r(3, 2), r(3, 3))[0])
+case("cholesky", lambda: spd().cholesky())
+case("linalg_cholesky", lambda: torch.linalg.cholesky(spd()))
+case("cholesky_solve", lambda: torch.cholesky_solve(r(3, 2), spd()))
+case("cholesky_inverse", lambda: torch.cholesky_inverse(spd()))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
