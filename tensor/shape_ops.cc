@@ -5,6 +5,7 @@
 
 #include "tensor/shape_ops.h"
 
+#include "tensor/linalg_more.h"
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -518,9 +519,8 @@ Tensor matrix_power(const Tensor& self, int64_t n) {
   EMBER_CHECK(self.size(-1) == self.size(-2),
               "linalg.matrix_power: A must be batches of square matrices, but they are ",
               self.size(-2), " by ", self.size(-1), " matrices");
-  EMBER_CHECK(n >= 0,
-              "linalg.matrix_power: negative exponents need the matrix inverse, which "
-              "ember does not have");
+  // A^-k = (A^-1)^k, as PyTorch (inverse refuses integer dtypes).
+  if (n < 0) return matrix_power(linalg_inv(self), -n);
   if (n == 0) {
     return eye(self.size(-1), self.options()).expand(self.sizes()).clone(MemoryFormat::Contiguous);
   }

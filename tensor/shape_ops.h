@@ -14,10 +14,8 @@
 //
 // Rot90Backward0 and UnsafeSplitBackward0 are recorded too.
 //
-// Deviations: matrix_power refuses n < 0
-// (ember has no matrix inverse yet); the new_* factories take TensorOptions
-// only (libtorch's (dtype, layout, device, pin_memory) overloads need a
-// Layout type ember does not have).
+// Deviation: the new_* factories take TensorOptions only (libtorch's (dtype, layout, device,
+// pin_memory) overloads need a Layout type ember does not have).
 
 #include <optional>
 #include <vector>
@@ -103,7 +101,7 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
               const Scalar& beta = 1, const Scalar& alpha = 1);
 // self multiplied by itself n times (batches of square matrices; n = 0: the
-// identity, n = 1: a copy). n < 0 is refused: it needs the inverse.
+// identity, n = 1: a copy; n < 0: the inverse's power).
 Tensor matrix_power(const Tensor& self, int64_t n);
 // A zero tensor whose (offset, dim1, dim2) diagonals are self's last dim.
 Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);

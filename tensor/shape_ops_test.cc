@@ -515,10 +515,15 @@ TEST(ShapeOpsTest, MatrixPower) {
             "matrices");
   EXPECT_EQ(error_of([] { arange(3, kFloat).matrix_power(2); }),
             "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
-  // PyTorch inverts; ember has no inverse yet and says so.
-  EXPECT_EQ(error_of([] { M().matrix_power(-1); }),
-            "linalg.matrix_power: negative exponents need the matrix inverse, which ember does "
-            "not have");
+  // Negative powers invert first (PyTorch 1.13's values).
+  const Tensor a = tensor({{2.0, 1.0}, {1.0, 3.0}}, kDouble);
+  EXPECT_TRUE(a.matrix_power(-1).allclose(tensor({{0.6, -0.2}, {-0.2, 0.4}}, kDouble), 1e-14));
+  EXPECT_TRUE(a.matrix_power(-3).allclose(
+      tensor({{0.27999999999999997, -0.16}, {-0.16, 0.12000000000000002}}, kDouble), 1e-14));
+  EXPECT_EQ(error_of([] {
+              tensor({{1, 2}, {3, 4}}, kLong).matrix_power(-1);
+            }),
+            "linalg.inv: Expected a floating point or complex tensor as input. Got Long");
 }
 
 TEST(ShapeOpsTest, DiagEmbedDiagflat) {
