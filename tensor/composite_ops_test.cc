@@ -27,16 +27,7 @@ Tensor D(std::vector<double> v) { return tensor(v, kDouble); }
 
 // Equal, both NaN, or within tol (relative and absolute).
 void expect_values(const Tensor& t, const Tensor& want, double tol = 1e-12) {
-  ASSERT_EQ(t.sizes(), want.sizes());
-  EXPECT_EQ(t.dtype(), want.dtype());
-  const Tensor a = t.to(kDouble).contiguous().flatten(),
-               b = want.to(kDouble).contiguous().flatten();
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double x = a[i].item<double>(), y = b[i].item<double>();
-    EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y)) ||
-                std::abs(x - y) <= tol * (1 + std::abs(y)))
-        << "at " << i << ": " << x << ", want " << y;
-  }
+  testing::expect_values(t, want, tol);
 }
 
 TEST(CompositeOpsTest, NanToNum) {

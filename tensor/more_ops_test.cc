@@ -23,16 +23,7 @@ Tensor X() { return arange(12.0).view({3, 4}); }
 
 // Equal (NaN to NaN, zeros by sign) or within tol relative.
 void expect_values(const Tensor& t, const Tensor& want, double tol = 1e-12) {
-  ASSERT_EQ(t.sizes(), want.sizes());
-  EXPECT_EQ(t.dtype(), want.dtype());
-  const Tensor a = t.to(kDouble).contiguous().flatten(),
-               b = want.to(kDouble).contiguous().flatten();
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double x = a[i].item<double>(), y = b[i].item<double>();
-    EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y)) || std::abs(x - y) <= tol * std::abs(y))
-        << "at " << i << ": " << x << ", want " << y;
-    if (y == 0) EXPECT_EQ(std::signbit(x), std::signbit(y)) << "sign of zero at " << i;
-  }
+  testing::expect_values(t, want, tol, /*check_zero_sign=*/true);
 }
 
 TEST(MoreOpsTest, Put) {

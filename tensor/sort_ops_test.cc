@@ -38,18 +38,7 @@ Tensor L() { return T({2, 6}, {3, 1, 2, 3, 1, 5, 0, 0, 4, 4, 4, 0}, kLong); }
 Tensor E() { return T({2, 4}, {2.0, 1.0, 2.0, 1.0, 4.0, -1.0, 0.5, 7.0}, kDouble); }
 
 // Same sizes and dtype; values equal, both NaN, or within tol (relative).
-void expect_values(const Tensor& t, const Tensor& want, double tol = 0) {
-  ASSERT_EQ(t.sizes(), want.sizes());
-  EXPECT_EQ(t.dtype(), want.dtype());
-  const Tensor a = t.to(kDouble).contiguous().flatten(),
-               b = want.to(kDouble).contiguous().flatten();
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double x = a[i].item<double>(), y = b[i].item<double>();
-    EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y)) ||
-                std::abs(x - y) <= tol * (1 + std::abs(y)))
-        << "at " << i << ": " << x << ", want " << y;
-  }
-}
+using testing::expect_values;
 void expect_values(const std::tuple<Tensor, Tensor>& t, const Tensor& a, const Tensor& b,
                    double tol = 0) {
   expect_values(std::get<0>(t), a, tol);

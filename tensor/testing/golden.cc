@@ -210,5 +210,21 @@ void check_error(const std::string& name, const std::function<void(std::vector<T
   }
 }
 
+void expect_values(const Tensor& t, const Tensor& want, double tol, bool check_zero_sign) {
+  ASSERT_EQ(t.sizes(), want.sizes());
+  EXPECT_EQ(t.dtype(), want.dtype());
+  const Tensor a = t.to(kDouble).contiguous().flatten();
+  const Tensor b = want.to(kDouble).contiguous().flatten();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double x = a[i].item<double>(), y = b[i].item<double>();
+    EXPECT_TRUE(x == y || (std::isnan(x) && std::isnan(y)) ||
+                std::abs(x - y) <= tol * (1 + std::abs(y)))
+        << "at " << i << ": " << x << ", want " << y;
+    if (check_zero_sign && y == 0) {
+      EXPECT_EQ(std::signbit(x), std::signbit(y)) << "sign of zero at " << i;
+    }
+  }
+}
+
 }  // namespace testing
 }  // namespace ember

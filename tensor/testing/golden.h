@@ -84,6 +84,12 @@ void expect_golden_error(const GoldenError (&table)[N], const std::string& name,
 // The message of the ember::Error that f throws, or "(no error)".
 std::string error_of(const std::function<void()>& f);
 
+// t has want's sizes and dtype, and every value equals want's, is NaN where
+// want's is, or lies within tol * (1 + |want|); with check_zero_sign a zero
+// must also carry want's sign. Reports the first differing places.
+void expect_values(const Tensor& t, const Tensor& want, double tol = 0,
+                   bool check_zero_sign = false);
+
 // Expects f to throw E (ember::Error or a subclass) with exactly `message`.
 template <typename E = Error>
 void expect_error(const std::function<void()>& f, const std::string& message) {
