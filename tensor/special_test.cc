@@ -125,7 +125,9 @@ void expect_case(const ValueCase& c, const Tensor& r) {
     }
     EXPECT_TRUE(x == y || std::abs(x - y) <= tol * std::abs(y))
         << "at " << i << ": " << x << ", want " << y;
-    if (y == 0) EXPECT_EQ(std::signbit(x), std::signbit(y)) << "sign of zero at " << i;
+    if (y == 0) {
+      EXPECT_EQ(std::signbit(x), std::signbit(y)) << "sign of zero at " << i;
+    }
   }
 }
 
