@@ -176,10 +176,11 @@ Tensor nonzero(const Tensor& self) {
   std::vector<int64_t> pos = nonzero_positions(self);
   const int64_t n = static_cast<int64_t>(pos.size());
   const int64_t nd = self.dim();
-  Tensor out = empty({n, nd}, TensorOptions(kLong).device(self.device()));
+  // PyTorch fills a [dim, n] tensor and returns it transposed: strides (1, n).
+  Tensor out = empty({nd, n}, TensorOptions(kLong).device(self.device()));
   int64_t* o = out.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) unravel(pos[i], self.sizes(), o + i * nd, 1);
-  return out;
+  for (int64_t i = 0; i < n; ++i) unravel(pos[i], self.sizes(), o + i, n);
+  return out.t();
 }
 
 Tensor Tensor::nonzero() const { return ::ember::nonzero(*this); }

@@ -84,6 +84,9 @@ TEST(WhereTest, ConditionOnlyAndNonzero) {
   EXPECT_GOLDEN(nonzero(in("c").t()), "nonzero_t");
   EXPECT_GOLDEN(in("x").nonzero(), "nonzero_float");  // NaN counts as nonzero
   EXPECT_GOLDEN(nonzero(tensor(2.0)), "nonzero_0dim");
+  // PyTorch's layout: a transposed [dim, n] tensor.
+  EXPECT_EQ(nonzero(in("c").t()).strides(), IntArrayRef({1, nonzero(in("c")).size(0)}));
+  EXPECT_EQ(tensor({1.0f, 0.0f, 2.0f, 3.0f}).nonzero().strides(), IntArrayRef({1, 3}));
 }
 
 TEST(MaskedSelectTest, Broadcasts) {
