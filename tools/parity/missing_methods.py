@@ -38,6 +38,13 @@ OUT_OF_SCOPE = {
     "volatile", "is_distributed", "is_set_to", "set_",
     # C++ keywords: libtorch spells these to(kFloat) etc. too
     "bool", "byte", "char", "double", "float", "half", "int", "long", "short", "bfloat16",
+    # Removed in 1.13 (each raises "deprecated since version 1.9 and is now
+    # removed"): their torch.linalg replacements are in ember.
+    "eig", "lstsq", "solve",
+    # Python-only (torch/_tensor.py); libtorch's Tensor has no such methods:
+    # ember, like libtorch, has resize_/resize_as_, tensor(), and unique /
+    # unique_consecutive as free functions.
+    "new_tensor", "resize", "resize_as", "unique", "unique_consecutive",
 }
 
 
