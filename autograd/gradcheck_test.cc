@@ -1240,6 +1240,21 @@ std::vector<Case> cases() {
        [] {
          return V{rt(3, 3), leaf(r({2}))};
        }},
+      {"angle", [](const V& x) { return V{x[0].angle()}; }, [] { return V{rt(2, 3)}; }},
+      {"as_strided_scatter",
+       [](const V& x) {
+         return V{x[0].as_strided_scatter(x[1], {2, 2}, {1, 4}, 1)};
+       },
+       [] {
+         return V{leaf(r({3, 4})), leaf(r({2, 2}))};
+       }},
+      {"unsafe_split_with_sizes",
+       [](const V& x) {
+         V out = x[0].unsafe_split_with_sizes({1, 2}, 1);
+         out.push_back(x[0].unsafe_split_with_sizes({1, 1})[0]);  // a gradient of zeros
+         return out;
+       },
+       [] { return V{rt(2, 3)}; }},
   };
 }
 

@@ -32,19 +32,9 @@ Example<> DefaultCollate<Example<>>::collate(std::vector<Example<>> samples) {
   return out;
 }
 
-bool is_pinned(const Tensor& t) { return t.defined() && cuda::is_pinned(t.data_ptr()); }
+bool is_pinned(const Tensor& t) { return t.defined() && t.is_pinned(); }
 
-Tensor pin_memory(const Tensor& t) {
-  EMBER_CHECK(t.defined(), "pin_memory: undefined tensor");
-  EMBER_CHECK(t.is_cpu(), "cannot pin '", t.device().str(), "' memory: only dense CPU tensors can be pinned");
-  // Note [pin_memory without CUDA].
-  if (!cuda::is_available() || is_pinned(t)) return t;
-  const Tensor src = t.contiguous();
-  void* p = cuda::host_alloc(static_cast<size_t>(src.nbytes()));
-  Tensor out = from_blob(p, src.sizes(), [](void* q) { cuda::host_free(q); }, src.options());
-  if (src.nbytes() > 0) std::memcpy(p, src.data_ptr(), src.nbytes());
-  return out;
-}
+Tensor pin_memory(const Tensor& t) { return t.pin_memory(); }
 
 void pin_batch(Tensor& batch) {
   if (batch.defined()) batch = pin_memory(batch);

@@ -250,6 +250,10 @@ TEST_F(DeviceGuardTest, SortOpsFallBackToTheCpu) {
       {"cummin", [&](const On& on) { return both(cummin(on(x), 1)); }},
       {"logcumsumexp", [&](const On& on) { return logcumsumexp(on(x), 1); }},
       {"histc", [&](const On& on) { return histc(on(m), 5); }},
+      {"searchsorted",
+       [&](const On& on) {
+         return searchsorted(on(std::get<0>(m.flatten().sort(0))), on(x)).to(kFloat);
+       }},
   };
   for (const FallbackCase& c : sort_ops) {
     SCOPED_TRACE(c.name);

@@ -33,6 +33,13 @@ inline std::ostream& operator<<(std::ostream& os, MemoryFormat f) {
   return os << memory_format_name(f);
 }
 
+// PyTorch's tensor layouts (c10::Layout). Every ember tensor is strided (no
+// sparse, compressed or mkldnn layouts), so Strided is the only value.
+enum class Layout : int8_t { Strided };
+constexpr Layout kStrided = Layout::Strided;
+
+inline std::ostream& operator<<(std::ostream& os, Layout) { return os << "Strided"; }
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_MEMORY_FORMAT_H_

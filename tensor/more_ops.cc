@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
 #include "tensor/indexing.h"
@@ -303,5 +304,21 @@ const Tensor& Tensor::resize_as_(const Tensor& other,
                                  std::optional<MemoryFormat> memory_format) const {
   return resize_(other.sizes(), memory_format);
 }
+
+// The argument of a real number: pi for x < 0, 0 for x >= 0 (and -0), NaN
+// kept; integers and bool give the default dtype. One node (AngleBackward0,
+// a zero gradient for real inputs).
+Tensor angle(const Tensor& self) {
+  const ScalarType dt = is_floating_point(self.dtype()) ? self.dtype() : get_default_dtype();
+  return detail::record_out_op(
+      "angle", Tensor(), {self},
+      [&] {
+        const Tensor x = self.to(dt);
+        const Tensor pi_or_zero = where(x < 0, full_like(x, M_PI), zeros_like(x));
+        return where(isnan(x), x, pi_or_zero);
+      },
+      detail::no_args);
+}
+Tensor Tensor::angle() const { return ::ember::angle(*this); }
 
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include <optional>
 #include <tuple>
 
+#include "tensor/random.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -37,6 +38,17 @@ Tensor cov(const Tensor& self, int64_t correction = 1,
            const std::optional<Tensor>& fweights = std::nullopt,
            const std::optional<Tensor>& aweights = std::nullopt);
 Tensor corrcoef(const Tensor& self);
+
+// The argument of each (real) element: pi below zero, 0 else, NaN kept;
+// integers and bool give the default dtype (torch.angle).
+Tensor angle(const Tensor& self);
+
+// num_samples indices per row of self (1-D or 2-D, weights >= 0, not
+// necessarily summing to 1), drawn with or without replacement. On the CPU
+// the same seed gives PyTorch 1.13's indices (tensor/multinomial.cc).
+// float16 is drawn as bfloat16 is (1.13 refuses it on the CPU; 2.x draws).
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false,
+                   const std::optional<Generator>& generator = std::nullopt);
 
 }  // namespace ember
 

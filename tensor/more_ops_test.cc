@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "tensor/all.h"
+#include "tensor/cuda/cuda.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -246,6 +248,45 @@ TEST(MoreOpsTest, ResizeKeepsTheDataItHas) {
               tensor({1.0f}).resize_({-1, 2});
             }),
             "Trying to create tensor with negative dimension -1: [-1, 2]");
+}
+
+// Every ember tensor is strided and none is an inference tensor; pinning
+// needs CUDA (Note [pin_memory without CUDA]: without it, self comes back).
+TEST(MoreOpsTest, LayoutInferenceAndPinning) {
+  const Tensor x = X();
+  EXPECT_EQ(x.layout(), kStrided);
+  EXPECT_EQ(TensorOptions().layout(kStrided).layout(), kStrided);
+  std::ostringstream os;
+  os << x.layout();
+  EXPECT_EQ(os.str(), "Strided");
+  EXPECT_FALSE(x.is_inference());
+  EXPECT_FALSE(x.is_pinned());
+  const Tensor y = x.t();
+  const Tensor p = y.pin_memory();
+  if (cuda::is_available()) {
+    EXPECT_TRUE(p.is_pinned());
+    EXPECT_TRUE(p.is_contiguous());
+    expect_values(p, y);
+    EXPECT_TRUE(p.pin_memory().is_same(p));  // already pinned
+  } else {
+    EXPECT_TRUE(p.is_same(y));
+    EXPECT_FALSE(p.is_pinned());
+  }
+  EXPECT_EQ(error_of([&] { x.is_pinned(Device(kCPU)); }),
+            "pin_memory: expected a CUDA device to pin for, got 'cpu'");
+}
+
+// angle of real numbers (PyTorch 1.13's values, tools/golden/sort_ops.py
+// "angle" lines): pi below zero, 0 else (-0 too), NaN kept; integers and
+// bool give the default dtype. Its gradient is zero (AngleBackward0).
+TEST(MoreOpsTest, AngleOfRealNumbers) {
+  const float pi_f = static_cast<float>(M_PI);
+  expect_values(angle(tensor({-1.0f, 0.0f, 2.0f, NAN, -0.0f, -INFINITY, INFINITY})),
+                tensor({pi_f, 0.0f, 0.0f, NAN, 0.0f, pi_f, 0.0f}));
+  expect_values(tensor({-1, 0, 2}, kLong).angle(), tensor({pi_f, 0.0f, 0.0f}));
+  expect_values(tensor({true, false}).angle(), tensor({0.0f, 0.0f}));
+  expect_values(angle(tensor({-1.0f, 2.0f}).to(kHalf)), tensor({3.140625f, 0.0f}).to(kHalf));
+  expect_values(angle(tensor({-1.0, 2.0}, kDouble)), tensor({M_PI, 0.0}, kDouble));
 }
 
 }  // namespace

@@ -943,4 +943,8 @@ Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOpti
                           [&](Tensor& r, const Generator& g) { random_(r, low, high, g); });
 }
 
+namespace detail {
+double uniform_double(GeneratorImpl* g) { return uniform_real<double>(g, 0.0, 1.0); }
+}  // namespace detail
+
 }  // namespace ember

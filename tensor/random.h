@@ -134,6 +134,9 @@ Generator default_generator_for(Device device);
 // Seeds the default generators of every device of `type`, those made
 // later included (torch.cuda.manual_seed_all).
 void manual_seed_devices(DeviceType type, uint64_t seed);
+// One draw of at::uniform_real_distribution<double>(0, 1) from a CPU
+// generator (53 random bits); the caller holds g->mutex().
+double uniform_double(GeneratorImpl* g);
 }  // namespace detail
 
 // --- factories ------------------------------------------------------------

@@ -377,22 +377,28 @@ namespace {
 // PyTorch's unsafe_split: the pieces of split, recorded as outputs of one
 // node (UnsafeSplitBackward0) rather than as views of self, so autograd
 // does not see writes through them (hence "unsafe").
-std::vector<Tensor> record_unsafe_split(const Tensor& self, int64_t dim,
+std::vector<Tensor> record_unsafe_split(const char* op, const Tensor& self, int64_t dim,
                                         const std::function<std::vector<Tensor>()>& split) {
   detail::OpScope scope(self);
   std::vector<Tensor> out = split();
   if (scope.active()) {
-    scope.record_list("unsafe_split", {self}, out, {Scalar(detail::wrap_dim(dim, self.dim()))});
+    scope.record_list(op, {self}, out, {Scalar(detail::wrap_dim(dim, self.dim()))});
   }
   return out;
 }
 }  // namespace
 
 std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim) {
-  return record_unsafe_split(self, dim, [&] { return self.chunk(chunks, dim); });
+  return record_unsafe_split("unsafe_split", self, dim, [&] { return self.chunk(chunks, dim); });
 }
 std::vector<Tensor> unsafe_split(const Tensor& self, int64_t split_size, int64_t dim) {
-  return record_unsafe_split(self, dim, [&] { return self.split(split_size, dim); });
+  return record_unsafe_split("unsafe_split", self, dim,
+                             [&] { return self.split(split_size, dim); });
+}
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& self, IntArrayRef split_sizes,
+                                            int64_t dim) {
+  return record_unsafe_split("unsafe_split_with_sizes", self, dim,
+                             [&] { return self.split_with_sizes(split_sizes, dim); });
 }
 
 Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
@@ -630,6 +636,24 @@ Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, i
       });
 }
 
+Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size,
+                          IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  // PyTorch differentiates only contiguous inputs (Note [as_strided_scatter
+  // backward support] in its TensorShape.cpp).
+  EMBER_CHECK(!self.requires_grad() || self.is_contiguous(),
+              "as_strided_scatter is currently only supported for contiguous inputs");
+  return detail::record_out_op(
+      "as_strided_scatter", Tensor(), {self, src},
+      [&] {
+        return scatter_copy(
+            self, src, [&](const Tensor& t) { return t.as_strided(size, stride, storage_offset); });
+      },
+      [&] {
+        return OpArgs{DimVector(size.begin(), size.end()), DimVector(stride.begin(), stride.end()),
+                      Scalar(storage_offset.value_or(-1))};
+      });
+}
+
 // --- methods ---------------------------------------------------------------------
 
 Tensor Tensor::tile(IntArrayRef dims) const { return ::ember::tile(*this, dims); }
@@ -695,6 +719,13 @@ std::vector<Tensor> Tensor::unsafe_chunk(int64_t chunks, int64_t dim) const {
 }
 std::vector<Tensor> Tensor::unsafe_split(int64_t split_size, int64_t dim) const {
   return ::ember::unsafe_split(*this, split_size, dim);
+}
+std::vector<Tensor> Tensor::unsafe_split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
+  return ::ember::unsafe_split_with_sizes(*this, split_sizes, dim);
+}
+Tensor Tensor::as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                                  std::optional<int64_t> storage_offset) const {
+  return ::ember::as_strided_scatter(*this, src, size, stride, storage_offset);
 }
 Tensor Tensor::narrow_copy(int64_t dim, int64_t start, int64_t length) const {
   return ::ember::narrow_copy(*this, dim, start, length);

@@ -76,6 +76,8 @@ Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination)
 Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination);
 std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
 std::vector<Tensor> unsafe_split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& self, IntArrayRef split_sizes,
+                                            int64_t dim = 0);
 // narrow, copied into a new contiguous tensor.
 Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 // The indices of the nonzero elements, [count, dim] (nonzero).
@@ -117,6 +119,11 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim = 0,
                      std::optional<int64_t> end = std::nullopt, int64_t step = 1);
 Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
                         int64_t dim2 = 1);
+// self's copy (self's layout kept) with its as_strided(size, stride,
+// storage_offset) view overwritten by src; offsets count from the copy's
+// first element. Differentiable for contiguous self only, as PyTorch's.
+Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size,
+                          IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt);
 
 }  // namespace ember
 

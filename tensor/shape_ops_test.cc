@@ -289,6 +289,17 @@ TEST(ShapeOpsTest, Views) {
                  {{kLong, {2}, {1}, {0, 1}}, {kLong, {2}, {1}, {2, 3}}, {kLong, {1}, {1}, {4}}});
   expect_tensors(unsafe_chunk(arange(5), 3),
                  {{kLong, {2}, {1}, {0, 1}}, {kLong, {2}, {1}, {2, 3}}, {kLong, {1}, {1}, {4}}});
+  expect_tensors(
+      arange(10, kFloat).view({5, 2}).unsafe_split_with_sizes({2, 3}),
+      {{kFloat, {2, 2}, {2, 1}, {0, 1, 2, 3}}, {kFloat, {3, 2}, {2, 1}, {4, 5, 6, 7, 8, 9}}});
+  expect_tensors(
+      unsafe_split_with_sizes(arange(10, kFloat).view({2, 5}), {1, 4}, 1),
+      {{kFloat, {2, 1}, {5, 1}, {0, 5}}, {kFloat, {2, 4}, {5, 1}, {1, 2, 3, 4, 6, 7, 8, 9}}});
+  EXPECT_EQ(error_of([] {
+              arange(10, kFloat).view({2, 5}).unsafe_split_with_sizes({1, 3}, 1);
+            }),
+            "split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size at "
+            "dimension 1), but got split_sizes=[1, 3]");
   Tensor x = X();
   Tensor n = narrow_copy(x, -1, -2, 2);
   expect_tensor(n, {kFloat, {2, 2}, {2, 1}, {1, 2, 4, 5}});
@@ -605,6 +616,24 @@ TEST(ShapeOpsTest, SliceScatter) {
               Z().slice_scatter(ones({3, 4}), 1, 0, 4, 0);
             }),
             "slice step must be positive");
+}
+
+// PyTorch 1.13's values (tools/golden/shape_ops.py "as ..." lines).
+TEST(ShapeOpsTest, AsStridedScatter) {
+  expect_tensor(Z().as_strided_scatter(arange(1, 5, kFloat).view({2, 2}), {2, 2}, {4, 1}),
+                {kFloat, {3, 4}, {4, 1}, {1, 2, 0, 0, 3, 4, 0, 0, 0, 0, 0, 0}});
+  expect_tensor(as_strided_scatter(Z(), arange(1, 4, kFloat), {3}, {5}, 1),
+                {kFloat, {3, 4}, {4, 1}, {0, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3}});
+  // The copy keeps self's layout; offsets count in its storage.
+  expect_tensor(Z().t().as_strided_scatter(arange(1, 4, kFloat), {3}, {1}, 2),
+                {kFloat, {4, 3}, {1, 4}, {0, 3, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0}});
+  expect_tensor(Z().to(kLong).as_strided_scatter(full({2}, 2.5), {2}, {1}),
+                {kLong, {3, 4}, {4, 1}, {2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}});
+  EXPECT_EQ(error_of([] {
+              Z().as_strided_scatter(ones({3}), {2, 2}, {4, 1});
+            }),
+            "expected src to have a size equal to the slice of self. src size = [3], slice size = "
+            "[2, 2]");
 }
 
 TEST(ShapeOpsTest, DiagonalScatter) {

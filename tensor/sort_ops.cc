@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/fallback.h"
+#include "tensor/iterator.h"
 #include "tensor/math.h"
 #include "tensor/parallel.h"
 #include "tensor/record_function.h"
@@ -672,6 +674,153 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
 }
 Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const {
   return ::ember::bincount(*this, weights, minlength);
+}
+
+// --- searchsorted / bucketize ----------------------------------------------------
+
+namespace {
+
+// PyTorch's checks (its searchsorted_pre_check), in its order.
+void check_searchsorted(const Tensor& boundaries, const Tensor& input, bool out_int32, bool right,
+                        const std::optional<std::string>& side,
+                        const std::optional<Tensor>& sorter) {
+  if (side.has_value()) {
+    EMBER_CHECK(*side == "left" || *side == "right",
+                "torch.searchsorted(): side can only be 'left' or 'right' but got ", *side);
+    EMBER_CHECK(!right || *side == "right",
+                "torch.searchsorted(): side and right can't be set to opposites, got side of ",
+                *side, " while right was True");
+  }
+  if (sorter.has_value() && sorter->defined()) {
+    EMBER_CHECK(sorter->sizes() == boundaries.sizes(),
+                "torch.searchsorted(): boundary and sorter must have the same size, but got "
+                "boundary tensor ",
+                detail::sizes_str(boundaries.sizes()), "and got sorter tensor ",
+                detail::sizes_str(sorter->sizes()));
+    EMBER_CHECK(sorter->dtype() == kLong,
+                "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype ",
+                scalar_type_name(sorter->dtype()));
+  }
+  EMBER_CHECK(input.dim() > 0 || boundaries.dim() == 1,
+              "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+              "dimension is 1, but we got boundaries tensor dim(",
+              boundaries.dim(), ") and input value's dim(", input.dim(), ") numel(", input.numel(),
+              ")");
+  EMBER_CHECK(boundaries.dim() != 0,
+              "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+              "dimension");
+  bool leading_match = boundaries.dim() == input.dim();
+  for (int64_t d = 0; leading_match && d + 1 < boundaries.dim(); ++d) {
+    leading_match = boundaries.size(d) == input.size(d);
+  }
+  EMBER_CHECK(boundaries.dim() == 1 || leading_match,
+              "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+              "dimensions of boundaries tensor and input value tensor must match, but we got "
+              "boundaries tensor ",
+              detail::sizes_str(boundaries.sizes()), " and input value tensor ",
+              detail::sizes_str(input.sizes()));
+  if (out_int32) {
+    EMBER_CHECK(boundaries.size(-1) < INT32_MAX,
+                "torch.searchsorted(): the size of boundaries' last dimension should be less "
+                "than ",
+                INT32_MAX, ", but we got ", boundaries.size(-1));
+  }
+}
+
+// For each element of the contiguous input, the index of the first
+// boundary of its row that is >= it (> it when right), through sorter when
+// given; the comparisons are ATen's (!(b >= v)), so NaN goes last.
+template <typename T, typename Out>
+void searchsorted_kernel(const Tensor& bd, const Tensor& in, const Tensor& sorter, bool right,
+                         Tensor& out) {
+  const T* b = bd.data_ptr<T>();
+  const T* v = in.data_ptr<T>();
+  const int64_t* s = sorter.defined() ? sorter.data_ptr<int64_t>() : nullptr;
+  Out* o = out.data_ptr<Out>();
+  const int64_t n = bd.size(-1);
+  const int64_t row_len = in.dim() == 0 ? 1 : in.size(-1);
+  const bool per_row = bd.dim() > 1;
+  for (int64_t i = 0; i < in.numel(); ++i) {
+    const int64_t base = per_row ? (i / row_len) * n : 0;
+    const T val = v[i];
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + ((hi - lo) >> 1);
+      int64_t at = mid;
+      if (s != nullptr) {
+        at = s[base + mid];
+        EMBER_CHECK_INDEX(at >= 0 && at < n, "torch.searchsorted(): sorter index ", at,
+                          " is out of range for a boundary of size ", n);
+      }
+      const T m = b[base + at];
+      const bool go_right = right ? !(m > val) : !(m >= val);
+      if (go_right) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    o[i] = static_cast<Out>(lo);
+  }
+}
+
+// common: the dtype both are compared in (result_type, a scalar input
+// counting as a wrapped number).
+Tensor searchsorted_impl(const Tensor& boundaries, const Tensor& input, ScalarType common,
+                         bool out_int32, bool right, const std::optional<std::string>& side,
+                         const std::optional<Tensor>& sorter) {
+  check_searchsorted(boundaries, input, out_int32, right, side, sorter);
+  const Tensor sorter_t = sorter.has_value() ? *sorter : Tensor();
+  if (detail::cpu_fallback("searchsorted", {boundaries, input, sorter_t})) {
+    return detail::to_device(
+        searchsorted_impl(
+            detail::cpu(boundaries), detail::cpu(input), common, out_int32, right, side,
+            sorter_t.defined() ? std::optional<Tensor>(detail::cpu(sorter_t)) : std::nullopt),
+        boundaries);
+  }
+  const bool is_right = right || (side.has_value() && *side == "right");
+  const Tensor bd = boundaries.to(common).contiguous();
+  const Tensor in = input.to(common).contiguous();
+  const Tensor so = sorter_t.defined() ? sorter_t.contiguous() : Tensor();
+  Tensor out = empty(input.sizes(), input.options().dtype(out_int32 ? kInt : kLong));
+  if (in.numel() == 0) return out;
+  EMBER_DISPATCH_NUMERIC_TYPES(common, "searchsorted_out_cpu", [&] {
+    if (out_int32) {
+      searchsorted_kernel<scalar_t, int32_t>(bd, in, so, is_right, out);
+    } else {
+      searchsorted_kernel<scalar_t, int64_t>(bd, in, so, is_right, out);
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                    const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
+  profiler::RecordFunction prof_range("searchsorted", profiler::RangeKind::kOp, self);
+  return searchsorted_impl(sorted_sequence, self, result_type({sorted_sequence, self}), out_int32,
+                           right, side, sorter);
+}
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
+                    const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
+  const Tensor wrapped = wrapped_scalar_tensor(self);
+  const ScalarType common = result_type({sorted_sequence, wrapped});
+  return searchsorted_impl(sorted_sequence, wrapped.to(sorted_sequence.device()), common, out_int32,
+                           right, side, sorter);
+}
+
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(",
+              boundaries.dim(), ")");
+  return searchsorted(boundaries, self, out_int32, right);
+}
+
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(",
+              boundaries.dim(), ")");
+  return searchsorted(boundaries, self, out_int32, right);
 }
 
 }  // namespace ember

@@ -7,8 +7,8 @@
 // The semantics are PyTorch 1.13's, ties and NaN included (sort_ops_test.cc
 // holds its values, tools/golden/sort_ops.py made them). Most are written
 // with sort, gather and scatter, so they run on every device; mode,
-// cummax/cummin, logcumsumexp and histc have CPU kernels that other devices
-// reach through Note [CPU fallback].
+// cummax/cummin, logcumsumexp, histc and searchsorted have CPU kernels that
+// other devices reach through Note [CPU fallback].
 
 #include <optional>
 #include <string>
@@ -110,6 +110,25 @@ Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, cons
 // other weights double, none int64.
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = std::nullopt,
                 int64_t minlength = 0);
+
+// torch.searchsorted: for each value of self, the index in the last dim of
+// sorted_sequence (1-D, or with self's leading dims) where it would go to
+// keep the order: the first element >= it, or > it when right (side
+// "right"); NaN goes last. The two are compared in their common dtype;
+// sorter (int64, sorted_sequence's shape) gives the order of an unsorted
+// sequence. int64 indices, or int32 with out_int32. (An out-of-range sorter
+// index is an error; PyTorch 1.13 reads out of bounds.)
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false,
+                    bool right = false, const std::optional<std::string>& side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32 = false,
+                    bool right = false, const std::optional<std::string>& side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+// searchsorted(boundaries, self) for 1-D boundaries.
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false,
+                 bool right = false);
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32 = false,
+                 bool right = false);
 
 }  // namespace ember
 

@@ -460,5 +460,86 @@ TEST(SortOpsTest, Bincount) {
   EXPECT_EQ(error_of([&] { b.bincount(std::nullopt, -1); }), "minlength should be >= 0");
 }
 
+// searchsorted / bucketize against PyTorch 1.13 (tools/golden/sort_ops.py "ss"
+// and "bucketize" lines).
+TEST(SortOpsTest, Searchsorted) {
+  const Tensor b = tensor({1.0f, 3.0f, 5.0f, 7.0f, 9.0f});
+  const Tensor v = T({2, 3}, {3, 6, 9, 3, 6, kNaN}, kFloat);
+  expect_values(searchsorted(b, v), T({2, 3}, {1, 3, 4, 1, 3, 5}, kLong));
+  expect_values(searchsorted(b, v, false, true), T({2, 3}, {2, 3, 5, 2, 3, 5}, kLong));
+  expect_values(searchsorted(b, v, false, false, "right"), T({2, 3}, {2, 3, 5, 2, 3, 5}, kLong));
+  expect_values(searchsorted(b, v, true), T({2, 3}, {1, 3, 4, 1, 3, 5}, kInt));
+  expect_values(searchsorted(b, 6), T({}, {3}, kLong));
+  expect_values(searchsorted(tensor({1, 3, 5}, kLong), 3.5), T({}, {2}, kLong));
+  const Tensor rows = tensor({{1, 3, 5}, {2, 4, 6}}, kLong);
+  const Tensor rv = tensor({{3, 6}, {1, 4}}, kLong);
+  expect_values(searchsorted(rows, rv), T({2, 2}, {1, 3, 0, 1}, kLong));
+  expect_values(searchsorted(rows, rv, false, true), T({2, 2}, {2, 3, 0, 2}, kLong));
+  expect_values(searchsorted(tensor({1, 3, 5}, kLong), tensor({2.5f, 3.0f})),
+                T({2}, {1, 1}, kLong));
+  const Tensor unsorted = tensor({5.0f, 1.0f, 3.0f});
+  const Tensor sorter = tensor({1, 2, 0}, kLong);
+  expect_values(searchsorted(unsorted, tensor({2.0f, 3.0f}), false, false, std::nullopt, sorter),
+                T({2}, {1, 1}, kLong));
+  expect_values(searchsorted(unsorted, tensor({2.0f, 3.0f}), false, true, std::nullopt, sorter),
+                T({2}, {1, 2}, kLong));
+  const Tensor vt = searchsorted(b, v.t());
+  expect_values(vt, T({3, 2}, {1, 1, 3, 3, 4, 5}, kLong));
+  EXPECT_TRUE(vt.is_contiguous());
+  expect_values(searchsorted(b.to(kHalf), v.to(kHalf)), T({2, 3}, {1, 3, 4, 1, 3, 5}, kLong));
+  expect_values(searchsorted(empty({0}), tensor({1.0f})), T({1}, {0}, kLong));
+  expect_values(searchsorted(b, empty({0})), T({0}, {}, kLong));
+
+  expect_values(bucketize(v, b), T({2, 3}, {1, 3, 4, 1, 3, 5}, kLong));
+  expect_values(bucketize(v, b, false, true), T({2, 3}, {2, 3, 5, 2, 3, 5}, kLong));
+  expect_values(bucketize(4, b), T({}, {2}, kLong));
+  expect_values(bucketize(v, b, true), T({2, 3}, {1, 3, 4, 1, 3, 5}, kInt));
+}
+
+TEST(SortOpsTest, SearchsortedErrors) {
+  const Tensor b = tensor({1.0f, 3.0f, 5.0f, 7.0f, 9.0f});
+  const Tensor v = T({2, 3}, {3, 6, 9, 3, 6, kNaN}, kFloat);
+  EXPECT_EQ(error_of([&] { searchsorted(b, v, false, true, "left"); }),
+            "torch.searchsorted(): side and right can't be set to opposites, got side of left "
+            "while right was True");
+  EXPECT_EQ(error_of([&] { searchsorted(b, v, false, false, "middle"); }),
+            "torch.searchsorted(): side can only be 'left' or 'right' but got middle");
+  EXPECT_EQ(error_of([] {
+              searchsorted(ones({2, 3}), ones({3, 3}));
+            }),
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            "boundaries tensor [2, 3] and input value tensor [3, 3]");
+  EXPECT_EQ(error_of([] { searchsorted(tensor(1.0f), ones({3})); }),
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+            "dimension");
+  EXPECT_EQ(error_of([] {
+              searchsorted(ones({2, 3}), 1.0);
+            }),
+            "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+            "dimension is 1, but we got boundaries tensor dim(2) and input value's dim(0) "
+            "numel(1)");
+  EXPECT_EQ(error_of([&] {
+              searchsorted(b, v, false, false, std::nullopt, tensor({0, 1}, kLong));
+            }),
+            "torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+            "tensor [5]and got sorter tensor [2]");
+  EXPECT_EQ(error_of([&] { searchsorted(b, v, false, false, std::nullopt, arange(5, kFloat)); }),
+            "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype Float");
+  // PyTorch 1.13 reads out of bounds here; ember says so.
+  EXPECT_EQ(error_of([&] {
+              searchsorted(b, v, false, false, std::nullopt, tensor({0, 1, 2, 3, 7}, kLong));
+            }),
+            "torch.searchsorted(): sorter index 7 is out of range for a boundary of size 5");
+  EXPECT_EQ(error_of([] {
+              searchsorted(tensor({false, true}), tensor({true}));
+            }),
+            "\"searchsorted_out_cpu\" not implemented for 'Bool'");
+  EXPECT_EQ(error_of([&] {
+              bucketize(v, ones({2, 3}));
+            }),
+            "boundaries tensor must be 1 dimension, but got dim(2)");
+}
+
 }  // namespace
 }  // namespace ember

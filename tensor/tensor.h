@@ -24,6 +24,7 @@ namespace ember {
 
 class Tensor;
 class TensorIndex;
+class Generator;  // tensor/random.h
 template <typename T, size_t N>
 class TensorAccessor;  // tensor/accessor.h
 namespace autograd {
@@ -109,6 +110,16 @@ class Tensor {
   bool is_cpu() const { return device().is_cpu(); }
   bool is_quantized() const { return ::ember::is_quantized(dtype()); }
   bool is_complex() const { return false; }
+  // Every ember tensor is strided (memory_format.h).
+  Layout layout() const { return kStrided; }
+  // ember has no inference mode (c10::InferenceMode), so no tensor is an
+  // inference tensor.
+  bool is_inference() const { return false; }
+  // Whether the data lies in page-locked host memory, and a copy there
+  // (tensor/cuda/pinned.cc; Note [pin_memory without CUDA]). `device` names
+  // the accelerator, as libtorch's; only CUDA is accepted.
+  bool is_pinned(std::optional<Device> device = std::nullopt) const;
+  Tensor pin_memory(std::optional<Device> device = std::nullopt) const;
   bool is_same_size(const Tensor& o) const { return sizes() == o.sizes(); }
   uint32_t _version() const { return impl_->version(); }
 
@@ -235,6 +246,8 @@ class Tensor {
                     std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor& as_strided_(IntArrayRef size, IntArrayRef stride,
                       std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                            std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
@@ -695,6 +708,7 @@ class Tensor {
   Tensor moveaxis(int64_t source, int64_t destination) const;
   std::vector<Tensor> unsafe_chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> unsafe_split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> unsafe_split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
   Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
   // The sum of self down to `size` (which self's sizes must broadcast from).
   Tensor sum_to_size(IntArrayRef size) const;
@@ -816,6 +830,10 @@ class Tensor {
   Tensor& cauchy_(double median = 0, double sigma = 1) const;
   Tensor& log_normal_(double mean = 1, double std = 2) const;
   Tensor& geometric_(double p) const;
+  Tensor angle() const;  // more_ops.h
+  // more_ops.h (tensor/multinomial.cc).
+  Tensor multinomial(int64_t num_samples, bool replacement = false) const;
+  Tensor multinomial(int64_t num_samples, bool replacement, const Generator& generator) const;
 
   // Text form, exactly as PyTorch prints it (print.cc).
   std::string toString() const;

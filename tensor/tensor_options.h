@@ -44,6 +44,10 @@ class TensorOptions {
     return o;
   }
 
+  // libtorch's layout option: only kStrided exists in ember.
+  TensorOptions layout(Layout) const { return *this; }
+  Layout layout() const { return kStrided; }
+
   bool has_dtype() const { return dtype_.has_value(); }
   ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
   ScalarType dtype_or(ScalarType t) const { return dtype_.value_or(t); }

@@ -76,6 +76,18 @@ V slice_scatter_bw(const C& c, const V& g) {
               : Tensor(),
           c.needs(1) ? g[0].slice(dim, start, end, step) : Tensor()};
 }
+// args (size, stride, storage_offset or -1); self was contiguous.
+V as_strided_scatter_bw(const C& c, const V& g) {
+  const DimVector& size = c.dims(0);
+  const DimVector& stride = c.dims(1);
+  const int64_t o = c.int_arg(2);
+  const std::optional<int64_t> offset = o < 0 ? std::nullopt : std::optional<int64_t>(o);
+  const Tensor grad = g[0].contiguous();
+  return {c.needs(0) ? grad.as_strided_scatter(zeros(c.input_sizes(1), grad.options()), size,
+                                               stride, offset)
+                     : Tensor(),
+          c.needs(1) ? grad.as_strided(size, stride, offset) : Tensor()};
+}
 V diagonal_scatter_bw(const C& c, const V& g) {
   const int64_t offset = c.int_arg(0), d1 = c.int_arg(1), d2 = c.int_arg(2);
   return {c.needs(0)
@@ -84,18 +96,19 @@ V diagonal_scatter_bw(const C& c, const V& g) {
           c.needs(1) ? g[0].diagonal(offset, d1, d2) : Tensor()};
 }
 
-EMBER_REGISTER_DERIVATIVES({"trace", "TraceBackward0", 0, false, trace_bw},
-                           {"addmv", "AddmvBackward0", kSaveOther | kSaveThird, false, addmv_bw},
-                           {"addr", "AddrBackward0", kSaveOther | kSaveThird, false, addr_bw},
-                           {"addbmm", "AddbmmBackward0", kSaveOther | kSaveThird, false, addbmm_bw},
-                           {"rot90", "Rot90Backward0", 0, false, rot90_bw},
-                           {"unsafe_split", "UnsafeSplitBackward0", 0, false, unsafe_split_bw},
-                           {"diag_embed", "DiagEmbedBackward0", 0, false, diag_embed_bw},
-                           {"select_scatter", "SelectScatterBackward0", 0, false,
-                            select_scatter_bw},
-                           {"slice_scatter", "SliceScatterBackward0", 0, false, slice_scatter_bw},
-                           {"diagonal_scatter", "DiagonalScatterBackward0", 0, false,
-                            diagonal_scatter_bw});
+EMBER_REGISTER_DERIVATIVES(
+    {"trace", "TraceBackward0", 0, false, trace_bw},
+    {"addmv", "AddmvBackward0", kSaveOther | kSaveThird, false, addmv_bw},
+    {"addr", "AddrBackward0", kSaveOther | kSaveThird, false, addr_bw},
+    {"addbmm", "AddbmmBackward0", kSaveOther | kSaveThird, false, addbmm_bw},
+    {"rot90", "Rot90Backward0", 0, false, rot90_bw},
+    {"unsafe_split", "UnsafeSplitBackward0", 0, false, unsafe_split_bw},
+    {"unsafe_split_with_sizes", "UnsafeSplitWithSizesBackward0", 0, false, unsafe_split_bw},
+    {"as_strided_scatter", "AsStridedScatterBackward0", 0, false, as_strided_scatter_bw},
+    {"diag_embed", "DiagEmbedBackward0", 0, false, diag_embed_bw},
+    {"select_scatter", "SelectScatterBackward0", 0, false, select_scatter_bw},
+    {"slice_scatter", "SliceScatterBackward0", 0, false, slice_scatter_bw},
+    {"diagonal_scatter", "DiagonalScatterBackward0", 0, false, diagonal_scatter_bw});
 
 }  // namespace
 }  // namespace autograd

@@ -59,6 +59,9 @@ V hypot_bw(const C& c, const V& g) {
   return r;
 }
 
+// angle of a real number is piecewise constant (more_ops.h).
+V angle_bw(const C&, const V& g) { return {zeros_like(g[0])}; }
+
 EMBER_REGISTER_DERIVATIVES({"erfinv", "ErfinvBackward0", 0, true, erfinv_bw},
                            {"lgamma", "LgammaBackward0", kSaveSelf, false, lgamma_bw},
                            {"digamma", "DigammaBackward0", kSaveSelf, false, digamma_bw},
@@ -68,7 +71,8 @@ EMBER_REGISTER_DERIVATIVES({"erfinv", "ErfinvBackward0", 0, true, erfinv_bw},
                            {"sinc", "SincBackward0", kSaveSelf, false, sinc_bw},
                            {"copysign", "CopysignBackward0", kSaveSelf, true, copysign_bw},
                            {"copysign_scalar", "CopysignBackward1", kSaveSelf, true, copysign_bw},
-                           {"hypot", "HypotBackward0", kSaveSelf | kSaveOther, true, hypot_bw});
+                           {"hypot", "HypotBackward0", kSaveSelf | kSaveOther, true, hypot_bw},
+                           {"angle", "AngleBackward0", 0, false, angle_bw});
 
 }  // namespace
 }  // namespace autograd

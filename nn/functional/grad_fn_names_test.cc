@@ -881,6 +881,15 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return r({4, 3}).unsafe_chunk(2)[1];
        }},
+      {"unsafe_split_with_sizes",
+       [] {
+         return r({4, 3}).unsafe_split_with_sizes({1, 3})[1];
+       }},
+      {"angle", [] { return r({3}).angle(); }},
+      {"as_strided_scatter",
+       [] {
+         return r({3, 4}).as_strided_scatter(r({2}), {2}, {5}, 1);
+       }},
       {"ravel",
        [] {
          return r({2, 3}).ravel();

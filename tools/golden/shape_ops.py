@@ -271,6 +271,11 @@ show("ss 0d src", lambda: torch.zeros(3).select_scatter(torch.tensor(5.), 0, 1))
 show("ss bad", lambda: z.select_scatter(torch.ones(3), 0, 1))
 show("ss idx", lambda: z.select_scatter(torch.ones(4), 0, 3))
 show("ss dim", lambda: z.select_scatter(torch.ones(4), 2, 0))
+show("as", lambda: z.as_strided_scatter(torch.arange(1., 5.).view(2, 2), (2, 2), (4, 1)))
+show("as off", lambda: z.as_strided_scatter(torch.arange(1., 4.), (3,), (5,), 1))
+show("as t", lambda: z.t().as_strided_scatter(torch.arange(1., 4.), (3,), (1,), 2))
+show("as dtype", lambda: z.long().as_strided_scatter(torch.full((2,), 2.5), (2,), (1,)))
+show("as bad", lambda: z.as_strided_scatter(torch.ones(3), (2, 2), (4, 1)))
 
 
 def sl(self, src, dim=0, start=None, end=None, step=1):

@@ -233,6 +233,51 @@ show("bincount float", lambda: torch.tensor([1.0]).bincount())
 show("bincount weights size", lambda: B.bincount(torch.tensor([1.0])))
 show("bincount minlength < 0", lambda: B.bincount(minlength=-1))
 
+# searchsorted / bucketize: both sides, NaN (last), per-row boundaries,
+# promotion between the two dtypes, sorter, scalars, int32 output.
+SB = torch.tensor([1., 3, 5, 7, 9])
+SV = torch.tensor([[3., 6, 9], [3, 6, nan]])
+show("ss left", lambda: torch.searchsorted(SB, SV))
+show("ss right", lambda: torch.searchsorted(SB, SV, right=True))
+show("ss side right", lambda: torch.searchsorted(SB, SV, side="right"))
+show("ss int32", lambda: torch.searchsorted(SB, SV, out_int32=True))
+show("ss scalar", lambda: torch.searchsorted(SB, 6))
+show("ss scalar promotes", lambda: torch.searchsorted(torch.tensor([1, 3, 5]), 3.5))
+show("ss rows", lambda: torch.searchsorted(torch.tensor([[1, 3, 5], [2, 4, 6]]),
+                                           torch.tensor([[3, 6], [1, 4]])))
+show("ss rows right", lambda: torch.searchsorted(torch.tensor([[1, 3, 5], [2, 4, 6]]),
+                                                 torch.tensor([[3, 6], [1, 4]]), right=True))
+show("ss mixed", lambda: torch.searchsorted(torch.tensor([1, 3, 5]), torch.tensor([2.5, 3.])))
+show("ss sorter", lambda: torch.searchsorted(torch.tensor([5., 1, 3]), torch.tensor([2., 3.]),
+                                             sorter=torch.tensor([1, 2, 0])))
+show("ss sorter right", lambda: torch.searchsorted(torch.tensor([5., 1, 3]),
+                                                   torch.tensor([2., 3.]), right=True,
+                                                   sorter=torch.tensor([1, 2, 0])))
+show("ss transposed", lambda: torch.searchsorted(SB, SV.t()))
+show("ss half", lambda: torch.searchsorted(SB.half(), SV.half()))
+show("ss empty boundaries", lambda: torch.searchsorted(torch.tensor([]), torch.tensor([1.])))
+show("ss empty input", lambda: torch.searchsorted(SB, torch.tensor([])))
+show("bucketize", lambda: torch.bucketize(SV, SB))
+show("bucketize right", lambda: torch.bucketize(SV, SB, right=True))
+show("bucketize scalar", lambda: torch.bucketize(4, SB))
+show("bucketize int32", lambda: torch.bucketize(SV, SB, out_int32=True))
+show("ss side opposite", lambda: torch.searchsorted(SB, SV, right=True, side="left"))
+show("ss side bad", lambda: torch.searchsorted(SB, SV, side="middle"))
+show("ss dims", lambda: torch.searchsorted(torch.ones(2, 3), torch.ones(3, 3)))
+show("ss 0-d boundaries", lambda: torch.searchsorted(torch.tensor(1.), torch.ones(3)))
+show("ss scalar rows", lambda: torch.searchsorted(torch.ones(2, 3), 1.))
+show("ss sorter size", lambda: torch.searchsorted(SB, SV, sorter=torch.tensor([0, 1])))
+show("ss sorter dtype", lambda: torch.searchsorted(SB, SV, sorter=torch.tensor([0., 1, 2, 3, 4])))
+show("ss bool", lambda: torch.searchsorted(torch.tensor([False, True]), torch.tensor([True])))
+show("bucketize 2-d", lambda: torch.bucketize(SV, torch.ones(2, 3)))
+
+# angle of real numbers: pi below zero, 0 else (-0 too), NaN kept.
+show("angle", lambda: torch.angle(torch.tensor([-1., 0., 2., nan, -0.0, -inf, inf])))
+show("angle long", lambda: torch.angle(torch.tensor([-1, 0, 2])))
+show("angle bool", lambda: torch.angle(torch.tensor([True, False])))
+show("angle half", lambda: torch.angle(torch.tensor([-1., 2]).half()))
+show("angle double", lambda: torch.angle(torch.tensor([-1., 2], dtype=torch.float64)))
+
 # Gradients (float64) that the node formulas must give.
 g = torch.tensor([[1.0, 2.0, 1.0, 0.5], [3.0, 1.0, 3.0, 2.0]], dtype=torch.float64,
                  requires_grad=True)
