@@ -28,7 +28,7 @@ OUT_OF_SCOPE = {
     # named tensors
     "align_as", "align_to", "has_names", "names", "refine_names", "rename", "rename_", "name",
     # complex numbers
-    "adjoint", "angle", "cdouble", "cfloat", "chalf", "conj", "conj_physical",
+    "adjoint", "cdouble", "cfloat", "chalf", "conj", "conj_physical",
     "conj_physical_", "imag", "is_conj", "is_neg", "mH", "real", "resolve_conj", "resolve_neg",
     "H", "istft", "stft",
     # other backends, storages, Python-only protocol

@@ -432,6 +432,11 @@ std::vector<Op> ops() {
       U("histc 4 -1 1", kAny, a.histc(4, -1, 1)),
       U("bincount", kAny, a.flatten().bincount()),
       U("bincount minlength", kAny, a.flatten().bincount({}, 9)),
+      B("searchsorted", kAny, searchsorted(std::get<0>(a.flatten().sort(0)), b)),
+      B("searchsorted right", kAny, searchsorted(std::get<0>(a.flatten().sort(0)), b, true, true)),
+      B("searchsorted rows", kAny, searchsorted(std::get<0>(a.sort(-1)), b)),
+      B("bucketize", kAny, bucketize(b, std::get<0>(a.flatten().sort(0)))),
+      U("angle", kAny, a.angle()),
       // shape
       UD("t", kAny, 2, a.transpose(0, 1)),
       U("flatten", kAny, a.flatten()),
