@@ -1223,6 +1223,85 @@ std::vector<Case> cases() {
        [] {
          return V{leaf(r({3, 3}) * 0.3)};
        }},
+      // tensor/linalg_spectral.h: singular vectors and eigenvectors are
+      // defined up to sign, so the losses take S, L, squares of the vectors
+      // (sign-free) or reconstructions; random inputs have distinct values.
+      {"linalg_svd",
+       [](const V& x) {
+         auto [U, S, Vh] = linalg_svd(x[0], false);
+         auto [U2, S2, Vh2] = linalg_svd(x[1], false);
+         auto [U3, S3, Vh3] = linalg_svd(x[2]);
+         return V{S,
+                  U * U,
+                  Vh * Vh,
+                  S2,
+                  Vh2 * Vh2,
+                  U2 * U2,
+                  S3,
+                  U3 * U3,
+                  Vh3.narrow(-2, 0, 2).abs(),
+                  linalg_svdvals(x[0]),
+                  std::get<1>(x[0].svd()),
+                  std::get<2>(x[1].svd()).square()};
+       },
+       [] {
+         return V{leaf(r({3, 2})), rt(2, 3), leaf(r({2, 2, 3}))};
+       }},
+      {"linalg_eigh",
+       [](const V& x) {
+         const Tensor s = x[0] + x[0].mT();
+         auto [L, Q] = linalg_eigh(s);
+         auto [L2, Q2] = linalg_eigh(s, "U");
+         return V{L, Q * Q, L2, Q2.matmul(L2.diag_embed()).matmul(Q2.mT()), linalg_eigvalsh(s)};
+       },
+       [] {
+         return V{leaf(r({2, 3, 3}))};
+       }},
+      {"symeig",
+       [](const V& x) {
+         const Tensor s = x[0] + x[0].mT();
+         auto [L, Q] = s.symeig(true);
+         return V{L, Q * Q};
+       },
+       [] {
+         return V{leaf(r({3, 3}))};
+       }},
+      {"linalg_pinv",
+       [](const V& x) {
+         const Tensor s = x[2].matmul(x[2].mT()) + eye(3, kDouble);
+         return V{linalg_pinv(x[0]), linalg_pinv(x[1]), x[0].pinverse(),
+                  linalg_pinv(s, std::optional<Tensor>(), std::nullopt, true)};
+       },
+       [] {
+         return V{leaf(r({3, 2})), rt(2, 3), leaf(r({3, 3}))};
+       }},
+      {"linalg_lstsq",
+       [](const V& x) {
+         return V{
+             std::get<0>(linalg_lstsq(x[0], x[1])), std::get<0>(linalg_lstsq(x[0], x[2])),
+             std::get<0>(linalg_lstsq(x[0].mT(), x[1].narrow(0, 0, 2), std::nullopt, "gelsd"))};
+       },
+       [] {
+         return V{leaf(r({3, 2}) + cat({eye(2, kDouble), zeros({1, 2}, kDouble)})), leaf(r({3, 2})),
+                  leaf(r({3}))};
+       }},
+      {"linalg_matrix_exp",
+       [](const V& x) {
+         return V{x[0].matrix_exp(), linalg_matrix_exp(x[1] * 2)};
+       },
+       [] {
+         return V{leaf(r({3, 3}) * 0.5), leaf(r({2, 2, 2}))};
+       }},
+      // det at singular matrices (rank 1 and rank 2): the SVD path.
+      {"linalg_det",
+       [](const V& x) {
+         return V{linalg_det(x[0]), x[1].det()};
+       },
+       [] {
+         return V{leaf(tensor({1.0, 2, 3, 2, 4, 6, -1, -2, -3}).view({3, 3})),
+                  leaf(tensor({1.0, 2, 3, 4, 5, 6, 7, 8, 9}).view({3, 3}))};
+       },
+       false},
       {"diag_embed",
        [](const V& x) {
          return V{x[0].diag_embed(), x[0].diag_embed(1, 0, 2)};

@@ -15,6 +15,7 @@
 #include "tensor/indexing.h"
 #include "tensor/linalg.h"
 #include "tensor/linalg_more.h"
+#include "tensor/linalg_spectral.h"
 #include "tensor/math.h"
 #include "tensor/more_ops.h"
 #include "tensor/nn_ops.h"

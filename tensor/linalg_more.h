@@ -11,9 +11,11 @@
 // tensor.h.
 //
 // Deviations: PyTorch raises torch.linalg.LinAlgError (a RuntimeError) for
-// singular and non-positive-definite inputs, ember its ember::Error; the
-// gradient of det at a singular matrix (PyTorch: through an SVD) is not
-// supported and throws the inverse's singular-matrix error.
+// singular and non-positive-definite inputs, ember its ember::Error. The
+// gradient of det at a singular matrix goes through an SVD
+// (linalg_spectral.h) and is the adjugate, as PyTorch 1.13's under grad mode;
+// PyTorch's first-order path returns zeros there instead (wrong for rank
+// n-1), which ember deliberately does not copy.
 
 #include <tuple>
 

@@ -578,6 +578,11 @@ class Tensor {
   Tensor cholesky(bool upper = false) const;
   Tensor cholesky_solve(const Tensor& input2, bool upper = false) const;
   Tensor cholesky_inverse(bool upper = false) const;
+  // linalg_spectral.h
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+  std::tuple<Tensor, Tensor> symeig(bool eigenvectors = false, bool upper = true) const;
+  Tensor pinverse(double rcond = 1e-15) const;
+  Tensor matrix_exp() const;
 
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;

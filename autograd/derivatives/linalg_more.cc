@@ -5,6 +5,7 @@
 #include "tensor/creation.h"
 #include "tensor/linalg.h"
 #include "tensor/linalg_more.h"
+#include "tensor/linalg_spectral.h"
 #include "tensor/shape.h"
 #include "tensor/shape_ops.h"
 
@@ -23,8 +24,8 @@ V linalg_inv_bw(const C& c, const V& g) {
 
 // s A^-T for a batch of scalars s (d det / dA = det A^-T): linalg_solve
 // with A^T, as PyTorch's formula for invertible A when it must stay
-// differentiable. A singular A (PyTorch: through an SVD) throws the
-// solver's error.
+// differentiable. A singular A throws the solver's error (linalg_det_bw
+// then goes through an SVD).
 Tensor scaled_inverse_t(const Tensor& A, const Tensor& s) {
   const int64_t n = A.size(-1);
   DimVector sizes(s.sizes().begin(), s.sizes().end());
@@ -32,8 +33,23 @@ Tensor scaled_inverse_t(const Tensor& A, const Tensor& s) {
   return linalg_solve(A.mT(), s.unsqueeze(-1).expand(sizes).diag_embed());
 }
 
+// linalg_det: det A^-T where A is invertible. Where the solve finds a
+// singular matrix, the adjugate through an SVD A = U diag(S) Vh, as
+// PyTorch's singular case: gA = det(U) det(Vh) U diag(g prod_{j!=i} S_j) Vh
+// (for every matrix of the batch; it holds for invertible ones too).
 V linalg_det_bw(const C& c, const V& g) {
-  return {scaled_inverse_t(c.input(0), g[0] * c.output(0))};
+  const Tensor& A = c.input(0);
+  try {
+    return {scaled_inverse_t(A, g[0] * c.output(0))};
+  } catch (const Error&) {
+  }
+  auto [U, S, Vh] = linalg_svd(A);
+  const Tensor alpha = linalg_det(U) * linalg_det(Vh);
+  const Tensor eye_n = eye(S.size(-1), S.options());
+  // Row i: S with S_i replaced by 1.
+  const Tensor others = (S.unsqueeze(-2) * (1 - eye_n) + eye_n).prod(-1);
+  const Tensor D = (g[0] * alpha).unsqueeze(-1) * others;
+  return {(U * D.unsqueeze(-2)).matmul(Vh)};
 }
 
 // linalg_slogdet: only logabsdet is differentiable (sign is piecewise

@@ -950,6 +950,57 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return cholesky_solve(r({3, 2}), spd());
        }},
       {"cholesky_inverse", [] { return cholesky_inverse(spd()); }},
+      // linalg_spectral.cc
+      {"linalg_svd",
+       [] {
+         return std::get<1>(linalg_svd(r({3, 2})));
+       }},
+      {"svd",
+       [] {
+         return std::get<1>(r({3, 2}).svd());
+       }},
+      {"svd_no_uv",
+       [] {
+         return std::get<1>(r({3, 2}).svd(true, false));
+       }},
+      {"linalg_svdvals",
+       [] {
+         return linalg_svdvals(r({2, 3}));
+       }},
+      {"linalg_eigh",
+       [] {
+         return std::get<0>(linalg_eigh(r({3, 3})));
+       }},
+      {"linalg_eigvalsh",
+       [] {
+         return linalg_eigvalsh(r({3, 3}));
+       }},
+      {"symeig",
+       [] {
+         return std::get<0>(r({3, 3}).symeig(true));
+       }},
+      {"linalg_pinv",
+       [] {
+         return linalg_pinv(r({3, 2}));
+       }},
+      {"linalg_pinv_hermitian",
+       [] { return linalg_pinv(spd(), std::optional<Tensor>(), std::nullopt, true); }},
+      {"pinverse",
+       [] {
+         return r({2, 3}).pinverse();
+       }},
+      {"linalg_lstsq",
+       [] {
+         return std::get<0>(linalg_lstsq(r({3, 2}), r({3, 2})));
+       }},
+      {"matrix_exp",
+       [] {
+         return r({3, 3}).matrix_exp();
+       }},
+      {"linalg_matrix_exp",
+       [] {
+         return linalg_matrix_exp(r({3, 3}));
+       }},
   };
   return *m;
 }

@@ -378,6 +378,22 @@ case("linalg_cholesky", lambda: torch.linalg.cholesky(spd()))
 case("cholesky_solve", lambda: torch.cholesky_solve(r(3, 2), spd()))
 case("cholesky_inverse", lambda: torch.cholesky_inverse(spd()))
 
+# linalg_spectral.cc (singular vectors are defined up to sign: the cases
+# take S, L or results that do not depend on it)
+case("linalg_svd", lambda: torch.linalg.svd(r(3, 2))[1])
+case("svd", lambda: r(3, 2).svd()[1])
+case("svd_no_uv", lambda: r(3, 2).svd(compute_uv=False)[1])
+case("linalg_svdvals", lambda: torch.linalg.svdvals(r(2, 3)))
+case("linalg_eigh", lambda: torch.linalg.eigh(r(3, 3))[0])
+case("linalg_eigvalsh", lambda: torch.linalg.eigvalsh(r(3, 3)))
+case("symeig", lambda: r(3, 3).symeig(eigenvectors=True)[0])
+case("linalg_pinv", lambda: torch.linalg.pinv(r(3, 2)))
+case("linalg_pinv_hermitian", lambda: torch.linalg.pinv(spd(), hermitian=True))
+case("pinverse", lambda: r(2, 3).pinverse())
+case("linalg_lstsq", lambda: torch.linalg.lstsq(r(3, 2), r(3, 2))[0])
+case("matrix_exp", lambda: r(3, 3).matrix_exp())
+case("linalg_matrix_exp", lambda: torch.linalg.matrix_exp(r(3, 3)))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
