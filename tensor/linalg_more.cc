@@ -25,6 +25,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/iterator.h"
+#include "tensor/linalg_lapack.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 
@@ -57,6 +58,12 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
 
 namespace ember {
 namespace {
+
+using linalg_internal::batch_count;
+using linalg_internal::broadcast_batch;
+using linalg_internal::column_major;
+using linalg_internal::error_prefix;
+using linalg_internal::from_column_major;
 
 // One spelling per routine for float and double.
 template <typename T>
@@ -114,37 +121,6 @@ void check_floating(const char* fn, const Tensor& A) {
   EMBER_CHECK(is_floating_point(A.scalar_type()), fn,
               ": Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(A.scalar_type()));
-}
-
-// "fn: " or "fn: (Batch element i): ", the start of a per-matrix error.
-std::string error_prefix(const char* fn, bool batched, int64_t i) {
-  return batched ? absl::StrCat(fn, ": (Batch element ", i, "): ") : absl::StrCat(fn, ": ");
-}
-
-// A's matrices column-major on the CPU (Note [Column-major batches]), in
-// a buffer of their own: the kernels write into it.
-Tensor column_major(const Tensor& A) {
-  const Tensor t = A.to(kCPU).mT();
-  return t.is_contiguous() ? t.clone() : t.contiguous();
-}
-
-// Back from column_major's layout, on `device`.
-Tensor from_column_major(const Tensor& buf, Device device) { return buf.mT().to(device); }
-
-// The number of matrices in t (..., r, c).
-int64_t batch_count(const Tensor& t) {
-  int64_t count = 1;
-  for (int64_t d = 0; d + 2 < t.dim(); ++d) count *= t.size(d);
-  return count;
-}
-
-// The shape A's and B's batch dims broadcast to, followed by `rows`, `cols`.
-DimVector broadcast_batch(const Tensor& A, const Tensor& B, int64_t rows, int64_t cols) {
-  const IntArrayRef a = A.sizes(), b = B.sizes();
-  DimVector out = infer_size(a.slice(0, a.size() - 2), b.slice(0, b.size() - 2));
-  out.push_back(rows);
-  out.push_back(cols);
-  return out;
 }
 
 // --- kernels (CPU, column-major in place) -------------------------------------------
