@@ -236,8 +236,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
   auto [a, tau] = geqrf_kernel(A);
   // a is (..., n, m): its rows are A's columns.
   const bool complete = mode == "complete";
-  Tensor R = from_column_major(a, A.device());
-  R = R.narrow(-2, 0, complete ? m : k).triu().contiguous();
+  Tensor R = a.mT().narrow(-2, 0, complete ? m : k).triu().contiguous().to(A.device());
   Tensor Q;
   if (mode == "r") {
     Q = empty({0}, A.options());

@@ -190,5 +190,26 @@ TEST(LinalgFactorTest, Errors) {
   expect_error("old lu_solve dtype", [&] { ones({3, 2}).lu_solve(LU, piv); });
 }
 
+// CUDA inputs go to LAPACK on the CPU and come back (tools/gpu_checks.sh runs
+// this where there is a GPU).
+TEST(LinalgFactorTest, CudaRoundTrip) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const Tensor A = in("tall"), Ac = A.to(kCUDA);
+  auto [Q, R] = linalg_qr(Ac);
+  EXPECT_TRUE(Q.is_cuda() && R.is_cuda());
+  expect_tuple(std::make_tuple(Q.to(kCPU), R.to(kCPU)), "qr/tall/reduced");
+  auto [a, tau] = geqrf(Ac);
+  EXPECT_TRUE(a.is_cuda() && tau.is_cuda());
+  expect_golden(orgqr(a, tau).to(kCPU), "orgqr/tall");
+  expect_golden(ormqr(a, tau, in("C4").to(kCUDA)).to(kCPU), "ormqr/10");
+  auto [LU, piv, info] = linalg_lu_factor_ex(in("sq").to(kCUDA));
+  EXPECT_TRUE(LU.is_cuda() && piv.is_cuda() && info.is_cuda());
+  expect_tuple(std::make_tuple(LU.to(kCPU), piv.to(kCPU), info.to(kCPU)), "lu_factor_ex/sq");
+  auto [P, L, U] = linalg_lu(Ac);
+  expect_tuple(std::make_tuple(P.to(kCPU), L.to(kCPU), U.to(kCPU)), "linalg_lu/tall");
+  expect_golden(linalg_lu_solve(LU, piv, in("B").to(kCUDA)).to(kCPU), "lu_solve/10");
+  expect_error("lu_factor singular", [] { linalg_lu_factor(in("batch").select(0, 2).to(kCUDA)); });
+}
+
 }  // namespace
 }  // namespace ember
