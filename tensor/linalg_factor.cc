@@ -278,7 +278,7 @@ Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
   EMBER_CHECK(input.dim() >= 2, fn, ": input must have at least 2 dimensions.");
   EMBER_CHECK(input.size(-2) >= input.size(-1), fn,
               ": input.shape[-2] must be greater than or equal to input.shape[-1]");
-  EMBER_CHECK(tau.dim() >= 1 && input.size(-1) >= tau.size(-1), fn,
+  EMBER_CHECK(input.size(-1) >= tau.size(-1), fn,
               ": input.shape[-1] must be greater than or equal to tau.shape[-1]");
   EMBER_CHECK(input.dim() - tau.dim() == 1, fn,
               ": Expected tau to have one dimension less than input, but got tau.ndim equal to ",
@@ -430,12 +430,17 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
   }
   if (unpack_pivots) {
     // Row i of P^T A is row perm[i] of A: A = P L U with P[perm[i], i] = 1.
-    const Tensor piv = LU_pivots.to(kCPU).contiguous();
+    // Pivots of another batch shape broadcast to LU's (PyTorch reads past
+    // their end there).
+    const int64_t npiv = LU_pivots.dim() > 0 ? LU_pivots.size(-1) : 0;
+    DimVector piv_shape(LU_data.sizes().begin(), LU_data.sizes().end() - 2);
+    piv_shape.push_back(npiv);
+    const Tensor piv = LU_pivots.to(kCPU).expand(piv_shape).contiguous();
     const int64_t batches = batch_count(LU_data);
-    const int64_t npiv = piv.dim() > 0 ? piv.size(-1) : 0;
-    Tensor p = zeros(broadcast_batch(LU_data, LU_data, m, m), TensorOptions(LU_data.scalar_type()));
-    EMBER_DISPATCH_FLOAT_DOUBLE(p.scalar_type(), "lu_unpack", [&] {
-      scalar_t* pp = p.data_ptr<scalar_t>();
+    // Built in double and cast: PyTorch unpacks integer LU_data too.
+    Tensor p = zeros(broadcast_batch(LU_data, LU_data, m, m), TensorOptions(kDouble));
+    {
+      double* pp = p.data_ptr<double>();
       const int* pv = piv.data_ptr<int>();
       std::vector<int64_t> perm(m);
       for (int64_t b = 0; b < batches; ++b) {
@@ -449,8 +454,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
         }
         for (int64_t i = 0; i < m; ++i) pp[b * m * m + perm[i] * m + i] = 1;
       }
-    });
-    P = p.to(LU_data.device());
+    }
+    P = p.to(LU_data.options());
   } else {
     P = empty({0}, LU_data.options());
   }
@@ -488,7 +493,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", B.size(-2), "x", B.size(-1),
               ")");
   EMBER_CHECK(is_floating_point(LU.scalar_type()),
-              "linalg.lu_solve: Expected a floating point or complex tensor as input. Got ",
+              "torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(LU.scalar_type()));
   EMBER_CHECK(LU.scalar_type() == B.scalar_type(),
               "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type ",
@@ -499,13 +504,17 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == LU.size(-1),
               "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the "
               "matrix");
+  EMBER_CHECK(LU.sizes().slice(0, LU.dim() - 1) == pivots.sizes(),
+              "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got "
+              "pivots with shape ",
+              shape_string(pivots.sizes()), " instead");
   check_float_double("linalg_lu_solve", LU);
   detail::OpScope scope(LU, B);
   // X A = B is A^T X^T = B^T: one getrs with the other transposition.
   const Tensor Bt = left ? B : B.mT();
   const char trans = (left != adjoint) ? 'N' : 'T';
-  const DimVector a_shape = broadcast_batch(LU, Bt, n, n);
-  const DimVector b_shape = broadcast_batch(LU, Bt, n, Bt.size(-1));
+  const DimVector a_shape = broadcast_batch(Bt, LU, n, n);  // PyTorch names B "a"
+  const DimVector b_shape = broadcast_batch(Bt, LU, n, Bt.size(-1));
   DimVector p_shape(a_shape.begin(), a_shape.end() - 1);
   const Tensor a = column_major(LU.expand(a_shape));
   const Tensor piv = pivots.to(kCPU).expand(p_shape).contiguous();

@@ -114,6 +114,11 @@ TEST(LinalgFactorTest, Lu) {
     auto [LUn, pivn] = linalg_lu_factor(in(n));
     expect_tuple(lu_unpack(LUn, pivn), absl::StrCat("lu_unpack/", n));
   }
+  expect_tuple(lu_unpack(tensor({2, 1, 1, 3}, kLong).view({2, 2}), tensor({2, 2}, kInt)),
+               "lu_unpack/long");
+  expect_tuple(linalg_lu(zeros({2, 0, 3}, kDouble)), "linalg_lu/empty_batch");
+  expect_golden(linalg_lu_solve(zeros({0, 0}, kDouble), zeros({0}, kInt), zeros({0, 2}, kDouble)),
+                "lu_solve/empty");
   auto [P, L, U] = lu_unpack(LU, piv, false, false);
   EXPECT_EQ(P.numel(), 0);
   EXPECT_EQ(L.numel(), 0);
@@ -185,6 +190,29 @@ TEST(LinalgFactorTest, Errors) {
   });
   expect_error("lu_solve pivots shape", [&] {
     linalg_lu_solve(LU, piv.narrow(0, 0, 2), ones({3, 2}, kDouble));
+  });
+  expect_error("ormqr k>m", [] { ormqr(ones({2, 3}), ones({3}), ones({2, 2})); });
+  expect_error("ormqr k>m right", [] { ormqr(ones({2, 3}), ones({3}), ones({2, 2}), false); });
+  expect_error("ormqr tau ndim", [] { ormqr(ones({3, 2}), ones({1, 2}), ones({3, 2})); });
+  expect_error("ormqr other ndim", [] { ormqr(ones({3, 2}), ones({2}), ones({1, 3, 2})); });
+  expect_error("ormqr tau batch", [] { ormqr(ones({2, 3, 2}), ones({3, 2}), ones({2, 3, 2})); });
+  expect_error("ormqr tau dtype", [] { ormqr(ones({3, 2}), ones({2}, kDouble), ones({3, 2})); });
+  expect_error("ormqr long", [] {
+    ormqr(ones({3, 2}, kLong), ones({2}, kLong), ones({3, 2}, kLong));
+  });
+  expect_error("orgqr tau 0d", [] { linalg_householder_product(ones({3, 2}), scalar_tensor(1)); });
+  expect_error("qr bfloat16", [] { linalg_qr(ones({2, 2}, kBFloat16)); });
+  expect_error("lu_factor half", [] { linalg_lu_factor(ones({2, 2}, kHalf)); });
+  expect_error("lu_factor_ex pivot", [&] { linalg_lu_factor_ex(f22, false); });
+  expect_error("lu_solve LU 1d", [&] { linalg_lu_solve(ones({3}), piv, ones({3, 2})); });
+  expect_error("lu_solve LU long", [&] {
+    linalg_lu_solve(ones({3, 3}, kLong), piv, ones({3, 2}, kLong));
+  });
+  expect_error("lu_solve pivots batch", [&] {
+    linalg_lu_solve(LU, piv.expand({2, 3}), ones({3, 2}, kDouble));
+  });
+  expect_error("lu_solve B batch", [&] {
+    linalg_lu_solve(LU.expand({2, 3, 3}), piv.expand({2, 3}), ones({3, 3, 2}, kDouble));
   });
   expect_error("old lu_solve shape", [&] { lu_solve(ones({2, 2}, kDouble), LU, piv); });
   expect_error("old lu_solve dtype", [&] { ones({3, 2}).lu_solve(LU, piv); });

@@ -112,6 +112,12 @@ grads("grad/lu_factor/wide", lambda x: torch.linalg.lu_factor(x)[0], wide)
 grads("grad/lu_factor/tall", lambda x: torch.linalg.lu_factor(x)[0], tall)
 grads("grad/linalg_lu/tall", lambda x: torch.linalg.lu(x)[1:], tall)
 grads("grad/lu_solve", lambda x, b: torch.linalg.lu_solve(x, piv, b), LU, B)
+add("linalg_lu/empty_batch", tuple(torch.linalg.lu(torch.zeros(2, 0, 3, dtype=D))))
+add("lu_solve/empty", torch.linalg.lu_solve(torch.zeros(0, 0, dtype=D),
+                                            torch.zeros(0, dtype=torch.int32),
+                                            torch.zeros(0, 2, dtype=D)))
+add("lu_unpack/long", tuple(torch.lu_unpack(torch.tensor([[2, 1], [1, 3]]),
+                                            torch.tensor([2, 2], dtype=torch.int32))))
 g.write()
 
 e = ErrorWriter("linalg_factor")
@@ -168,4 +174,29 @@ e.err("lu_solve pivots dtype", lambda: torch.linalg.lu_solve(LU, piv.long(), tor
 e.err("lu_solve pivots shape", lambda: torch.linalg.lu_solve(LU, piv[:2], torch.ones(3, 2, dtype=D)))
 e.err("old lu_solve shape", lambda: torch.lu_solve(torch.ones(2, 2, dtype=D), LU, piv))
 e.err("old lu_solve dtype", lambda: torch.lu_solve(torch.ones(3, 2), LU, piv))
+e.err("ormqr k>m", lambda: torch.ormqr(torch.ones(2, 3), torch.ones(3), torch.ones(2, 2)))
+e.err("ormqr k>m right",
+      lambda: torch.ormqr(torch.ones(2, 3), torch.ones(3), torch.ones(2, 2), left=False))
+e.err("ormqr tau ndim", lambda: torch.ormqr(torch.ones(3, 2), torch.ones(1, 2), torch.ones(3, 2)))
+e.err("ormqr other ndim",
+      lambda: torch.ormqr(torch.ones(3, 2), torch.ones(2), torch.ones(1, 3, 2)))
+e.err("ormqr tau batch",
+      lambda: torch.ormqr(torch.ones(2, 3, 2), torch.ones(3, 2), torch.ones(2, 3, 2)))
+e.err("ormqr tau dtype",
+      lambda: torch.ormqr(torch.ones(3, 2), torch.ones(2, dtype=D), torch.ones(3, 2)))
+e.err("ormqr long", lambda: torch.ormqr(torch.ones(3, 2, dtype=torch.long),
+                                        torch.ones(2, dtype=torch.long),
+                                        torch.ones(3, 2, dtype=torch.long)))
+e.err("orgqr tau 0d", lambda: torch.linalg.householder_product(torch.ones(3, 2), torch.tensor(1.)))
+e.err("qr bfloat16", lambda: torch.linalg.qr(torch.ones(2, 2, dtype=torch.bfloat16)))
+e.err("lu_factor half", lambda: torch.linalg.lu_factor(torch.ones(2, 2, dtype=torch.half)))
+e.err("lu_factor_ex pivot", lambda: torch.linalg.lu_factor_ex(torch.ones(2, 2), pivot=False))
+e.err("lu_solve LU 1d", lambda: torch.linalg.lu_solve(torch.ones(3), piv, torch.ones(3, 2)))
+e.err("lu_solve LU long", lambda: torch.linalg.lu_solve(torch.ones(3, 3, dtype=torch.long), piv,
+                                                        torch.ones(3, 2, dtype=torch.long)))
+e.err("lu_solve pivots batch",
+      lambda: torch.linalg.lu_solve(LU, piv.expand(2, 3), torch.ones(3, 2, dtype=D)))
+e.err("lu_solve B batch",
+      lambda: torch.linalg.lu_solve(LU.expand(2, 3, 3), piv.expand(2, 3).contiguous(),
+                                    torch.ones(3, 3, 2, dtype=D)))
 e.write()
