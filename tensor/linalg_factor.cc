@@ -520,6 +520,15 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   const Tensor piv = pivots.to(kCPU).expand(p_shape).contiguous();
   Tensor b = column_major(Bt.expand(b_shape));
   const int k = static_cast<int>(Bt.size(-1));
+  // getrs would swap rows out of range: PyTorch's checks.
+  const int* pv = piv.data_ptr<int>();
+  const int* pv_end = pv + piv.numel();
+  EMBER_CHECK(std::all_of(pv, pv_end, [](int v) { return v >= 1; }),
+              "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
+              "the result of lu_factor?");
+  EMBER_CHECK(std::all_of(pv, pv_end, [n](int v) { return v <= n; }),
+              "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+              "properly pass the result of lu_factor?");
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_lu_solve", [&] {
     if (n == 0 || k == 0) return;
     const scalar_t* pa = a.data_ptr<scalar_t>();

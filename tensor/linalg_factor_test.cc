@@ -214,6 +214,12 @@ TEST(LinalgFactorTest, Errors) {
   expect_error("lu_solve B batch", [&] {
     linalg_lu_solve(LU.expand({2, 3, 3}), piv.expand({2, 3}), ones({3, 3, 2}, kDouble));
   });
+  expect_error("lu_solve pivots small", [&] {
+    linalg_lu_solve(LU, tensor({5, 0, -1}, kInt), ones({3, 2}, kDouble));
+  });
+  expect_error("lu_solve pivots large", [&] {
+    linalg_lu_solve(LU, tensor({5, 2, 3}, kInt), ones({3, 2}, kDouble));
+  });
   expect_error("old lu_solve shape", [&] { lu_solve(ones({2, 2}, kDouble), LU, piv); });
   expect_error("old lu_solve dtype", [&] { ones({3, 2}).lu_solve(LU, piv); });
 }

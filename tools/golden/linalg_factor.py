@@ -199,4 +199,8 @@ e.err("lu_solve pivots batch",
 e.err("lu_solve B batch",
       lambda: torch.linalg.lu_solve(LU.expand(2, 3, 3), piv.expand(2, 3).contiguous(),
                                     torch.ones(3, 3, 2, dtype=D)))
+e.err("lu_solve pivots small", lambda: torch.linalg.lu_solve(
+    LU, torch.tensor([5, 0, -1], dtype=torch.int32), torch.ones(3, 2, dtype=D)))
+e.err("lu_solve pivots large", lambda: torch.linalg.lu_solve(
+    LU, torch.tensor([5, 2, 3], dtype=torch.int32), torch.ones(3, 2, dtype=D)))
 e.write()
