@@ -89,6 +89,18 @@ TEST(LinalgFactorGradTest, MatchPyTorch) {
   }
 }
 
+// As PyTorch's output_differentiability: P has no grad_fn.
+TEST(LinalgFactorGradTest, PermutationIsNotDifferentiable) {
+  Tensor x = in("sq").requires_grad_();
+  auto [P, L, U] = linalg_lu(x);
+  EXPECT_FALSE(P.requires_grad());
+  EXPECT_TRUE(L.requires_grad() && U.requires_grad());
+  auto [LU, piv] = linalg_lu_factor(x);
+  auto [P2, L2, U2] = lu_unpack(LU, piv);
+  EXPECT_FALSE(P2.requires_grad());
+  EXPECT_EQ(L2.grad_fn()->name(), "LuUnpackBackward0");
+}
+
 TEST(LinalgFactorGradTest, BackwardErrors) {
   expect_error("qr r backward", [] {
     Tensor x = in("tall").requires_grad_();

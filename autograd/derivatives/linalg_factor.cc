@@ -153,7 +153,8 @@ V linalg_lu_factor_ex_bw(const C& c, const V& g) {
   return {lu_backward(gLU.narrow(-1, 0, k), gLU.narrow(-2, 0, k), P, L, U)};
 }
 
-// linalg_lu (args: pivot): P is piecewise constant.
+// linalg_lu (args: pivot): P is piecewise constant (and, as in PyTorch, not
+// a differentiable output).
 V linalg_lu_bw(const C& c, const V& g) {
   return {lu_backward(g[1], g[2], c.output(0), c.output(1), c.output(2))};
 }
@@ -201,8 +202,10 @@ EMBER_REGISTER_DERIVATIVES({"linalg_qr", "LinalgQrBackward0", kSaveSelf, true, l
                            {"ormqr", "OrmqrBackward0", 0, false, ormqr_bw},
                            {"linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 0, true,
                             linalg_lu_factor_ex_bw},
-                           {"linalg_lu", "LinalgLuBackward0", 0, true, linalg_lu_bw},
-                           {"lu_unpack", "LuUnpackBackward0", 0, false, lu_unpack_bw},
+                           {"linalg_lu", "LinalgLuBackward0", 0, true, linalg_lu_bw, false, 0,
+                            /*nondifferentiable_outputs=*/1},
+                           {"lu_unpack", "LuUnpackBackward0", 0, false, lu_unpack_bw, false, 0,
+                            /*nondifferentiable_outputs=*/1},
                            {"linalg_lu_solve", "LinalgLuSolveBackward0", kSaveSelf | kSaveOther,
                             true, linalg_lu_solve_bw});
 
