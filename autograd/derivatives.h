@@ -83,6 +83,10 @@ struct Derivative {
   // native_batch_norm/native_layer_norm read their statistics, not their
   // result, as PyTorch's nodes (torchvision's `out = bn(x); out += identity`).
   uint32_t unsaved_outputs = 0;
+  // Floating outputs that are not differentiable (bit j: output j): they
+  // get no grad_fn, as PyTorch's output_differentiability: False (the
+  // permutation P of linalg_lu and lu_unpack).
+  uint32_t nondifferentiable_outputs = 0;
 };
 
 void register_derivatives(std::initializer_list<Derivative> entries);

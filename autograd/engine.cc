@@ -456,6 +456,7 @@ class AutogradHooksImpl : public AutogradHooks {
       if (!out.defined()) continue;
       node->out_meta_[j] = {DimVector(out.sizes().begin(), out.sizes().end()), out.dtype(), true};
       if (!out.is_floating_point()) continue;  // indices: not differentiable
+      if (d != nullptr && j < 32 && ((d->nondifferentiable_outputs >> j) & 1u)) continue;
       bool aliases_input = false;
       if (!rec.inplace) {
         for (const Tensor& t : rec.inputs) {

@@ -1152,6 +1152,99 @@ std::vector<Case> cases() {
          return out;
        },
        [] { return V{rt(2, 3)}; }},
+      // tensor/linalg_factor.h: QR and LU of square, tall, wide, batched and
+      // non-contiguous inputs (random ones: full rank, and no ties between
+      // pivot candidates, so the factors are smooth where checked).
+      {"linalg_qr",
+       [](const V& x) {
+         auto [q0, r0] = linalg_qr(x[0]);
+         auto [q1, r1] = x[1].qr();
+         auto [q2, r2] = linalg_qr(x[2], "complete");
+         return V{q0, r0, q1, r1, q2, r2};
+       },
+       [] {
+         return V{leaf(r({2, 4, 3})), rt(2, 4), leaf(r({3, 3}))};
+       }},
+      // PyTorch 1.13 has no derivative for geqrf or ormqr: their nodes
+      // raise its message, which these cases check; what they gradcheck is
+      // only the pass-through of x.
+      {"geqrf",
+       [](const V& x) {
+         EnableGradGuard enable;
+         const Tensor a = x[0].detach().requires_grad_();
+         std::string msg;
+         try {
+           std::get<0>(geqrf(a)).sum().backward();
+         } catch (const Error& e) {
+           msg = e.what();
+         }
+         EXPECT_EQ(msg, "the derivative for 'geqrf' is not implemented.");
+         return V{x[0] * 1};
+       },
+       [] {
+         return V{leaf(r({3, 2}))};
+       }},
+      {"ormqr",
+       [](const V& x) {
+         EnableGradGuard enable;
+         const Tensor a = x[0].detach().requires_grad_();
+         std::string msg;
+         try {
+           ormqr(a, a.select(-1, 0), a).sum().backward();
+         } catch (const Error& e) {
+           msg = e.what();
+         }
+         EXPECT_EQ(msg, "the derivative for 'ormqr' is not implemented.");
+         return V{x[0] * 1};
+       },
+       [] {
+         return V{leaf(r({3, 3}))};
+       }},
+      {"linalg_householder_product",
+       [](const V& x) {
+         return V{linalg_householder_product(x[0], x[1]), x[2].orgqr(x[3])};
+       },
+       [] {
+         return V{leaf(r({4, 3})), leaf(r({2})), leaf(r({2, 3, 3})), leaf(r({2, 3}))};
+       }},
+      {"linalg_lu_factor_ex",
+       [](const V& x) {
+         return V{std::get<0>(linalg_lu_factor(x[0])), std::get<0>(linalg_lu_factor_ex(x[1])),
+                  std::get<0>(x[2].lu())};
+       },
+       [] {
+         return V{leaf(r({2, 3, 3})), rt(2, 4), leaf(r({4, 2}))};
+       }},
+      {"linalg_lu",
+       [](const V& x) {
+         auto [p0, l0, u0] = linalg_lu(x[0]);
+         auto [p1, l1, u1] = linalg_lu(x[1]);
+         auto [p2, l2, u2] = linalg_lu(x[2]);
+         return V{l0, u0, l1, u1, l2, u2};
+       },
+       [] {
+         return V{rt(3, 3), leaf(r({2, 2, 4})), leaf(r({4, 2}))};
+       }},
+      {"lu_unpack",
+       [](const V& x) {
+         auto [p0, l0, u0] = lu_unpack(x[0], tensor({2, 2, 3}, kInt));
+         auto [p1, l1, u1] = lu_unpack(x[1], tensor({2, 2}, kInt));
+         auto [p2, l2, u2] = lu_unpack(x[2], tensor({3, 2}, kInt));
+         return V{l0, u0, l1, u1, l2, u2};
+       },
+       [] {
+         return V{leaf(r({3, 3})), rt(2, 4), leaf(r({4, 2}))};
+       }},
+      {"linalg_lu_solve",
+       [](const V& x) {
+         const Tensor piv = tensor({2, 2, 3}, kInt);
+         return V{linalg_lu_solve(x[0], piv, x[1]), linalg_lu_solve(x[0], piv, x[1], true, true),
+                  linalg_lu_solve(x[0], piv, x[1].mT(), false),
+                  linalg_lu_solve(x[0], piv, x[1].mT(), false, true), x[1].lu_solve(x[0], piv)};
+       },
+       [] {
+         return V{wellcond({3, 3}), leaf(r({2, 3, 2}))};
+       }},
       // tensor/linalg_more.h: well-conditioned inputs (a multiple of the
       // identity plus noise); non-contiguous and batched ones.
       {"linalg_inv",

@@ -31,5 +31,6 @@
 #include "tensor/special.h"
 #include "tensor/sort_ops.h"
 #include "tensor/tensor.h"
+#include "tensor/linalg_factor.h"
 
 #endif  // EMBER_TENSOR_ALL_H_

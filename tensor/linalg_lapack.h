@@ -2,15 +2,18 @@
 #define EMBER_TENSOR_LINALG_LAPACK_H_
 
 // Internal to //tensor's LAPACK-backed ops (linalg_more.cc,
-// linalg_spectral.cc): PyTorch's shared input checks and the trip of a
-// batch of matrices to LAPACK's column-major layout on the CPU and back
-// (Note [Column-major batches] in linalg_more.cc). Not for users.
+// linalg_spectral.cc, linalg_factor.cc): PyTorch's shared input checks, the
+// trip of a batch of matrices to LAPACK's column-major layout on the CPU and
+// back (Note [Column-major batches] in linalg_more.cc), and PyTorch's
+// per-matrix error prefix. Not for users.
 
 #include <cstdint>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "tensor/error.h"
+#include "tensor/iterator.h"
+#include "tensor/shape.h"
 #include "tensor/tensor.h"
 
 namespace ember {
@@ -51,6 +54,15 @@ inline int64_t batch_count(const Tensor& t) {
   int64_t count = 1;
   for (int64_t d = 0; d + 2 < t.dim(); ++d) count *= t.size(d);
   return count;
+}
+
+// The shape A's and B's batch dims broadcast to, followed by `rows`, `cols`.
+inline DimVector broadcast_batch(const Tensor& A, const Tensor& B, int64_t rows, int64_t cols) {
+  const IntArrayRef a = A.sizes(), b = B.sizes();
+  DimVector out = infer_size(a.slice(0, a.size() - 2), b.slice(0, b.size() - 2));
+  out.push_back(rows);
+  out.push_back(cols);
+  return out;
 }
 
 }  // namespace linalg_internal

@@ -59,6 +59,12 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
 namespace ember {
 namespace {
 
+using linalg_internal::batch_count;
+using linalg_internal::broadcast_batch;
+using linalg_internal::column_major;
+using linalg_internal::error_prefix;
+using linalg_internal::from_column_major;
+
 // One spelling per routine for float and double.
 template <typename T>
 struct Lapack;
@@ -101,22 +107,9 @@ struct Lapack<double> {
   }
 };
 
-// The checks and column-major helpers shared with linalg_spectral.cc.
-using linalg_internal::batch_count;
+// The checks shared with linalg_spectral.cc and linalg_factor.cc.
 using linalg_internal::check_floating;
 using linalg_internal::check_square;
-using linalg_internal::column_major;
-using linalg_internal::error_prefix;
-using linalg_internal::from_column_major;
-
-// The shape A's and B's batch dims broadcast to, followed by `rows`, `cols`.
-DimVector broadcast_batch(const Tensor& A, const Tensor& B, int64_t rows, int64_t cols) {
-  const IntArrayRef a = A.sizes(), b = B.sizes();
-  DimVector out = infer_size(a.slice(0, a.size() - 2), b.slice(0, b.size() - 2));
-  out.push_back(rows);
-  out.push_back(cols);
-  return out;
-}
 
 // --- kernels (CPU, column-major in place) -------------------------------------------
 

@@ -785,6 +785,15 @@ class Tensor {
   Tensor bitwise_and(const Scalar& other) const;
   Tensor bitwise_or(const Scalar& other) const;
   Tensor bitwise_xor(const Scalar& other) const;
+  // linalg_factor.h (QR and LU through LAPACK). lu is Python's
+  // torch.Tensor.lu: always (LU, pivots, infos) (linalg_factor.h says why).
+  std::tuple<Tensor, Tensor> qr(bool some = true) const;
+  std::tuple<Tensor, Tensor> geqrf() const;
+  Tensor orgqr(const Tensor& input2) const;
+  Tensor ormqr(const Tensor& input2, const Tensor& input3, bool left = true,
+               bool transpose = false) const;
+  std::tuple<Tensor, Tensor, Tensor> lu(bool pivot = true, bool get_infos = false) const;
+  Tensor lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const;
   // sort_ops.h
   Tensor median() const;
   std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;

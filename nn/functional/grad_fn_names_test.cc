@@ -1000,6 +1000,62 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"linalg_matrix_exp",
        [] {
          return linalg_matrix_exp(r({3, 3}));
+      // linalg_factor.cc
+      {"linalg_qr",
+       [] {
+         return std::get<0>(linalg_qr(r({3, 3})));
+       }},
+      {"qr",
+       [] {
+         return std::get<1>(r({3, 2}).qr());
+       }},
+      {"geqrf",
+       [] {
+         return std::get<0>(r({3, 3}).geqrf());
+       }},
+      {"orgqr",
+       [] {
+         return r({3, 2}).orgqr(r({2}));
+       }},
+      {"linalg_householder_product",
+       [] {
+         return linalg_householder_product(r({3, 2}), r({1}));
+       }},
+      {"ormqr",
+       [] {
+         return r({3, 2}).ormqr(r({2}), r({3, 2}));
+       }},
+      {"linalg_lu_factor",
+       [] {
+         return std::get<0>(linalg_lu_factor(r({3, 3})));
+       }},
+      {"linalg_lu_factor_ex",
+       [] {
+         return std::get<0>(linalg_lu_factor_ex(r({2, 3})));
+       }},
+      {"lu",
+       [] {
+         return std::get<0>(r({3, 3}).lu());
+       }},
+      {"lu_unpack",
+       [] {
+         auto [LU, piv] = linalg_lu_factor(r({3, 3}));
+         return std::get<1>(lu_unpack(LU, piv));
+       }},
+      {"linalg_lu",
+       [] {
+         return std::get<2>(linalg_lu(r({3, 3})));
+       }},
+      {"lu_solve",
+       [] {
+         const Tensor b = r({3, 2});
+         auto [LU, piv] = linalg_lu_factor(r({3, 3}));
+         return b.lu_solve(LU, piv);
+       }},
+      {"linalg_lu_solve",
+       [] {
+         auto [LU, piv] = linalg_lu_factor(r({3, 3}));
+         return linalg_lu_solve(LU, piv, r({3, 2}));
        }},
   };
   return *m;

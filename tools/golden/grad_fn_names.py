@@ -394,6 +394,21 @@ case("linalg_lstsq", lambda: torch.linalg.lstsq(r(3, 2), r(3, 2))[0])
 case("matrix_exp", lambda: r(3, 3).matrix_exp())
 case("linalg_matrix_exp", lambda: torch.linalg.matrix_exp(r(3, 3)))
 
+# linalg_factor.cc
+case("linalg_qr", lambda: torch.linalg.qr(r(3, 3))[0])
+case("qr", lambda: torch.qr(r(3, 2))[1])
+case("geqrf", lambda: torch.geqrf(r(3, 3))[0])
+case("orgqr", lambda: torch.orgqr(r(3, 2), r(2)))
+case("linalg_householder_product", lambda: torch.linalg.householder_product(r(3, 2), r(1)))
+case("ormqr", lambda: torch.ormqr(r(3, 2), r(2), r(3, 2)))
+case("linalg_lu_factor", lambda: torch.linalg.lu_factor(r(3, 3))[0])
+case("linalg_lu_factor_ex", lambda: torch.linalg.lu_factor_ex(r(2, 3))[0])
+case("lu", lambda: r(3, 3).lu()[0])
+case("lu_unpack", lambda: torch.lu_unpack(*torch.linalg.lu_factor(r(3, 3)))[1])
+case("linalg_lu", lambda: torch.linalg.lu(r(3, 3))[2])
+case("lu_solve", lambda: torch.lu_solve(r(3, 2), *torch.linalg.lu_factor(r(3, 3))))
+case("linalg_lu_solve", lambda: torch.linalg.lu_solve(*torch.linalg.lu_factor(r(3, 3)), r(3, 2)))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
