@@ -320,6 +320,8 @@ enum class SpecialBinaryOp {
   kLcm,
   kLshift,
   kRshift,
+  kIgamma,  // igamma / igammac: floating
+  kIgammac,
 };
 cudaError_t launch_special_binary(SpecialBinaryOp op, DType dtype, const Elementwise& e);
 
