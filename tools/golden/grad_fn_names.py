@@ -375,6 +375,15 @@ case("linalg_cholesky", lambda: torch.linalg.cholesky(spd()))
 case("cholesky_solve", lambda: torch.cholesky_solve(r(3, 2), spd()))
 case("cholesky_inverse", lambda: torch.cholesky_inverse(spd()))
 
+# reduce_ops.cc (histogram records no node)
+case("scatter_reduce", lambda: r(3, 4).scatter_reduce(0, torch.tensor([[0, 2, 0, 1]]), r(1, 4),
+                                                      "amax"))
+case("scatter_reduce_", lambda: (r(3, 4) * 1).scatter_reduce_(1, torch.tensor([[0], [3], [1]]),
+                                                               r(3, 1), "mean", include_self=False))
+case("index_reduce", lambda: r(4, 3).index_reduce(0, torch.tensor([0, 2]), r(2, 3), "prod"))
+case("igamma", lambda: torch.igamma(torch.tensor([1.5, 2.]), r(2).exp()))
+case("igammac", lambda: torch.special.gammaincc(torch.tensor([1.5, 2.]), r(2)))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
