@@ -313,9 +313,13 @@ Tensor igamma_op(const char* name, const KernelTable<IterKernelFn>& table, const
 // PyTorch's dtype names in histogramdd's messages ("float", "double").
 const char* lower_name(ScalarType t) { return t == kDouble ? "double" : "float"; }
 
-void check_histogram_input(const Tensor& self, const std::optional<Tensor>& weight) {
-  EMBER_CHECK(self.is_cpu(), "Could not run 'aten::histogram' with arguments from the '",
-              self.device().type() == kCUDA ? "CUDA" : "non-CPU", "' backend.");
+// PyTorch 1.13 has histogram on the CPU only: its dispatcher's first
+// sentence for other devices (overload: "bin_ct" or "bins_tensor").
+void check_histogram_input(const Tensor& self, const std::optional<Tensor>& weight,
+                           const char* overload) {
+  EMBER_CHECK(self.is_cpu(), "Could not run 'aten::histogram.", overload,
+              "' with arguments from the '", self.device().type() == kCUDA ? "CUDA" : "non-CPU",
+              "' backend.");
   EMBER_CHECK(self.dtype() == kFloat || self.dtype() == kDouble,
               "\"histogramdd\" not implemented for '", scalar_type_name(self.dtype()), "'");
   if (weight.has_value() && weight->defined()) {
@@ -464,7 +468,7 @@ Tensor& Tensor::igammac_(const Tensor& other) const {
 std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins,
                                      const std::optional<std::vector<double>>& range,
                                      const std::optional<Tensor>& weight, bool density) {
-  check_histogram_input(self, weight);
+  check_histogram_input(self, weight, "bin_ct");
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   double lo = 0, hi = 1;
   if (range.has_value()) {
@@ -491,7 +495,7 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins,
 
 std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins,
                                      const std::optional<Tensor>& weight, bool density) {
-  check_histogram_input(self, weight);
+  check_histogram_input(self, weight, "bins_tensor");
   EMBER_CHECK(bins.dim() == 1, "torch.histogramdd: bins tensor should have one dimension, but got ",
               bins.dim(), " dimensions in the bins tensor for dimension 0");
   EMBER_CHECK(bins.dtype() == self.dtype(),

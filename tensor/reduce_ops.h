@@ -15,6 +15,10 @@
 // - scatter_reduce's double backward for "prod" where two or more zeros of
 //   src go to one position: PyTorch raises a delayed error, ember
 //   differentiates the formula as written (its result there is 0).
+// - histogram's range is a std::optional<std::vector<double>> where
+//   libtorch takes an optional ArrayRef<double>; histogram(x, 4, {{0., 4.}})
+//   reads the same. On CUDA it raises PyTorch's dispatcher error (1.13 has
+//   no CUDA histogram).
 // - histogram's results never require grad (PyTorch gives them a
 //   NotImplemented grad_fn that fails in backward).
 // - igamma/igammac near the peak x ~ a for a > 20: PyTorch's asymptotic
