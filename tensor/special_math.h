@@ -2,7 +2,8 @@
 #define EMBER_TENSOR_SPECIAL_MATH_H_
 
 // The special functions behind tensor/special.cc's ops (digamma, polygamma,
-// erfinv, i0/i1, sinc) and the integer ones (gcd, lcm, bit shifts), shared
+// erfinv, i0/i1, sinc), reduce_ops.cc's igamma/igammac, and the integer
+// ones (gcd, lcm, bit shifts), shared
 // by the CPU kernels and the CUDA ones (tensor/cuda/special.cu, which nvcc
 // compiles with this header as an extra input, as int_pow.h). Header-only
 // and free of ember's other headers so that nvcc can compile it for the

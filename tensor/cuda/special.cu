@@ -1,8 +1,8 @@
-// The kernels of tensor/special.h's ops: the arithmetic is
-// tensor/special_math.h's, the same code the CPU kernels run, in the same
-// opmath type (half and bfloat16 in float), so the devices agree to
-// rounding (the CUDA math library's sin/exp/lgamma differ from glibc's by
-// an ulp or so).
+// The kernels of tensor/special.h's ops and reduce_ops.h's igamma/igammac:
+// the arithmetic is tensor/special_math.h's, the same code the CPU kernels
+// run, in the same opmath type (half and bfloat16 in float), so the devices
+// agree to rounding (the CUDA math library's sin/exp/lgamma differ from
+// glibc's by an ulp or so).
 
 #include <type_traits>
 
