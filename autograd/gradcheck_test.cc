@@ -632,6 +632,58 @@ std::vector<Case> cases() {
          return V{x[0].logcumsumexp(1), x[0].logcumsumexp(0)};
        },
        [] { return V{rt(3, 4)}; }},
+      // tensor/reduce_ops.h: every reduce, with and without self (random
+      // inputs have no ties); prod also with zeros in self and src.
+      {"scatter_reduce",
+       [](const V& x) {
+         const Tensor idx = tensor({0, 2, 0, 1, 2, 2, 0, 1}, kLong).view({2, 4});
+         V out;
+         for (const char* red : {"sum", "prod", "mean", "amax", "amin"}) {
+           for (bool inc : {true, false})
+             out.push_back(x[0].scatter_reduce(0, idx, x[1], red, inc));
+         }
+         out.push_back(
+             x[0].scatter_reduce(1, idx.t().narrow(0, 0, 3), x[1].t().narrow(0, 0, 3), "prod"));
+         return out;
+       },
+       [] {
+         return V{rt(3, 4), leaf(r({2, 4}))};
+       }},
+      {"scatter_reduce",
+       [](const V& x) {
+         const Tensor idx = tensor({0, 2, 0, 1, 2, 2, 0, 1}, kLong).view({2, 4});
+         return V{x[0].scatter_reduce(0, idx, x[1], "prod"),
+                  x[0].scatter_reduce(0, idx, x[1], "prod", false)};
+       },
+       [] {
+         return V{dleaf({0, 1.5, -2, 0.5, 1, 0, 2, -1, 3, 0.7, 1.1, 0}).view({3, 4}),
+                  dleaf({0, 2, 1.3, -1, 0.9, -0.4, 0, 2.2}).view({2, 4})};
+       }},
+      {"index_reduce",
+       [](const V& x) {
+         const Tensor idx = tensor({0, 2, 0, 3, 2}, kLong);
+         V out;
+         for (const char* red : {"prod", "mean", "amax", "amin"}) {
+           for (bool inc : {true, false}) out.push_back(x[0].index_reduce(0, idx, x[1], red, inc));
+         }
+         out.push_back(x[0].index_reduce(1, tensor({1, 0}, kInt), x[2], "mean"));  // broadcast
+         return out;
+       },
+       [] {
+         return V{rt(4, 3), leaf(r({5, 3})), leaf(r({1, 2}))};
+       }},
+      {"igamma",
+       [](const V& x) {
+         const Tensor a = tensor({1.5, 2.0, 0.7, 3.0}, kDouble);
+         return V{igamma(a, x[0]), special_gammainc(a.view({4, 1}), x[0])};
+       },
+       [] { return V{pos({4})}; }},
+      {"igammac",
+       [](const V& x) {
+         const Tensor a = tensor({1.5, 2.0, 0.7, 3.0}, kDouble);
+         return V{a.igammac(x[0]), special_gammaincc(a.view({4, 1}), x[0])};
+       },
+       [] { return V{pos({4})}; }},
       // --- rearranging copies and the remaining views ---
       {"flip",
        [](const V& x) {

@@ -37,6 +37,9 @@ EMBER_DEFINE_KERNEL_TABLE(gcd_kernel, IterKernelFn);
 EMBER_DEFINE_KERNEL_TABLE(lcm_kernel, IterKernelFn);
 EMBER_DEFINE_KERNEL_TABLE(lshift_kernel, IterKernelFn);
 EMBER_DEFINE_KERNEL_TABLE(rshift_kernel, IterKernelFn);
+// reduce_ops.cc's igamma / igammac register their CPU kernels.
+EMBER_DEFINE_KERNEL_TABLE(igamma_kernel, IterKernelFn);
+EMBER_DEFINE_KERNEL_TABLE(igammac_kernel, IterKernelFn);
 
 namespace {
 

@@ -28,6 +28,10 @@ EMBER_DECLARE_KERNEL_TABLE(gcd_kernel, IterKernelFn);
 EMBER_DECLARE_KERNEL_TABLE(lcm_kernel, IterKernelFn);
 EMBER_DECLARE_KERNEL_TABLE(lshift_kernel, IterKernelFn);
 EMBER_DECLARE_KERNEL_TABLE(rshift_kernel, IterKernelFn);
+// Floating, two operands: the incomplete gamma functions (CPU kernels in
+// reduce_ops.cc).
+EMBER_DECLARE_KERNEL_TABLE(igamma_kernel, IterKernelFn);
+EMBER_DECLARE_KERNEL_TABLE(igammac_kernel, IterKernelFn);
 
 }  // namespace ember
 

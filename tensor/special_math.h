@@ -2,7 +2,8 @@
 #define EMBER_TENSOR_SPECIAL_MATH_H_
 
 // The special functions behind tensor/special.cc's ops (digamma, polygamma,
-// erfinv, i0/i1, sinc) and the integer ones (gcd, lcm, bit shifts), shared
+// erfinv, i0/i1, sinc), reduce_ops.cc's igamma/igammac, and the integer
+// ones (gcd, lcm, bit shifts), shared
 // by the CPU kernels and the CUDA ones (tensor/cuda/special.cu, which nvcc
 // compiles with this header as an extra input, as int_pow.h). Header-only
 // and free of ember's other headers so that nvcc can compile it for the
@@ -342,6 +343,135 @@ EMBER_HOST_DEVICE inline float nextafter_bfloat16(float a, float b) {
     u -= 1u << 16;
   }
   return bits_float(u);
+}
+
+// --- the regularized incomplete gamma functions ------------------------------
+// P(a, x) = gamma(a, x) / Gamma(a) (igamma) and Q = 1 - P (igammac), for
+// a, x >= 0, with PyTorch's values at the edges: NaN for a negative or NaN
+// argument, for a = x = 0 and for a = x = inf; P(0, x > 0) = 1; P(a, 0) = 0;
+// P(inf, finite x) = 0; P(finite a, inf) = 1. Each is computed where it is
+// small (a series for P below the peak x ~ a, Legendre's continued fraction
+// for Q above it, a series for Q at small x), the other as 1 minus it. The
+// factor x^a e^-x / Gamma(a) goes through log1p(t) - t with t = x/a - 1 and
+// Stirling's remainder, so that near x ~ a, even for large a, it keeps
+// full precision (exp(a log x - x - lgamma(a)) would lose log2(a log x) bits).
+
+// log(1 + t) - t, accurate near t = 0.
+template <typename T>
+EMBER_HOST_DEVICE inline T log1pmx(T t) {
+  if (std::fabs(t) >= T(0.5)) return std::log1p(t) - t;
+  // -t^2/2 + t^3/3 - ...: |t| < 1/2, at most ~60 terms.
+  T term = t, sum = 0;
+  for (int k = 2; k < 80; ++k) {
+    term *= -t;
+    const T add = term / static_cast<T>(k);
+    sum += add;
+    if (std::fabs(add) <= std::fabs(sum) * epsilon<T>()) break;
+  }
+  return sum;
+}
+
+// lgamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2), Stirling's remainder.
+template <typename T>
+EMBER_HOST_DEVICE inline T stirling_remainder(T a) {
+  if (a < T(10)) {
+    return std::lgamma(a) -
+           ((a - T(0.5)) * std::log(a) - a + T(0.918938533204672741780329736405617639861));
+  }
+  const T r = T(1) / a, r2 = r * r;
+  return r *
+         (T(1) / T(12) -
+          r2 * (T(1) / T(360) - r2 * (T(1) / T(1260) -
+                                      r2 * (T(1) / T(1680) -
+                                            r2 * (T(1) / T(1188) - r2 * (T(691) / T(360360) -
+                                                                         r2 * (T(1) / T(156))))))));
+}
+
+// x^a e^-x / Gamma(a) for a, x > 0 (finite).
+template <typename T>
+EMBER_HOST_DEVICE inline T igamma_factor(T a, T x) {
+  // Far from the peak the direct form is as accurate, and x/a - 1 would
+  // lose x's digits when x << a.
+  if (std::fabs(x - a) > T(0.4) * a) return std::exp(a * std::log(x) - x - std::lgamma(a));
+  const T t = (x - a) / a;
+  return std::sqrt(a / (T(2) * pi<T>())) * std::exp(a * log1pmx(t) - stirling_remainder(a));
+}
+
+// P(a, x) by its power series, x below or near the peak.
+template <typename T>
+EMBER_HOST_DEVICE inline T igamma_series(T a, T x) {
+  T term = 1, sum = 1;
+  for (int n = 1; n < 100000; ++n) {
+    term *= x / (a + static_cast<T>(n));
+    sum += term;
+    if (term <= sum * epsilon<T>()) break;
+  }
+  return igamma_factor(a, x) / a * sum;
+}
+
+// Q(a, x) by Legendre's continued fraction (modified Lentz), x > 1.1, x >= a.
+template <typename T>
+EMBER_HOST_DEVICE inline T igammac_fraction(T a, T x) {
+  const T tiny = std::is_same<T, float>::value ? T(1e-30) : T(1e-300);
+  T b = x + T(1) - a;
+  T c = T(1) / tiny, d = T(1) / b, h = d;
+  for (int n = 1; n < 100000; ++n) {
+    const T an = -static_cast<T>(n) * (static_cast<T>(n) - a);
+    b += T(2);
+    d = an * d + b;
+    if (std::fabs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    d = T(1) / d;
+    const T delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - T(1)) <= epsilon<T>()) break;
+  }
+  return igamma_factor(a, x) * h;
+}
+
+// Q(a, x) at small x: 1 - x^a / Gamma(a + 1) - x^a / Gamma(a) *
+// sum_{n>=1} (-x)^n / (n! (a + n)).
+template <typename T>
+EMBER_HOST_DEVICE inline T igammac_small_x(T a, T x) {
+  T fac = 1, sum = 0;
+  for (int n = 1; n < 2000; ++n) {
+    fac *= -x / static_cast<T>(n);
+    const T term = fac / (a + static_cast<T>(n));
+    sum += term;
+    if (std::fabs(term) <= std::fabs(sum) * epsilon<T>()) break;
+  }
+  const T logx = std::log(x);
+  return -std::expm1(a * logx - std::lgamma(a + T(1))) - std::exp(a * logx - std::lgamma(a)) * sum;
+}
+
+// Q(a, x) for a, x > 0 finite.
+template <typename T>
+EMBER_HOST_DEVICE inline T igammac_positive(T a, T x) {
+  if (x > T(1.1)) return x < a ? T(1) - igamma_series(a, x) : igammac_fraction(a, x);
+  const bool p_small = x <= T(0.5) ? T(-0.4) / std::log(x) < a : x * T(1.1) < a;
+  return p_small ? T(1) - igamma_series(a, x) : igammac_small_x(a, x);
+}
+
+template <typename T>
+EMBER_HOST_DEVICE inline T igamma(T a, T x) {
+  if (std::isnan(a) || std::isnan(x) || a < T(0) || x < T(0)) return nan<T>();
+  if (a == T(0)) return x > T(0) ? T(1) : nan<T>();
+  if (x == T(0)) return T(0);
+  if (std::isinf(a)) return std::isinf(x) ? nan<T>() : T(0);
+  if (std::isinf(x)) return T(1);
+  if (x > T(1) && x > a) return T(1) - igammac_positive(a, x);
+  return igamma_series(a, x);
+}
+
+template <typename T>
+EMBER_HOST_DEVICE inline T igammac(T a, T x) {
+  if (std::isnan(a) || std::isnan(x) || a < T(0) || x < T(0)) return nan<T>();
+  if (a == T(0)) return x > T(0) ? T(0) : nan<T>();
+  if (x == T(0)) return T(1);
+  if (std::isinf(a)) return std::isinf(x) ? nan<T>() : T(1);
+  if (std::isinf(x)) return T(0);
+  return igammac_positive(a, x);
 }
 
 }  // namespace special

@@ -429,6 +429,25 @@ class Tensor {
   Tensor& negative_() const { return neg_(); }
   Tensor absolute() const { return abs(); }
   Tensor& absolute_() const { return abs_(); }
+  // reduce_ops.h
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        const std::string& reduce, bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                          const std::string& reduce, bool include_self = true) const;
+  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source,
+                      const std::string& reduce, bool include_self = true) const;
+  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source,
+                        const std::string& reduce, bool include_self = true) const;
+  Tensor igamma(const Tensor& other) const;
+  Tensor& igamma_(const Tensor& other) const;
+  Tensor igammac(const Tensor& other) const;
+  Tensor& igammac_(const Tensor& other) const;
+  std::tuple<Tensor, Tensor> histogram(
+      int64_t bins = 100, const std::optional<std::vector<double>>& range = std::nullopt,
+      const std::optional<Tensor>& weight = std::nullopt, bool density = false) const;
+  std::tuple<Tensor, Tensor> histogram(const Tensor& bins,
+                                       const std::optional<Tensor>& weight = std::nullopt,
+                                       bool density = false) const;
   // special.h: special functions, float-format and integer ops.
   Tensor erfinv() const;
   Tensor& erfinv_() const;

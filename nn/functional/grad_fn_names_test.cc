@@ -1056,6 +1056,29 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          auto [LU, piv] = linalg_lu_factor(r({3, 3}));
          return linalg_lu_solve(LU, piv, r({3, 2}));
+      // reduce_ops.cc
+      {"scatter_reduce",
+       [] {
+         return r({3, 4}).scatter_reduce(0, tensor({0, 2, 0, 1}, kLong).view({1, 4}), r({1, 4}),
+                                         "amax");
+       }},
+      {"scatter_reduce_",
+       [] {
+         Tensor y = r({3, 4}) * 1;
+         y.scatter_reduce_(1, tensor({0, 3, 1}, kLong).view({3, 1}), r({3, 1}), "mean", false);
+         return y;
+       }},
+      {"index_reduce",
+       [] {
+         return r({4, 3}).index_reduce(0, tensor({0, 2}, kLong), r({2, 3}), "prod");
+       }},
+      {"igamma",
+       [] {
+         return igamma(tensor({1.5f, 2.f}), r({2}).exp());
+       }},
+      {"igammac",
+       [] {
+         return special_gammaincc(tensor({1.5f, 2.f}), r({2}));
        }},
   };
   return *m;

@@ -336,5 +336,28 @@ TEST(CudaIndexOpsTest, OutOfRangeIndicesRaiseAtTheNextSynchronization) {
             "gather(): Expected dtype int64 for index");
 }
 
+// reduce_ops.h on CUDA: scatter_reduce_ / index_reduce_ run on the CPU
+// (Note [CPU fallback]) and write back into the device tensor; histogram is
+// refused with PyTorch 1.13's dispatcher error (it has no CUDA kernel).
+TEST(CudaIndexOpsTest, ReduceOpsFallBackToTheCpu) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Tensor self = testing::make_input({3, 4}, kFloat, 1);
+  const Tensor src = testing::make_input({2, 4}, kFloat, 5);
+  const Tensor idx = tensor({0, 2, 0, 1, 2, 2, 0, 1}, kLong).view({2, 4});
+  for (const char* r : {"sum", "prod", "mean", "amax", "amin"}) {
+    SCOPED_TRACE(r);
+    const Tensor got = self.to(kCuda).scatter_reduce(0, idx.to(kCuda), src.to(kCuda), r, false);
+    EXPECT_TRUE(got.is_cuda());
+    expect_same(got, self.scatter_reduce(0, idx, src, r, false));
+  }
+  const Tensor source = testing::make_input({5, 4}, kFloat, 2);
+  const Tensor rows = tensor({0, 2, 0, 1, 2}, kLong);
+  Tensor d = self.to(kCuda);
+  d.index_reduce_(0, rows.to(kCuda), source.to(kCuda), "amax");
+  expect_same(d, self.index_reduce(0, rows, source, "amax"));
+  EXPECT_EQ(error_of([&] { histogram(self.to(kCuda), 4); }),
+            "Could not run 'aten::histogram.bin_ct' with arguments from the 'CUDA' backend.");
+}
+
 }  // namespace
 }  // namespace ember

@@ -310,8 +310,8 @@ enum class SpecialOp {
 cudaError_t launch_special(SpecialOp op, int64_t n, DType dtype, const Elementwise& e);
 // Any dtype in, bool out.
 cudaError_t launch_signbit(DType dtype, const Elementwise& e);
-// copysign / hypot (floating), nextafter (float, double, bfloat16), gcd /
-// lcm / shifts (integral).
+// copysign / hypot / igamma / igammac (floating), nextafter (float, double,
+// bfloat16), gcd / lcm / shifts (integral).
 enum class SpecialBinaryOp {
   kCopysign,
   kHypot,
@@ -320,6 +320,8 @@ enum class SpecialBinaryOp {
   kLcm,
   kLshift,
   kRshift,
+  kIgamma,  // igamma / igammac: floating
+  kIgammac,
 };
 cudaError_t launch_special_binary(SpecialBinaryOp op, DType dtype, const Elementwise& e);
 

@@ -1,8 +1,8 @@
-// The kernels of tensor/special.h's ops: the arithmetic is
-// tensor/special_math.h's, the same code the CPU kernels run, in the same
-// opmath type (half and bfloat16 in float), so the devices agree to
-// rounding (the CUDA math library's sin/exp/lgamma differ from glibc's by
-// an ulp or so).
+// The kernels of tensor/special.h's ops and reduce_ops.h's igamma/igammac:
+// the arithmetic is tensor/special_math.h's, the same code the CPU kernels
+// run, in the same opmath type (half and bfloat16 in float), so the devices
+// agree to rounding (the CUDA math library's sin/exp/lgamma differ from
+// glibc's by an ulp or so).
 
 #include <type_traits>
 
@@ -64,6 +64,10 @@ struct FloatBinaryFn {
         return static_cast<T>(copysign(a, b));
       case SpecialBinaryOp::kHypot:
         return static_cast<T>(hypot(a, b));
+      case SpecialBinaryOp::kIgamma:
+        return static_cast<T>(special::igamma(a, b));
+      case SpecialBinaryOp::kIgammac:
+        return static_cast<T>(special::igammac(a, b));
       default:  // kNextafter
         if constexpr (std::is_same<T, __nv_bfloat16>::value) {
           return static_cast<T>(special::nextafter_bfloat16(a, b));
@@ -111,6 +115,8 @@ cudaError_t launch_special_binary(SpecialBinaryOp op, DType dtype, const Element
   switch (op) {
     case SpecialBinaryOp::kCopysign:
     case SpecialBinaryOp::kHypot:
+    case SpecialBinaryOp::kIgamma:
+    case SpecialBinaryOp::kIgammac:
       return dispatch<kFloatingKinds>(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         return run_binary<T, T>(e, FloatBinaryFn<T>{op});

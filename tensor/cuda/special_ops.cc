@@ -49,9 +49,9 @@ void signbit_cuda(TensorIterator& iter) {
 
 template <SpecialBinaryOp kOp>
 void special_binary_cuda(TensorIterator& iter) {
-  static constexpr const char* kNames[] = {"copysign_cuda", "hypot_cuda", "nextafter_cuda",
-                                           "gcd_cuda",      "lcm_cuda",   "lshift_cuda",
-                                           "rshift_cuda"};
+  static constexpr const char* kNames[] = {"copysign_cuda", "hypot_cuda",  "nextafter_cuda",
+                                           "gcd_cuda",      "lcm_cuda",    "lshift_cuda",
+                                           "rshift_cuda",   "igamma_cuda", "igammac_cuda"};
   launch(iter, kNames[static_cast<int>(kOp)],
          [](DType d, const Elementwise& e) { return kernels::launch_special_binary(kOp, d, e); });
 }
@@ -79,5 +79,7 @@ EMBER_REGISTER_KERNEL(gcd_kernel, kCUDA, &cuda::special_binary_cuda<SpecialBinar
 EMBER_REGISTER_KERNEL(lcm_kernel, kCUDA, &cuda::special_binary_cuda<SpecialBinaryOp::kLcm>);
 EMBER_REGISTER_KERNEL(lshift_kernel, kCUDA, &cuda::special_binary_cuda<SpecialBinaryOp::kLshift>);
 EMBER_REGISTER_KERNEL(rshift_kernel, kCUDA, &cuda::special_binary_cuda<SpecialBinaryOp::kRshift>);
+EMBER_REGISTER_KERNEL(igamma_kernel, kCUDA, &cuda::special_binary_cuda<SpecialBinaryOp::kIgamma>);
+EMBER_REGISTER_KERNEL(igammac_kernel, kCUDA, &cuda::special_binary_cuda<SpecialBinaryOp::kIgammac>);
 
 }  // namespace ember

@@ -409,6 +409,15 @@ case("linalg_lu", lambda: torch.linalg.lu(r(3, 3))[2])
 case("lu_solve", lambda: torch.lu_solve(r(3, 2), *torch.linalg.lu_factor(r(3, 3))))
 case("linalg_lu_solve", lambda: torch.linalg.lu_solve(*torch.linalg.lu_factor(r(3, 3)), r(3, 2)))
 
+# reduce_ops.cc (histogram records no node)
+case("scatter_reduce", lambda: r(3, 4).scatter_reduce(0, torch.tensor([[0, 2, 0, 1]]), r(1, 4),
+                                                      "amax"))
+case("scatter_reduce_", lambda: (r(3, 4) * 1).scatter_reduce_(1, torch.tensor([[0], [3], [1]]),
+                                                               r(3, 1), "mean", include_self=False))
+case("index_reduce", lambda: r(4, 3).index_reduce(0, torch.tensor([0, 2]), r(2, 3), "prod"))
+case("igamma", lambda: torch.igamma(torch.tensor([1.5, 2.]), r(2).exp()))
+case("igammac", lambda: torch.special.gammaincc(torch.tensor([1.5, 2.]), r(2)))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:

@@ -1,0 +1,81 @@
+#ifndef EMBER_TENSOR_REDUCE_OPS_H_
+#define EMBER_TENSOR_REDUCE_OPS_H_
+
+// torch.Tensor methods ember lacked (issue 22): scatter_reduce and
+// index_reduce (reductions into self along one dim), igamma/igammac (the
+// regularized incomplete gamma functions, arithmetic in special_math.h,
+// kernels on the CPU and CUDA) and histogram. Semantics, dtypes and error
+// messages are PyTorch 1.13's (tensor/reduce_ops_test.cc, goldens from
+// tools/golden/reduce_ops.py); derivatives in autograd/derivatives/
+// reduce_ops.cc. The Tensor methods and in-place forms are in tensor.h.
+//
+// Deliberate differences from PyTorch 1.13:
+// - scatter_reduce/index_reduce on CUDA run on the CPU (Note [CPU
+//   fallback]); results are the CPU's, with its order of accumulation.
+// - scatter_reduce's double backward for "prod" where two or more zeros of
+//   src go to one position: PyTorch raises a delayed error, ember
+//   differentiates the formula as written (its result there is 0).
+// - histogram's range is a std::optional<std::vector<double>> where
+//   libtorch takes an optional ArrayRef<double>; histogram(x, 4, {{0., 4.}})
+//   reads the same. On CUDA it raises PyTorch's dispatcher error (1.13 has
+//   no CUDA histogram).
+// - histogram's results never require grad (PyTorch gives them a
+//   NotImplemented grad_fn that fails in backward).
+// - igamma/igammac near the peak x ~ a for a > 20: PyTorch's asymptotic
+//   series is off by up to ~1e-9 relative there; ember's series and
+//   continued fraction stay within ~1e-12 of the exact value (mpmath).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace ember {
+
+// self with src's elements reduced into the positions index names along
+// dim (self[index[i][j]][j] = reduce(self[...], src[i][j]) for dim 0),
+// reduce one of "sum", "prod", "mean", "amax", "amin". include_self=false
+// leaves self's value out of the positions scattered to (the others keep
+// it). "mean" on integers floors; amax/amin propagate NaN. index is int64,
+// src has self's dtype, and index is no larger than src (and than self
+// apart from dim).
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self = true);
+
+// self with the slices of source along dim reduced into self's slices
+// index[i] (int32 or int64, a vector with source.size(dim) entries; source's
+// slices broadcast to self's), reduce one of "prod", "mean", "amax", "amin".
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self = true);
+
+// P(a, x) and Q(a, x) = 1 - P with a = self, x = other (floating dtypes
+// after type promotion; integers are refused, as PyTorch 1.13's kernels).
+// Differentiable with respect to other only, as PyTorch.
+Tensor igamma(const Tensor& self, const Tensor& other);
+Tensor igammac(const Tensor& self, const Tensor& other);
+inline Tensor special_gammainc(const Tensor& self, const Tensor& other) {
+  return igamma(self, other);
+}
+inline Tensor special_gammaincc(const Tensor& self, const Tensor& other) {
+  return igammac(self, other);
+}
+
+// (hist, bin_edges) of self's elements (float or double, CPU only): `bins`
+// equal bins over range (default [min, max] of self; a degenerate range
+// widens by 1/2 each way), or the given monotonic edges. The last bin
+// includes its right edge; elements outside are ignored. weight (self's
+// shape and dtype) weights each element; density normalizes to a density.
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins = 100,
+                                     const std::optional<std::vector<double>>& range = std::nullopt,
+                                     const std::optional<Tensor>& weight = std::nullopt,
+                                     bool density = false);
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins,
+                                     const std::optional<Tensor>& weight = std::nullopt,
+                                     bool density = false);
+
+}  // namespace ember
+
+#endif  // EMBER_TENSOR_REDUCE_OPS_H_
