@@ -1000,6 +1000,7 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"linalg_matrix_exp",
        [] {
          return linalg_matrix_exp(r({3, 3}));
+       }},
       // linalg_factor.cc
       {"linalg_qr",
        [] {
@@ -1056,6 +1057,7 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          auto [LU, piv] = linalg_lu_factor(r({3, 3}));
          return linalg_lu_solve(LU, piv, r({3, 2}));
+       }},
       // reduce_ops.cc
       {"scatter_reduce",
        [] {
