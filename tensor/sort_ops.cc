@@ -30,8 +30,13 @@
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/sort_ops_kernels.h"
 
 namespace ember {
+
+EMBER_DEFINE_KERNEL_TABLE(cum_extreme_kernel, CumExtremeFn);
+EMBER_DEFINE_KERNEL_TABLE(logcumsumexp_kernel, LogcumsumexpFn);
+EMBER_DEFINE_KERNEL_TABLE(searchsorted_kernel, SearchsortedFn);
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -203,14 +208,17 @@ std::tuple<Tensor, Tensor> cum_max_min(const Tensor& self, int64_t dim, const ch
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   Tensor values, indices;
-  if (detail::cpu_fallback(op, {self})) {
+  const bool device_kernel = !self.is_cpu() && cum_extreme_kernel.has(self.device().type());
+  if (!device_kernel && detail::cpu_fallback(op, {self})) {
     std::tie(values, indices) =
         detail::to_device(cum_max_min<kMax>(detail::cpu(self), dim, op), self);
   } else {
     const Tensor rows = rows_last(self, dim);
     Tensor v = empty(rows.sizes(), rows.options());
     Tensor ix = empty(rows.sizes(), rows.options().dtype(kLong));
-    if (rows.numel() > 0) {
+    if (rows.numel() > 0 && device_kernel) {
+      cum_extreme_kernel(rows.device())(kMax, rows, v, ix);
+    } else if (rows.numel() > 0) {
       EMBER_DISPATCH_ALL_TYPES(self.dtype(), kMax ? "cummax_cpu" : "cummin_cpu",
                                [&] { cum_rows<scalar_t, kMax>(rows, v, ix); });
     }
@@ -439,7 +447,8 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   Tensor result;
-  if (detail::cpu_fallback("logcumsumexp", {self})) {
+  const bool device_kernel = !self.is_cpu() && logcumsumexp_kernel.has(self.device().type());
+  if (!device_kernel && detail::cpu_fallback("logcumsumexp", {self})) {
     result = detail::to_device(logcumsumexp(detail::cpu(self), dim), self);
   } else {
     // ATen's CPU kernel takes float, double and bfloat16 (not half).
@@ -449,7 +458,9 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
     }
     const Tensor rows = rows_last(self, dim);
     Tensor out = empty(rows.sizes(), rows.options());
-    if (rows.numel() > 0) {
+    if (rows.numel() > 0 && device_kernel) {
+      logcumsumexp_kernel(rows.device())(rows, out);
+    } else if (rows.numel() > 0) {
       EMBER_DISPATCH_FLOATING_TYPES(t, "logcumsumexp_out_cpu", [&] {
         using A = key_t<scalar_t>;
         const int64_t len = rows.size(-1);
@@ -731,8 +742,8 @@ void check_searchsorted(const Tensor& boundaries, const Tensor& input, bool out_
 // boundary of its row that is >= it (> it when right), through sorter when
 // given; the comparisons are ATen's (!(b >= v)), so NaN goes last.
 template <typename T, typename Out>
-void searchsorted_kernel(const Tensor& bd, const Tensor& in, const Tensor& sorter, bool right,
-                         Tensor& out) {
+void searchsorted_cpu(const Tensor& bd, const Tensor& in, const Tensor& sorter, bool right,
+                      Tensor& out) {
   const T* b = bd.data_ptr<T>();
   const T* v = in.data_ptr<T>();
   const int64_t* s = sorter.defined() ? sorter.data_ptr<int64_t>() : nullptr;
@@ -771,7 +782,10 @@ Tensor searchsorted_impl(const Tensor& boundaries, const Tensor& input, ScalarTy
                          const std::optional<Tensor>& sorter) {
   check_searchsorted(boundaries, input, out_int32, right, side, sorter);
   const Tensor sorter_t = sorter.has_value() ? *sorter : Tensor();
-  if (detail::cpu_fallback("searchsorted", {boundaries, input, sorter_t})) {
+  const bool device_kernel = !input.is_cpu() && searchsorted_kernel.has(input.device().type()) &&
+                             boundaries.device() == input.device() &&
+                             (!sorter_t.defined() || sorter_t.device() == input.device());
+  if (!device_kernel && detail::cpu_fallback("searchsorted", {boundaries, input, sorter_t})) {
     return detail::to_device(
         searchsorted_impl(
             detail::cpu(boundaries), detail::cpu(input), common, out_int32, right, side,
@@ -784,11 +798,16 @@ Tensor searchsorted_impl(const Tensor& boundaries, const Tensor& input, ScalarTy
   const Tensor so = sorter_t.defined() ? sorter_t.contiguous() : Tensor();
   Tensor out = empty(input.sizes(), input.options().dtype(out_int32 ? kInt : kLong));
   if (in.numel() == 0) return out;
+  if (device_kernel) {
+    if (common == kBool) detail::throw_not_implemented("searchsorted_cuda", common);
+    searchsorted_kernel(input.device())(bd, in, so, is_right, out);
+    return out;
+  }
   EMBER_DISPATCH_NUMERIC_TYPES(common, "searchsorted_out_cpu", [&] {
     if (out_int32) {
-      searchsorted_kernel<scalar_t, int32_t>(bd, in, so, is_right, out);
+      searchsorted_cpu<scalar_t, int32_t>(bd, in, so, is_right, out);
     } else {
-      searchsorted_kernel<scalar_t, int64_t>(bd, in, so, is_right, out);
+      searchsorted_cpu<scalar_t, int64_t>(bd, in, so, is_right, out);
     }
   });
   return out;

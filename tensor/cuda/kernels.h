@@ -121,6 +121,17 @@ cudaError_t launch_cast(DType dst, DType src, const Elementwise& e);
 cudaError_t launch_cumulative(bool prod, DType dtype, const void* x, void* y, int64_t outer,
                               int64_t len, int64_t inner);
 
+// sort_ops.cu: one thread per row of contiguous [rows, len] operands.
+cudaError_t launch_cum_extreme(bool is_max, DType dtype, const void* x, void* values,
+                               int64_t* indices, int64_t rows, int64_t len);
+cudaError_t launch_logcumsumexp(DType dtype, const void* x, void* y, int64_t rows, int64_t len);
+// One thread per value; bad[0..1] gets (1, index) for an out-of-range sorter
+// entry.
+cudaError_t launch_searchsorted(DType dtype, bool out_int32, const void* boundaries,
+                                const void* input, const int64_t* sorter, void* out, int64_t numel,
+                                int64_t n, int64_t row_len, bool per_row, bool right,
+                                unsigned long long* bad);
+
 // softmax / log_softmax of a contiguous [outer, len, inner] tensor along
 // len, in dtype `dtype` (floating), computed in float (double for double).
 cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_t outer,
