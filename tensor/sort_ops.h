@@ -6,9 +6,10 @@
 // nanquantile, aminmax, unique and its libtorch spellings, histc, bincount.
 // The semantics are PyTorch 1.13's, ties and NaN included (sort_ops_test.cc
 // holds its values, tools/golden/sort_ops.py made them). Most are written
-// with sort, gather and scatter, so they run on every device; mode,
-// cummax/cummin, logcumsumexp, histc and searchsorted have CPU kernels that
-// other devices reach through Note [CPU fallback].
+// with sort, gather and scatter, so they run on every device.
+// cummax/cummin, logcumsumexp and searchsorted have CPU loops and CUDA
+// kernels (sort_ops_kernels.h, tensor/cuda/sort_ops.cu); mode and histc have
+// CPU loops only, which other devices reach through Note [CPU fallback].
 
 #include <optional>
 #include <string>
