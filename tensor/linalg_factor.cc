@@ -236,7 +236,9 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
   auto [a, tau] = geqrf_kernel(A);
   // a is (..., n, m): its rows are A's columns.
   const bool complete = mode == "complete";
-  Tensor R = a.mT().narrow(-2, 0, complete ? m : k).triu().contiguous().to(A.device());
+  // R column-major (strides (1, rows)), as PyTorch returns it: the lower
+  // triangle of the column-major buffer, transposed.
+  Tensor R = a.narrow(-1, 0, complete ? m : k).tril().contiguous().mT().to(A.device());
   Tensor Q;
   if (mode == "r") {
     Q = empty({0}, A.options());

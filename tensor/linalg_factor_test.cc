@@ -66,6 +66,12 @@ TEST(LinalgFactorTest, Qr) {
   expect_tuple(linalg_qr(in("tall").to(kFloat)), "qr/float/reduced");
   expect_tuple(qr(in("tall")), "torch.qr/tall/some");
   expect_tuple(in("tall").qr(false), "torch.qr/tall/full");
+  // R is column-major, as PyTorch returns it (the parity sweep's strides).
+  for (const char* mode : {"reduced", "complete", "r"}) {
+    const Tensor R = std::get<1>(linalg_qr(in("tall"), mode));
+    EXPECT_EQ(R.stride(-2), 1) << mode;
+    EXPECT_EQ(R.stride(-1), R.size(-2)) << mode;
+  }
   expect_tuple(linalg_qr(zeros({0, 3}, kDouble)), "qr/empty/reduced");
   expect_tuple(linalg_qr(zeros({3, 0}, kDouble), "complete"), "qr/empty/complete");
   expect_tuple(linalg_qr(zeros({2, 0, 0}, kDouble)), "qr/empty_batch/reduced");

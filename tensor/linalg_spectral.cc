@@ -143,6 +143,25 @@ double eps_of(ScalarType t) {
 
 // --- kernels ---------------------------------------------------------------------
 
+// Note [Non-finite input to the SVD]: OpenBLAS's gesdd (and gelsd/gelss,
+// which run it) can loop forever on a matrix holding NaN or infinity, so
+// those never reach LAPACK. A NaN raises PyTorch's message; a matrix of
+// infinities gets what PyTorch 1.13 returns for it, NaN singular values.
+template <typename T>
+bool has_nan(const T* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(static_cast<double>(p[i]))) return true;
+  }
+  return false;
+}
+template <typename T>
+bool all_finite(const T* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(static_cast<double>(p[i]))) return false;
+  }
+  return true;
+}
+
 // (U, S, Vh) by gesdd: jobz 'A' (full), 'S' (reduced) or 'N' (S only: U
 // and Vh undefined).
 std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
@@ -182,6 +201,21 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
     const int lwork = std::max(1, static_cast<int>(query));
     std::vector<scalar_t> work(lwork);
     for (int64_t i = 0; i < batch_count(a); ++i) {
+      // Note [Non-finite input to the SVD].
+      if (!all_finite(pa + i * m * n, m * n)) {
+        EMBER_CHECK(!has_nan(pa + i * m * n, m * n), error_prefix("linalg.svd", A.dim() > 2, i),
+                    "The algorithm failed to converge because the input matrix contained "
+                    "non-finite values.");
+        std::fill_n(S.data_ptr<scalar_t>() + i * k, k, std::numeric_limits<scalar_t>::quiet_NaN());
+        if (jobz != 'N') {
+          // Identity-shaped U and Vh, so that pinv gives zeros there, as PyTorch's.
+          std::fill_n(pu + i * m * ucols, m * ucols, scalar_t(0));
+          std::fill_n(pv + i * vrows * n, vrows * n, scalar_t(0));
+          for (int64_t d = 0; d < std::min(m, ucols); ++d) pu[i * m * ucols + d * m + d] = 1;
+          for (int64_t d = 0; d < std::min(vrows, n); ++d) pv[i * vrows * n + d * vrows + d] = 1;
+        }
+        continue;
+      }
       gesdd(jobz, mi, ni, pa + i * m * n, mi, S.data_ptr<scalar_t>() + i * k,
             jobz != 'N' ? pu + i * m * ucols : pu, ldu, jobz != 'N' ? pv + i * vrows * n : pv, ldvt,
             work.data(), lwork, iwork.data(), &info);
@@ -277,6 +311,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_kernel(const Tensor& A, const T
         scalar_t* ai = pa + i * m * n;
         scalar_t* bi = pb + i * mn * k;
         info = 0;
+        // Note [Non-finite input to the SVD]: PyTorch 1.13 fails an internal
+        // assert (gelsd) or returns NaN (gelss) here.
+        EMBER_CHECK(!has_sv || all_finite(ai, m * n),
+                    error_prefix("torch.linalg.lstsq", A.dim() > 2, i),
+                    "the input matrix contains non-finite values, which the SVD-based drivers "
+                    "(gelsd, gelss) cannot take");
         switch (driver) {
           case Driver::kGels:
             gels(mi, ni, ki, ai, lda, bi, ldb, work.data(), lwork, &info);

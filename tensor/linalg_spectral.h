@@ -21,6 +21,13 @@
 // has no cuSOLVER path, so any driver raises PyTorch's CPU error, on every
 // device. The gradient of det at a singular matrix (linalg_more.h) uses
 // linalg_svd.
+//
+// Non-finite inputs (Note [Non-finite input to the SVD] in
+// linalg_spectral.cc): OpenBLAS's gesdd can loop forever on them, so a NaN
+// raises PyTorch's "contained non-finite values" error and a matrix of
+// infinities gets NaN singular values (PyTorch 1.13's answer) without a
+// LAPACK call; lstsq's gelsd and gelss refuse any non-finite matrix
+// (PyTorch: an internal assert for gelsd, NaN for gelss).
 
 #include <optional>
 #include <string_view>

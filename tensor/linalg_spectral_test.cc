@@ -4,6 +4,7 @@
 // where LAPACK's choice of sign is the only freedom.
 #include "tensor/linalg_spectral.h"
 
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -230,6 +231,37 @@ TEST(LinalgSpectralTest, MatrixExp) {
   expect_golden(d({2}, {1, 1}).matrix_exp(), "matrix_exp/1x1");
   expect_golden(zeros({0, 0}, kDouble).matrix_exp(), "matrix_exp/empty");
   expect_golden((M() * 40).matrix_exp(), "matrix_exp/large", 1e-10);
+}
+
+// Note [Non-finite input to the SVD]: NaN raises PyTorch 1.13's message;
+// infinities give its NaN singular values (pinv zeros, rank 0), never a
+// LAPACK call that may not return.
+TEST(LinalgSpectralTest, NonFiniteInputs) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor with_nan = tensor({{nan, 1.0}, {2.0, 3.0}}, kDouble);
+  const std::string nan_message =
+      "linalg.svd: The algorithm failed to converge because the input matrix contained "
+      "non-finite values.";
+  EXPECT_EQ(testing::error_of([&] { linalg_svdvals(with_nan); }), nan_message);
+  EXPECT_EQ(testing::error_of([&] { linalg_svd(with_nan.to(kFloat)); }), nan_message);
+  EXPECT_EQ(testing::error_of([&] { linalg_pinv(with_nan); }), nan_message);
+  const Tensor with_inf = tensor({{inf, 1.0}, {2.0, 3.0}}, kDouble);
+  EXPECT_TRUE(linalg_svdvals(with_inf).isnan().all().item<bool>());
+  EXPECT_TRUE(linalg_pinv(with_inf).equal(zeros({2, 2}, kDouble)));
+  EXPECT_EQ(linalg_matrix_rank(with_inf).item<int64_t>(), 0);
+  // Only the bad matrix of a batch is affected.
+  const Tensor batch = stack({with_inf, eye(2, kDouble)});
+  const Tensor s = linalg_svdvals(batch);
+  EXPECT_TRUE(s[0].isnan().all().item<bool>());
+  EXPECT_TRUE(s[1].equal(ones({2}, kDouble)));
+  const Tensor b = ones({3, 2}, kDouble);
+  const Tensor a = tensor({{nan, 1.0}, {2.0, 3.0}, {1.0, 1.0}}, kDouble);
+  for (const char* driver : {"gelsd", "gelss"}) {
+    EXPECT_EQ(testing::error_of([&] { linalg_lstsq(a, b, std::nullopt, driver); }),
+              "torch.linalg.lstsq: the input matrix contains non-finite values, which the "
+              "SVD-based drivers (gelsd, gelss) cannot take");
+  }
 }
 
 TEST(LinalgSpectralTest, Errors) {

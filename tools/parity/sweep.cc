@@ -437,6 +437,32 @@ std::vector<Op> ops() {
       B("searchsorted rows", kAny, searchsorted(std::get<0>(a.sort(-1)), b)),
       B("bucketize", kAny, bucketize(b, std::get<0>(a.flatten().sort(0)))),
       U("angle", kAny, a.angle()),
+      // linalg through LAPACK, on the last two dims: most inputs are not
+      // square or not float, so many cases compare PyTorch's errors.
+      UD("inverse", kAny, 2, a.inverse()),
+      UD("det", kAny, 2, a.det()),
+      UD("slogdet", kAny, 2, a.slogdet()),
+      UD("qr", kAny, 2, a.qr()),
+      UD("geqrf", kAny, 2, a.geqrf()),
+      UD("lu_factor", kAny, 2, linalg_lu_factor(a)),
+      UD("linalg_lu", kAny, 2, linalg_lu(a)),
+      UD("svdvals", kAny, 2, linalg_svdvals(a)),
+      UD("eigvalsh", kAny, 2, linalg_eigvalsh(a)),
+      // OpenBLAS's gesdd can loop forever on NaN or infinity (libtorch 1.13
+      // hangs there; ember refuses or answers without LAPACK, Note
+      // [Non-finite input to the SVD]): pinverse and lstsq see finite values.
+      UD("pinverse", kAny, 2, a.nan_to_num(0, 1e3, -1e3).pinverse()),
+      UD("matrix_rank", kAny, 2, linalg_matrix_rank(a)),
+      UD("matrix_exp", kAny, 2, a.matrix_exp()),
+      op<2>(
+          "lstsq gelsd", kAny,
+          [](const auto& a, const auto& b) {
+            return std::get<0>(
+                linalg_lstsq(a.nan_to_num(0, 1e3, -1e3), b.nan_to_num(0, 1e3, -1e3), {}, "gelsd"));
+          },
+          2),
+      op<2>(
+          "linalg_solve", kAny, [](const auto& a, const auto& b) { return linalg_solve(a, b); }, 2),
       // shape
       UD("t", kAny, 2, a.transpose(0, 1)),
       U("flatten", kAny, a.flatten()),
