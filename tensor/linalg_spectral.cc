@@ -344,6 +344,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_kernel(const Tensor& A, const T
       }
     });
   }
+  // A view of the column-major buffer, as PyTorch's: strides (1, max(m, n)).
   Tensor X = b.narrow(-1, 0, n).mT();
   // Residuals: the squared norms of the rows past n, when they mean
   // something (PyTorch: m > n, a driver that is not gelsy, full rank).
@@ -353,7 +354,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_kernel(const Tensor& A, const T
     residuals = b.narrow(-1, n, m - n).square().sum(-1);
   }
   const Device dev = A.device();
-  return {X.contiguous().to(dev), residuals.to(dev), rank.to(dev), sv.to(dev)};
+  return {X.to(dev), residuals.to(dev), rank.to(dev), sv.to(dev)};
 }
 
 // --- tolerances (pinv, matrix_rank) ------------------------------------------------

@@ -163,6 +163,23 @@ TEST(LinalgSpectralTest, Pinv) {
   expect_golden(linalg_pinv(zeros({0, 3}, kDouble)), "pinv/empty");
 }
 
+// The solution is a view of LAPACK's column-major buffer, as PyTorch's
+// (strides from Debian's PyTorch 1.13).
+TEST(LinalgSpectralTest, LstsqSolutionStrides) {
+  for (const char* drv : {"gelsy", "gelsd", "gels"}) {
+    EXPECT_EQ(std::get<0>(linalg_lstsq(ones({4, 2}, kDouble) + eye(4, 2, kDouble),
+                                       ones({4, 3}, kDouble), std::nullopt, drv))
+                  .strides(),
+              IntArrayRef({1, 4}))
+        << drv;
+  }
+  EXPECT_EQ(std::get<0>(linalg_lstsq(eye(2, 4, kDouble), ones({2, 3}, kDouble))).strides(),
+            IntArrayRef({1, 4}));
+  EXPECT_EQ(std::get<0>(linalg_lstsq(eye(3, kDouble).expand({2, 3, 3}), ones({2, 3, 2}, kDouble)))
+                .strides(),
+            IntArrayRef({6, 1, 3}));
+}
+
 TEST(LinalgSpectralTest, Lstsq) {
   const std::vector<std::string> parts = {"solution", "residuals", "rank", "singular_values"};
   for (const std::string drv : {"gelsy", "gels", "gelsd", "gelss"}) {
