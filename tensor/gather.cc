@@ -22,22 +22,19 @@ namespace ember {
 
 namespace detail {
 EMBER_DEFINE_KERNEL_TABLE(index_kernel, IndexKernelFn);
+
+IndexGeometry::IndexGeometry(const Tensor& t)
+    : sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end()) {
+  if (sizes.empty()) {
+    sizes.push_back(1);
+    strides.push_back(1);
+  }
+}
 }  // namespace detail
 
 namespace {
 
-// Sizes and strides with a 0-dim tensor read as [1] (PyTorch's
-// ensure_nonempty_size), so that gather/scatter treat scalars as vectors.
-struct Geometry {
-  DimVector sizes, strides;
-  explicit Geometry(const Tensor& t) : sizes(t.sizes().begin(), t.sizes().end()),
-                                       strides(t.strides().begin(), t.strides().end()) {
-    if (sizes.empty()) {
-      sizes.push_back(1);
-      strides.push_back(1);
-    }
-  }
-};
+using Geometry = detail::IndexGeometry;
 
 // The bytes of `value` converted to t's dtype, as an element-sized word (T
 // is the unsigned integer of the dtype's element size).
@@ -67,35 +64,6 @@ void check_index_dims(const Tensor& self, const Tensor& index, const char* what)
   const int64_t id = index.dim() == 0 ? 1 : index.dim();
   EMBER_CHECK(sd == id, "Index tensor must have the same number of dimensions as ", what,
               " tensor");
-}
-
-void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  EMBER_CHECK(index.dtype() == kLong, "scatter(): Expected dtype int64 for index");
-  if (src != nullptr) {
-    EMBER_CHECK(self.dtype() == src->dtype(),
-                "scatter(): Expected self.dtype to be equal to src.dtype");
-  }
-  check_index_dims(self, index, "self");
-  if (src != nullptr) check_index_dims(*src, index, "src");
-  const Geometry s(self), i(index);
-  bool bad = false;
-  for (size_t d = 0; d < i.sizes.size(); ++d) {
-    if (static_cast<int64_t>(d) != dim && i.sizes[d] > s.sizes[d]) bad = true;
-  }
-  if (src != nullptr) {
-    const Geometry r(*src);
-    for (size_t d = 0; d < i.sizes.size(); ++d) {
-      if (i.sizes[d] > r.sizes[d]) bad = true;
-    }
-  }
-  if (!bad) return;
-  std::string msg = absl::StrCat("Expected index ", detail::sizes_str(index.sizes()),
-                                 " to be smaller than self ", detail::sizes_str(self.sizes()),
-                                 " apart from dimension ", dim);
-  if (src != nullptr) {
-    absl::StrAppend(&msg, " and to be smaller size than src ", detail::sizes_str(src->sizes()));
-  }
-  throw Error(msg);
 }
 
 // The index as int64 values, contiguous.
@@ -178,6 +146,37 @@ detail::IndexLoop slice_loop(detail::IndexMode mode, int64_t dim, int64_t n,
 
 }  // namespace
 
+namespace detail {
+void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  EMBER_CHECK(index.dtype() == kLong, "scatter(): Expected dtype int64 for index");
+  if (src != nullptr) {
+    EMBER_CHECK(self.dtype() == src->dtype(),
+                "scatter(): Expected self.dtype to be equal to src.dtype");
+  }
+  check_index_dims(self, index, "self");
+  if (src != nullptr) check_index_dims(*src, index, "src");
+  const Geometry s(self), i(index);
+  bool bad = false;
+  for (size_t d = 0; d < i.sizes.size(); ++d) {
+    if (static_cast<int64_t>(d) != dim && i.sizes[d] > s.sizes[d]) bad = true;
+  }
+  if (src != nullptr) {
+    const Geometry r(*src);
+    for (size_t d = 0; d < i.sizes.size(); ++d) {
+      if (i.sizes[d] > r.sizes[d]) bad = true;
+    }
+  }
+  if (!bad) return;
+  std::string msg =
+      absl::StrCat("Expected index ", detail::sizes_str(index.sizes()), " to be smaller than self ",
+                   detail::sizes_str(self.sizes()), " apart from dimension ", dim);
+  if (src != nullptr) {
+    absl::StrAppend(&msg, " and to be smaller size than src ", detail::sizes_str(src->sizes()));
+  }
+  throw Error(msg);
+}
+}  // namespace detail
+
 // --- gather / scatter ------------------------------------------------------------
 //
 // Note [Recording index ops]: each public op records itself once (Note [Op
@@ -246,7 +245,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) co
   }
   detail::common_device({mut(), index, src});
   dim = detail::wrap_dim(dim, this->dim());
-  scatter_checks(mut(), dim, index, &src);
+  detail::scatter_checks(mut(), dim, index, &src);
   impl()->bump_version();
   if (index.numel() == 0) return mut();
   const Geometry s(mut()), i(index), r(src);
@@ -285,7 +284,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
   }
   detail::common_device({mut(), index});
   dim = detail::wrap_dim(dim, this->dim());
-  scatter_checks(mut(), dim, index, nullptr);
+  detail::scatter_checks(mut(), dim, index, nullptr);
   impl()->bump_version();
   if (index.numel() == 0) return mut();
   const Geometry s(mut()), i(index);
@@ -324,7 +323,7 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
   }
   detail::common_device({mut(), index, src});
   dim = detail::wrap_dim(dim, this->dim());
-  scatter_checks(mut(), dim, index, &src);
+  detail::scatter_checks(mut(), dim, index, &src);
   impl()->bump_version();
   if (index.numel() == 0) return mut();
   const Geometry s(mut()), i(index), r(src);

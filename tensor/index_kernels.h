@@ -69,6 +69,19 @@ EMBER_DECLARE_KERNEL_TABLE(index_kernel, IndexKernelFn);
 using TriangleKernelFn = void (*)(Tensor& r, int64_t diagonal, bool lower);
 EMBER_DECLARE_KERNEL_TABLE(triangle_kernel, TriangleKernelFn);
 
+// Sizes and strides with a 0-dim tensor read as [1] (PyTorch's
+// ensure_nonempty_size), so that gather/scatter treat scalars as vectors.
+struct IndexGeometry {
+  DimVector sizes, strides;
+  explicit IndexGeometry(const Tensor& t);
+};
+
+// scatter's checks that need no index values (gather.cc; also
+// scatter_reduce's): index int64, self's and src's dtypes equal, matching
+// dims, index no larger than self (but along `dim`, already wrapped) and
+// src. src may be null (scatter of a value).
+void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src);
+
 }  // namespace detail
 }  // namespace ember
 

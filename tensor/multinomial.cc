@@ -93,6 +93,9 @@ void with_replacement_cpu(const Tensor& probs, Tensor& result, int64_t n_sample,
 
 // The device path of the same search: per row, the normalized running sum
 // (last entry 1) and, for each uniform u, the number of entries below u.
+// It compares every draw with every category (rows x samples x categories
+// booleans): fine for the sample counts training code draws, a device
+// binary-search kernel is the next step (issue 17).
 Tensor with_replacement_device(const Tensor& self, int64_t n_sample, const Generator& gen) {
   const Tensor probs = self.dim() == 1 ? self.unsqueeze(0) : self;
   EMBER_CHECK((probs >= 0).all().item<bool>(),

@@ -17,6 +17,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/fallback.h"
+#include "tensor/index_kernels.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
 #include "tensor/math.h"
@@ -50,17 +51,7 @@ Reduce index_reduce_kind(const std::string& r) {
       "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ", r, "."));
 }
 
-// Sizes and strides, a 0-dim tensor read as [1] (as gather/scatter).
-struct Geom {
-  DimVector sizes, strides;
-  explicit Geom(const Tensor& t)
-      : sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end()) {
-    if (sizes.empty()) {
-      sizes.push_back(1);
-      strides.push_back(1);
-    }
-  }
-};
+using Geom = detail::IndexGeometry;
 
 template <typename T>
 T reduce_identity(Reduce r) {
@@ -189,26 +180,6 @@ void reduce_into(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
   });
 }
 
-void check_scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  EMBER_CHECK(index.dtype() == kLong, "scatter(): Expected dtype int64 for index");
-  EMBER_CHECK(self.dtype() == src.dtype(),
-              "scatter(): Expected self.dtype to be equal to src.dtype");
-  const int64_t sd = std::max<int64_t>(self.dim(), 1), id = std::max<int64_t>(index.dim(), 1);
-  const int64_t rd = std::max<int64_t>(src.dim(), 1);
-  EMBER_CHECK(sd == id, "Index tensor must have the same number of dimensions as self tensor");
-  EMBER_CHECK(rd == id, "Index tensor must have the same number of dimensions as src tensor");
-  const Geom s(self), i(index), r(src);
-  bool bad = false;
-  for (int64_t d = 0; d < id; ++d) {
-    if (d != dim && i.sizes[d] > s.sizes[d]) bad = true;
-    if (i.sizes[d] > r.sizes[d]) bad = true;
-  }
-  EMBER_CHECK(!bad, "Expected index ", detail::sizes_str(index.sizes()),
-              " to be smaller than self ", detail::sizes_str(self.sizes()),
-              " apart from dimension ", dim, " and to be smaller size than src ",
-              detail::sizes_str(src.sizes()));
-}
-
 OpArgs reduce_args(int64_t dim, const std::string& reduce, bool include_self) {
   return {Scalar(dim), reduce, Scalar(include_self)};
 }
@@ -218,7 +189,7 @@ void scatter_reduce_cpu(Tensor& self, int64_t dim, const Tensor& index, const Te
                         const std::string& reduce, bool include_self) {
   const Reduce red = scatter_reduce_kind(reduce);
   dim = detail::wrap_dim(dim, self.dim());
-  check_scatter_reduce(self, dim, index, src);
+  detail::scatter_checks(self, dim, index, &src);
   reduce_into(self, dim, index, src, red, include_self, false);
 }
 
