@@ -147,12 +147,16 @@ detail::IndexLoop slice_loop(detail::IndexMode mode, int64_t dim, int64_t n,
 }  // namespace
 
 namespace detail {
+// As ATen's scatter_gather_dtype_check and scatter_shape_check: an empty
+// index writes nothing, so neither its dtype nor its shape is checked.
 void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  EMBER_CHECK(index.dtype() == kLong, "scatter(): Expected dtype int64 for index");
+  EMBER_CHECK(index.numel() == 0 || index.dtype() == kLong,
+              "scatter(): Expected dtype int64 for index");
   if (src != nullptr) {
     EMBER_CHECK(self.dtype() == src->dtype(),
                 "scatter(): Expected self.dtype to be equal to src.dtype");
   }
+  if (index.numel() == 0) return;
   check_index_dims(self, index, "self");
   if (src != nullptr) check_index_dims(*src, index, "src");
   const Geometry s(self), i(index);
@@ -189,6 +193,8 @@ namespace {
 Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   detail::common_device({self, index});
   dim = detail::wrap_dim(dim, self.dim());
+  // An empty index reads nothing: ATen checks neither its dtype nor its shape.
+  if (index.numel() == 0) return empty(index.sizes(), self.options());
   EMBER_CHECK(index.dtype() == kLong, "gather(): Expected dtype int64 for index");
   check_index_dims(self, index, "input");
   const Geometry s(self), i(index);

@@ -21,6 +21,7 @@
 #include "tensor/empty.h"
 #include "tensor/fallback.h"
 #include "tensor/iterator.h"
+#include "tensor/layout.h"
 #include "tensor/record_function.h"
 #include "tensor/selection.h"
 #include "tensor/strided_walk.h"
@@ -171,6 +172,7 @@ struct AdvancedIndex {
   DimVector after_sizes, after_strides;    // the other non-indexed self dims
   DimVector b_shape;                       // broadcast shape of the indices
   std::vector<int64_t> b_offsets;          // self offset of each position of B
+  std::vector<DimVector> index_strides;    // each index tensor's strides over B
   DimVector out_shape;
   int64_t n_before = 1, n_b = 1, n_after = 1;
 
@@ -218,6 +220,7 @@ struct AdvancedIndex {
     for (int64_t d : dims) {
       const Tensor& t = idx[d];
       const DimVector st = detail::broadcast_strides(t, b_shape);
+      index_strides.push_back(st);
       const int64_t* p = t.data_ptr<int64_t>();
       const int64_t size = self.sizes()[d], stride = self.strides()[d];
       int64_t k = 0;
@@ -231,6 +234,25 @@ struct AdvancedIndex {
                                 b_offsets[k++] += v * stride;
                               });
     }
+  }
+
+  // `out` (row-major) laid out as PyTorch's index TensorIterator lays out
+  // its result: by self's strides with B's dims broadcast, then by the
+  // index tensors' over B (so a channels-last or permuted self stays so).
+  Tensor laid_out(const Tensor& out) const {
+    const size_t nd = out_shape.size(), b0 = before_sizes.size(), nb = b_shape.size();
+    std::vector<DimVector> operands(1, DimVector(nd, 0));
+    for (size_t k = 0; k < b0; ++k) operands[0][k] = before_strides[k];
+    for (size_t k = 0; k < after_strides.size(); ++k) operands[0][b0 + nb + k] = after_strides[k];
+    for (const DimVector& st : index_strides) {
+      DimVector o(nd, 0);
+      for (size_t k = 0; k < nb; ++k) o[b0 + k] = st[k];
+      operands.push_back(std::move(o));
+    }
+    const DimVector strides =
+        iterator_layout_strides(out_shape, operands.data(), static_cast<int>(operands.size()));
+    if (out.numel() == 0 || IntArrayRef(strides) == out.strides()) return out;
+    return empty_strided(out_shape, strides, out.options()).copy_(out);
   }
 
   // Self offsets of the before-dims' positions, in row-major order.
@@ -299,7 +321,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
       }
     });
   });
-  return out;
+  return ai.laid_out(out);
 }
 
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,

@@ -237,6 +237,12 @@ void TensorIterator::compute_layout(ScalarType out_dtype) {
     all_contiguous = all_contiguous && t.is_contiguous();
   }
   const TensorOptions out_options = TensorOptions(out_dtype).device(device_);
+  if (config_.row_major_outputs && any_undefined) {
+    for (int i = 0; i < num_outputs_; ++i) {
+      if (!operands_[i].defined()) operands_[i] = empty(broadcast_shape_, out_options);
+    }
+    any_undefined = false;
+  }
   row_major_ = same_shape && all_contiguous;
   if (row_major_) {  // the common case: row-major everywhere
     for (int i = 0; i < num_outputs_; ++i) {
@@ -285,14 +291,7 @@ void TensorIterator::compute_layout(ScalarType out_dtype) {
     }
   }
   sort_dims_by_layout(perm_.data(), nd, [&](int64_t d0, int64_t d1) {
-    for (int i = 0; i < nt; ++i) {
-      if (st[i].empty()) continue;
-      const int64_t s0 = st[i][d0], s1 = st[i][d1];
-      if (s0 == 0 || s1 == 0) continue;
-      if (s0 != s1) return s0 < s1 ? -1 : 1;
-      if (broadcast_shape_[d0] > broadcast_shape_[d1]) return 1;
-    }
-    return 0;
+    return compare_dims_by_strides(st, nt, broadcast_shape_, d0, d1);
   });
   if (!any_undefined) return;
   bool row_major = true;

@@ -42,6 +42,10 @@ struct IterConfig {
   bool cast_inputs = true;
   // The shape is the (defined) output's, and inputs broadcast to it (copy_).
   bool shape_from_output = false;
+  // Outputs the iterator allocates are row-major whatever the inputs'
+  // layouts (ATen ops whose meta function allocates contiguously, such as
+  // pow(Scalar, Tensor)).
+  bool row_major_outputs = false;
 };
 
 class TensorIterator {

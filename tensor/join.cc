@@ -40,6 +40,17 @@ Tensor atleast_2d(const Tensor& t) {
   return t;
 }
 
+// ATen's compute_output_memory_format: the inputs' common suggested memory
+// format (channels-last when every input is), else contiguous, whatever
+// their dtypes.
+MemoryFormat output_memory_format(TensorList tensors) {
+  const MemoryFormat first = tensors[0].suggest_memory_format();
+  for (const Tensor& t : tensors) {
+    if (t.suggest_memory_format() != first) return MemoryFormat::Contiguous;
+  }
+  return first;
+}
+
 Tensor cat_impl(TensorList tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i,
@@ -69,7 +80,9 @@ Tensor cat_impl(TensorList tensors, int64_t dim) {
     out_sizes.assign(ref.sizes().begin(), ref.sizes().end());
     out_sizes[dim] = size_at_dim;
   }
-  Tensor result = empty(out_sizes, TensorOptions(out_dtype).device(device));
+  Tensor result =
+      empty(out_sizes,
+            TensorOptions(out_dtype).device(device).memory_format(output_memory_format(tensors)));
   if (valid == tensors.size()) return result;
   // Each input lands in its slice of the result; copy_ casts to out_dtype.
   int64_t offset = 0;

@@ -74,6 +74,41 @@ void sort_dims_by_layout(int64_t* perm, int64_t n, const ShouldSwap& should_swap
   }
 }
 
+// PyTorch's should_swap of TensorIterator::reorder_dimensions, for
+// sort_dims_by_layout: operands in order (outputs first), each with its
+// strides over `shape` (empty: an operand that orders nothing); the first
+// operand whose strides differ at d0 and d1 decides, a 0 stride (broadcast)
+// decides nothing, and equal strides put the smaller dim first.
+template <typename StridesT>
+int compare_dims_by_strides(const StridesT* strides, int n, IntArrayRef shape, int64_t d0,
+                            int64_t d1) {
+  for (int i = 0; i < n; ++i) {
+    if (strides[i].empty()) continue;
+    const int64_t s0 = strides[i][d0], s1 = strides[i][d1];
+    if (s0 == 0 || s1 == 0) continue;
+    if (s0 != s1) return s0 < s1 ? -1 : 1;
+    if (shape[d0] > shape[d1]) return 1;
+  }
+  return 0;
+}
+
+// Dense strides of a result of `shape` whose dims are ordered as
+// TensorIterator orders them for operands with these strides (as above).
+template <typename StridesT>
+DimVector iterator_layout_strides(IntArrayRef shape, const StridesT* strides, int n) {
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  DimVector perm(nd), out(nd);
+  sort_dims_by_layout(perm.data(), nd, [&](int64_t d0, int64_t d1) {
+    return compare_dims_by_strides(strides, n, shape, d0, d1);
+  });
+  int64_t next = 1;
+  for (int64_t k = 0; k < nd; ++k) {
+    out[perm[k]] = next;
+    next *= shape[perm[k]];
+  }
+  return out;
+}
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_LAYOUT_H_

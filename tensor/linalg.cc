@@ -281,6 +281,19 @@ bool computes_via_float(const Tensor& t) {
   return t.dtype() == kHalf || (t.dtype() == kBFloat16 && !detail::use_bf16_gemm());
 }
 
+// PyTorch's early exits of a product with nothing to multiply: an empty
+// result, or a sum over an empty inner dim (zeros), is returned before the
+// dtype checks, in the dtype of the operand ATen allocates it like (mm:
+// self; bmm: batch2; mv: vec). Undefined when there is work to do.
+Tensor empty_product(IntArrayRef sizes, int64_t inner, const Tensor& like) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  if (n != 0 && inner != 0) return Tensor();
+  Tensor out = empty(sizes, like.options());
+  if (n != 0) out.zero_();
+  return out;
+}
+
 }  // namespace
 
 namespace detail {
@@ -291,6 +304,10 @@ static Tensor mm_nograd(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(self.dim() == 2, "self must be a matrix");
   EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
   check_mm_shapes(self.sizes()[0], self.sizes()[1], mat2.sizes()[0], mat2.sizes()[1]);
+  if (Tensor z = empty_product({self.sizes()[0], mat2.sizes()[1]}, self.sizes()[1], self);
+      z.defined()) {
+    return z;
+  }
   check_same_dtype(self, mat2);
   if (computes_via_float(self)) return mm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
   Tensor out = empty({self.sizes()[0], mat2.sizes()[1]}, self.options());
@@ -339,6 +356,9 @@ static Tensor bmm_nograd(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(mat2.sizes()[0] == B && mat2.sizes()[1] == K,
               "Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", K,
               "] but got: [", mat2.sizes()[0], ", ", mat2.sizes()[1], "].");
+  if (Tensor z = empty_product({B, self.sizes()[1], mat2.sizes()[2]}, K, mat2); z.defined()) {
+    return z;
+  }
   check_same_dtype(self, mat2);
   if (computes_via_float(self)) return bmm(self.to(kFloat), mat2.to(kFloat)).to(self.dtype());
   BatchGeometry g;
@@ -362,6 +382,7 @@ static Tensor mv_nograd(const Tensor& self, const Tensor& vec) {
               self.dim(), ", ", vec.dim());
   EMBER_CHECK(self.sizes()[1] == vec.sizes()[0], "size mismatch, got ", self.sizes()[0], ", ",
               self.sizes()[0], "x", self.sizes()[1], ",", vec.sizes()[0]);
+  if (Tensor z = empty_product({self.sizes()[0]}, self.sizes()[1], vec); z.defined()) return z;
   check_same_dtype(self, vec);
   if (computes_via_float(self)) return mv(self.to(kFloat), vec.to(kFloat)).to(self.dtype());
   Tensor col = as_view(vec, {vec.sizes()[0], 1}, {vec.strides()[0], 1});

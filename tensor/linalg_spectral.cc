@@ -628,7 +628,7 @@ Tensor linalg_matrix_exp(const Tensor& A) {
   detail::OpScope scope(A);
   Tensor E;
   if (A.numel() == 0) {
-    E = empty(A.sizes(), A.options());
+    E = empty_like(A);
   } else if (A.size(-1) == 1) {
     E = A.exp();
   } else {
@@ -642,6 +642,10 @@ Tensor linalg_matrix_exp(const Tensor& A) {
     for (int64_t i = 0; i < squarings; ++i) {
       E = where((s > static_cast<double>(i)).unsqueeze(-1).unsqueeze(-1), E.matmul(E), E);
     }
+    // As PyTorch's, the result is laid out as A (a transposed A gives a
+    // column-major exponential).
+    Tensor out = empty_like(A);
+    if (out.strides() != E.strides()) E = out.copy_(E);
   }
   if (scope.active()) scope.record("linalg_matrix_exp", {A}, {E});
   return E;

@@ -91,7 +91,11 @@ Tensor linalg_matrix_rank(const Tensor& input, std::optional<double> atol,
 Tensor linalg_matrix_rank(const Tensor& input, double tol, bool hermitian = false);
 Tensor linalg_matrix_rank(const Tensor& input, const Tensor& tol, bool hermitian = false);
 
-// e^A of each square matrix.
+// e^A of each square matrix, laid out as A. Where ember differs from 1.13:
+// a NaN anywhere in a matrix gives NaN (1.13 returns finite numbers), and
+// float16/bfloat16 raise "not implemented" (1.13's bfloat16 results are
+// wrong: -1.3e30 on the diagonal of e^[[0.1, 0.2], [0.3, 0.4]]; its float16
+// raises).
 Tensor matrix_exp(const Tensor& self);
 Tensor linalg_matrix_exp(const Tensor& A);
 

@@ -360,5 +360,136 @@ TEST(ParityTest, InverseHyperbolicsAndErfc) {
   EXPECT_NEAR(x.item<float>(), 0.5493061542510986, 1e-7);
 }
 
+using Strides = std::vector<int64_t>;
+
+// Products with nothing to multiply (an empty result, or an empty inner
+// dim: zeros) return before the dtype check, in the dtype of the operand
+// ATen allocates like: mm self's, bmm batch2's, mv vec's (parity.py).
+TEST(ParityTest, EmptyProductsSkipTheDtypeCheck) {
+  Tensor r = mm(empty({0, 3}, kBFloat16), empty({3, 0}));
+  EXPECT_EQ(r.dtype(), kBFloat16);
+  EXPECT_EQ(r.sizes().vec(), (Strides{0, 0}));
+  expect_values(mm(empty({2, 0}, kBool), empty({0, 2}, kBool)), zeros({2, 2}, kBool));
+  expect_values(mm(empty({2, 0}), empty({0, 2}, kDouble)), zeros({2, 2}));
+  r = bmm(empty({2, 0, 3}, kBFloat16), empty({2, 3, 4}));
+  EXPECT_EQ(r.dtype(), kFloat);
+  EXPECT_EQ(r.sizes().vec(), (Strides{2, 0, 4}));
+  expect_values(bmm(empty({2, 2, 0}), empty({2, 0, 3}, kLong)), zeros({2, 2, 3}, kLong));
+  r = mv(empty({0, 3}, kBFloat16), ones({3}, kInt));
+  EXPECT_EQ(r.dtype(), kInt);
+  EXPECT_EQ(r.sizes().vec(), (Strides{0}));
+  expect_values(mv(empty({2, 0}), empty({0}, kDouble)), zeros({2}, kDouble));
+  expect_values(matmul(empty({3, 2, 0}), empty({0, 2}, kDouble)), zeros({3, 2, 2}));
+  // With something to multiply, the checks stay.
+  EXPECT_EQ(error_of([] {
+              mm(ones({2, 3}, kBool), ones({3, 2}, kBool));
+            }),
+            "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  EXPECT_EQ(error_of([] {
+              mm(ones({2, 3}), ones({3, 2}, kDouble));
+            }),
+            "expected scalar type Float but found Double");
+}
+
+// An empty index reads and writes nothing: ATen checks neither its dtype
+// nor its shape (the src dtype still is).
+TEST(ParityTest, EmptyIndexIsNotChecked) {
+  const Tensor x = arange(6, kFloat).reshape({2, 3});
+  expect_values(x.scatter_add(0, empty({3, 0}, kInt), empty({0, 3})), x);
+  expect_values(x.scatter(0, empty({3, 0, 0}, kLong), 1.0), x);
+  const Tensor g = x.gather(0, empty({3, 0}, kInt));
+  EXPECT_EQ(g.sizes().vec(), (Strides{3, 0}));
+  EXPECT_EQ(g.dtype(), kFloat);
+  EXPECT_EQ(error_of([&] {
+              x.scatter_add(0, empty({3, 0}, kLong), empty({0, 3}, kDouble));
+            }),
+            "scatter(): Expected self.dtype to be equal to src.dtype");
+  EXPECT_EQ(error_of([&] { x.scatter_add(0, tensor({{1}}, kInt), x); }),
+            "scatter(): Expected dtype int64 for index");
+}
+
+// softmax of an empty integer tensor is that empty tensor; argmax/argmin
+// over a dim of size 1 give zeros, and of an empty result nothing, before
+// the bool check; norm(-inf) over an empty dim is 0 in 1.13 (as inf's).
+TEST(ParityTest, EmptyAndSizeOneReductionsSkipTheDtypeCheck) {
+  Tensor r = softmax(empty({0, 3}, kLong), 0);
+  EXPECT_EQ(r.dtype(), kLong);
+  EXPECT_EQ(r.sizes().vec(), (Strides{0, 3}));
+  EXPECT_EQ(log_softmax(empty({2, 0}, kInt), -1).dtype(), kInt);
+  EXPECT_EQ(error_of([] { softmax(ones({3}, kLong), 0); }),
+            "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'");
+  expect_values(ones({1, 3}, kBool).argmax(0), zeros({3}, kLong));
+  expect_values(ones({1}, kBool).argmin(0, /*keepdim=*/true), zeros({1}, kLong));
+  EXPECT_EQ(empty({0, 3}, kBool).argmax(1).sizes().vec(), (Strides{0}));
+  EXPECT_EQ(error_of([] { ones({3}, kBool).argmax(0); }),
+            "\"argmax_cpu\" not implemented for 'Bool'");
+  const double inf = std::numeric_limits<double>::infinity();
+  expect_values(empty({0, 3}).norm(-inf, {0}), zeros({3}));
+  expect_values(empty({0, 3}).norm(inf, {0}), zeros({3}));
+}
+
+// cat (so roll) keeps a channels-last format common to its
+// inputs, whatever their dtypes; otherwise row-major (parity.py).
+TEST(ParityTest, CatKeepsACommonChannelsLastFormat) {
+  const Tensor cl =
+      arange(120, kFloat).reshape({2, 3, 4, 5}).contiguous(MemoryFormat::ChannelsLast);
+  const Tensor xt = arange(12, kFloat).reshape({4, 3}).t();
+  EXPECT_EQ(cat({cl, cl.to(kDouble)}).strides().vec(), (Strides{60, 1, 15, 3}));
+  EXPECT_EQ(cat({cl, cl.contiguous()}).strides().vec(), (Strides{60, 20, 5, 1}));
+  EXPECT_EQ(cat({cl.narrow(1, 0, 1), cl.narrow(1, 0, 1)}, 1).strides().vec(),
+            (Strides{40, 1, 10, 2}));
+  EXPECT_EQ(cl.roll(1, 0).strides().vec(), (Strides{60, 1, 15, 3}));
+  expect_values(cl.roll(1, 0).flatten().narrow(0, 0, 3), tensor({60.0f, 61.0f, 62.0f}));
+  EXPECT_EQ(xt.roll(1, 0).strides().vec(), (Strides{4, 1}));
+}
+
+// Advanced indexing lays its result out as PyTorch's index TensorIterator:
+// by self's strides (the indexed dims broadcast), then the index's.
+TEST(ParityTest, AdvancedIndexingKeepsTheLayout) {
+  using namespace indexing;
+  const Tensor cl =
+      arange(120, kFloat).reshape({2, 3, 4, 5}).contiguous(MemoryFormat::ChannelsLast);
+  const Tensor perm = arange(24, kFloat).reshape({2, 3, 4}).permute({2, 0, 1});
+  const Tensor xt = arange(12, kFloat).reshape({4, 3}).t();
+  const Tensor i01 = tensor({0, 1}, kLong), i12 = tensor({1, 2}, kLong);
+  EXPECT_EQ(cl.index({i01}).strides().vec(), (Strides{60, 1, 15, 3}));
+  EXPECT_EQ(cl.index({Slice(), Slice(), i12}).strides().vec(), (Strides{30, 1, 3, 6}));
+  EXPECT_EQ(cl.index({Ellipsis, i12}).strides().vec(), (Strides{24, 2, 6, 1}));
+  const Tensor p = perm.index({Slice(), Slice(), i01});
+  EXPECT_EQ(p.strides().vec(), (Strides{2, 8, 1}));
+  expect_values(p.flatten().narrow(0, 0, 4), tensor({0.0f, 4.0f, 12.0f, 16.0f}));
+  EXPECT_EQ(perm.index({Slice(), i01}).strides().vec(), (Strides{1, 4, 8}));
+  const Tensor t = xt.index({tensor(true)});
+  EXPECT_EQ(t.strides().vec(), (Strides{12, 1, 3}));
+  expect_values(t[0], xt);
+  EXPECT_EQ(xt.index({i01}).strides().vec(), (Strides{4, 1}));
+}
+
+// pow(number, x) is row-major whatever x's layout (ATen's pow.Scalar
+// allocates contiguously), so ldexp follows its first operand; matrix_exp
+// keeps its input's layout.
+TEST(ParityTest, PowOfANumberIsRowMajorAndMatrixExpKeepsTheLayout) {
+  const Tensor xt = arange(12, kFloat).reshape({4, 3}).t();
+  const Tensor p = pow(2, xt);
+  EXPECT_EQ(p.strides().vec(), (Strides{4, 1}));
+  expect_values(p.flatten().narrow(0, 4, 2), tensor({2.0f, 16.0f}));
+  EXPECT_EQ(ldexp(xt, xt).strides().vec(), (Strides{1, 3}));
+  const Tensor e = matrix_exp(xt.narrow(1, 0, 3) / 10);
+  EXPECT_EQ(e.strides().vec(), (Strides{1, 3}));
+  expect_values(e.flatten().narrow(0, 0, 3),
+                tensor({1.1185626983642578f, 0.6446033716201782f, 1.1706442832946777f}));
+  EXPECT_EQ(matrix_exp(arange(18, kFloat).reshape({2, 3, 3}).transpose(1, 2) / 20).strides().vec(),
+            (Strides{9, 1, 3}));
+}
+
+// ATen's CPU round(decimals) scales in the input's dtype: bfloat16 rounds
+// the scaled value to bfloat16 before rounding to an integer.
+TEST(ParityTest, RoundDecimalsInBFloat16ScalesInBFloat16) {
+  const Tensor b = tensor({-1.1484f, 2.71828f, 123.456f, -0.05f}).to(kBFloat16);
+  expect_values(b.round(1).to(kFloat), tensor({-1.203125f, 2.703125f, 123.0f, -0.0f}));
+  expect_values(b.round(-1).to(kFloat), tensor({-0.0f, 0.0f, 120.0f, -0.0f}));
+  expect_values(b.round(4).to(kFloat), tensor({-1.1484375f, 2.71875f, 124.0f, -0.050048828125f}));
+}
+
 }  // namespace
 }  // namespace ember

@@ -383,7 +383,11 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 }
 Tensor pow(const Scalar& self, const Tensor& exponent) {
   EMBER_AUTOCAST(pow, ::ember::pow, self, exponent);
-  return binary_rec("pow_tensor", pow_tensor_tensor_kernel, Tensor(), wrapped_scalar_tensor(self), exponent);
+  // Row-major whatever the exponent's layout, as ATen's pow.Scalar.
+  IterConfig c;
+  c.row_major_outputs = true;
+  return binary_rec("pow_tensor", pow_tensor_tensor_kernel, Tensor(), wrapped_scalar_tensor(self),
+                    exponent, c);
 }
 Tensor atan2(const Tensor& self, const Tensor& other) {
   EMBER_AUTOCAST(atan2, ::ember::atan2, self, other);

@@ -214,7 +214,11 @@ Tensor norm_impl(const Tensor& self, double p, const DimMask& mask, bool keepdim
   Tensor in = cast_if(self, dtype);
   ReduceArgs args;
   args.p = p;
-  return run1(ReduceKind::kNorm, in, mask, keepdim, in.dtype(), args);
+  Tensor r = run1(ReduceKind::kNorm, in, mask, keepdim, in.dtype(), args);
+  // PyTorch 1.13's norm(-inf) of nothing is 0, as its inf norm's (2.x's
+  // linalg.vector_norm raises for both).
+  if (std::isinf(p) && p < 0 && in.numel() == 0 && r.numel() > 0) r.zero_();
+  return r;
 }
 
 // max()/min()/amax()/amin()/argmax()/argmin() of an empty tensor need a dim,
@@ -274,6 +278,19 @@ Tensor arg_impl(const Tensor& self, std::optional<int64_t> dim, bool keepdim, bo
     int64_t d = detail::wrap_dim(*dim, self.dim());
     if (self.dim() > 0) mask.set(d);
     check_nonempty_reduction(self, mask, true, name, true);
+    // ATen's argmax_argmin_impl: a reduced dim of size 1 gives zeros and an
+    // empty result nothing, before the kernel's dtype check (bool works).
+    if (self.dim() > 0 && (self.sizes()[d] == 1 || self.numel() == 0)) {
+      DimVector out(self.sizes().begin(), self.sizes().end());
+      if (keepdim) {
+        out[d] = 1;
+      } else {
+        out.erase(out.begin() + d);
+      }
+      Tensor r = empty(out, self.options().dtype(kLong));
+      r.zero_();
+      return r;
+    }
     return run1(is_max ? ReduceKind::kArgmax : ReduceKind::kArgmin, self, mask, keepdim, kLong);
   }
   check_nonempty_reduction(self, mask, false, name, true);

@@ -137,12 +137,18 @@ void bitwise_not_cpu(TensorIterator& iter) {
 void round_decimals_cpu(TensorIterator& iter, const Scalar& decimals_s) {
   int64_t decimals = decimals_s.toLong();
   EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "round_cpu", [&] {
+    // As ATen's CPU kernel, in scalar_t: the power of ten and the scaled
+    // value round to float16/bfloat16 before nearbyint (so bfloat16
+    // round(-1.1484, 1) is -1.2031, not -1.1016). CUDA scales in float, as
+    // ATen's CUDA kernel does.
     using acc_t = opmath_t<scalar_t>;
     const bool neg = decimals < 0;
-    const acc_t ten_pow = static_cast<acc_t>(std::pow(10.0, static_cast<double>(neg ? -decimals : decimals)));
+    const acc_t ten_pow = static_cast<acc_t>(
+        static_cast<scalar_t>(std::pow(10.0, static_cast<double>(neg ? -decimals : decimals))));
     cpu_kernel(iter, [ten_pow, neg](scalar_t a) -> scalar_t {
-      return neg ? std::nearbyint(acc_t(a) / ten_pow) * ten_pow
-                 : std::nearbyint(acc_t(a) * ten_pow) / ten_pow;
+      auto rnd = [](acc_t v) { return static_cast<acc_t>(static_cast<scalar_t>(v)); };
+      return neg ? std::nearbyint(rnd(acc_t(a) / ten_pow)) * ten_pow
+                 : std::nearbyint(rnd(acc_t(a) * ten_pow)) / ten_pow;
     });
   });
 }

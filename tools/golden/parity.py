@@ -157,3 +157,67 @@ v = torch.tensor([-2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, float("inf"), float("-in
 for name in ["asinh", "acosh", "atanh", "erfc"]:
     print(name, getattr(v, name)().tolist(), getattr(v.float(), name)().tolist(),
           getattr(torch.tensor([1, 2]), name)().dtype)
+
+# Stop 41: the sweep's edge cases.
+# Products with nothing to multiply return before the dtype check, in the
+# dtype of the operand ATen allocates like (mm: self, bmm: batch2, mv: vec).
+E = torch.empty
+for name, f in [("mm bf16 [0,3] f32 [3,0]", lambda: torch.mm(E(0, 3, dtype=torch.bfloat16), E(3, 0))),
+                ("mm bool [2,0] [0,2]", lambda: torch.mm(E(2, 0, dtype=torch.bool), E(0, 2, dtype=torch.bool))),
+                ("mm f32 [2,0] f64 [0,2]", lambda: torch.mm(E(2, 0), E(0, 2, dtype=torch.double))),
+                ("bmm bf16 [2,0,3] f32 [2,3,4]", lambda: torch.bmm(E(2, 0, 3, dtype=torch.bfloat16), E(2, 3, 4))),
+                ("bmm f32 [2,2,0] i64 [2,0,3]", lambda: torch.bmm(E(2, 2, 0), E(2, 0, 3, dtype=torch.long))),
+                ("mv bf16 [0,3] i32 [3]", lambda: torch.mv(E(0, 3, dtype=torch.bfloat16), torch.ones(3, dtype=torch.int))),
+                ("mv f32 [2,0] f64 [0]", lambda: torch.mv(E(2, 0), E(0, dtype=torch.double))),
+                ("matmul f32 [3,2,0] f64 [0,2]", lambda: torch.matmul(E(3, 2, 0), E(0, 2, dtype=torch.double))),
+                ("mm bool [2,3] [3,2]", lambda: torch.mm(torch.ones(2, 3, dtype=torch.bool), torch.ones(3, 2, dtype=torch.bool))),
+                # An empty index is neither dtype- nor shape-checked.
+                ("scatter_add empty int32 index", lambda: E(2, 3).scatter_add(0, E(3, 0, dtype=torch.int), E(0, 3))),
+                ("scatter empty index of other rank", lambda: torch.zeros(2, 3).scatter(0, E(3, 0, 0, dtype=torch.long), 1.0)),
+                ("gather empty int32 index", lambda: E(2, 3).gather(0, E(3, 0, dtype=torch.int))),
+                ("scatter_add empty index, other src dtype", lambda: E(2, 3).scatter_add(0, E(3, 0, dtype=torch.long), E(0, 3).double())),
+                # Empty softmax of integers; argmax over a size-1 dim of bools.
+                ("softmax empty int64", lambda: torch.softmax(E(0, 3, dtype=torch.long), 0)),
+                ("log_softmax empty int32", lambda: torch.log_softmax(E(2, 0, dtype=torch.int), -1)),
+                ("softmax int64 [3]", lambda: torch.softmax(torch.ones(3, dtype=torch.long), 0)),
+                ("argmax bool [1,3] dim 0", lambda: torch.ones(1, 3, dtype=torch.bool).argmax(0)),
+                ("argmin bool [1] dim 0 keepdim", lambda: torch.ones(1, dtype=torch.bool).argmin(0, keepdim=True)),
+                ("argmax bool [0,3] dim 1", lambda: E(0, 3, dtype=torch.bool).argmax(1)),
+                ("argmax bool [3]", lambda: torch.ones(3, dtype=torch.bool).argmax(0)),
+                ("norm -inf over an empty dim", lambda: torch.norm(E(0, 3), float("-inf"), 0)),
+                ("norm inf over an empty dim", lambda: torch.norm(E(0, 3), float("inf"), 0))]:
+    try:
+        r = f()
+        print(name, "->", r.dtype, tuple(r.shape), r.stride(), r.tolist())
+    except Exception as e:
+        print(name, "-> raises", str(e).split("\n")[0])
+
+# Result layouts: cat and roll keep a common channels-last format (whatever
+# the dtypes); advanced indexing lays its result out as TensorIterator
+# would; pow(number, x) is row-major; matrix_exp keeps its input's layout.
+cl = torch.arange(120.).reshape(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+perm = torch.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)
+xt = torch.arange(12.).reshape(4, 3).t()
+for name, f in [("cat cl f32 + cl f64", lambda: torch.cat([cl, cl.double()])),
+                ("cat cl + contiguous", lambda: torch.cat([cl, cl.contiguous()])),
+                ("cat cl[:, :1] twice on dim 1", lambda: torch.cat([cl[:, :1], cl[:, :1]], 1)),
+                ("roll cl 1 0", lambda: cl.roll(1, 0)),
+                ("roll transposed 1 0", lambda: xt.roll(1, 0)),
+                ("stack cl", lambda: torch.stack([cl, cl])),
+                ("cl[[0,1]]", lambda: cl[[0, 1]]),
+                ("cl[:, :, [1,2]]", lambda: cl[:, :, [1, 2]]),
+                ("cl[..., [1,2]]", lambda: cl[..., [1, 2]]),
+                ("perm[:, :, [0,1]]", lambda: perm[:, :, [0, 1]]),
+                ("perm[:, [0,1]]", lambda: perm[:, [0, 1]]),
+                ("xt[True]", lambda: xt[torch.tensor(True)]),
+                ("xt[[0,1]]", lambda: xt[[0, 1]]),
+                ("pow(2, xt)", lambda: torch.pow(2, xt)),
+                ("ldexp(xt, xt)", lambda: torch.ldexp(xt, xt)),
+                ("matrix_exp(transposed)", lambda: torch.matrix_exp(xt[:, :3] / 10)),
+                ("matrix_exp(batch transposed)", lambda: torch.matrix_exp(torch.arange(18.).reshape(2, 3, 3).transpose(1, 2) / 20))]:
+    r = f()
+    print(name, "-> strides", r.stride(), r.flatten().tolist()[:6])
+# round(decimals) in bfloat16 rounds the scaled value to bfloat16 first.
+b = torch.tensor([-1.1484, 2.71828, 123.456, -0.05], dtype=torch.bfloat16)
+print("bf16 round 1", b.round(decimals=1).float().tolist(), "-1", b.round(decimals=-1).float().tolist(),
+      "4", b.round(decimals=4).float().tolist())
