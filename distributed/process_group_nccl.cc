@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "distributed/process_group_nccl_checks.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/cuda/stream.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 
@@ -166,7 +167,7 @@ struct ProcessGroupNCCL::Impl : std::enable_shared_from_this<ProcessGroupNCCL::I
   // call is in progress (at most the group's timeout), then throws the
   // call's error, aborting the communicator, unless it succeeded.
   void settle(ncclResult_t r, const char* what);
-  // Enqueues launch(comm, stream) on the group's stream after the default
+  // Enqueues launch(comm, stream) on the group's stream after the current
   // stream's work, and returns its Work.
   template <typename Launch>
   std::shared_ptr<Work> run(const char* op, int dev, std::vector<Tensor> keep,
@@ -183,7 +184,7 @@ struct ProcessGroupNCCL::Impl : std::enable_shared_from_this<ProcessGroupNCCL::I
 
   std::mutex call_mu;  // one enqueuing call at a time
   uint64_t next_seq = 0;
-  cudaEvent_t ready = nullptr;  // recorded on the default stream before each op
+  cudaEvent_t ready = nullptr;  // recorded on the current stream before each op
 
   std::mutex mu;  // everything below
   std::condition_variable cv;
@@ -215,9 +216,10 @@ bool NcclWork::wait(std::chrono::milliseconds timeout) {
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   } else {
-    // The default stream waits for the op; the host goes on.
+    // The current stream waits for the op; the host goes on.
     DeviceGuard guard(device_);
-    cuda_check(cudaStreamWaitEvent(0, end_, 0), "cudaStreamWaitEvent");
+    cuda_check(cudaStreamWaitEvent(cuda::getCurrentCUDAStream(device_).stream(), end_, 0),
+               "cudaStreamWaitEvent");
   }
   if (auto e = exception()) std::rethrow_exception(e);
   return true;
@@ -362,7 +364,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::run(const char* op, int dev,
   DeviceGuard guard(dev);
   auto work = std::make_shared<NcclWork>(weak_from_this(), options.timeout, op, next_seq++, dev,
                                          blocking || options.blocking_wait);
-  cuda_check(cudaEventRecord(ready, 0), "cudaEventRecord");
+  cuda_check(cudaEventRecord(ready, cuda::getCurrentCUDAStream(dev).stream()), "cudaEventRecord");
   cuda_check(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent");
   launch(comm, stream);
   cuda_check(cudaEventCreateWithFlags(&work->end_, cudaEventDisableTiming), "cudaEventCreate");

@@ -12,10 +12,12 @@
 //   PyTorch guesses). Rank 0 makes the NCCL unique id and publishes it in
 //   the group's store; the others read it there.
 // - Every operation is enqueued on the group's own CUDA stream, after the
-//   work already queued on the default stream (the stream ember's kernels
-//   and copies use): an event recorded there is waited for first. So a
-//   collective overlaps the compute queued after it, as DDP wants.
-// - Work::wait() does not block the host: it makes the default stream wait
+//   work already queued on the calling thread's current stream of the
+//   device (the stream ember's kernels and copies use; the legacy default
+//   stream unless the program set one: Note [CUDA streams] in
+//   tensor/cuda/stream.cc): an event recorded there is waited for first. So
+//   a collective overlaps the compute queued after it, as DDP wants.
+// - Work::wait() does not block the host: it makes the current stream wait
 //   for the operation (PyTorch's semantics), so kernels queued after wait()
 //   see its results, and reading them on the host (item(), to(kCPU)) waits
 //   for it. With Options::blocking_wait, or a timeout given to wait(), the

@@ -16,7 +16,20 @@ namespace {
 
 CrossDeviceCopyFn g_cross_copy[kNumDeviceTypes] = {nullptr, nullptr};
 
+thread_local bool t_non_blocking = false;
+
+class NonBlockingScope {
+ public:
+  explicit NonBlockingScope(bool on) : saved_(t_non_blocking) { t_non_blocking = on; }
+  ~NonBlockingScope() { t_non_blocking = saved_; }
+
+ private:
+  bool saved_;
+};
+
 }  // namespace
+
+bool detail::copy_is_non_blocking() { return t_non_blocking; }
 
 void register_cross_device_copy(DeviceType t, CrossDeviceCopyFn fn) {
   g_cross_copy[static_cast<int>(t)] = fn;
@@ -43,8 +56,9 @@ MemoryFormat Tensor::suggest_memory_format(bool channels_last_strides_exact_matc
   return ::ember::suggest_memory_format(sizes(), strides(), channels_last_strides_exact_match);
 }
 
-Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   EMBER_CHECK(src.defined(), "copy_: the source tensor is undefined");
+  NonBlockingScope scope(non_blocking);
   if (!detail::input_requires_grad(mut()) && !detail::input_requires_grad(src)) {
     profiler::RecordFunction range("copy_", profiler::RangeKind::kInplaceOp, mut(), src);
     return copy_nograd_(src);

@@ -21,6 +21,11 @@ EMBER_DECLARE_KERNEL_TABLE(fill_kernel, FillFn);
 bool is_non_overlapping_and_dense(const Tensor& t);
 
 namespace detail {
+// True inside a copy_(src, non_blocking=true) (and so to(..., non_blocking=
+// true)): the cross-device copy may then return before the bytes moved
+// (Note [CUDA streams] in tensor/cuda/stream.cc).
+bool copy_is_non_blocking();
+
 // Note [Result layout]: the convolution and pooling kernels compute
 // row-major results; a channels-last input (by its suggested memory format)
 // gets its result converted to channels-last here, as PyTorch returns it.

@@ -25,6 +25,9 @@ namespace ember {
 class Tensor;
 class TensorIndex;
 class Generator;  // tensor/random.h
+namespace cuda {
+class CUDAStream;  // tensor/cuda/stream.h
+}  // namespace cuda
 template <typename T, size_t N>
 class TensorAccessor;  // tensor/accessor.h
 namespace autograd {
@@ -120,6 +123,11 @@ class Tensor {
   // the accelerator, as libtorch's; only CUDA is accepted.
   bool is_pinned(std::optional<Device> device = std::nullopt) const;
   Tensor pin_memory(std::optional<Device> device = std::nullopt) const;
+  // Marks the CUDA memory of this tensor as used by `stream`, so that the
+  // caching allocator does not reuse it until the work queued there when
+  // the tensor is freed has finished (Note [CUDA streams] in
+  // tensor/cuda/stream.cc). Defined by //tensor/cuda.
+  void record_stream(cuda::CUDAStream stream) const;
   bool is_same_size(const Tensor& o) const { return sizes() == o.sizes(); }
   uint32_t _version() const { return impl_->version(); }
 

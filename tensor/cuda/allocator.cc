@@ -1,14 +1,30 @@
 // The CUDA caching allocator. Note [CUDA caching allocator]: cudaMalloc and
 // cudaFree synchronize the device and cost tens of microseconds, so freed
-// blocks are kept in per-device free lists keyed by size class and handed
-// out again. All of ember's CUDA work runs on the default stream, in order,
-// so a block freed while a kernel still uses it is only reused by work
-// queued after that kernel (PyTorch's same-stream rule). empty_cache()
-// returns the blocks to the driver; so does a failed cudaMalloc, once,
-// before giving up.
+// blocks are kept in free lists keyed by device, stream and size class and
+// handed out again. As PyTorch's allocator, it is stream-aware (Note [CUDA
+// streams] in stream.cc): a block belongs to the stream that was current
+// when it was allocated, and a freed block is reused only by allocations on
+// that same stream, whose later work is ordered after everything queued
+// there before the free, so no synchronization is needed. A block that
+// Tensor::record_stream marked as used on other streams waits, when freed,
+// for an event recorded on each of them at that moment; the events are
+// polled at the next allocation (PyTorch's process_events) and the block
+// goes back to its free list once all have completed. empty_cache()
+// synchronizes those events, then returns the free blocks to the driver; so
+// does a failed cudaMalloc, once, before it gives up with PyTorch's "CUDA
+// out of memory" error (cuda.h).
+//
+// Unlike PyTorch, blocks are never split or merged: each size class (each
+// power-of-two octave split in four) is one cudaMalloc of that size.
 
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -16,7 +32,9 @@
 #include "tensor/allocator.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/cuda/stream.h"
 #include "tensor/error.h"
+#include "tensor/tensor.h"
 
 namespace ember {
 namespace cuda {
@@ -24,6 +42,7 @@ namespace {
 
 constexpr size_t kMinBlock = 512;  // cudaMalloc aligns to 256; PyTorch rounds to 512
 constexpr int kClassesPerOctave = 4;
+constexpr int kMaxDevices = 64;
 
 // Rounds n up to its size class (each power-of-two octave split in four, so
 // rounding wastes under 25%) and returns the class's index.
@@ -37,6 +56,7 @@ int size_class(size_t n, size_t* rounded) {
   return octave * kClassesPerOctave + static_cast<int>(k);
 }
 
+// PyTorch's format_size.
 std::string format_bytes(size_t n) {
   double v = static_cast<double>(n);
   if (v >= 1 << 30) return absl::StrFormat("%.2f GiB", v / (1 << 30));
@@ -45,48 +65,107 @@ std::string format_bytes(size_t n) {
   return absl::StrFormat("%d bytes", n);
 }
 
+struct Block {
+  void* ptr = nullptr;
+  size_t size = 0;
+  int device = 0;
+  int cls = 0;
+  cudaStream_t stream = nullptr;          // the stream it was allocated on
+  std::vector<cudaStream_t> stream_uses;  // record_stream's other streams
+  int pending_events = 0;                 // freed, waiting for these events
+};
+
+struct Stat {
+  int64_t current = 0;
+  int64_t peak = 0;
+  int64_t allocated = 0;  // total ever added
+  int64_t freed = 0;      // total ever removed
+  void add(int64_t n) {
+    current += n;
+    allocated += n;
+    peak = std::max(peak, current);
+  }
+  void sub(int64_t n) {
+    current -= n;
+    freed += n;
+  }
+};
+
+struct DeviceStats {
+  Stat allocated_bytes, reserved_bytes, allocations, segments;
+  int64_t num_ooms = 0;
+  int64_t num_alloc_retries = 0;
+};
+
 class CudaCachingAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override { return allocate_on(Device(kCUDA), nbytes); }
 
   DataPtr allocate_on(Device device, size_t nbytes) override {
     int index = detail::device_index(device);
+    EMBER_CHECK(index >= 0 && index < kMaxDevices, "CUDA error: invalid device ordinal");
     DataPtr d;
     d.device = Device(kCUDA, static_cast<int8_t>(index));
     d.deleter = &CudaCachingAllocator::free_block;
     if (nbytes == 0) return d;  // empty tensors own no memory
     size_t rounded;
     int cls = size_class(nbytes, &rounded);
-    Key key = make_key(index, cls);
-    // ctx carries the key (+1, so that a null ctx never names a class).
-    d.ctx = reinterpret_cast<void*>(static_cast<uintptr_t>(key + 1));
+    cudaStream_t stream = detail::current_stream_handle(index);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = free_.find(key);
+      process_events();
+      auto it = free_.find(Key{index, stream, cls});
       if (it != free_.end() && !it->second.empty()) {
-        d.ptr = it->second.back();
+        Block* b = it->second.back();
         it->second.pop_back();
-        cached_ -= rounded;
-        return d;
+        cached_ -= b->size;
+        return hand_out(b, &d);
       }
     }
+    void* ptr = nullptr;
     detail::DeviceGuard guard(index);
-    cudaError_t err = cudaMalloc(&d.ptr, rounded);
+    cudaError_t err = cudaMalloc(&ptr, rounded);
     if (err == cudaErrorMemoryAllocation) {
       cudaGetLastError();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++stats_[index].num_alloc_retries;
+      }
       release(index);
-      err = cudaMalloc(&d.ptr, rounded);
+      err = cudaMalloc(&ptr, rounded);
     }
     if (err == cudaErrorMemoryAllocation) {
       cudaGetLastError();
       size_t free_bytes = 0, total_bytes = 0;
       if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) cudaGetLastError();
-      throw Error(absl::StrCat("CUDA out of memory. Tried to allocate ", format_bytes(rounded),
-                               " (GPU ", index, "; ", format_bytes(total_bytes),
-                               " total capacity; ", format_bytes(free_bytes), " free)"));
+      int64_t allocated, reserved;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        DeviceStats& s = stats_[index];
+        ++s.num_ooms;
+        allocated = s.allocated_bytes.current;
+        reserved = s.reserved_bytes.current;
+      }
+      throw OutOfMemoryError(absl::StrCat(
+          "CUDA out of memory. Tried to allocate ", format_bytes(rounded), " (GPU ", index, "; ",
+          format_bytes(total_bytes), " total capacity; ", format_bytes(allocated),
+          " already allocated; ", format_bytes(free_bytes), " free; ", format_bytes(reserved),
+          " reserved in total by PyTorch) If reserved memory is >> allocated memory try setting "
+          "max_split_size_mb to avoid fragmentation.  See documentation for Memory Management "
+          "and PYTORCH_CUDA_ALLOC_CONF"));
     }
     EMBER_CUDA_CHECK(err);
-    return d;
+    auto* b = new Block;
+    b->ptr = ptr;
+    b->size = rounded;
+    b->device = index;
+    b->cls = cls;
+    b->stream = stream;
+    std::lock_guard<std::mutex> lock(mu_);
+    DeviceStats& s = stats_[index];
+    s.reserved_bytes.add(static_cast<int64_t>(rounded));
+    s.segments.add(1);
+    return hand_out(b, &d);
   }
 
   size_t cached_bytes() {
@@ -94,24 +173,54 @@ class CudaCachingAllocator final : public Allocator {
     return cached_;
   }
 
-  // Frees the cached blocks of `device` (-1: of every device).
+  // Frees the cached blocks of `device` (-1: of every device), after waiting
+  // for the events of blocks freed while other streams still used them.
   void release(int device) {
-    std::vector<std::pair<Key, void*>> blocks;
+    std::vector<Block*> blocks;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      synchronize_events();
       for (auto& [key, list] : free_) {
-        if (device >= 0 && key_device(key) != device) continue;
-        size_t bytes = class_bytes(key_class(key));
-        for (void* p : list) {
-          blocks.emplace_back(key, p);
-          cached_ -= bytes;
+        if (device >= 0 && key.device != device) continue;
+        for (Block* b : list) {
+          blocks.push_back(b);
+          cached_ -= b->size;
+          DeviceStats& s = stats_[b->device];
+          s.reserved_bytes.sub(static_cast<int64_t>(b->size));
+          s.segments.sub(1);
         }
         list.clear();
       }
     }
-    for (auto& [key, p] : blocks) {
-      detail::DeviceGuard guard(key_device(key));
-      EMBER_CUDA_CHECK(cudaFree(p));
+    for (Block* b : blocks) {
+      detail::DeviceGuard guard(b->device);
+      cudaError_t err = cudaFree(b->ptr);
+      delete b;
+      EMBER_CUDA_CHECK(err);
+    }
+  }
+
+  void record_stream(const void* ptr, int device, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = live_.find(const_cast<void*>(ptr));
+    if (it == live_.end()) return;  // not from this allocator (e.g. from_blob)
+    Block* b = it->second;
+    if (b->device != device || stream == b->stream) return;
+    if (std::find(b->stream_uses.begin(), b->stream_uses.end(), stream) == b->stream_uses.end()) {
+      b->stream_uses.push_back(stream);
+    }
+  }
+
+  DeviceStats stats(int device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_[device];
+  }
+
+  void reset_peaks(int device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    DeviceStats& s = stats_[device];
+    for (Stat* st : {&s.allocated_bytes, &s.reserved_bytes, &s.allocations, &s.segments}) {
+      st->peak = st->current;
     }
   }
 
@@ -123,30 +232,104 @@ class CudaCachingAllocator final : public Allocator {
   }
 
  private:
-  using Key = uint64_t;  // device << 32 | size class
-  static Key make_key(int device, int cls) {
-    return (static_cast<Key>(device) << 32) | static_cast<uint32_t>(cls);
+  struct Key {
+    int device;
+    cudaStream_t stream;
+    int cls;
+    bool operator<(const Key& o) const {
+      return std::tie(device, stream, cls) < std::tie(o.device, o.stream, o.cls);
+    }
+  };
+
+  // Under mu_.
+  DataPtr hand_out(Block* b, DataPtr* d) {
+    b->stream_uses.clear();
+    d->ptr = b->ptr;
+    d->ctx = b;
+    live_[b->ptr] = b;
+    DeviceStats& s = stats_[b->device];
+    s.allocated_bytes.add(static_cast<int64_t>(b->size));
+    s.allocations.add(1);
+    return *d;
   }
-  static int key_device(Key k) { return static_cast<int>(k >> 32); }
-  static int key_class(Key k) { return static_cast<int>(k & 0xffffffffu); }
-  static size_t class_bytes(int cls) {
-    int octave = cls / kClassesPerOctave;
-    size_t base = size_t{1} << octave;
-    return base + (cls % kClassesPerOctave) * (base / kClassesPerOctave);
+
+  // Under mu_: a block whose events all completed goes back to its list.
+  void to_free_list(Block* b) {
+    free_[Key{b->device, b->stream, b->cls}].push_back(b);
+    cached_ += b->size;
+  }
+
+  // Under mu_: PyTorch's process_events, in order, stopping at the first
+  // event not yet reached.
+  void process_events() {
+    while (!events_.empty()) {
+      auto [event, b] = events_.front();
+      cudaError_t err = cudaEventQuery(event);
+      if (err == cudaErrorNotReady) {
+        cudaGetLastError();
+        break;
+      }
+      if (err != cudaSuccess) cudaGetLastError();  // a failed event: nothing waits on it
+      events_.pop_front();
+      idle_events_[b->device].push_back(event);
+      if (--b->pending_events == 0) to_free_list(b);
+    }
+  }
+
+  // Under mu_: waits for every pending event (empty_cache, out of memory).
+  void synchronize_events() {
+    for (auto& [event, b] : events_) {
+      if (cudaEventSynchronize(event) != cudaSuccess) cudaGetLastError();
+      idle_events_[b->device].push_back(event);
+      if (--b->pending_events == 0) to_free_list(b);
+    }
+    events_.clear();
   }
 
   static void free_block(void* ctx, void* ptr) {
     if (ptr == nullptr) return;
-    Key key = static_cast<Key>(reinterpret_cast<uintptr_t>(ctx)) - 1;
+    auto* b = static_cast<Block*>(ctx);
     CudaCachingAllocator& self = instance();
     std::lock_guard<std::mutex> lock(self.mu_);
-    self.free_[key].push_back(ptr);
-    self.cached_ += class_bytes(key_class(key));
+    self.live_.erase(ptr);
+    DeviceStats& s = self.stats_[b->device];
+    s.allocated_bytes.sub(static_cast<int64_t>(b->size));
+    s.allocations.sub(1);
+    for (cudaStream_t stream : b->stream_uses) {
+      // A deleter must not throw: on any failure, wait for the stream here.
+      int previous = 0;
+      if (cudaGetDevice(&previous) != cudaSuccess) cudaGetLastError();
+      if (previous != b->device && cudaSetDevice(b->device) != cudaSuccess) cudaGetLastError();
+      cudaEvent_t event = nullptr;
+      std::vector<cudaEvent_t>& idle = self.idle_events_[b->device];
+      if (!idle.empty()) {
+        event = idle.back();
+        idle.pop_back();
+      } else if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        event = nullptr;
+      }
+      if (event != nullptr && cudaEventRecord(event, stream) == cudaSuccess) {
+        ++b->pending_events;
+        self.events_.emplace_back(event, b);
+      } else {
+        cudaGetLastError();
+        if (event != nullptr) idle.push_back(event);
+        if (cudaStreamSynchronize(stream) != cudaSuccess) cudaGetLastError();
+      }
+      if (previous != b->device && cudaSetDevice(previous) != cudaSuccess) cudaGetLastError();
+    }
+    b->stream_uses.clear();
+    if (b->pending_events == 0) self.to_free_list(b);
   }
 
   std::mutex mu_;
-  std::unordered_map<Key, std::vector<void*>> free_;
+  std::map<Key, std::vector<Block*>> free_;
+  std::unordered_map<void*, Block*> live_;
+  std::deque<std::pair<cudaEvent_t, Block*>> events_;
+  std::vector<cudaEvent_t> idle_events_[kMaxDevices];  // recorded on that device's streams
   size_t cached_ = 0;
+  DeviceStats stats_[kMaxDevices];
 };
 
 // Registration only stores a pointer: no CUDA call runs before first use, so
@@ -155,6 +338,13 @@ const bool registered = [] {
   set_allocator(kCUDA, &CudaCachingAllocator::instance());
   return true;
 }();
+
+int stats_device(int64_t device) {
+  const int index = device < 0 ? current_device() : static_cast<int>(device);
+  EMBER_CHECK(index < static_cast<int>(device_count()) && index < kMaxDevices,
+              "Invalid device argument ", device, ": did you call init?");
+  return index;
+}
 
 }  // namespace
 
@@ -165,5 +355,75 @@ void empty_cache() {
 
 size_t cached_bytes() { return CudaCachingAllocator::instance().cached_bytes(); }
 
+int64_t memory_allocated(int64_t device) {
+  if (!is_available()) return 0;
+  return CudaCachingAllocator::instance().stats(stats_device(device)).allocated_bytes.current;
+}
+
+int64_t max_memory_allocated(int64_t device) {
+  if (!is_available()) return 0;
+  return CudaCachingAllocator::instance().stats(stats_device(device)).allocated_bytes.peak;
+}
+
+int64_t memory_reserved(int64_t device) {
+  if (!is_available()) return 0;
+  return CudaCachingAllocator::instance().stats(stats_device(device)).reserved_bytes.current;
+}
+
+int64_t max_memory_reserved(int64_t device) {
+  if (!is_available()) return 0;
+  return CudaCachingAllocator::instance().stats(stats_device(device)).reserved_bytes.peak;
+}
+
+void reset_peak_memory_stats(int64_t device) {
+  if (!is_available()) return;
+  CudaCachingAllocator::instance().reset_peaks(stats_device(device));
+}
+
+std::string memory_summary(int64_t device) {
+  const int index = stats_device(device);
+  DeviceStats s = CudaCachingAllocator::instance().stats(index);
+  const std::string rule(75, '=');
+  const std::string thin(75, '-');
+  std::string out;
+  auto line = [&](const std::string& text) { absl::StrAppend(&out, "|", text, "|\n"); };
+  auto bytes_row = [&](const char* name, const Stat& st) {
+    line(absl::StrFormat(
+        " %-22s| %10s | %10s | %10s | %10s ", name, format_bytes(static_cast<size_t>(st.current)),
+        format_bytes(static_cast<size_t>(st.peak)), format_bytes(static_cast<size_t>(st.allocated)),
+        format_bytes(static_cast<size_t>(st.freed))));
+  };
+  auto count_row = [&](const char* name, const Stat& st) {
+    line(absl::StrFormat(" %-22s| %10d | %10d | %10d | %10d ", name, st.current, st.peak,
+                         st.allocated, st.freed));
+  };
+  line(rule);
+  line(absl::StrFormat(
+      "%-75s", absl::StrCat("                  ember CUDA memory summary, device ID ", index)));
+  line(thin);
+  line(absl::StrFormat("%-75s", absl::StrFormat("            CUDA OOMs: %-13d|        cudaMalloc "
+                                                "retries: %d",
+                                                s.num_ooms, s.num_alloc_retries)));
+  line(rule);
+  line(absl::StrFormat(" %-22s| %10s | %10s | %10s | %10s ", "Metric", "Cur Usage", "Peak Usage",
+                       "Tot Alloc", "Tot Freed"));
+  line(thin);
+  bytes_row("Allocated memory", s.allocated_bytes);
+  bytes_row("GPU reserved memory", s.reserved_bytes);
+  count_row("Allocations", s.allocations);
+  count_row("GPU reserved segments", s.segments);
+  line(rule);
+  return out;
+}
+
 }  // namespace cuda
+
+void Tensor::record_stream(cuda::CUDAStream s) const {
+  EMBER_CHECK(defined(), "record_stream: the tensor is undefined");
+  EMBER_CHECK(is_cuda(),
+              "Could not run 'aten::record_stream' with arguments from the 'CPU' backend.");
+  cuda::CudaCachingAllocator::instance().record_stream(impl()->storage()->data(), device().index(),
+                                                       s.stream());
+}
+
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "tensor/cuda/attention_kernels.h"
+#include "tensor/cuda/kernels.h"
 
 namespace ember {
 namespace cuda {
@@ -239,7 +240,7 @@ dim3 grid_over(int64_t rows, const FlashGeometry& g) {
 template <typename T, int D>
 cudaError_t forward(const FlashGeometry& g, const void* q, const void* k, const void* v,
                     const void* mask, void* out, void* lse) {
-  flash_forward_kernel<T, D><<<grid_over(g.L, g), kRows>>>(
+  flash_forward_kernel<T, D><<<grid_over(g.L, g), kRows, 0, current_stream()>>>(
       g, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
       static_cast<const T*>(mask), static_cast<T*>(out), static_cast<T*>(lse));
   return cudaGetLastError();
@@ -249,13 +250,13 @@ template <typename T, int D>
 cudaError_t backward(const FlashGeometry& g, const void* go, const void* q, const void* k,
                      const void* v, const void* mask, const void* out, const void* lse,
                      void* delta, void* gq, void* gk, void* gv) {
-  flash_backward_q_kernel<T, D><<<grid_over(g.L, g), kRows>>>(
+  flash_backward_q_kernel<T, D><<<grid_over(g.L, g), kRows, 0, current_stream()>>>(
       g, static_cast<const T*>(go), static_cast<const T*>(q), static_cast<const T*>(k),
       static_cast<const T*>(v), static_cast<const T*>(mask), static_cast<const T*>(out),
       static_cast<const T*>(lse), static_cast<T*>(delta), static_cast<T*>(gq));
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  flash_backward_kv_kernel<T, D><<<grid_over(g.S, g), kRows>>>(
+  flash_backward_kv_kernel<T, D><<<grid_over(g.S, g), kRows, 0, current_stream()>>>(
       g, static_cast<const T*>(go), static_cast<const T*>(q), static_cast<const T*>(k),
       static_cast<const T*>(v), static_cast<const T*>(mask), static_cast<const T*>(lse),
       static_cast<const T*>(delta), static_cast<T*>(gk), static_cast<T*>(gv));

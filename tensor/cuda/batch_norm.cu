@@ -146,12 +146,14 @@ cudaError_t launch_batch_norm_stats(DType dtype, const void* x, const BatchNormS
   return dispatch<kFloatingKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;
-    stats_partial<T><<<dim3(static_cast<unsigned>(s.C), static_cast<unsigned>(s.pieces)),
-                       reduce_block(s.HW)>>>(static_cast<const T*>(x), s, static_cast<A*>(work));
+    stats_partial<T>
+        <<<dim3(static_cast<unsigned>(s.C), static_cast<unsigned>(s.pieces)), reduce_block(s.HW), 0,
+           current_stream()>>>(static_cast<const T*>(x), s, static_cast<A*>(work));
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
-    stats_combine<A><<<static_cast<unsigned>((s.C + kThreads - 1) / kThreads), kThreads>>>(
-        static_cast<const A*>(work), s, static_cast<A*>(mean), static_cast<A*>(var));
+    stats_combine<A>
+        <<<static_cast<unsigned>((s.C + kThreads - 1) / kThreads), kThreads, 0, current_stream()>>>(
+            static_cast<const A*>(work), s, static_cast<A*>(mean), static_cast<A*>(var));
     return cudaGetLastError();
   });
 }
@@ -162,15 +164,15 @@ cudaError_t launch_batch_norm_backward_reduce(DType dtype, const void* gy, const
   return dispatch<kFloatingKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_t<T>;
-    backward_partial<T><<<dim3(static_cast<unsigned>(s.C), static_cast<unsigned>(s.pieces)),
-                          reduce_block(s.HW)>>>(static_cast<const T*>(gy),
-                                                static_cast<const T*>(x),
-                                                static_cast<const A*>(mean), s,
-                                                static_cast<A*>(work));
+    backward_partial<T>
+        <<<dim3(static_cast<unsigned>(s.C), static_cast<unsigned>(s.pieces)), reduce_block(s.HW), 0,
+           current_stream()>>>(static_cast<const T*>(gy), static_cast<const T*>(x),
+                               static_cast<const A*>(mean), s, static_cast<A*>(work));
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
-    backward_combine<A><<<static_cast<unsigned>((s.C + kThreads - 1) / kThreads), kThreads>>>(
-        static_cast<const A*>(work), s, static_cast<A*>(gsum), static_cast<A*>(dotp));
+    backward_combine<A>
+        <<<static_cast<unsigned>((s.C + kThreads - 1) / kThreads), kThreads, 0, current_stream()>>>(
+            static_cast<const A*>(work), s, static_cast<A*>(gsum), static_cast<A*>(dotp));
     return cudaGetLastError();
   });
 }
@@ -188,12 +190,12 @@ cudaError_t launch_batch_norm_affine(DType dtype, const void* u, const void* v, 
     const auto* pm = static_cast<const A*>(m);
     const auto* pd = static_cast<const A*>(d);
     if (total < (int64_t{1} << 31)) {
-      affine_kernel<T, uint32_t><<<grid_for(total), kBlockThreads>>>(
+      affine_kernel<T, uint32_t><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
           static_cast<const T*>(u), static_cast<const T*>(v), pa, pb, pm, pd,
           static_cast<uint32_t>(total), static_cast<uint32_t>(s.HW), static_cast<uint32_t>(s.C),
           static_cast<T*>(out));
     } else {
-      affine_kernel<T, int64_t><<<grid_for(total), kBlockThreads>>>(
+      affine_kernel<T, int64_t><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
           static_cast<const T*>(u), static_cast<const T*>(v), pa, pb, pm, pd, total, s.HW, s.C,
           static_cast<T*>(out));
     }

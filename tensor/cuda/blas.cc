@@ -157,6 +157,9 @@ void gemm_typed(BatchGeometry g, Tensor a, Tensor b, Tensor& out, T alpha, T bet
   const int device = out.device().index();
   detail::DeviceGuard guard(device);
   cublasHandle_t h = handle_for(device);
+  // The current stream (Note [CUDA streams] in stream.cc), set before every
+  // call: the handle is the thread's, the stream may have changed since.
+  check_cublas(cublasSetStream(h, detail::current_stream_handle(device)), "cublasSetStream");
   check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
   if (g.K == 0) {  // cuBLAS leaves C alone for k == 0 only when beta == 1
     if (beta == T(0)) {

@@ -100,7 +100,7 @@ __global__ void cast_loop(Elementwise e, DType dst, DType src) {
 
 cudaError_t launch_cast(DType dst, DType src, const Elementwise& e) {
   if (e.numel == 0) return cudaSuccess;
-  cast_loop<<<grid_for(e.numel), kBlockThreads>>>(e, dst, src);
+  cast_loop<<<grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, dst, src);
   return cudaGetLastError();
 }
 

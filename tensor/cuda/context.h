@@ -31,6 +31,11 @@ int device_index(Device d);
 // index_ops.cc). Call right after the host synchronized with the device.
 void check_device_errors(int device);
 
+// The calling thread's current stream on `device` (nullptr: the legacy
+// default stream), where the backend queues its work (Note [CUDA streams]
+// in stream.cc).
+cudaStream_t current_stream_handle(int device);
+
 // Makes `device` current for its lifetime and restores the previous one.
 class DeviceGuard {
  public:

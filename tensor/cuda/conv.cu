@@ -59,8 +59,8 @@ cudaError_t launch_im2col(DType dtype, const void* x, void* col, int64_t nb, con
   if (total == 0) return cudaSuccess;
   return float_or_double(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    im2col_kernel<T><<<grid_for(total), kBlockThreads>>>(static_cast<const T*>(x),
-                                                         static_cast<T*>(col), nb, g);
+    im2col_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
+        static_cast<const T*>(x), static_cast<T*>(col), nb, g);
     return cudaGetLastError();
   });
 }
@@ -70,8 +70,8 @@ cudaError_t launch_col2im(DType dtype, const void* col, void* gx, int64_t nb, co
   if (total == 0) return cudaSuccess;
   return float_or_double(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    col2im_kernel<T><<<grid_for(total), kBlockThreads>>>(static_cast<const T*>(col),
-                                                         static_cast<T*>(gx), nb, g);
+    col2im_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
+        static_cast<const T*>(col), static_cast<T*>(gx), nb, g);
     return cudaGetLastError();
   });
 }

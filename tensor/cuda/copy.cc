@@ -114,25 +114,51 @@ Tensor contiguous_on_device(const Tensor& t) {
 // Note [Pageable uploads]: cudaMemcpy from pageable host memory first waits
 // for all the work queued on the device, so every op with a number operand
 // (Note [Iterator devices]) used to drain the queue. cudaMemcpyAsync on the
-// default stream, which the kernels use too, returns once the driver has
+// current stream, which the kernels use too, returns once the driver has
 // taken its own copy of pageable bytes, so the source may go at once, and
 // stays ordered before the kernels that read dst. A pinned source is read by
-// the DMA later, so it keeps the synchronous copy (the bytes may be freed
-// or reused as soon as copy_ returns). Downloads are synchronous: the host
-// reads them next.
+// the DMA later: copy_(src, non_blocking=true) leaves it at that (a true
+// asynchronous copy, as PyTorch's; the program must not overwrite the
+// source before the stream reached the copy), otherwise the copy waits for
+// the current stream. Downloads wait for the current stream, since the host
+// reads them next, except a non_blocking one into pinned memory (Note [CUDA
+// streams] in stream.cc).
 void memcpy_dense(const Tensor& dst, const Tensor& src, cudaMemcpyKind kind) {
   if (dst.numel() == 0) return;
   int device = dst.is_cuda() ? dst.device().index() : src.device().index();
   detail::DeviceGuard guard(device);
-  if (kind == cudaMemcpyHostToDevice && !is_pinned(src.data_ptr())) {
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind,
-                                     /*stream=*/0));
-    return;
-  }
-  EMBER_CUDA_CHECK(cudaMemcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind));
+  cudaStream_t stream = detail::current_stream_handle(device);
+  const void* host = kind == cudaMemcpyHostToDevice ? src.data_ptr() : dst.data_ptr();
+  const bool pinned = is_pinned(host);
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, stream));
+  if (kind == cudaMemcpyHostToDevice && !pinned) return;
+  if (pinned && ember::detail::copy_is_non_blocking()) return;
+  EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
   // Synchronized: what the index kernels found is final (Note [Device-side
   // index checks] in index_ops.cc).
   if (kind == cudaMemcpyDeviceToHost) detail::check_device_errors(device);
+}
+
+// Between two devices: dst's current stream waits for src's, the copy runs
+// on dst's, and src's current stream waits for the copy (so src's memory is
+// not reused under it: Note [CUDA caching allocator]).
+void memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t nbytes) {
+  cudaStream_t dst_stream = detail::current_stream_handle(dst_device);
+  cudaStream_t src_stream = detail::current_stream_handle(src_device);
+  cudaEvent_t src_ready = nullptr, copied = nullptr;
+  {
+    detail::DeviceGuard guard(src_device);
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&src_ready, cudaEventDisableTiming));
+    EMBER_CUDA_CHECK(cudaEventRecord(src_ready, src_stream));
+  }
+  detail::DeviceGuard guard(dst_device);
+  EMBER_CUDA_CHECK(cudaStreamWaitEvent(dst_stream, src_ready, 0));
+  cudaEventDestroy(src_ready);  // released once the wait is satisfied
+  EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, nbytes, dst_stream));
+  EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming));
+  EMBER_CUDA_CHECK(cudaEventRecord(copied, dst_stream));
+  EMBER_CUDA_CHECK(cudaStreamWaitEvent(src_stream, copied, 0));
+  cudaEventDestroy(copied);
 }
 
 // src (CUDA) at its own sizes and dtype, on the host.
@@ -207,17 +233,13 @@ void copy_device_to_device(const Tensor& dst, const Tensor& src) {
   // device when the layouts differ.
   Tensor dense = contiguous_on_device(src);
   if (same_dense_layout(dst, dense)) {
-    detail::DeviceGuard guard(dst.device().index());
-    EMBER_CUDA_CHECK(cudaMemcpyPeer(dst.data_ptr(), dst.device().index(), dense.data_ptr(),
-                                    dense.device().index(), dst.nbytes()));
+    memcpy_peer(dst.data_ptr(), dst.device().index(), dense.data_ptr(), dense.device().index(),
+                dst.nbytes());
     return;
   }
   Tensor staged = empty(dense.sizes(), dst.options());
-  {
-    detail::DeviceGuard guard(dst.device().index());
-    EMBER_CUDA_CHECK(cudaMemcpyPeer(staged.data_ptr(), staged.device().index(),
-                                    dense.data_ptr(), dense.device().index(), staged.nbytes()));
-  }
+  memcpy_peer(staged.data_ptr(), staged.device().index(), dense.data_ptr(), dense.device().index(),
+              staged.nbytes());
   copy_on_device(dst, broadcast_view(staged, dst.sizes()));
 }
 

@@ -13,6 +13,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "tensor/error.h"
 
 namespace ember {
 
@@ -45,6 +48,34 @@ void empty_cache();
 
 // Bytes the caching allocator holds for reuse, over all devices.
 size_t cached_bytes();
+
+// --- the caching allocator's statistics (torch.cuda.memory_allocated...),
+// in bytes, for `device` (-1: the current one); 0 where CUDA is not
+// available. "Allocated" counts the blocks tensors hold (rounded to the
+// allocator's size classes, as PyTorch counts its blocks), "reserved" every
+// byte obtained from cudaMalloc, cached or not. Streams and events:
+// tensor/cuda/stream.h.
+int64_t memory_allocated(int64_t device = -1);
+int64_t max_memory_allocated(int64_t device = -1);
+int64_t memory_reserved(int64_t device = -1);
+int64_t max_memory_reserved(int64_t device = -1);
+// Makes the peaks the current values.
+void reset_peak_memory_stats(int64_t device = -1);
+// A short table of those statistics, in the layout of PyTorch's
+// torch.cuda.memory_summary() (fewer rows: ember's allocator does not split
+// blocks).
+std::string memory_summary(int64_t device = -1);
+
+// What an allocation that cannot be satisfied throws, after the allocator
+// returned its cached blocks and retried once (torch.cuda.OutOfMemoryError,
+// c10::OutOfMemoryError). The message is PyTorch 1.13's, word for word,
+// including "reserved in total by PyTorch" and its PYTORCH_CUDA_ALLOC_CONF
+// hint (ember reads no such variable), so that tools matching PyTorch's
+// text keep working.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
 
 // Page-locked (pinned) host memory from cudaHostAlloc, which copies to a
 // device at full bus speed and asynchronously (what pin_memory uses). Throws

@@ -155,8 +155,11 @@ Setup setup_for(const Tensor& t) {
       return s;
   }
   s.handle = handle_for(t.device().index());
-  s.usable = s.handle != nullptr && ok(cudnnSetStream(s.handle, /*default stream*/ nullptr),
-                                       "cudnnSetStream");
+  // The current stream (Note [CUDA streams] in stream.cc), set before every
+  // convolution.
+  s.usable = s.handle != nullptr &&
+             ok(cudnnSetStream(s.handle, detail::current_stream_handle(t.device().index())),
+                "cudnnSetStream");
   return s;
 }
 

@@ -214,9 +214,10 @@ template <typename T, typename F>
 cudaError_t run_ternary(const Elementwise& e, F f) {
   if (e.numel == 0) return cudaSuccess;
   if (e.contiguous) {
-    contiguous_loop<T, T, 3, F><<<contiguous_grid_for(e.numel), kBlockThreads>>>(e, f);
+    contiguous_loop<T, T, 3, F>
+        <<<contiguous_grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, f);
   } else {
-    ternary_loop<T, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+    ternary_loop<T, F><<<grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, f);
   }
   return cudaGetLastError();
 }
@@ -225,9 +226,10 @@ template <typename Out, typename In, typename F>
 cudaError_t run_unary(const Elementwise& e, F f) {
   if (e.numel == 0) return cudaSuccess;
   if (e.contiguous) {
-    contiguous_loop<Out, In, 1, F><<<contiguous_grid_for(e.numel), kBlockThreads>>>(e, f);
+    contiguous_loop<Out, In, 1, F>
+        <<<contiguous_grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, f);
   } else {
-    unary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+    unary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, f);
   }
   return cudaGetLastError();
 }
@@ -236,9 +238,10 @@ template <typename Out, typename In, typename F>
 cudaError_t run_binary(const Elementwise& e, F f) {
   if (e.numel == 0) return cudaSuccess;
   if (e.contiguous) {
-    contiguous_loop<Out, In, 2, F><<<contiguous_grid_for(e.numel), kBlockThreads>>>(e, f);
+    contiguous_loop<Out, In, 2, F>
+        <<<contiguous_grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, f);
   } else {
-    binary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads>>>(e, f);
+    binary_loop<Out, In, F><<<grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, f);
   }
   return cudaGetLastError();
 }

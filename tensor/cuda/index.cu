@@ -36,13 +36,16 @@ cudaError_t move_as(IndexMode mode, const IndexLoop& l, ScalarBits value, IndexE
   const unsigned grid = grid_for(l.numel);
   switch (mode) {
     case IndexMode::kGather:
-      index_move_kernel<T, IndexMode::kGather><<<grid, kBlockThreads>>>(l, T{}, err);
+      index_move_kernel<T, IndexMode::kGather>
+          <<<grid, kBlockThreads, 0, current_stream()>>>(l, T{}, err);
       break;
     case IndexMode::kScatter:
-      index_move_kernel<T, IndexMode::kScatter><<<grid, kBlockThreads>>>(l, T{}, err);
+      index_move_kernel<T, IndexMode::kScatter>
+          <<<grid, kBlockThreads, 0, current_stream()>>>(l, T{}, err);
       break;
     case IndexMode::kFill:
-      index_move_kernel<T, IndexMode::kFill><<<grid, kBlockThreads>>>(l, from_bits<T>(value), err);
+      index_move_kernel<T, IndexMode::kFill>
+          <<<grid, kBlockThreads, 0, current_stream()>>>(l, from_bits<T>(value), err);
       break;
   }
   return cudaGetLastError();
@@ -83,8 +86,8 @@ cudaError_t launch_triangle(int elem_size, void* r, int64_t batch, int64_t m, in
   if (total == 0) return cudaSuccess;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    triangle_kernel<T>
-        <<<grid_for(total), kBlockThreads>>>(static_cast<T*>(r), total, m, n, diagonal, lower);
+    triangle_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
+        static_cast<T*>(r), total, m, n, diagonal, lower);
     return cudaGetLastError();
   };
   switch (elem_size) {

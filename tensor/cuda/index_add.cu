@@ -81,7 +81,8 @@ cudaError_t launch_index_add(DType dtype, const IndexLoop& l, ScalarBits alpha,
   if (l.numel == 0) return cudaSuccess;
   return dispatch<kAllKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    index_add_kernel<T><<<grid_for(l.numel), kBlockThreads>>>(l, from_bits<T>(alpha), err);
+    index_add_kernel<T>
+        <<<grid_for(l.numel), kBlockThreads, 0, current_stream()>>>(l, from_bits<T>(alpha), err);
     return cudaGetLastError();
   });
 }

@@ -17,12 +17,19 @@
 // stays asynchronous), at the price PyTorch's device-side assert pays too:
 // the error surfaces at the next synchronization, possibly in a later op's
 // copy, and names the first bad value found, which may differ from the one
-// the CPU names. Unlike PyTorch's assert, the device stays usable. Kernels
-// run on the legacy default stream, which every such copy waits for.
+// the CPU names. Unlike PyTorch's assert, the device stays usable. With
+// streams (Note [CUDA streams] in stream.cc) the slot remembers the streams
+// index kernels ran on since the last look; a look reads the record only
+// once at least one of them has finished, and forgets only those, so a
+// kernel still running on another stream is looked at again at a later
+// synchronization. (A bad index found by such a kernel between the read
+// and the clear of a set record is lost: the record holds one value.)
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
@@ -44,6 +51,7 @@ struct ErrorSlot {
   std::mutex mu;
   kernels::IndexErrorRecord* record = nullptr;  // device memory, never freed
   std::atomic<bool> pending{false};
+  std::vector<cudaStream_t> streams;  // that ran index kernels since the last look
 };
 
 ErrorSlot& slot(int device) {
@@ -57,11 +65,17 @@ ErrorSlot& slot(int device) {
 kernels::IndexErrorRecord* record_for_launch(int device) {
   ErrorSlot& s = slot(device);
   std::lock_guard<std::mutex> lock(s.mu);
+  cudaStream_t stream = current_stream_handle(device);
   if (s.record == nullptr) {
     void* p = nullptr;
     check(cudaMalloc(&p, sizeof(kernels::IndexErrorRecord)));
-    check(cudaMemset(p, 0, sizeof(kernels::IndexErrorRecord)));
+    // On the kernel's stream: a non-blocking stream is not ordered after
+    // the legacy one.
+    check(cudaMemsetAsync(p, 0, sizeof(kernels::IndexErrorRecord), stream));
     s.record = static_cast<kernels::IndexErrorRecord*>(p);
+  }
+  if (std::find(s.streams.begin(), s.streams.end(), stream) == s.streams.end()) {
+    s.streams.push_back(stream);
   }
   s.pending.store(true);
   return s.record;
@@ -93,13 +107,33 @@ void check_device_errors(int device) {
   ErrorSlot& s = slot(device);
   if (!s.pending.load()) return;
   std::lock_guard<std::mutex> lock(s.mu);
-  // Cleared first: a kernel launched from now on marks it again.
-  if (!s.pending.exchange(false) || s.record == nullptr) return;
-  kernels::IndexErrorRecord r;
+  if (s.record == nullptr) return;
   DeviceGuard guard(device);
-  check(cudaMemcpy(&r, s.record, sizeof(r), cudaMemcpyDeviceToHost));
+  // The streams whose index kernels have all finished.
+  std::vector<cudaStream_t> done;
+  for (cudaStream_t st : s.streams) {
+    cudaError_t err = cudaStreamQuery(st);
+    if (err == cudaErrorNotReady) {
+      cudaGetLastError();
+      continue;
+    }
+    if (err != cudaSuccess) cudaGetLastError();
+    done.push_back(st);
+  }
+  if (done.empty()) return;
+  s.streams.erase(std::remove_if(s.streams.begin(), s.streams.end(),
+                                 [&](cudaStream_t st) {
+                                   return std::find(done.begin(), done.end(), st) != done.end();
+                                 }),
+                  s.streams.end());
+  s.pending.store(!s.streams.empty());
+  cudaStream_t stream = current_stream_handle(device);
+  kernels::IndexErrorRecord r;
+  check(cudaMemcpyAsync(&r, s.record, sizeof(r), cudaMemcpyDeviceToHost, stream));
+  check(cudaStreamSynchronize(stream));
   if (r.flag == 0) return;
-  check(cudaMemset(s.record, 0, sizeof(r)));
+  check(cudaMemsetAsync(s.record, 0, sizeof(r), stream));
+  check(cudaStreamSynchronize(stream));
   raise(r);
 }
 

@@ -74,10 +74,10 @@ template <typename T>
 cudaError_t copy_as(void* dst, const void* src, const Geometry& g) {
   bool contiguous = g.ndim == 1 && g.dst_strides[0] == 1 && g.src_strides[0] == 1;
   if (contiguous) {
-    contiguous_copy_kernel<T><<<blocks_for(g.numel), kThreads>>>(
+    contiguous_copy_kernel<T><<<blocks_for(g.numel), kThreads, 0, current_stream()>>>(
         static_cast<T*>(dst), static_cast<const T*>(src), g.numel);
   } else {
-    strided_copy_kernel<T><<<blocks_for(g.numel), kThreads>>>(
+    strided_copy_kernel<T><<<blocks_for(g.numel), kThreads, 0, current_stream()>>>(
         static_cast<T*>(dst), static_cast<const T*>(src), g);
   }
   return cudaGetLastError();
@@ -87,10 +87,11 @@ template <typename T>
 cudaError_t fill_as(void* dst, const Geometry& g, uint64_t bits) {
   T value = static_cast<T>(bits);
   if (g.ndim == 1 && g.dst_strides[0] == 1) {
-    contiguous_fill_kernel<T><<<blocks_for(g.numel), kThreads>>>(static_cast<T*>(dst), g.numel,
-                                                                 value);
+    contiguous_fill_kernel<T><<<blocks_for(g.numel), kThreads, 0, current_stream()>>>(
+        static_cast<T*>(dst), g.numel, value);
   } else {
-    fill_kernel<T><<<blocks_for(g.numel), kThreads>>>(static_cast<T*>(dst), g, value);
+    fill_kernel<T>
+        <<<blocks_for(g.numel), kThreads, 0, current_stream()>>>(static_cast<T*>(dst), g, value);
   }
   return cudaGetLastError();
 }

@@ -13,6 +13,11 @@ namespace ember {
 namespace cuda {
 namespace kernels {
 
+// The calling thread's current stream on the current device, which every
+// launch uses: kernel<<<grid, block, shmem, current_stream()>>> (Note [CUDA
+// streams] in stream.cc; defined there).
+cudaStream_t current_stream();
+
 // PyTorch's limit for a kernel's offset calculator.
 constexpr int kMaxDims = 25;
 

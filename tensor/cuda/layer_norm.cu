@@ -136,7 +136,7 @@ cudaError_t launch_layer_norm(DType dtype, const void* x, const void* w, const v
   return dispatch<kFloatingKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = norm_acc_t<T>;
-    layer_norm_kernel<T><<<static_cast<unsigned>(M), kRowThreads>>>(
+    layer_norm_kernel<T><<<static_cast<unsigned>(M), kRowThreads, 0, current_stream()>>>(
         static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b), D, eps,
         static_cast<T*>(out), static_cast<A*>(mean), static_cast<A*>(rstd));
     return cudaGetLastError();
@@ -156,7 +156,7 @@ cudaError_t launch_layer_norm_backward(DType dtype, const void* gy, const void* 
     const auto* mu = static_cast<const A*>(mean);
     const auto* rs = static_cast<const A*>(rstd);
     if (gx != nullptr && M > 0) {
-      layer_norm_grad_input<T><<<static_cast<unsigned>(M), kRowThreads>>>(
+      layer_norm_grad_input<T><<<static_cast<unsigned>(M), kRowThreads, 0, current_stream()>>>(
           g, xx, mu, rs, static_cast<const T*>(w), D, static_cast<T*>(gx));
       cudaError_t err = cudaGetLastError();
       if (err != cudaSuccess) return err;
@@ -165,11 +165,11 @@ cudaError_t launch_layer_norm_backward(DType dtype, const void* gy, const void* 
       const int64_t pieces = layer_norm_column_pieces(M, D);
       const unsigned tiles = static_cast<unsigned>((D + kColumns - 1) / kColumns);
       layer_norm_grad_params_partial<T>
-          <<<dim3(tiles, static_cast<unsigned>(pieces)), dim3(kColumns, kRowsPerStep)>>>(
-              g, xx, mu, rs, M, D, pieces, static_cast<A*>(work));
+          <<<dim3(tiles, static_cast<unsigned>(pieces)), dim3(kColumns, kRowsPerStep), 0,
+             current_stream()>>>(g, xx, mu, rs, M, D, pieces, static_cast<A*>(work));
       cudaError_t err = cudaGetLastError();
       if (err != cudaSuccess) return err;
-      layer_norm_grad_params_combine<T><<<grid_for(D), kBlockThreads>>>(
+      layer_norm_grad_params_combine<T><<<grid_for(D), kBlockThreads, 0, current_stream()>>>(
           static_cast<const A*>(work), D, pieces, static_cast<T*>(gw), static_cast<T*>(gb));
     }
     return cudaGetLastError();

@@ -157,11 +157,11 @@ cudaError_t launch_multi_adam(DType dtype, const TensorLists& lists, const AdamC
     using T = typename decltype(tag)::type;
     if (k.amsgrad) {
       return for_each_launch<5>(lists, [&](const Chunks<5>& c, int blocks) {
-        adam_kernel<T, 5, true><<<blocks, kListThreads>>>(c, k);
+        adam_kernel<T, 5, true><<<blocks, kListThreads, 0, current_stream()>>>(c, k);
       });
     }
     return for_each_launch<4>(lists, [&](const Chunks<4>& c, int blocks) {
-      adam_kernel<T, 4, false><<<blocks, kListThreads>>>(c, k);
+      adam_kernel<T, 4, false><<<blocks, kListThreads, 0, current_stream()>>>(c, k);
     });
   });
 }
@@ -171,11 +171,11 @@ cudaError_t launch_multi_sgd(DType dtype, const TensorLists& lists, const SgdCon
     using T = typename decltype(tag)::type;
     if (k.momentum_on) {
       return for_each_launch<3>(lists, [&](const Chunks<3>& c, int blocks) {
-        sgd_kernel<T, 3><<<blocks, kListThreads>>>(c, k);
+        sgd_kernel<T, 3><<<blocks, kListThreads, 0, current_stream()>>>(c, k);
       });
     }
     return for_each_launch<2>(lists, [&](const Chunks<2>& c, int blocks) {
-      sgd_kernel<T, 2><<<blocks, kListThreads>>>(c, k);
+      sgd_kernel<T, 2><<<blocks, kListThreads, 0, current_stream()>>>(c, k);
     });
   });
 }

@@ -178,8 +178,8 @@ cudaError_t launch_max_pool(DType dtype, const void* x, void* out, int64_t* idx,
   if (total == 0) return cudaSuccess;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    max_pool_kernel<T><<<grid_for(total), kBlockThreads>>>(static_cast<const T*>(x),
-                                                           static_cast<T*>(out), idx, p);
+    max_pool_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
+        static_cast<const T*>(x), static_cast<T*>(out), idx, p);
     return cudaGetLastError();
   };
   return dispatch<kFloatingKinds>(dtype, run);
@@ -190,7 +190,7 @@ cudaError_t launch_max_pool_backward(DType dtype, const void* gy, const int64_t*
   if (planes * ohw == 0) return cudaSuccess;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    max_pool_backward_kernel<T><<<grid_for(planes * ohw), kBlockThreads>>>(
+    max_pool_backward_kernel<T><<<grid_for(planes * ohw), kBlockThreads, 0, current_stream()>>>(
         static_cast<const T*>(gy), idx, static_cast<T*>(gx), planes, hw, ohw);
     return cudaGetLastError();
   };
@@ -206,13 +206,16 @@ cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_
     T* yp = static_cast<T*>(y);
     const unsigned row_blocks = static_cast<unsigned>(outer < 65536 ? outer : 65536);
     if (inner == 1 && log) {
-      softmax_rows<T, true><<<row_blocks, kBlockThreads>>>(xp, yp, outer, len);
+      softmax_rows<T, true><<<row_blocks, kBlockThreads, 0, current_stream()>>>(xp, yp, outer, len);
     } else if (inner == 1) {
-      softmax_rows<T, false><<<row_blocks, kBlockThreads>>>(xp, yp, outer, len);
+      softmax_rows<T, false>
+          <<<row_blocks, kBlockThreads, 0, current_stream()>>>(xp, yp, outer, len);
     } else if (log) {
-      softmax_lines<T, true><<<grid_for(outer * inner), kBlockThreads>>>(xp, yp, outer, len, inner);
+      softmax_lines<T, true><<<grid_for(outer * inner), kBlockThreads, 0, current_stream()>>>(
+          xp, yp, outer, len, inner);
     } else {
-      softmax_lines<T, false><<<grid_for(outer * inner), kBlockThreads>>>(xp, yp, outer, len, inner);
+      softmax_lines<T, false><<<grid_for(outer * inner), kBlockThreads, 0, current_stream()>>>(
+          xp, yp, outer, len, inner);
     }
     return cudaGetLastError();
   });
@@ -225,7 +228,7 @@ cudaError_t launch_nll_forward(DType dtype, const void* x, const int64_t* t, con
   if (n * k == 0) return cudaSuccess;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    nll_forward<T><<<grid_for(n * k), kBlockThreads>>>(
+    nll_forward<T><<<grid_for(n * k), kBlockThreads, 0, current_stream()>>>(
         static_cast<const T*>(x), t, static_cast<const T*>(w), static_cast<T*>(loss),
         static_cast<T*>(weight), bad, n, c, k, ignore_index);
     return cudaGetLastError();
@@ -241,7 +244,7 @@ cudaError_t launch_nll_backward(DType dtype, const void* gy, bool per_element,
   if (n * k == 0) return cudaSuccess;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    nll_backward<T><<<grid_for(n * k), kBlockThreads>>>(
+    nll_backward<T><<<grid_for(n * k), kBlockThreads, 0, current_stream()>>>(
         static_cast<const T*>(gy), per_element, static_cast<const T*>(divisor), t,
         static_cast<const T*>(w), static_cast<T*>(gx), n, c, k, ignore_index);
     return cudaGetLastError();

@@ -148,7 +148,7 @@ cudaError_t launch_avg_pool(DType dtype, const void* x, void* out, const PoolWin
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (total == 0) return cudaSuccess;
-    avg_pool_kernel<T><<<grid_for(total), kBlockThreads>>>(
+    avg_pool_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
         static_cast<const T*>(x), static_cast<T*>(out), p, count_include_pad, divisor);
     return cudaGetLastError();
   };
@@ -166,7 +166,7 @@ cudaError_t launch_avg_pool_backward(DType dtype, const void* gy, void* gx, cons
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (total == 0) return cudaSuccess;
-    avg_pool_backward_kernel<T><<<grid_for(total), kBlockThreads>>>(
+    avg_pool_backward_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
         static_cast<const T*>(gy), static_cast<T*>(gx), p, count_include_pad, divisor);
     return cudaGetLastError();
   };
@@ -180,10 +180,10 @@ cudaError_t launch_adaptive_avg_pool(bool backward, DType dtype, const void* in,
     const int64_t total = planes * (backward ? h * w : oh * ow);
     if (total == 0) return cudaSuccess;
     if (backward) {
-      adaptive_backward_kernel<T><<<grid_for(total), kBlockThreads>>>(
+      adaptive_backward_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
           static_cast<const T*>(in), static_cast<T*>(out), planes, h, w, oh, ow);
     } else {
-      adaptive_kernel<T><<<grid_for(total), kBlockThreads>>>(
+      adaptive_kernel<T><<<grid_for(total), kBlockThreads, 0, current_stream()>>>(
           static_cast<const T*>(in), static_cast<T*>(out), planes, h, w, oh, ow);
     }
     return cudaGetLastError();

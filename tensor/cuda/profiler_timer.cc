@@ -1,12 +1,14 @@
 // The profiler's device-side timing (Note [Profiling ranges]): a CUDA event
-// recorded on the legacy default stream, where every ember kernel runs, at
-// each range's start and end; the profile reads the elapsed times once it
+// recorded on the current stream of the current device (Note [CUDA
+// streams] in stream.cc), where the range's kernels run, at each range's
+// start and end; the profile reads the elapsed times once it
 // stops (PyTorch's legacy use_cuda profiling). A range's CUDA time is thus
 // the device timeline between its markers, which includes time the device
 // waited for the host to queue work.
 
 #include <cuda_runtime_api.h>
 
+#include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
 #include "tensor/record_function.h"
 
@@ -19,7 +21,9 @@ class CudaTimer : public profiler::detail::DeviceTimer {
   void* mark() override {
     if (!is_available()) return nullptr;
     cudaEvent_t e = nullptr;
-    if (cudaEventCreate(&e) != cudaSuccess || cudaEventRecord(e, nullptr) != cudaSuccess) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaEventCreate(&e) != cudaSuccess ||
+        cudaEventRecord(e, detail::current_stream_handle(device)) != cudaSuccess) {
       cudaGetLastError();  // a marker is never worth failing the op for
       if (e != nullptr) cudaEventDestroy(e);
       return nullptr;

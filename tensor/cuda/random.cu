@@ -175,7 +175,8 @@ cudaError_t launch_random(DType dtype, const Elementwise& e, const RandomArgs& a
   if (e.numel == 0) return cudaSuccess;
   return dispatch<kAllKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    random_kernel<T><<<grid_for((e.numel + per - 1) / per), kBlockThreads>>>(e, args, per);
+    random_kernel<T>
+        <<<grid_for((e.numel + per - 1) / per), kBlockThreads, 0, current_stream()>>>(e, args, per);
     return cudaGetLastError();
   });
 }

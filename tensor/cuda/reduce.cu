@@ -159,12 +159,13 @@ cudaError_t run(const void* in, void* out, const Reduction& r, double scale, voi
   if (r.nout == 0) return cudaSuccess;
   const int64_t splits = splits_for(r);
   const int64_t blocks = r.nout * splits;
-  reduce_blocks<T, Out, kOp><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536),
-                               kBlockThreads>>>(static_cast<const T*>(in), static_cast<Out*>(out),
-                                                static_cast<A*>(scratch), r, splits, scale);
+  reduce_blocks<T, Out, kOp>
+      <<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), kBlockThreads, 0,
+         current_stream()>>>(static_cast<const T*>(in), static_cast<Out*>(out),
+                             static_cast<A*>(scratch), r, splits, scale);
   if (splits > 1) {
     combine_pieces<Out, A, kOp><<<static_cast<unsigned>(r.nout < 65536 ? r.nout : 65536),
-                                  kBlockThreads>>>(
+                                  kBlockThreads, 0, current_stream()>>>(
         static_cast<const A*>(scratch), static_cast<Out*>(out), r.nout, splits, scale);
   }
   return cudaGetLastError();
@@ -247,11 +248,11 @@ cudaError_t launch_arg_reduce(bool max, DType dtype, const void* in, void* value
   return dispatch<kAllKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (max) {
-      arg_reduce_blocks<T, true><<<blocks, kBlockThreads>>>(static_cast<const T*>(in),
-                                                            static_cast<T*>(values), indices, r);
+      arg_reduce_blocks<T, true><<<blocks, kBlockThreads, 0, current_stream()>>>(
+          static_cast<const T*>(in), static_cast<T*>(values), indices, r);
     } else {
-      arg_reduce_blocks<T, false><<<blocks, kBlockThreads>>>(static_cast<const T*>(in),
-                                                             static_cast<T*>(values), indices, r);
+      arg_reduce_blocks<T, false><<<blocks, kBlockThreads, 0, current_stream()>>>(
+          static_cast<const T*>(in), static_cast<T*>(values), indices, r);
     }
     return cudaGetLastError();
   });

@@ -219,11 +219,12 @@ cudaError_t run(const void* in, const Op& op, const Reduction& r, void* scratch)
   if (r.nout == 0) return cudaSuccess;
   const int64_t splits = splits_for(r);
   const int64_t blocks = r.nout * splits;
-  stats_blocks<T, Op><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), kBlockThreads>>>(
-      static_cast<const T*>(in), op, static_cast<Acc*>(scratch), r, splits);
+  stats_blocks<T, Op>
+      <<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), kBlockThreads, 0,
+         current_stream()>>>(static_cast<const T*>(in), op, static_cast<Acc*>(scratch), r, splits);
   if (splits > 1) {
-    combine_stats<Op><<<grid_for(r.nout), kBlockThreads>>>(static_cast<const Acc*>(scratch), op,
-                                                           r.nout, splits);
+    combine_stats<Op><<<grid_for(r.nout), kBlockThreads, 0, current_stream()>>>(
+        static_cast<const Acc*>(scratch), op, r.nout, splits);
   }
   return cudaGetLastError();
 }

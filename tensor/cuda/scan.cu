@@ -70,11 +70,13 @@ cudaError_t launch_cumulative(bool prod, DType dtype, const void* x, void* y, in
     const In* xp = static_cast<const In*>(x);
     Out* yp = static_cast<Out*>(y);
     if (prod) {
-      cumulative_lines<In, Out, true><<<grid_for(outer * inner), kBlockThreads>>>(xp, yp, outer,
-                                                                                  len, inner);
+      cumulative_lines<In, Out, true>
+          <<<grid_for(outer * inner), kBlockThreads, 0, current_stream()>>>(xp, yp, outer, len,
+                                                                            inner);
     } else {
-      cumulative_lines<In, Out, false><<<grid_for(outer * inner), kBlockThreads>>>(xp, yp, outer,
-                                                                                   len, inner);
+      cumulative_lines<In, Out, false>
+          <<<grid_for(outer * inner), kBlockThreads, 0, current_stream()>>>(xp, yp, outer, len,
+                                                                            inner);
     }
     return cudaGetLastError();
   });

@@ -126,9 +126,11 @@ cudaError_t launch_cum_extreme(bool is_max, DType dtype, const void* x, void* va
     const T* xp = static_cast<const T*>(x);
     T* vp = static_cast<T*>(values);
     if (is_max) {
-      cum_extreme_rows<T, true><<<grid_for(rows), kBlockThreads>>>(xp, vp, indices, rows, len);
+      cum_extreme_rows<T, true>
+          <<<grid_for(rows), kBlockThreads, 0, current_stream()>>>(xp, vp, indices, rows, len);
     } else {
-      cum_extreme_rows<T, false><<<grid_for(rows), kBlockThreads>>>(xp, vp, indices, rows, len);
+      cum_extreme_rows<T, false>
+          <<<grid_for(rows), kBlockThreads, 0, current_stream()>>>(xp, vp, indices, rows, len);
     }
     return cudaGetLastError();
   });
@@ -138,8 +140,8 @@ cudaError_t launch_logcumsumexp(DType dtype, const void* x, void* y, int64_t row
   if (rows == 0 || len == 0) return cudaSuccess;
   return dispatch<kFloatingKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    logcumsumexp_rows<T><<<grid_for(rows), kBlockThreads>>>(static_cast<const T*>(x),
-                                                            static_cast<T*>(y), rows, len);
+    logcumsumexp_rows<T><<<grid_for(rows), kBlockThreads, 0, current_stream()>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), rows, len);
     return cudaGetLastError();
   });
 }
@@ -154,10 +156,10 @@ cudaError_t launch_searchsorted(DType dtype, bool out_int32, const void* boundar
     const T* bp = static_cast<const T*>(boundaries);
     const T* vp = static_cast<const T*>(input);
     if (out_int32) {
-      searchsorted_values<T, int32_t><<<grid_for(numel), kBlockThreads>>>(
+      searchsorted_values<T, int32_t><<<grid_for(numel), kBlockThreads, 0, current_stream()>>>(
           bp, vp, sorter, static_cast<int32_t*>(out), numel, n, row_len, per_row, right, bad);
     } else {
-      searchsorted_values<T, int64_t><<<grid_for(numel), kBlockThreads>>>(
+      searchsorted_values<T, int64_t><<<grid_for(numel), kBlockThreads, 0, current_stream()>>>(
           bp, vp, sorter, static_cast<int64_t*>(out), numel, n, row_len, per_row, right, bad);
     }
     return cudaGetLastError();

@@ -23,6 +23,12 @@ void set_device(int) { not_compiled(); }
 void synchronize(int64_t) { not_compiled(); }
 void empty_cache() {}
 size_t cached_bytes() { return 0; }
+int64_t memory_allocated(int64_t) { return 0; }
+int64_t max_memory_allocated(int64_t) { return 0; }
+int64_t memory_reserved(int64_t) { return 0; }
+int64_t max_memory_reserved(int64_t) { return 0; }
+void reset_peak_memory_stats(int64_t) {}
+std::string memory_summary(int64_t) { not_compiled(); }
 void* host_alloc(size_t) { not_compiled(); }
 void host_free(void*) {}
 bool is_pinned(const void*) { return false; }

@@ -69,14 +69,15 @@ struct MaskedFillFn {
 template <int N>
 cudaError_t where_as(const Elementwise& e) {
   using U = Bits<N>;
-  mixed_ternary_loop<U, bool, U, U><<<grid_for(e.numel), kBlockThreads>>>(e, WhereFn<U>{});
+  mixed_ternary_loop<U, bool, U, U>
+      <<<grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(e, WhereFn<U>{});
   return cudaGetLastError();
 }
 
 template <int N>
 cudaError_t masked_fill_as(const Elementwise& e, ScalarBits value) {
   using U = Bits<N>;
-  mixed_binary_loop<U, bool, U><<<grid_for(e.numel), kBlockThreads>>>(
+  mixed_binary_loop<U, bool, U><<<grid_for(e.numel), kBlockThreads, 0, current_stream()>>>(
       e, MaskedFillFn<U>{from_bits<U>(value)});
   return cudaGetLastError();
 }
