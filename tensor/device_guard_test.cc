@@ -23,6 +23,7 @@
 #include "tensor/quantize.h"
 #include "tensor/random.h"
 #include "tensor/reduce.h"
+#include "tensor/reduce_ops.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 #include "tensor/sort_ops.h"
@@ -236,7 +237,8 @@ TEST_F(DeviceGuardTest, FallbackOpsRejectMixedDevices) {
 }
 
 // tensor/sort_ops.h's CPU kernels give on the device what they give on
-// the CPU.
+// the CPU. (mode and histc have CUDA kernels, tensor/cuda/mode_histc.cu;
+// the fake backend links none, so here they fall back.)
 TEST_F(DeviceGuardTest, SortOpsFallBackToTheCpu) {
   const Tensor x = arange(24, TensorOptions(kFloat)).view({2, 3, 4}).sin();
   const Tensor m = arange(12, TensorOptions(kFloat)).view({3, 4}).cos();
@@ -256,6 +258,31 @@ TEST_F(DeviceGuardTest, SortOpsFallBackToTheCpu) {
        }},
   };
   for (const FallbackCase& c : sort_ops) {
+    SCOPED_TRACE(c.name);
+    const Tensor want = c.run([](const Tensor& t) { return t; });
+    Tensor got;
+    ASSERT_EQ(error_of([&] { got = c.run([this](const Tensor& t) { return dev(t); }); }),
+              "(no error)");
+    EXPECT_EQ(got.device(), Device(kCUDA, 0));
+    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
+  }
+}
+
+// scatter_reduce_ / index_reduce_ (tensor/reduce_ops.h): CUDA kernels in
+// tensor/cuda/scatter_reduce.cu, none in the fake backend, so the CPU's
+// loop runs on host copies and the result lands on the device.
+TEST_F(DeviceGuardTest, ReduceOpsFallBackToTheCpu) {
+  const Tensor m = arange(12, TensorOptions(kFloat)).view({3, 4}).cos();
+  const Tensor idx = tensor({{int64_t{0}, 2, 0, 1}, {2, 2, 1, 0}});
+  const Tensor rows = tensor({int64_t{2}, 0, 2});
+  using On = std::function<Tensor(const Tensor&)>;
+  const std::vector<FallbackCase> cases = {
+      {"scatter_reduce",
+       [&](const On& on) { return scatter_reduce(on(m), 0, on(idx), on(m), "amax", false); }},
+      {"index_reduce",
+       [&](const On& on) { return index_reduce(on(m), 0, on(rows), on(m), "prod"); }},
+  };
+  for (const FallbackCase& c : cases) {
     SCOPED_TRACE(c.name);
     const Tensor want = c.run([](const Tensor& t) { return t; });
     Tensor got;

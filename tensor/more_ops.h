@@ -45,7 +45,10 @@ Tensor angle(const Tensor& self);
 
 // num_samples indices per row of self (1-D or 2-D, weights >= 0, not
 // necessarily summing to 1), drawn with or without replacement. On the CPU
-// the same seed gives PyTorch 1.13's indices (tensor/multinomial.cc).
+// the same seed gives PyTorch 1.13's indices (tensor/multinomial.cc). On
+// CUDA, with replacement, the uniforms come from the device's generator and
+// a kernel searches the CPU's cumulative table for them (not PyTorch's CUDA
+// draws; the same seed gives the same draws on every run).
 // float16 is drawn as bfloat16 is (1.13 refuses it on the CPU; 2.x draws).
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false,
                    const std::optional<Generator>& generator = std::nullopt);

@@ -6,9 +6,12 @@
 // argmax (one sample) or topk of self / q. With replacement each row's
 // cumulative distribution is summed and normalized in self's dtype, and
 // every sample is a binary search for a uniform double in it (ATen's
-// multinomial_with_replacement CPU kernel). On a device, the same
-// search is done by counting the entries of the cumulative distribution
-// below each uniform, with the device's generator.
+// multinomial_with_replacement CPU kernel). On a device the uniforms come
+// from the device's generator, drawn at once, and the device's kernel
+// (multinomial_kernels.h) builds the same table and runs the same search:
+// given the same uniforms, its draws are the CPU loop's. A device without
+// that kernel runs the loop on the host with the device's uniforms (Note
+// [CPU fallback]).
 
 #include <cmath>
 #include <mutex>
@@ -19,14 +22,19 @@
 #include "tensor/empty.h"
 #include "tensor/dispatch.h"
 #include "tensor/error.h"
+#include "tensor/fallback.h"
 #include "tensor/math.h"
 #include "tensor/more_ops.h"
+#include "tensor/multinomial_kernels.h"
 #include "tensor/random.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 
 namespace ember {
+
+EMBER_DEFINE_KERNEL_TABLE(multinomial_kernel, MultinomialFn);
+
 namespace {
 
 // Indices < 2^24 so that float probabilities can tell the categories apart.
@@ -46,9 +54,9 @@ void check_multinomial(const Tensor& self, int64_t n_sample, bool replacement) {
 
 // ATen's CPU kernel: per row, the running sum (in float for float16 and
 // bfloat16, as 1.13's), normalized, its last entry set to 1, then a binary
-// search for each uniform draw.
-template <typename T>
-void with_replacement_cpu(const Tensor& probs, Tensor& result, int64_t n_sample, GeneratorImpl* g) {
+// search for each uniform draw(), taken in order.
+template <typename T, typename Draw>
+void with_replacement_cpu(const Tensor& probs, Tensor& result, int64_t n_sample, Draw&& draw) {
   const int64_t n_dist = probs.dim() == 1 ? 1 : probs.size(0);
   const int64_t n_categories = probs.size(-1);
   const int64_t row_stride = probs.dim() == 1 ? 0 : probs.stride(0);
@@ -57,7 +65,6 @@ void with_replacement_cpu(const Tensor& probs, Tensor& result, int64_t n_sample,
   int64_t* out = result.data_ptr<int64_t>();
   using acc_t = std::conditional_t<std::is_same<T, double>::value, double, float>;
   std::vector<acc_t> cum(static_cast<size_t>(n_categories));
-  std::lock_guard<std::mutex> lock(g->mutex());
   for (int64_t i = 0; i < n_dist; ++i) {
     acc_t sum = 0;
     for (int64_t j = 0; j < n_categories; ++j) {
@@ -75,7 +82,7 @@ void with_replacement_cpu(const Tensor& probs, Tensor& result, int64_t n_sample,
     for (int64_t j = 0; j < n_categories; ++j) cum[j] /= sum;
     cum[n_categories - 1] = 1;
     for (int64_t s = 0; s < n_sample; ++s) {
-      const double u = detail::uniform_double(g);
+      const double u = draw();
       int64_t left = 0;
       int64_t right = n_categories;
       while (right - left > 0) {
@@ -91,27 +98,26 @@ void with_replacement_cpu(const Tensor& probs, Tensor& result, int64_t n_sample,
   }
 }
 
-// The device path of the same search: per row, the normalized running sum
-// (last entry 1) and, for each uniform u, the number of entries below u.
-// It compares every draw with every category (rows x samples x categories
-// booleans): fine for the sample counts training code draws, a device
-// binary-search kernel is the next step (issue 17).
+// The same draws on a device: the uniforms from the device's generator,
+// then its kernel, or the CPU loop on them where the device has none.
 Tensor with_replacement_device(const Tensor& self, int64_t n_sample, const Generator& gen) {
-  const Tensor probs = self.dim() == 1 ? self.unsqueeze(0) : self;
-  EMBER_CHECK((probs >= 0).all().item<bool>(),
-              "invalid multinomial distribution (encountering probability entry < 0)");
-  EMBER_CHECK(isfinite(probs).all().item<bool>(),
-              "invalid multinomial distribution (encountering probability entry = infinity or "
-              "NaN)");
-  Tensor cum = probs.cumsum(-1);
-  const Tensor total = cum.narrow(-1, probs.size(-1) - 1, 1);
-  EMBER_CHECK((total > 0).all().item<bool>(),
-              "invalid multinomial distribution (sum of probabilities <= 0)");
-  cum = cum.div(total);
-  cum.narrow(-1, probs.size(-1) - 1, 1).fill_(1);
-  Tensor u = empty({probs.size(0), n_sample}, self.options().dtype(kDouble));
+  const Tensor probs = (self.dim() == 1 ? self.unsqueeze(0) : self).contiguous();
+  Tensor u = empty({probs.size(0), n_sample}, probs.options().dtype(kDouble));
   uniform_(u, 0.0, 1.0, gen);
-  Tensor out = (cum.to(kDouble).unsqueeze(1) < u.unsqueeze(-1)).sum(-1);
+  Tensor out;
+  if (multinomial_kernel.has(probs.device().type())) {
+    out = empty(u.sizes(), probs.options().dtype(kLong));
+    multinomial_kernel(probs.device())(probs, u, out);
+  } else {
+    detail::cpu_fallback("multinomial", {probs});
+    const Tensor host_probs = detail::cpu(probs), host_u = detail::cpu(u);
+    Tensor result = empty(host_u.sizes(), host_probs.options().dtype(kLong));
+    const double* up = host_u.data_ptr<double>();
+    EMBER_DISPATCH_FLOATING_TYPES(probs.dtype(), "multinomial", [&] {
+      with_replacement_cpu<scalar_t>(host_probs, result, n_sample, [&] { return *up++; });
+    });
+    out = detail::to_device(result, probs);
+  }
   return self.dim() == 1 ? out.squeeze(0) : out;
 }
 
@@ -142,8 +148,11 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement,
   }
   if (!probs.is_cpu()) return with_replacement_device(probs, num_samples, gen);
   Tensor result = empty(out_sizes, probs.options().dtype(kLong));
+  GeneratorImpl* g = gen.impl();
+  std::lock_guard<std::mutex> lock(g->mutex());
   EMBER_DISPATCH_FLOATING_TYPES(probs.dtype(), "multinomial", [&] {
-    with_replacement_cpu<scalar_t>(probs, result, num_samples, gen.impl());
+    with_replacement_cpu<scalar_t>(probs, result, num_samples,
+                                   [g] { return detail::uniform_double(g); });
   });
   return result;
 }

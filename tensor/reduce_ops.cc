@@ -1,6 +1,6 @@
-// reduce_ops.h's ops: scatter_reduce / index_reduce (one CPU loop, other
-// devices through the CPU fallback), igamma / igammac (TensorIterator
-// kernels, the arithmetic in special_math.h) and histogram (CPU only).
+// reduce_ops.h's ops: scatter_reduce / index_reduce (one CPU loop, a
+// device kernel from reduce_ops_kernels.h's table, else the CPU fallback), igamma / igammac
+// (TensorIterator kernels, the arithmetic in special_math.h) and histogram (CPU only).
 
 #include "tensor/reduce_ops.h"
 
@@ -22,16 +22,21 @@
 #include "tensor/loops.h"
 #include "tensor/math.h"
 #include "tensor/reduce.h"
+#include "tensor/reduce_ops_kernels.h"
 #include "tensor/special_kernels.h"
 #include "tensor/special_math.h"
 
 namespace ember {
 
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(scatter_reduce_kernel, ScatterReduceFn);
+}  // namespace detail
+
 namespace {
 
 // --- scatter_reduce / index_reduce ----------------------------------------------
 
-enum class Reduce { kSum, kProd, kMean, kAmax, kAmin };
+using Reduce = detail::ScatterReduceOp;
 
 Reduce scatter_reduce_kind(const std::string& r) {
   if (r == "sum") return Reduce::kSum;
@@ -107,15 +112,42 @@ T combine(Reduce r, T a, T b) {
   }
 }
 
+// The device kernel's part of reduce_into (self on a device with a kernel):
+// the same walk as one IndexLoop over a contiguous self, index values
+// checked on the device.
+void reduce_into_device(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        Reduce red, bool include_self, bool index_error) {
+  Tensor work = self.is_contiguous() ? self : self.contiguous();
+  const Geom s(work), i(index), r(src);
+  detail::IndexLoop loop;
+  loop.sizes = i.sizes;
+  loop.dst_strides = s.strides;
+  loop.dst_strides[dim] = 0;
+  loop.index_strides = i.strides;
+  loop.src_strides = r.strides;
+  loop.dim_stride = s.strides[dim];
+  loop.bound = s.sizes[dim];
+  loop.check =
+      index_error ? detail::IndexCheck::kOutOfRangeInSelf : detail::IndexCheck::kOutOfBounds;
+  loop.dim = dim;
+  detail::scatter_reduce_kernel(work.device())(loop, work, index, src, red, include_self);
+  if (!work.is_same(self)) self.copy_(work);
+  self.unsafeGetTensorImpl()->bump_version();
+}
+
 // The shared CPU loop: for every position p of `index` (row-major, a 0-dim
 // index read as [1]), self[p with p[dim] = index[p]] = reduce(that, src[p]).
 // Checks the index values (PyTorch's message for each op); the other checks
-// are the callers'.
+// are the callers'. On a device with a kernel, the kernel does the same.
 void reduce_into(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Reduce red,
                  bool include_self, bool index_error) {
   if (index.numel() == 0) return;
   EMBER_CHECK(!(self.dtype() == kBool && red == Reduce::kMean),
               "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+  if (!self.is_cpu()) {
+    reduce_into_device(self, dim, index.to(kLong), src, red, include_self, index_error);
+    return;
+  }
   const Geom s(self), i(index), r(src);
   const int64_t nd = static_cast<int64_t>(i.sizes.size());
   const int64_t n = index.numel();
@@ -184,17 +216,17 @@ OpArgs reduce_args(int64_t dim, const std::string& reduce, bool include_self) {
   return {Scalar(dim), reduce, Scalar(include_self)};
 }
 
-// self (on the CPU) reduced into in place.
-void scatter_reduce_cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                        const std::string& reduce, bool include_self) {
+// self (on the CPU, or on a device with a kernel) reduced into in place.
+void scatter_reduce_into(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                         const std::string& reduce, bool include_self) {
   const Reduce red = scatter_reduce_kind(reduce);
   dim = detail::wrap_dim(dim, self.dim());
   detail::scatter_checks(self, dim, index, &src);
   reduce_into(self, dim, index, src, red, include_self, false);
 }
 
-void index_reduce_cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                      const std::string& reduce, bool include_self) {
+void index_reduce_into(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                       const std::string& reduce, bool include_self) {
   const Reduce red = index_reduce_kind(reduce);
   dim = detail::wrap_dim(dim, self.dim());
   EMBER_CHECK_INDEX(index.dim() <= 1,
@@ -214,10 +246,12 @@ void index_reduce_cpu(Tensor& self, int64_t dim, const Tensor& index, const Tens
               ") should be equal to source.size(dim): (", src_len, "), for dim: ", dim);
   EMBER_CHECK(self.dtype() != kBool, "\"index_func_\" not implemented for 'Bool'");
   const Tensor idx = index.to(kLong).contiguous();
-  const int64_t bound = self.dim() == 0 ? 1 : self.size(dim);
-  const int64_t* ip = idx.data_ptr<int64_t>();
-  for (int64_t k = 0; k < idx.numel(); ++k) {
-    EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < bound, "index out of range in self");
+  if (idx.is_cpu()) {  // on a device, the kernel checks them
+    const int64_t bound = self.dim() == 0 ? 1 : self.size(dim);
+    const int64_t* ip = idx.data_ptr<int64_t>();
+    for (int64_t k = 0; k < idx.numel(); ++k) {
+      EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < bound, "index out of range in self");
+    }
   }
   if (idx.numel() == 0) return;
   // As a scatter: source's slices broadcast to self's slice shape (index
@@ -370,12 +404,15 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
         [&] { return reduce_args(dim, reduce, include_self); });
     return mut();
   }
-  if (detail::cpu_fallback("scatter_reduce_", {mut(), index, src})) {
+  const bool device_kernel =
+      !mut().is_cpu() && detail::scatter_reduce_kernel.has(mut().device().type());
+  if (device_kernel) detail::common_device({mut(), index, src});
+  if (!device_kernel && detail::cpu_fallback("scatter_reduce_", {mut(), index, src})) {
     return detail::in_place_on_cpu(mut(), [&](Tensor& host) {
-      scatter_reduce_cpu(host, dim, detail::cpu(index), detail::cpu(src), reduce, include_self);
+      scatter_reduce_into(host, dim, detail::cpu(index), detail::cpu(src), reduce, include_self);
     });
   }
-  scatter_reduce_cpu(mut(), dim, index, src, reduce, include_self);
+  scatter_reduce_into(mut(), dim, index, src, reduce, include_self);
   return mut();
 }
 
@@ -405,12 +442,15 @@ Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& so
         [&] { return reduce_args(dim, reduce, include_self); });
     return mut();
   }
-  if (detail::cpu_fallback("index_reduce_", {mut(), index, source})) {
+  const bool device_kernel =
+      !mut().is_cpu() && detail::scatter_reduce_kernel.has(mut().device().type());
+  if (device_kernel) detail::common_device({mut(), index, source});
+  if (!device_kernel && detail::cpu_fallback("index_reduce_", {mut(), index, source})) {
     return detail::in_place_on_cpu(mut(), [&](Tensor& host) {
-      index_reduce_cpu(host, dim, detail::cpu(index), detail::cpu(source), reduce, include_self);
+      index_reduce_into(host, dim, detail::cpu(index), detail::cpu(source), reduce, include_self);
     });
   }
-  index_reduce_cpu(mut(), dim, index, source, reduce, include_self);
+  index_reduce_into(mut(), dim, index, source, reduce, include_self);
   return mut();
 }
 

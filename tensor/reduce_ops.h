@@ -10,8 +10,14 @@
 // reduce_ops.cc. The Tensor methods and in-place forms are in tensor.h.
 //
 // Deliberate differences from PyTorch 1.13:
-// - scatter_reduce/index_reduce on CUDA run on the CPU (Note [CPU
-//   fallback]); results are the CPU's, with its order of accumulation.
+// - scatter_reduce/index_reduce on CUDA combine with atomics (as
+//   PyTorch's CUDA kernels): the order in which values reach one position
+//   varies from run to run, so floating "sum", "prod" and "mean" may differ
+//   from the CPU's (and between runs) in the last bits; integer results and
+//   amax/amin are the CPU's exactly. An index out of range is found on the
+//   device and raised (the CPU's message) at the next synchronization
+//   (Note [Device-side index checks]), after the other positions were
+//   reduced; the CPU raises before changing self.
 // - scatter_reduce's double backward for "prod" where two or more zeros of
 //   src go to one position: PyTorch raises a delayed error, ember
 //   differentiates the formula as written (its result there is 0).

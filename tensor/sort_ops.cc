@@ -37,6 +37,8 @@ namespace ember {
 EMBER_DEFINE_KERNEL_TABLE(cum_extreme_kernel, CumExtremeFn);
 EMBER_DEFINE_KERNEL_TABLE(logcumsumexp_kernel, LogcumsumexpFn);
 EMBER_DEFINE_KERNEL_TABLE(searchsorted_kernel, SearchsortedFn);
+EMBER_DEFINE_KERNEL_TABLE(mode_kernel, ModeFn);
+EMBER_DEFINE_KERNEL_TABLE(histc_kernel, HistcFn);
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -141,7 +143,9 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keep
 // that is among equal values is std::sort's doing (not the last occurrence
 // once a row is longer than 16), so this kernel does the same, step for
 // step, with the same standard library (as Note [PyTorch's topk ties]).
-// NaN compares unequal to everything, so each NaN is a run of one.
+// NaN compares unequal to everything, so each NaN is a run of one. The
+// CUDA kernel (tensor/cuda/mode_histc.cu) runs libstdc++'s algorithm as
+// written out in tensor/cuda/introsort.h, so it returns the same index.
 template <typename scalar_t>
 void mode_rows(const Tensor& rows, const Tensor& values, const Tensor& indices) {
   using K = key_t<scalar_t>;
@@ -409,7 +413,8 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   dim = detail::wrap_dim(dim, self.dim());
   check_nonzero_dim(self, dim, "mode");
   Tensor values, indices;
-  if (detail::cpu_fallback("mode", {self})) {
+  const bool device_kernel = !self.is_cpu() && mode_kernel.has(self.device().type());
+  if (!device_kernel && detail::cpu_fallback("mode", {self})) {
     std::tie(values, indices) =
         detail::to_device(mode(detail::cpu(self), dim, /*keepdim=*/true), self);
   } else {
@@ -418,7 +423,9 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
     if (self.dim() > 0) out[dim] = 1;
     values = empty(out, self.options());
     indices = empty(out, self.options().dtype(kLong));
-    if (values.numel() > 0) {
+    if (values.numel() > 0 && device_kernel) {
+      mode_kernel(rows.device())(rows, values, indices);
+    } else if (values.numel() > 0) {
       EMBER_DISPATCH_ALL_TYPES(self.dtype(), "mode_cpu",
                                [&] { mode_rows<scalar_t>(rows, values, indices); });
     }
@@ -553,7 +560,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool r
 
 Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
   profiler::RecordFunction prof_range("histc", profiler::RangeKind::kOp, self);
-  if (detail::cpu_fallback("histc", {self})) {
+  const bool device_kernel = !self.is_cpu() && histc_kernel.has(self.device().type());
+  if (!device_kernel && detail::cpu_fallback("histc", {self})) {
     return detail::to_device(histc(detail::cpu(self), bins, min, max), self);
   }
   if (self.dtype() != kFloat && self.dtype() != kDouble && self.dtype() != kBFloat16) {
@@ -576,6 +584,12 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
   Tensor hist = zeros({bins}, self.options());
   const Tensor x = self.contiguous();
+  if (device_kernel) {
+    // The CPU's edges (below), computed here and moved to the device.
+    const Tensor edges = linspace(lo, hi, bins + 1, TensorOptions(self.dtype()));
+    if (x.numel() > 0) histc_kernel(x.device())(x, edges.to(x.device()), hist);
+    return hist;
+  }
   EMBER_DISPATCH_FLOATING_TYPES(self.dtype(), "histogram_cpu", [&] {
     // ATen's bin search, in scalar_t (each step of bfloat16 rounds to it):
     // linear interpolation, then a look at the neighbouring edges, which

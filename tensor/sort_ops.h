@@ -7,9 +7,11 @@
 // The semantics are PyTorch 1.13's, ties and NaN included (sort_ops_test.cc
 // holds its values, tools/golden/sort_ops.py made them). Most are written
 // with sort, gather and scatter, so they run on every device.
-// cummax/cummin, logcumsumexp and searchsorted have CPU loops and CUDA
-// kernels (sort_ops_kernels.h, tensor/cuda/sort_ops.cu); mode and histc have
-// CPU loops only, which other devices reach through Note [CPU fallback].
+// cummax/cummin, logcumsumexp, searchsorted, mode and histc have CPU loops
+// and CUDA kernels (sort_ops_kernels.h, tensor/cuda/sort_ops.cu and
+// mode_histc.cu) that give the CPU's results (mode's index and histc's
+// counts exactly); a device without a kernel reaches the CPU loops through
+// Note [CPU fallback].
 
 #include <optional>
 #include <string>

@@ -28,6 +28,19 @@ using SearchsortedFn = void (*)(const Tensor& boundaries, const Tensor& input, c
                                 bool right, Tensor& out);
 EMBER_DECLARE_KERNEL_TABLE(searchsorted_kernel, SearchsortedFn);
 
+// mode: rows contiguous [n_rows, len] (len > 0); values (rows' dtype) and
+// indices (int64) contiguous with n_rows elements each. The index is the
+// CPU's (Note [PyTorch's mode ties]).
+using ModeFn = void (*)(const Tensor& rows, Tensor& values, Tensor& indices);
+EMBER_DECLARE_KERNEL_TABLE(mode_kernel, ModeFn);
+
+// histc: x contiguous (float, double or bfloat16), edges the bins + 1
+// edges of x's dtype that the CPU computes (linspace), on x's device;
+// hist zeros [bins] of x's dtype, counted as the CPU's loop counts
+// (exactly: its bin search, and its per-block counts in x's dtype).
+using HistcFn = void (*)(const Tensor& x, const Tensor& edges, Tensor& hist);
+EMBER_DECLARE_KERNEL_TABLE(histc_kernel, HistcFn);
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_SORT_OPS_KERNELS_H_

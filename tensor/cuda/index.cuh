@@ -1,8 +1,11 @@
-// Device-side pieces of the index kernels (index.cu, index_add.cu; nvcc
-// only): an IndexLoop's offsets and the checked read of an index value.
+// Device-side pieces of the index kernels (index.cu, index_add.cu,
+// scatter_reduce.cu; nvcc only): an IndexLoop's offsets, the checked read
+// of an index value, and atomic updates of 1- and 2-byte types.
 
 #ifndef EMBER_TENSOR_CUDA_INDEX_CUH_
 #define EMBER_TENSOR_CUDA_INDEX_CUH_
+
+#include <type_traits>
 
 #include "tensor/cuda/elementwise.cuh"
 
@@ -39,6 +42,30 @@ __device__ __forceinline__ bool read_index(const IndexLoop& l, int64_t off, Inde
     err->bound = l.bound;
   }
   return false;
+}
+
+// *p = f(*p) atomically for a 1- or 2-byte T, by compare-and-swap on the
+// aligned 32-bit word that holds it (as PyTorch's atomics for small types).
+template <typename T, typename F>
+__device__ void atomic_update_small(T* p, F f) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2, "small types only");
+  const size_t addr = reinterpret_cast<size_t>(p);
+  unsigned int* word = reinterpret_cast<unsigned int*>(addr & ~size_t{3});
+  const unsigned shift = static_cast<unsigned>(addr & 3) * 8;
+  const unsigned mask = ((1u << (sizeof(T) * 8)) - 1) << shift;
+  unsigned old = *word, assumed;
+  do {
+    assumed = old;
+    T cur;
+    const auto bits =
+        static_cast<typename std::conditional<sizeof(T) == 1, uint8_t, uint16_t>::type>(
+            (assumed & mask) >> shift);
+    memcpy(&cur, &bits, sizeof(T));
+    const T next = f(cur);
+    typename std::conditional<sizeof(T) == 1, uint8_t, uint16_t>::type nb;
+    memcpy(&nb, &next, sizeof(T));
+    old = atomicCAS(word, assumed, (assumed & ~mask) | (static_cast<unsigned>(nb) << shift));
+  } while (assumed != old);
 }
 
 }  // namespace kernels

@@ -14,30 +14,6 @@ namespace cuda {
 namespace kernels {
 namespace {
 
-// *p = f(*p) atomically for a 1- or 2-byte T, by compare-and-swap on the
-// aligned 32-bit word that holds it (as PyTorch's atomics for small types).
-template <typename T, typename F>
-__device__ void atomic_update_small(T* p, F f) {
-  static_assert(sizeof(T) == 1 || sizeof(T) == 2, "small types only");
-  const size_t addr = reinterpret_cast<size_t>(p);
-  unsigned int* word = reinterpret_cast<unsigned int*>(addr & ~size_t{3});
-  const unsigned shift = static_cast<unsigned>(addr & 3) * 8;
-  const unsigned mask = ((1u << (sizeof(T) * 8)) - 1) << shift;
-  unsigned old = *word, assumed;
-  do {
-    assumed = old;
-    T cur;
-    const auto bits =
-        static_cast<typename std::conditional<sizeof(T) == 1, uint8_t, uint16_t>::type>(
-            (assumed & mask) >> shift);
-    memcpy(&cur, &bits, sizeof(T));
-    const T next = f(cur);
-    typename std::conditional<sizeof(T) == 1, uint8_t, uint16_t>::type nb;
-    memcpy(&nb, &next, sizeof(T));
-    old = atomicCAS(word, assumed, (assumed & ~mask) | (static_cast<unsigned>(nb) << shift));
-  } while (assumed != old);
-}
-
 template <typename T>
 __device__ __forceinline__ void add_scaled(T* p, T alpha, T s) {
   if constexpr (std::is_same<T, bool>::value) {

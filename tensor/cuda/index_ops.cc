@@ -33,6 +33,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/index_launch.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/dispatch.h"
@@ -61,7 +62,8 @@ ErrorSlot& slot(int device) {
   return slots[device];
 }
 
-// The record of `device` (current), marked as possibly set from now on.
+}  // namespace
+
 kernels::IndexErrorRecord* record_for_launch(int device) {
   ErrorSlot& s = slot(device);
   std::lock_guard<std::mutex> lock(s.mu);
@@ -80,6 +82,8 @@ kernels::IndexErrorRecord* record_for_launch(int device) {
   s.pending.store(true);
   return s.record;
 }
+
+namespace {
 
 [[noreturn]] void raise(const kernels::IndexErrorRecord& r) {
   const std::string bounds = absl::StrCat("index ", r.value, " is out of bounds for dimension ",
@@ -137,15 +141,7 @@ void check_device_errors(int device) {
   raise(r);
 }
 
-}  // namespace detail
-
-namespace {
-
-using ember::detail::IndexCheck;
-
-// loop's dims with size 1 dropped and neighbours that step alike in all
-// three operands merged, innermost first (the kernels' order).
-kernels::IndexLoop make_loop(const ember::detail::IndexLoop& loop) {
+kernels::IndexLoop make_index_loop(const ember::detail::IndexLoop& loop) {
   kernels::IndexLoop l;
   const DimVector* strides[3] = {&loop.dst_strides, &loop.index_strides, &loop.src_strides};
   l.numel = 1;
@@ -177,6 +173,12 @@ kernels::IndexLoop make_loop(const ember::detail::IndexLoop& loop) {
   return l;
 }
 
+}  // namespace detail
+
+namespace {
+
+using ember::detail::IndexCheck;
+
 const char* name_of(const ember::detail::IndexLoop& loop) {
   switch (loop.check) {
     case IndexCheck::kOutOfRangeInSelf:
@@ -202,7 +204,7 @@ const char* name_of(const ember::detail::IndexLoop& loop) {
 
 void index_cuda(const ember::detail::IndexLoop& loop, const Tensor& dst, const Tensor& index,
                 const Tensor& src) {
-  kernels::IndexLoop l = make_loop(loop);
+  kernels::IndexLoop l = detail::make_index_loop(loop);
   if (l.numel == 0) return;
   const int device = dst.device().index();
   detail::DeviceGuard guard(device);

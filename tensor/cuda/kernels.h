@@ -137,6 +137,17 @@ cudaError_t launch_searchsorted(DType dtype, bool out_int32, const void* boundar
                                 int64_t n, int64_t row_len, bool per_row, bool right,
                                 unsigned long long* bad);
 
+// mode_histc.cu. mode: one thread per row of contiguous [rows, len] x;
+// keys (opmath of dtype) and ix are [rows, len] workspaces. histc: x and
+// edges (bins + 1) of dtype (float, double, bfloat16); counts: zeroed
+// [n_blocks, bins], n_blocks = 1 or the number of kHistcBlock-element
+// chunks of x; hist: zeroed [bins], receives the CPU loop's sums.
+constexpr int64_t kHistcBlock = 32768;  // the CPU loop's chunk (kGrainSize)
+cudaError_t launch_mode(DType dtype, const void* x, void* values, int64_t* indices, void* keys,
+                        int64_t* ix, int64_t rows, int64_t len);
+cudaError_t launch_histc(DType dtype, const void* x, const void* edges, int64_t numel, int64_t bins,
+                         int64_t n_blocks, unsigned int* counts, void* hist);
+
 // softmax / log_softmax of a contiguous [outer, len, inner] tensor along
 // len, in dtype `dtype` (floating), computed in float (double for double).
 cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_t outer,
@@ -420,6 +431,22 @@ cudaError_t launch_index_move(IndexMode mode, int elem_size, const IndexLoop& l,
 // run: floating results may differ in the last bits between runs.
 cudaError_t launch_index_add(DType dtype, const IndexLoop& l, ScalarBits alpha,
                              IndexErrorRecord* err);
+// scatter_reduce.cu: dst (contiguous) reduced into along l, op one of
+// ember::detail::ScatterReduceOp (sum, prod, mean, amax, amin) with
+// atomics; without include_self the positions scattered to are first set
+// to the op's identity. kMean: counts (int32, zeroed, dst's numel) gets the
+// number of values per position, then dst is divided by it.
+cudaError_t launch_scatter_reduce(DType dtype, int op, bool include_self, const IndexLoop& l,
+                                  int32_t* counts, int64_t dst_numel, IndexErrorRecord* err);
+
+// multinomial.cu: probs contiguous [rows, categories] (floating dtype),
+// cum a [rows, categories] workspace of float (double for double); u and
+// out [rows, samples]. bad (one word, set to ~0 before) gets the least
+// row * 4 + code of an invalid row (1: entry < 0 or NaN, 2: infinite, 3:
+// sum <= 0).
+cudaError_t launch_multinomial(DType dtype, const void* probs, void* cum, const double* u,
+                               int64_t* out, int64_t rows, int64_t categories, int64_t samples,
+                               unsigned long long* bad);
 // Zeroes in each contiguous m x n matrix of r (batch of them) the entries
 // with j > i + diagonal (lower) or j < i + diagonal (upper).
 cudaError_t launch_triangle(int elem_size, void* r, int64_t batch, int64_t m, int64_t n,

@@ -1,8 +1,10 @@
 // The CUDA entries of tensor/sort_ops_kernels.h's tables: each launches
-// sort_ops.cu's kernel on the contiguous operands the op prepared.
+// sort_ops.cu's or mode_histc.cu's kernel on the contiguous operands the op
+// prepared.
 
 #include "absl/strings/str_cat.h"
 #include "tensor/creation.h"
+#include "tensor/empty.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/cuda/launch.h"
@@ -53,11 +55,44 @@ void searchsorted_cuda(const Tensor& boundaries, const Tensor& input, const Tens
   }
 }
 
+void mode_cuda(const Tensor& rows, Tensor& values, Tensor& indices) {
+  detail::DeviceGuard guard(rows.device().index());
+  const int64_t len = rows.size(-1);
+  // Each row's (key, index) pairs, sorted in place by its thread.
+  const ScalarType key = rows.dtype() == kHalf || rows.dtype() == kBFloat16 ? kFloat : rows.dtype();
+  Tensor keys = empty(rows.sizes(), rows.options().dtype(key));
+  Tensor ix = empty(rows.sizes(), rows.options().dtype(kLong));
+  detail::check_launch(
+      kernels::launch_mode(detail::kernel_dtype(rows.dtype()), rows.data_ptr(), values.data_ptr(),
+                           indices.data_ptr<int64_t>(), keys.data_ptr(), ix.data_ptr<int64_t>(),
+                           len == 0 ? 0 : rows.numel() / len, len),
+      "mode_cuda", rows.dtype());
+}
+
+void histc_cuda(const Tensor& x, const Tensor& edges, Tensor& hist) {
+  detail::DeviceGuard guard(x.device().index());
+  const int64_t bins = hist.numel(), numel = x.numel();
+  // The CPU counts per chunk in x's dtype; where a count could reach the
+  // dtype's last exact integer (256 in bfloat16, 2^24 in float), the
+  // chunks are counted apart and summed as the CPU sums them.
+  const int64_t exact = x.dtype() == kBFloat16 ? 256 : x.dtype() == kFloat ? (1 << 24) : -1;
+  const int64_t n_blocks =
+      exact >= 0 && numel > exact ? (numel + kernels::kHistcBlock - 1) / kernels::kHistcBlock : 1;
+  Tensor counts = zeros({n_blocks, bins}, x.options().dtype(kInt));
+  detail::check_launch(
+      kernels::launch_histc(detail::kernel_dtype(x.dtype()), x.data_ptr(), edges.data_ptr(), numel,
+                            bins, n_blocks, reinterpret_cast<unsigned int*>(counts.data_ptr()),
+                            hist.data_ptr()),
+      "histogram_cuda", x.dtype());
+}
+
 }  // namespace
 }  // namespace cuda
 
 EMBER_REGISTER_KERNEL(cum_extreme_kernel, kCUDA, &cuda::cum_extreme_cuda);
 EMBER_REGISTER_KERNEL(logcumsumexp_kernel, kCUDA, &cuda::logcumsumexp_cuda);
 EMBER_REGISTER_KERNEL(searchsorted_kernel, kCUDA, &cuda::searchsorted_cuda);
+EMBER_REGISTER_KERNEL(mode_kernel, kCUDA, &cuda::mode_cuda);
+EMBER_REGISTER_KERNEL(histc_kernel, kCUDA, &cuda::histc_cuda);
 
 }  // namespace ember
