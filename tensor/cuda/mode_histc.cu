@@ -120,7 +120,7 @@ cudaError_t launch_mode(DType dtype, const void* x, void* values, int64_t* indic
   if (rows == 0 || len == 0) return cudaSuccess;
   return dispatch<kAllKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    mode_kernel<T><<<grid_for(rows), kBlockThreads>>>(
+    mode_kernel<T><<<grid_for(rows), kBlockThreads, 0, current_stream()>>>(
         static_cast<const T*>(x), static_cast<T*>(values), indices, static_cast<opmath_t<T>*>(keys),
         ix, rows, len);
     return cudaGetLastError();
@@ -138,11 +138,11 @@ cudaError_t launch_histc(DType dtype, const void* x, const void* edges, int64_t 
     if constexpr (std::is_same<T, __half>::value) {
       return cudaErrorInvalidValue;
     } else {
-      histc_count<T><<<grid_for(numel), kBlockThreads>>>(static_cast<const T*>(x),
-                                                         static_cast<const T*>(edges), numel, bins,
-                                                         n_blocks > 1, counts);
-      histc_sum<T>
-          <<<grid_for(bins), kBlockThreads>>>(counts, n_blocks, bins, static_cast<T*>(hist));
+      histc_count<T><<<grid_for(numel), kBlockThreads, 0, current_stream()>>>(
+          static_cast<const T*>(x), static_cast<const T*>(edges), numel, bins, n_blocks > 1,
+          counts);
+      histc_sum<T><<<grid_for(bins), kBlockThreads, 0, current_stream()>>>(counts, n_blocks, bins,
+                                                                           static_cast<T*>(hist));
       return cudaGetLastError();
     }
   });

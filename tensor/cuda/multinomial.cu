@@ -83,9 +83,9 @@ cudaError_t launch_multinomial(DType dtype, const void* probs, void* cum, const 
   return dispatch<kFloatingKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
-    multinomial_cdf<T, Acc><<<grid_for(rows), kBlockThreads>>>(
+    multinomial_cdf<T, Acc><<<grid_for(rows), kBlockThreads, 0, current_stream()>>>(
         static_cast<const T*>(probs), static_cast<Acc*>(cum), rows, categories, bad);
-    multinomial_search<Acc><<<grid_for(rows * samples), kBlockThreads>>>(
+    multinomial_search<Acc><<<grid_for(rows * samples), kBlockThreads, 0, current_stream()>>>(
         static_cast<const Acc*>(cum), u, out, rows, categories, samples);
     return cudaGetLastError();
   });

@@ -201,12 +201,13 @@ cudaError_t launch_scatter_reduce(DType dtype, int op, bool include_self, const 
   return dispatch<kAllKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (!include_self) {
-      scatter_reduce_init<T><<<grid_for(l.numel), kBlockThreads>>>(l, op, err);
+      scatter_reduce_init<T><<<grid_for(l.numel), kBlockThreads, 0, current_stream()>>>(l, op, err);
     }
-    scatter_reduce_combine<T><<<grid_for(l.numel), kBlockThreads>>>(l, op, counts, err);
+    scatter_reduce_combine<T>
+        <<<grid_for(l.numel), kBlockThreads, 0, current_stream()>>>(l, op, counts, err);
     if (op == kMean && counts != nullptr) {
-      scatter_reduce_mean<T><<<grid_for(dst_numel), kBlockThreads>>>(static_cast<T*>(l.dst), counts,
-                                                                     dst_numel, include_self);
+      scatter_reduce_mean<T><<<grid_for(dst_numel), kBlockThreads, 0, current_stream()>>>(
+          static_cast<T*>(l.dst), counts, dst_numel, include_self);
     }
     return cudaGetLastError();
   });
