@@ -41,6 +41,7 @@ enum class IndexCheck {
   kOutOfRangeInSelf,  // "index out of range in self" (IndexError)
   kIndexCopy,         // "index_copy_(): index v is out of bounds ..." (IndexError)
   kTake,              // "out of range: tried to access index v on a tensor of n elements."
+  kNllTarget,         // "Target v is out of bounds." (IndexError; nll_loss on CUDA)
 };
 
 struct IndexLoop {

@@ -34,6 +34,7 @@ TESTS=(//tensor/cuda:stream_test //tensor/cuda:reduce_ops_test //tensor/cuda:ind
   //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test
   //tensor/cuda:random_test //nn/functional:dropout_cuda_test //amp:grad_scaler_test
   //tensor:precision_test //tensor:autocast_test //nn/functional:autocast_test
+  //tensor/cuda:graph_test //nn:cuda_graph_test
 )
 BINARIES=(//benchmarks:cuda_ops //benchmarks:models_cuda //benchmarks:allreduce //trainers:mnist
   //distributed:launch //distributed:tcp_store_tool)

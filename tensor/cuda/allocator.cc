@@ -16,13 +16,32 @@
 //
 // Unlike PyTorch, blocks are never split or merged: each size class (each
 // power-of-two octave split in four) is one cudaMalloc of that size.
+//
+// CUDA graphs (Note [CUDA graphs] in graph.cc): while a capture runs on a
+// device, allocations on its captured streams come from the capture's
+// private pool (the pool's free blocks of that stream and size, else a new
+// cudaMalloc tagged with the pool), and every block freed on that device
+// goes into a pool: its own if it has one, else the pool of the capture on
+// the freeing thread's current stream, else any capture's on the device.
+// Replays read and write those addresses again, so a pool's blocks are never
+// handed to an eager allocation: a capture into the pool may reuse the
+// blocks the pool's captures freed (in stream order, as eagerly), except
+// those used on other streams or that came from outside the pool, which are
+// only held. When the pool's last graph resets, its free and held blocks
+// are freed as usual (record_stream's events included) into the general
+// cache, and its live blocks belong to the general cache from then on.
+// cached_bytes() counts the general cache only; memory_reserved counts
+// every block. empty_cache() and the out-of-memory retry leave a device
+// alone while a capture runs there (cudaFree would synchronize it).
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -32,6 +51,7 @@
 #include "tensor/allocator.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/stream.h"
 #include "tensor/error.h"
 #include "tensor/tensor.h"
@@ -65,7 +85,10 @@ std::string format_bytes(size_t n) {
   return absl::StrFormat("%d bytes", n);
 }
 
+struct PrivatePool;
+
 struct Block {
+  PrivatePool* pool = nullptr;  // a CUDA graph's private pool, or none
   void* ptr = nullptr;
   size_t size = 0;
   int device = 0;
@@ -97,6 +120,26 @@ struct DeviceStats {
   int64_t num_alloc_retries = 0;
 };
 
+using PoolId = std::pair<unsigned long long, unsigned long long>;
+
+struct PoolKey {
+  int device;
+  cudaStream_t stream;
+  int cls;
+  bool operator<(const PoolKey& o) const {
+    return std::tie(device, stream, cls) < std::tie(o.device, o.stream, o.cls);
+  }
+};
+
+// A CUDA graph's private pool (Note [CUDA graphs] in graph.cc).
+struct PrivatePool {
+  PoolId id;
+  int device = 0;
+  int use_count = 0;                            // graphs (captures) holding it
+  std::map<PoolKey, std::vector<Block*>> free;  // reusable by captures into the pool
+  std::vector<Block*> held;                     // freed into it, reused by none
+};
+
 class CudaCachingAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override { return allocate_on(Device(kCUDA), nbytes); }
@@ -111,21 +154,29 @@ class CudaCachingAllocator final : public Allocator {
     size_t rounded;
     int cls = size_class(nbytes, &rounded);
     cudaStream_t stream = detail::current_stream_handle(index);
+    const bool capturing = detail::capture_underway(index);
+    const unsigned long long capture = capturing ? capture_id(stream) : 0;
+    PrivatePool* pool = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
       process_events();
-      auto it = free_.find(Key{index, stream, cls});
-      if (it != free_.end() && !it->second.empty()) {
+      if (capture != 0) {
+        auto c = capture_pools_.find(capture);
+        if (c != capture_pools_.end()) pool = c->second;
+      }
+      auto& lists = pool != nullptr ? pool->free : free_;
+      auto it = lists.find(Key{index, stream, cls});
+      if (it != lists.end() && !it->second.empty()) {
         Block* b = it->second.back();
         it->second.pop_back();
-        cached_ -= b->size;
+        if (pool == nullptr) cached_ -= b->size;
         return hand_out(b, &d);
       }
     }
     void* ptr = nullptr;
     detail::DeviceGuard guard(index);
     cudaError_t err = cudaMalloc(&ptr, rounded);
-    if (err == cudaErrorMemoryAllocation) {
+    if (err == cudaErrorMemoryAllocation && !capturing) {
       cudaGetLastError();
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -161,6 +212,7 @@ class CudaCachingAllocator final : public Allocator {
     b->device = index;
     b->cls = cls;
     b->stream = stream;
+    b->pool = pool;
     std::lock_guard<std::mutex> lock(mu_);
     DeviceStats& s = stats_[index];
     s.reserved_bytes.add(static_cast<int64_t>(rounded));
@@ -182,6 +234,7 @@ class CudaCachingAllocator final : public Allocator {
       synchronize_events();
       for (auto& [key, list] : free_) {
         if (device >= 0 && key.device != device) continue;
+        if (detail::capture_underway(key.device)) continue;
         for (Block* b : list) {
           blocks.push_back(b);
           cached_ -= b->size;
@@ -224,6 +277,53 @@ class CudaCachingAllocator final : public Allocator {
     }
   }
 
+  // --- CUDA graphs' private pools (Note [CUDA graphs] in graph.cc) ---
+
+  bool capture_underway(int device) const {
+    return device >= 0 && device < kMaxDevices && captures_[device].load() > 0;
+  }
+
+  void begin_allocate_to_pool(int device, unsigned long long capture, PoolId id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<PrivatePool>& p = pools_[id];
+    if (p == nullptr) {
+      p = std::make_unique<PrivatePool>();
+      p->id = id;
+      p->device = device;
+    }
+    ++p->use_count;
+    capture_pools_[capture] = p.get();
+    captures_[device].fetch_add(1);
+  }
+
+  void end_allocate_to_pool(int device, unsigned long long capture) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (capture_pools_.erase(capture) > 0) captures_[device].fetch_sub(1);
+  }
+
+  void release_pool(int device, PoolId id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pools_.find(id);
+    if (it == pools_.end()) return;
+    PrivatePool* p = it->second.get();
+    if (--p->use_count > 0) return;
+    for (auto& [key, list] : p->free) {
+      for (Block* b : list) {
+        b->pool = nullptr;
+        finish_free(b);
+      }
+    }
+    for (Block* b : p->held) {
+      b->pool = nullptr;
+      finish_free(b);
+    }
+    for (auto& [ptr, b] : live_) {
+      if (b->pool == p) b->pool = nullptr;
+    }
+    (void)device;
+    pools_.erase(it);
+  }
+
   static CudaCachingAllocator& instance() {
     // Never destroyed: tensors may outlive main, and the CUDA runtime may be
     // torn down before static destructors run.
@@ -232,14 +332,32 @@ class CudaCachingAllocator final : public Allocator {
   }
 
  private:
-  struct Key {
-    int device;
-    cudaStream_t stream;
-    int cls;
-    bool operator<(const Key& o) const {
-      return std::tie(device, stream, cls) < std::tie(o.device, o.stream, o.cls);
+  using Key = PoolKey;
+
+  // The id of the capture `stream` takes part in (0: none). Never throws.
+  static unsigned long long capture_id(cudaStream_t stream) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned long long id = 0;
+    if (cudaStreamGetCaptureInfo(stream, &status, &id) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
     }
-  };
+    return status == cudaStreamCaptureStatusActive ? id : 0;
+  }
+
+  // Under mu_: the pool a block freed now goes to (none: the general
+  // cache), per Note [CUDA caching allocator].
+  PrivatePool* pool_for_free(Block* b) {
+    if (b->pool != nullptr) return b->pool;
+    if (!capture_underway(b->device)) return nullptr;
+    const unsigned long long own = capture_id(detail::current_stream_handle(b->device));
+    auto it = capture_pools_.find(own);
+    if (it != capture_pools_.end()) return it->second;
+    for (auto& [capture, p] : capture_pools_) {
+      if (p->device == b->device) return p;
+    }
+    return nullptr;
+  }
 
   // Under mu_.
   DataPtr hand_out(Block* b, DataPtr* d) {
@@ -295,6 +413,24 @@ class CudaCachingAllocator final : public Allocator {
     DeviceStats& s = self.stats_[b->device];
     s.allocated_bytes.sub(static_cast<int64_t>(b->size));
     s.allocations.sub(1);
+    if (PrivatePool* p = self.pool_for_free(b)) {
+      // Only blocks of the pool used on their own stream alone may be
+      // reused by its captures; record_stream's streams wait for the release.
+      if (b->pool == p && b->stream_uses.empty()) {
+        p->free[Key{b->device, b->stream, b->cls}].push_back(b);
+      } else {
+        b->pool = p;
+        p->held.push_back(b);
+      }
+      return;
+    }
+    self.finish_free(b);
+  }
+
+  // Under mu_: a freed block outside any pool waits for record_stream's
+  // streams, then goes back to the general cache.
+  void finish_free(Block* b) {
+    CudaCachingAllocator& self = *this;
     for (cudaStream_t stream : b->stream_uses) {
       // A deleter must not throw: on any failure, wait for the stream here.
       int previous = 0;
@@ -329,6 +465,9 @@ class CudaCachingAllocator final : public Allocator {
   std::deque<std::pair<cudaEvent_t, Block*>> events_;
   std::vector<cudaEvent_t> idle_events_[kMaxDevices];  // recorded on that device's streams
   size_t cached_ = 0;
+  std::map<PoolId, std::unique_ptr<PrivatePool>> pools_;
+  std::map<unsigned long long, PrivatePool*> capture_pools_;  // by capture id, while capturing
+  std::atomic<int> captures_[kMaxDevices]{};                  // captures underway per device
   DeviceStats stats_[kMaxDevices];
 };
 
@@ -354,6 +493,22 @@ void empty_cache() {
 }
 
 size_t cached_bytes() { return CudaCachingAllocator::instance().cached_bytes(); }
+
+namespace detail {
+bool capture_underway(int device) {
+  return CudaCachingAllocator::instance().capture_underway(device);
+}
+void begin_allocate_to_pool(int device, unsigned long long capture_id,
+                            std::pair<unsigned long long, unsigned long long> pool) {
+  CudaCachingAllocator::instance().begin_allocate_to_pool(device, capture_id, pool);
+}
+void end_allocate_to_pool(int device, unsigned long long capture_id) {
+  CudaCachingAllocator::instance().end_allocate_to_pool(device, capture_id);
+}
+void release_pool(int device, std::pair<unsigned long long, unsigned long long> pool) {
+  CudaCachingAllocator::instance().release_pool(device, pool);
+}
+}  // namespace detail
 
 int64_t memory_allocated(int64_t device) {
   if (!is_available()) return 0;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tensor/cuda/cuda.h"
+#include "tensor/cuda/graph_internal.h"
 #include "tensor/error.h"
 
 namespace ember {
@@ -85,6 +86,18 @@ const InitState& state() {
 void check(cudaError_t err) {
   if (err == cudaSuccess) return;
   cudaGetLastError();
+  switch (err) {
+    case cudaErrorStreamCaptureUnsupported:
+    case cudaErrorStreamCaptureInvalidated:
+    case cudaErrorStreamCaptureImplicit:
+    case cudaErrorStreamCaptureIsolation:
+      // Note [CUDA graphs] in graph.cc: what ember does not check first.
+      throw Error(absl::StrCat("CUDA error: ", cudaGetErrorString(err),
+                               " (an operation that synchronizes with the host or cannot be "
+                               "captured ran during CUDA graph capture)"));
+    default:
+      break;
+  }
   throw Error(absl::StrCat("CUDA error: ", cudaGetErrorString(err)));
 }
 
@@ -140,6 +153,7 @@ void set_device(int device) {
 void synchronize(int64_t device_index) {
   int device = detail::device_index(
       device_index < 0 ? Device(kCUDA) : Device(kCUDA, static_cast<int8_t>(device_index)));
+  detail::check_no_capture_on_device(device, "cuda::synchronize()");
   detail::DeviceGuard guard(device);
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
   detail::check_device_errors(device);

@@ -14,6 +14,7 @@
 #include "tensor/copy.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/dim.h"
@@ -123,6 +124,12 @@ Tensor contiguous_on_device(const Tensor& t) {
 // the current stream. Downloads wait for the current stream, since the host
 // reads them next, except a non_blocking one into pinned memory (Note [CUDA
 // streams] in stream.cc).
+//
+// One element from pageable memory (a number operand, Note [Iterator
+// devices]) is written by the fill kernel, whose argument holds its bytes:
+// no staging copy, and a CUDA graph captures the value as a constant (Note
+// [CUDA graphs] in graph.cc). What would synchronize the host throws while
+// the stream is being captured.
 void memcpy_dense(const Tensor& dst, const Tensor& src, cudaMemcpyKind kind) {
   if (dst.numel() == 0) return;
   int device = dst.is_cuda() ? dst.device().index() : src.device().index();
@@ -130,9 +137,24 @@ void memcpy_dense(const Tensor& dst, const Tensor& src, cudaMemcpyKind kind) {
   cudaStream_t stream = detail::current_stream_handle(device);
   const void* host = kind == cudaMemcpyHostToDevice ? src.data_ptr() : dst.data_ptr();
   const bool pinned = is_pinned(host);
+  const bool non_blocking = pinned && ember::detail::copy_is_non_blocking();
+  if (kind == cudaMemcpyHostToDevice && !pinned && dst.numel() == 1 && dst.element_size() <= 8) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, host, dst.element_size());
+    EMBER_CUDA_CHECK(kernels::launch_fill(dst.data_ptr(), make_geometry(dst, dst),
+                                          static_cast<int>(dst.element_size()), bits));
+    return;
+  }
+  if (!non_blocking) {
+    detail::check_not_capturing(
+        stream, kind == cudaMemcpyDeviceToHost
+                    ? "Copying a CUDA tensor to the host (item(), to(kCPU), printing)"
+                    : "Copying host memory to a CUDA tensor (other than one element, or from "
+                      "pinned memory without non_blocking)");
+  }
   EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, stream));
   if (kind == cudaMemcpyHostToDevice && !pinned) return;
-  if (pinned && ember::detail::copy_is_non_blocking()) return;
+  if (non_blocking) return;
   EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
   // Synchronized: what the index kernels found is final (Note [Device-side
   // index checks] in index_ops.cc).

@@ -33,6 +33,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/index_launch.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/cuda/launch.h"
@@ -45,6 +46,8 @@ namespace detail {
 namespace {
 
 using ember::detail::IndexCheck;
+static_assert(kernels::kNllTargetCheck == static_cast<int32_t>(IndexCheck::kNllTarget),
+              "nn.cu's nll_loss target check must match IndexCheck");
 
 constexpr int kMaxDevices = 128;
 
@@ -53,6 +56,7 @@ struct ErrorSlot {
   kernels::IndexErrorRecord* record = nullptr;  // device memory, never freed
   std::atomic<bool> pending{false};
   std::vector<cudaStream_t> streams;  // that ran index kernels since the last look
+  std::atomic<uint64_t> launches{0};  // ever (a CUDA graph asks: Note [CUDA graphs])
 };
 
 ErrorSlot& slot(int device) {
@@ -80,8 +84,11 @@ kernels::IndexErrorRecord* record_for_launch(int device) {
     s.streams.push_back(stream);
   }
   s.pending.store(true);
+  s.launches.fetch_add(1);
   return s.record;
 }
+
+uint64_t index_launch_count(int device) { return slot(device).launches.load(); }
 
 namespace {
 
@@ -100,6 +107,8 @@ namespace {
     case IndexCheck::kTake:
       throw IndexError(absl::StrCat("out of range: tried to access index ", r.value,
                                     " on a tensor of ", r.bound, " elements."));
+    case IndexCheck::kNllTarget:
+      throw IndexError(absl::StrCat("Target ", r.value, " is out of bounds."));
   }
   throw IndexError(bounds);
 }
@@ -116,6 +125,9 @@ void check_device_errors(int device) {
   // The streams whose index kernels have all finished.
   std::vector<cudaStream_t> done;
   for (cudaStream_t st : s.streams) {
+    // A stream being captured into a CUDA graph may not be queried (the
+    // capture would fail); it is looked at after its capture.
+    if (is_capturing(st)) continue;
     cudaError_t err = cudaStreamQuery(st);
     if (err == cudaErrorNotReady) {
       cudaGetLastError();

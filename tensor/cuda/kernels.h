@@ -155,11 +155,14 @@ cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_
 
 // nll_loss over contiguous x [n, c, k] (floating `dtype`), t [n, k] int64,
 // w [c] or null. Per element: loss[i] = -w[t] * x[n, t, k] and weight[i] =
-// w[t] (both 0 where t == ignore_index); a target outside [0, c) sets
-// bad[0] = 1 and bad[1] to one such target.
+// w[t] (both 0 where t == ignore_index); a target outside [0, c) is
+// recorded in *bad, the device's index record (check kNllTargetCheck:
+// Note [Device-side index checks] in index_ops.cc).
+struct IndexErrorRecord;
+constexpr int32_t kNllTargetCheck = 5;  // ember::detail::IndexCheck::kNllTarget
 cudaError_t launch_nll_forward(DType dtype, const void* x, const int64_t* t, const void* w,
-                               void* loss, void* weight, int64_t* bad, int64_t n, int64_t c,
-                               int64_t k, int64_t ignore_index);
+                               void* loss, void* weight, IndexErrorRecord* bad, int64_t n,
+                               int64_t c, int64_t k, int64_t ignore_index);
 // gx (zeroed, [n, c, k]) at each target = -w[t] * g, where g = gy[i]
 // (per_element) or gy[0] / (divisor ? divisor[0] : 1).
 cudaError_t launch_nll_backward(DType dtype, const void* gy, bool per_element,

@@ -96,15 +96,19 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t len) {
 
 template <typename T>
 __global__ void nll_forward(const T* x, const int64_t* t, const T* w, T* loss, T* weight,
-                            int64_t* bad, int64_t n, int64_t c, int64_t k, int64_t ignore) {
+                            IndexErrorRecord* bad, int64_t n, int64_t c, int64_t k,
+                            int64_t ignore) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n * k;
        i += int64_t{blockDim.x} * gridDim.x) {
     const int64_t s = i / k, kk = i % k, cls = t[i];
     T l = T(0), wt = T(0);
     if (cls != ignore) {
       if (cls < 0 || cls >= c) {
-        if (atomicCAS(reinterpret_cast<unsigned long long*>(bad), 0ULL, 1ULL) == 0ULL) {
-          bad[1] = cls;
+        if (atomicCAS(&bad->flag, 0, 1) == 0) {
+          bad->check = kNllTargetCheck;
+          bad->value = cls;
+          bad->dim = 0;
+          bad->bound = c;
         }
       } else {
         wt = w ? w[cls] : T(1);
@@ -223,8 +227,8 @@ cudaError_t launch_softmax(bool log, DType dtype, const void* x, void* y, int64_
 
 // nll_loss is float and double only, as on the CPU.
 cudaError_t launch_nll_forward(DType dtype, const void* x, const int64_t* t, const void* w,
-                               void* loss, void* weight, int64_t* bad, int64_t n, int64_t c,
-                               int64_t k, int64_t ignore_index) {
+                               void* loss, void* weight, IndexErrorRecord* bad, int64_t n,
+                               int64_t c, int64_t k, int64_t ignore_index) {
   if (n * k == 0) return cudaSuccess;
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;

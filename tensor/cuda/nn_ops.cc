@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/index_launch.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/empty.h"
@@ -52,17 +53,14 @@ void nll_forward_cuda(const NllGeometry& g, const Tensor& x, const Tensor& t, co
   const bool none = reduction == loss_reduction::kNone;
   Tensor loss = none ? out : empty({g.n * g.k}, x.options());
   Tensor weight = empty({g.n * g.k}, x.options());
-  Tensor bad = empty({2}, TensorOptions(kLong).device(x.device()));
-  bad.zero_();
-  detail::check_launch(
-      kernels::launch_nll_forward(detail::kernel_dtype(x.dtype()), x.data_ptr(),
-                                  t.data_ptr<int64_t>(), w.defined() ? w.data_ptr() : nullptr,
-                                  loss.data_ptr(), weight.data_ptr(), bad.data_ptr<int64_t>(),
-                                  g.n, g.c, g.k, ignore_index),
-      "nll_loss", x.dtype());
-  Tensor flags = bad.to(Device(kCPU));  // synchronizes
-  const int64_t* f = flags.data_ptr<int64_t>();
-  EMBER_CHECK_INDEX(f[0] == 0, "Target ", f[1], " is out of bounds.");
+  // The target check stays on the device (Note [Device-side index checks]):
+  // no synchronization, so a training step can be captured in a CUDA graph.
+  kernels::IndexErrorRecord* bad = detail::record_for_launch(x.device().index());
+  detail::check_launch(kernels::launch_nll_forward(
+                           detail::kernel_dtype(x.dtype()), x.data_ptr(), t.data_ptr<int64_t>(),
+                           w.defined() ? w.data_ptr() : nullptr, loss.data_ptr(), weight.data_ptr(),
+                           bad, g.n, g.c, g.k, ignore_index),
+                       "nll_loss", x.dtype());
   total.copy_(weight.sum());
   if (reduction == loss_reduction::kSum) out.copy_(loss.sum());
   if (reduction == loss_reduction::kMean) out.copy_(loss.sum() / total);

@@ -42,6 +42,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/error.h"
 
@@ -126,6 +127,7 @@ cudaStream_t current_stream() {
 cudaStream_t CUDAStream::stream() const { return handle_of(checked_device(device_index_), id_); }
 
 bool CUDAStream::query() const {
+  detail::check_not_capturing(stream(), "CUDAStream::query() of a capturing stream");
   cudaError_t err = cudaStreamQuery(stream());
   if (err == cudaErrorNotReady) {
     cudaGetLastError();
@@ -138,6 +140,7 @@ bool CUDAStream::query() const {
 void CUDAStream::synchronize() const {
   cudaStream_t s = stream();
   detail::DeviceGuard guard(device_index_);
+  detail::check_not_capturing(s, "CUDAStream::synchronize() of a capturing stream");
   EMBER_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
