@@ -76,8 +76,16 @@ kernels::IndexErrorRecord* record_for_launch(int device) {
     void* p = nullptr;
     check(cudaMalloc(&p, sizeof(kernels::IndexErrorRecord)));
     // On the kernel's stream: a non-blocking stream is not ordered after
-    // the legacy one.
-    check(cudaMemsetAsync(p, 0, sizeof(kernels::IndexErrorRecord), stream));
+    // the legacy one. While that stream is captured into a CUDA graph (Note
+    // [CUDA graphs]) a memset queued there would only run at replays, after
+    // eager kernels may have read the record: clear it on the legacy stream
+    // now (pool streams do not wait for it, but nothing reads the record
+    // before the capture ends and a replay or a host read comes).
+    if (is_capturing(stream)) {
+      check(cudaMemset(p, 0, sizeof(kernels::IndexErrorRecord)));
+    } else {
+      check(cudaMemsetAsync(p, 0, sizeof(kernels::IndexErrorRecord), stream));
+    }
     s.record = static_cast<kernels::IndexErrorRecord*>(p);
   }
   if (std::find(s.streams.begin(), s.streams.end(), stream) == s.streams.end()) {
