@@ -21,12 +21,7 @@
 #include "tensor/testing/golden.h"
 
 #if EMBER_TEST_CUDA_ENABLED
-namespace ember {
-namespace cuda {
-// tensor/cuda/device_sort.h (a header of //tensor/cuda's own sources).
-std::tuple<Tensor, Tensor> sort_int64_pairs(const Tensor& keys, const Tensor& values);
-}  // namespace cuda
-}  // namespace ember
+#include "tensor/cuda/device_sort.h"
 #endif
 
 namespace ember {
