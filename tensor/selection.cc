@@ -13,12 +13,16 @@
 #include "tensor/index_kernels.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
+#include "tensor/sort_kernels.h"
 #include "tensor/strided_walk.h"
 
 namespace ember {
 
 EMBER_DEFINE_KERNEL_TABLE(where_kernel, void (*)(TensorIterator&));
 EMBER_DEFINE_KERNEL_TABLE(masked_fill_kernel, void (*)(TensorIterator&, const Scalar&));
+EMBER_DEFINE_KERNEL_TABLE(nonzero_kernel, NonzeroFn);
+EMBER_DEFINE_KERNEL_TABLE(masked_select_kernel, MaskedSelectFn);
+EMBER_DEFINE_KERNEL_TABLE(masked_scatter_kernel, MaskedScatterFn);
 
 namespace {
 
@@ -142,6 +146,13 @@ Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
 }
 
 std::vector<Tensor> where(const Tensor& condition) {
+  if (!condition.is_cpu() && nonzero_kernel.has(condition.device().type())) {
+    // PyTorch's nonzero(condition).unbind(1): views of one [n, ndim] result.
+    const DimVector sizes = condition.dim() == 0
+                                ? DimVector{1}
+                                : DimVector(condition.sizes().begin(), condition.sizes().end());
+    return nonzero_kernel(condition.device())(condition.contiguous(), sizes).unbind(0);
+  }
   if (detail::cpu_fallback("where", {condition})) {
     std::vector<Tensor> out = where(detail::cpu(condition));
     for (Tensor& t : out) t = detail::to_device(t, condition);
@@ -170,6 +181,9 @@ std::vector<Tensor> where(const Tensor& condition) {
 }
 
 Tensor nonzero(const Tensor& self) {
+  if (!self.is_cpu() && nonzero_kernel.has(self.device().type())) {
+    return nonzero_kernel(self.device())(self.contiguous(), self.sizes()).t();
+  }
   if (detail::cpu_fallback("nonzero", {self})) {
     return detail::to_device(nonzero(detail::cpu(self)), self);
   }
@@ -189,6 +203,14 @@ Tensor Tensor::nonzero() const { return ::ember::nonzero(*this); }
 
 namespace {
 Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
+  const Device device = detail::common_device({self, mask});
+  if (!device.is_cpu() && masked_select_kernel.has(device.type())) {
+    EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
+                "masked_select: expected BoolTensor or ByteTensor for mask");
+    const DimVector shape = infer_size(mask.sizes(), self.sizes());
+    return masked_select_kernel(device)(self.expand(shape).contiguous(),
+                                        as_bool_mask(mask).expand(shape).contiguous());
+  }
   if (detail::cpu_fallback("masked_select", {self, mask})) {
     return detail::to_device(masked_select_impl(detail::cpu(self), detail::cpu(mask)), self);
   }
@@ -297,7 +319,9 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const 
         [&] { return masked_scatter_(mask, source); }, detail::no_args);
     return mut();
   }
-  if (detail::cpu_fallback("masked_scatter_", {mut(), mask, source})) {
+  const bool device_kernel =
+      !is_cpu() && masked_scatter_kernel.has(detail::common_device({mut(), mask, source}).type());
+  if (!device_kernel && detail::cpu_fallback("masked_scatter_", {mut(), mask, source})) {
     return detail::in_place_on_cpu(
         mut(), [&](Tensor& host) { host.masked_scatter_(detail::cpu(mask), detail::cpu(source)); });
   }
@@ -321,6 +345,19 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const 
   EMBER_CHECK(ok, "expand: the number of sizes provided (", dim(),
               ") must be greater or equal to the number of dimensions in the tensor (",
               mask.dim(), ")");
+  if (device_kernel) {
+    const Tensor m = as_bool_mask(mask).expand(sizes()).contiguous();
+    impl()->bump_version();
+    if (numel() == 0) return mut();
+    if (is_contiguous()) {
+      masked_scatter_kernel(device())(mut(), m, source.contiguous());
+    } else {
+      const Tensor dense = contiguous();
+      masked_scatter_kernel(device())(dense, m, source.contiguous());
+      mut().copy_(dense);
+    }
+    return mut();
+  }
   const Tensor m = as_bool_mask(mask);
   const Tensor src = source.contiguous();
   const DimVector ms = detail::broadcast_strides(m, sizes());

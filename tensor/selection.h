@@ -59,6 +59,16 @@ Tensor argsort(const Tensor& self, bool stable, int64_t dim = -1, bool descendin
 inline Tensor argsort(const Tensor& self, int dim) {
   return argsort(self, static_cast<int64_t>(dim));
 }
+// On CUDA (Note [Device sort] in sort.cc) sort, argsort, topk and kthvalue
+// sort each row on the device (a stable radix sort) and give the CPU's
+// values and, for sort, its indices bit for bit. topk and kthvalue select
+// by a full sort (PyTorch's radix select would be faster for small k);
+// topk(sorted=false) returns them sorted, and where several elements equal
+// the value picked, their index names the one the stable order puts there,
+// which may differ from the CPU's (as PyTorch's CUDA and CPU results do).
+// nonzero, where(cond) and masked_select read only the number of selected
+// elements back to the host; masked_scatter_ reads it to check source's
+// length, and raises before writing anything.
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
                                 bool largest = true, bool sorted = true);
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1,

@@ -14,9 +14,13 @@
 #include "tensor/fallback.h"
 #include "tensor/record_function.h"
 #include "tensor/selection.h"
+#include "tensor/sort_kernels.h"
 #include "tensor/strided_walk.h"
 
 namespace ember {
+
+EMBER_DEFINE_KERNEL_TABLE(sort_rows_kernel, SortRowsFn);
+
 namespace {
 
 // Keys are compared in acc_t: float for the 16-bit floating types, uint8
@@ -234,6 +238,35 @@ Tensor like_self(const Tensor& out, const Tensor& self) {
   return r;
 }
 
+// Note [Device sort]: on a device with a sort kernel (tensor/sort_kernels.h)
+// sort, topk and kthvalue sort whole rows there: self's dim moved last and
+// made contiguous, each row in the CPU's total order. Returns the first
+// `take` columns from `start` of the sorted values and indices, back in
+// self's dims (contiguous); a 0-dim self reads as one row of one.
+// topk and kthvalue thus select by sorting (PyTorch's CUDA kernels use a
+// radix select, which is faster for small k); their values are the CPU's,
+// and among equal values the index is the one the stable order puts at that
+// place (the CPU's partial_sort / quickselect may name another equal
+// element: Note [PyTorch's topk ties], [PyTorch's kthvalue ties]).
+std::tuple<Tensor, Tensor> device_sorted(const Tensor& self, int64_t dim, bool descending,
+                                         int64_t start, int64_t take) {
+  const Tensor rows = self.dim() == 0 ? self.reshape({1}) : self.movedim(dim, -1).contiguous();
+  Tensor v = empty(rows.sizes(), rows.options());
+  Tensor ix = empty(rows.sizes(), rows.options().dtype(kLong));
+  if (rows.numel() > 0) sort_rows_kernel(rows.device())(rows, descending, v, ix);
+  // A 0-dim self has one element to give whatever k (topk's k = 0 too).
+  if (self.dim() == 0) return {v.reshape({}), ix.reshape({})};
+  if (start != 0 || take != rows.size(-1)) {
+    v = v.narrow(-1, start, take);
+    ix = ix.narrow(-1, start, take);
+  }
+  return {v.movedim(-1, dim).contiguous(), ix.movedim(-1, dim).contiguous()};
+}
+
+bool has_device_sort(const Tensor& self) {
+  return !self.is_cpu() && sort_rows_kernel.has(self.device().type());
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
@@ -243,7 +276,10 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
   Tensor values, indices;
-  if (detail::cpu_fallback("sort", {self})) {
+  if (has_device_sort(self)) {
+    const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
+    std::tie(values, indices) = device_sorted(self, dim, descending, 0, len);
+  } else if (detail::cpu_fallback("sort", {self})) {
     std::tie(values, indices) = detail::to_device(sort(detail::cpu(self), dim, descending), self);
   } else {
     values = empty(self.sizes(), self.options());
@@ -280,7 +316,10 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   DimVector out_sizes(self.sizes().begin(), self.sizes().end());
   if (self.dim() > 0) out_sizes[dim] = k;
   Tensor values, indices;
-  if (detail::cpu_fallback("topk", {self})) {
+  if (has_device_sort(self)) {
+    if (self.dtype() == kBool) detail::throw_not_implemented("topk_out_cuda", kBool);
+    std::tie(values, indices) = device_sorted(self, dim, largest, 0, k);
+  } else if (detail::cpu_fallback("topk", {self})) {
     std::tie(values, indices) =
         detail::to_device(topk(detail::cpu(self), k, dim, largest, sorted), self);
   } else {
@@ -302,7 +341,10 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
   DimVector out_sizes(self.sizes().begin(), self.sizes().end());
   if (self.dim() > 0) out_sizes[dim] = 1;
   Tensor values, indices;
-  if (detail::cpu_fallback("kthvalue", {self})) {
+  if (has_device_sort(self)) {
+    if (self.dtype() == kBool) detail::throw_not_implemented("kthvalue_cuda", kBool);
+    std::tie(values, indices) = device_sorted(self, dim, false, k - 1, 1);
+  } else if (detail::cpu_fallback("kthvalue", {self})) {
     std::tie(values, indices) =
         detail::to_device(kthvalue(detail::cpu(self), k, dim, /*keepdim=*/true), self);
   } else {
