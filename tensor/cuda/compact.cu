@@ -99,19 +99,20 @@ cudaError_t launch_count_flags(const void* flags, int elem_size, uint64_t mask, 
   if (tiles == 0) return cudaSuccess;
   switch (elem_size) {
     case 1:
-      count_tiles<<<tiles, kTileThreads>>>(as<uint8_t>(flags), static_cast<uint8_t>(mask), n,
-                                           tile_offsets);
+      count_tiles<<<tiles, kTileThreads, 0, current_stream()>>>(
+          as<uint8_t>(flags), static_cast<uint8_t>(mask), n, tile_offsets);
       break;
     case 2:
-      count_tiles<<<tiles, kTileThreads>>>(as<uint16_t>(flags), static_cast<uint16_t>(mask), n,
-                                           tile_offsets);
+      count_tiles<<<tiles, kTileThreads, 0, current_stream()>>>(
+          as<uint16_t>(flags), static_cast<uint16_t>(mask), n, tile_offsets);
       break;
     case 4:
-      count_tiles<<<tiles, kTileThreads>>>(as<uint32_t>(flags), static_cast<uint32_t>(mask), n,
-                                           tile_offsets);
+      count_tiles<<<tiles, kTileThreads, 0, current_stream()>>>(
+          as<uint32_t>(flags), static_cast<uint32_t>(mask), n, tile_offsets);
       break;
     case 8:
-      count_tiles<<<tiles, kTileThreads>>>(as<uint64_t>(flags), mask, n, tile_offsets);
+      count_tiles<<<tiles, kTileThreads, 0, current_stream()>>>(as<uint64_t>(flags), mask, n,
+                                                                tile_offsets);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -120,11 +121,11 @@ cudaError_t launch_count_flags(const void* flags, int elem_size, uint64_t mask, 
   if (err != cudaSuccess) return err;
   size_t bytes = 0;
   err = cub::DeviceScan::InclusiveSum(nullptr, bytes, tile_offsets, tile_offsets, tiles,
-                                      cudaStream_t{0});
+                                      current_stream());
   if (err != cudaSuccess) return err;
   void* temp = scratch.get(bytes > 0 ? bytes : 1);
   return cub::DeviceScan::InclusiveSum(temp, bytes, tile_offsets, tile_offsets, tiles,
-                                       cudaStream_t{0});
+                                       current_stream());
 }
 
 cudaError_t launch_nonzero_coords(const void* flags, int elem_size, uint64_t mask, int64_t n,
@@ -138,20 +139,20 @@ cudaError_t launch_nonzero_coords(const void* flags, int elem_size, uint64_t mas
   for (int d = 0; d < ndim; ++d) c.sizes[d] = sizes[d];
   switch (elem_size) {
     case 1:
-      nonzero_coords<<<tiles, kTileThreads>>>(as<uint8_t>(flags), static_cast<uint8_t>(mask), n,
-                                              tile_offsets, c, total, out);
+      nonzero_coords<<<tiles, kTileThreads, 0, current_stream()>>>(
+          as<uint8_t>(flags), static_cast<uint8_t>(mask), n, tile_offsets, c, total, out);
       break;
     case 2:
-      nonzero_coords<<<tiles, kTileThreads>>>(as<uint16_t>(flags), static_cast<uint16_t>(mask), n,
-                                              tile_offsets, c, total, out);
+      nonzero_coords<<<tiles, kTileThreads, 0, current_stream()>>>(
+          as<uint16_t>(flags), static_cast<uint16_t>(mask), n, tile_offsets, c, total, out);
       break;
     case 4:
-      nonzero_coords<<<tiles, kTileThreads>>>(as<uint32_t>(flags), static_cast<uint32_t>(mask), n,
-                                              tile_offsets, c, total, out);
+      nonzero_coords<<<tiles, kTileThreads, 0, current_stream()>>>(
+          as<uint32_t>(flags), static_cast<uint32_t>(mask), n, tile_offsets, c, total, out);
       break;
     case 8:
-      nonzero_coords<<<tiles, kTileThreads>>>(as<uint64_t>(flags), mask, n, tile_offsets, c, total,
-                                              out);
+      nonzero_coords<<<tiles, kTileThreads, 0, current_stream()>>>(as<uint64_t>(flags), mask, n,
+                                                                   tile_offsets, c, total, out);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -167,20 +168,20 @@ cudaError_t launch_masked_compact(bool scatter, const bool* mask, int64_t n,
   const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
   switch (elem_size) {
     case 1:
-      masked_compact<<<tiles, kTileThreads>>>(scatter, m, n, tile_offsets, as<uint8_t>(src),
-                                              static_cast<uint8_t*>(dst));
+      masked_compact<<<tiles, kTileThreads, 0, current_stream()>>>(
+          scatter, m, n, tile_offsets, as<uint8_t>(src), static_cast<uint8_t*>(dst));
       break;
     case 2:
-      masked_compact<<<tiles, kTileThreads>>>(scatter, m, n, tile_offsets, as<uint16_t>(src),
-                                              static_cast<uint16_t*>(dst));
+      masked_compact<<<tiles, kTileThreads, 0, current_stream()>>>(
+          scatter, m, n, tile_offsets, as<uint16_t>(src), static_cast<uint16_t*>(dst));
       break;
     case 4:
-      masked_compact<<<tiles, kTileThreads>>>(scatter, m, n, tile_offsets, as<uint32_t>(src),
-                                              static_cast<uint32_t*>(dst));
+      masked_compact<<<tiles, kTileThreads, 0, current_stream()>>>(
+          scatter, m, n, tile_offsets, as<uint32_t>(src), static_cast<uint32_t*>(dst));
       break;
     case 8:
-      masked_compact<<<tiles, kTileThreads>>>(scatter, m, n, tile_offsets, as<uint64_t>(src),
-                                              static_cast<uint64_t*>(dst));
+      masked_compact<<<tiles, kTileThreads, 0, current_stream()>>>(
+          scatter, m, n, tile_offsets, as<uint64_t>(src), static_cast<uint64_t*>(dst));
       break;
     default:
       return cudaErrorInvalidValue;

@@ -139,10 +139,10 @@ cudaError_t radix_sort(cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<int64_t>& v
                        int end_bit, const Scratch& scratch) {
   size_t bytes = 0;
   cudaError_t err =
-      cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, vals, n, 0, end_bit, cudaStream_t{0});
+      cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, vals, n, 0, end_bit, current_stream());
   if (err != cudaSuccess) return err;
   void* temp = scratch.get(bytes > 0 ? bytes : 1);
-  return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, vals, n, 0, end_bit, cudaStream_t{0});
+  return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, vals, n, 0, end_bit, current_stream());
 }
 
 int bit_width(uint64_t v) {
@@ -161,7 +161,8 @@ cudaError_t sort_keys(const U* x, int64_t n, int64_t len, const KeySpec& s, int 
   K* kb = static_cast<K*>(scratch.get(n * sizeof(K)));
   int64_t* pa = static_cast<int64_t*>(scratch.get(n * sizeof(int64_t)));
   int64_t* pb = static_cast<int64_t*>(scratch.get(n * sizeof(int64_t)));
-  make_keys<U, K><<<grid_for(n), kBlockThreads>>>(x, ka, pa, n, len, s, row_bits > 0);
+  make_keys<U, K>
+      <<<grid_for(n), kBlockThreads, 0, current_stream()>>>(x, ka, pa, n, len, s, row_bits > 0);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   cub::DoubleBuffer<K> keys(ka, kb);
@@ -189,7 +190,7 @@ cudaError_t sort_rows(const U* x, int64_t n_rows, int64_t len, const KeySpec& s,
     uint64_t* ka = static_cast<uint64_t*>(scratch.get(n * sizeof(uint64_t)));
     uint64_t* kb = static_cast<uint64_t*>(scratch.get(n * sizeof(uint64_t)));
     int64_t* pb = static_cast<int64_t*>(scratch.get(n * sizeof(int64_t)));
-    row_keys<<<grid_for(n), kBlockThreads>>>(pos, ka, n, len);
+    row_keys<<<grid_for(n), kBlockThreads, 0, current_stream()>>>(pos, ka, n, len);
     err = cudaGetLastError();
     if (err != cudaSuccess) return err;
     cub::DoubleBuffer<uint64_t> keys(ka, kb);
@@ -198,7 +199,8 @@ cudaError_t sort_rows(const U* x, int64_t n_rows, int64_t len, const KeySpec& s,
     pos = p.Current();
   }
   if (err != cudaSuccess) return err;
-  gather_sorted<U><<<grid_for(n), kBlockThreads>>>(x, pos, values, indices, n, len);
+  gather_sorted<U>
+      <<<grid_for(n), kBlockThreads, 0, current_stream()>>>(x, pos, values, indices, n, len);
   return cudaGetLastError();
 }
 
@@ -267,7 +269,8 @@ cudaError_t launch_sort_int64_pairs(const int64_t* keys, const int64_t* values, 
   uint64_t* ka = static_cast<uint64_t*>(scratch.get(n * sizeof(uint64_t)));
   uint64_t* kb = static_cast<uint64_t*>(scratch.get(n * sizeof(uint64_t)));
   int64_t* pb = static_cast<int64_t*>(scratch.get(n * sizeof(int64_t)));
-  int64_keys<<<grid_for(n), kBlockThreads>>>(keys, ka, values, values_out, n, true);
+  int64_keys<<<grid_for(n), kBlockThreads, 0, current_stream()>>>(keys, ka, values, values_out, n,
+                                                                  true);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   cub::DoubleBuffer<uint64_t> k(ka, kb);
@@ -276,10 +279,11 @@ cudaError_t launch_sort_int64_pairs(const int64_t* keys, const int64_t* values, 
   if (err != cudaSuccess) return err;
   if (v.Current() != values_out) {
     err = cudaMemcpyAsync(values_out, v.Current(), n * sizeof(int64_t), cudaMemcpyDeviceToDevice,
-                          cudaStream_t{0});
+                          current_stream());
     if (err != cudaSuccess) return err;
   }
-  int64_keys<<<grid_for(n), kBlockThreads>>>(nullptr, k.Current(), nullptr, keys_out, n, false);
+  int64_keys<<<grid_for(n), kBlockThreads, 0, current_stream()>>>(nullptr, k.Current(), nullptr,
+                                                                  keys_out, n, false);
   return cudaGetLastError();
 }
 
