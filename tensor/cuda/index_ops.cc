@@ -53,7 +53,10 @@ ErrorSlot& slot(int device) {
   return slots[device];
 }
 
+}  // namespace
+
 // The record of `device` (current), marked as possibly set from now on.
+// Also advanced_index.cc's.
 kernels::IndexErrorRecord* record_for_launch(int device) {
   ErrorSlot& s = slot(device);
   std::lock_guard<std::mutex> lock(s.mu);
@@ -66,6 +69,8 @@ kernels::IndexErrorRecord* record_for_launch(int device) {
   s.pending.store(true);
   return s.record;
 }
+
+namespace {
 
 [[noreturn]] void raise(const kernels::IndexErrorRecord& r) {
   const std::string bounds = absl::StrCat("index ", r.value, " is out of bounds for dimension ",
