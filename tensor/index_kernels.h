@@ -19,6 +19,7 @@
 // CPU's message (Note [Device-side index checks], tensor/cuda/index_ops.cc).
 
 #include <cstdint>
+#include <vector>
 
 #include "tensor/kernel_table.h"
 #include "tensor/scalar.h"
@@ -82,6 +83,40 @@ struct IndexGeometry {
 // dims, index no larger than self (but along `dim`, already wrapped) and
 // src. src may be null (scatter of a value).
 void scatter_checks(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src);
+
+// Note [Advanced indexing on devices] (tensor/indexing.cc): x[indices] and
+// index_put_ on a device take one AdvancedIndexLoop, PyTorch's
+// TensorIterator view of them: a walk over the indexing result's shape
+// (before-dims x B x after-dims) in which self steps with the non-indexed
+// dims (stride 0 along B's dims) and moves by v * stride along each indexed
+// dim for the value v its index tensor holds at that position; the other
+// operand (the result of index; the values of index_put_, broadcast) steps
+// with every dim. The host computes shapes and checks what needs no index
+// value; the device checks each value (Note [Device-side index checks]).
+// A device without an entry falls back to the CPU (Note [CPU fallback]).
+enum class AdvancedIndexMode {
+  kIndex,       // other[p] = self[p + offsets]
+  kPut,         // self[p + offsets] = other[p]; repeated indices: one write wins
+  kAccumulate,  // self[p + offsets] += other[p], in the CPU's order
+};
+
+struct AdvancedIndexLoop {
+  AdvancedIndexMode mode = AdvancedIndexMode::kIndex;
+  DimVector sizes;          // the result's shape, row-major
+  DimVector self_strides;   // 0 on B's dims [b_begin, b_end)
+  DimVector other_strides;  // the result's or values' strides over sizes
+  int64_t b_begin = 0, b_end = 0;
+  // One entry per indexed dim of self: its index tensor (int64, on self's
+  // device), the tensor's strides over `sizes` (0 outside B), and self's
+  // size and stride at that dim and the dim itself (for the message).
+  std::vector<Tensor> indices;
+  std::vector<DimVector> index_strides;
+  DimVector indexed_sizes, indexed_strides, indexed_dims;
+};
+
+using AdvancedIndexFn = void (*)(const AdvancedIndexLoop& loop, const Tensor& self,
+                                 const Tensor& other);
+EMBER_DECLARE_KERNEL_TABLE(advanced_index_kernel, AdvancedIndexFn);
 
 }  // namespace detail
 }  // namespace ember

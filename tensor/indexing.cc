@@ -10,6 +10,7 @@
 
 #include "tensor/indexing.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/fallback.h"
+#include "tensor/index_kernels.h"
 #include "tensor/iterator.h"
 #include "tensor/layout.h"
 #include "tensor/record_function.h"
@@ -27,6 +29,10 @@
 #include "tensor/strided_walk.h"
 
 namespace ember {
+
+namespace detail {
+EMBER_DEFINE_KERNEL_TABLE(advanced_index_kernel, AdvancedIndexFn);
+}  // namespace detail
 
 TensorIndex::TensorIndex(const char* str) : type_(indexing::TensorIndexType::Ellipsis) {
   EMBER_CHECK(std::string(str) == "...", "Expected \"...\" to represent an ellipsis index, but got \"",
@@ -63,9 +69,10 @@ Tensor apply_select(const Tensor& t, int64_t dim, int64_t index, int64_t real_di
   return t.select(dim, index);
 }
 
-// A bool index is a one-element mask over a new dimension of size 1.
-Tensor bool_to_index(bool b, Device device) {
-  Tensor t = empty({b ? 1 : 0}, TensorOptions(kLong).device(device));
+// A bool index is a one-element mask over a new dimension of size 1. It
+// stays on the host, where it is written (a device self copies it over).
+Tensor bool_to_index(bool b) {
+  Tensor t = empty({b ? 1 : 0}, TensorOptions(kLong));
   if (b) t.data_ptr<int64_t>()[0] = 0;
   return t;
 }
@@ -113,7 +120,7 @@ Tensor apply_slicing(const Tensor& self, TensorIndexList indices, std::vector<Te
         break;
       case TensorIndexType::Boolean:
         result = result.unsqueeze(dim);
-        record(adv, dim, bool_to_index(obj.boolean(), self.device()));
+        record(adv, dim, bool_to_index(obj.boolean()));
         break;
       case TensorIndexType::Tensor: {
         const Tensor& t = obj.tensor();
@@ -122,7 +129,7 @@ Tensor apply_slicing(const Tensor& self, TensorIndexList indices, std::vector<Te
             result = apply_select(result, dim, t.item<int64_t>(), real_dim);
           } else {
             result = result.unsqueeze(dim);
-            record(adv, dim, bool_to_index(t.item<bool>(), self.device()));
+            record(adv, dim, bool_to_index(t.item<bool>()));
           }
         } else {
           record(adv, dim, t);
@@ -175,10 +182,13 @@ struct AdvancedIndex {
   std::vector<DimVector> index_strides;    // each index tensor's strides over B
   DimVector out_shape;
   int64_t n_before = 1, n_b = 1, n_after = 1;
+  std::vector<Tensor> idx;    // per dim of self: int64 indices, or undefined
+  std::vector<int64_t> dims;  // the indexed dims
 
+  // On a device, b_offsets stays empty: the values are read there
+  // (Note [Advanced indexing on devices]).
   AdvancedIndex(const Tensor& self, const std::vector<Tensor>& raw) {
-    const std::vector<Tensor> idx = expand_masks(self, raw);
-    std::vector<int64_t> dims;
+    idx = expand_masks(self, raw);
     for (int64_t d = 0; d < self.dim(); ++d) {
       if (idx[d].defined()) dims.push_back(d);
     }
@@ -214,13 +224,19 @@ struct AdvancedIndex {
     n_before = compute_numel(before_sizes);
     n_b = compute_numel(b_shape);
     n_after = compute_numel(after_sizes);
+    for (int64_t d : dims) index_strides.push_back(detail::broadcast_strides(idx[d], b_shape));
+    if (!self.is_cpu()) {
+      for (int64_t d : dims) {
+        if (idx[d].device() != self.device()) idx[d] = idx[d].to(self.device());
+      }
+      return;
+    }
 
     // Offsets of B's positions, checking every index value.
     b_offsets.assign(n_b, 0);
     for (int64_t d : dims) {
       const Tensor& t = idx[d];
       const DimVector st = detail::broadcast_strides(t, b_shape);
-      index_strides.push_back(st);
       const int64_t* p = t.data_ptr<int64_t>();
       const int64_t size = self.sizes()[d], stride = self.strides()[d];
       int64_t k = 0;
@@ -236,10 +252,10 @@ struct AdvancedIndex {
     }
   }
 
-  // `out` (row-major) laid out as PyTorch's index TensorIterator lays out
-  // its result: by self's strides with B's dims broadcast, then by the
-  // index tensors' over B (so a channels-last or permuted self stays so).
-  Tensor laid_out(const Tensor& out) const {
+  // The result's strides, as PyTorch's index TensorIterator lays out its
+  // result: by self's strides with B's dims broadcast, then by the index
+  // tensors' over B (so a channels-last or permuted self stays so).
+  DimVector out_strides() const {
     const size_t nd = out_shape.size(), b0 = before_sizes.size(), nb = b_shape.size();
     std::vector<DimVector> operands(1, DimVector(nd, 0));
     for (size_t k = 0; k < b0; ++k) operands[0][k] = before_strides[k];
@@ -249,8 +265,11 @@ struct AdvancedIndex {
       for (size_t k = 0; k < nb; ++k) o[b0 + k] = st[k];
       operands.push_back(std::move(o));
     }
-    const DimVector strides =
-        iterator_layout_strides(out_shape, operands.data(), static_cast<int>(operands.size()));
+    return iterator_layout_strides(out_shape, operands.data(), static_cast<int>(operands.size()));
+  }
+  // `out` (row-major, as the CPU loop writes it) in out_strides().
+  Tensor laid_out(const Tensor& out) const {
+    const DimVector strides = out_strides();
     if (out.numel() == 0 || IntArrayRef(strides) == out.strides()) return out;
     return empty_strided(out_shape, strides, out.options()).copy_(out);
   }
@@ -263,7 +282,39 @@ struct AdvancedIndex {
                             [&](const std::array<int64_t, 1>& o) { offs.push_back(o[0]); });
     return offs;
   }
+
+  // The device kernel's loop over the result's shape; `other`: the
+  // result's or the (broadcast) values' strides over it.
+  detail::AdvancedIndexLoop device_loop(const Tensor& self, detail::AdvancedIndexMode mode,
+                                        DimVector other) const {
+    detail::AdvancedIndexLoop l;
+    l.mode = mode;
+    l.sizes = out_shape;
+    l.other_strides = std::move(other);
+    l.b_begin = static_cast<int64_t>(before_sizes.size());
+    l.b_end = l.b_begin + static_cast<int64_t>(b_shape.size());
+    l.self_strides = before_strides;
+    l.self_strides.resize(l.b_end, 0);
+    l.self_strides.insert(l.self_strides.end(), after_strides.begin(), after_strides.end());
+    for (int64_t d : dims) {
+      const DimVector st = detail::broadcast_strides(idx[d], b_shape);
+      DimVector over(out_shape.size(), 0);
+      std::copy(st.begin(), st.end(), over.begin() + l.b_begin);
+      l.indices.push_back(idx[d]);
+      l.index_strides.push_back(std::move(over));
+      l.indexed_sizes.push_back(self.sizes()[d]);
+      l.indexed_strides.push_back(self.strides()[d]);
+      l.indexed_dims.push_back(d);
+    }
+    return l;
+  }
 };
+
+// Whether self's device has advanced-indexing kernels (else: Note [CPU
+// fallback]).
+bool on_device(const Tensor& self) {
+  return !self.is_cpu() && detail::advanced_index_kernel.has(self.device().type());
+}
 
 // Index tensors may stay on the CPU when self is on a device (PyTorch
 // copies them over); on the host they must be there already.
@@ -276,7 +327,7 @@ std::vector<Tensor> host_indices(const std::vector<Tensor>& indices) {
 
 void check_index_devices(const Tensor& self, const std::vector<Tensor>& indices) {
   for (const Tensor& t : indices) {
-    EMBER_CHECK(!t.defined() || t.is_cpu(),
+    EMBER_CHECK(!t.defined() || t.is_cpu() || t.device() == self.device(),
                 "indices should be either on cpu or on the same device as the indexed tensor (",
                 self.device().str(), ")");
   }
@@ -298,13 +349,24 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
     }
     return r;
   }
-  if (detail::cpu_fallback("index", {self})) {
+  const bool device = on_device(self);
+  if (!device && detail::cpu_fallback("index", {self})) {
     return detail::to_device(index(detail::cpu(self), host_indices(indices)), self);
   }
   check_index_devices(self, indices);
   AdvancedIndex ai(self, indices);
-  Tensor out = empty(ai.out_shape, self.options());
+  // The device kernel writes the result in its layout; the CPU loop
+  // row-major, moved to it at the end.
+  Tensor out = device ? empty_strided(ai.out_shape, ai.out_strides(), self.options())
+                      : empty(ai.out_shape, self.options());
   if (out.numel() == 0) return out;
+  if (device) {
+    detail::advanced_index_kernel(self.device())(
+        ai.device_loop(self, detail::AdvancedIndexMode::kIndex,
+                       DimVector(out.strides().begin(), out.strides().end())),
+        self, out);
+    return out;
+  }
   const std::vector<int64_t> before = ai.before_offsets();
   const int64_t rows = ai.n_before * ai.n_b;
   const int64_t inner = ai.n_after;
@@ -338,11 +400,13 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
       return self;
     }
   }
-  if (detail::cpu_fallback("index_put_", {self, values})) {
+  const bool device = on_device(self);
+  if (!device && detail::cpu_fallback("index_put_", {self, values})) {
     return detail::in_place_on_cpu(self, [&](Tensor& host) {
       index_put_(host, host_indices(indices), detail::cpu(values), accumulate);
     });
   }
+  if (device) detail::common_device({self, values});
   check_index_devices(self, indices);
   EMBER_CHECK(self.dtype() == values.dtype(),
               "Index put requires the source and destination dtypes match, got ",
@@ -366,6 +430,15 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
   const DimVector v_before(vst.begin(), vst.begin() + nb);
   const DimVector v_b(vst.begin() + nb, vst.begin() + nb + nbs);
   const DimVector v_after(vst.begin() + nb + nbs, vst.end());
+  if (device) {
+    detail::advanced_index_kernel(self.device())(
+        ai.device_loop(
+            self,
+            accumulate ? detail::AdvancedIndexMode::kAccumulate : detail::AdvancedIndexMode::kPut,
+            vst),
+        self, values);
+    return self;
+  }
   std::vector<int64_t> vb_offsets;
   vb_offsets.reserve(ai.n_b);
   detail::strided_walk<1>(ai.b_shape, {v_b.data()}, {0}, 0, ai.n_b,

@@ -106,6 +106,15 @@ inline const TensorIndex& TensorIndexList::operator[](size_t i) const { return d
 
 // torch.Tensor.index_put_ with a list of optional index tensors (undefined
 // = the whole dimension), and accumulate=true adding into repeated places.
+// As PyTorch's docs say: without accumulate, repeated indices leave one of
+// their values, and which one is undefined (on CUDA it varies from run to
+// run). With accumulate, the additions into one element run in the order of
+// the index positions on every device (CUDA sorts the indices first, as
+// PyTorch's CUDA kernel does), so results are the same from run to run and
+// equal the CPU's. On CUDA both run on the device (index tensors on the
+// CPU are copied there; a mask's coordinates come from nonzero), and an
+// index out of range raises at the next synchronization (Note [Device-side
+// index checks], tensor/cuda/index_ops.cc).
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                    bool accumulate = false);
 // at::index: advanced indexing with a list of optional index tensors.

@@ -27,6 +27,7 @@ TESTS=(//tensor/cuda:stream_test //tensor/cuda:sort_test //tensor/cuda:reduce_op
   //models:resnet_test //models:gpt2_test
   //tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_test
   //tensor/cuda:index_ops_test
+  //tensor/cuda:indexing_test
   //tensor:iterator_device_test //tensor:device_guard_test //tensor:print_test
   //autograd:cuda_test //autograd:autograd_test //optim:cuda_test //nn:module_test
   //data:collate_test //data:dataloader_test //serialize:checkpoint_test

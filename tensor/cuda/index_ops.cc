@@ -68,6 +68,8 @@ ErrorSlot& slot(int device) {
 
 }  // namespace
 
+// The record of `device` (current), marked as possibly set from now on.
+// Also advanced_index.cc's.
 kernels::IndexErrorRecord* record_for_launch(int device) {
   ErrorSlot& s = slot(device);
   std::lock_guard<std::mutex> lock(s.mu);
