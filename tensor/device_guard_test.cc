@@ -18,6 +18,9 @@
 #include "tensor/creation.h"
 #include "tensor/indexing.h"
 #include "tensor/linalg.h"
+#include "tensor/linalg_factor.h"
+#include "tensor/linalg_more.h"
+#include "tensor/linalg_spectral.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/quantize.h"
@@ -256,6 +259,48 @@ TEST_F(DeviceGuardTest, SortOpsFallBackToTheCpu) {
        }},
   };
   for (const FallbackCase& c : sort_ops) {
+    SCOPED_TRACE(c.name);
+    const Tensor want = c.run([](const Tensor& t) { return t; });
+    Tensor got;
+    ASSERT_EQ(error_of([&] { got = c.run([this](const Tensor& t) { return dev(t); }); }),
+              "(no error)");
+    EXPECT_EQ(got.device(), Device(kCUDA, 0));
+    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
+  }
+}
+
+// The LAPACK-backed linalg ops on a device without entries in
+// tensor/lapack_kernels.h's tables (the fake backend links no cuSOLVER)
+// reach the CPU through the fallback, with its results on the device.
+TEST_F(DeviceGuardTest, LapackOpsFallBackToTheCpu) {
+  const Tensor a = (arange(18, TensorOptions(kDouble)).view({2, 3, 3}).sin() +
+                    eye(3, TensorOptions(kDouble)) * 3);
+  const Tensor b = arange(12, TensorOptions(kDouble)).view({2, 3, 2}).cos();
+  const Tensor spd = a.matmul(a.mT());
+  const Tensor L = std::get<0>(linalg_lu_factor(a));
+  const Tensor piv = std::get<1>(linalg_lu_factor(a));
+  using On = std::function<Tensor(const Tensor&)>;
+  const std::vector<FallbackCase> cases = {
+      {"linalg_inv", [&](const On& on) { return linalg_inv(on(a)); }},
+      {"linalg_det", [&](const On& on) { return linalg_det(on(a)); }},
+      {"linalg_slogdet", [&](const On& on) { return std::get<1>(linalg_slogdet(on(a))); }},
+      {"linalg_solve", [&](const On& on) { return linalg_solve(on(a), on(b)); }},
+      {"linalg_lu_factor", [&](const On& on) { return std::get<0>(linalg_lu_factor(on(a))); }},
+      {"linalg_lu_factor_pivots",
+       [&](const On& on) { return std::get<1>(linalg_lu_factor(on(a))).to(kDouble); }},
+      {"linalg_lu_solve", [&](const On& on) { return linalg_lu_solve(on(L), on(piv), on(b)); }},
+      {"triangular_solve",
+       [&](const On& on) { return std::get<0>(triangular_solve(on(b), on(a))); }},
+      {"cholesky_solve", [&](const On& on) { return cholesky_solve(on(b), on(spd)); }},
+      {"linalg_eigvalsh", [&](const On& on) { return linalg_eigvalsh(on(spd)); }},
+      {"linalg_eigh", [&](const On& on) { return std::get<1>(linalg_eigh(on(spd))); }},
+      {"geqrf", [&](const On& on) { return std::get<0>(geqrf(on(a))); }},
+      {"householder_product",
+       [&](const On& on) { return linalg_householder_product(on(a), on(b.select(-1, 0))); }},
+      {"ormqr", [&](const On& on) { return ormqr(on(a), on(b.select(-1, 0)), on(b)); }},
+      {"linalg_svdvals", [&](const On& on) { return linalg_svdvals(on(b)); }},
+  };
+  for (const FallbackCase& c : cases) {
     SCOPED_TRACE(c.name);
     const Tensor want = c.run([](const Tensor& t) { return t; });
     Tensor got;

@@ -162,6 +162,78 @@ bool all_finite(const T* p, int64_t n) {
   return true;
 }
 
+// svd_kernel on a device with an lapack_gesvd entry (cuSOLVER's gesvd, as
+// PyTorch's CUDA SVD without MAGMA): a wide A is A^T's SVD transposed.
+// Note [Non-finite input to the SVD] holds there too: the flags of every
+// matrix are read back once, a NaN raises, a matrix with infinities is
+// replaced by zeros for gesvd and gets NaN singular values and
+// identity-shaped U and Vh.
+std::tuple<Tensor, Tensor, Tensor> svd_on_device(const Tensor& A, char jobz) {
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const bool wide = m < n;
+  const int64_t rows = wide ? n : m;  // of the matrix gesvd sees, rows >= cols = k
+  const DimVector batch = batch_shape(A);
+  EMBER_CHECK(A.scalar_type() == kFloat || A.scalar_type() == kDouble,
+              "\"linalg_svd_cuda\" not implemented for '", scalar_type_name(A.scalar_type()), "'");
+  Tensor a = column_major(wide ? A.mT() : A, true);
+  // Per matrix: (any non-finite, any NaN), read back once.
+  const Tensor flags =
+      stack({a.isfinite().logical_not().sum({-2, -1}), a.ne(a).sum({-2, -1})}, -1).to(kCPU);
+  const Tensor flat = flags.reshape({-1, 2}).contiguous();
+  const int64_t* pf = flat.data_ptr<int64_t>();
+  bool any_inf = false;
+  for (int64_t i = 0; i < flat.size(0); ++i) {
+    EMBER_CHECK(pf[2 * i + 1] == 0, error_prefix("linalg.svd", A.dim() > 2, i),
+                "The algorithm failed to converge because the input matrix contained "
+                "non-finite values.");
+    any_inf = any_inf || pf[2 * i] != 0;
+  }
+  Tensor bad;
+  if (any_inf) {
+    bad = a.isfinite().logical_not().sum({-2, -1}).gt(0);
+    a = where(bad.unsqueeze(-1).unsqueeze(-1), Scalar(0.0), a).contiguous();
+  }
+  const int64_t ucols = jobz == 'A' ? rows : k;
+  Tensor S = empty(with_dims(batch, {k}), a.options());
+  Tensor u, vt;
+  if (jobz != 'N') {
+    u = empty(with_dims(batch, {ucols, rows}), a.options());
+    vt = empty(with_dims(batch, {k, k}), a.options());
+  }
+  Tensor infos = empty(batch, TensorOptions(kInt).device(a.device()));
+  lapack_gesvd(a.device())(a, S, u, vt, infos, jobz);
+  const auto [info, which] = linalg_internal::first_positive_info(infos);
+  EMBER_CHECK(info == 0, error_prefix("linalg.svd", A.dim() > 2, which),
+              "The algorithm failed to converge because the input matrix is ill-conditioned "
+              "or has too many repeated singular values (error code: ",
+              info, ").");
+  Tensor U, Vh;
+  if (jobz != 'N') {
+    // The SVD of the matrix gesvd saw: u (rows x ucols) and vt (k x k),
+    // column-major. For a wide A that matrix is A^T = u S vt: U = vt^T,
+    // Vh = u^T, whose row-major forms are the buffers themselves.
+    U = wide ? vt : u.mT();
+    Vh = wide ? u : vt.mT();
+    // Column-major strides, as the CPU's results.
+    if (wide) {
+      U = U.mT().contiguous().mT();
+      Vh = Vh.mT().contiguous().mT();
+    }
+  }
+  if (any_inf) {
+    const Tensor b2 = bad.unsqueeze(-1);
+    S = where(b2, Scalar(std::numeric_limits<double>::quiet_NaN()), S);
+    if (jobz != 'N') {
+      const Tensor b3 = b2.unsqueeze(-1);
+      U = where(b3, eye(U.size(-2), U.size(-1), U.options()), U);
+      Vh = where(b3, eye(Vh.size(-2), Vh.size(-1), Vh.options()), Vh);
+      U = U.mT().contiguous().mT();
+      Vh = Vh.mT().contiguous().mT();
+    }
+  }
+  return {U, S, Vh};
+}
+
 // (U, S, Vh) by gesdd: jobz 'A' (full), 'S' (reduced) or 'N' (S only: U
 // and Vh undefined).
 std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
@@ -185,6 +257,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
     }
     return {U, S.to(A.device()), Vh};
   }
+  if (linalg_internal::on_device(lapack_gesvd, "linalg_svd", {A})) return svd_on_device(A, jobz);
   Tensor a = column_major(A);
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_svd_cpu", [&] {
     const int mi = static_cast<int>(m), ni = static_cast<int>(n);
@@ -232,11 +305,30 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
   return {U, S.to(A.device()), Vh};
 }
 
+void check_eigh_info(const char* fn, const Tensor& A, int info, int64_t i) {
+  EMBER_CHECK(info == 0, error_prefix(fn, A.dim() > 2, i),
+              "The algorithm failed to converge because the input matrix is "
+              "ill-conditioned or has too many repeated eigenvalues (error code: ",
+              info, ").");
+}
+
 // (eigenvalues, eigenvectors or undefined) by syevd.
 std::tuple<Tensor, Tensor> eigh_kernel(const char* fn, const Tensor& A, bool upper, bool vectors) {
   const int64_t n = A.size(-1);
+  const bool dev = linalg_internal::on_device(lapack_syevd, "linalg_eigh", {A});
+  Tensor a = column_major(A, dev);
+  if (dev) {
+    EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
+                "\"linalg_eigh_cuda\" not implemented for '", scalar_type_name(a.scalar_type()),
+                "'");
+    Tensor L = empty(with_dims(batch_shape(A), {n}), a.options());
+    Tensor infos = empty(batch_shape(A), TensorOptions(kInt).device(a.device()));
+    lapack_syevd(a.device())(a, L, infos, upper, vectors);
+    const auto [info, bad] = linalg_internal::first_positive_info(infos);
+    check_eigh_info(fn, A, info, bad);
+    return {L, vectors ? linalg_internal::from_column_major(a, A.device()) : Tensor()};
+  }
   Tensor L = empty(with_dims(batch_shape(A), {n}), A.options().device(kCPU));
-  Tensor a = column_major(A);
   if (n > 0) {
     EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_eigh_cpu", [&] {
       const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
@@ -251,10 +343,7 @@ std::tuple<Tensor, Tensor> eigh_kernel(const char* fn, const Tensor& A, bool upp
       for (int64_t i = 0; i < batch_count(a); ++i) {
         syevd(jobz, uplo, ni, pa + i * n * n, L.data_ptr<scalar_t>() + i * n, work.data(), lwork,
               iwork.data(), liwork, &info);
-        EMBER_CHECK(info == 0, error_prefix(fn, A.dim() > 2, i),
-                    "The algorithm failed to converge because the input matrix is "
-                    "ill-conditioned or has too many repeated eigenvalues (error code: ",
-                    info, ").");
+        check_eigh_info(fn, A, info, i);
       }
     });
   }
