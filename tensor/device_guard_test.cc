@@ -299,6 +299,13 @@ TEST_F(DeviceGuardTest, LapackOpsFallBackToTheCpu) {
        [&](const On& on) { return linalg_householder_product(on(a), on(b.select(-1, 0))); }},
       {"ormqr", [&](const On& on) { return ormqr(on(a), on(b.select(-1, 0)), on(b)); }},
       {"linalg_svdvals", [&](const On& on) { return linalg_svdvals(on(b)); }},
+      // A non-CPU input takes PyTorch's CUDA default driver, gels.
+      {"linalg_lstsq",
+       [&](const On& on) {
+         return std::get<0>(
+             linalg_lstsq(on(b), on(a), std::nullopt,
+                          on(a).is_cpu() ? "gels" : std::optional<std::string_view>()));
+       }},
   };
   for (const FallbackCase& c : cases) {
     SCOPED_TRACE(c.name);

@@ -353,11 +353,56 @@ std::tuple<Tensor, Tensor> eigh_kernel(const char* fn, const Tensor& A, bool upp
 
 enum class Driver { kGels, kGelsy, kGelsd, kGelss };
 
+// lstsq by "gels" on a device with QR entries (PyTorch's CUDA lstsq): for
+// m >= n, A = Q R and R X = (Q^T B)[:n]; for m < n, A^T = Q R and X = Q Z
+// with R^T Z[:m] = B, Z's rest zero (the minimum-norm solution). No rank
+// check: like PyTorch's on CUDA, a rank-deficient A gives infinities or
+// NaN, not the CPU gels's error. b: B column-major padded to max(m, n)
+// rows, overwritten with the solution (and, for m > n, the residual's
+// components past row n).
+void gels_on_device(const Tensor& A, Tensor& b) {
+  const int64_t m = A.size(-2), n = A.size(-1);
+  const Device d = A.device();
+  DimVector tau_shape = batch_shape(A);
+  tau_shape.push_back(std::min(m, n));
+  Tensor tau = empty(tau_shape, A.options());
+  if (m >= n) {
+    Tensor a = column_major(A, true);
+    lapack_geqrf(d)(a, tau);
+    lapack_ormqr(d)(a, tau, b, /*left=*/true, /*transpose=*/true);
+    const Tensor R = a.narrow(-1, 0, n).contiguous();
+    Tensor top = b.narrow(-1, 0, n).contiguous();
+    lapack_trsm(d)(R, top, /*upper=*/true, /*transpose=*/false, /*unitriangular=*/false);
+    b.narrow(-1, 0, n).copy_(top);
+  } else {
+    Tensor ah = column_major(A.mT(), true);
+    lapack_geqrf(d)(ah, tau);
+    const Tensor R = ah.narrow(-1, 0, m).contiguous();
+    Tensor z = b.narrow(-1, 0, m).contiguous();
+    lapack_trsm(d)(R, z, /*upper=*/true, /*transpose=*/true, /*unitriangular=*/false);
+    b.zero_();
+    b.narrow(-1, 0, m).copy_(z);
+    lapack_ormqr(d)(ah, tau, b, /*left=*/true, /*transpose=*/false);
+  }
+}
+
 // lstsq on A (..., m, n), B (..., m, k) of one batch shape.
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_kernel(const Tensor& A, const Tensor& B,
                                                         double rcond, Driver driver) {
   const int64_t m = A.size(-2), n = A.size(-1), k = B.size(-1), mn = std::max(m, n);
   const DimVector batch = batch_shape(A);
+  if (linalg_internal::on_device(lapack_geqrf, "linalg_lstsq", {A, B})) {
+    // The op allows only gels on a device.
+    EMBER_CHECK(A.scalar_type() == kFloat || A.scalar_type() == kDouble,
+                "\"linalg_lstsq_cuda\" not implemented for '", scalar_type_name(A.scalar_type()),
+                "'");
+    Tensor b = zeros(with_dims(batch, {k, mn}), A.options());
+    b.narrow(-1, 0, m).copy_(B.mT());
+    if (m > 0 && n > 0 && k > 0) gels_on_device(A, b);
+    Tensor X = b.narrow(-1, 0, n).mT();
+    Tensor residuals = m > n ? b.narrow(-1, n, m - n).square().sum(-1) : empty({0}, A.options());
+    return {X, residuals, empty({0}, A.options().dtype(kLong)), empty({0}, A.options())};
+  }
   const TensorOptions cpu = A.options().device(kCPU);
   Tensor a = column_major(A);
   // Column-major B padded to max(m, n) rows: the solution comes back there.
@@ -508,12 +553,26 @@ void check_svd_input(const Tensor& A) {
 
 // --- SVD -----------------------------------------------------------------------------
 
+namespace {
+// PyTorch's driver= rules: CUDA inputs only, one of cuSOLVER's gesvd,
+// gesvdj, gesvda. ember computes every CUDA SVD with gesvd (results equal
+// up to the usual tolerance and the signs of singular vectors).
+void check_svd_driver(const Tensor& A, std::optional<std::string_view> driver) {
+  if (!driver.has_value()) return;
+  EMBER_CHECK(A.is_cuda(),
+              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+              "with cuSOLVER backend.");
+  EMBER_CHECK(*driver == "gesvd" || *driver == "gesvdj" || *driver == "gesvda",
+              "torch.linalg.svd: unknown svd driver ", std::string(*driver),
+              " in svd_cusolver computation. Check doc at "
+              "https://pytorch.org/docs/stable/generated/torch.linalg.svd.html");
+}
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices,
                                               std::optional<std::string_view> driver) {
   check_svd_input(A);
-  EMBER_CHECK(!driver.has_value(),
-              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
-              "with cuSOLVER backend.");
+  check_svd_driver(A, driver);
   detail::OpScope scope(A);
   auto [U, S, Vh] = svd_kernel(A, full_matrices ? 'A' : 'S');
   if (scope.active()) scope.record("linalg_svd", {A}, {U, S, Vh}, {Scalar(full_matrices)});
@@ -522,9 +581,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
 
 Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
   check_svd_input(A);
-  EMBER_CHECK(!driver.has_value(),
-              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
-              "with cuSOLVER backend.");
+  check_svd_driver(A, driver);
   detail::OpScope scope(A);
   if (!scope.active()) return std::get<1>(svd_kernel(A, 'N'));
   // The gradient needs the vectors (PyTorch computes them too).
@@ -650,8 +707,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, cons
   } else {
     EMBER_CHECK(m == b.size(-2), "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
   }
-  Driver d = Driver::kGelsy;
-  if (driver.has_value()) {
+  // PyTorch's default and only driver on CUDA is gels.
+  Driver d = self.is_cpu() ? Driver::kGelsy : Driver::kGels;
+  if (driver.has_value() && !self.is_cpu()) {
+    EMBER_CHECK(*driver == "gels",
+                "torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA");
+  } else if (driver.has_value()) {
     if (*driver == "gels") {
       d = Driver::kGels;
     } else if (*driver == "gelsd") {

@@ -4,7 +4,8 @@
 // solve, lu_factor, lu_solve, lu, lu_unpack) and the Cholesky family
 // (cholesky, cholesky_solve, cholesky_inverse, triangular_solve) and eigh
 // (eigh, eigvalsh, symeig) and QR (linalg_qr, geqrf, householder_product,
-// orgqr, ormqr) and SVD (svd, svdvals, pinv, matrix_rank), batched
+// orgqr, ormqr), SVD (svd, svdvals, pinv, matrix_rank) and lstsq (gels),
+// batched
 // and not, float and double, transposed inputs; pivots and infos exactly,
 // the same errors for singular and non-positive-definite inputs, results
 // on the device without a fallback. Needs a GPU; skips without one.
@@ -14,6 +15,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -388,6 +390,52 @@ TEST_F(CudaLinalgTest, SvdOfNonFiniteInputsAsTheCpu) {
   a[2][0][0] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(error_of([&] { linalg_svd(a.to(kCuda)); }), error_of([&] { linalg_svd(a); }));
   EXPECT_NE(error_of([&] { linalg_svd(a); }), "(no error)");
+}
+
+// driver= on CUDA: cuSOLVER's names accepted (all computed by gesvd),
+// others PyTorch's error.
+TEST_F(CudaLinalgTest, SvdDriversOnCuda) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Tensor a = values({2, 5, 3}, kDouble);
+  for (const char* driver : {"gesvd", "gesvdj", "gesvda"}) {
+    expect_matches(std::get<1>(linalg_svd(a.to(kCuda), false, driver)),
+                   std::get<1>(linalg_svd(a, false)), 1e-10, 1e-10);
+    expect_matches(linalg_svdvals(a.to(kCuda), driver), linalg_svdvals(a), 1e-10, 1e-10);
+  }
+  EXPECT_EQ(error_of([&] { linalg_svd(a.to(kCuda), true, "gesdd"); }),
+            "torch.linalg.svd: unknown svd driver gesdd in svd_cusolver computation. Check doc "
+            "at https://pytorch.org/docs/stable/generated/torch.linalg.svd.html");
+}
+
+// lstsq on CUDA: gels only (PyTorch's default and only driver there), as
+// the CPU's gels for full-rank inputs: tall (with residuals), square, wide
+// (minimum norm), batched and broadcast, a vector right-hand side.
+TEST_F(CudaLinalgTest, LstsqMatchesTheCpuGels) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (ScalarType t : kFloatDouble) {
+    for (const auto& [A, B] :
+         std::vector<std::pair<Tensor, Tensor>>{{values({6, 3}, t), values({6, 2}, t)},
+                                                {square({2}, 4, t), values({2, 4, 3}, t)},
+                                                {values({3, 5}, t), values({3, 2}, t)},
+                                                {values({2, 3, 7, 4}, t), values({7, 2}, t)},
+                                                {values({2, 4, 6}, t).mT(), values({2, 6}, t)},
+                                                {values({0, 3}, t), values({0, 2}, t)}}) {
+      SCOPED_TRACE(shape_of(A));
+      const auto [X, res, rank, sv] = linalg_lstsq(A.to(kCuda), B.to(kCuda));
+      const auto [cX, cres, crank, csv] = linalg_lstsq(A, B, std::nullopt, "gels");
+      expect_matches(X, cX, tol(t) * 100, tol(t) * 100);
+      expect_matches(res, cres, tol(t) * 100, tol(t) * 100);
+      expect_matches(rank, crank);
+      expect_matches(sv, csv);
+      expect_matches(std::get<0>(linalg_lstsq(A.to(kCuda), B.to(kCuda), std::nullopt, "gels")), cX,
+                     tol(t) * 100, tol(t) * 100);
+    }
+  }
+  const Tensor a = values({4, 3}, kDouble).to(kCuda);
+  for (const char* driver : {"gelsy", "gelsd", "gelss", "other"}) {
+    EXPECT_EQ(error_of([&] { linalg_lstsq(a, a, std::nullopt, driver); }),
+              "torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA");
+  }
 }
 
 }  // namespace
