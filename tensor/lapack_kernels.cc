@@ -15,5 +15,6 @@ EMBER_DEFINE_KERNEL_TABLE(lapack_geqrf, LapackGeqrfFn);
 EMBER_DEFINE_KERNEL_TABLE(lapack_orgqr, LapackOrgqrFn);
 EMBER_DEFINE_KERNEL_TABLE(lapack_ormqr, LapackOrmqrFn);
 EMBER_DEFINE_KERNEL_TABLE(lapack_gesvd, LapackGesvdFn);
+EMBER_DEFINE_KERNEL_TABLE(lu_permutation_kernel, LuPermutationFn);
 
 }  // namespace ember

@@ -78,6 +78,12 @@ using LapackGesvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vt, Tens
                                char job);
 EMBER_DECLARE_KERNEL_TABLE(lapack_gesvd, LapackGesvdFn);
 
+// lu_unpack's permutation: pivots (..., npiv) int32 contiguous, each in
+// [1, m], composed in order into perm (..., m) int64 (row i of P^T A is
+// row perm[i] of A).
+using LuPermutationFn = void (*)(const Tensor& pivots, Tensor& perm);
+EMBER_DECLARE_KERNEL_TABLE(lu_permutation_kernel, LuPermutationFn);
+
 }  // namespace ember
 
 #endif  // EMBER_TENSOR_LAPACK_KERNELS_H_

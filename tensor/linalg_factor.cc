@@ -459,27 +459,44 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
     const int64_t npiv = LU_pivots.dim() > 0 ? LU_pivots.size(-1) : 0;
     DimVector piv_shape(LU_data.sizes().begin(), LU_data.sizes().end() - 2);
     piv_shape.push_back(npiv);
-    const Tensor piv = LU_pivots.to(kCPU).expand(piv_shape).contiguous();
-    const int64_t batches = batch_count(LU_data);
-    // Built in double and cast: PyTorch unpacks integer LU_data too.
-    Tensor p = zeros(broadcast_batch(LU_data, LU_data, m, m), TensorOptions(kDouble));
-    {
-      double* pp = p.data_ptr<double>();
-      const int* pv = piv.data_ptr<int>();
-      std::vector<int64_t> perm(m);
-      for (int64_t b = 0; b < batches; ++b) {
-        for (int64_t i = 0; i < m; ++i) perm[i] = i;
-        for (int64_t i = 0; i < std::min(k, npiv); ++i) {
-          const int v = pv[b * npiv + i];
-          EMBER_CHECK(v >= 1 && v <= m,
-                      "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
-                      "inclusive.Did you properly pass the result of lu_factor?");
-          std::swap(perm[i], perm[v - 1]);
+    const bool dev =
+        linalg_internal::on_device(lu_permutation_kernel, "lu_unpack", {LU_data, LU_pivots});
+    if (dev) {
+      // The pivots that count checked on the device (one flag read back),
+      // composed there, and P scattered from the permutation.
+      const Tensor piv = LU_pivots.expand(piv_shape).narrow(-1, 0, std::min(k, npiv)).contiguous();
+      EMBER_CHECK(!piv.lt(1).logical_or(piv.gt(m)).any().item<bool>(),
+                  "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                  "inclusive.Did you properly pass the result of lu_factor?");
+      DimVector perm_shape(piv_shape.begin(), piv_shape.end() - 1);
+      perm_shape.push_back(m);
+      Tensor perm = empty(perm_shape, TensorOptions(kLong).device(LU_data.device()));
+      lu_permutation_kernel(LU_data.device())(piv, perm);
+      P = zeros(broadcast_batch(LU_data, LU_data, m, m), LU_data.options());
+      P.scatter_(-2, perm.unsqueeze(-2), 1);
+    } else {
+      const Tensor piv = LU_pivots.to(kCPU).expand(piv_shape).contiguous();
+      const int64_t batches = batch_count(LU_data);
+      // Built in double and cast: PyTorch unpacks integer LU_data too.
+      Tensor p = zeros(broadcast_batch(LU_data, LU_data, m, m), TensorOptions(kDouble));
+      {
+        double* pp = p.data_ptr<double>();
+        const int* pv = piv.data_ptr<int>();
+        std::vector<int64_t> perm(m);
+        for (int64_t b = 0; b < batches; ++b) {
+          for (int64_t i = 0; i < m; ++i) perm[i] = i;
+          for (int64_t i = 0; i < std::min(k, npiv); ++i) {
+            const int v = pv[b * npiv + i];
+            EMBER_CHECK(v >= 1 && v <= m,
+                        "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                        "inclusive.Did you properly pass the result of lu_factor?");
+            std::swap(perm[i], perm[v - 1]);
+          }
+          for (int64_t i = 0; i < m; ++i) pp[b * m * m + perm[i] * m + i] = 1;
         }
-        for (int64_t i = 0; i < m; ++i) pp[b * m * m + perm[i] * m + i] = 1;
       }
+      P = p.to(LU_data.options());
     }
-    P = p.to(LU_data.options());
   } else {
     P = empty({0}, LU_data.options());
   }

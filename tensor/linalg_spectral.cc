@@ -248,14 +248,15 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
     U = empty(with_dims(batch, {ucols, m}), cpu);
     Vh = empty(with_dims(batch, {n, vrows}), cpu);
   }
-  if (k == 0) {
+  if (k == 0) {  // built on A's device
+    const TensorOptions o = A.options();
     if (jobz != 'N') {
-      U = (jobz == 'A' ? eye(m, cpu) : zeros({m, 0}, cpu)).expand(with_dims(batch, {m, ucols}));
-      Vh = (jobz == 'A' ? eye(n, cpu) : zeros({0, n}, cpu)).expand(with_dims(batch, {vrows, n}));
-      U = U.contiguous().to(A.device());
-      Vh = Vh.contiguous().to(A.device());
+      U = (jobz == 'A' ? eye(m, o) : zeros({m, 0}, o)).expand(with_dims(batch, {m, ucols}));
+      Vh = (jobz == 'A' ? eye(n, o) : zeros({0, n}, o)).expand(with_dims(batch, {vrows, n}));
+      U = U.contiguous();
+      Vh = Vh.contiguous();
     }
-    return {U, S.to(A.device()), Vh};
+    return {U, empty(with_dims(batch, {0}), o), Vh};
   }
   if (linalg_internal::on_device(lapack_gesvd, "linalg_svd", {A})) return svd_on_device(A, jobz);
   Tensor a = column_major(A);

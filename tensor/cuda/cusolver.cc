@@ -20,6 +20,11 @@
 
 namespace ember {
 namespace cuda {
+namespace kernels {
+// lu_pivots.cu.
+cudaError_t launch_lu_permutation(const int* pivots, int64_t* perm, int64_t batches, int64_t npiv,
+                                  int64_t m, cudaStream_t stream);
+}  // namespace kernels
 namespace {
 
 // The stream every call below runs on: the legacy default stream for now.
@@ -521,6 +526,18 @@ void gesvd_cuda(Tensor& a, Tensor& s, Tensor& u, Tensor& vt, Tensor& infos, char
   });
 }
 
+void lu_permutation_cuda(const Tensor& pivots, Tensor& perm) {
+  const int64_t m = perm.size(-1), npiv = pivots.size(-1);
+  detail::DeviceGuard guard(perm.device().index());
+  const int64_t batches = m == 0 ? 0 : perm.numel() / m;
+  const cudaError_t err = kernels::launch_lu_permutation(
+      pivots.data_ptr<int>(), perm.data_ptr<int64_t>(), batches, npiv, m, lapack_stream());
+  if (err != cudaSuccess) {
+    throw Error(
+        absl::StrCat("CUDA error: ", cudaGetErrorString(err), " when launching `lu_unpack`"));
+  }
+}
+
 }  // namespace
 }  // namespace cuda
 
@@ -534,5 +551,6 @@ EMBER_REGISTER_KERNEL(lapack_geqrf, kCUDA, &cuda::geqrf_cuda);
 EMBER_REGISTER_KERNEL(lapack_orgqr, kCUDA, &cuda::orgqr_cuda);
 EMBER_REGISTER_KERNEL(lapack_ormqr, kCUDA, &cuda::ormqr_cuda);
 EMBER_REGISTER_KERNEL(lapack_gesvd, kCUDA, &cuda::gesvd_cuda);
+EMBER_REGISTER_KERNEL(lu_permutation_kernel, kCUDA, &cuda::lu_permutation_cuda);
 
 }  // namespace ember

@@ -205,6 +205,10 @@ TEST_F(CudaLinalgTest, LuSolveMatchesTheCpu) {
   const Tensor B = values({3, 1}, kDouble);
   EXPECT_EQ(error_of([&] { linalg_lu_solve(LU.to(kCuda), bad.to(kCuda), B.to(kCuda)); }),
             error_of([&] { linalg_lu_solve(LU, bad, B); }));
+  const Tensor high = tensor({1, 4, 3}).to(kInt);
+  EXPECT_EQ(error_of([&] { lu_unpack(LU.to(kCuda), high.to(kCuda)); }),
+            error_of([&] { lu_unpack(LU, high); }));
+  EXPECT_NE(error_of([&] { lu_unpack(LU, high); }), "(no error)");
 }
 
 TEST_F(CudaLinalgTest, CholeskyMatchesTheCpu) {
