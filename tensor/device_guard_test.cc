@@ -18,6 +18,9 @@
 #include "tensor/creation.h"
 #include "tensor/indexing.h"
 #include "tensor/linalg.h"
+#include "tensor/linalg_factor.h"
+#include "tensor/linalg_more.h"
+#include "tensor/linalg_spectral.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/quantize.h"
@@ -187,6 +190,20 @@ struct FallbackCase {
   std::function<Tensor(const std::function<Tensor(const Tensor&)>& on)> run;
 };
 
+// Each case, with its inputs on the fake device, returns there exactly what
+// it returns on the CPU.
+void expect_device_matches_cpu(const std::vector<FallbackCase>& cases) {
+  for (const FallbackCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Tensor want = c.run([](const Tensor& t) { return t; });
+    Tensor got;
+    ASSERT_EQ(error_of([&] { got = c.run([](const Tensor& t) { return t.to(Device(kCUDA, 0)); }); }),
+              "(no error)");
+    EXPECT_EQ(got.device(), Device(kCUDA, 0));
+    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
+  }
+}
+
 // Ops whose loops run on the host: on the device they return, on the
 // device, exactly what they return on the CPU. (sort, argsort, topk,
 // kthvalue, nonzero, where(cond), masked_select and masked_scatter_ have
@@ -215,16 +232,7 @@ TEST_F(DeviceGuardTest, HostLoopOpsFallBackToTheCpu) {
       {"index_put_tensor", [&](const On& on) { Tensor y = on(m).clone(); return y.index_put_({on(idx)}, on(m * 2)); }},
       {"index_put_accumulate", [&](const On& on) { Tensor y = on(m).clone(); return index_put_(y, {on(rep)}, on(m), true); }},
   };
-  const On on_cpu = [](const Tensor& t) { return t; };
-  const On on_dev = [this](const Tensor& t) { return dev(t); };
-  for (const FallbackCase& c : cases) {
-    SCOPED_TRACE(c.name);
-    Tensor want = c.run(on_cpu);
-    Tensor got;
-    ASSERT_EQ(error_of([&] { got = c.run(on_dev); }), "(no error)");
-    EXPECT_EQ(got.device(), Device(kCUDA, 0));
-    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
-  }
+  expect_device_matches_cpu(cases);
 }
 
 // The fallback keeps PyTorch's device rules: inputs on two devices are an
@@ -260,15 +268,7 @@ TEST_F(DeviceGuardTest, SortOpsFallBackToTheCpu) {
          return searchsorted(on(std::get<0>(m.flatten().sort(0))), on(x)).to(kFloat);
        }},
   };
-  for (const FallbackCase& c : sort_ops) {
-    SCOPED_TRACE(c.name);
-    const Tensor want = c.run([](const Tensor& t) { return t; });
-    Tensor got;
-    ASSERT_EQ(error_of([&] { got = c.run([this](const Tensor& t) { return dev(t); }); }),
-              "(no error)");
-    EXPECT_EQ(got.device(), Device(kCUDA, 0));
-    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
-  }
+  expect_device_matches_cpu(sort_ops);
 }
 
 // scatter_reduce_ / index_reduce_ (tensor/reduce_ops.h): CUDA kernels in
@@ -285,15 +285,48 @@ TEST_F(DeviceGuardTest, ReduceOpsFallBackToTheCpu) {
       {"index_reduce",
        [&](const On& on) { return index_reduce(on(m), 0, on(rows), on(m), "prod"); }},
   };
-  for (const FallbackCase& c : cases) {
-    SCOPED_TRACE(c.name);
-    const Tensor want = c.run([](const Tensor& t) { return t; });
-    Tensor got;
-    ASSERT_EQ(error_of([&] { got = c.run([this](const Tensor& t) { return dev(t); }); }),
-              "(no error)");
-    EXPECT_EQ(got.device(), Device(kCUDA, 0));
-    EXPECT_TRUE(equal(got.to(Device(kCPU)), want));
-  }
+  expect_device_matches_cpu(cases);
+}
+
+// The LAPACK-backed linalg ops on a device without entries in
+// tensor/lapack_kernels.h's tables (the fake backend links no cuSOLVER)
+// reach the CPU through the fallback, with its results on the device.
+TEST_F(DeviceGuardTest, LapackOpsFallBackToTheCpu) {
+  const Tensor a = (arange(18, TensorOptions(kDouble)).view({2, 3, 3}).sin() +
+                    eye(3, TensorOptions(kDouble)) * 3);
+  const Tensor b = arange(12, TensorOptions(kDouble)).view({2, 3, 2}).cos();
+  const Tensor spd = a.matmul(a.mT());
+  const Tensor L = std::get<0>(linalg_lu_factor(a));
+  const Tensor piv = std::get<1>(linalg_lu_factor(a));
+  using On = std::function<Tensor(const Tensor&)>;
+  const std::vector<FallbackCase> cases = {
+      {"linalg_inv", [&](const On& on) { return linalg_inv(on(a)); }},
+      {"linalg_det", [&](const On& on) { return linalg_det(on(a)); }},
+      {"linalg_slogdet", [&](const On& on) { return std::get<1>(linalg_slogdet(on(a))); }},
+      {"linalg_solve", [&](const On& on) { return linalg_solve(on(a), on(b)); }},
+      {"linalg_lu_factor", [&](const On& on) { return std::get<0>(linalg_lu_factor(on(a))); }},
+      {"linalg_lu_factor_pivots",
+       [&](const On& on) { return std::get<1>(linalg_lu_factor(on(a))).to(kDouble); }},
+      {"linalg_lu_solve", [&](const On& on) { return linalg_lu_solve(on(L), on(piv), on(b)); }},
+      {"triangular_solve",
+       [&](const On& on) { return std::get<0>(triangular_solve(on(b), on(a))); }},
+      {"cholesky_solve", [&](const On& on) { return cholesky_solve(on(b), on(spd)); }},
+      {"linalg_eigvalsh", [&](const On& on) { return linalg_eigvalsh(on(spd)); }},
+      {"linalg_eigh", [&](const On& on) { return std::get<1>(linalg_eigh(on(spd))); }},
+      {"geqrf", [&](const On& on) { return std::get<0>(geqrf(on(a))); }},
+      {"householder_product",
+       [&](const On& on) { return linalg_householder_product(on(a), on(b.select(-1, 0))); }},
+      {"ormqr", [&](const On& on) { return ormqr(on(a), on(b.select(-1, 0)), on(b)); }},
+      {"linalg_svdvals", [&](const On& on) { return linalg_svdvals(on(b)); }},
+      // A non-CPU input takes PyTorch's CUDA default driver, gels.
+      {"linalg_lstsq",
+       [&](const On& on) {
+         return std::get<0>(
+             linalg_lstsq(on(b), on(a), std::nullopt,
+                          on(a).is_cpu() ? "gels" : std::optional<std::string_view>()));
+       }},
+  };
+  expect_device_matches_cpu(cases);
 }
 
 }  // namespace

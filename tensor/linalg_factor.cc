@@ -130,12 +130,17 @@ void check_float_double(const char* kernel, const Tensor& t) {
 
 // geqrf on each matrix: (a column-major (..., n, m), tau (..., k)).
 std::pair<Tensor, Tensor> geqrf_kernel(const Tensor& A) {
-  Tensor a = column_major(A);
+  const bool dev = linalg_internal::on_device(lapack_geqrf, "geqrf", {A});
+  Tensor a = column_major(A, dev);
   const int m = static_cast<int>(A.size(-2)), n = static_cast<int>(A.size(-1));
   const int k = std::min(m, n);
   DimVector tau_shape = batch_shape(A);
   tau_shape.push_back(k);
   Tensor tau = empty(tau_shape, a.options());
+  if (dev) {
+    lapack_geqrf(a.device())(a, tau);
+    return {a, tau};
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "geqrf_cpu", [&] {
     if (m == 0 || n == 0) return;
     scalar_t query = 0;
@@ -153,11 +158,16 @@ std::pair<Tensor, Tensor> geqrf_kernel(const Tensor& A) {
 }
 
 // orgqr on column-major reflectors q (..., cols, m) with tau (..., k) of
-// the same batch (on the CPU), in place: the first `cols` columns of Q.
+// the same batch (on q's device: the CPU, or one with an lapack_orgqr
+// entry), in place: the first `cols` columns of Q.
 void orgqr_in_place(Tensor& q, const Tensor& tau) {
   const int cols = static_cast<int>(q.size(-2)), m = static_cast<int>(q.size(-1));
   const int k = static_cast<int>(tau.size(-1));
   const Tensor t = tau.contiguous();
+  if (!q.is_cpu()) {
+    lapack_orgqr(q.device())(q, t);
+    return;
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(q.scalar_type(), "orgqr_cpu", [&] {
     if (m == 0 || cols == 0) return;
     scalar_t query = 0;
@@ -176,7 +186,12 @@ void orgqr_in_place(Tensor& q, const Tensor& tau) {
 // getrf on each matrix: (LU column-major, pivots (..., k) int32, infos
 // (...) int32).
 std::tuple<Tensor, Tensor, Tensor> getrf_kernel(const Tensor& A) {
-  Tensor a = column_major(A);
+  const bool dev = linalg_internal::on_device(lapack_getrf, "linalg_lu_factor_ex", {A});
+  Tensor a = column_major(A, dev);
+  if (dev) {
+    auto [pivots, infos] = linalg_internal::getrf_on_device(a);
+    return {a, pivots, infos};
+  }
   const int m = static_cast<int>(A.size(-2)), n = static_cast<int>(A.size(-1));
   const int k = std::min(m, n);
   const DimVector batch = batch_shape(A);
@@ -296,8 +311,10 @@ Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
               scalar_type_name(input.scalar_type()));
   check_float_double("orgqr_cpu", input);
   detail::OpScope scope(input, tau);
-  Tensor q = column_major(input);
-  orgqr_in_place(q, tau.to(kCPU));
+  const bool dev =
+      linalg_internal::on_device(lapack_orgqr, "linalg_householder_product", {input, tau});
+  Tensor q = column_major(input, dev);
+  orgqr_in_place(q, dev ? tau : tau.to(kCPU));
   Tensor Q = from_column_major(q, input.device());
   if (scope.active()) scope.record("linalg_householder_product", {input, tau}, {Q});
   return Q;
@@ -350,30 +367,35 @@ Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, boo
               scalar_type_name(tau.scalar_type()));
   check_float_double("ormqr_cpu", input);
   detail::OpScope scope(input, tau, other);
-  const Tensor a = column_major(input);
-  const Tensor t = tau.to(kCPU).contiguous();
-  Tensor c = column_major(other);
+  const bool dev = linalg_internal::on_device(lapack_ormqr, "ormqr", {input, tau, other});
+  const Tensor a = column_major(input, dev);
+  const Tensor t = (dev ? tau : tau.to(kCPU)).contiguous();
+  Tensor c = column_major(other, dev);
   const int mi = static_cast<int>(input.size(-2)), ni = static_cast<int>(input.size(-1));
   const int m = static_cast<int>(other.size(-2)), n = static_cast<int>(other.size(-1));
   const int k = static_cast<int>(tau.size(-1));
   const char side = left ? 'L' : 'R', trans = transpose ? 'T' : 'N';
-  EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "ormqr_cpu", [&] {
-    if (m == 0 || n == 0) return;
-    const int lda = std::max(1, mi);
-    scalar_t query = 0;
-    int info = 0;
-    Lapack<scalar_t>::ormqr(side, trans, m, n, k, nullptr, lda, nullptr, nullptr, &query, -1,
-                            &info);
-    const int lwork = work_size(query);
-    std::vector<scalar_t> work(lwork);
-    const scalar_t* pa = a.data_ptr<scalar_t>();
-    const scalar_t* pt = t.data_ptr<scalar_t>();
-    scalar_t* pc = c.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < batch_count(c); ++i) {
-      Lapack<scalar_t>::ormqr(side, trans, m, n, k, pa + i * mi * ni, lda, pt + i * k,
-                              pc + i * m * n, work.data(), lwork, &info);
-    }
-  });
+  if (dev) {
+    if (m > 0 && n > 0) lapack_ormqr(a.device())(a, t, c, left, transpose);
+  } else {
+    EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "ormqr_cpu", [&] {
+      if (m == 0 || n == 0) return;
+      const int lda = std::max(1, mi);
+      scalar_t query = 0;
+      int info = 0;
+      Lapack<scalar_t>::ormqr(side, trans, m, n, k, nullptr, lda, nullptr, nullptr, &query, -1,
+                              &info);
+      const int lwork = work_size(query);
+      std::vector<scalar_t> work(lwork);
+      const scalar_t* pa = a.data_ptr<scalar_t>();
+      const scalar_t* pt = t.data_ptr<scalar_t>();
+      scalar_t* pc = c.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < batch_count(c); ++i) {
+        Lapack<scalar_t>::ormqr(side, trans, m, n, k, pa + i * mi * ni, lda, pt + i * k,
+                                pc + i * m * n, work.data(), lwork, &info);
+      }
+    });
+  }
   Tensor r = from_column_major(c, other.device());
   if (scope.active()) {
     scope.record("ormqr", {input, tau, other}, {r}, {Scalar(left), Scalar(transpose)});
@@ -437,27 +459,44 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
     const int64_t npiv = LU_pivots.dim() > 0 ? LU_pivots.size(-1) : 0;
     DimVector piv_shape(LU_data.sizes().begin(), LU_data.sizes().end() - 2);
     piv_shape.push_back(npiv);
-    const Tensor piv = LU_pivots.to(kCPU).expand(piv_shape).contiguous();
-    const int64_t batches = batch_count(LU_data);
-    // Built in double and cast: PyTorch unpacks integer LU_data too.
-    Tensor p = zeros(broadcast_batch(LU_data, LU_data, m, m), TensorOptions(kDouble));
-    {
-      double* pp = p.data_ptr<double>();
-      const int* pv = piv.data_ptr<int>();
-      std::vector<int64_t> perm(m);
-      for (int64_t b = 0; b < batches; ++b) {
-        for (int64_t i = 0; i < m; ++i) perm[i] = i;
-        for (int64_t i = 0; i < std::min(k, npiv); ++i) {
-          const int v = pv[b * npiv + i];
-          EMBER_CHECK(v >= 1 && v <= m,
-                      "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
-                      "inclusive.Did you properly pass the result of lu_factor?");
-          std::swap(perm[i], perm[v - 1]);
+    const bool dev =
+        linalg_internal::on_device(lu_permutation_kernel, "lu_unpack", {LU_data, LU_pivots});
+    if (dev) {
+      // The pivots that count checked on the device (one flag read back),
+      // composed there, and P scattered from the permutation.
+      const Tensor piv = LU_pivots.expand(piv_shape).narrow(-1, 0, std::min(k, npiv)).contiguous();
+      EMBER_CHECK(!piv.lt(1).logical_or(piv.gt(m)).any().item<bool>(),
+                  "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                  "inclusive.Did you properly pass the result of lu_factor?");
+      DimVector perm_shape(piv_shape.begin(), piv_shape.end() - 1);
+      perm_shape.push_back(m);
+      Tensor perm = empty(perm_shape, TensorOptions(kLong).device(LU_data.device()));
+      lu_permutation_kernel(LU_data.device())(piv, perm);
+      P = zeros(broadcast_batch(LU_data, LU_data, m, m), LU_data.options());
+      P.scatter_(-2, perm.unsqueeze(-2), 1);
+    } else {
+      const Tensor piv = LU_pivots.to(kCPU).expand(piv_shape).contiguous();
+      const int64_t batches = batch_count(LU_data);
+      // Built in double and cast: PyTorch unpacks integer LU_data too.
+      Tensor p = zeros(broadcast_batch(LU_data, LU_data, m, m), TensorOptions(kDouble));
+      {
+        double* pp = p.data_ptr<double>();
+        const int* pv = piv.data_ptr<int>();
+        std::vector<int64_t> perm(m);
+        for (int64_t b = 0; b < batches; ++b) {
+          for (int64_t i = 0; i < m; ++i) perm[i] = i;
+          for (int64_t i = 0; i < std::min(k, npiv); ++i) {
+            const int v = pv[b * npiv + i];
+            EMBER_CHECK(v >= 1 && v <= m,
+                        "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                        "inclusive.Did you properly pass the result of lu_factor?");
+            std::swap(perm[i], perm[v - 1]);
+          }
+          for (int64_t i = 0; i < m; ++i) pp[b * m * m + perm[i] * m + i] = 1;
         }
-        for (int64_t i = 0; i < m; ++i) pp[b * m * m + perm[i] * m + i] = 1;
       }
+      P = p.to(LU_data.options());
     }
-    P = p.to(LU_data.options());
   } else {
     P = empty({0}, LU_data.options());
   }
@@ -518,30 +557,36 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   const DimVector a_shape = broadcast_batch(Bt, LU, n, n);  // PyTorch names B "a"
   const DimVector b_shape = broadcast_batch(Bt, LU, n, Bt.size(-1));
   DimVector p_shape(a_shape.begin(), a_shape.end() - 1);
-  const Tensor a = column_major(LU.expand(a_shape));
-  const Tensor piv = pivots.to(kCPU).expand(p_shape).contiguous();
-  Tensor b = column_major(Bt.expand(b_shape));
+  const bool dev = linalg_internal::on_device(lapack_getrs, "linalg_lu_solve", {LU, pivots, B});
+  const Tensor a = column_major(LU.expand(a_shape), dev);
+  const Tensor piv = (dev ? pivots : pivots.to(kCPU)).expand(p_shape).contiguous();
+  Tensor b = column_major(Bt.expand(b_shape), dev);
   const int k = static_cast<int>(Bt.size(-1));
-  // getrs would swap rows out of range: PyTorch's checks.
-  const int* pv = piv.data_ptr<int>();
-  const int* pv_end = pv + piv.numel();
+  // getrs would swap rows out of range: PyTorch's checks (on a device, the
+  // pivots are read back for them, as the infos of the other ops are).
+  const Tensor piv_host = piv.to(kCPU);
+  const int* pv = piv_host.data_ptr<int>();
+  const int* pv_end = pv + piv_host.numel();
   EMBER_CHECK(std::all_of(pv, pv_end, [](int v) { return v >= 1; }),
               "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
               "the result of lu_factor?");
   EMBER_CHECK(std::all_of(pv, pv_end, [n](int v) { return v <= n; }),
               "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
               "properly pass the result of lu_factor?");
-  EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_lu_solve", [&] {
-    if (n == 0 || k == 0) return;
-    const scalar_t* pa = a.data_ptr<scalar_t>();
-    const int* pp = piv.data_ptr<int>();
-    scalar_t* pb = b.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < batch_count(a); ++i) {
-      int info = 0;
-      Lapack<scalar_t>::getrs(trans, static_cast<int>(n), k, pa + i * n * n, pp + i * n,
-                              pb + i * n * k, &info);
-    }
-  });
+  if (dev && n > 0 && k > 0) lapack_getrs(a.device())(a, piv, b, trans == 'T');
+  if (!dev) {
+    EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_lu_solve", [&] {
+      if (n == 0 || k == 0) return;
+      const scalar_t* pa = a.data_ptr<scalar_t>();
+      const int* pp = piv.data_ptr<int>();
+      scalar_t* pb = b.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < batch_count(a); ++i) {
+        int info = 0;
+        Lapack<scalar_t>::getrs(trans, static_cast<int>(n), k, pa + i * n * n, pp + i * n,
+                                pb + i * n * k, &info);
+      }
+    });
+  }
   Tensor X = from_column_major(b, B.device());
   if (!left) X = X.mT();
   if (scope.active()) {

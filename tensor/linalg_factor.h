@@ -4,7 +4,10 @@
 // The QR and LU factorizations of torch.Tensor and torch.linalg, on
 // (..., m, n) batches of float or double matrices (square, wide or tall),
 // computed by LAPACK (OpenBLAS: geqrf, orgqr, ormqr, getrf, getrs) on the
-// CPU; CUDA inputs are copied to the CPU and back (as linalg_more.h's).
+// CPU and by cuSOLVER's routines of the same names on CUDA, on the device
+// (as linalg_more.h's). linalg_lu_solve and lu_unpack read back what their
+// pivot range checks need (the pivots; one flag), as the other ops read
+// their infos.
 // Values, semantics and error messages are PyTorch 1.13's
 // (tensor/linalg_factor_test.cc, tools/golden/linalg_factor.py): PyTorch's
 // CPU path calls the same LAPACK routines, so Q, R, LU and the pivots carry

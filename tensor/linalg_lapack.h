@@ -3,16 +3,24 @@
 
 // Internal to //tensor's LAPACK-backed ops (linalg_more.cc,
 // linalg_spectral.cc, linalg_factor.cc): PyTorch's shared input checks, the
-// trip of a batch of matrices to LAPACK's column-major layout on the CPU and
-// back (Note [Column-major batches] in linalg_more.cc), and PyTorch's
+// trip of a batch of matrices to LAPACK's column-major layout and back
+// (Note [Column-major batches] in linalg_more.cc), on the CPU or on a device
+// with entries in tensor/lapack_kernels.h's tables, and PyTorch's
 // per-matrix error prefix. Not for users.
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/fallback.h"
 #include "tensor/iterator.h"
+#include "tensor/kernel_table.h"
+#include "tensor/lapack_kernels.h"
 #include "tensor/shape.h"
 #include "tensor/tensor.h"
 
@@ -39,11 +47,48 @@ inline std::string error_prefix(const char* fn, bool batched, int64_t i) {
   return batched ? absl::StrCat(fn, ": (Batch element ", i, "): ") : absl::StrCat(fn, ": ");
 }
 
-// A's matrices column-major on the CPU, in a buffer of their own: the
-// kernels write into it.
-inline Tensor column_major(const Tensor& A) {
-  const Tensor t = A.to(kCPU).mT();
+// Whether an op on the tensors' device runs `table`'s entry there: true on
+// a device with an entry. False on the CPU, and on a device without one,
+// whose inputs then go to the CPU with Note [CPU fallback]'s warning (once
+// per op). Tensors on two devices are PyTorch's error.
+template <typename Fn>
+bool on_device(const KernelTable<Fn>& table, const char* op,
+               std::initializer_list<Tensor> tensors) {
+  const Device d = detail::common_device(tensors);
+  if (d.is_cpu()) return false;
+  if (table.has(d.type())) return true;
+  detail::cpu_fallback(op, tensors);
+  return false;
+}
+
+// A's matrices column-major in a buffer of their own (the kernels write
+// into it): on A's device when on_device, else on the CPU.
+inline Tensor column_major(const Tensor& A, bool on_device = false) {
+  const Tensor t = (on_device ? A : A.to(kCPU)).mT();
   return t.is_contiguous() ? t.clone() : t.contiguous();
+}
+
+// The first positive LAPACK info of a device's `infos` (read back once)
+// with its matrix's index, or (0, -1).
+inline std::pair<int, int64_t> first_positive_info(const Tensor& infos) {
+  const Tensor host = infos.to(kCPU).contiguous();
+  const int* p = host.data_ptr<int>();
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    if (p[i] > 0) return {p[i], i};
+  }
+  return {0, -1};
+}
+
+// getrf on a device (on_device(lapack_getrf, ...)): a's matrices replaced
+// by their LU factors; (pivots, infos) on a's device.
+inline std::pair<Tensor, Tensor> getrf_on_device(Tensor& a) {
+  DimVector shape(a.sizes().begin(), a.sizes().end() - 2);
+  const TensorOptions ints = TensorOptions(kInt).device(a.device());
+  Tensor infos = empty(shape, ints);
+  shape.push_back(std::min(a.size(-1), a.size(-2)));
+  Tensor pivots = empty(shape, ints);
+  lapack_getrf(a.device())(a, pivots, infos);
+  return {pivots, infos};
 }
 
 // Back from column_major's layout, on `device`.

@@ -63,7 +63,10 @@ using linalg_internal::batch_count;
 using linalg_internal::broadcast_batch;
 using linalg_internal::column_major;
 using linalg_internal::error_prefix;
+using linalg_internal::first_positive_info;
 using linalg_internal::from_column_major;
+using linalg_internal::getrf_on_device;
+using linalg_internal::on_device;
 
 // One spelling per routine for float and double.
 template <typename T>
@@ -132,19 +135,33 @@ std::pair<int, int64_t> lu_in_place(Tensor& a, std::vector<int>& pivots) {
   return first_singular;
 }
 
+void check_inv_info(const Tensor& A, int info, int64_t bad) {
+  EMBER_CHECK(info == 0, error_prefix("linalg.inv", A.dim() > 2, bad), "The diagonal element ",
+              info,
+              " is zero, the inversion could not be completed because the input matrix "
+              "is singular.");
+}
+
 Tensor inv_kernel(const Tensor& A) {
-  Tensor a = column_major(A);
-  EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
+  EMBER_CHECK(A.scalar_type() == kFloat || A.scalar_type() == kDouble,
               "linalg.inv: Low precision dtypes not supported. Got ",
-              scalar_type_name(a.scalar_type()));
+              scalar_type_name(A.scalar_type()));
+  const bool dev = on_device(lapack_getrf, "linalg_inv", {A});
+  Tensor a = column_major(A, dev);
   const int n = static_cast<int>(a.size(-1));
+  if (dev) {
+    // getrs on the identity (PyTorch's CUDA inverse solves too).
+    const auto [pivots, infos] = getrf_on_device(a);
+    const auto [info, bad] = first_positive_info(infos);
+    check_inv_info(A, info, bad);
+    Tensor b = eye(n, a.options()).expand(a.sizes()).contiguous();
+    lapack_getrs(a.device())(a, pivots, b, false);
+    return from_column_major(b, A.device());
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_inv", [&] {
     std::vector<int> pivots;
     const auto [info, bad] = lu_in_place<scalar_t>(a, pivots);
-    EMBER_CHECK(info == 0, error_prefix("linalg.inv", A.dim() > 2, bad), "The diagonal element ",
-                info,
-                " is zero, the inversion could not be completed because the input matrix "
-                "is singular.");
+    check_inv_info(A, info, bad);
     if (n == 0) return;
     const int lwork = 64 * n;
     std::vector<scalar_t> work(lwork);
@@ -161,8 +178,19 @@ Tensor inv_kernel(const Tensor& A) {
 // product of U's diagonal times the pivots' sign (PyTorch's forms: a
 // singular matrix's sign and det may be -0).
 std::tuple<Tensor, Tensor, Tensor> lu_det_kernel(const Tensor& A) {
-  Tensor a = column_major(A);
+  const bool dev = on_device(lapack_getrf, "linalg_det", {A});
+  Tensor a = column_major(A, dev);
   const int64_t n = a.size(-1);
+  if (dev) {
+    EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
+                "\"lu_cuda\" not implemented for '", scalar_type_name(a.scalar_type()), "'");
+    const Tensor pivots = getrf_on_device(a).first;  // singular is not an error here
+    const Tensor u = a.diagonal(0, -2, -1);
+    // Each pivot off its own row is one row swap.
+    const Tensor swaps = pivots.ne(arange(1, n + 1, pivots.options())).sum({-1});
+    const Tensor perm = (swaps.remainder(2) * -2 + 1).to(a.scalar_type());
+    return {u.sign().prod(-1) * perm, u.abs().log().sum({-1}), u.prod(-1) * perm};
+  }
   const DimVector batch_shape(A.sizes().begin(), A.sizes().end() - 2);
   Tensor sign = empty(batch_shape, a.options());
   Tensor logabs = empty(batch_shape, a.options());
@@ -193,9 +221,21 @@ std::tuple<Tensor, Tensor, Tensor> lu_det_kernel(const Tensor& A) {
 
 // X with A X = B, A (..., n, n) and B (..., n, k) of one batch shape.
 Tensor gesv_kernel(const Tensor& A, const Tensor& B) {
-  Tensor a = column_major(A);
-  Tensor b = column_major(B);
+  const bool dev = on_device(lapack_getrf, "linalg_solve", {A, B});
+  Tensor a = column_major(A, dev);
+  Tensor b = column_major(B, dev);
   const int n = static_cast<int>(a.size(-1)), k = static_cast<int>(B.size(-1));
+  if (dev) {
+    EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
+                "\"linalg_solve\" not implemented for '", scalar_type_name(a.scalar_type()), "'");
+    if (n == 0 || k == 0) return from_column_major(b, A.device());
+    const auto [pivots, infos] = getrf_on_device(a);
+    const auto [info, bad] = first_positive_info(infos);
+    EMBER_CHECK(info == 0, error_prefix("torch.linalg.solve", A.dim() > 2, bad),
+                "The solver failed because the input matrix is singular.");
+    lapack_getrs(a.device())(a, pivots, b, false);
+    return from_column_major(b, A.device());
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_solve", [&] {
     if (n == 0 || k == 0) return;
     std::vector<int> pivots(n);
@@ -215,9 +255,17 @@ Tensor gesv_kernel(const Tensor& A, const Tensor& B) {
 // gives infinities, as PyTorch's).
 Tensor trsm_kernel(const Tensor& A, const Tensor& B, bool upper, bool transpose,
                    bool unitriangular) {
-  Tensor a = column_major(A);
-  Tensor b = column_major(B);
+  const bool dev = on_device(lapack_trsm, "triangular_solve", {A, B});
+  Tensor a = column_major(A, dev);
+  Tensor b = column_major(B, dev);
   const int n = static_cast<int>(a.size(-1)), k = static_cast<int>(B.size(-1));
+  if (dev) {
+    EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
+                "\"triangular_solve_cuda\" not implemented for '",
+                scalar_type_name(a.scalar_type()), "'");
+    lapack_trsm(a.device())(a, b, upper, transpose, unitriangular);
+    return from_column_major(b, A.device());
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "triangular_solve_cpu", [&] {
     if (n == 0 || k == 0) return;
     const scalar_t* pa = a.data_ptr<scalar_t>();
@@ -230,20 +278,35 @@ Tensor trsm_kernel(const Tensor& A, const Tensor& B, bool upper, bool transpose,
   return from_column_major(b, A.device());
 }
 
+void check_potrf_info(const char* fn, const Tensor& A, int info, int64_t i) {
+  EMBER_CHECK(info == 0, error_prefix(fn, A.dim() > 2, i),
+              "The factorization could not be completed because the input is not "
+              "positive-definite (the leading minor of order ",
+              info, " is not positive-definite).");
+}
+
 // The lower Cholesky factor of each matrix (from its lower triangle).
 Tensor potrf_kernel(const char* fn, const char* kernel, const Tensor& A) {
-  Tensor a = column_major(A);
+  const bool dev = on_device(lapack_potrf, fn, {A});
+  Tensor a = column_major(A, dev);
   const int n = static_cast<int>(a.size(-1));
+  if (dev) {
+    EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble, "\"", kernel,
+                "\" not implemented for '", scalar_type_name(a.scalar_type()), "'");
+    DimVector batch(a.sizes().begin(), a.sizes().end() - 2);
+    Tensor infos = empty(batch, TensorOptions(kInt).device(a.device()));
+    lapack_potrf(a.device())(a, infos);
+    const auto [info, bad] = first_positive_info(infos);
+    check_potrf_info(fn, A, info, bad);
+    return from_column_major(a, A.device()).tril();
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), kernel, [&] {
     if (n == 0) return;
     scalar_t* p = a.data_ptr<scalar_t>();
     for (int64_t i = 0; i < batch_count(a); ++i) {
       int info = 0;
       Lapack<scalar_t>::potrf('L', n, p + i * n * n, &info);
-      EMBER_CHECK(info == 0, error_prefix(fn, A.dim() > 2, i),
-                  "The factorization could not be completed because the input is not "
-                  "positive-definite (the leading minor of order ",
-                  info, " is not positive-definite).");
+      check_potrf_info(fn, A, info, i);
     }
   });
   // potrf leaves the strict upper triangle as it was.
@@ -253,9 +316,17 @@ Tensor potrf_kernel(const char* fn, const char* kernel, const Tensor& A) {
 // X with A X = B from A's Cholesky factor L (lower, or upper when upper),
 // L and B of one batch shape.
 Tensor potrs_kernel(const Tensor& L, const Tensor& B, bool upper) {
-  Tensor l = column_major(L);
-  Tensor b = column_major(B);
+  const bool dev = on_device(lapack_potrs, "cholesky_solve", {L, B});
+  Tensor l = column_major(L, dev);
+  Tensor b = column_major(B, dev);
   const int n = static_cast<int>(l.size(-1)), k = static_cast<int>(B.size(-1));
+  if (dev) {
+    EMBER_CHECK(l.scalar_type() == kFloat || l.scalar_type() == kDouble,
+                "\"cholesky_solve_cuda\" not implemented for '", scalar_type_name(l.scalar_type()),
+                "'");
+    lapack_potrs(l.device())(l, b, upper);
+    return from_column_major(b, L.device());
+  }
   EMBER_DISPATCH_FLOAT_DOUBLE(l.scalar_type(), "cholesky_solve_cpu", [&] {
     if (n == 0 || k == 0) return;
     const scalar_t* pl = l.data_ptr<scalar_t>();

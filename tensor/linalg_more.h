@@ -4,8 +4,13 @@
 // The dense linear algebra of torch.Tensor and torch.linalg that ember
 // lacked: inverse, det, slogdet, logdet, solve, triangular_solve and the
 // Cholesky family, on (..., n, n) batches of float or double matrices,
-// computed by LAPACK (OpenBLAS) on the CPU; CUDA inputs are copied to the
-// CPU and back. Semantics and error messages are PyTorch 1.13's
+// computed by LAPACK (OpenBLAS) on the CPU and by cuSOLVER/cuBLAS on CUDA
+// (tensor/lapack_kernels.h, tensor/cuda/cusolver.cc: the buffers stay on
+// the device; only the per-matrix infos are read back, to raise the CPU's
+// errors). inverse on CUDA solves against the identity (getrs) where the
+// CPU runs getri, as PyTorch's CUDA path does; results agree to rounding.
+// A device without those entries goes through the CPU with Note [CPU
+// fallback]'s warning. Semantics and error messages are PyTorch 1.13's
 // (tensor/linalg_more_test.cc, tools/golden/linalg_more.py); derivatives
 // are in autograd/derivatives/linalg_more.cc. The methods are declared in
 // tensor.h.

@@ -162,6 +162,78 @@ bool all_finite(const T* p, int64_t n) {
   return true;
 }
 
+// svd_kernel on a device with an lapack_gesvd entry (cuSOLVER's gesvd, as
+// PyTorch's CUDA SVD without MAGMA): a wide A is A^T's SVD transposed.
+// Note [Non-finite input to the SVD] holds there too: the flags of every
+// matrix are read back once, a NaN raises, a matrix with infinities is
+// replaced by zeros for gesvd and gets NaN singular values and
+// identity-shaped U and Vh.
+std::tuple<Tensor, Tensor, Tensor> svd_on_device(const Tensor& A, char jobz) {
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  const bool wide = m < n;
+  const int64_t rows = wide ? n : m;  // of the matrix gesvd sees, rows >= cols = k
+  const DimVector batch = batch_shape(A);
+  EMBER_CHECK(A.scalar_type() == kFloat || A.scalar_type() == kDouble,
+              "\"linalg_svd_cuda\" not implemented for '", scalar_type_name(A.scalar_type()), "'");
+  Tensor a = column_major(wide ? A.mT() : A, true);
+  // Per matrix: (any non-finite, any NaN), read back once.
+  const Tensor flags =
+      stack({a.isfinite().logical_not().sum({-2, -1}), a.ne(a).sum({-2, -1})}, -1).to(kCPU);
+  const Tensor flat = flags.reshape({-1, 2}).contiguous();
+  const int64_t* pf = flat.data_ptr<int64_t>();
+  bool any_inf = false;
+  for (int64_t i = 0; i < flat.size(0); ++i) {
+    EMBER_CHECK(pf[2 * i + 1] == 0, error_prefix("linalg.svd", A.dim() > 2, i),
+                "The algorithm failed to converge because the input matrix contained "
+                "non-finite values.");
+    any_inf = any_inf || pf[2 * i] != 0;
+  }
+  Tensor bad;
+  if (any_inf) {
+    bad = a.isfinite().logical_not().sum({-2, -1}).gt(0);
+    a = where(bad.unsqueeze(-1).unsqueeze(-1), Scalar(0.0), a).contiguous();
+  }
+  const int64_t ucols = jobz == 'A' ? rows : k;
+  Tensor S = empty(with_dims(batch, {k}), a.options());
+  Tensor u, vt;
+  if (jobz != 'N') {
+    u = empty(with_dims(batch, {ucols, rows}), a.options());
+    vt = empty(with_dims(batch, {k, k}), a.options());
+  }
+  Tensor infos = empty(batch, TensorOptions(kInt).device(a.device()));
+  lapack_gesvd(a.device())(a, S, u, vt, infos, jobz);
+  const auto [info, which] = linalg_internal::first_positive_info(infos);
+  EMBER_CHECK(info == 0, error_prefix("linalg.svd", A.dim() > 2, which),
+              "The algorithm failed to converge because the input matrix is ill-conditioned "
+              "or has too many repeated singular values (error code: ",
+              info, ").");
+  Tensor U, Vh;
+  if (jobz != 'N') {
+    // The SVD of the matrix gesvd saw: u (rows x ucols) and vt (k x k),
+    // column-major. For a wide A that matrix is A^T = u S vt: U = vt^T,
+    // Vh = u^T, whose row-major forms are the buffers themselves.
+    U = wide ? vt : u.mT();
+    Vh = wide ? u : vt.mT();
+    // Column-major strides, as the CPU's results.
+    if (wide) {
+      U = U.mT().contiguous().mT();
+      Vh = Vh.mT().contiguous().mT();
+    }
+  }
+  if (any_inf) {
+    const Tensor b2 = bad.unsqueeze(-1);
+    S = where(b2, Scalar(std::numeric_limits<double>::quiet_NaN()), S);
+    if (jobz != 'N') {
+      const Tensor b3 = b2.unsqueeze(-1);
+      U = where(b3, eye(U.size(-2), U.size(-1), U.options()), U);
+      Vh = where(b3, eye(Vh.size(-2), Vh.size(-1), Vh.options()), Vh);
+      U = U.mT().contiguous().mT();
+      Vh = Vh.mT().contiguous().mT();
+    }
+  }
+  return {U, S, Vh};
+}
+
 // (U, S, Vh) by gesdd: jobz 'A' (full), 'S' (reduced) or 'N' (S only: U
 // and Vh undefined).
 std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
@@ -176,15 +248,17 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
     U = empty(with_dims(batch, {ucols, m}), cpu);
     Vh = empty(with_dims(batch, {n, vrows}), cpu);
   }
-  if (k == 0) {
+  if (k == 0) {  // built on A's device
+    const TensorOptions o = A.options();
     if (jobz != 'N') {
-      U = (jobz == 'A' ? eye(m, cpu) : zeros({m, 0}, cpu)).expand(with_dims(batch, {m, ucols}));
-      Vh = (jobz == 'A' ? eye(n, cpu) : zeros({0, n}, cpu)).expand(with_dims(batch, {vrows, n}));
-      U = U.contiguous().to(A.device());
-      Vh = Vh.contiguous().to(A.device());
+      U = (jobz == 'A' ? eye(m, o) : zeros({m, 0}, o)).expand(with_dims(batch, {m, ucols}));
+      Vh = (jobz == 'A' ? eye(n, o) : zeros({0, n}, o)).expand(with_dims(batch, {vrows, n}));
+      U = U.contiguous();
+      Vh = Vh.contiguous();
     }
-    return {U, S.to(A.device()), Vh};
+    return {U, empty(with_dims(batch, {0}), o), Vh};
   }
+  if (linalg_internal::on_device(lapack_gesvd, "linalg_svd", {A})) return svd_on_device(A, jobz);
   Tensor a = column_major(A);
   EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_svd_cpu", [&] {
     const int mi = static_cast<int>(m), ni = static_cast<int>(n);
@@ -232,11 +306,30 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, char jobz) {
   return {U, S.to(A.device()), Vh};
 }
 
+void check_eigh_info(const char* fn, const Tensor& A, int info, int64_t i) {
+  EMBER_CHECK(info == 0, error_prefix(fn, A.dim() > 2, i),
+              "The algorithm failed to converge because the input matrix is "
+              "ill-conditioned or has too many repeated eigenvalues (error code: ",
+              info, ").");
+}
+
 // (eigenvalues, eigenvectors or undefined) by syevd.
 std::tuple<Tensor, Tensor> eigh_kernel(const char* fn, const Tensor& A, bool upper, bool vectors) {
   const int64_t n = A.size(-1);
+  const bool dev = linalg_internal::on_device(lapack_syevd, "linalg_eigh", {A});
+  Tensor a = column_major(A, dev);
+  if (dev) {
+    EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
+                "\"linalg_eigh_cuda\" not implemented for '", scalar_type_name(a.scalar_type()),
+                "'");
+    Tensor L = empty(with_dims(batch_shape(A), {n}), a.options());
+    Tensor infos = empty(batch_shape(A), TensorOptions(kInt).device(a.device()));
+    lapack_syevd(a.device())(a, L, infos, upper, vectors);
+    const auto [info, bad] = linalg_internal::first_positive_info(infos);
+    check_eigh_info(fn, A, info, bad);
+    return {L, vectors ? linalg_internal::from_column_major(a, A.device()) : Tensor()};
+  }
   Tensor L = empty(with_dims(batch_shape(A), {n}), A.options().device(kCPU));
-  Tensor a = column_major(A);
   if (n > 0) {
     EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_eigh_cpu", [&] {
       const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
@@ -251,10 +344,7 @@ std::tuple<Tensor, Tensor> eigh_kernel(const char* fn, const Tensor& A, bool upp
       for (int64_t i = 0; i < batch_count(a); ++i) {
         syevd(jobz, uplo, ni, pa + i * n * n, L.data_ptr<scalar_t>() + i * n, work.data(), lwork,
               iwork.data(), liwork, &info);
-        EMBER_CHECK(info == 0, error_prefix(fn, A.dim() > 2, i),
-                    "The algorithm failed to converge because the input matrix is "
-                    "ill-conditioned or has too many repeated eigenvalues (error code: ",
-                    info, ").");
+        check_eigh_info(fn, A, info, i);
       }
     });
   }
@@ -264,11 +354,56 @@ std::tuple<Tensor, Tensor> eigh_kernel(const char* fn, const Tensor& A, bool upp
 
 enum class Driver { kGels, kGelsy, kGelsd, kGelss };
 
+// lstsq by "gels" on a device with QR entries (PyTorch's CUDA lstsq): for
+// m >= n, A = Q R and R X = (Q^T B)[:n]; for m < n, A^T = Q R and X = Q Z
+// with R^T Z[:m] = B, Z's rest zero (the minimum-norm solution). No rank
+// check: like PyTorch's on CUDA, a rank-deficient A gives infinities or
+// NaN, not the CPU gels's error. b: B column-major padded to max(m, n)
+// rows, overwritten with the solution (and, for m > n, the residual's
+// components past row n).
+void gels_on_device(const Tensor& A, Tensor& b) {
+  const int64_t m = A.size(-2), n = A.size(-1);
+  const Device d = A.device();
+  DimVector tau_shape = batch_shape(A);
+  tau_shape.push_back(std::min(m, n));
+  Tensor tau = empty(tau_shape, A.options());
+  if (m >= n) {
+    Tensor a = column_major(A, true);
+    lapack_geqrf(d)(a, tau);
+    lapack_ormqr(d)(a, tau, b, /*left=*/true, /*transpose=*/true);
+    const Tensor R = a.narrow(-1, 0, n).contiguous();
+    Tensor top = b.narrow(-1, 0, n).contiguous();
+    lapack_trsm(d)(R, top, /*upper=*/true, /*transpose=*/false, /*unitriangular=*/false);
+    b.narrow(-1, 0, n).copy_(top);
+  } else {
+    Tensor ah = column_major(A.mT(), true);
+    lapack_geqrf(d)(ah, tau);
+    const Tensor R = ah.narrow(-1, 0, m).contiguous();
+    Tensor z = b.narrow(-1, 0, m).contiguous();
+    lapack_trsm(d)(R, z, /*upper=*/true, /*transpose=*/true, /*unitriangular=*/false);
+    b.zero_();
+    b.narrow(-1, 0, m).copy_(z);
+    lapack_ormqr(d)(ah, tau, b, /*left=*/true, /*transpose=*/false);
+  }
+}
+
 // lstsq on A (..., m, n), B (..., m, k) of one batch shape.
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_kernel(const Tensor& A, const Tensor& B,
                                                         double rcond, Driver driver) {
   const int64_t m = A.size(-2), n = A.size(-1), k = B.size(-1), mn = std::max(m, n);
   const DimVector batch = batch_shape(A);
+  if (linalg_internal::on_device(lapack_geqrf, "linalg_lstsq", {A, B})) {
+    // The op allows only gels on a device.
+    EMBER_CHECK(A.scalar_type() == kFloat || A.scalar_type() == kDouble,
+                "\"linalg_lstsq_cuda\" not implemented for '", scalar_type_name(A.scalar_type()),
+                "'");
+    Tensor b = zeros(with_dims(batch, {k, mn}), A.options());
+    b.narrow(-1, 0, m).copy_(B.mT());
+    if (m > 0 && n > 0 && k > 0) gels_on_device(A, b);
+    Tensor X = b.narrow(-1, 0, n).mT();
+    Tensor residuals = m > n ? b.narrow(-1, n, m - n).square().sum(-1) : empty({0}, A.options());
+    return {X, residuals, empty({0}, A.options().dtype(kLong)), empty({0}, A.options())};
+  }
   const TensorOptions cpu = A.options().device(kCPU);
   Tensor a = column_major(A);
   // Column-major B padded to max(m, n) rows: the solution comes back there.
@@ -419,12 +554,26 @@ void check_svd_input(const Tensor& A) {
 
 // --- SVD -----------------------------------------------------------------------------
 
+namespace {
+// PyTorch's driver= rules: CUDA inputs only, one of cuSOLVER's gesvd,
+// gesvdj, gesvda. ember computes every CUDA SVD with gesvd (results equal
+// up to the usual tolerance and the signs of singular vectors).
+void check_svd_driver(const Tensor& A, std::optional<std::string_view> driver) {
+  if (!driver.has_value()) return;
+  EMBER_CHECK(A.is_cuda(),
+              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+              "with cuSOLVER backend.");
+  EMBER_CHECK(*driver == "gesvd" || *driver == "gesvdj" || *driver == "gesvda",
+              "torch.linalg.svd: unknown svd driver ", std::string(*driver),
+              " in svd_cusolver computation. Check doc at "
+              "https://pytorch.org/docs/stable/generated/torch.linalg.svd.html");
+}
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices,
                                               std::optional<std::string_view> driver) {
   check_svd_input(A);
-  EMBER_CHECK(!driver.has_value(),
-              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
-              "with cuSOLVER backend.");
+  check_svd_driver(A, driver);
   detail::OpScope scope(A);
   auto [U, S, Vh] = svd_kernel(A, full_matrices ? 'A' : 'S');
   if (scope.active()) scope.record("linalg_svd", {A}, {U, S, Vh}, {Scalar(full_matrices)});
@@ -433,9 +582,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
 
 Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
   check_svd_input(A);
-  EMBER_CHECK(!driver.has_value(),
-              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
-              "with cuSOLVER backend.");
+  check_svd_driver(A, driver);
   detail::OpScope scope(A);
   if (!scope.active()) return std::get<1>(svd_kernel(A, 'N'));
   // The gradient needs the vectors (PyTorch computes them too).
@@ -561,8 +708,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, cons
   } else {
     EMBER_CHECK(m == b.size(-2), "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
   }
-  Driver d = Driver::kGelsy;
-  if (driver.has_value()) {
+  // PyTorch's default and only driver on CUDA is gels.
+  Driver d = self.is_cpu() ? Driver::kGelsy : Driver::kGels;
+  if (driver.has_value() && !self.is_cpu()) {
+    EMBER_CHECK(*driver == "gels",
+                "torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA");
+  } else if (driver.has_value()) {
     if (*driver == "gels") {
       d = Driver::kGels;
     } else if (*driver == "gelsd") {

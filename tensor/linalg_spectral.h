@@ -5,7 +5,11 @@
 // symmetric eigendecomposition, pseudo-inverse, least squares, rank and the
 // matrix exponential, on (..., m, n) batches of float or double matrices.
 // SVD, eigh and lstsq run LAPACK (OpenBLAS: gesdd, syevd, gelsy/gels/gelsd/
-// gelss) on the CPU; CUDA inputs are copied to the CPU and back. matrix_exp
+// gelss) on the CPU and cuSOLVER on CUDA, on the device (gesvd, a wide
+// matrix through its transpose; syevd; lstsq by QR: geqrf, ormqr and
+// cuBLAS trsm, PyTorch's CUDA "gels"). On CUDA, lstsq's default and only
+// driver is gels, as PyTorch's (rank and singular_values empty, no rank
+// check). matrix_exp
 // is PyTorch's degree-18 Taylor polynomial with scaling and squaring,
 // written with matmul, so it runs on the input's device. Semantics, defaults
 // and error messages are PyTorch 1.13's (tensor/linalg_spectral_test.cc,
@@ -17,17 +21,19 @@
 // gradients through them are PyTorch's gauge-invariant formulas.
 //
 // Deviations: complex inputs are not supported (ember has no complex
-// dtype). linalg_svd's driver= is CUDA-only in PyTorch (cuSOLVER); ember
-// has no cuSOLVER path, so any driver raises PyTorch's CPU error, on every
-// device. The gradient of det at a singular matrix (linalg_more.h) uses
-// linalg_svd.
+// dtype). linalg_svd's driver= is CUDA-only, as PyTorch's: "gesvd",
+// "gesvdj" and "gesvda" are accepted there, but ember computes every CUDA
+// SVD with gesvd (PyTorch's default, gesvdj, gives the same values to
+// rounding; singular vectors may differ in sign). The gradient of det at a singular matrix
+// (linalg_more.h) uses linalg_svd.
 //
 // Non-finite inputs (Note [Non-finite input to the SVD] in
 // linalg_spectral.cc): OpenBLAS's gesdd can loop forever on them, so a NaN
 // raises PyTorch's "contained non-finite values" error and a matrix of
 // infinities gets NaN singular values (PyTorch 1.13's answer) without a
 // LAPACK call; lstsq's gelsd and gelss refuse any non-finite matrix
-// (PyTorch: an internal assert for gelsd, NaN for gelss).
+// (PyTorch: an internal assert for gelsd, NaN for gelss). The same rules
+// hold on CUDA (the matrices' flags are read back once).
 
 #include <optional>
 #include <string_view>

@@ -1,7 +1,7 @@
 """Finds the CUDA toolkit and describes it as @local_config_cuda.
 
 The toolkit is looked up at $CUDA_PATH, else /usr/local/cuda. When it is there
-(nvcc present), the repository exposes cudart, cuBLAS, cuDNN and NCCL and
+(nvcc present), the repository exposes cudart, cuBLAS, cuSOLVER, cuDNN and NCCL and
 `defs.bzl` says CUDA_ENABLED = True (and CUDNN_ENABLED = True where cuDNN's
 header and library are in the toolkit too, NCCL_ENABLED = True where NCCL is
 in the toolkit or under /usr); otherwise every target is an empty
@@ -13,6 +13,7 @@ _LIBS = {
     "cudart": "cudart",
     "cublas": "cublas",
     "cublasLt": "cublasLt",
+    "cusolver": "cusolver",
     "cudnn": "cudnn",
     "nccl": "nccl",
 }
