@@ -405,8 +405,18 @@ Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, boo
 
 // --- LU -------------------------------------------------------------------------------
 
+// PyTorch returns an empty input's factors before its kernel's dtype check:
+// they are empty, of A's dtype, whatever it is (computed here in float).
+static bool empty_of_other_dtype(const Tensor& A) {
+  return A.dim() >= 2 && A.numel() == 0 && A.scalar_type() != kFloat && A.scalar_type() != kDouble;
+}
+
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot,
                                                        bool check_errors) {
+  if (empty_of_other_dtype(A)) {
+    auto [LU, pivots, infos] = linalg_lu_factor_ex(A.to(kFloat), pivot, check_errors);
+    return {LU.to(A.scalar_type()), pivots, infos};
+  }
   check_lu_input(A, pivot);
   detail::OpScope scope(A);
   auto [a, pivots, infos] = getrf_kernel(A);
@@ -508,6 +518,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
 }
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  if (empty_of_other_dtype(A)) {
+    auto [P, L, U] = linalg_lu(A.to(kFloat), pivot);
+    return {P.to(A.scalar_type()), L.to(A.scalar_type()), U.to(A.scalar_type())};
+  }
   check_lu_input(A, pivot);
   detail::OpScope scope(A);
   Tensor P, L, U;

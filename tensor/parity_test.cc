@@ -491,5 +491,30 @@ TEST(ParityTest, RoundDecimalsInBFloat16ScalesInBFloat16) {
   expect_values(b.round(4).to(kFloat), tensor({-1.1484375f, 2.71875f, 124.0f, -0.050048828125f}));
 }
 
+// An empty matrix factors before the kernels' dtype check (parity.py):
+// lu_factor/linalg_lu of an empty bool or int matrix, svdvals of an empty
+// float16 one, give empty results of that dtype.
+TEST(ParityTest, EmptyMatricesFactorWhateverTheirDtype) {
+  auto [LU, pivots] = linalg_lu_factor(empty({0, 3}, kBool));
+  EXPECT_EQ(LU.dtype(), kBool);
+  EXPECT_EQ(LU.sizes().vec(), (Strides{0, 3}));
+  EXPECT_EQ(pivots.dtype(), kInt);
+  EXPECT_EQ(pivots.sizes().vec(), (Strides{0}));
+  auto [P, L, U] = linalg_lu(empty({2, 0, 3}, kInt));
+  EXPECT_EQ(P.dtype(), kInt);
+  EXPECT_EQ(U.sizes().vec(), (Strides{2, 0, 3}));
+  const Tensor s = linalg_svdvals(empty({0, 3}, kHalf));
+  EXPECT_EQ(s.dtype(), kHalf);
+  EXPECT_EQ(s.sizes().vec(), (Strides{0}));
+  EXPECT_EQ(error_of([] {
+              linalg_lu_factor(ones({2, 2}, kInt));
+            }),
+            "\"lu_cpu\" not implemented for 'Int'");
+  EXPECT_EQ(error_of([] {
+              linalg_svdvals(empty({3, 0}, kInt));
+            }),
+            "linalg.svd: Expected a floating point or complex tensor as input. Got Int");
+}
+
 }  // namespace
 }  // namespace ember

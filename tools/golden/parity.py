@@ -221,3 +221,13 @@ for name, f in [("cat cl f32 + cl f64", lambda: torch.cat([cl, cl.double()])),
 b = torch.tensor([-1.1484, 2.71828, 123.456, -0.05], dtype=torch.bfloat16)
 print("bf16 round 1", b.round(decimals=1).float().tolist(), "-1", b.round(decimals=-1).float().tolist(),
       "4", b.round(decimals=4).float().tolist())
+# Empty matrices factor before the dtype check.
+for name, f in [("lu_factor empty bool", lambda: torch.linalg.lu_factor(E(0, 3, dtype=torch.bool))),
+                ("linalg_lu empty int32 batch", lambda: torch.linalg.lu(E(2, 0, 3, dtype=torch.int))),
+                ("svdvals empty half", lambda: (torch.linalg.svdvals(E(0, 3, dtype=torch.half)),)),
+                ("lu_factor int32", lambda: torch.linalg.lu_factor(torch.ones(2, 2, dtype=torch.int))),
+                ("svdvals empty int32", lambda: torch.linalg.svdvals(E(3, 0, dtype=torch.int)))]:
+    try:
+        print(name, "->", [(t.dtype, tuple(t.shape)) for t in f()])
+    except Exception as e:
+        print(name, "-> raises", str(e).split("\n")[0])
