@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "tensor/cuda/kernels.h"
 
@@ -45,6 +46,23 @@ struct OpMath<__nv_bfloat16> {
 };
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
+
+// An opmath value back in T (half and bfloat16 round to nearest even).
+template <typename T>
+__device__ __forceinline__ T from_opmath(opmath_t<T> a) {
+  if constexpr (std::is_same<T, __half>::value) {
+    return __float2half(a);
+  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    return __float2bfloat16(a);
+  } else {
+    return static_cast<T>(a);
+  }
+}
+
+// A grid-strided loop of i over [0, n) (launches sized by grid_for).
+#define EMBER_GRID_LOOP(i, n)                                               \
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
+       i += int64_t{blockDim.x} * gridDim.x)
 
 template <typename T>
 __device__ __forceinline__ bool is_nan(T x) {

@@ -24,15 +24,6 @@ using ::ember::testing::error_of;
 using namespace ::ember::cuda_testing;  // NOLINT
 using namespace ::ember::indexing;      // NOLINT
 
-const ScalarType kAll[] = {kBool, kByte, kChar,     kShort, kInt,
-                           kLong, kHalf, kBFloat16, kFloat, kDouble};
-
-// The CUDA result equals the CPU's bit for bit (moves of elements, integer
-// sums, a single writer per element).
-void expect_same(const Tensor& cuda_result, const Tensor& cpu_result) {
-  expect_matches(cuda_result, cpu_result, 0, 0);
-}
-
 // An int64 tensor of `sizes` whose values are f(linear position).
 Tensor index_of(IntArrayRef sizes, const std::function<int64_t(int64_t)>& f) {
   Tensor t = empty(sizes, TensorOptions(kLong));

@@ -27,13 +27,6 @@ using ::ember::testing::error_of;
 using namespace ::ember::cuda_testing;  // NOLINT
 using namespace ::ember::indexing;      // NOLINT
 
-const ScalarType kAll[] = {kBool, kByte, kChar,     kShort, kInt,
-                           kLong, kHalf, kBFloat16, kFloat, kDouble};
-
-void expect_same(const Tensor& cuda_result, const Tensor& cpu_result) {
-  expect_matches(cuda_result, cpu_result, 0, 0);
-}
-
 Tensor longs(std::vector<int64_t> v) { return tensor(v); }
 
 // Where an op's index tensors live: as given (the CPU) or on the device.

@@ -22,21 +22,6 @@ namespace kernels {
 namespace {
 
 template <typename T>
-__device__ __forceinline__ T from_opmath(opmath_t<T> a) {
-  if constexpr (std::is_same<T, __half>::value) {
-    return __float2half(a);
-  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    return __float2bfloat16(a);
-  } else {
-    return static_cast<T>(a);
-  }
-}
-
-#define EMBER_GRID_LOOP(i, n)                                               \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
-       i += int64_t{blockDim.x} * gridDim.x)
-
-template <typename T>
 __global__ void mode_kernel(const T* x, T* values, int64_t* indices, opmath_t<T>* keys, int64_t* ix,
                             int64_t rows, int64_t len) {
   using K = opmath_t<T>;
@@ -110,8 +95,6 @@ __global__ void histc_sum(const unsigned int* counts, int64_t n_blocks, int64_t 
     hist[j] = from_opmath<T>(acc);
   }
 }
-
-#undef EMBER_GRID_LOOP
 
 }  // namespace
 

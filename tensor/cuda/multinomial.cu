@@ -18,10 +18,6 @@ namespace cuda {
 namespace kernels {
 namespace {
 
-#define EMBER_GRID_LOOP(i, n)                                               \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
-       i += int64_t{blockDim.x} * gridDim.x)
-
 template <typename T, typename Acc>
 __global__ void multinomial_cdf(const T* probs, Acc* cum, int64_t rows, int64_t n,
                                 unsigned long long* bad) {
@@ -71,8 +67,6 @@ __global__ void multinomial_search(const Acc* cum, const double* u, int64_t* out
     out[i] = left;
   }
 }
-
-#undef EMBER_GRID_LOOP
 
 }  // namespace
 

@@ -30,9 +30,6 @@ using namespace ::ember::indexing;      // NOLINT
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const ScalarType kAll[] = {kBool, kByte,  kChar,     kShort, kInt,
-                           kLong, kHalf, kBFloat16, kFloat, kDouble};
-
 // NaN, infinities, signed zeros and halves (rounding ties) in dtype t.
 Tensor specials(ScalarType t) {
   return tensor({kNan, kInf, -kInf, 0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 2.5, 7.25, -7.75, 1e-3})

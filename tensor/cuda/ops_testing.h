@@ -47,6 +47,12 @@ inline void expect_matches(const Tensor& cuda_result, const Tensor& cpu_result,
   }
 }
 
+// The CUDA result equals the CPU's exactly (moves of elements, integer
+// arithmetic, a single writer per element).
+inline void expect_same(const Tensor& cuda_result, const Tensor& cpu_result) {
+  expect_matches(cuda_result, cpu_result, 0, 0);
+}
+
 // Tolerances by dtype: half and bfloat16 round to a few digits.
 inline double rtol_for(ScalarType t) {
   if (t == kHalf) return 2e-3;
@@ -55,6 +61,9 @@ inline double rtol_for(ScalarType t) {
   return 1e-12;
 }
 
+// Every dtype ember computes with.
+inline constexpr ScalarType kAll[] = {kBool, kByte, kChar,     kShort, kInt,
+                                      kLong, kHalf, kBFloat16, kFloat, kDouble};
 inline constexpr ScalarType kNumeric[] = {kByte, kChar,     kShort, kInt,   kLong,
                                           kHalf, kBFloat16, kFloat, kDouble};
 inline constexpr ScalarType kFloating[] = {kHalf, kBFloat16, kFloat, kDouble};

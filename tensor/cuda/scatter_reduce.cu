@@ -24,17 +24,6 @@ namespace {
 constexpr int kSum = 0, kProd = 1, kMean = 2, kAmax = 3, kAmin = 4;
 
 template <typename T>
-__device__ __forceinline__ T from_opmath(opmath_t<T> a) {
-  if constexpr (std::is_same<T, __half>::value) {
-    return __float2half(a);
-  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    return __float2bfloat16(a);
-  } else {
-    return static_cast<T>(a);
-  }
-}
-
-template <typename T>
 constexpr bool kIntegral = std::is_integral<T>::value && !std::is_same<T, bool>::value;
 
 // Integer sums and products wrap in T's width: computed unsigned (at least
@@ -139,10 +128,6 @@ __device__ __forceinline__ void atomic_combine(T* p, int op, T v) {
   }
 }
 
-#define EMBER_GRID_LOOP(i, n)                                               \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
-       i += int64_t{blockDim.x} * gridDim.x)
-
 // Every position scattered to starts from the identity (include_self false).
 template <typename T>
 __global__ void scatter_reduce_init(IndexLoop l, int op, IndexErrorRecord* err) {
@@ -190,8 +175,6 @@ __global__ void scatter_reduce_mean(T* dst, const int32_t* counts, int64_t numel
     }
   }
 }
-
-#undef EMBER_GRID_LOOP
 
 }  // namespace
 

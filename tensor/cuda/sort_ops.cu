@@ -23,27 +23,12 @@ __device__ __forceinline__ opmath_t<T> key(T x) {
   return static_cast<opmath_t<T>>(x);
 }
 
-template <typename T>
-__device__ __forceinline__ T from_key(opmath_t<T> a) {
-  if constexpr (std::is_same<T, __half>::value) {
-    return __float2half(a);
-  } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    return __float2bfloat16(a);
-  } else {
-    return static_cast<T>(a);
-  }
-}
-
-#define EMBER_FOR_EACH_ROW(r, rows)                                            \
-  for (int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; r < (rows); \
-       r += int64_t{blockDim.x} * gridDim.x)
-
 // ATen's cummax_cummin_helper: a NaN, or a value at least (at most) the
 // running one, takes its place and index.
 template <typename T, bool kMax>
 __global__ void cum_extreme_rows(const T* x, T* values, int64_t* indices, int64_t rows,
                                  int64_t len) {
-  EMBER_FOR_EACH_ROW(r, rows) {
+  EMBER_GRID_LOOP(r, rows) {
     const T* xr = x + r * len;
     T best = xr[0];
     int64_t best_i = 0;
@@ -74,10 +59,10 @@ __device__ __forceinline__ A log_add_exp(A x, A y) {
 template <typename T>
 __global__ void logcumsumexp_rows(const T* x, T* y, int64_t rows, int64_t len) {
   using A = opmath_t<T>;
-  EMBER_FOR_EACH_ROW(r, rows) {
-    T acc = from_key<T>(-A(INFINITY));
+  EMBER_GRID_LOOP(r, rows) {
+    T acc = from_opmath<T>(-A(INFINITY));
     for (int64_t i = 0; i < len; ++i) {
-      acc = from_key<T>(log_add_exp(key(acc), key(x[r * len + i])));
+      acc = from_opmath<T>(log_add_exp(key(acc), key(x[r * len + i])));
       y[r * len + i] = acc;
     }
   }
@@ -89,7 +74,7 @@ template <typename T, typename Out>
 __global__ void searchsorted_values(const T* b, const T* v, const int64_t* sorter, Out* out,
                                     int64_t numel, int64_t n, int64_t row_len, bool per_row,
                                     bool right, unsigned long long* bad) {
-  EMBER_FOR_EACH_ROW(i, numel) {
+  EMBER_GRID_LOOP(i, numel) {
     const int64_t base = per_row ? (i / row_len) * n : 0;
     const opmath_t<T> val = key(v[i]);
     int64_t lo = 0, hi = n;
@@ -113,8 +98,6 @@ __global__ void searchsorted_values(const T* b, const T* v, const int64_t* sorte
     out[i] = static_cast<Out>(lo);
   }
 }
-
-#undef EMBER_FOR_EACH_ROW
 
 }  // namespace
 

@@ -33,9 +33,6 @@ using namespace ::ember::cuda_testing;  // NOLINT
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-inline constexpr ScalarType kAll[] = {kBool, kByte, kChar,     kShort, kInt,
-                                      kLong, kHalf, kBFloat16, kFloat, kDouble};
-
 // The same sizes, dtype and bytes (so -0.0 is not 0.0 and NaN payloads
 // count).
 void expect_same_bits(const Tensor& cuda_result, const Tensor& cpu_result) {
