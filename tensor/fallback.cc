@@ -4,6 +4,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tensor/error.h"
@@ -28,12 +29,19 @@ Device common_device_of(const List& tensors) {
   return first == nullptr ? Device(kCPU) : first->device();
 }
 
+std::mutex& warned_mu() {
+  static std::mutex* mu = new std::mutex();
+  return *mu;
+}
+std::set<std::string>& warned() {
+  static std::set<std::string>* ops = new std::set<std::string>();
+  return *ops;
+}
+
 bool fallback_for(const char* op, Device device) {
   if (device.is_cpu()) return false;
-  static std::mutex mu;
-  static std::set<std::string>* warned = new std::set<std::string>();
-  std::lock_guard<std::mutex> lock(mu);
-  if (warned->insert(op).second) {
+  std::lock_guard<std::mutex> lock(warned_mu());
+  if (warned().insert(op).second) {
     std::cerr << "UserWarning: The operator '" << op
               << "' is not currently implemented for the "
               << (device.is_cuda() ? "CUDA" : device.str())
@@ -43,6 +51,11 @@ bool fallback_for(const char* op, Device device) {
   return true;
 }
 }  // namespace
+
+std::vector<std::string> fallen_back_ops() {
+  std::lock_guard<std::mutex> lock(warned_mu());
+  return {warned().begin(), warned().end()};
+}
 
 Device common_device(std::initializer_list<Tensor> tensors) { return common_device_of(tensors); }
 Device common_device(TensorList tensors) { return common_device_of(tensors); }

@@ -19,8 +19,10 @@
 // fall back: a missing entry is an error that names the backend.
 
 #include <initializer_list>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "tensor/device.h"
 #include "tensor/tensor.h"
@@ -37,6 +39,10 @@ Device common_device(TensorList tensors);
 // time for each op it prints PyTorch's fallback UserWarning to stderr.
 bool cpu_fallback(const char* op, std::initializer_list<Tensor> tensors);
 bool cpu_fallback(const char* op, TensorList tensors);
+
+// The ops that have fallen back to the CPU in this process, sorted (the
+// GPU test //tensor/cuda:no_fallback_test holds CUDA's list empty).
+std::vector<std::string> fallen_back_ops();
 
 // t on the host (undefined stays undefined; a CPU tensor is returned as is).
 Tensor cpu(const Tensor& t);
