@@ -6,6 +6,8 @@
 #include "tensor/composite_ops.h"
 
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 #include <limits>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/iterator.h"
+#include "tensor/layout.h"
 #include "tensor/linalg.h"
 #include "tensor/math.h"
 #include "tensor/reduce.h"
@@ -38,6 +41,33 @@ double finite_lowest(ScalarType t) {
 // ATen's float ops on integer or bool inputs compute in the default dtype.
 Tensor to_floating(const Tensor& t) {
   return t.is_floating_point() ? t : t.to(get_default_dtype());
+}
+
+// Note [Composite layouts]: ATen computes xlogy, heaviside, logaddexp and
+// lerp with one TensorIterator over their inputs, so the result takes the
+// layout the inputs decide in their order (Note [Result layout]); here they
+// are compositions whose last op (a `where`) lets its condition decide. r
+// is moved (one copy, recorded) into the iterator's layout only where the
+// two differ, which takes inputs of mixed layouts. The inputs are passed
+// after their casts to the common dtype: ATen's CPU iterator casts an input
+// of another dtype with to(), which densifies a broadcast one.
+Tensor laid_out_as_iterator(const Tensor& r, std::initializer_list<Tensor> inputs) {
+  if (r.numel() <= 1) return r;
+  std::vector<DimVector> strides;
+  for (const Tensor& t : inputs) {  // over r's dims; 0 where t broadcasts
+    DimVector st(r.dim(), 0);
+    const int64_t offset = r.dim() - t.dim();
+    for (int64_t k = 0; k < t.dim(); ++k) {
+      if (t.sizes()[k] == r.sizes()[offset + k]) st[offset + k] = t.strides()[k];
+    }
+    strides.push_back(std::move(st));
+  }
+  const DimVector want =
+      iterator_layout_strides(r.sizes(), strides.data(), static_cast<int>(strides.size()));
+  bool same = true;
+  for (int64_t d = 0; d < r.dim(); ++d) same &= r.sizes()[d] == 1 || r.strides()[d] == want[d];
+  if (same) return r;
+  return empty_strided(r.sizes(), want, r.options()).copy_(r);
 }
 
 }  // namespace
@@ -141,7 +171,7 @@ Tensor logaddexp_impl(const Tensor& self, const Tensor& other, bool base2) {
   const Tensor e = -(a - b).abs();
   const Tensor sum =
       a.maximum(b) + (base2 ? e.exp2().log1p() * (1.0 / std::log(2.0)) : e.exp().log1p());
-  return where(a.isinf().logical_and(a == b), a, sum);
+  return laid_out_as_iterator(where(a.isinf().logical_and(a == b), a, sum), {a, b});
 }
 }  // namespace
 
@@ -158,8 +188,9 @@ Tensor xlogy(const Tensor& self, const Tensor& other) {
   const ScalarType t = result_type(self, other);
   const ScalarType f = is_floating_point(t) ? t : get_default_dtype();
   const Tensor x = self.to(f), y = other.to(f);
-  return where(y.isnan(), Scalar(std::numeric_limits<double>::quiet_NaN()),
-               where(x == 0, Scalar(0.0), x * y.log()));
+  return laid_out_as_iterator(where(y.isnan(), Scalar(std::numeric_limits<double>::quiet_NaN()),
+                                    where(x == 0, Scalar(0.0), x * y.log())),
+                              {x, y});
 }
 Tensor xlogy(const Tensor& self, const Scalar& other) {
   return xlogy(self, wrapped_scalar_tensor(other).to(self.device()));
@@ -219,7 +250,8 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   // ATen's form, exact at both ends (weight 0 and 1), branching as the
   // number-weight kernel does (pointwise.cc).
   const Tensor diff = end - self;
-  return where(weight < 0.5, self + weight * diff, end - diff * (1 - weight));
+  return laid_out_as_iterator(where(weight < 0.5, self + weight * diff, end - diff * (1 - weight)),
+                              {self, end, weight});
 }
 
 Tensor logit(const Tensor& self, std::optional<double> eps) {
@@ -231,7 +263,8 @@ Tensor logit(const Tensor& self, std::optional<double> eps) {
 Tensor heaviside(const Tensor& self, const Tensor& values) {
   EMBER_CHECK(self.dtype() == values.dtype(),
               "heaviside is not yet implemented for tensors with different dtypes.");
-  return where(self == 0, values, (self > 0).to(self.dtype()));
+  return laid_out_as_iterator(where(self == 0, values, (self > 0).to(self.dtype())),
+                              {self, values});
 }
 
 Tensor sgn(const Tensor& self) { return self.sign(); }

@@ -516,5 +516,34 @@ TEST(ParityTest, EmptyMatricesFactorWhateverTheirDtype) {
             "linalg.svd: Expected a floating point or complex tensor as input. Got Int");
 }
 
+// xlogy, heaviside, logaddexp and tensor-weight lerp are compositions here;
+// their results take the layout ATen's TensorIterator gives over their
+// inputs (the first input that orders two dims decides; a broadcast one
+// does not), as parity.py prints (Note [Composite layouts]).
+TEST(ParityTest, CompositeElementwiseOpsTakeTheIteratorsLayout) {
+  const Tensor x = arange(12, kFloat).reshape({4, 3}).t() + 1;  // [3, 4], transposed
+  const Tensor c = arange(12, kFloat).reshape({3, 4}) + 1;
+  const Tensor e = (arange(4, kFloat) + 1).expand({3, 4});
+  const Strides cols{1, 3}, rows{4, 1};
+  const Tensor xl = xlogy(e, x);
+  EXPECT_EQ(xl.strides().vec(), cols);
+  expect_values(xl[1], tensor({0.6931471824645996f, 3.2188758850097656f, 6.2383246421813965f,
+                               9.591581344604492f}));
+  EXPECT_EQ(xlogy(c, x).strides().vec(), rows);
+  EXPECT_EQ(xlogy(x, c).strides().vec(), cols);
+  const Tensor h = heaviside(tensor({-1.0f, 0.0f, 2.0f, 3.0f}).expand({3, 4}), x);
+  EXPECT_EQ(h.strides().vec(), cols);
+  expect_values(h[1], tensor({0.0f, 5.0f, 1.0f, 1.0f}));
+  const Tensor l = logaddexp(e, x);
+  EXPECT_EQ(l.strides().vec(), cols);
+  expect_values(l[0], tensor({1.6931471824645996f, 4.126927852630615f, 7.0181498527526855f,
+                              10.00247573852539f}));
+  EXPECT_EQ(logaddexp2(x, c).strides().vec(), cols);
+  EXPECT_EQ(lerp(c, e, x).strides().vec(), rows);
+  const Tensor lp = lerp(x, c, c / 20);
+  EXPECT_EQ(lp.strides().vec(), cols);
+  expect_values(lp[2], tensor({5.699999809265137f, 8.0f, 10.100000381469727f, 12.0f}));
+}
+
 }  // namespace
 }  // namespace ember

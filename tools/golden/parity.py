@@ -231,3 +231,14 @@ for name, f in [("lu_factor empty bool", lambda: torch.linalg.lu_factor(E(0, 3, 
         print(name, "->", [(t.dtype, tuple(t.shape)) for t in f()])
     except Exception as e:
         print(name, "-> raises", str(e).split("\n")[0])
+# Composite elementwise ops take TensorIterator's layout over their inputs.
+x = torch.arange(12.).reshape(4, 3).t() + 1
+c = torch.arange(12.).reshape(3, 4) + 1
+e = (torch.arange(4.) + 1).expand(3, 4)
+for name, f in [("xlogy(e, x)", lambda: torch.xlogy(e, x)), ("xlogy(c, x)", lambda: torch.xlogy(c, x)),
+                ("xlogy(x, c)", lambda: torch.xlogy(x, c)),
+                ("heaviside(expanded, x)", lambda: torch.heaviside(torch.tensor([-1., 0, 2, 3]).expand(3, 4), x)),
+                ("logaddexp(e, x)", lambda: torch.logaddexp(e, x)), ("logaddexp2(x, c)", lambda: torch.logaddexp2(x, c)),
+                ("lerp(c, e, x)", lambda: torch.lerp(c, e, x)), ("lerp(x, c, c / 20)", lambda: torch.lerp(x, c, c / 20))]:
+    r = f()
+    print(name, "-> strides", r.stride(), r.tolist())
