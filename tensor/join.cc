@@ -1,5 +1,6 @@
 // Joining (cat, stack, hstack, vstack) and splitting (chunk, split, unbind).
 
+#include <memory>
 #include <vector>
 
 #include "tensor/autocast.h"
@@ -129,12 +130,25 @@ Tensor stack(TensorList tensors, int64_t dim) {
                 sizes_str(tensors[0].sizes()), " at entry 0 and ", sizes_str(tensors[i].sizes()),
                 " at entry ", i);
   }
-  std::vector<Tensor> inputs;
-  inputs.reserve(tensors.size());
   profiler::RecordFunction prof_range("stack", profiler::RangeKind::kOp, TensorList(tensors));
   detail::OpScope scope(detail::OpScope::List{}, tensors);
-  for (const Tensor& t : tensors) inputs.push_back(t.unsqueeze(wrapped));
-  Tensor r = cat_impl(inputs, wrapped);
+  Tensor r;
+  if (wrapped < tensors[0].dim()) {
+    // As ATen's stack: cat along dim, then a view that splits it, so the
+    // result keeps the inputs' common channels-last format.
+    DimVector sizes(tensors[0].sizes().begin(), tensors[0].sizes().end());
+    sizes.insert(sizes.begin() + wrapped, static_cast<int64_t>(tensors.size()));
+    // A tensor of its own over the cat's storage, not a view of it (the
+    // cat result is internal, as ATen's).
+    const Tensor v = cat_impl(tensors, wrapped).view(sizes);
+    r = Tensor(std::make_shared<TensorImpl>(v.impl()->storage(), v.dtype(), v.sizes(), v.strides(),
+                                            v.storage_offset()));
+  } else {
+    std::vector<Tensor> inputs;
+    inputs.reserve(tensors.size());
+    for (const Tensor& t : tensors) inputs.push_back(t.unsqueeze(wrapped));
+    r = cat_impl(inputs, wrapped);
+  }
   if (scope.active()) scope.record_list("stack", tensors, {r}, {Scalar(wrapped)});
   return r;
 }

@@ -428,7 +428,7 @@ TEST(ParityTest, EmptyAndSizeOneReductionsSkipTheDtypeCheck) {
   expect_values(empty({0, 3}).norm(inf, {0}), zeros({3}));
 }
 
-// cat (so roll) keeps a channels-last format common to its
+// cat (so roll and stack) keeps a channels-last format common to its
 // inputs, whatever their dtypes; otherwise row-major (parity.py).
 TEST(ParityTest, CatKeepsACommonChannelsLastFormat) {
   const Tensor cl =
@@ -441,6 +441,13 @@ TEST(ParityTest, CatKeepsACommonChannelsLastFormat) {
   EXPECT_EQ(cl.roll(1, 0).strides().vec(), (Strides{60, 1, 15, 3}));
   expect_values(cl.roll(1, 0).flatten().narrow(0, 0, 3), tensor({60.0f, 61.0f, 62.0f}));
   EXPECT_EQ(xt.roll(1, 0).strides().vec(), (Strides{4, 1}));
+  // stack is ATen's cat along dim, then a view splitting it.
+  const Tensor s = stack({cl, cl});
+  EXPECT_EQ(s.strides().vec(), (Strides{120, 60, 1, 15, 3}));
+  expect_values(s[1], cl);
+  EXPECT_EQ(stack({cl, cl}, 2).strides().vec(), (Strides{120, 1, 60, 15, 3}));
+  EXPECT_EQ(stack({cl, cl}, 4).strides().vec(), (Strides{120, 40, 10, 2, 1}));
+  EXPECT_EQ(stack({xt, xt}).strides().vec(), (Strides{12, 4, 1}));
 }
 
 // Advanced indexing lays its result out as PyTorch's index TensorIterator:

@@ -242,3 +242,7 @@ for name, f in [("xlogy(e, x)", lambda: torch.xlogy(e, x)), ("xlogy(c, x)", lamb
                 ("lerp(c, e, x)", lambda: torch.lerp(c, e, x)), ("lerp(x, c, c / 20)", lambda: torch.lerp(x, c, c / 20))]:
     r = f()
     print(name, "-> strides", r.stride(), r.tolist())
+# stack: cat along dim, then a view (channels-last kept), or cat of unsqueezes at the end.
+for d in [0, 2, 4]:
+    print("stack cl dim", d, "-> strides", torch.stack([cl, cl], d).stride())
+print("stack transposed -> strides", torch.stack([xt, xt]).stride())
