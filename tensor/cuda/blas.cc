@@ -24,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/cublas_handle.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/gemm.h"
@@ -31,9 +32,7 @@
 
 namespace ember {
 namespace cuda {
-namespace {
-
-using ember::detail::BatchGeometry;
+namespace detail {
 
 void check_cublas(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) {
@@ -42,9 +41,7 @@ void check_cublas(cublasStatus_t s, const char* what) {
   }
 }
 
-// One handle per thread and device (cuBLAS handles are not to be shared
-// between threads); they live until the thread exits.
-cublasHandle_t handle_for(int device) {
+cublasHandle_t cublas_handle(int device) {
   struct Handles {
     std::unordered_map<int, cublasHandle_t> by_device;
     ~Handles() {
@@ -53,12 +50,23 @@ cublasHandle_t handle_for(int device) {
   };
   thread_local Handles handles;
   auto it = handles.by_device.find(device);
-  if (it != handles.by_device.end()) return it->second;
   cublasHandle_t h;
-  check_cublas(cublasCreate(&h), "cublasCreate(handle)");
-  handles.by_device[device] = h;
+  if (it != handles.by_device.end()) {
+    h = it->second;
+  } else {
+    check_cublas(cublasCreate(&h), "cublasCreate(handle)");
+    handles.by_device[device] = h;
+  }
+  check_cublas(cublasSetStream(h, current_stream_handle(device)), "cublasSetStream");
   return h;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::check_cublas;
+using ember::detail::BatchGeometry;
 
 struct Layout {
   bool ok = false;
@@ -156,10 +164,7 @@ void gemm_typed(BatchGeometry g, Tensor a, Tensor b, Tensor& out, T alpha, T bet
               "CUDA matrix products support dimensions up to ", INT_MAX);
   const int device = out.device().index();
   detail::DeviceGuard guard(device);
-  cublasHandle_t h = handle_for(device);
-  // The current stream (Note [CUDA streams] in stream.cc), set before every
-  // call: the handle is the thread's, the stream may have changed since.
-  check_cublas(cublasSetStream(h, detail::current_stream_handle(device)), "cublasSetStream");
+  cublasHandle_t h = detail::cublas_handle(device);
   check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
   if (g.K == 0) {  // cuBLAS leaves C alone for k == 0 only when beta == 1
     if (beta == T(0)) {

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/cublas_handle.h"
 #include "tensor/cuda/kernels.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
@@ -28,8 +29,8 @@ cudaError_t launch_lu_permutation(const int* pivots, int64_t* perm, int64_t batc
 }  // namespace kernels
 namespace {
 
-// The stream every call below runs on: the legacy default stream for now.
-// The one place to switch to the current stream of the device.
+// The stream every call below runs on: the current device's current
+// stream (Note [CUDA streams] in stream.cc).
 cudaStream_t lapack_stream() { return kernels::current_stream(); }
 
 void check_cusolver(cusolverStatus_t s, const char* what) {
@@ -39,14 +40,7 @@ void check_cusolver(cusolverStatus_t s, const char* what) {
   }
 }
 
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    throw Error(
-        absl::StrCat("CUDA error: ", cublasGetStatusString(s), " when calling `", what, "`"));
-  }
-}
-
-// One handle per thread and device, as blas.cc's; they live until the
+// One handle per thread and device, as cublas_handle's; they live until the
 // thread exits. Each use sets lapack_stream().
 cusolverDnHandle_t solver_handle(int device) {
   struct Handles {
@@ -65,26 +59,6 @@ cusolverDnHandle_t solver_handle(int device) {
     handles.by_device[device] = h;
   }
   check_cusolver(cusolverDnSetStream(h, lapack_stream()), "cusolverDnSetStream");
-  return h;
-}
-
-cublasHandle_t blas_handle(int device) {
-  struct Handles {
-    std::unordered_map<int, cublasHandle_t> by_device;
-    ~Handles() {
-      for (auto& kv : by_device) cublasDestroy(kv.second);
-    }
-  };
-  thread_local Handles handles;
-  auto it = handles.by_device.find(device);
-  cublasHandle_t h;
-  if (it != handles.by_device.end()) {
-    h = it->second;
-  } else {
-    check_cublas(cublasCreate(&h), "cublasCreate(handle)");
-    handles.by_device[device] = h;
-  }
-  check_cublas(cublasSetStream(h, lapack_stream()), "cublasSetStream");
   return h;
 }
 
@@ -368,18 +342,19 @@ void trsm_cuda(const Tensor& a, Tensor& b, bool upper, bool transpose, bool unit
   if (n == 0 || k == 0) return;
   checked_int(static_cast<int64_t>(n) * std::max(n, k), "trsm");
   detail::DeviceGuard guard(b.device().index());
-  cublasHandle_t h = blas_handle(b.device().index());
+  cublasHandle_t h = detail::cublas_handle(b.device().index());
   const int64_t batches = matrices(b);
   dispatch(b, "triangular_solve_cuda", [&](auto zero) {
     using T = decltype(zero);
     const T* pa = a.data_ptr<T>();
     T* pb = b.data_ptr<T>();
     for (int64_t i = 0; i < batches; ++i) {
-      check_cublas(Solver<T>::trsm(h, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER,
-                                   transpose ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                   unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, k,
-                                   pa + i * n * n, pb + i * n * k),
-                   "cublasXtrsm");
+      detail::check_cublas(
+          Solver<T>::trsm(h, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER,
+                          transpose ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, k,
+                          pa + i * n * n, pb + i * n * k),
+          "cublasXtrsm");
     }
   });
 }
