@@ -82,6 +82,19 @@ Tensor train_step(Net& net, optim::Optimizer& opt, const Tensor& tokens, const T
   return loss;
 }
 
+constexpr int kWarmup = 2;
+
+// kWarmup eager steps on the current (pool) stream, then one captured into
+// `graph`; returns the captured step's loss, which every replay rewrites.
+Tensor capture_step(cuda::CUDAGraph& graph, Net& net, optim::Optimizer& opt, const Tensor& tokens,
+                    const Tensor& targets) {
+  for (int i = 0; i < kWarmup; ++i) train_step(net, opt, tokens, targets);
+  graph.capture_begin();
+  Tensor loss = train_step(net, opt, tokens, targets);
+  graph.capture_end();
+  return loss;
+}
+
 // Distinct tokens, so that the embedding's backward (index_add_ with
 // atomics) adds in a fixed order and replay and eager runs agree exactly.
 Tensor tokens_on_device() { return randperm(kVocab).slice(0, 0, kBatch).to(kCuda); }
@@ -95,7 +108,7 @@ TEST(CudaGraphTraining, ReplayMatchesEagerSteps) {
   graph_net.copy_from(eager_net);
   optim::SGD eager_opt(eager_net.parameters(), optim::SGDOptions(0.1).momentum(0.9));
   optim::SGD graph_opt(graph_net.parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  constexpr int kWarmup = 2, kReplays = 5;
+  constexpr int kReplays = 5;
 
   cuda::CUDAStream stream = cuda::getStreamFromPool();
   cuda::CUDAGraph graph;
@@ -105,10 +118,7 @@ TEST(CudaGraphTraining, ReplayMatchesEagerSteps) {
     // not ordered before a non-blocking pool stream's: finish it first.
     cuda::synchronize();
     cuda::CUDAStreamGuard guard(stream);
-    for (int i = 0; i < kWarmup; ++i) train_step(graph_net, graph_opt, tokens, targets);
-    graph.capture_begin();
-    static_loss = train_step(graph_net, graph_opt, tokens, targets);
-    graph.capture_end();
+    static_loss = capture_step(graph, graph_net, graph_opt, tokens, targets);
     for (int i = 0; i < kReplays; ++i) graph.replay();
     stream.synchronize();
   }
@@ -137,11 +147,8 @@ TEST(CudaGraphTraining, DropoutStepCaptures) {
   optim::SGD opt(net.parameters(), optim::SGDOptions(0.05).momentum(0.9));
   cuda::synchronize();
   cuda::CUDAStreamGuard guard(cuda::getStreamFromPool());
-  for (int i = 0; i < 2; ++i) train_step(net, opt, tokens, targets);
   cuda::CUDAGraph graph;
-  graph.capture_begin();
-  Tensor loss = train_step(net, opt, tokens, targets);
-  graph.capture_end();
+  Tensor loss = capture_step(graph, net, opt, tokens, targets);
   graph.replay();
   const float first = loss.item<float>();
   for (int i = 0; i < 20; ++i) graph.replay();
@@ -161,11 +168,8 @@ TEST(CudaGraphTraining, AdamStepCaptures) {
   optim::Adam opt(net.parameters(), optim::AdamOptions(1e-2));
   cuda::synchronize();
   cuda::CUDAStreamGuard guard(cuda::getStreamFromPool());
-  for (int i = 0; i < 2; ++i) train_step(net, opt, tokens, targets);
   cuda::CUDAGraph graph;
-  graph.capture_begin();
-  Tensor loss = train_step(net, opt, tokens, targets);
-  graph.capture_end();
+  Tensor loss = capture_step(graph, net, opt, tokens, targets);
   for (int i = 0; i < 3; ++i) graph.replay();
   EXPECT_TRUE(std::isfinite(loss.item<float>()));
 }
