@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <initializer_list>
-#include <utility>
 #include <limits>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/strided_walk.h"
 
 namespace ember {
 
@@ -54,14 +54,7 @@ Tensor to_floating(const Tensor& t) {
 Tensor laid_out_as_iterator(const Tensor& r, std::initializer_list<Tensor> inputs) {
   if (r.numel() <= 1) return r;
   std::vector<DimVector> strides;
-  for (const Tensor& t : inputs) {  // over r's dims; 0 where t broadcasts
-    DimVector st(r.dim(), 0);
-    const int64_t offset = r.dim() - t.dim();
-    for (int64_t k = 0; k < t.dim(); ++k) {
-      if (t.sizes()[k] == r.sizes()[offset + k]) st[offset + k] = t.strides()[k];
-    }
-    strides.push_back(std::move(st));
-  }
+  for (const Tensor& t : inputs) strides.push_back(detail::broadcast_strides(t, r.sizes()));
   const DimVector want =
       iterator_layout_strides(r.sizes(), strides.data(), static_cast<int>(strides.size()));
   bool same = true;
