@@ -5,13 +5,13 @@
 // capture shows that such a step never waits for the host (issue 17). Needs
 // a GPU; skips without one.
 //
-// ember's device generator is not graph-safe (graph.h): a captured dropout
-// replays the Philox seed and offset it was captured with, so its masks
-// repeat on every replay where eager steps draw new ones. Replay and eager
-// runs are therefore compared with dropout p = 0 (the module still runs in
-// training mode); a separate test captures the step with p = 0.5 and only
-// checks that the capture succeeds and that replays train (finite, falling
-// loss). SGD is used for the comparison: its update has no per-step host
+// The device generator is graph-safe (Note [Graph-safe random numbers] in
+// tensor/cuda/graph.cc): a captured dropout draws a new mask at every
+// replay, the one an eager step would draw from the same generator state.
+// Replays and eager steps are compared with dropout p = 0 and p = 0.5, the
+// generator reseeded before the replays and before the matching eager
+// steps (the capture itself reserves one step's offsets and draws
+// nothing). SGD is used for the comparison: its update has no per-step host
 // scalars once the momentum buffers exist (after the warm-up), whereas
 // ember's Adam keeps its step count on the host and a replay would repeat
 // the captured step's bias corrections; Adam's capture is checked alone.
@@ -100,11 +100,12 @@ Tensor capture_step(cuda::CUDAGraph& graph, Net& net, optim::Optimizer& opt, con
 Tensor tokens_on_device() { return randperm(kVocab).slice(0, 0, kBatch).to(kCuda); }
 Tensor targets_on_device() { return randint(0, kClasses, {kBatch}).to(kCuda); }
 
-TEST(CudaGraphTraining, ReplayMatchesEagerSteps) {
-  SKIP_WITHOUT_CUDA_DEVICE();
+// kWarmup eager steps and a captured one, then kReplays replays, against
+// kWarmup + kReplays eager steps of an identical net; dropout probability p.
+void expect_replays_match_eager_steps(double p) {
   manual_seed(0);
   const Tensor tokens = tokens_on_device(), targets = targets_on_device();
-  Net eager_net(0.0), graph_net(0.0);
+  Net eager_net(p), graph_net(p);
   graph_net.copy_from(eager_net);
   optim::SGD eager_opt(eager_net.parameters(), optim::SGDOptions(0.1).momentum(0.9));
   optim::SGD graph_opt(graph_net.parameters(), optim::SGDOptions(0.1).momentum(0.9));
@@ -118,27 +119,41 @@ TEST(CudaGraphTraining, ReplayMatchesEagerSteps) {
     // not ordered before a non-blocking pool stream's: finish it first.
     cuda::synchronize();
     cuda::CUDAStreamGuard guard(stream);
+    manual_seed(1);
     static_loss = capture_step(graph, graph_net, graph_opt, tokens, targets);
+    manual_seed(2);
     for (int i = 0; i < kReplays; ++i) graph.replay();
     stream.synchronize();
   }
   // The capture itself ran nothing: kWarmup + kReplays steps in all.
   Tensor eager_loss;
-  for (int i = 0; i < kWarmup + kReplays; ++i) {
+  manual_seed(1);
+  for (int i = 0; i < kWarmup; ++i) train_step(eager_net, eager_opt, tokens, targets);
+  manual_seed(2);
+  for (int i = 0; i < kReplays; ++i) {
     eager_loss = train_step(eager_net, eager_opt, tokens, targets);
   }
   const std::vector<Tensor> pe = eager_net.parameters(), pg = graph_net.parameters();
   ASSERT_EQ(pe.size(), pg.size());
   for (size_t i = 0; i < pe.size(); ++i) {
     EXPECT_TRUE(allclose(pg[i].to(Device(kCPU)), pe[i].to(Device(kCPU)), 1e-5, 1e-6))
-        << "parameter " << i;
+        << "parameter " << i << ", p = " << p;
   }
-  EXPECT_NEAR(static_loss.item<float>(), eager_loss.item<float>(), 1e-5);
+  EXPECT_NEAR(static_loss.item<float>(), eager_loss.item<float>(), 1e-5) << "p = " << p;
+}
+
+TEST(CudaGraphTraining, ReplayMatchesEagerSteps) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  expect_replays_match_eager_steps(0.0);
+}
+
+TEST(CudaGraphTraining, ReplayWithDropoutMatchesEagerSteps) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  expect_replays_match_eager_steps(0.5);
 }
 
 // Dropout with p > 0 draws its mask on the device inside the captured step:
-// the capture must succeed (no host synchronization). The replays reuse the
-// captured mask (the generator is not graph-safe), which still trains.
+// the capture succeeds (no host synchronization), and replays train.
 TEST(CudaGraphTraining, DropoutStepCaptures) {
   SKIP_WITHOUT_CUDA_DEVICE();
   manual_seed(1);

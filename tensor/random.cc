@@ -263,6 +263,7 @@ void fill_on_device(Tensor& t, detail::RandomFill fill, const Generator& gen) {
     fill.seed = g->current_seed();
     fill.offset = g->reserve_philox_offset(1);
   }
+  fill.generator = g;
   if (t.numel() != 0) fn(t, fill);
   t.unsafeGetTensorImpl()->bump_version();
 }

@@ -37,6 +37,10 @@ struct RandomFill {
   Tensor p;
   uint64_t seed = 0;
   uint64_t offset = 0;
+  // The generator `seed` and `offset` come from: a CUDA graph capture
+  // translates them into offsets within the graph (Note [Graph-safe random
+  // numbers] in tensor/cuda/graph.cc).
+  const GeneratorImpl* generator = nullptr;
 };
 
 using RandomFillFn = void (*)(Tensor& self, const RandomFill& fill);

@@ -39,20 +39,43 @@
 // - Index checks (Note [Device-side index checks]): a captured index kernel
 //   writes the device's index record at every replay; replay() tells the
 //   record so, and the next host read reports a bad index as usual.
-// - Random numbers: not graph-safe (graph.h).
+// - Random numbers: graph-safe (below).
+//
+// Note [Graph-safe random numbers]: an eager random fill takes the
+// generator's seed and reserves its next Philox offset on the host (Note
+// [Device random numbers] in tensor/random.cc), and both become kernel
+// arguments. Captured as they are, every replay would draw the same
+// numbers. So, as PyTorch's CUDA generator does, a fill on a capturing
+// stream passes a pointer to two device words instead, {seed, base}, and
+// its offset relative to the generator's offset at capture_begin (still
+// reserved on the host, so fills within the graph never share one); it
+// draws at offset base + relative. capture_end notes how far the capture
+// moved the generator. Each replay reserves that many offsets from the
+// generator as it is then and writes {current seed, first reserved offset}
+// into the words with two fill kernels queued before the graph on the
+// replay stream. A replay therefore draws exactly what the same ops would
+// draw eagerly at that point, and eager fills between replays never reuse
+// its offsets. Captures are found by the runtime's capture id, which
+// streams forked from the capturing one share. Only the capture device's
+// default generator may be used during capture (PyTorch's rule and
+// message); the words are the graph's own, so graphs replay independently.
 
 #include "tensor/cuda/graph.h"
 
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
 #include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/index_launch.h"
+#include "tensor/cuda/kernels.h"
 #include "tensor/error.h"
+#include "tensor/random.h"
 
 namespace ember {
 namespace cuda {
@@ -87,6 +110,63 @@ void check_no_capture_on_device(int device, const char* what) {
   if (capture_underway(device)) throw Error(capture_message(what));
 }
 
+namespace {
+struct CaptureRng {
+  const void* generator;
+  uint64_t base;
+  const uint64_t* state;
+};
+std::mutex capture_rng_mutex;
+std::unordered_map<unsigned long long, CaptureRng>& capture_rngs() {
+  static auto* m = new std::unordered_map<unsigned long long, CaptureRng>();
+  return *m;
+}
+}  // namespace
+
+const uint64_t* captured_rng_state(cudaStream_t stream, const void* generator, uint64_t* base) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  if (cudaStreamGetCaptureInfo(stream, &status, &id) != cudaSuccess) {
+    // The legacy stream while another captures: the fill's launch reports it.
+    cudaGetLastError();
+    return nullptr;
+  }
+  if (status != cudaStreamCaptureStatusActive) return nullptr;
+  std::lock_guard<std::mutex> lock(capture_rng_mutex);
+  auto it = capture_rngs().find(id);
+  if (it == capture_rngs().end() || it->second.generator != generator) {
+    throw Error(
+        "philox_cuda_state for an unexpected CUDA generator used during capture. In regions "
+        "captured by CUDA graphs, you may only use the default CUDA RNG generator on the device "
+        "that's current when capture begins. If you need a non-default (user-supplied) "
+        "generator, or a generator on another device, please file an issue.");
+  }
+  *base = it->second.base;
+  return it->second.state;
+}
+
+namespace {
+void register_capture_rng(unsigned long long id, const CaptureRng& rng) {
+  std::lock_guard<std::mutex> lock(capture_rng_mutex);
+  capture_rngs()[id] = rng;
+}
+void unregister_capture_rng(unsigned long long id) {
+  std::lock_guard<std::mutex> lock(capture_rng_mutex);
+  capture_rngs().erase(id);
+}
+// Writes one 64-bit word on the current stream with a fill kernel, whose
+// argument holds the value.
+void write_word(uint64_t* dst, uint64_t value) {
+  kernels::Geometry g;
+  g.ndim = 1;
+  g.numel = 1;
+  g.sizes[0] = 1;
+  g.dst_strides[0] = 1;
+  g.src_strides[0] = 1;
+  EMBER_CUDA_CHECK(kernels::launch_fill(dst, g, 8, value));
+}
+}  // namespace
+
 }  // namespace detail
 
 namespace {
@@ -104,6 +184,10 @@ CUDAGraph::~CUDAGraph() {
   try {
     reset();
   } catch (const std::exception&) {  // a destructor must not throw
+  }
+  if (rng_state_ != nullptr) {
+    detail::DeviceGuard guard(capture_dev_);
+    if (cudaFree(rng_state_) != cudaSuccess) cudaGetLastError();
   }
 }
 
@@ -123,6 +207,16 @@ void CUDAGraph::capture_begin(MempoolId_t pool) {
   detail::DeviceGuard guard(capture_dev_);
   cudaStream_t s = stream.stream();
   index_launches_at_begin_ = detail::index_launch_count(capture_dev_);
+  if (rng_state_ == nullptr) {
+    void* p = nullptr;
+    EMBER_CUDA_CHECK(cudaMalloc(&p, 2 * sizeof(uint64_t)));
+    rng_state_ = static_cast<uint64_t*>(p);
+  }
+  rng_generator_ = default_generator(capture_dev_).impl();
+  {
+    std::lock_guard<std::mutex> lock(rng_generator_->mutex());
+    rng_base_ = rng_generator_->philox_offset();
+  }
   EMBER_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   cudaError_t err = cudaStreamGetCaptureInfo(s, &status, &id_);
@@ -135,6 +229,7 @@ void CUDAGraph::capture_begin(MempoolId_t pool) {
   }
   mempool_id_ = (pool.first != 0 || pool.second != 0) ? pool : MempoolId_t{id_, 0};
   detail::begin_allocate_to_pool(capture_dev_, id_, mempool_id_);
+  detail::register_capture_rng(id_, {rng_generator_, rng_base_, rng_state_});
   capturing_ = true;
   holds_pool_ = true;
 }
@@ -149,6 +244,11 @@ void CUDAGraph::capture_end() {
   if (err != cudaSuccess) cudaGetLastError();
   capturing_ = false;
   detail::end_allocate_to_pool(capture_dev_, id_);
+  detail::unregister_capture_rng(id_);
+  {
+    std::lock_guard<std::mutex> lock(rng_generator_->mutex());
+    rng_increment_ = rng_generator_->philox_offset() - rng_base_;
+  }
   if (err != cudaSuccess || g == nullptr) {
     if (g != nullptr) cudaGraphDestroy(g);
     // Nothing was launched: the pool's blocks may go back at once.
@@ -180,6 +280,17 @@ void CUDAGraph::replay() {
   EMBER_CHECK(has_graph_exec_, "Called CUDAGraph::replay without a preceding successful capture.");
   detail::DeviceGuard guard(capture_dev_);
   const CUDAStream stream = getCurrentCUDAStream(capture_dev_);
+  if (rng_increment_ != 0) {
+    uint64_t seed, offset;
+    {
+      std::lock_guard<std::mutex> lock(rng_generator_->mutex());
+      seed = rng_generator_->current_seed();
+      offset = rng_generator_->reserve_philox_offset(rng_increment_);
+    }
+    // The fills run on the current stream: the replay's.
+    detail::write_word(rng_state_, seed);
+    detail::write_word(rng_state_ + 1, offset);
+  }
   EMBER_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream.stream()));
   // The index record may be set by this launch: look at it at the next
   // host read (Note [Device-side index checks]).
@@ -196,6 +307,7 @@ void CUDAGraph::reset() {
     if (g != nullptr) cudaGraphDestroy(g);
     capturing_ = false;
     detail::end_allocate_to_pool(capture_dev_, id_);
+    detail::unregister_capture_rng(id_);
   }
   if (has_graph_) {
     cudaGraphDestroy(graph_);
@@ -215,6 +327,7 @@ void CUDAGraph::reset() {
     detail::release_pool(capture_dev_, mempool_id_);
   }
   uses_index_kernels_ = false;
+  rng_increment_ = 0;
 }
 
 MempoolId_t CUDAGraph::pool() {

@@ -22,11 +22,13 @@
 // throws "Torch not compiled with CUDA enabled", with a toolkit but no
 // device the runtime's no-device error (as stream.h's functions).
 //
+// Random numbers are graph-safe, as PyTorch's: a captured random op
+// (dropout, rand, bernoulli_...) draws new numbers at each replay, the same
+// ones the eager op would draw from the generator's state at that point
+// (Note [Graph-safe random numbers] in graph.cc). Only the capture device's
+// default generator may be used inside a capture (PyTorch's rule).
+//
 // Differences from libtorch 1.13:
-// - The device random generator is not graph-safe: a captured random op
-//   (dropout, rand, bernoulli_...) replays the Philox seed and offset it was
-//   captured with, so every replay draws the same numbers (PyTorch's
-//   CUDAGeneratorImpl advances an offset held on the device at each replay).
 // - Ops whose scalars live on the host are captured as constants, as
 //   PyTorch's kernel arguments are: Adam's step count and bias corrections,
 //   learning rates. An optimizer with a host step count (ember's Adam, not
@@ -43,6 +45,9 @@ typedef struct CUgraph_st* cudaGraph_t;
 typedef struct CUgraphExec_st* cudaGraphExec_t;
 
 namespace ember {
+
+class GeneratorImpl;
+
 namespace cuda {
 
 // libtorch's MempoolId_t: {capture id, 0} for a graph's own pool, {0, n}
@@ -97,6 +102,14 @@ class CUDAGraph {
   CUDAStream capture_stream_;
   int capture_dev_ = -1;
   CUDAEvent replayed_;  // recorded after each replay; reset waits for it
+  // Note [Graph-safe random numbers]: the device words {seed, offset} the
+  // captured fills read (cudaMalloc'd once, freed by the destructor), the
+  // default generator's offset at capture_begin, and how far the capture
+  // moved it (what each replay reserves).
+  uint64_t* rng_state_ = nullptr;
+  GeneratorImpl* rng_generator_ = nullptr;
+  uint64_t rng_base_ = 0;
+  uint64_t rng_increment_ = 0;
 };
 
 }  // namespace cuda

@@ -26,6 +26,14 @@ void check_not_capturing(cudaStream_t stream, const char* what);
 // underway on `device`.
 void check_no_capture_on_device(int device, const char* what);
 
+// Note [Graph-safe random numbers]: when `stream` is being captured by a
+// CUDAGraph, the device words {seed, base offset} that the graph's random
+// fills read, with *base set to the generator's offset at capture_begin (a
+// captured fill that reserved offset o draws at words[1] + o - *base).
+// nullptr when `stream` is not capturing. Throws PyTorch's error when the
+// fill draws from a generator other than the capture device's default one.
+const uint64_t* captured_rng_state(cudaStream_t stream, const void* generator, uint64_t* base);
+
 // --- allocator.cc (Note [CUDA caching allocator]) ---
 
 // True while a capture into a private pool is underway on `device` (an

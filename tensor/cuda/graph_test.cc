@@ -10,6 +10,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tensor/all.h"
 #include "tensor/cuda/cuda.h"
@@ -253,6 +254,66 @@ TEST(Graph, SharedPool) {
   g2.replay();  // the pool is still g2's
   EXPECT_TRUE(equal(y2.to(Device(kCPU)), full({1024}, 4.f)));
   g2.reset();
+}
+
+// Note [Graph-safe random numbers]: each replay draws new numbers, exactly
+// those the same fills would draw eagerly from the generator's state at
+// that point, and eager fills between replays take the offsets after them.
+TEST(Graph, RandomFillsDrawNewNumbersAtEachReplay) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const TensorOptions opts = TensorOptions(kFloat).device(kCuda);
+  auto fills = [&](Tensor& u, Tensor& n, Tensor& b) {
+    u = rand({1000}, opts);
+    n = randn({3, 333}, opts);
+    b = empty({777}, opts).bernoulli_(0.3);
+  };
+  CUDAStreamGuard guard(getStreamFromPool());
+  CUDAGraph g;
+  Tensor u, n, b;
+  g.capture_begin();
+  fills(u, n, b);
+  g.capture_end();
+
+  manual_seed(5);
+  std::vector<Tensor> replayed;
+  for (int i = 0; i < 2; ++i) {
+    g.replay();
+    for (const Tensor& t : {u, n, b}) replayed.push_back(t.to(Device(kCPU)));
+    replayed.push_back(rand({10}, opts).to(Device(kCPU)));  // eager, between replays
+  }
+  manual_seed(5);
+  std::vector<Tensor> eager;
+  for (int i = 0; i < 2; ++i) {
+    Tensor eu, en, eb;
+    fills(eu, en, eb);
+    for (const Tensor& t : {eu, en, eb}) eager.push_back(t.to(Device(kCPU)));
+    eager.push_back(rand({10}, opts).to(Device(kCPU)));
+  }
+  ASSERT_EQ(replayed.size(), eager.size());
+  for (size_t i = 0; i < eager.size(); ++i) {
+    EXPECT_TRUE(equal(replayed[i], eager[i])) << "tensor " << i;
+  }
+  EXPECT_FALSE(equal(replayed[0], replayed[4]));  // the second replay's rand differs
+  EXPECT_FALSE(equal(replayed[1], replayed[5]));
+}
+
+// Only the capture device's default generator may be used during capture
+// (PyTorch's rule and message); the capture stays usable.
+TEST(Graph, CapturedFillFromAnotherGeneratorThrows) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const TensorOptions opts = TensorOptions(kFloat).device(kCuda);
+  Generator mine(kCuda, 7);
+  CUDAStreamGuard guard(getStreamFromPool());
+  CUDAGraph g;
+  Tensor x = zeros({16}, opts);
+  g.capture_begin();
+  EXPECT_THAT(error_of([&] { uniform_(x, 0, 1, mine); }),
+              HasSubstr("you may only use the default CUDA RNG generator on the device that's "
+                        "current when capture begins"));
+  Tensor y = x + 1;
+  g.capture_end();
+  g.replay();
+  EXPECT_TRUE(equal(y.to(Device(kCPU)), ones({16})));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
+#include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/random_kernels.h"
 #include "tensor/empty.h"
@@ -83,6 +84,12 @@ void random_fill_cuda(Tensor& self, const RandomFill& f) {
   a.range = f.range;
   a.seed = f.seed;
   a.offset = f.offset;
+  uint64_t base = 0;
+  if (const uint64_t* state = detail::captured_rng_state(
+          detail::current_stream_handle(self.device().index()), f.generator, &base)) {
+    a.graph_state = state;
+    a.offset = f.offset - base;
+  }
   const Tensor* p = nullptr;
   if (f.kind == RandomKind::kBernoulliTensor) {
     EMBER_CHECK(f.p.device() == self.device() && f.p.sizes() == self.sizes() &&

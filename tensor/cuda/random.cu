@@ -131,9 +131,14 @@ __global__ void random_kernel(Elementwise e, RandomArgs a, int per) {
   const bool wide = per == 2;
   const bool with_p = a.op == RandomOp::kBernoulliTensor;
   const int p_size = a.p_double ? 8 : 4;
+  uint64_t seed = a.seed, offset = a.offset;
+  if (a.graph_state != nullptr) {
+    seed = a.graph_state[0];
+    offset += a.graph_state[1];
+  }
   for (int64_t g = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; g < groups;
        g += int64_t{blockDim.x} * gridDim.x) {
-    const Philox4x32 draw = philox_draw(a.seed, a.offset, static_cast<uint64_t>(g));
+    const Philox4x32 draw = philox_draw(seed, offset, static_cast<uint64_t>(g));
     for (int k = 0; k < per; ++k) {
       const int64_t i = g * per + k;
       if (i >= n) break;

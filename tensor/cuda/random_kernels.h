@@ -31,6 +31,10 @@ struct RandomArgs {
   uint64_t range = 0;
   bool p_double = false;
   uint64_t seed = 0, offset = 0;
+  // Inside a CUDA graph: the device words {seed, base offset} that each
+  // replay rewrites; the draw then uses seed graph_state[0] and offset
+  // graph_state[1] + offset (Note [Graph-safe random numbers] in graph.cc).
+  const uint64_t* graph_state = nullptr;
 };
 
 // Fills operand 0 of `e` (dtype `dtype`; its linear index is the element's
