@@ -484,6 +484,19 @@ std::vector<Case> cases() {
       {"cauchy_", random_fill([](Tensor& y) { y.cauchy_(0.5, 2); }), [] { return V{rt(2, 3)}; }},
       {"log_normal_", random_fill([](Tensor& y) { y.log_normal_(); }), [] { return V{rt(2, 3)}; }},
       {"geometric_", random_fill([](Tensor& y) { y.geometric_(0.3); }), [] { return V{rt(2, 3)}; }},
+      {"native_dropout",
+       [](const V& x) {
+         manual_seed(7);
+         return V{std::get<0>(native_dropout(x[0], 0.4, true)),
+                  std::get<0>(native_dropout(x[0], 0.4, false))};
+       },
+       [] { return V{rt(3, 4)}; }},
+      {"native_dropout_backward",
+       [](const V& x) {
+         const Tensor mask = tensor({true, false, true, true, false, true}).reshape({2, 3});
+         return V{native_dropout_backward(x[0], mask, 2.5)};
+       },
+       [] { return V{rt(2, 3)}; }},
       {"index_put",
        [](const V& x) {
          Tensor y = x[0] * 1, z = x[0] * 1;

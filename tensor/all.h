@@ -23,6 +23,7 @@
 #include "tensor/precision.h"
 #include "tensor/print.h"
 #include "tensor/quantize.h"
+#include "tensor/native_dropout.h"
 #include "tensor/random.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"

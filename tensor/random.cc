@@ -134,6 +134,15 @@ Generator& Generator::set_state(const Tensor& state) {
 namespace detail {
 EMBER_DEFINE_KERNEL_TABLE(random_fill_kernel, RandomFillFn);
 EMBER_DEFINE_KERNEL_TABLE(randperm_kernel, RandpermFn);
+EMBER_DEFINE_KERNEL_TABLE(dropout_kernel, DropoutFn);
+
+void reserve_device_draw(RandomFill& fill, const Generator& gen) {
+  GeneratorImpl* g = gen.impl();
+  std::lock_guard<std::mutex> lock(g->mutex());
+  fill.seed = g->current_seed();
+  fill.offset = g->reserve_philox_offset(1);
+  fill.generator = g;
+}
 }  // namespace detail
 
 namespace {
@@ -257,13 +266,7 @@ void check_generator_device(const Generator& gen, const Tensor& t) {
 // Fills t (not on the CPU) on its device, drawing from gen.
 void fill_on_device(Tensor& t, detail::RandomFill fill, const Generator& gen) {
   const detail::RandomFillFn fn = detail::random_fill_kernel(t.device());
-  GeneratorImpl* g = gen.impl();
-  {
-    std::lock_guard<std::mutex> lock(g->mutex());
-    fill.seed = g->current_seed();
-    fill.offset = g->reserve_philox_offset(1);
-  }
-  fill.generator = g;
+  detail::reserve_device_draw(fill, gen);
   if (t.numel() != 0) fn(t, fill);
   t.unsafeGetTensorImpl()->bump_version();
 }

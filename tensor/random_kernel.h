@@ -46,6 +46,19 @@ struct RandomFill {
 using RandomFillFn = void (*)(Tensor& self, const RandomFill& fill);
 EMBER_DECLARE_KERNEL_TABLE(random_fill_kernel, RandomFillFn);
 
+// Sets fill's seed, offset (one reserved) and generator from gen, under its
+// lock: what every device draw starts with.
+void reserve_device_draw(RandomFill& fill, const Generator& gen);
+
+// native_dropout's fused pass (Note [Fused dropout] in native_dropout.cc):
+// out = input * mask * scale, all of input's sizes (out floating, mask
+// bool). With `draw` (a kBernoulli fill whose a is the keep probability)
+// the mask is drawn first, as that fill would draw a bool tensor; without
+// (nullptr) it is read. Devices that register none use the composite ops.
+using DropoutFn = void (*)(const Tensor& input, Tensor& mask, Tensor& out, double scale,
+                           const RandomFill* draw);
+EMBER_DECLARE_KERNEL_TABLE(dropout_kernel, DropoutFn);
+
 // randperm(n) into out (1-D, n elements, on the device), drawing from gen.
 using RandpermFn = void (*)(Tensor& out, const Generator& gen);
 EMBER_DECLARE_KERNEL_TABLE(randperm_kernel, RandpermFn);

@@ -20,6 +20,7 @@
 #include "tensor/empty.h"
 #include "tensor/layer_norm_kernels.h"
 #include "tensor/math.h"
+#include "tensor/native_dropout.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
@@ -485,18 +486,37 @@ V indexed_pad_bw(const C& c, const V& g) {
   return r;
 }
 
+// native_dropout (args: p, train): grad * mask * scale, PyTorch's scale
+// (1 when not training). Under create_graph, as 1.13, the composite
+// infinitely_differentiable_native_dropout_backward (node MulBackward0).
+V native_dropout_bw(const C& c, const V& g) {
+  const double p = c.double_arg(0);
+  const double scale = !c.bool_arg(1) ? 1. : (p == 1 ? 0. : 1. / (1. - p));
+  if (GradMode::is_enabled()) return {g[0] * (c.output(1).to(g[0].dtype()) * scale)};
+  return {native_dropout_backward(g[0], c.output(1), scale)};
+}
+
+// native_dropout_backward(grad, mask) (args: scale): linear in grad; the
+// mask is not differentiable.
+V native_dropout_backward_bw(const C& c, const V& g) {
+  return {native_dropout_backward(g[0], c.input(1), c.double_arg(0)), Tensor()};
+}
+
 EMBER_REGISTER_DERIVATIVES(
+    {"native_dropout", "NativeDropoutBackward0", 0, true, native_dropout_bw, false,
+     /*unsaved_outputs=*/1},
+    {"native_dropout_backward", "NativeDropoutBackwardBackward0", kSaveOther, false,
+     native_dropout_backward_bw},
     {"convolution", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, convolution_bw},
     {"convolution_backward", "ConvolutionBackwardBackward0", kSaveAll, false,
      convolution_backward_bw, /*undefined_grads=*/true},
     {"conv_transpose", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, conv_transpose_bw},
     {"max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", 0, true, max_pool2d_bw},
-    {"max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", kSaveOther,
-     false, max_pool2d_backward_bw},
+    {"max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", kSaveOther, false,
+     max_pool2d_backward_bw},
     {"avg_pool2d", "AvgPool2DBackward0", kSaveSelf, false, avg_pool2d_bw},
     {"avg_pool2d_backward", "AvgPool2DBackwardBackward0", 0, false, avg_pool2d_backward_bw},
-    {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", kSaveSelf, false,
-     adaptive_avg_pool2d_bw},
+    {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", kSaveSelf, false, adaptive_avg_pool2d_bw},
     {"adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 0, false,
      adaptive_avg_pool2d_backward_bw},
     {"gelu", "GeluBackward0", kSaveSelf, false, gelu_bw},
@@ -505,8 +525,7 @@ EMBER_REGISTER_DERIVATIVES(
      false, /*unsaved_outputs=*/1},
     {"native_layer_norm", "NativeLayerNormBackward0", kSaveSelf | kSaveOther, true, layer_norm_bw,
      false, /*unsaved_outputs=*/1},
-    {"native_group_norm", "NativeGroupNormBackward0", kSaveSelf | kSaveOther, false,
-     group_norm_bw},
+    {"native_group_norm", "NativeGroupNormBackward0", kSaveSelf | kSaveOther, false, group_norm_bw},
     {"embedding", "EmbeddingBackward0", kSaveOther, false, embedding_bw},
     {"nll_loss", "NllLossBackward0", kSaveAll, true, nll_loss_bw},
     {"nll_loss2d", "NllLoss2DBackward0", kSaveAll, true, nll_loss_bw},

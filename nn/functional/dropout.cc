@@ -5,6 +5,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
+#include "tensor/native_dropout.h"
 
 namespace ember {
 namespace nn {
@@ -68,6 +69,13 @@ Tensor dropout_nd(const Tensor& input, const DropoutFuncOptions& o, int64_t batc
 }  // namespace
 
 Tensor dropout(const Tensor& input, const DropoutFuncOptions& options) {
+  // at::dropout's is_fused_kernel_acceptable: CUDA, 0 < p < 1, not empty
+  // (Note [Fused dropout] in tensor/native_dropout.cc).
+  const double p = options.p();
+  if (options.training() && !options.inplace() && input.is_cuda() && p > 0 && p < 1 &&
+      input.numel() > 0) {
+    return std::get<0>(native_dropout(input, p, true));
+  }
   return dropout_impl(input, options.p(), options.training(), options.inplace(),
                       /*feature=*/false, /*alpha=*/false);
 }

@@ -16,6 +16,8 @@ struct DropoutFuncOptions {
 // In training, zeroes each element with probability p (drawn from the
 // default generator as PyTorch's bernoulli_(1 - p), so manual_seed gives
 // PyTorch's mask) and scales the rest by 1 / (1 - p); otherwise the input.
+// On CUDA with 0 < p < 1 and not in place, as at::dropout: native_dropout's
+// fused pass (tensor/native_dropout.h; node NativeDropoutBackward0).
 Tensor dropout(const Tensor& input, const DropoutFuncOptions& options = {});
 
 // Channel-wise dropout (PyTorch's feature_dropout): one draw per (N, C)

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "autograd/autograd.h"
 #include "nn/dropout.h"
 #include "nn/functional/dropout.h"
@@ -69,6 +71,54 @@ TEST(DropoutTest, AlphaDropoutMatchesPyTorch) {
   check("feature_alpha_dropout", {2, 4, 3}, false, [](const Tensor& x) {
     return F::feature_alpha_dropout(x, F::FeatureAlphaDropoutFuncOptions().p(0.3).training(true));
   });
+}
+
+// at::native_dropout on the CPU: PyTorch's mask (bool, contiguous draws),
+// output (laid out as the input), node and gradient, training or not.
+void check_native(const std::string& name, bool transpose, double p, std::optional<bool> train) {
+  SCOPED_TRACE(name);
+  Tensor x = input({4, 5}, transpose);
+  manual_seed(3);
+  auto [out, mask] = native_dropout(x, p, train);
+  EXPECT_EQ(out.grad_fn()->name(), "NativeDropoutBackward0");
+  EXPECT_EQ(out.strides(), x.strides());
+  EXPECT_EQ(mask.dtype(), kBool);
+  Tensor weights = (arange(out.numel(), kFloat) * 0.05 + 1).reshape(out.sizes());
+  (out * weights).sum().backward();
+  EXPECT_TRUE(matches_golden(out, find_golden(kGolden, name + "/out"), 0));
+  EXPECT_TRUE(matches_golden(mask, find_golden(kGolden, name + "/mask"), 0));
+  if (train.has_value()) {
+    EXPECT_TRUE(matches_golden(x.grad(), find_golden(kGolden, name + "/grad"), 0));
+  } else {  // training: mask * scale, where 1.13 forgets the scale (native_dropout.h)
+    EXPECT_TRUE(x.grad().equal(weights.mul(mask).mul_(1. / (1. - p))));
+  }
+}
+
+TEST(DropoutTest, NativeDropoutMatchesPyTorch) {
+  check_native("native_dropout", false, 0.3, true);
+  check_native("native_dropout_default_train", false, 0.6, std::nullopt);
+  check_native("native_dropout_eval", false, 0.3, false);
+  check_native("native_dropout_p1", false, 1.0, true);
+  check_native("native_dropout_p0", false, 0.0, true);
+  check_native("native_dropout_transposed", true, 0.5, true);
+}
+
+TEST(DropoutTest, NativeDropoutEdgeCases) {
+  // An empty input comes back as it is, with an empty mask of its dtype.
+  Tensor e = empty({0, 3});
+  auto [out, mask] = native_dropout(e, 0.5, true);
+  EXPECT_TRUE(out.is_same(e));
+  EXPECT_EQ(mask.sizes(), e.sizes());
+  EXPECT_EQ(mask.dtype(), kFloat);
+  try {
+    native_dropout(ones({3}), 1.5, true);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& err) {
+    EXPECT_STREQ(err.what(), "bernoulli_ expects p to be in [0, 1], but got p=-0.5");
+  }
+  // The backward is grad * mask * scale.
+  Tensor g = tensor({1.f, -2.f, 3.f}), m = tensor({true, false, true});
+  EXPECT_TRUE(equal(native_dropout_backward(g, m, 2.0), tensor({2.f, -0.f, 6.f})));
 }
 
 // The noise is drawn contiguous (PyTorch's LEGACY_CONTIGUOUS_MEMORY_FORMAT),

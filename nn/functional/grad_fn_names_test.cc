@@ -443,6 +443,15 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return grad_of([](const Tensor& x) { return F::max_pool2d(x, F::MaxPool2dFuncOptions(2)); },
                         r({1, 1, 4, 4}), r({1, 1, 2, 2}));
        }},
+      {"native_dropout", [] { return std::get<0>(native_dropout(r({3}), 0.5, true)); }},
+      {"native_dropout_eval", [] { return std::get<0>(native_dropout(r({3}), 0.5, false)); }},
+      {"native_dropout_double_backward",
+       [] {
+         return grad_of([](const Tensor& x) { return std::get<0>(native_dropout(x, 0.5, true)); },
+                        r({3}), r({3}));
+       }},
+      {"native_dropout_backward",
+       [] { return native_dropout_backward(r({3}), tensor({true, false, true}), 2.0); }},
       {"avg_pool2d_backward",
        [] {
          return grad_of([](const Tensor& x) { return F::avg_pool2d(x, F::AvgPool2dFuncOptions(2)); },

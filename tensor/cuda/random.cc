@@ -3,6 +3,7 @@
 // cuda.h: Note [Device random numbers] in tensor/random.cc.
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cuda.h"
@@ -20,14 +21,15 @@ namespace {
 using ember::detail::RandomFill;
 using ember::detail::RandomKind;
 
-// self's elements (and p's, the same sizes) in row-major order, as the
-// kernels' loop takes them: dims innermost first, size-1 dims dropped, and
+// The elements of ops[0] (and of the other operands, the same sizes) in
+// row-major order, as the kernels' loop takes them: dims innermost first, size-1 dims dropped, and
 // neighbours merged where both operands step through them as one. The
 // loop's linear index is then the element's row-major position.
-kernels::Elementwise random_geometry(const Tensor& self, const Tensor* p) {
+kernels::Elementwise random_geometry(std::initializer_list<const Tensor*> operands) {
   kernels::Elementwise e;
-  const Tensor* ops[2] = {&self, p};
-  e.ntensors = p != nullptr ? 2 : 1;
+  const Tensor* const* ops = operands.begin();
+  const Tensor& self = *ops[0];
+  e.ntensors = static_cast<int>(operands.size());
   e.numel = self.numel();
   int nd = 0;
   for (int64_t d = self.dim() - 1; d >= 0; --d) {
@@ -66,6 +68,20 @@ kernels::Elementwise random_geometry(const Tensor& self, const Tensor* p) {
   return e;
 }
 
+// The draw's seed and offset, or inside a CUDA graph capture the graph's
+// device words and the offset within the graph (Note [Graph-safe random
+// numbers] in graph.cc).
+void set_philox(kernels::RandomArgs& a, const RandomFill& f, int device) {
+  a.seed = f.seed;
+  a.offset = f.offset;
+  uint64_t base = 0;
+  if (const uint64_t* state =
+          detail::captured_rng_state(detail::current_stream_handle(device), f.generator, &base)) {
+    a.graph_state = state;
+    a.offset = f.offset - base;
+  }
+}
+
 void random_fill_cuda(Tensor& self, const RandomFill& f) {
   detail::DeviceGuard guard(self.device().index());
   kernels::RandomArgs a;
@@ -82,14 +98,7 @@ void random_fill_cuda(Tensor& self, const RandomFill& f) {
   a.b = f.b;
   a.from = f.from;
   a.range = f.range;
-  a.seed = f.seed;
-  a.offset = f.offset;
-  uint64_t base = 0;
-  if (const uint64_t* state = detail::captured_rng_state(
-          detail::current_stream_handle(self.device().index()), f.generator, &base)) {
-    a.graph_state = state;
-    a.offset = f.offset - base;
-  }
+  set_philox(a, f, self.device().index());
   const Tensor* p = nullptr;
   if (f.kind == RandomKind::kBernoulliTensor) {
     EMBER_CHECK(f.p.device() == self.device() && f.p.sizes() == self.sizes() &&
@@ -99,8 +108,26 @@ void random_fill_cuda(Tensor& self, const RandomFill& f) {
     a.p_double = f.p.dtype() == kDouble;
   }
   detail::check_launch(
-      kernels::launch_random(detail::kernel_dtype(self.dtype()), random_geometry(self, p), a),
+      kernels::launch_random(detail::kernel_dtype(self.dtype()),
+                             p != nullptr ? random_geometry({&self, p}) : random_geometry({&self}),
+                             a),
       name, self.dtype());
+}
+
+// native_dropout's fused pass (Note [Fused dropout] in
+// tensor/native_dropout.cc); floating dtypes only (the caller checks).
+void dropout_cuda(const Tensor& input, Tensor& mask, Tensor& out, double scale,
+                  const RandomFill* draw) {
+  detail::DeviceGuard guard(input.device().index());
+  EMBER_CHECK(mask.dtype() == kBool, "Mask should be Bool Scalar Type",
+              scalar_type_name(mask.dtype()));
+  kernels::RandomArgs a;
+  if (draw != nullptr) set_philox(a, *draw, input.device().index());
+  detail::check_launch(
+      kernels::launch_dropout(detail::kernel_dtype(input.dtype()),
+                              random_geometry({&out, &input, &mask}), a,
+                              draw != nullptr ? draw->a : 0, scale, draw != nullptr),
+      "fused_dropout", input.dtype());
 }
 
 // PyTorch's CUDA randperm sorts random keys too. 62-bit keys tie with
@@ -142,6 +169,7 @@ void set_rng_state(const Tensor& state, int64_t device) {
 namespace detail {
 EMBER_REGISTER_KERNEL(random_fill_kernel, kCUDA, &cuda::random_fill_cuda);
 EMBER_REGISTER_KERNEL(randperm_kernel, kCUDA, &cuda::randperm_cuda);
+EMBER_REGISTER_KERNEL(dropout_kernel, kCUDA, &cuda::dropout_cuda);
 }  // namespace detail
 
 }  // namespace ember

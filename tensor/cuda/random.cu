@@ -162,7 +162,66 @@ __global__ void random_kernel(Elementwise e, RandomArgs a, int per) {
   }
 }
 
+// native_dropout's one pass: groups of 4 elements share a draw, as the
+// float kBernoulli fill's; element i of the loop is the row-major position.
+template <typename T>
+__global__ void dropout_kernel(Elementwise e, RandomArgs a, double keep, opmath_t<T> scale,
+                               bool draw) {
+  using A = opmath_t<T>;
+  const int64_t n = e.numel;
+  uint64_t seed = a.seed, offset = a.offset;
+  if (a.graph_state != nullptr) {
+    seed = a.graph_state[0];
+    offset += a.graph_state[1];
+  }
+  for (int64_t g = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; g < (n + 3) / 4;
+       g += int64_t{blockDim.x} * gridDim.x) {
+    uint32_t w[4] = {0, 0, 0, 0};
+    if (draw) {
+      const Philox4x32 d = philox_draw(seed, offset, static_cast<uint64_t>(g));
+      for (int k = 0; k < 4; ++k) w[k] = d.v[k];
+    }
+    for (int k = 0; k < 4; ++k) {
+      const int64_t i = g * 4 + k;
+      if (i >= n) break;
+      int64_t off[3];
+      if (e.contiguous) {
+        off[0] = off[1] = i * static_cast<int64_t>(sizeof(T));
+        off[2] = i;
+      } else {
+        loop_offsets<3>(e, i, off);
+      }
+      bool* m = reinterpret_cast<bool*>(e.data[2] + off[2]);
+      if (draw) *m = static_cast<double>(uniform_f(w[k])) < keep;
+      // (x * mask) * scale, as the CPU's input.mul(mask).mul_(scale): a
+      // dropped infinity or NaN gives NaN, a dropped -x gives -0.
+      const A x = static_cast<A>(*reinterpret_cast<const T*>(e.data[1] + off[1]));
+      *reinterpret_cast<T*>(e.data[0] + off[0]) = from_opmath<T>(x * A(*m ? 1 : 0) * scale);
+    }
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_dropout(DType dtype, const Elementwise& e, const RandomArgs& args, double keep,
+                           double scale, bool draw) {
+  if (e.numel == 0) return cudaSuccess;
+  const int64_t groups = (e.numel + 3) / 4;
+  switch (dtype) {
+#define EMBER_DROPOUT_CASE(D, T)                                                 \
+  case DType::D:                                                                 \
+    dropout_kernel<T><<<grid_for(groups), kBlockThreads, 0, current_stream()>>>( \
+        e, args, keep, static_cast<opmath_t<T>>(scale), draw);                   \
+    return cudaGetLastError();
+    EMBER_DROPOUT_CASE(kHalf, __half)
+    EMBER_DROPOUT_CASE(kBFloat16, __nv_bfloat16)
+    EMBER_DROPOUT_CASE(kFloat, float)
+    EMBER_DROPOUT_CASE(kDouble, double)
+#undef EMBER_DROPOUT_CASE
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
 
 cudaError_t launch_random(DType dtype, const Elementwise& e, const RandomArgs& args) {
   const bool floating_only = args.op == RandomOp::kUniform || args.op == RandomOp::kNormal ||

@@ -43,6 +43,15 @@ struct RandomArgs {
 // cudaErrorInvalidValue for a dtype `op` does not take.
 cudaError_t launch_random(DType dtype, const Elementwise& e, const RandomArgs& args);
 
+// native_dropout (Note [Fused dropout] in tensor/native_dropout.cc): over
+// the operands of `e` (0: out, 1: input, 2: bool mask; dtype `dtype` for
+// out and input, floating only), out = input * mask * scale. With
+// `draw` the mask is drawn first, mask = uniform < keep from the Philox
+// words of args (exactly as kBernoulli with a = keep fills a bool tensor
+// of the same sizes); without, it is read (native_dropout_backward).
+cudaError_t launch_dropout(DType dtype, const Elementwise& e, const RandomArgs& args, double keep,
+                           double scale, bool draw);
+
 }  // namespace kernels
 }  // namespace cuda
 }  // namespace ember

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Dropout1d/2d/3d, alpha and feature-alpha dropout as PyTorch 1.13 computes them
+"""Dropout1d/2d/3d, alpha and feature-alpha dropout, native_dropout (its
+output, bool mask and gradient, through native_dropout_backward) as PyTorch 1.13 computes them
 under manual_seed, for nn/functional/dropout_test.cc (issue 23: libtorch's
 Dropout2d/Dropout3d/AlphaDropout/FeatureAlphaDropout). The unbatched
 dropout2d/3d cases follow libtorch's C++ API (the sample is unsqueezed),
@@ -35,8 +36,34 @@ CASES = [
 ]
 
 
+# name, shape, transpose, p, train (None: PyTorch's default, training)
+NATIVE = [
+    ("native_dropout", (4, 5), False, 0.3, True),
+    ("native_dropout_default_train", (4, 5), False, 0.6, None),
+    ("native_dropout_eval", (4, 5), False, 0.3, False),
+    ("native_dropout_p1", (4, 5), False, 1.0, True),
+    ("native_dropout_p0", (4, 5), False, 0.0, True),
+    ("native_dropout_transposed", (4, 5), True, 0.5, True),
+]
+
+
 def main():
     w = GoldenWriter("dropout", "nn/functional")
+    for name, shape, transpose, p, train in NATIVE:
+        x = (torch.arange(20, dtype=torch.float32) * 0.1 - 0.7).reshape(shape)
+        if transpose:
+            x = x.reshape(shape[::-1]).t()
+        x = x.detach().requires_grad_()
+        torch.manual_seed(3)
+        out, mask = torch.native_dropout(x, p, train)
+        assert out.grad_fn.name() == "NativeDropoutBackward0"
+        assert out.stride() == x.stride(), (name, out.stride())
+        weights = (torch.arange(out.numel(), dtype=torch.float32) * 0.05 + 1).reshape(out.shape)
+        (out * weights).sum().backward()
+        w.add(name + "/out", out)
+        w.add(name + "/mask", mask)
+        if train is not None:  # 1.13's gradient for train=None scales by 1 (a bug ember fixes)
+            w.add(name + "/grad", x.grad)
     for name, shape, transpose, fn in CASES:
         n = 1
         for s in shape:

@@ -208,6 +208,12 @@ case("convolution_backward", lambda: grad_of(lambda x: F.conv2d(x, r(2, 1, 2, 2)
                                              r(1, 1, 3, 3), r(1, 2, 2, 2)))
 case("max_pool2d_with_indices_backward",
      lambda: grad_of(lambda x: F.max_pool2d(x, 2), r(1, 1, 4, 4), r(1, 1, 2, 2)))
+case("native_dropout", lambda: torch.native_dropout(r(3), 0.5, True)[0])
+case("native_dropout_eval", lambda: torch.native_dropout(r(3), 0.5, False)[0])
+case("native_dropout_double_backward",
+     lambda: grad_of(lambda x: torch.native_dropout(x, 0.5, True)[0], r(3), r(3)))
+case("native_dropout_backward",
+     lambda: torch.ops.aten.native_dropout_backward(r(3), torch.tensor([True, False, True]), 2.0))
 case("avg_pool2d_backward",
      lambda: grad_of(lambda x: F.avg_pool2d(x, 2), r(1, 1, 4, 4), r(1, 1, 2, 2)))
 case("adaptive_avg_pool2d", lambda: F.adaptive_avg_pool2d(r(1, 2, 5, 4), (3, 2)))
