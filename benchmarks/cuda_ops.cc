@@ -2,7 +2,13 @@
 // (launches and synchronization included), for comparison with PyTorch on
 // the same machine: tools/cuda_ops_torch.py prints the same lines.
 //
-//   bazel-bin/benchmarks/cuda_ops [--iters=N] [--lenet_only]
+//   bazel-bin/benchmarks/cuda_ops [--iters=N] [--only=FAMILY[,FAMILY...]]
+//                                 [--lenet_only | --mm_only | --mlp_only]
+//
+// The families, in the order they run: mm_tensor_core, optimizer,
+// mlp_stack, basic_ops, lenet, and issue 17's (cuda_ops_native.h):
+// embedding, gather_scatter, sort, nonzero, random, avg_pool. --only runs
+// those whose name contains one of the given substrings (--only=sort,pool).
 //
 // Prints "case  median_us  figure" lines; exits 0 with a message where no
 // GPU is available (it runs in CI like the other binaries' builds).
@@ -14,8 +20,10 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "benchmarks/cuda_ops_native.h"
 #include "benchmarks/cuda_timing.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
@@ -262,12 +270,48 @@ void run_lenet(int iters, const Device& dev) {
 
 int main(int argc, char** argv) {
   int iters = 50;
-  bool lenet_only = false, mm_only = false, mlp_only = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--iters=", 8) == 0) iters = std::atoi(argv[i] + 8);
-    if (std::strcmp(argv[i], "--lenet_only") == 0) lenet_only = true;
-    if (std::strcmp(argv[i], "--mm_only") == 0) mm_only = true;
-    if (std::strcmp(argv[i], "--mlp_only") == 0) mlp_only = true;
+    if (std::strncmp(argv[i], "--only=", 7) == 0) only = argv[i] + 7;
+    // The older spellings of one family.
+    if (std::strcmp(argv[i], "--lenet_only") == 0) only = "lenet";
+    if (std::strcmp(argv[i], "--mm_only") == 0) only = "mm_tensor_core";
+    if (std::strcmp(argv[i], "--mlp_only") == 0) only = "mlp_stack";
+  }
+  iters = std::max(iters, 1);
+  using Run = std::function<void(int, const ember::Device&)>;
+  const int quarter = std::max(iters / 4, 1);  // the MLP stack's steps are long
+  const std::vector<std::tuple<std::string, int, Run>> families = {
+      {"mm_tensor_core", iters, ember::run_tensor_core_mm},
+      {"optimizer", iters, ember::run_optimizer_steps},
+      {"mlp_stack", quarter, ember::run_mlp_stack},
+      {"basic_ops", iters, ember::run_ops},
+      {"lenet", iters, ember::run_lenet},
+      {"embedding", iters, ember::bench::run_embedding},
+      {"gather_scatter", iters, ember::bench::run_gather_scatter},
+      {"sort", iters, ember::bench::run_sort},
+      {"nonzero", iters, ember::bench::run_nonzero},
+      {"random", iters, ember::bench::run_random},
+      {"avg_pool", iters, ember::bench::run_avg_pool},
+  };
+  auto wanted = [&](const std::string& family) {
+    if (only.empty()) return true;
+    for (size_t start = 0; start <= only.size();) {
+      size_t end = only.find(',', start);
+      if (end == std::string::npos) end = only.size();
+      const std::string part = only.substr(start, end - start);
+      if (!part.empty() && family.find(part) != std::string::npos) return true;
+      start = end + 1;
+    }
+    return false;
+  };
+  if (std::none_of(families.begin(), families.end(),
+                   [&](const auto& f) { return wanted(std::get<0>(f)); })) {
+    std::fprintf(stderr, "--only=%s names no family; the families:", only.c_str());
+    for (const auto& f : families) std::fprintf(stderr, " %s", std::get<0>(f).c_str());
+    std::fprintf(stderr, "\n");
+    return 2;
   }
   if (!ember::cuda::is_available()) {
     std::printf("no usable CUDA device: nothing to measure\n");
@@ -275,15 +319,8 @@ int main(int argc, char** argv) {
   }
   const ember::Device dev("cuda");
   ember::manual_seed(0);
-  if (mlp_only) {
-    ember::run_mlp_stack(std::max(iters / 4, 1), dev);
-    return 0;
+  for (const auto& [name, n, run] : families) {
+    if (wanted(name)) run(n, dev);
   }
-  if (!lenet_only) ember::run_tensor_core_mm(std::max(iters, 1), dev);
-  if (mm_only) return 0;
-  if (!lenet_only) ember::run_optimizer_steps(std::max(iters, 1), dev);
-  if (!lenet_only) ember::run_mlp_stack(std::max(iters / 4, 1), dev);
-  if (!lenet_only) ember::run_ops(std::max(iters, 1), dev);
-  ember::run_lenet(std::max(iters, 1), dev);
   return 0;
 }

@@ -39,7 +39,8 @@ TESTS=(//tensor/cuda:no_fallback_test //tensor/cuda:stream_test //tensor/cuda:so
   //tensor/cuda:graph_test //nn:cuda_graph_test
 )
 BINARIES=(//benchmarks:cuda_ops //benchmarks:models_cuda //benchmarks:allreduce //trainers:mnist
-  //distributed:launch //distributed:tcp_store_tool)
+  //distributed:launch //distributed:tcp_store_tool
+  //benchmarks:dataloader_cuda)
 
 case "${1:-}" in
   --targets) echo "${TESTS[@]}" "${BINARIES[@]}"; exit 0 ;;
@@ -119,15 +120,24 @@ for w in "${want[@]}"; do
         rm -f "${OUT}/t"
       done ;;
     bench)
+      # BENCH_ONLY=sort,random reruns those cuda_ops families alone (names:
+      # benchmarks/cuda_ops.cc) and skips the rest of the section.
       {
-        echo "===== ember"; timeout 120 "${B}/benchmarks/cuda_ops" --iters=100
-        echo "===== torch"; timeout 120 python3 tools/cuda_ops_torch.py --iters=100
-        # One GPU: a world of one checks the NCCL path and its #wrong count,
-        # not bandwidth (busbw is 0 for one rank).
-        echo "===== allreduce --backend nccl --nproc 1"
-        timeout 60 "${B}/benchmarks/allreduce" --backend nccl --nproc 1 -b 8 -e 64M -f 8 -w 2 -n 10 -c 1
+        only=${BENCH_ONLY:+--only=${BENCH_ONLY}}
+        echo "===== ember"; timeout 180 "${B}/benchmarks/cuda_ops" --iters=100 ${only}
+        echo "===== torch"; timeout 180 python3 tools/cuda_ops_torch.py --iters=100 ${only}
+        if [[ -z ${BENCH_ONLY:-} ]]; then
+          # Issue 17: pin_memory batches + non_blocking uploads on a side
+          # stream against pageable batches + blocking uploads.
+          echo "===== ember dataloader_cuda"; timeout 90 "${B}/benchmarks/dataloader_cuda"
+          echo "===== torch dataloader_cuda"; timeout 90 python3 tools/dataloader_cuda_torch.py
+          # One GPU: a world of one checks the NCCL path and its #wrong count,
+          # not bandwidth (busbw is 0 for one rank).
+          echo "===== allreduce --backend nccl --nproc 1"
+          timeout 60 "${B}/benchmarks/allreduce" --backend nccl --nproc 1 -b 8 -e 64M -f 8 -w 2 -n 10 -c 1
+        fi
       } >"${OUT}/bench.log" 2>&1
-      echo "bench rc=$?" ;;
+      echo "bench rc=$?"; grep -E "^(=====|no usable|.*gain )" "${OUT}/bench.log" ;;
     train)
       {
         for d in cuda cpu; do
