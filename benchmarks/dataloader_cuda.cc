@@ -26,9 +26,9 @@
 // loader_only_pinned, upload_pinned) and below loader_pageable_blocking
 // (about step_only + upload_pageable); the "gain" figure is that ratio.
 // ring_pinned_overlap near step_only says the copies overlap; if the
-// ring overlaps but the loader does not, the loader (collate, pinning:
-// pin_memory allocates page-locked memory per batch, and freeing it is
-// cudaFreeHost, which waits for the device) is what is left to fix.
+// ring overlaps but the loader does not, the loader (collate, pinning into
+// the cached page-locked blocks of Note [Pinned host memory cache]) is what
+// is left to fix.
 //
 // The default features are 3 x 112 x 112 (38.5 MB per batch of 256):
 // 3 x 224 x 224 makes the loader (two copies of 154 MB per batch on the
@@ -157,11 +157,10 @@ class Prefetcher {
   explicit Prefetcher(const Device& dev) : dev_(dev), side_(cuda::getStreamFromPool()) {}
 
   // Queues the upload of `host` on the side stream and keeps `host` until
-  // the next preload. A pinned batch of the DataLoader is then freed:
-  // ember's pin_memory has no caching host allocator, so that is
-  // cudaFreeHost, which waits for the device (safe for a copy still in
-  // flight, but a stall that this benchmark measures; PyTorch's caching
-  // host allocator records an event instead).
+  // the next preload. A pinned batch of the DataLoader is then freed into
+  // the pinned host cache, which reuses the block once an event recorded on
+  // the side stream says the copy is done (Note [Pinned host memory cache]
+  // in tensor/cuda/host_cache.h), as PyTorch's caching host allocator.
   void preload(const Example<>& host) {
     {
       cuda::CUDAStreamGuard guard(side_);

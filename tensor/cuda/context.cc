@@ -9,6 +9,7 @@
 
 #include "tensor/cuda/cuda.h"
 #include "tensor/cuda/graph_internal.h"
+#include "tensor/cuda/host_cache.h"
 #include "tensor/error.h"
 
 namespace ember {
@@ -159,16 +160,67 @@ void synchronize(int64_t device_index) {
   detail::check_device_errors(device);
 }
 
+namespace {
+
+// The CUDA runtime behind the pinned host memory cache (Note [Pinned host
+// memory cache] in host_cache.h).
+struct PinnedRuntime : detail::HostCache::Backend {
+  void* alloc(size_t nbytes) override {
+    void* ptr = nullptr;
+    EMBER_CUDA_CHECK(cudaHostAlloc(&ptr, nbytes, cudaHostAllocDefault));
+    return ptr;
+  }
+  void free(void* p) override {
+    if (cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
+  }
+  detail::HostCache::Event record(detail::HostCache::Stream s) override {
+    detail::DeviceGuard guard(s.second);
+    cudaEvent_t e = nullptr;
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    const cudaError_t err = cudaEventRecord(e, static_cast<cudaStream_t>(s.first));
+    if (err != cudaSuccess) {
+      cudaEventDestroy(e);
+      EMBER_CUDA_CHECK(err);
+    }
+    return e;
+  }
+  bool query(detail::HostCache::Event e) override {
+    const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(e));
+    if (err == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    // An error (a failed device) cannot leave the block in use forever.
+    if (err != cudaSuccess) cudaGetLastError();
+    return true;
+  }
+  void destroy(detail::HostCache::Event e) override {
+    if (cudaEventDestroy(static_cast<cudaEvent_t>(e)) != cudaSuccess) cudaGetLastError();
+  }
+};
+
+detail::HostCache& host_cache() {
+  static auto* runtime = new PinnedRuntime();
+  static auto* cache = new detail::HostCache(runtime);  // lives as long as the process
+  return *cache;
+}
+
+}  // namespace
+
 void* host_alloc(size_t nbytes) {
   detail::ensure_initialized();
-  void* ptr = nullptr;
-  EMBER_CUDA_CHECK(cudaHostAlloc(&ptr, nbytes == 0 ? 1 : nbytes, cudaHostAllocDefault));
-  return ptr;
+  return host_cache().allocate(nbytes);
 }
 
 void host_free(void* ptr) {
-  if (ptr != nullptr) cudaFreeHost(ptr);  // called from deleters: never throws
+  if (ptr != nullptr) host_cache().free(ptr);  // called from deleters: never throws
 }
+
+namespace detail {
+void record_host_use(const void* host, cudaStream_t stream, int device) {
+  host_cache().record_use(host, {stream, device});
+}
+}  // namespace detail
 
 bool is_pinned(const void* ptr) {
   if (ptr == nullptr || !is_available()) return false;

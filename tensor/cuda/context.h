@@ -36,6 +36,11 @@ void check_device_errors(int device);
 // in stream.cc).
 cudaStream_t current_stream_handle(int device);
 
+// Marks the pinned host block holding `host` (from host_alloc) as used by
+// an asynchronous copy queued on `stream` of `device`: a free waits for it
+// (Note [Pinned host memory cache] in host_cache.h). Other memory: nothing.
+void record_host_use(const void* host, cudaStream_t stream, int device);
+
 // Makes `device` current for its lifetime and restores the previous one.
 class DeviceGuard {
  public:

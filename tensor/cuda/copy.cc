@@ -154,7 +154,11 @@ void memcpy_dense(const Tensor& dst, const Tensor& src, cudaMemcpyKind kind) {
   }
   EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, stream));
   if (kind == cudaMemcpyHostToDevice && !pinned) return;
-  if (non_blocking) return;
+  if (non_blocking) {
+    // The host block must outlive the copy (Note [Pinned host memory cache]).
+    detail::record_host_use(host, stream, device);
+    return;
+  }
   EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
   // Synchronized: what the index kernels found is final (Note [Device-side
   // index checks] in index_ops.cc).

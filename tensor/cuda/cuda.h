@@ -78,7 +78,10 @@ class OutOfMemoryError : public Error {
 };
 
 // Page-locked (pinned) host memory from cudaHostAlloc, which copies to a
-// device at full bus speed and asynchronously (what pin_memory uses). Throws
+// device at full bus speed and asynchronously (what pin_memory uses),
+// cached as PyTorch's CachingHostAllocator caches it (Note [Pinned host
+// memory cache] in host_cache.h): host_free returns a block to the cache,
+// reusable once the non_blocking copies that used it completed. Throws
 // where CUDA is not available; host_free(nullptr) does nothing.
 void* host_alloc(size_t nbytes);
 void host_free(void* ptr);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -373,6 +374,33 @@ TEST(Copy, NonBlockingUploadFromPinnedMemoryIsAsynchronous) {
   Tensor dev2 = host.to(kCuda);
   EXPECT_TRUE(s.query());
   EXPECT_TRUE(dev2.cpu().equal(host));
+}
+
+// Note [Pinned host memory cache]: a pinned block freed while a non_blocking
+// copy from it is still queued is not handed out again until the copy's
+// stream passed it; afterwards it is (no cudaHostAlloc per batch).
+TEST(PinnedMemory, BlockOfAQueuedCopyIsReusedOnlyAfterIt) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  CUDAStream s = getStreamFromPool();
+  CUDAStreamGuard guard(s);
+  const int64_t n = 1 << 20;
+  Tensor dst = empty({n}, TensorOptions(kFloat).device(kCuda));
+  const void* first = nullptr;
+  {
+    Tensor host = full({n}, 3.f).pin_memory();
+    first = host.data_ptr();
+    testing::spin(200000);  // the copy waits 200 ms behind this on s
+    dst.copy_(host, /*non_blocking=*/true);
+  }  // host freed here, its copy still queued
+  Tensor again = full({n}, 4.f).pin_memory();
+  EXPECT_NE(again.data_ptr(), first) << "a block still read by a queued copy was reused";
+  s.synchronize();
+  EXPECT_FLOAT_EQ(dst.sum().item<float>(), 3.f * n);  // the copy read 3s, not 4s
+  again = Tensor();
+  Tensor third = full({n}, 5.f).pin_memory();
+  Tensor fourth = full({n}, 6.f).pin_memory();
+  const std::set<const void*> got = {third.data_ptr(), fourth.data_ptr()};
+  EXPECT_EQ(got.count(first), 1u) << "the block was not reused once its copy was done";
 }
 
 }  // namespace
