@@ -243,20 +243,26 @@ Tensor like_self(const Tensor& out, const Tensor& self) {
 // made contiguous, each row in the CPU's total order. Returns the first
 // `take` columns from `start` of the sorted values and indices, back in
 // self's dims (contiguous); a 0-dim self reads as one row of one.
-// topk and kthvalue thus select by sorting (PyTorch's CUDA kernels use a
-// radix select, which is faster for small k); their values are the CPU's,
+// topk and kthvalue take the first columns of that order (selected without
+// a sort for small k: Note [Small-k topk]); their values are the CPU's,
 // and among equal values the index is the one the stable order puts at that
 // place (the CPU's partial_sort / quickselect may name another equal
 // element: Note [PyTorch's topk ties], [PyTorch's kthvalue ties]).
 std::tuple<Tensor, Tensor> device_sorted(const Tensor& self, int64_t dim, bool descending,
                                          int64_t start, int64_t take) {
   const Tensor rows = self.dim() == 0 ? self.reshape({1}) : self.movedim(dim, -1).contiguous();
-  Tensor v = empty(rows.sizes(), rows.options());
-  Tensor ix = empty(rows.sizes(), rows.options().dtype(kLong));
-  if (rows.numel() > 0) sort_rows_kernel(rows.device())(rows, descending, v, ix);
+  // The kernel gives the first `cols` columns (Note [Small-k topk] in
+  // tensor/cuda/topk.cu selects few without sorting).
+  const int64_t len = rows.size(-1);
+  const int64_t cols = self.dim() == 0 ? 1 : std::max<int64_t>(std::min(start + take, len), 1);
+  DimVector out_sizes(rows.sizes().begin(), rows.sizes().end());
+  out_sizes.back() = cols;
+  Tensor v = empty(out_sizes, rows.options());
+  Tensor ix = empty(out_sizes, rows.options().dtype(kLong));
+  if (rows.numel() > 0) sort_rows_kernel(rows.device())(rows, descending, cols, v, ix);
   // A 0-dim self has one element to give whatever k (topk's k = 0 too).
   if (self.dim() == 0) return {v.reshape({}), ix.reshape({})};
-  if (start != 0 || take != rows.size(-1)) {
+  if (start != 0 || take != cols) {
     v = v.narrow(-1, start, take);
     ix = ix.narrow(-1, start, take);
   }

@@ -14,11 +14,14 @@
 namespace ember {
 
 // rows: contiguous [n_rows, len] (the sort dim last), numel > 0; values
-// (rows' dtype) and indices (int64), contiguous of rows' shape, receive each
-// row in the CPU's total order (tensor/sort.cc): NaN of any sign and payload
-// above every number, -0.0 equal to 0.0, equal keys by position (stable),
-// ascending or descending (NaN first, equal keys still by position).
-using SortRowsFn = void (*)(const Tensor& rows, bool descending, Tensor& values, Tensor& indices);
+// (rows' dtype) and indices (int64), contiguous [n_rows, take] (1 <= take
+// <= len), receive the first `take` columns of each row in the CPU's total
+// order (tensor/sort.cc): NaN of any sign and payload above every number,
+// -0.0 equal to 0.0, equal keys by position (stable), ascending or
+// descending (NaN first, equal keys still by position). A small `take`
+// (topk, kthvalue) may select without sorting the whole row.
+using SortRowsFn = void (*)(const Tensor& rows, bool descending, int64_t take, Tensor& values,
+                            Tensor& indices);
 EMBER_DECLARE_KERNEL_TABLE(sort_rows_kernel, SortRowsFn);
 
 // self contiguous, read with `sizes` (its shape, or {1} for a 0-dim

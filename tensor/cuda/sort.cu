@@ -21,6 +21,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "tensor/cuda/elementwise.cuh"
+#include "tensor/cuda/sort_keys.cuh"
 #include "tensor/cuda/sort_kernels.h"
 
 namespace ember {
@@ -46,43 +47,6 @@ template <>
 struct UnsignedOf<8> {
   using type = uint64_t;
 };
-
-enum class KeyKind : int { kUnsigned, kSigned, kFloating };
-
-// How a dtype's bits become a key. inf_bits: the magnitude bits of
-// infinity (a larger magnitude is NaN); key_bits: the key's width (1 for
-// bool, whose bytes are 0 or 1).
-struct KeySpec {
-  KeyKind kind;
-  uint64_t inf_bits;
-  int key_bits;
-  bool descending;
-};
-
-template <typename U>
-__device__ __forceinline__ U order_key(U b, const KeySpec& s) {
-  constexpr U kSign = static_cast<U>(U(1) << (8 * sizeof(U) - 1));
-  U k = b;
-  if (s.kind == KeyKind::kSigned) {
-    k = static_cast<U>(b ^ kSign);
-  } else if (s.kind == KeyKind::kFloating) {
-    const U mag = static_cast<U>(b & static_cast<U>(~kSign));
-    if (mag > static_cast<U>(s.inf_bits)) {
-      k = static_cast<U>(~U(0));
-    } else if (mag == 0) {
-      k = kSign;
-    } else {
-      k = (b & kSign) != 0 ? static_cast<U>(~b) : static_cast<U>(b | kSign);
-    }
-  }
-  if (s.descending) {
-    const U low = s.key_bits >= 8 * static_cast<int>(sizeof(U))
-                      ? static_cast<U>(~U(0))
-                      : static_cast<U>((U(1) << s.key_bits) - 1);
-    k = static_cast<U>(k ^ low);
-  }
-  return k;
-}
 
 // keys[i] = x[i]'s key, with i's row above bit `row_shift` when with_row;
 // pos[i] = i.
@@ -210,41 +174,8 @@ cudaError_t launch_sort_rows(DType dtype, const void* x, int64_t n_rows, int64_t
                              bool descending, void* values, int64_t* indices,
                              const Scratch& scratch) {
   if (n_rows == 0 || len == 0) return cudaSuccess;
-  KeySpec s{KeyKind::kUnsigned, 0, 0, descending};
   int size = 0;
-  switch (dtype) {
-    case DType::kBool:
-      size = 1, s.key_bits = 1;
-      break;
-    case DType::kUInt8:
-      size = 1;
-      break;
-    case DType::kInt8:
-      size = 1, s.kind = KeyKind::kSigned;
-      break;
-    case DType::kInt16:
-      size = 2, s.kind = KeyKind::kSigned;
-      break;
-    case DType::kInt32:
-      size = 4, s.kind = KeyKind::kSigned;
-      break;
-    case DType::kInt64:
-      size = 8, s.kind = KeyKind::kSigned;
-      break;
-    case DType::kHalf:
-      size = 2, s.kind = KeyKind::kFloating, s.inf_bits = 0x7c00;
-      break;
-    case DType::kBFloat16:
-      size = 2, s.kind = KeyKind::kFloating, s.inf_bits = 0x7f80;
-      break;
-    case DType::kFloat:
-      size = 4, s.kind = KeyKind::kFloating, s.inf_bits = 0x7f800000;
-      break;
-    case DType::kDouble:
-      size = 8, s.kind = KeyKind::kFloating, s.inf_bits = 0x7ff0000000000000ULL;
-      break;
-  }
-  if (s.key_bits == 0) s.key_bits = 8 * size;
+  const KeySpec s = key_spec(dtype, descending, &size);
   switch (size) {
     case 1:
       return sort_rows(static_cast<const uint8_t*>(x), n_rows, len, s,

@@ -12,6 +12,7 @@
 #include "tensor/cuda/device_sort.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/sort_kernels.h"
+#include "tensor/cuda/topk_select.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/sort_kernels.h"
@@ -38,15 +39,32 @@ class ScratchPool {
   std::vector<Tensor> held_;
 };
 
-void sort_rows_cuda(const Tensor& rows, bool descending, Tensor& values, Tensor& indices) {
+void sort_rows_cuda(const Tensor& rows, bool descending, int64_t take, Tensor& values,
+                    Tensor& indices) {
   detail::DeviceGuard guard(rows.device().index());
+  const int64_t len = rows.size(-1), n_rows = rows.numel() / len;
+  const kernels::DType dtype = detail::kernel_dtype(rows.dtype());
+  if (take <= topk::kMaxK && len <= kernels::kTopkMaxLen) {  // Note [Small-k topk]
+    detail::check_launch(
+        kernels::launch_topk_rows(dtype, rows.data_ptr(), n_rows, len, static_cast<int>(take),
+                                  descending, values.data_ptr(), indices.data_ptr<int64_t>()),
+        "topk_cuda", rows.dtype());
+    return;
+  }
   ScratchPool pool(rows.device());
-  const int64_t len = rows.size(-1);
+  Tensor v = values, ix = indices;
+  if (take != len) {
+    v = empty(rows.sizes(), values.options());
+    ix = empty(rows.sizes(), indices.options());
+  }
   detail::check_launch(
-      kernels::launch_sort_rows(detail::kernel_dtype(rows.dtype()), rows.data_ptr(),
-                                rows.numel() / len, len, descending, values.data_ptr(),
-                                indices.data_ptr<int64_t>(), pool.scratch()),
+      kernels::launch_sort_rows(dtype, rows.data_ptr(), n_rows, len, descending, v.data_ptr(),
+                                ix.data_ptr<int64_t>(), pool.scratch()),
       "sort_cuda", rows.dtype());
+  if (take != len) {
+    values.copy_(v.narrow(-1, 0, take));
+    indices.copy_(ix.narrow(-1, 0, take));
+  }
 }
 
 // Bits that make an element nonzero: all but the sign for floating dtypes

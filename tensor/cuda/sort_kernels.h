@@ -40,6 +40,14 @@ cudaError_t launch_sort_rows(DType dtype, const void* x, int64_t n_rows, int64_t
                              bool descending, void* values, int64_t* indices,
                              const Scratch& scratch);
 
+// The first k (<= topk::kMaxK, topk_select.h) columns of launch_sort_rows's
+// result, without sorting (Note [Small-k topk] in topk.cu): values (dtype)
+// and indices are n_rows x k, contiguous. For rows of at most
+// kTopkMaxLen elements (longer rows sort faster).
+constexpr int64_t kTopkMaxLen = 65536;
+cudaError_t launch_topk_rows(DType dtype, const void* x, int64_t n_rows, int64_t len, int k,
+                             bool descending, void* values, int64_t* indices);
+
 // Stable ascending sort of n int64 keys with int64 values (keys_out and
 // values_out may not alias the inputs).
 cudaError_t launch_sort_int64_pairs(const int64_t* keys, const int64_t* values, int64_t n,

@@ -229,6 +229,38 @@ TEST(CudaSortTest, KthvalueMatchesTheCpu) {
             "\"kthvalue_cuda\" not implemented for 'Bool'");
 }
 
+// Note [Small-k topk]: k <= 16 over rows of at most 65536 selects without
+// sorting; the result is bit for bit the first k columns of the stable
+// sort (the other path), ties, NaN and -0.0 included, on both sides of
+// both limits.
+TEST(CudaSortTest, SmallKSelectionIsTheSortedPrefix) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  struct Shape {
+    int64_t rows, len;
+  };
+  for (ScalarType t : {kFloat, kHalf, kBFloat16, kDouble, kLong, kByte, kInt}) {
+    for (const Shape& sh : {Shape{300, 1000}, Shape{2, 65536}, Shape{2, 65537}, Shape{7, 17}}) {
+      const Tensor x = with_specials({sh.rows, sh.len}, t).to(kCuda);
+      for (bool largest : {true, false}) {
+        const auto [sv, si] = sort(x, 1, largest);
+        for (int64_t k : {1, 5, 16, 17}) {
+          if (k > sh.len) continue;
+          SCOPED_TRACE(::testing::Message() << scalar_type_name(t) << " [" << sh.rows << ", "
+                                            << sh.len << "] largest " << largest << " k " << k);
+          const auto [v, i] = topk(x, k, 1, largest, true);
+          expect_same_bits(v, sv.narrow(1, 0, k).to(Device(kCPU)));
+          expect_same_bits(i, si.narrow(1, 0, k).to(Device(kCPU)));
+          if (!largest) {
+            const auto [kv, ki] = kthvalue(x, k, 1);
+            expect_same_bits(kv, sv.select(1, k - 1).to(Device(kCPU)));
+            expect_same_bits(ki, si.select(1, k - 1).to(Device(kCPU)));
+          }
+        }
+      }
+    }
+  }
+}
+
 // Inputs that are zero about half the time; floating ones with -0.0 (zero)
 // and NaN (not).
 Tensor sparse_input(IntArrayRef sizes, ScalarType t) {
