@@ -20,6 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Those never yet run on a GPU first.
 TESTS=(//tensor/cuda:no_fallback_test //tensor/cuda:stream_test //tensor/cuda:sort_test //tensor/cuda:indexing_test
+  //nn/functional:dropout_cuda_test //tensor/cuda:graph_test //nn:cuda_graph_test
   //tensor/cuda:linalg_test //tensor/cuda:reduce_ops_test //tensor/cuda:index_ops_test //tensor:linalg_spectral_test
   //tensor/cuda:sort_ops_test //tensor/cuda:special_test //tensor:linalg_more_test //tensor:linalg_factor_test
   //profiler:profiler_test //nn:data_parallel_test //nn:clone_test
@@ -27,16 +28,13 @@ TESTS=(//tensor/cuda:no_fallback_test //tensor/cuda:stream_test //tensor/cuda:so
   //nn/functional:attention_cuda_test //nn/functional:batch_norm_cuda_test
   //models:resnet_test //models:gpt2_test
   //tensor/cuda:cuda_test //tensor/cuda:ops_test //tensor/cuda:ops_more_test
-  //tensor/cuda:index_ops_test
-  //tensor/cuda:indexing_test
   //tensor:iterator_device_test //tensor:device_guard_test //tensor:print_test
   //autograd:cuda_test //autograd:autograd_test //optim:cuda_test //nn:module_test
   //data:collate_test //data:dataloader_test //serialize:checkpoint_test
   //serialize:safetensors_test //trainers:mnist_test //trainers:mnist_ddp_test
   //distributed:process_group_nccl_test //distributed:process_group_nccl_multigpu_test
-  //tensor/cuda:random_test //nn/functional:dropout_cuda_test //amp:grad_scaler_test
+  //tensor/cuda:random_test //amp:grad_scaler_test
   //tensor:precision_test //tensor:autocast_test //nn/functional:autocast_test
-  //tensor/cuda:graph_test //nn:cuda_graph_test
 )
 BINARIES=(//benchmarks:cuda_ops //benchmarks:models_cuda //benchmarks:allreduce //trainers:mnist
   //distributed:launch //distributed:tcp_store_tool
