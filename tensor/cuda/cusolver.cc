@@ -2,7 +2,8 @@
 // LAPACK (getrf, getrs, potrf, potrs, syevd, geqrf, orgqr, ormqr, gesvd) and cuBLAS's trsm, as
 // PyTorch's CUDA linalg calls them, on column-major batches the ops prepared on the device. A batch
 // is a loop over its matrices on the handle's stream (one workspace for all, allocated through
-// ember's allocator); the infos stay on the device, where each call writes its matrix's.
+// ember's allocator), or for LU of small square matrices one batched cuBLAS call (Note [Batched
+// LU]); the infos stay on the device, where each call writes its matrix's.
 
 #include <cublas_v2.h>
 #include <cusolverDn.h>
@@ -16,6 +17,7 @@
 #include "tensor/cuda/context.h"
 #include "tensor/cuda/cublas_handle.h"
 #include "tensor/cuda/kernels.h"
+#include "tensor/cuda/launch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/lapack_kernels.h"
@@ -26,6 +28,9 @@ namespace kernels {
 // lu_pivots.cu.
 cudaError_t launch_lu_permutation(const int* pivots, int64_t* perm, int64_t batches, int64_t npiv,
                                   int64_t m, cudaStream_t stream);
+// out[i] = base + i * stride_bytes for i < n.
+cudaError_t launch_pointer_array(void** out, char* base, int64_t stride_bytes, int64_t n,
+                                 cudaStream_t stream);
 }  // namespace kernels
 namespace {
 
@@ -137,6 +142,15 @@ struct Solver<float> {
     const float one = 1;
     return cublasStrsm(h, CUBLAS_SIDE_LEFT, uplo, t, diag, n, k, &one, a, n, b, n);
   }
+  static cublasStatus_t getrf_batched(cublasHandle_t h, int n, float** a, int* ipiv, int* info,
+                                      int batches) {
+    return cublasSgetrfBatched(h, n, a, n, ipiv, info, batches);
+  }
+  static cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t t, int n, int k,
+                                      const float* const* a, const int* ipiv, float* const* b,
+                                      int* info, int batches) {
+    return cublasSgetrsBatched(h, t, n, k, a, n, ipiv, b, n, info, batches);
+  }
 };
 template <>
 struct Solver<double> {
@@ -210,6 +224,15 @@ struct Solver<double> {
     const double one = 1;
     return cublasDtrsm(h, CUBLAS_SIDE_LEFT, uplo, t, diag, n, k, &one, a, n, b, n);
   }
+  static cublasStatus_t getrf_batched(cublasHandle_t h, int n, double** a, int* ipiv, int* info,
+                                      int batches) {
+    return cublasDgetrfBatched(h, n, a, n, ipiv, info, batches);
+  }
+  static cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t t, int n, int k,
+                                      const double* const* a, const int* ipiv, double* const* b,
+                                      int* info, int batches) {
+    return cublasDgetrsBatched(h, t, n, k, a, n, ipiv, b, n, info, batches);
+  }
 };
 
 // The number of matrices in a column-major batch (..., cols, rows).
@@ -235,6 +258,31 @@ void dispatch(const Tensor& t, const char* name, F&& f) {
     throw Error(absl::StrCat("\"", name, "\" not implemented for '",
                              scalar_type_name(t.scalar_type()), "'"));
   }
+}
+
+// Note [Batched LU]: PyTorch's CUDA LU factorization and LU solve of a
+// batch of square matrices call cuBLAS's batched routines (one launch for
+// the whole batch) below n = 512, and cuSOLVER per matrix above, or for a
+// single matrix. The batched routines take device arrays of the matrices'
+// addresses, which a kernel writes (an upload would synchronize, and could
+// not be captured in a CUDA graph). Their pivots and infos are LAPACK's,
+// as cuSOLVER's.
+constexpr int kBatchedLuMaxN = 512;
+
+bool use_batched_lu(int n, int64_t batches) {
+  return batches > 1 && n < kBatchedLuMaxN && batches <= INT_MAX;
+}
+
+// The device array of the addresses of t's `batches` matrices of
+// `matrix_elems` elements each (held by the returned tensor).
+Tensor matrix_pointers(const Tensor& t, int64_t batches, int64_t matrix_elems) {
+  Tensor ptrs = empty({batches}, TensorOptions(kLong).device(t.device()));
+  detail::check_launch(
+      kernels::launch_pointer_array(
+          static_cast<void**>(ptrs.data_ptr()), static_cast<char*>(t.data_ptr()),
+          matrix_elems * static_cast<int64_t>(t.element_size()), batches, lapack_stream()),
+      "lu_batched_cuda", t.dtype());
+  return ptrs;
 }
 
 // A workspace of `elements` values of t's dtype on its device.
@@ -263,6 +311,14 @@ void getrf_cuda(Tensor& a, Tensor& pivots, Tensor& infos) {
     Tensor work = workspace(a, lwork);
     int* pp = pivots.data_ptr<int>();
     int* pi = infos.data_ptr<int>();
+    if (rows == cols && use_batched_lu(rows, batches)) {  // Note [Batched LU]
+      Tensor ptrs = matrix_pointers(a, batches, static_cast<int64_t>(rows) * cols);
+      detail::check_cublas(Solver<T>::getrf_batched(detail::cublas_handle(a.device().index()), rows,
+                                                    static_cast<T**>(ptrs.data_ptr()), pp, pi,
+                                                    static_cast<int>(batches)),
+                           "cublasXgetrfBatched");
+      return;
+    }
     for (int64_t i = 0; i < batches; ++i) {
       check_cusolver(Solver<T>::getrf(h, rows, cols, pa + i * rows * cols, lda, work.data_ptr<T>(),
                                       pp + i * k, pi + i),
@@ -284,6 +340,19 @@ void getrs_cuda(const Tensor& lu, const Tensor& pivots, Tensor& b, bool transpos
     const T* pa = lu.data_ptr<T>();
     const int* pp = pivots.data_ptr<int>();
     T* pb = b.data_ptr<T>();
+    if (use_batched_lu(n, batches) && matrices(lu) == batches) {  // Note [Batched LU]
+      Tensor a_ptrs = matrix_pointers(lu, batches, static_cast<int64_t>(n) * n);
+      Tensor b_ptrs = matrix_pointers(b, batches, static_cast<int64_t>(n) * k);
+      int arg_info = 0;  // cuBLAS checks its arguments on the host
+      detail::check_cublas(Solver<T>::getrs_batched(detail::cublas_handle(b.device().index()),
+                                                    transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, k,
+                                                    static_cast<const T* const*>(a_ptrs.data_ptr()),
+                                                    pp, static_cast<T* const*>(b_ptrs.data_ptr()),
+                                                    &arg_info, static_cast<int>(batches)),
+                           "cublasXgetrsBatched");
+      EMBER_CHECK(arg_info == 0, "cublasXgetrsBatched: invalid argument ", -arg_info);
+      return;
+    }
     for (int64_t i = 0; i < batches; ++i) {
       check_cusolver(
           Solver<T>::getrs(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, k, pa + i * n * n,
