@@ -37,6 +37,58 @@ def cuda_include_copts():
     """
     return ["-idirafter", CUDA_ROOT + "/include", "-MMD"] if CUDA_ENABLED else []
 
+def _nvcc_object_impl(ctx):
+    obj = ctx.outputs.out
+    dep = ctx.actions.declare_file(obj.basename + ".d", sibling = obj)
+    unused = ctx.actions.declare_file(obj.basename + ".unused", sibling = obj)
+    listing = ctx.actions.declare_file(obj.basename + ".headers", sibling = obj)
+    ctx.actions.write(listing, "".join([h.path + "\n" for h in ctx.files.hdrs]))
+    command = " ".join([
+        # nvcc names its temporary files after its pid, which is the same
+        # small number in every sandbox's pid namespace: with a shared
+        # /tmp, two nvcc actions at once overwrote each other's files.
+        # Each action gets a temporary folder of its own.
+        "tmp=$(mktemp -d) && TMPDIR=$tmp",
+        NVCC,
+        "-std=c++17 -O3 -Xcompiler -fPIC -I%s -DEMBER_WITH_CUDA" % ctx.attr.root,
+        " ".join(CUDA_ARCH_FLAGS),
+        " ".join(ctx.attr.nvcc_flags),
+        "-MD -MF %s -c %s -o %s" % (dep.path, ctx.file.src.path, obj.path),
+        "; rc=$?; rm -rf $tmp; [ $rc -eq 0 ] || exit $rc;",
+        # The headers the compile read, as exec paths; the others are
+        # unused inputs, so that editing them does not rerun this action.
+        "tr ' \\\\' '\\n\\n' < %s | grep -v ':$' | grep . | xargs -r realpath -ms --relative-to=. | sort -u > $tmp.used" % dep.path,
+        "&& (grep -vxFf $tmp.used %s || true) > %s; rm -f $tmp.used" % (listing.path, unused.path),
+    ])
+    # actions.run, since run_shell takes no unused_inputs_list.
+    ctx.actions.run(
+        executable = "/bin/bash",
+        arguments = ["-c", command],
+        inputs = [ctx.file.src, listing] + ctx.files.hdrs,
+        outputs = [obj, dep, unused],
+        unused_inputs_list = unused,
+        use_default_shell_env = True,  # PATH, for nvcc's host compiler
+        mnemonic = "Nvcc",
+        progress_message = "nvcc %s" % ctx.file.src.short_path,
+    )
+    return [DefaultInfo(files = depset([obj]))]
+
+# One .cu file compiled by nvcc into `out`. Every header of the package (and
+# nvcc_hdrs) is an input, but nvcc's dependency file names the ones the
+# compile read and the rest are reported unused (unused_inputs_list): a
+# local incremental build reruns the action only when a header it includes
+# changed. (Remote and disk cache keys still cover every input.)
+_nvcc_object = rule(
+    implementation = _nvcc_object_impl,
+    attrs = {
+        "src": attr.label(allow_single_file = [".cu"], mandatory = True),
+        "hdrs": attr.label_list(allow_files = True),
+        "out": attr.output(mandatory = True),
+        "root": attr.string(mandatory = True),
+        "nvcc_flags": attr.string_list(),
+    },
+)
+
 def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flags = [], nvcc_hdrs = [], **kwargs):
     """A cc_library whose .cu sources are compiled by nvcc when CUDA exists.
 
@@ -78,23 +130,13 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], cpu_srcs = [], nvcc_flag
             cc_srcs.append(src)
             continue
         obj = "_%s_cuda/%s.o" % (name, src[:-3])
-        native.genrule(
+        _nvcc_object(
             name = "%s_%s_nvcc" % (name, src[:-3].replace("/", "_")),
-            srcs = {f: None for f in [src] + hdrs + nvcc_hdrs + native.glob(["**/*.h", "**/*.cuh"])}.keys(),
-            outs = [obj],
-            # nvcc names its temporary files after its pid, which is the same
-            # small number in every sandbox's pid namespace: with a shared
-            # /tmp, two nvcc actions at once overwrote each other's files.
-            # Each action gets a temporary folder of its own.
-            cmd = " ".join([
-                "tmp=$$(mktemp -d) && TMPDIR=$$tmp",
-                NVCC,
-                "-std=c++17 -O3 -Xcompiler -fPIC -I%s -DEMBER_WITH_CUDA" % root,
-                " ".join(CUDA_ARCH_FLAGS),
-                " ".join(nvcc_flags),
-                "-c $(location %s) -o $@" % src,
-                "; rc=$$?; rm -rf $$tmp; exit $$rc",
-            ]),
+            src = src,
+            hdrs = {f: None for f in hdrs + nvcc_hdrs + native.glob(["**/*.h", "**/*.cuh"])}.keys(),
+            out = obj,
+            root = root,
+            nvcc_flags = nvcc_flags,
         )
         objs.append(obj)
     native.cc_library(
