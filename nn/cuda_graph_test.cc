@@ -11,15 +11,18 @@
 // Replays and eager steps are compared with dropout p = 0 and p = 0.5, the
 // generator reseeded before the replays and before the matching eager
 // steps (the capture itself reserves one step's offsets and draws
-// nothing). SGD is used for the comparison: its update has no per-step host
-// scalars once the momentum buffers exist (after the warm-up), whereas
-// ember's Adam keeps its step count on the host and a replay would repeat
-// the captured step's bias corrections; Adam's capture is checked alone.
+// nothing). SGD's update has no per-step host scalars once the momentum
+// buffers exist (after the warm-up); Adam's has them unless it is
+// capturable (Note [Capturable Adam] in optim/adam.h): a capturable Adam
+// keeps its step count on the device, so its replays are compared with
+// eager steps too, while a non-capturable Adam's capture is only checked to
+// succeed (its replays repeat the captured step's bias corrections).
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -101,14 +104,16 @@ Tensor tokens_on_device() { return randperm(kVocab).slice(0, 0, kBatch).to(kCuda
 Tensor targets_on_device() { return randint(0, kClasses, {kBatch}).to(kCuda); }
 
 // kWarmup eager steps and a captured one, then kReplays replays, against
-// kWarmup + kReplays eager steps of an identical net; dropout probability p.
-void expect_replays_match_eager_steps(double p) {
+// kWarmup + kReplays eager steps of an identical net (dropout probability
+// p), each net with its own optimizer from `make`.
+void expect_replays_match_eager_steps(
+    double p, const std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor>)>& make) {
   manual_seed(0);
   const Tensor tokens = tokens_on_device(), targets = targets_on_device();
   Net eager_net(p), graph_net(p);
   graph_net.copy_from(eager_net);
-  optim::SGD eager_opt(eager_net.parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  optim::SGD graph_opt(graph_net.parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  std::unique_ptr<optim::Optimizer> eager_opt = make(eager_net.parameters());
+  std::unique_ptr<optim::Optimizer> graph_opt = make(graph_net.parameters());
   constexpr int kReplays = 5;
 
   cuda::CUDAStream stream = cuda::getStreamFromPool();
@@ -120,7 +125,7 @@ void expect_replays_match_eager_steps(double p) {
     cuda::synchronize();
     cuda::CUDAStreamGuard guard(stream);
     manual_seed(1);
-    static_loss = capture_step(graph, graph_net, graph_opt, tokens, targets);
+    static_loss = capture_step(graph, graph_net, *graph_opt, tokens, targets);
     manual_seed(2);
     for (int i = 0; i < kReplays; ++i) graph.replay();
     stream.synchronize();
@@ -128,10 +133,10 @@ void expect_replays_match_eager_steps(double p) {
   // The capture itself ran nothing: kWarmup + kReplays steps in all.
   Tensor eager_loss;
   manual_seed(1);
-  for (int i = 0; i < kWarmup; ++i) train_step(eager_net, eager_opt, tokens, targets);
+  for (int i = 0; i < kWarmup; ++i) train_step(eager_net, *eager_opt, tokens, targets);
   manual_seed(2);
   for (int i = 0; i < kReplays; ++i) {
-    eager_loss = train_step(eager_net, eager_opt, tokens, targets);
+    eager_loss = train_step(eager_net, *eager_opt, tokens, targets);
   }
   const std::vector<Tensor> pe = eager_net.parameters(), pg = graph_net.parameters();
   ASSERT_EQ(pe.size(), pg.size());
@@ -140,16 +145,46 @@ void expect_replays_match_eager_steps(double p) {
         << "parameter " << i << ", p = " << p;
   }
   EXPECT_NEAR(static_loss.item<float>(), eager_loss.item<float>(), 1e-5) << "p = " << p;
+  // A capturable optimizer's device step counted every replay.
+  for (const Tensor& param : pg) {
+    const optim::ParamState* st = graph_opt->state(param);
+    if (st != nullptr && st->device_step.defined()) {
+      EXPECT_EQ(st->device_step.item<double>(), kWarmup + kReplays);
+    }
+  }
+}
+
+std::unique_ptr<optim::Optimizer> sgd(std::vector<Tensor> params) {
+  return std::make_unique<optim::SGD>(params, optim::SGDOptions(0.1).momentum(0.9));
 }
 
 TEST(CudaGraphTraining, ReplayMatchesEagerSteps) {
   SKIP_WITHOUT_CUDA_DEVICE();
-  expect_replays_match_eager_steps(0.0);
+  expect_replays_match_eager_steps(0.0, sgd);
 }
 
 TEST(CudaGraphTraining, ReplayWithDropoutMatchesEagerSteps) {
   SKIP_WITHOUT_CUDA_DEVICE();
-  expect_replays_match_eager_steps(0.5);
+  expect_replays_match_eager_steps(0.5, sgd);
+}
+
+// A capturable Adam's step count lives on the device: each replay advances
+// it and takes its bias corrections, as the eager steps do. Through the
+// multi-tensor kernels (the CUDA default) and the per-parameter tensor ops
+// (foreach false), for Adam and AdamW.
+TEST(CudaGraphTraining, CapturableAdamReplayMatchesEagerSteps) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (bool foreach : {true, false}) {
+    SCOPED_TRACE(foreach ? "multi-tensor" : "per-parameter ops");
+    expect_replays_match_eager_steps(0.1, [&](std::vector<Tensor> p) {
+      return std::make_unique<optim::Adam>(
+          p, optim::AdamOptions(1e-2).amsgrad(true).capturable(true).foreach (foreach));
+    });
+    expect_replays_match_eager_steps(0.1, [&](std::vector<Tensor> p) {
+      return std::make_unique<optim::AdamW>(
+          p, optim::AdamWOptions(1e-2).capturable(true).foreach (foreach));
+    });
+  }
 }
 
 // Dropout with p > 0 draws its mask on the device inside the captured step:
@@ -173,8 +208,9 @@ TEST(CudaGraphTraining, DropoutStepCaptures) {
   EXPECT_LT(last, first);
 }
 
-// Adam's update captures too (its host step count and bias corrections are
-// captured as constants: graph.h).
+// A non-capturable Adam's update captures too, but its host step count and
+// bias corrections are recorded as constants (graph.h): every replay repeats
+// the captured step's corrections. Capturable Adam is compared above.
 TEST(CudaGraphTraining, AdamStepCaptures) {
   SKIP_WITHOUT_CUDA_DEVICE();
   manual_seed(2);

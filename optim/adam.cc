@@ -4,6 +4,7 @@
 
 #include "optim/fused.h"
 #include "optim/moments.h"
+#include "tensor/creation.h"
 #include "tensor/dispatch.h"
 #include "tensor/math.h"
 #include "tensor/multi_tensor.h"
@@ -23,6 +24,7 @@ static void visit_adam(O& o, OptionVisitor& v) {
   v.field("weight_decay", o.weight_decay());
   v.field("amsgrad", o.amsgrad());
   v.field("maximize", o.maximize());
+  v.field("capturable", o.capturable());
 }
 void AdamOptions::visit(OptionVisitor& v) { visit_adam(*this, v); }
 void AdamWOptions::visit(OptionVisitor& v) { visit_adam(*this, v); }
@@ -44,11 +46,19 @@ namespace {
 struct AdamHyper {
   double lr, beta1, beta2, eps, weight_decay;
   bool amsgrad, maximize, decoupled;  // decoupled: AdamW
+  bool capturable;                    // Note [Capturable Adam]
 
   template <typename O>
   static AdamHyper of(const O& o, bool decoupled) {
-    return {o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-            o.amsgrad(), o.maximize(), decoupled};
+    return {o.lr(),
+            std::get<0>(o.betas()),
+            std::get<1>(o.betas()),
+            o.eps(),
+            o.weight_decay(),
+            o.amsgrad(),
+            o.maximize(),
+            decoupled,
+            o.capturable()};
   }
 
   void check() const {
@@ -132,9 +142,62 @@ void adam_ops(const AdamHyper& h, const AdamStep& s, Tensor& p, const Tensor& g,
   p.addcdiv_(m, denom, -s.step_size);
 }
 
+// PyTorch's _single_tensor_adam / _single_tensor_adamw with capturable=True,
+// op for op, but with 0-dim float64 corrections (Note [Capturable Adam]):
+// nothing is read on the host.
+void adam_ops_capturable(const AdamHyper& h, Tensor& step, Tensor& p, const Tensor& g, Tensor& m,
+                         Tensor& v, Tensor* vmax) {
+  Tensor grad = h.maximize ? g.neg() : g;
+  step.add_(1);
+  if (h.decoupled) p.mul_(1 - h.lr * h.weight_decay);
+  detail::update_moments(std::make_tuple(h.beta1, h.beta2), h.decoupled ? 0 : h.weight_decay, p,
+                         grad, m, v);
+  const Tensor t = step.reshape({}).to(kDouble);
+  const Tensor bias_correction1 = 1 - ember::pow(Scalar(h.beta1), t);
+  const Tensor bias_correction2 = 1 - ember::pow(Scalar(h.beta2), t);
+  const Tensor step_size_neg = (h.lr / bias_correction1).neg();
+  const Tensor bias_correction2_sqrt = bias_correction2.sqrt();
+  Tensor second = v;
+  if (vmax != nullptr) {
+    vmax->copy_(maximum(*vmax, v));
+    second = *vmax;
+  }
+  // PyTorch folds -step_size into the denominator: addcdiv_ takes no tensor
+  // value.
+  Tensor denom =
+      (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(h.eps / step_size_neg);
+  p.addcdiv_(m, denom);
+}
+
+// A parameter's step where a capturable group keeps it (Note [Capturable
+// Adam]): ParamState::device_step, created on the parameter's device from
+// the host count (0, or what load_state_dict read) when missing.
+Tensor& device_step_of(ParamState& st, const Tensor& p) {
+  if (!st.device_step.defined()) {
+    st.device_step = full({1}, static_cast<double>(st.step.value_or(0)),
+                          TensorOptions(kFloat).device(p.device()));
+    st.step.reset();
+  } else if (st.device_step.device() != p.device()) {
+    st.device_step = st.device_step.to(p.device());
+  }
+  return st.device_step;
+}
+
+// The host count of a non-capturable group, read back from a device step
+// left by capturable steps.
+int64_t& host_step_of(ParamState& st) {
+  if (st.device_step.defined()) {
+    st.step = static_cast<int64_t>(st.device_step.item<double>());
+    st.device_step = Tensor();
+  }
+  if (!st.step) st.step = 0;
+  return *st.step;
+}
+
 void adam_update(const AdamHyper& h, Tensor& p, ParamState& st) {
   const Tensor& grad = p.grad();
-  if (!st.step) st.step = 0;
+  Tensor* step_t = h.capturable ? &device_step_of(st, p) : nullptr;
+  int64_t* step = h.capturable ? nullptr : &host_step_of(st);
   st.zeros_if_missing("exp_avg", p);
   st.zeros_if_missing("exp_avg_sq", p);
   if (h.amsgrad) st.zeros_if_missing("max_exp_avg_sq", p);
@@ -142,8 +205,22 @@ void adam_update(const AdamHyper& h, Tensor& p, ParamState& st) {
   Tensor* mp = st.find("exp_avg");
   Tensor* vp = st.find("exp_avg_sq");
   Tensor* vmax = h.amsgrad ? st.find("max_exp_avg_sq") : nullptr;
-  const AdamStep s(h, ++*st.step);
-  if (!detail::fusable(p, grad, {mp, vp}) || (vmax != nullptr && !detail::fusable(p, *vmax, {}))) {
+  const bool fused =
+      detail::fusable(p, grad, {mp, vp}) && (vmax == nullptr || detail::fusable(p, *vmax, {}));
+  if (step_t != nullptr && !fused) {
+    adam_ops_capturable(h, *step_t, p, grad, *mp, *vp, vmax);
+    return;
+  }
+  int64_t n = 0;
+  if (step_t != nullptr) {
+    // Fused: p, and so its step, are on the CPU, where reading is no sync.
+    step_t->add_(1);
+    n = static_cast<int64_t>(*step_t->data_ptr<float>());
+  } else {
+    n = ++*step;
+  }
+  const AdamStep s(h, n);
+  if (!fused) {
     adam_ops(h, s, p, grad, *mp, *vp, vmax);
     return;
   }
@@ -191,14 +268,17 @@ bool adam_multi(const AdamHyper& h, OptimizerParamGroup& group, std::optional<bo
   }
   ember::detail::MultiAdamArgs args{h.lr,      h.beta1,    h.beta2,     h.eps, h.weight_decay,
                                     h.amsgrad, h.maximize, h.decoupled, {},    {}};
-  for (ParamState* st : states) {
-    if (!st->step) st->step = 0;
-    const AdamStep s(h, ++*st->step);
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (h.capturable) {  // the kernels advance and read it on the device
+      args.state_steps.push_back(device_step_of(*states[i], ps[i]));
+      continue;
+    }
+    const AdamStep s(h, ++host_step_of(*states[i]));
     args.step_size.push_back(s.step_size);
     args.bias_correction2_sqrt.push_back(s.bias_correction2_sqrt);
   }
   ember::detail::multi_tensor_adam_kernel(kCUDA)(args, ps, gs, ms, vs, vmaxs);
-  for (auto* list : {&ps, &ms, &vs, &vmaxs}) {
+  for (auto* list : {&ps, &ms, &vs, &vmaxs, &args.state_steps}) {
     for (const Tensor& t : *list) detail::mark_written(t);
   }
   return true;

@@ -7,6 +7,30 @@
 // State per parameter: step, "exp_avg", "exp_avg_sq", and "max_exp_avg_sq"
 // with amsgrad. They differ only in weight decay: Adam adds it to the
 // gradient, AdamW decays the parameter itself (decoupled).
+//
+// Note [Capturable Adam]: capturable(true) is PyTorch 1.13's capturable=True.
+// The step count is a float32 tensor of shape [1] on the parameter's device
+// (ParamState::device_step, saved as "step" as PyTorch saves it), advanced
+// there, and the bias corrections 1 - beta^step are tensor ops on the device
+// (or, in the multi-tensor CUDA kernels, read the step from device memory),
+// so a step reads nothing on the host: it can be captured into a CUDA graph
+// (tensor/cuda/graph.h), and each replay advances the step and takes its
+// corrections. Where ember differs from PyTorch 1.13:
+// - PyTorch asserts "If capturable=True, params and state_steps must be CUDA
+//   tensors."; ember allows capturable on the CPU too, where there is
+//   nothing to capture but the results are the same, so the path is tested
+//   on any machine (the CPU's fused loop reads the step from the CPU tensor).
+// - The corrections are computed in float64 from the float32 step (PyTorch:
+//   float32, of shape [1]), as 0-dim tensors, so capturable and
+//   non-capturable steps agree to the rounding of the last ops and a 0-dim
+//   parameter keeps its shape.
+// - The step tensor is created by the group's flag (PyTorch 1.13: the
+//   defaults'); a step count loaded by load_state_dict (always read into
+//   ParamState::step) moves to the device on the next step, and a device
+//   step comes back to the host if the group's capturable is turned off.
+// - step() does not check whether a CUDA graph capture is underway
+//   (PyTorch refuses to capture a capturable=False instance); capturing a
+//   non-capturable step records its corrections as constants (graph.h).
 
 #include <memory>
 #include <optional>
@@ -37,6 +61,8 @@ struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
   EMBER_ARG(double, weight_decay) = 0;
   EMBER_ARG(bool, amsgrad) = false;
   EMBER_ARG(bool, maximize) = false;
+  // Note [Capturable Adam]; saved in the state dict as PyTorch 1.13 saves it.
+  EMBER_ARG(bool, capturable) = false;
   // PyTorch 2.x's switches (Note [Multi-tensor updates] in
   // tensor/multi_tensor.h): nullopt takes the multi-tensor kernels where
   // every parameter is on CUDA; fused runs the same one-pass kernels (on
@@ -56,6 +82,8 @@ struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
   EMBER_ARG(double, weight_decay) = 1e-2;
   EMBER_ARG(bool, amsgrad) = false;
   EMBER_ARG(bool, maximize) = false;
+  // Note [Capturable Adam]; saved in the state dict as PyTorch 1.13 saves it.
+  EMBER_ARG(bool, capturable) = false;
   // PyTorch 2.x's switches (Note [Multi-tensor updates] in
   // tensor/multi_tensor.h): nullopt takes the multi-tensor kernels where
   // every parameter is on CUDA; fused runs the same one-pass kernels (on

@@ -61,6 +61,35 @@ TEST(OptimCudaTest, AdamAndAdamW) {
   });
 }
 
+// Note [Capturable Adam]: the step count on the device, through the
+// multi-tensor kernels (the CUDA default) and the per-parameter tensor ops
+// (foreach false), against the CPU's capturable (fused) loops.
+TEST(OptimCudaTest, CapturableAdamAndAdamW) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (bool foreach : {true, false}) {
+    expect_same_trajectory([&](std::vector<Tensor> p) {
+      return std::make_unique<Adam>(
+          p, AdamOptions(0.01).amsgrad(true).weight_decay(0.1).capturable(true).foreach (foreach));
+    });
+    expect_same_trajectory([&](std::vector<Tensor> p) {
+      return std::make_unique<AdamW>(
+          p, AdamWOptions(0.01).maximize(true).capturable(true).foreach (foreach));
+    });
+    Tensor w = ones({3}, TensorOptions(kFloat).device(Device(kCUDA, 0))).requires_grad_();
+    Adam opt({w}, AdamOptions(0.01).capturable(true).foreach (foreach));
+    for (int i = 0; i < 3; ++i) {
+      w.mutable_grad() = full_like(w, 0.5);
+      opt.step();
+    }
+    const Tensor& step = opt.state(w)->device_step;
+    ASSERT_TRUE(step.defined());
+    EXPECT_TRUE(step.is_cuda());
+    EXPECT_EQ(step.dtype(), kFloat);
+    EXPECT_EQ(step.item<double>(), 3.0);
+    EXPECT_FALSE(opt.state(w)->step.has_value());
+  }
+}
+
 TEST(OptimCudaTest, RMSprop) {
   SKIP_WITHOUT_CUDA_DEVICE();
   expect_same_trajectory([](std::vector<Tensor> p) {
@@ -131,6 +160,23 @@ TEST(OptimCudaTest, MultiTensorAdamMatchesPerParameterOps) {
     expect_foreach_matches_single(t, [](std::vector<Tensor> p, bool foreach) {
       return std::make_unique<AdamW>(p, AdamWOptions(0.01).eps(1e-3).foreach(foreach));
     }, tol);
+    // capturable: the kernels read the steps from device memory.
+    expect_foreach_matches_single(
+        t,
+        [](std::vector<Tensor> p, bool foreach) {
+          return std::make_unique<Adam>(
+              p,
+              AdamOptions(0.01).eps(1e-3).weight_decay(0.1).amsgrad(true).capturable(true).foreach (
+                  foreach));
+        },
+        tol);
+    expect_foreach_matches_single(
+        t,
+        [](std::vector<Tensor> p, bool foreach) {
+          return std::make_unique<AdamW>(
+              p, AdamWOptions(0.01).eps(1e-3).capturable(true).foreach (foreach));
+        },
+        tol);
     expect_foreach_matches_single(t, [](std::vector<Tensor> p, bool foreach) {
       // fused: the same kernels, asked for by PyTorch's other switch.
       AdamWOptions o(0.01);

@@ -204,7 +204,7 @@ std::optional<double> number_of(const OptionValue& value) {
 
 // Writes saved (name, value) pairs into an options struct. Numbers, integers
 // and flags fill each other's fields (an integer field only from a whole
-// number); options ember does not know (foreach, capturable...) are ignored.
+// number); options ember does not know (foreach, differentiable...) are ignored.
 class OptionWriter : public OptionVisitor {
  public:
   explicit OptionWriter(const std::vector<std::pair<std::string, OptionValue>>& in) : in_(in) {}
@@ -273,7 +273,11 @@ OptimizerStateDict Optimizer::state_dict() const {
       auto it = state_.find(p.unsafeGetTensorImpl());
       if (it != state_.end()) {
         auto& entry = sd.state[index];
-        if (it->second.step) entry.emplace_back("step", scalar_tensor(*it->second.step, kLong));
+        if (it->second.device_step.defined()) {
+          entry.emplace_back("step", it->second.device_step.clone());
+        } else if (it->second.step) {
+          entry.emplace_back("step", scalar_tensor(*it->second.step, kLong));
+        }
         // Copies, as PyTorch's load deep-copies: a saved dict does not move on
         // with the optimizer.
         for (const auto& b : it->second.buffers) entry.emplace_back(b.first, b.second.clone());

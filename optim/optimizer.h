@@ -110,6 +110,12 @@ class OptimizerParamGroup {
 // read and written through scalar() / set_scalar().
 struct ParamState {
   std::optional<int64_t> step;
+  // A capturable optimizer's step count instead (Adam's and AdamW's
+  // capturable=true): a float32 tensor of shape [1] on the parameter's
+  // device, advanced there, as PyTorch 1.13 keeps it; `step` is then empty.
+  // state_dict() saves it as "step" as it is; load_state_dict() reads any
+  // saved step into `step`, and the optimizer moves it back to the device.
+  Tensor device_step;
   std::vector<std::pair<std::string, Tensor>> buffers;
 
   // The buffer `name`, or nullptr.
@@ -127,7 +133,9 @@ struct ParamState {
 // with parameters numbered in order across the groups. The flat form for
 // checkpoints (to_named_tensors) names each value:
 //   state.<index>.<buffer>      the buffer tensor, as the optimizer holds it
-//   state.<index>.step          0-dim int64
+//   state.<index>.step          0-dim int64; a capturable optimizer's is
+//                               float32 of shape [1] on the parameter's
+//                               device, as PyTorch 1.13's
 //   param_groups.<g>.<option>   0-dim float64 for numbers, 0-dim int64 for
 //                               integers, 0-dim bool for flags, 1-D float64
 //                               for pairs (betas), 1-D uint8 for strings
@@ -136,14 +144,15 @@ struct ParamState {
 // in that order (state by index, then the groups); a state list is numbered
 // (LBFGS's state.0.old_dirs.<i>, see lbfgs.h). from_named_tensors reads
 // it back. A PyTorch state dict flattened the same way loads too: its float
-// step becomes an integer, options ember lacks (foreach, capturable...) are
-// ignored, and None values must be left out.
+// step becomes an integer, options ember lacks (foreach, differentiable...)
+// are ignored, and None values must be left out.
 struct OptimizerStateDict {
   struct ParamGroup {
     std::vector<std::pair<std::string, OptionValue>> options;  // "initial_lr" included
     std::vector<int64_t> params;
   };
-  // Per parameter index: "step" (0-dim int64 tensor) and the buffers.
+  // Per parameter index: "step" (0-dim int64 tensor, or ParamState's
+  // device_step) and the buffers.
   std::map<int64_t, std::vector<std::pair<std::string, Tensor>>> state;
   std::vector<ParamGroup> param_groups;
 

@@ -190,7 +190,7 @@ TEST(OptimizerTest, StateDictHasPyTorchStructure) {
   keys.clear();
   for (const auto& kv : sd.param_groups[1].options) keys.push_back(kv.first);
   EXPECT_EQ(keys, (std::vector<std::string>{"lr", "betas", "eps", "weight_decay", "amsgrad",
-                                            "maximize"}));
+                                            "maximize", "capturable"}));
   EXPECT_EQ(std::get<double>(sd.param_groups[1].options[0].second), 0.2);
 }
 

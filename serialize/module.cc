@@ -14,9 +14,10 @@ namespace {
 // takes it: {"state": {index: {"step": tensor(float32), buffer: tensor,
 // ...}}, "param_groups": [{option: value, ..., "params": [indices]}]}.
 // Numbered state entries ("old_dirs.0", "old_dirs.1": LBFGS's history)
-// become lists; "step" is a 0-dim float32 tensor as PyTorch >= 1.12 keeps
-// it. Loading needs nothing special: the file flattens back into Note
-// [Optimizer state keys]'s form.
+// become lists; "step" is a float32 tensor as PyTorch >= 1.12 keeps it
+// (0-dim; a capturable Adam's has shape [1], Note [Capturable Adam] in
+// optim/adam.h). Loading needs nothing special: the file flattens back into
+// Note [Optimizer state keys]'s form.
 pt::Value param_state(const std::vector<std::pair<std::string, Tensor>>& buffers) {
   pt::Value::Entries out;
   std::map<std::string, size_t> lists;  // name -> its entry in `out`

@@ -64,8 +64,15 @@ std::vector<std::string> write_ember_made_files(const std::string& dir) {
   optim::Adam adam(net->parameters(), optim::AdamOptions(0.5));
   load(adam, std::string(kPtTestdata) + "torch_adam.pt");
   save(adam, path("ember_adam.pt"));
+  // A capturable Adam after one step (Note [Capturable Adam]): its step is
+  // float32 of shape [1], as PyTorch 1.13 keeps a capturable one.
+  Tensor w = tensor({0.5, -0.25, 1.0}, kFloat).requires_grad_();
+  w.mutable_grad() = tensor({0.1, 0.2, -0.3}, kFloat);
+  optim::Adam capturable({w}, optim::AdamOptions(0.01).capturable(true));
+  capturable.step();
+  save(capturable, path("ember_adam_capturable.pt"));
   return {"ember_sample.pt",     "ember_zip64.pt",    "ember_views.pt", "ember_tensor.pt",
-          "ember_checkpoint.pt", "ember_smallnet.pt", "ember_adam.pt"};
+          "ember_checkpoint.pt", "ember_smallnet.pt", "ember_adam.pt",  "ember_adam_capturable.pt"};
 }
 
 }  // namespace serialize_testing

@@ -26,7 +26,8 @@ constexpr char kPtTestdata[] = "serialize/testdata/pt/";
 // their names: the interop sample (state dict of every dtype), the same
 // with zip64 records, views_sample(), a bare tensor, a Checkpoint, and
 // SmallNet and its Adam state loaded from torch_smallnet.pt / torch_adam.pt
-// and saved again. Reads those two from kPtTestdata.
+// and saved again, and a capturable Adam's state after one step. Reads
+// those two from kPtTestdata.
 std::vector<std::string> write_ember_made_files(const std::string& dir);
 
 }  // namespace serialize_testing

@@ -26,6 +26,13 @@ struct MultiAdamArgs {
   bool amsgrad, maximize, decoupled;  // decoupled: AdamW's decay of the parameter
   // Per tensor: lr / (1 - beta1^step) and sqrt(1 - beta2^step).
   std::vector<double> step_size, bias_correction2_sqrt;
+  // capturable (PyTorch's capturable=True) when not empty: per tensor its
+  // step count, a float32 tensor of one element on the params' device. The
+  // kernels advance each by one and compute the corrections above from it
+  // on the device (in float64), so nothing is read on the host and a CUDA
+  // graph replay takes the step it is at; step_size and
+  // bias_correction2_sqrt are then unused.
+  std::vector<Tensor> state_steps;
 };
 // exp_avg, exp_avg_sq (and max_exp_avg_sq when amsgrad) are updated with
 // params; grads are read.

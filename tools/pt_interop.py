@@ -285,8 +285,23 @@ def check(d):
     for i, s in want["state"].items():
         for k, v in s.items():
             same(mine["state"][i][k], v, f"ember_adam.pt state {i} {k}")
-    for k in ["lr", "betas", "eps", "weight_decay", "amsgrad", "params"]:
+    for k in ["lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "capturable", "params"]:
         assert mine["param_groups"][0][k] == want["param_groups"][0][k], k
+
+    # A capturable Adam's state (one step from w with grad g): PyTorch 1.13's
+    # capturable structure, a float32 step of shape (1,), and loadable.
+    w = torch.tensor([0.5, -0.25, 1.0], requires_grad=True)
+    g = torch.tensor([0.1, 0.2, -0.3])
+    opt = torch.optim.Adam([w], lr=0.5, capturable=True)
+    opt.load_state_dict(load(f("ember_adam_capturable.pt")))
+    mine = opt.state_dict()
+    group = mine["param_groups"][0]
+    assert group["capturable"] is True and group["lr"] == 0.01, group
+    state = mine["state"][0]
+    assert list(state) == ["step", "exp_avg", "exp_avg_sq"], list(state)
+    same(state["step"], torch.tensor([1.0]), "ember_adam_capturable.pt step")
+    same(state["exp_avg"], g * (1 - 0.9), "ember_adam_capturable.pt exp_avg")
+    assert torch.allclose(state["exp_avg_sq"], g * g * (1 - 0.999)), state["exp_avg_sq"]
 
     ckpt = load(f("ember_checkpoint.pt"))
     assert type(ckpt) is dict, type(ckpt)

@@ -98,10 +98,11 @@ void expect_golden(const GoldenTables& tables, const std::string& name, Optimize
     ParamState* st = opt.state(params[i]);
     ASSERT_NE(st, nullptr) << name;
     const std::string prefix = absl::StrCat(name, ".state.", i, ".");
-    if (st->step) {
-      EXPECT_TRUE(
-          near_golden(scalar_tensor(*st->step, kLong), tables.golden(prefix + "step"), kLong))
-          << name;
+    if (st->step || st->device_step.defined()) {
+      // A capturable optimizer's count is on the device (Note [Capturable Adam]).
+      const Tensor step = st->step ? scalar_tensor(*st->step, kLong)
+                                   : st->device_step.reshape({}).to(Device(kCPU)).to(kLong);
+      EXPECT_TRUE(near_golden(step, tables.golden(prefix + "step"), kLong)) << name;
       ++checked;
     }
     for (const auto& b : st->buffers) {

@@ -30,9 +30,12 @@
 //
 // Differences from libtorch 1.13:
 // - Ops whose scalars live on the host are captured as constants, as
-//   PyTorch's kernel arguments are: Adam's step count and bias corrections,
-//   learning rates. An optimizer with a host step count (ember's Adam, not
-//   "capturable") therefore replays the captured step's corrections.
+//   PyTorch's kernel arguments are: learning rates, and the step count and
+//   bias corrections of an Adam or AdamW built without capturable(true),
+//   whose replays therefore repeat the captured step's corrections (PyTorch
+//   refuses to capture such a step; ember does not check). With
+//   capturable(true) the step count lives on the device and each replay
+//   advances it (Note [Capturable Adam] in optim/adam.h).
 
 #include <cstdint>
 #include <utility>

@@ -61,12 +61,25 @@ void multi_adam_cuda(const ember::detail::MultiAdamArgs& args, TensorList params
                               1 - args.lr * args.weight_decay,
                               args.decoupled,
                               args.maximize,
-                              args.amsgrad};
-  const std::vector<double>* a = &args.step_size;
-  const std::vector<double>* b = &args.bias_correction2_sqrt;
-  const Lists l = args.amsgrad
-                      ? Lists({params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs}, a, b)
-                      : Lists({params, grads, exp_avgs, exp_avg_sqs}, a, b);
+                              args.amsgrad,
+                              args.lr};
+  // capturable: the steps on the device, no host scalars.
+  const bool capturable = !args.state_steps.empty();
+  std::vector<float*> steps;
+  for (const Tensor& s : args.state_steps) {
+    EMBER_CHECK(
+        s.is_cuda() && s.device() == params[0].device() && s.dtype() == kFloat && s.numel() == 1,
+        "multi-tensor update: every state step must be a float32 tensor of one element "
+        "on the parameters' device");
+    steps.push_back(static_cast<float*>(const_cast<void*>(s.data_ptr())));
+  }
+  EMBER_CHECK(!capturable || steps.size() == params.size(),
+              "multi-tensor update: one state step per parameter");
+  const std::vector<double>* a = capturable ? nullptr : &args.step_size;
+  const std::vector<double>* b = capturable ? nullptr : &args.bias_correction2_sqrt;
+  Lists l = args.amsgrad ? Lists({params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs}, a, b)
+                         : Lists({params, grads, exp_avgs, exp_avg_sqs}, a, b);
+  if (capturable) l.view.steps = steps.data();
   detail::check_launch(kernels::launch_multi_adam(detail::kernel_dtype(params[0].dtype()), l.view, k),
                        args.decoupled ? "_fused_adamw_" : "_fused_adam_", params[0].dtype());
 }

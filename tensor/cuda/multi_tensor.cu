@@ -2,7 +2,8 @@
 // tensor/multi_tensor.h): one launch covers up to kMaxTensors tensors and
 // kMaxBlocks chunks of kChunk elements, each block one chunk; the tensors'
 // pointers and per-tensor scalars travel in the kernel's arguments (about
-// 3 KB, under CUDA's 4 KB), so a step costs no copies.
+// 3.4 KB, under CUDA's 4 KB), so a step costs no copies. Adam's capturable
+// steps travel as pointers too: the kernel reads them on the device.
 
 #include "tensor/cuda/elementwise.cuh"
 #include "tensor/cuda/multi_tensor_kernels.h"
@@ -22,6 +23,7 @@ struct Chunks {
   void* ptr[kDepth][kMaxTensors];
   int64_t numel[kMaxTensors];
   double a[kMaxTensors], b[kMaxTensors];
+  const float* step[kMaxTensors];  // Adam's capturable steps, or nullptrs
   unsigned char tensor[kMaxBlocks];
   int chunk[kMaxBlocks];
 };
@@ -51,7 +53,15 @@ __global__ void adam_kernel(Chunks<kDepth> c, AdamConsts k) {
   T* m = static_cast<T*>(c.ptr[2][t]) + base;
   T* v = static_cast<T*>(c.ptr[3][t]) + base;
   T* vmax = kAmsgrad ? static_cast<T*>(c.ptr[kDepth - 1][t]) + base : nullptr;
-  const A step_size = static_cast<A>(c.a[t]), bc2 = static_cast<A>(c.b[t]);
+  A step_size, bc2;
+  if (c.step[t] != nullptr) {  // capturable: the host's formulas, on the device
+    const double step = static_cast<double>(*c.step[t]);
+    step_size = static_cast<A>(k.lr / (1 - ::pow(k.beta1, step)));
+    bc2 = static_cast<A>(::sqrt(1 - ::pow(k.beta2, step)));
+  } else {
+    step_size = static_cast<A>(c.a[t]);
+    bc2 = static_cast<A>(c.b[t]);
+  }
   const A beta1 = static_cast<A>(k.beta1), beta2 = static_cast<A>(k.beta2);
   const A one_m_beta1 = static_cast<A>(1 - k.beta1), one_m_beta2 = static_cast<A>(1 - k.beta2);
   const A eps = static_cast<A>(k.eps), wd = static_cast<A>(k.weight_decay);
@@ -120,6 +130,7 @@ cudaError_t for_each_launch(const TensorLists& l, const Launch& launch) {
     c.numel[nt] = l.numel[t];
     c.a[nt] = l.a != nullptr ? l.a[t] : 0;
     c.b[nt] = l.b != nullptr ? l.b[t] : 0;
+    c.step[nt] = l.steps != nullptr ? l.steps[t] : nullptr;
     const int64_t chunks = (l.numel[t] + kChunk - 1) / kChunk;
     for (int64_t ch = 0; ch < chunks; ++ch) {
       c.tensor[nb] = static_cast<unsigned char>(nt);
@@ -140,6 +151,7 @@ cudaError_t for_each_launch(const TensorLists& l, const Launch& launch) {
           c.numel[0] = c.numel[nt];
           c.a[0] = c.a[nt];
           c.b[0] = c.b[nt];
+          c.step[0] = c.step[nt];
           nt = 0;
         }
       }
@@ -150,9 +162,37 @@ cudaError_t for_each_launch(const TensorLists& l, const Launch& launch) {
   return cudaGetLastError();
 }
 
+// Adam's capturable steps, each advanced by one (PyTorch's
+// _foreach_add_(state_steps, 1)): up to kMaxSteps per launch, one thread each.
+constexpr int kMaxSteps = 256;
+struct StepList {
+  float* step[kMaxSteps];
+  int n;
+};
+
+__global__ void advance_steps_kernel(StepList s) {
+  if (static_cast<int>(threadIdx.x) < s.n) *s.step[threadIdx.x] += 1.0f;
+}
+
+cudaError_t advance_steps(float* const* steps, int n) {
+  for (int begin = 0; begin < n; begin += kMaxSteps) {
+    StepList s;
+    s.n = n - begin < kMaxSteps ? n - begin : kMaxSteps;
+    for (int i = 0; i < s.n; ++i) s.step[i] = steps[begin + i];
+    advance_steps_kernel<<<1, kMaxSteps, 0, current_stream()>>>(s);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
 }  // namespace
 
 cudaError_t launch_multi_adam(DType dtype, const TensorLists& lists, const AdamConsts& k) {
+  if (lists.steps != nullptr) {
+    const cudaError_t err = advance_steps(lists.steps, lists.n);
+    if (err != cudaSuccess) return err;
+  }
   return dispatch<kFloatingKinds>(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (k.amsgrad) {

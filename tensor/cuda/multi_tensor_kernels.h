@@ -25,13 +25,19 @@ struct TensorLists {
   const int64_t* numel = nullptr;
   const double* a = nullptr;
   const double* b = nullptr;
+  // Adam's capturable steps (float32, one element each, on the device), or
+  // nullptr.
+  float* const* steps = nullptr;
 };
 
 // Lists: param, grad, exp_avg, exp_avg_sq[, max_exp_avg_sq]; a: step size,
-// b: sqrt of the second bias correction.
+// b: sqrt of the second bias correction. With steps: each step is advanced
+// by one first, and the kernels compute a and b from it on the device, in
+// float64 as the host does (lr / (1 - beta1^step), sqrt(1 - beta2^step)).
 struct AdamConsts {
   double beta1, beta2, eps, weight_decay, decay;  // decay: AdamW's 1 - lr * wd
   bool decoupled, maximize, amsgrad;
+  double lr;
 };
 cudaError_t launch_multi_adam(DType dtype, const TensorLists& lists, const AdamConsts& c);
 
