@@ -346,6 +346,10 @@ void reduce_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask, const Re
       });
       return;
     case ReduceKind::kNorm:
+      if (in.dtype() == kHalf || in.dtype() == kBFloat16) {
+        norm_lowp_cpu(in, mask, args, outs);
+        return;
+      }
       EMBER_DISPATCH_FLOATING_TYPES(in.dtype(), "norm_cpu", [&] {
         NormOp<scalar_t> op{outs[0].data_ptr<scalar_t>(), norm_kind(args.p), args.p};
         reduce_kernel(op, plan, in.data_ptr<scalar_t>());

@@ -1,7 +1,7 @@
-// float16 / bfloat16 sum, mean, nansum and sum_to_size on the CPU, bit for
+// float16 / bfloat16 sum, mean, nansum, sum_to_size and norm on the CPU, bit for
 // bit against PyTorch 1.13 in contiguous, transposed, permuted,
 // channels-last and stepped layouts (issue 22; Note [Reduced-float sum] in
-// reduce_sum_lowp.cc). Values from tools/golden/reduce_lowp.py.
+// reduce_sum_lowp.cc, Note [Reduced-float norm]). Values from tools/golden/reduce_lowp.py.
 
 #include <gtest/gtest.h>
 
@@ -64,6 +64,7 @@ Tensor run_case(const std::string& name) {
   if (op == "sum") return x.sum(dims, keepdim);
   if (op == "mean") return x.mean(dims, keepdim);
   if (op == "nansum") return x.nansum(dims, keepdim);
+  if (op.rfind("norm", 0) == 0) return x.norm(std::stod(op.substr(4)), dims, keepdim);
   ADD_FAILURE() << "unknown op " << op;
   return Tensor();
 }
@@ -99,7 +100,7 @@ TEST(ReducedFloatSumTest, SameResultWithOneThread) {
   set_num_threads(1);
   for (size_t i = 0; i < names.size(); ++i) {
     SCOPED_TRACE(names[i]);
-    EXPECT_TRUE(run_case(names[i]).equal(many[i]));
+    testing::expect_values(run_case(names[i]), many[i]);  // NaN matches NaN
   }
   set_num_threads(threads);
 }

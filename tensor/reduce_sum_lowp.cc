@@ -37,7 +37,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "tensor/dispatch.h"
@@ -391,6 +393,135 @@ void sum_lowp(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Ten
   }
 }
 
+// Note [Reduced-float norm]: 1.13's CPU norm of float16 / bfloat16
+// (ReduceOpsKernel.cpp, norm_kernel_tensor_iterator_impl) accumulates in the
+// half type itself (binary_kernel_reduce with acc_t = scalar_t): one output
+// at a time, its reduced elements in the reduction iterator's order (dims by
+// increasing input stride), each step rounded: p=2 adds T(x * x), p=1 |x|,
+// p=0 the count, p=inf/-inf max/min of |x| (NaN propagates), other p
+// pow(|x|, p) (rounded to T for bfloat16, whose std::pow returns
+// bfloat16; not for float16), then sqrt / pow(acc, T(1) / T(p)) in float.
+// The exception: bfloat16 p=2 over a single contiguous innermost reduced
+// dim takes its vectorized path: float lanes (8) fed 16 elements a step
+// (first the low 8, then the high 8), summed across lanes in order, then
+// the scalar tail, in float.
+template <typename T>
+void norm_lowp(const Tensor& in, const DimMask& mask, double p, Tensor& out) {
+  const int n = static_cast<int>(in.dim());
+  const int64_t es = sizeof(T);
+  T* o = static_cast<T*>(out.data_ptr());
+  const int64_t nout = out.numel();
+  int64_t nred = 1;
+  for (int d = 0; d < n; ++d) {
+    if (mask.test(d)) nred *= in.sizes()[d];
+  }
+  const bool neg_inf = std::isinf(p) && p < 0;
+  if (nred == 0 || nout == 0) {
+    for (int64_t k = 0; k < nout; ++k) {
+      o[k] = static_cast<T>(neg_inf ? std::numeric_limits<float>::infinity() : 0.f);
+    }
+    return;
+  }
+  int64_t ostr_full[kMaxDims];
+  const bool keepdim = out.dim() == in.dim();
+  for (int d = 0, k = 0; d < n; ++d) {
+    if (keepdim) {
+      ostr_full[d] = mask.test(d) && in.sizes()[d] != 1 ? 0 : out.strides()[d] * es;
+    } else {
+      ostr_full[d] = mask.test(d) ? 0 : out.strides()[k++] * es;
+    }
+  }
+  SumIter it = make_iter(in, ostr_full);
+  if (it.nd == 0) {  // a 0-dim input: one element
+    it.nd = 1;
+    it.shape[0] = 1;
+    it.ostr[0] = 0;
+    it.istr[0] = 0;
+  }
+  int nr = 0;  // leading reduced iterator dims
+  while (nr < it.nd && it.ostr[nr] == 0) ++nr;
+  const char* ip = static_cast<const char*>(in.data_ptr());
+  char* op = reinterpret_cast<char*>(o);
+  const bool fast = std::is_same<T, BFloat16>::value && p == 2 && nr == 1 && it.istr[0] == es;
+  const int64_t inner = nr > 0 ? it.shape[0] : 1;
+  int64_t nk = 1;
+  for (int d = nr; d < it.nd; ++d) nk *= it.shape[d];
+  const T inv_p = static_cast<T>(1.f / static_cast<float>(static_cast<T>(static_cast<float>(p))));
+  auto one = [&](int64_t kk) {
+    int64_t ioff = 0, ooff = 0, rest = kk;
+    for (int d = nr; d < it.nd; ++d) {
+      const int64_t i = rest % it.shape[d];
+      rest /= it.shape[d];
+      ioff += i * it.istr[d];
+      ooff += i * it.ostr[d];
+    }
+    const char* base = ip + ioff;
+    float r;
+    if (fast) {
+      float lanes[8] = {};
+      int64_t d = 0;
+      for (; d + 16 <= inner; d += 16) {
+        for (int h = 0; h < 2; ++h) {
+          for (int l = 0; l < 8; ++l) {
+            const float v = load1<T>(base + (d + h * 8 + l) * es);
+            const float sq = v * v;
+            lanes[l] += sq;
+          }
+        }
+      }
+      float b = lanes[0];
+      for (int l = 1; l < 8; ++l) b += lanes[l];
+      for (; d < inner; ++d) {
+        const float v = load1<T>(base + d * es);
+        const float sq = v * v;
+        b += sq;
+      }
+      r = std::sqrt(b);
+    } else {
+      T acc = static_cast<T>(neg_inf ? std::numeric_limits<float>::infinity() : 0.f);
+      int64_t idx[kMaxDims] = {};
+      int64_t off = 0;
+      for (int64_t e = 0; e < nred; ++e) {
+        const float v = load1<T>(base + off);
+        const float a = std::fabs(v);
+        float acc_f = static_cast<float>(acc);
+        if (p == 2) {
+          acc = static_cast<T>(acc_f + static_cast<float>(static_cast<T>(v * v)));
+        } else if (p == 1) {
+          acc = static_cast<T>(acc_f + a);
+        } else if (p == 0) {
+          acc = static_cast<T>(acc_f + (v == 0.f ? 0.f : 1.f));
+        } else if (std::isinf(p)) {
+          const bool take = std::isnan(a) || (p > 0 ? a > acc_f : a < acc_f);
+          if (!std::isnan(acc_f) && take) acc = static_cast<T>(a);
+        } else {
+          float pw = std::pow(a, static_cast<float>(static_cast<T>(static_cast<float>(p))));
+          if (std::is_same<T, BFloat16>::value) pw = static_cast<float>(static_cast<T>(pw));
+          acc = static_cast<T>(acc_f + pw);
+        }
+        for (int d = 0; d < nr; ++d) {  // next reduced element, dim 0 fastest
+          off += it.istr[d];
+          if (++idx[d] < it.shape[d]) break;
+          off -= idx[d] * it.istr[d];
+          idx[d] = 0;
+        }
+      }
+      r = static_cast<float>(acc);
+      if (p == 2) {
+        r = std::sqrt(r);
+      } else if (!(p == 1 || p == 0 || std::isinf(p))) {
+        r = std::pow(r, static_cast<float>(inv_p));
+      }
+    }
+    T t = static_cast<T>(r);
+    std::memcpy(op + ooff, &t, sizeof(T));
+  };
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, nred));
+  parallel_for(0, nk, grain, [&](int64_t kb, int64_t ke) {
+    for (int64_t kk = kb; kk < ke; ++kk) one(kk);
+  });
+}
+
 }  // namespace
 
 void sum_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Tensor* outs) {
@@ -398,6 +529,14 @@ void sum_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args,
     sum_lowp<Half>(in, mask, args, outs[0]);
   } else {
     sum_lowp<BFloat16>(in, mask, args, outs[0]);
+  }
+}
+
+void norm_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Tensor* outs) {
+  if (in.dtype() == kHalf) {
+    norm_lowp<Half>(in, mask, args.p, outs[0]);
+  } else {
+    norm_lowp<BFloat16>(in, mask, args.p, outs[0]);
   }
 }
 

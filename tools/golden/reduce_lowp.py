@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Golden values for tensor/reduce_lowp_test.cc: PyTorch 1.13's CPU sum,
-mean, nansum and sum_to_size of float16 and bfloat16 tensors in assorted
-layouts (issue 22; Note [Reduced-float sum] in tensor/reduce_sum_lowp.cc).
+mean, nansum, sum_to_size and norm of float16 and bfloat16 tensors in
+assorted layouts (issue 22; Notes [Reduced-float sum] and [Reduced-float
+norm] in tensor/reduce_sum_lowp.cc).
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/reduce_lowp.py
 
 Each case <op>:<dtype>/<label> writes
@@ -9,7 +10,7 @@ Each case <op>:<dtype>/<label> writes
                 source_values(seed, size, nan) below (float32 values cast to
                 the dtype; the test makes the same numbers)
   <case>/geom   int64: the view's sizes, then strides, then storage offset
-  <case>/args   int64: sum/mean/nansum: keepdim, then dims (none: every
+  <case>/args   int64: sum/mean/nansum/norm<p>: keepdim, then dims (none: every
                 dim); sum_to_size: the target size
   <case>/out    PyTorch's result
 The inputs are shaped to cross 1.13's chunk boundaries (more than 16 rows,
@@ -20,8 +21,8 @@ under 32768 elements or are run with one thread: 1.13 splits larger ones
 across threads, with thread-dependent rounding (ember gives the one-thread
 result).
 
-The script also prints how many cases a sum accumulated in double and rounded
-once (ember before this fix) gets wrong."""
+The script also prints how many cases a sum or norm accumulated in double and
+rounded once (ember before this fix) gets wrong."""
 import torch
 
 from golden_util import GoldenWriter
@@ -76,14 +77,20 @@ def add(op, label, base_shape, perm, args, step=False, nan=False):
         else:
             keepdim, dims = args
             dims_arg = list(dims) if dims else list(range(x.dim()))
-            out = getattr(x, op)(dims_arg, keepdim=keepdim)
+            if op.startswith("norm"):
+                out = x.norm(float(op[4:]), dims_arg, keepdim=keepdim)
+            else:
+                out = getattr(x, op)(dims_arg, keepdim=keepdim)
             argv = [int(keepdim)] + list(dims)
             # ember before the fix: the float64 sum (or mean) rounded once
             ref = x.double()
             if op == "nansum":
                 ref = torch.where(ref.isnan(), torch.zeros_like(ref), ref)
-            old = (ref.sum(dims_arg, keepdim=keepdim) if op != "mean"
-                   else ref.mean(dims_arg, keepdim=keepdim)).to(dt)
+            if op.startswith("norm"):
+                old = ref.norm(float(op[4:]), dims_arg, keepdim=keepdim).to(dt)
+            else:
+                old = (ref.sum(dims_arg, keepdim=keepdim) if op != "mean"
+                       else ref.mean(dims_arg, keepdim=keepdim)).to(dt)
             n_old_wrong += int(not torch.equal(old, out))
         n_cases += 1
         name = "%s:%s/%s" % (op, dn, label)
@@ -167,6 +174,23 @@ add("nansum", "t70x130_d0", (130, 70), (1, 0), (False, [0]), nan=True)
 add("nansum", "cl2x30x4x50_d023", (2, 4, 50, 30), CL, (False, [0, 2, 3]), nan=True)
 add("nansum", "c3x5000_d1", (3, 5000), (0, 1), (False, [1]), nan=True)
 
+# norm<p>: 1.13 accumulates in the half type, in the iterator's order
+# (Note [Reduced-float norm]); bfloat16 p=2 over one contiguous innermost
+# reduced dim sums squares in float lanes.
+for p in ("2", "1", "0", "inf", "-inf", "3", "1.5"):
+    nan = p in ("inf", "-inf")
+    add("norm" + p, "c40x70_d0", (40, 70), (0, 1), (False, [0]), nan=nan)
+    add("norm" + p, "c40x70_d1", (40, 70), (0, 1), (False, [1]), nan=nan)
+    add("norm" + p, "t40x70_d0", (70, 40), (1, 0), (False, [0]))
+    add("norm" + p, "p20x17x19_d02", (17, 19, 20), (2, 0, 1), (False, [0, 2]))
+    add("norm" + p, "cl2x30x4x50_d023", (2, 4, 50, 30), CL, (True, [0, 2, 3]))
+add("norm2", "c9x70_all", (9, 70), (0, 1), (False, []))
+add("norm2", "s30x33_d1", (30, 33), (0, 1), (False, [1]), step=True)
+add("norm2", "c4x300_d1", (4, 300), (0, 1), (False, [1]))
+add("norm2", "cl5x6x7x8_d13", (5, 7, 8, 6), CL, (False, [1, 3]))
+add("norm1", "c3x5000_d1", (3, 5000), (0, 1), (False, [1]))
+add("norm0", "c3x5000_d1", (3, 5000), (0, 1), (False, [1]))
+
 W.write()
-print("%d cases; a float64 sum rounded once gets %d of the sum/mean/nansum ones wrong"
+print("%d cases; a float64 sum rounded once gets %d of the sum/mean/nansum/norm ones wrong"
       % (n_cases, n_old_wrong))
