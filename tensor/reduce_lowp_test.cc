@@ -1,4 +1,4 @@
-// float16 / bfloat16 sum, mean, nansum, sum_to_size and norm on the CPU, bit for
+// float16 / bfloat16 sum, mean, nansum, sum_to_size, norm and logsumexp on the CPU, bit for
 // bit against PyTorch 1.13 in contiguous, transposed, permuted,
 // channels-last and stepped layouts (issue 22; Note [Reduced-float sum] in
 // reduce_sum_lowp.cc, Note [Reduced-float norm]). Values from tools/golden/reduce_lowp.py.
@@ -64,6 +64,7 @@ Tensor run_case(const std::string& name) {
   if (op == "sum") return x.sum(dims, keepdim);
   if (op == "mean") return x.mean(dims, keepdim);
   if (op == "nansum") return x.nansum(dims, keepdim);
+  if (op == "logsumexp") return x.logsumexp(dims, keepdim);
   if (op.rfind("norm", 0) == 0) return x.norm(std::stod(op.substr(4)), dims, keepdim);
   ADD_FAILURE() << "unknown op " << op;
   return Tensor();
@@ -118,6 +119,13 @@ TEST(ReducedFloatSumTest, EdgeCases) {
     EXPECT_EQ(full({3, 2}, 65504.0, kHalf).sum(0)[0].item<double>(),
               std::numeric_limits<double>::infinity());
   }
+  // bfloat16 logsumexp with infinite maxima and NaN, as 1.13: inf, -inf, nan.
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor x = testing::from_values({3, 2}, {inf, 1, -inf, -inf, std::nan(""), 1}, kBFloat16);
+  const Tensor r = x.logsumexp({1});
+  EXPECT_EQ(r[0].item<double>(), inf);
+  EXPECT_EQ(r[1].item<double>(), -inf);
+  EXPECT_TRUE(std::isnan(r[2].item<double>()));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Golden values for tensor/reduce_lowp_test.cc: PyTorch 1.13's CPU sum,
-mean, nansum, sum_to_size and norm of float16 and bfloat16 tensors in
+mean, nansum, sum_to_size, norm and (bfloat16) logsumexp of float16 and bfloat16 tensors in
 assorted layouts (issue 22; Notes [Reduced-float sum] and [Reduced-float
 norm] in tensor/reduce_sum_lowp.cc).
 Run with Debian's PyTorch: /usr/bin/python3 tools/golden/reduce_lowp.py
@@ -10,7 +10,7 @@ Each case <op>:<dtype>/<label> writes
                 source_values(seed, size, nan) below (float32 values cast to
                 the dtype; the test makes the same numbers)
   <case>/geom   int64: the view's sizes, then strides, then storage offset
-  <case>/args   int64: sum/mean/nansum/norm<p>: keepdim, then dims (none: every
+  <case>/args   int64: sum/mean/nansum/norm<p>/logsumexp: keepdim, then dims (none: every
                 dim); sum_to_size: the target size
   <case>/out    PyTorch's result
 The inputs are shaped to cross 1.13's chunk boundaries (more than 16 rows,
@@ -67,9 +67,11 @@ n_cases = 0
 n_old_wrong = 0
 
 
-def add(op, label, base_shape, perm, args, step=False, nan=False):
+def add(op, label, base_shape, perm, args, step=False, nan=False, only=None):
     global n_cases, n_old_wrong
     for dn, dt in DTYPES:
+        if only is not None and dn != only:
+            continue
         storage, x = view(base_shape, perm, step, dt, nan)
         if op == "sum_to_size":
             out = x.sum_to_size(args)
@@ -77,7 +79,9 @@ def add(op, label, base_shape, perm, args, step=False, nan=False):
         else:
             keepdim, dims = args
             dims_arg = list(dims) if dims else list(range(x.dim()))
-            if op.startswith("norm"):
+            if op == "logsumexp":
+                out = x.logsumexp(dims_arg, keepdim=keepdim)
+            elif op.startswith("norm"):
                 out = x.norm(float(op[4:]), dims_arg, keepdim=keepdim)
             else:
                 out = getattr(x, op)(dims_arg, keepdim=keepdim)
@@ -86,7 +90,9 @@ def add(op, label, base_shape, perm, args, step=False, nan=False):
             ref = x.double()
             if op == "nansum":
                 ref = torch.where(ref.isnan(), torch.zeros_like(ref), ref)
-            if op.startswith("norm"):
+            if op == "logsumexp":
+                old = ref.logsumexp(dims_arg, keepdim=keepdim).to(dt)
+            elif op.startswith("norm"):
                 old = ref.norm(float(op[4:]), dims_arg, keepdim=keepdim).to(dt)
             else:
                 old = (ref.sum(dims_arg, keepdim=keepdim) if op != "mean"
@@ -188,6 +194,14 @@ add("norm2", "c9x70_all", (9, 70), (0, 1), (False, []))
 add("norm2", "s30x33_d1", (30, 33), (0, 1), (False, [1]), step=True)
 add("norm2", "c4x300_d1", (4, 300), (0, 1), (False, [1]))
 add("norm2", "cl5x6x7x8_d13", (5, 7, 8, 6), CL, (False, [1, 3]))
+# logsumexp (bfloat16 only: 1.13's CPU exp has no float16 kernel): amax,
+# then log(sum(exp(x - max))) + max, each step rounded to bfloat16.
+for keep in (False, True):
+    add("logsumexp", "c40x70_d0", (40, 70), (0, 1), (keep, [0]), only="bf16")
+    add("logsumexp", "t40x70_d0", (70, 40), (1, 0), (keep, [0]), only="bf16")
+    add("logsumexp", "p20x17x19_d02", (17, 19, 20), (2, 0, 1), (keep, [0, 2]), only="bf16")
+    add("logsumexp", "cl2x30x4x50_d023", (2, 4, 50, 30), CL, (keep, [0, 2, 3]), only="bf16")
+add("logsumexp", "c9x70_all", (9, 70), (0, 1), (False, []), only="bf16")
 add("norm1", "c3x5000_d1", (3, 5000), (0, 1), (False, [1]))
 add("norm0", "c3x5000_d1", (3, 5000), (0, 1), (False, [1]))
 
