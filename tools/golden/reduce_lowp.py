@@ -16,10 +16,10 @@ Each case <op>:<dtype>/<label> writes
 The inputs are shaped to cross 1.13's chunk boundaries (more than 16 rows,
 inner sizes around 32/64/128 and over 4096) and to leave reduced dims that
 do not coalesce (transposed, permuted, channels-last and stepped views), where
-1.13 rounds partial sums to the half type between 2-D slabs. All cases stay
-under 32768 elements or are run with one thread: 1.13 splits larger ones
-across threads, with thread-dependent rounding (ember gives the one-thread
-result).
+1.13 rounds partial sums to the half type between 2-D slabs. PyTorch runs
+with one thread here: 1.13 splits reductions over 32768 elements across
+threads, with thread-dependent rounding (ember gives the one-thread result
+with any number of threads).
 
 The script also prints how many cases a sum or norm accumulated in double and
 rounded once (ember before this fix) gets wrong."""
@@ -204,6 +204,15 @@ for keep in (False, True):
 add("logsumexp", "c9x70_all", (9, 70), (0, 1), (False, []), only="bf16")
 add("norm1", "c3x5000_d1", (3, 5000), (0, 1), (False, [1]))
 add("norm0", "c3x5000_d1", (3, 5000), (0, 1), (False, [1]))
+
+# Over 32768 elements: ember splits these across threads (by columns, by
+# outer outputs); the results must stay 1.13's one-thread ones.
+add("sum", "c600x100_d0", (600, 100), (0, 1), (False, [0]))
+add("sum", "cl4x64x16x16_d023", (4, 16, 16, 64), CL, (False, [0, 2, 3]))
+add("sum", "p8x40x120_d1", (40, 120, 8), (2, 0, 1), (False, [1]))
+add("mean", "c100x600_d1", (100, 600), (0, 1), (True, [1]))
+add("norm2", "c300x120_d1", (300, 120), (0, 1), (False, [1]))
+add("norm1", "c300x120_d0", (300, 120), (0, 1), (False, [0]))
 
 W.write()
 print("%d cases; a float64 sum rounded once gets %d of the sum/mean/nansum/norm ones wrong"
