@@ -508,6 +508,21 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
     check_cpu_or_cuda_input(self, "logsumexp");
     // Integer inputs are computed in the default float dtype.
     Tensor in = self.is_floating_point() ? self : self.to(get_default_dtype());
+    if (in.dtype() == kBFloat16 && in.device().is_cpu() && in.numel() != 0) {
+      // 1.13's logsumexp_out_impl, each step rounded to bfloat16 (its CPU
+      // exp has no float16 kernel): m = amax (infinities read as 0),
+      // log(sum(exp(x - m))) + m, the sum rounding as Note [Reduced-float
+      // sum] says.
+      auto finite_max = [&](bool keep) {
+        const Tensor m = in.amax(dim, keep);  // fresh and contiguous
+        BFloat16* p = m.data_ptr<BFloat16>();
+        for (int64_t i = 0; i < m.numel(); ++i) {
+          if (std::isinf(static_cast<float>(p[i]))) p[i] = static_cast<BFloat16>(0.f);
+        }
+        return m;
+      };
+      return (in - finite_max(true)).exp().sum(dim, keepdim).log().add_(finite_max(keepdim));
+    }
     return run1(ReduceKind::kLogSumExp, in, reduce_detail::make_dim_mask(in, dim), keepdim,
                 in.dtype());
   }, [&] { return dims_keep(dim, keepdim); });

@@ -99,6 +99,12 @@ void reduce_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask, const Re
                 Tensor* outs);
 void reduce_minmax_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask,
                        const ReduceArgs& args, Tensor* outs);
+// kSum (and mean) of float16 / bfloat16, rounded where PyTorch 1.13 rounds
+// (Note [Reduced-float sum], reduce_sum_lowp.cc).
+void sum_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Tensor* outs);
+// kNorm of float16 / bfloat16, accumulated as 1.13 does (Note [Reduced-float
+// norm], reduce_sum_lowp.cc).
+void norm_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Tensor* outs);
 
 // Pointer offset (elements) of position `r` of the reduced range, where
 // the innermost reduced dim is excluded (the caller adds i0 * its stride).

@@ -20,7 +20,7 @@ constexpr bool is_reduced_float() {
 
 // Accumulator of sum/prod: int64 for bool and integers, double for floating
 // types (more accurate than PyTorch's float cascade; the result is rounded
-// to the output dtype once).
+// to the output dtype once). float16/bfloat16 sums take reduce_sum_lowp.cc.
 template <typename T>
 using arith_acc_t = std::conditional_t<std::is_integral<T>::value, int64_t, double>;
 // The element type of sum/prod's output: int64 for bool and integers.
@@ -322,6 +322,10 @@ void reduce_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask, const Re
   const ReducePlan plan = make_plan(in, mask);
   switch (kind) {
     case ReduceKind::kSum:
+      if (in.dtype() == kHalf || in.dtype() == kBFloat16) {
+        sum_lowp_cpu(in, mask, args, outs);
+        return;
+      }
       EMBER_DISPATCH_ALL_TYPES(in.dtype(), "sum_cpu", [&] {
         SumOp<scalar_t> op{outs[0].data_ptr<arith_out_t<scalar_t>>(), args.scale};
         reduce_kernel(op, plan, in.data_ptr<scalar_t>());
@@ -342,6 +346,10 @@ void reduce_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask, const Re
       });
       return;
     case ReduceKind::kNorm:
+      if (in.dtype() == kHalf || in.dtype() == kBFloat16) {
+        norm_lowp_cpu(in, mask, args, outs);
+        return;
+      }
       EMBER_DISPATCH_FLOATING_TYPES(in.dtype(), "norm_cpu", [&] {
         NormOp<scalar_t> op{outs[0].data_ptr<scalar_t>(), norm_kind(args.p), args.p};
         reduce_kernel(op, plan, in.data_ptr<scalar_t>());
