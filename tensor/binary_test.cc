@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
+#include "tensor/creation.h"
 #include "tensor/empty.h"
 #include "tensor/math.h"
 #include "tensor/parallel.h"
@@ -14,6 +18,37 @@ namespace {
 using testing::check;
 using testing::check_error;
 using In = std::vector<Tensor>;
+
+// float16 ** +-0.5 is C pow in 1.13 (no sqrt fast path as for the other
+// floating types): its signs and infinities at -inf and -0.0. Values
+// printed by Debian's PyTorch 1.13:
+//   torch.tensor([-inf, inf, -0.0, -2.0, nan], dtype=float16).pow(0.5) etc.
+TEST(PowTest, HalfSquareRootsFollowCPow) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (ScalarType t : {kHalf, kBFloat16, kFloat}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    const Tensor x = tensor({-inf, inf, -0.0, -2.0, nan}, TensorOptions(kDouble)).to(t);
+    const bool half = t == kHalf;
+    const Tensor root = tensor({half ? inf : nan, inf, half ? 0.0 : -0.0, nan, nan}).to(t);
+    const Tensor inv = tensor({half ? 0.0 : nan, 0.0, half ? inf : -inf, nan, nan}).to(t);
+    const Tensor r = x.pow(0.5), ir = x.pow(-0.5);
+    EXPECT_TRUE(r.isnan().equal(root.isnan()));
+    EXPECT_TRUE(ir.isnan().equal(inv.isnan()));
+    // Same bits where not NaN (so -0.0 and 0.0 differ).
+    for (int64_t i : {0, 1, 2}) {
+      if (root[i].isnan().item<bool>()) continue;
+      EXPECT_EQ(r.to(kDouble)[i].item<double>(), root.to(kDouble)[i].item<double>()) << i;
+      EXPECT_EQ(std::signbit(r.to(kDouble)[i].item<double>()),
+                std::signbit(root.to(kDouble)[i].item<double>()))
+          << i;
+    }
+    for (int64_t i : {0, 1, 2}) {
+      if (inv[i].isnan().item<bool>()) continue;
+      EXPECT_EQ(ir.to(kDouble)[i].item<double>(), inv.to(kDouble)[i].item<double>()) << i;
+    }
+  }
+}
 
 TEST(AddTest, SameShape) {
   check("add_float", [](In& x) { return x[0] + x[1]; });

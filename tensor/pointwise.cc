@@ -67,7 +67,13 @@ void pow_tensor_scalar_cpu(TensorIterator& iter, const Scalar& exp_s) {
   const double e = exp_s.toDouble();
   EMBER_DISPATCH_FLOATING_TYPES(dt, "pow", [&] {
     using acc_t = opmath_t<scalar_t>;
-    if (e == 0.5) {
+    if ((e == 0.5 || e == -0.5) && std::is_same<scalar_t, Half>::value) {
+      // 1.13's float16 kernel has no sqrt fast path: C pow's signs and
+      // infinities (pow(-inf, 0.5) = inf, pow(-0, 0.5) = 0, pow(-0, -0.5) =
+      // inf, pow(-inf, -0.5) = 0), with sqrt's values elsewhere.
+      const acc_t ee = static_cast<acc_t>(e);
+      cpu_kernel(iter, [ee](scalar_t a) -> scalar_t { return std::pow(acc_t(a), ee); });
+    } else if (e == 0.5) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t { return std::sqrt(acc_t(a)); });
     } else if (e == -0.5) {
       cpu_kernel(iter, [](scalar_t a) -> scalar_t { return acc_t(1) / std::sqrt(acc_t(a)); });

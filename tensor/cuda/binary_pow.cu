@@ -94,8 +94,13 @@ cudaError_t launch_pow_scalar(DType dtype, const Elementwise& e, ScalarBits int_
     if constexpr (std::is_integral<T>::value) {
       return run_unary<T, T>(e, PowIntScalarFn<T>{from_bits<T>(int_exp)});
     } else {
+      // float16 ** +-0.5 is pow, as on the CPU (tensor/pointwise.cc).
+      PowPath path = pow_path(exp);
+      if (std::is_same<T, __half>::value && (path == PowPath::kSqrt || path == PowPath::kRsqrt)) {
+        path = PowPath::kGeneral;
+      }
       return run_unary<T, T>(
-          e, PowFloatScalarFn<T>{pow_path(exp), exp, static_cast<opmath_t<T>>(exp_in_dtype)});
+          e, PowFloatScalarFn<T>{path, exp, static_cast<opmath_t<T>>(exp_in_dtype)});
     }
   });
 }
