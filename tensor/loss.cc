@@ -214,20 +214,69 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reducti
   return out;
 }
 
+// Note [Binary cross entropy as 1.13 computes it]: libtorch's C++ ops, not
+// the nn::functional entry points (which first require equal sizes, as
+// PyTorch's Python functions do), so a libtorch program gets 1.13's results,
+// dtypes and errors for every input the ATen op accepts:
+// - binary_cross_entropy runs its elementwise kernel on squeeze(input) and
+//   squeeze(target) into squeeze(empty_like(input)): inputs [1, 4] and
+//   [4, 1] pair elementwise; input, target and the result must share one
+//   floating dtype ("Found dtype Float but expected Double"; float32 and
+//   float64 only on the CPU); weight multiplies the result in place. A
+//   broadcast larger than the input resizes 1.13's squeezed output, whose
+//   first elements the result then shows (1.13 warns that such resizing is
+//   deprecated); ember returns the same numbers.
+// - binary_cross_entropy_with_logits is 1.13's composite of in-place ops,
+//   written out here step for step: the result has target's shape and dtype
+//   (input must broadcast to it: "output with shape [2, 1] doesn't match the
+//   broadcast shape [2, 3]"); integer inputs or targets raise where 1.13's
+//   in-place steps raise; float32 input with a bfloat16 target rounds each
+//   step to bfloat16.
+namespace {
+
+void check_bce_dtypes(const Tensor& input, const Tensor& target) {
+  EMBER_CHECK(target.dtype() == input.dtype(), "Found dtype ", scalar_type_name(target.dtype()),
+              " but expected ", scalar_type_name(input.dtype()));
+  EMBER_CHECK(input.dtype() == kFloat || input.dtype() == kDouble || input.is_cuda(),
+              "\"binary_cross_entropy\" not implemented for '", scalar_type_name(input.dtype()),
+              "'");
+}
+
+}  // namespace
+
+namespace detail {
+
+Tensor on_squeezed(const Tensor& input, const Tensor& squeezed_result) {
+  Tensor out = empty_like(input);
+  if (squeezed_result.sizes() == input.squeeze().sizes()) {
+    out.squeeze().copy_(squeezed_result);
+    return out;
+  }
+  // 1.13 resizes its squeezed output view to the broadcast shape (contiguous,
+  // in the shared storage): `out` shows that storage's first elements.
+  Tensor flat = squeezed_result.contiguous().reshape({-1}).narrow(0, 0, input.numel());
+  return flat.clone().as_strided(input.sizes(), out.strides());
+}
+
+}  // namespace detail
+
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             int64_t reduction) {
   // Banned under CUDA autocast (PyTorch's message); float32 under the CPU's.
   EMBER_AUTOCAST(binary_cross_entropy, ::ember::binary_cross_entropy, input, target, weight,
                  reduction);
-  EMBER_CHECK(((input >= 0) & (input <= 1)).all().item<bool>(),
-              "all elements of input should be between 0 and 1");
+  check_bce_dtypes(input, target);
   profiler::RecordFunction prof_range("binary_cross_entropy", profiler::RangeKind::kOp, input,
                                       target, weight);
   detail::OpScope scope(input, target, weight);
-  // PyTorch clamps each log at -100 so that 0 * log(0) stays finite.
-  Tensor loss =
-      -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100));
-  if (weight.defined()) loss = loss * weight;
+  const Tensor x = input.squeeze(), t = target.squeeze();
+  EMBER_CHECK(((x >= 0) & (x <= 1)).all().item<bool>(),
+              "all elements of input should be between 0 and 1");
+  // (t - 1) * max(log(1 - x), -100) - t * max(log(x), -100): each log is
+  // clamped at -100 so that 0 * log(0) stays finite.
+  Tensor loss = detail::on_squeezed(
+      input, (t - 1) * (1 - x).log().clamp_min(-100) - t * x.log().clamp_min(-100));
+  if (weight.defined()) loss.mul_(weight);
   Tensor out = apply_reduction(loss, reduction);
   if (scope.active()) {
     scope.record("binary_cross_entropy", {input, target, weight}, {out}, {Scalar(reduction)});
@@ -243,12 +292,21 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   profiler::RecordFunction prof_range("binary_cross_entropy_with_logits", profiler::RangeKind::kOp,
                                       input, target, weight, pos_weight);
   detail::OpScope scope(input, target, weight, pos_weight);
-  // log(1 + exp(-x)) computed stably as log1p(exp(-|x|)) + max(-x, 0).
-  Tensor softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp_min(0);
-  Tensor loss = pos_weight.defined()
-                    ? (1 - target) * input + ((pos_weight - 1) * target + 1) * softplus_neg
-                    : (1 - target) * input + softplus_neg;
-  if (weight.defined()) loss = loss * weight;
+  // loss = (1 - t) x + log(1 + exp(-x)), with log(1 + exp(-x)) as
+  // m + log(exp(-m) + exp(-x - m)), m = max(-x, 0); libtorch C++'s `1 - t`
+  // is empty_like(t).fill_(1).sub_(t).
+  Tensor max_val = (-input).clamp_min_(0);
+  Tensor loss;
+  if (pos_weight.defined()) {
+    Tensor log_weight = (pos_weight - 1).mul(target).add_(1);
+    loss = empty_like(target).fill_(1).sub_(target);
+    loss.mul_(input).add_(
+        log_weight.mul_(((-max_val).exp_().add_((-input - max_val).exp_())).log_().add_(max_val)));
+  } else {
+    loss = empty_like(target).fill_(1).sub_(target);
+    loss.mul_(input).add_(max_val).add_((-max_val).exp_().add_((-input - max_val).exp_()).log_());
+  }
+  if (weight.defined()) loss.mul_(weight);
   Tensor out = apply_reduction(loss, reduction);
   if (scope.active()) {
     scope.record("binary_cross_entropy_with_logits", {input, target, weight, pos_weight}, {out},

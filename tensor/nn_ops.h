@@ -168,12 +168,23 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean);
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
                       int64_t reduction = Reduction::Mean, double beta = 1.0);
-// input in [0, 1]; weight (optional) broadcasts to input.
+// libtorch 1.13's ops with their quirks (Note [Binary cross entropy as 1.13
+// computes it] in loss.cc): binary_cross_entropy pairs squeeze(input) with
+// squeeze(target), input in [0, 1], one floating dtype; weight (optional)
+// broadcasts to input. binary_cross_entropy_with_logits' result has
+// target's shape and dtype.
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                             int64_t reduction = Reduction::Mean);
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight = {}, const Tensor& pos_weight = {},
                                         int64_t reduction = Reduction::Mean);
+
+namespace detail {
+// What 1.13 returns for an elementwise kernel run on squeeze(input) (and
+// squeezed operands) into squeeze(empty_like(input)); binary_cross_entropy
+// and its backward.
+Tensor on_squeezed(const Tensor& input, const Tensor& squeezed_result);
+}  // namespace detail
 
 }  // namespace ember
 

@@ -409,15 +409,28 @@ V smooth_l1_loss_bw(const C& c, const V& g) {
   Tensor gl = dl * reduced_grad(c, g[0], c.int_arg(0));
   return {gl, c.needs(1) ? -gl : Tensor()};
 }
-// binary_cross_entropy(input, target, weight; reduction)
+// binary_cross_entropy(input, target, weight; reduction): 1.13's
+// binary_cross_entropy_backward (on the squeezed operands, as the forward:
+// Note [Binary cross entropy as 1.13 computes it]) and
+// binary_cross_entropy_target_backward (-logit(input)).
 V bce_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   const Tensor& t = c.input(1);
-  Tensor gr = reduced_grad(c, g[0], c.int_arg(0));
-  if (c.input(2).defined()) gr = gr * c.input(2);
+  const Tensor& w = c.input(2);
+  const bool mean = c.int_arg(0) == loss_reduction::kMean;
   V r(3);
-  if (c.needs(0)) r[0] = gr * (x - t) / ((1 - x) * x).clamp_min(1e-12);
-  if (c.needs(1)) r[1] = gr * ((1 - x).log().clamp_min(-100) - x.log().clamp_min(-100));
+  if (c.needs(0)) {
+    const Tensor xs = x.squeeze(), ts = t.squeeze();
+    Tensor gx =
+        detail::on_squeezed(x, g[0].squeeze() * (xs - ts) / ((1 - xs) * xs).clamp_min(1e-12));
+    if (w.defined()) gx = gx * w;
+    r[0] = mean ? gx / static_cast<double>(x.numel()) : gx;
+  }
+  if (c.needs(1)) {
+    Tensor gt = -x.logit() * g[0];
+    if (w.defined()) gt = gt * w;
+    r[1] = mean ? gt / static_cast<double>(t.numel()) : gt;
+  }
   return r;
 }
 // binary_cross_entropy_with_logits(input, target, weight, pos_weight; reduction)

@@ -169,5 +169,118 @@ TEST(Loss, Gradcheck) {
             "");
 }
 
+// libtorch 1.13's ATen ops (Note [Binary cross entropy as 1.13 computes it]
+// in tensor/loss.cc); every number from tools/golden/bce_aten.py.
+std::string bce_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+void expect_bce(const Tensor& got, const Tensor& want, IntArrayRef strides) {
+  ASSERT_EQ(got.sizes(), want.sizes());
+  EXPECT_EQ(got.dtype(), want.dtype());
+  EXPECT_EQ(got.strides(), strides);
+  EXPECT_TRUE(got.to(kDouble).allclose(want.to(kDouble), 1e-7, 1e-12)) << got << want;
+}
+const int64_t kRedNone = loss_reduction::kNone;
+Tensor d(const TensorDataContainer& v) { return tensor(v, kDouble); }
+
+TEST(BceAten, PairsTheSqueezedOperands) {
+  Tensor x = d({{0.3, 0.5, 0.9, 0.1}}), y = d({{0.2}, {0.7}, {0.1}, {0.4}});
+  expect_bce(binary_cross_entropy(x, y, {}, kRedNone),
+             d({{0.5261345160161732, 0.6931471805599453, 2.082862635260424, 0.984250346592314}}),
+             {4, 1});
+  // A scalar input shows the first element of the resized squeezed output.
+  expect_bce(binary_cross_entropy(d(0.5), x, {}, kRedNone), d(0.6931471805599453), {});
+  expect_bce(binary_cross_entropy(d({0.25, 0.5, 0.75}), d({{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}}), {},
+                                  kRedNone),
+             d({0.2876820724517809, 0.6931471805599453, 1.3862943611198906}), {1});
+  expect_bce(binary_cross_entropy(tensor({{0.2f, 0.4f}, {0.6f, 0.8f}}).t(), full({2, 2}, 0.5f), {},
+                                  kRedNone),
+             tensor({{0.9162907600402832f, 0.7135581970214844f},
+                     {0.7135581374168396f, 0.9162907600402832f}}),
+             {1, 2});
+  // log(1 - x), not log1p(-x).
+  EXPECT_EQ(binary_cross_entropy(tensor({1e-9f}), zeros({1}), {}, kRedNone).item<float>(), 0.0f);
+  expect_bce(
+      binary_cross_entropy(x, x, tensor({0.5f}), kRedNone),
+      d({{0.30543215102744675, 0.34657359027997264, 0.1625414866957241, 0.1625414866957241}}),
+      {4, 1});
+}
+
+TEST(BceAten, RefusesWhat113Refuses) {
+  Tensor x = d({{0.3, 0.5, 0.9, 0.1}});
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x, x.to(kFloat)); }),
+            "Found dtype Float but expected Double");
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x.to(kBFloat16), x.to(kBFloat16)); }),
+            "\"binary_cross_entropy\" not implemented for 'BFloat16'");
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x.to(kInt), x.to(kInt)); }),
+            "\"binary_cross_entropy\" not implemented for 'Int'");
+  EXPECT_EQ(bce_error([&] {
+              binary_cross_entropy(x, x, ones({3, 1}, kDouble));
+            }),
+            "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x + 0.6, x); }),
+            "all elements of input should be between 0 and 1");
+}
+
+TEST(BceAten, WithLogitsHasTheTargetsShapeAndDtype) {
+  Tensor a = tensor({{1.5f, -2.0f, 0.3f}}), b = tensor({{0.2f}, {0.7f}});
+  const std::string bigger = "output with shape [1, 3] doesn't match the broadcast shape [2, 3]";
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a, b); }),
+            "output with shape [2, 1] doesn't match the broadcast shape [2, 3]");
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(b, a.sigmoid()); }), bigger);
+  EXPECT_EQ(bce_error([&] {
+              binary_cross_entropy_with_logits(a, a.sigmoid(), {}, ones({2, 1}));
+            }),
+            bigger);
+  EXPECT_EQ(bce_error([&] {
+              binary_cross_entropy_with_logits(a, a.sigmoid(), ones({2, 1}));
+            }),
+            bigger);
+  EXPECT_EQ(bce_error([&] {
+              binary_cross_entropy_with_logits(a, tensor({{1, 0, 1}}, kInt));
+            }),
+            "result type Float can't be cast to the desired output type Int");
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a, a > 0); }),
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead.");
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a.to(kInt), a); }),
+            "result type Float can't be cast to the desired output type Int");
+  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a > 0, a); }),
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead.");
+  expect_bce(binary_cross_entropy_with_logits(a, a.sigmoid().to(kBFloat16), {}, {}, kRedNone),
+             tensor({{0.4765625f, 0.361328125f, 0.68359375f}}).to(kBFloat16), {3, 1});
+  // Each in-place step rounds to float32.
+  Tensor f64_input = binary_cross_entropy_with_logits(a.to(kDouble), a.sigmoid(), {}, {}, kRedNone);
+  EXPECT_EQ(f64_input.dtype(), kFloat);
+  EXPECT_TRUE(
+      f64_input.equal(tensor({{0.475051611661911f, 0.36533382534980774f, 0.6820225119590759f}})))
+      << f64_input;
+  expect_bce(binary_cross_entropy_with_logits(a, a.sigmoid(), {}, {}, kRedNone),
+             tensor({{0.4750516712665558f, 0.3653338551521301f, 0.6820225119590759f}}), {3, 1});
+  expect_bce(binary_cross_entropy_with_logits(a, a.sigmoid(), {}, d({1.0, 2.0, 3.0}), kRedNone),
+             tensor({{0.4750516712665558f, 0.618869960308075f, 1.3189129829406738f}}), {3, 1});
+}
+
+TEST(BceAten, GradientsAre113s) {
+  Tensor x = d({0.0, 0.25, 1.0, 0.5}).requires_grad_(true);
+  Tensor t = d({0.0, 0.5, 1.0, 0.25}).requires_grad_(true);
+  V g = autograd::grad({binary_cross_entropy(x, t)}, {x, t});
+  EXPECT_TRUE(g[0].allclose(d({0.0, -0.3333333333333333, 0.0, 0.25}))) << g[0];
+  // The target's gradient is -logit(input): infinite at 0 and 1.
+  EXPECT_TRUE(g[1].allclose(d({INFINITY, 0.2746530721670274, -INFINITY, 0.0}))) << g[1];
+  Tensor x2 = d({{0.3, 0.5, 0.9, 0.1}}).requires_grad_(true);
+  Tensor y = d({{0.2}, {0.7}, {0.1}, {0.4}});
+  V g2 = autograd::grad({binary_cross_entropy(x2, y, {}, loss_reduction::kSum)}, {x2});
+  EXPECT_TRUE(g2[0].allclose(
+      d({{0.4761904761904761, -0.7999999999999998, 8.888888888888891, -3.3333333333333335}})))
+      << g2[0];
+}
+
 }  // namespace
 }  // namespace ember
