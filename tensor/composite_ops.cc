@@ -195,6 +195,9 @@ Tensor xlogy(const Scalar& self, const Tensor& other) {
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta_,
                const Scalar& alpha_) {
   const Tensor prod = batch1.bmm(batch2);
+  // self is expanded to the product's [b, n, p], one way and whatever beta
+  // is (expand's errors, as 1.13's).
+  const Tensor self_expanded = self.expand(prod.sizes());
   // Integer products take beta and alpha truncated to integers (0.5: self
   // is ignored), as PyTorch's.
   const bool integral = is_integral(prod.dtype(), /*include_bool=*/true);
@@ -202,7 +205,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
   const Scalar alpha = integral ? Scalar(alpha_.toLong()) : alpha_;
   const Tensor scaled = alpha.toDouble() == 1 ? prod : prod * alpha;
   if (beta.toDouble() == 0) return scaled;  // self is not read, NaN or not
-  const Tensor s = self.to(prod.dtype());
+  const Tensor s = self_expanded.to(prod.dtype());
   return (beta.toDouble() == 1 ? s : s * beta) + scaled;
 }
 

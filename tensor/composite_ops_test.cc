@@ -190,6 +190,14 @@ TEST(CompositeOpsTest, Baddbmm) {
   const Tensor i1 = b1.to(kInt), i2 = b2.to(kInt);
   expect_values(ones({2, 2}, kInt).baddbmm(i1, i2, 0.5, 2.7), (want * 2).to(kInt));
   expect_values(ones({2, 2}, kInt).baddbmm(i1, i2, 1.5), (want + 1).to(kInt));
+  // self expands to [b, n, p] one way, even with beta 0 (1.13's message).
+  for (double beta : {1.0, 0.0}) {
+    EXPECT_EQ(error_of([&] {
+                ones({2, 1, 3}).baddbmm(ones({2, 1, 3}), ones({2, 3, 1}), beta);
+              }),
+              "The expanded size of the tensor (1) must match the existing size (3) at "
+              "non-singleton dimension 2.  Target sizes: [2, 1, 1].  Tensor sizes: [2, 1, 3]");
+  }
 }
 
 TEST(CompositeOpsTest, SgnAndPositive) {

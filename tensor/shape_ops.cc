@@ -420,20 +420,71 @@ Tensor trace(const Tensor& self) {
       detail::no_args);
 }
 
+namespace {
+// Which dims of a `ndim`-dim tensor `dims` names (wrapped; each once).
+std::vector<bool> contracted(IntArrayRef dims, int64_t ndim) {
+  std::vector<bool> seen(ndim, false);
+  for (int64_t d : dims) {
+    const int64_t w = detail::wrap_dim(d, ndim);
+    EMBER_CHECK(!seen[w], "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+  }
+  return seen;
+}
+}  // namespace
+
+// libtorch 1.13's tensordot: a contracted dim of size 1 on one side is
+// summed away on the other (keepdim; an integer sum is int64, so mm then
+// sees two dtypes: "expected scalar type Long but found Int", as in 1.13),
+// the rest is one mm of the permuted, flattened operands.
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
+                 IntArrayRef dims_other) {
+  EMBER_CHECK(dims_self.size() == dims_other.size(),
+              "both dimension lists should have same length");
+  Tensor t1 = self, t2 = other;
+  int64_t csize = 1;  // the contracted dims' total size
+  for (size_t i = 0; i < dims_self.size(); ++i) {
+    const int64_t s1 = self.size(dims_self[i]), s2 = other.size(dims_other[i]);
+    if (s2 == 1) {
+      t1 = t1.sum({dims_self[i]}, true);
+    } else if (s1 == 1) {
+      t2 = t2.sum({dims_other[i]}, true);
+    } else {
+      EMBER_CHECK(s1 == s2, "contracted dimensions need to match, but first has size ", s1,
+                  " in dim ", dims_self[i], " and second has size ", s2, " in dim ", dims_other[i]);
+      csize *= s1;
+    }
+  }
+  const std::vector<bool> c1 = contracted(dims_self, self.dim());
+  const std::vector<bool> c2 = contracted(dims_other, other.dim());
+  DimVector p1, p2, rsizes;
+  int64_t size1 = 1, size2 = 1;  // counted, not inferred: csize may be 0
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (c1[d]) continue;
+    p1.push_back(d);
+    size1 *= t1.size(d);
+    rsizes.push_back(t1.size(d));
+  }
+  p1.insert(p1.end(), dims_self.begin(), dims_self.end());
+  p2.assign(dims_other.begin(), dims_other.end());
+  for (int64_t d = 0; d < other.dim(); ++d) {
+    if (c2[d]) continue;
+    p2.push_back(d);
+    size2 *= t2.size(d);
+    rsizes.push_back(t2.size(d));
+  }
+  return t1.permute(p1)
+      .reshape({size1, csize})
+      .mm(t2.permute(p2).reshape({csize, size2}))
+      .reshape(rsizes);
+}
+
 Tensor inner(const Tensor& self, const Tensor& other) {
   if (self.dim() == 0 || other.dim() == 0) return self * other;
   EMBER_CHECK(self.size(-1) == other.size(-1),
               "inner() the last dimension must match on both input tensors but got shapes ",
               sizes_str(self.sizes()), " and ", sizes_str(other.sizes()));
-  // tensordot over the last dims: one mm of the flattened operands (rows
-  // counted, not inferred: k may be 0).
-  const int64_t k = self.size(-1);
-  int64_t rows = 1, cols = 1;
-  for (int64_t i = 0; i + 1 < self.dim(); ++i) rows *= self.size(i);
-  for (int64_t i = 0; i + 1 < other.dim(); ++i) cols *= other.size(i);
-  DimVector shape(self.sizes().begin(), self.sizes().end() - 1);
-  shape.insert(shape.end(), other.sizes().begin(), other.sizes().end() - 1);
-  return self.reshape({rows, k}).mm(other.reshape({cols, k}).t()).reshape(shape);
+  return tensordot(self, other, {-1}, {-1});
 }
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta_,

@@ -88,8 +88,14 @@ Tensor argwhere(const Tensor& self);
 // dtypes other than float and double, and bool, are refused as PyTorch's).
 Tensor trace(const Tensor& self);
 // The sum over the last dims of self and other (self * other if either is
-// 0-dim): [..a, k] x [..b, k] -> [..a, ..b].
+// 0-dim): [..a, k] x [..b, k] -> [..a, ..b]; tensordot over {-1}, {-1}.
 Tensor inner(const Tensor& self, const Tensor& other);
+// The sum over dims_self of self against dims_other of other: the result has
+// self's other dims, then other's. A contracted dim of size 1 on one side
+// broadcasts against the other side's (summed first, as 1.13 does; an
+// integer operand then becomes int64 and the two dtypes must still match).
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
+                 IntArrayRef dims_other);
 // beta * self + alpha * (mat @ vec); self (0-D or 1-D) broadcast, ignored
 // when beta is 0. Integer products truncate beta and alpha (as baddbmm).
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,

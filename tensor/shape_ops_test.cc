@@ -361,6 +361,38 @@ TEST(ShapeOpsTest, TraceInner) {
             "and [2]");
 }
 
+// libtorch 1.13's tensordot (inner is tensordot over the last dims); values
+// from torch.tensordot.
+TEST(ShapeOpsTest, Tensordot) {
+  const Tensor a = arange(24, kFloat).view({2, 3, 4}), b = arange(12, kFloat).view({4, 3});
+  expect_tensor(tensordot(a, b, {1, 2}, {1, 0}), {kFloat, {2}, {1}, {440, 1232}});
+  // A size-1 contracted dim broadcasts: the other side is summed over it.
+  const Tensor bc = tensordot(a, arange(5, kFloat).view({1, 5}), {0}, {0});
+  EXPECT_EQ(bc.sizes(), IntArrayRef({3, 4, 5}));
+  EXPECT_TRUE(bc.equal(a.sum(0).unsqueeze(-1) * arange(5, kFloat))) << bc;
+  expect_tensor(tensordot(tensor({1, 2}, kByte), tensor({{3}, {4}}, kLong), {0}, {1}),
+                {kLong, {2}, {1}, {9, 12}});
+  // ...and an int32 sum is int64, which mm refuses beside int32 (as 1.13).
+  EXPECT_EQ(error_of([] {
+              tensordot(tensor({1, 2}, kInt), tensor({{3}, {4}}, kInt), {0}, {1});
+            }),
+            "expected scalar type Long but found Int");
+  EXPECT_EQ(error_of([] { inner(tensor({4}, kInt), tensor({0}, kInt)); }),
+            "expected scalar type Long but found Int");
+  expect_tensor(inner(tensor({2}, kByte), tensor({-1}, kLong)), {kLong, {}, {}, {-2}});
+  EXPECT_EQ(error_of([&] {
+              tensordot(a, b, {1}, {1, 0});
+            }),
+            "both dimension lists should have same length");
+  EXPECT_EQ(error_of([&] { tensordot(a, b, {1}, {0}); }),
+            "contracted dimensions need to match, but first has size 3 in dim 1 and second has "
+            "size 4 in dim 0");
+  EXPECT_EQ(error_of([&] {
+              tensordot(a, b, {1, -2}, {1, 1});
+            }),
+            "dim 1 appears multiple times in the list of dims");
+}
+
 TEST(ShapeOpsTest, Addmv) {
   const Tensor v3 = F({1, -1, 2});
   expect_tensor(ones({2}).addmv(X(), v3, 2, 0.5), {kFloat, {2}, {1}, {3.5, 6.5}});
