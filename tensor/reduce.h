@@ -94,7 +94,10 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype =
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
 // Numerically stable (the max along dim is subtracted first). With dtype,
-// the input is cast to it before the operation, as in PyTorch.
+// the input is cast to it before the operation, as in PyTorch. A row with
+// +inf gives NaN in every dtype (1.13's float32 and float64 agree; its
+// vectorized bfloat16 log_softmax sometimes gives -inf for the row's finite
+// elements, depending on the neighbouring rows).
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& self, int64_t dim,
                    std::optional<ScalarType> dtype = std::nullopt);

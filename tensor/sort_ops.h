@@ -28,7 +28,8 @@ Tensor median(const Tensor& self);
 // NaN gives its first NaN. (PyTorch 1.13 misreads an expanded input here,
 // its values then garbage; ember's are the medians.)
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
-// As median, ignoring NaN (NaN only where a row is all NaN).
+// As median, ignoring NaN (NaN only where a row is all NaN). (PyTorch 1.13
+// misreads an expanded input here too.)
 Tensor nanmedian(const Tensor& self);
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false);
 
@@ -88,7 +89,9 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted = tr
 std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted = true,
                                    bool return_inverse = false);
 // The distinct slices along dim, in lexicographic order; inverse and counts
-// are per slice.
+// are per slice. A NaN sorts after every number and differs from itself (so
+// slices with NaN are all distinct), where 1.13's comparison sort leaves
+// them wherever its undefined order puts them.
 std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted = true,
                                               bool return_inverse = false,
                                               bool return_counts = false);

@@ -31,6 +31,12 @@ Tensor sinc(const Tensor& self);                  // sin(pi x) / (pi x), 1 at 0
 
 // x's sign bit (true for -0.0 and for NaN with the sign set); integers:
 // x < 0; bool: false.
+// Deliberately different: a bfloat16 NaN that PyTorch 1.13's CPU code made
+// with a vectorized float-to-bfloat16 conversion is 0xFFFF (sign set), one
+// made one element at a time 0x7FC0, so 1.13's signbit (and copysign from)
+// a bfloat16 NaN depends on the tensor's length and the op's code path;
+// ember never makes the 0xFFFF NaN (its conversion gives 0x7FC0, as c10's
+// scalar one does).
 Tensor signbit(const Tensor& self);
 
 // |self| with other's sign (integers promote to float).
