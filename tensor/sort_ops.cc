@@ -591,21 +591,19 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
     return hist;
   }
   EMBER_DISPATCH_FLOATING_TYPES(self.dtype(), "histogram_cpu", [&] {
-    // ATen's bin search, in scalar_t (each step of bfloat16 rounds to it):
-    // linear interpolation, then a look at the neighbouring edges, which
-    // are linspace(lo, hi, bins + 1) as PyTorch computes it (so where its
-    // last edge rounds below the maximum, the maximum is left out, as
-    // there). The last bin holds its right edge. (Float and double bins are
-    // PyTorch's; its bfloat16 ones near an edge are not, sort_ops.h.)
+    // Note [histc's bins]: 1.13's histc (unlike histogram) takes a bin by
+    // linear interpolation alone, in scalar_t (each step of bfloat16
+    // rounds to it): ((x - left) / (right - left)) * bins, truncated, the
+    // division first; left and right are the ends of linspace(lo, hi,
+    // bins + 1) as PyTorch computes it (so where its last edge rounds below
+    // the maximum, the maximum is left out, as there). The last bin holds
+    // its right edge. So a value just below an edge can land in the next
+    // bin, as in 1.13.
     using A = key_t<scalar_t>;
     auto rnd = [](A v) { return static_cast<A>(static_cast<scalar_t>(v)); };
-    const int64_t steps = bins + 1;
-    const Tensor edge_values = linspace(lo, hi, steps, TensorOptions(self.dtype()));
-    std::vector<A> edges(steps);
-    for (int64_t i = 0; i < steps; ++i) {
-      edges[i] = static_cast<A>(edge_values.data_ptr<scalar_t>()[i]);
-    }
-    const A left = edges.front(), right = edges.back();
+    const Tensor edges = linspace(lo, hi, bins + 1, TensorOptions(self.dtype()));
+    const A left = static_cast<A>(edges.data_ptr<scalar_t>()[0]);
+    const A right = static_cast<A>(edges.data_ptr<scalar_t>()[bins]);
     const A width = rnd(right - left), nbins = rnd(static_cast<A>(bins));
     const scalar_t* xp = x.data_ptr<scalar_t>();
     scalar_t* hp = hist.data_ptr<scalar_t>();
@@ -620,11 +618,7 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
         // PyTorch 1.13's range check lets NaN through, and it lands in the
         // first bin (histc of [nan, 1.5] over [1, 2] in 3 bins: [2, 1, 0]).
         if (e == e) {
-          pos = static_cast<int64_t>(rnd(rnd(rnd(e - left) * nbins) / width));
-          const int64_t pos_min = std::max<int64_t>(0, pos - 1);
-          const int64_t pos_max = std::min<int64_t>(pos + 2, steps);
-          pos = std::upper_bound(edges.data() + pos_min, edges.data() + pos_max, e) - edges.data() -
-                1;
+          pos = static_cast<int64_t>(rnd(rnd(rnd(e - left) / width) * nbins));
           if (pos == bins) pos -= 1;
         }
         local[pos] = rnd(local[pos] + 1);

@@ -107,8 +107,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, in
 // A histogram of bins equal bins over [min, max] (both 0, or equal: the
 // data's range); elements outside are ignored, max falls in the last bin,
 // and NaN in the first (as PyTorch 1.13's CPU kernel). Float, double and
-// bfloat16 (PyTorch 1.13's bfloat16 bins near an edge follow neither its
-// edges nor its interpolation; ember's follow the edges).
+// bfloat16, each bin found as 1.13 finds it (Note [histc's bins],
+// sort_ops.cc): by interpolation in the dtype, so an element near an edge
+// may sit in the bin beside the one the edges give.
 Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
 
 // Occurrences (or summed weights) of each value of a 1-D tensor of

@@ -408,6 +408,16 @@ TEST(SortOpsTest, Histc) {
   // which is then left out.
   expect_values(tensor({-1.74, 0.05, 0.4, 3.06, -1.34, 1.36}, kDouble).histc(7),
                 T({7}, {2.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0}, kDouble));
+  // Bins by interpolation alone, the division first (Note [histc's bins]):
+  // -3.453125 lands in bin 3 though it is below that bin's bfloat16 edge;
+  // a float just below an edge may land in the next bin.
+  expect_values(
+      tensor({-1.703125f, -3.453125f, -7.5f, 2.625f, -8.0f, -0.08984375f}).to(kBFloat16).histc(7),
+      T({7}, {2.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0}, kBFloat16));
+  const Tensor e = linspace(-1.3, 2.9, 6);
+  expect_values(
+      cat({e, e.nextafter(full({6}, -1e9f)), e.nextafter(full({6}, 1e9f))}).histc(5, -1.3, 2.9),
+      T({5}, {3.0, 2.0, 3.0, 3.0, 5.0}, kFloat));
   expect_values(empty({0}).histc(3), T({3}, {0.0, 0.0, 0.0}, kFloat));
   expect_values(tensor({1.0f, 2.0f, 3.0f, 4.0f}).reshape({2, 2}).t().histc(2),
                 T({2}, {2.0, 2.0}, kFloat));

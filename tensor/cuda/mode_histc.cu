@@ -7,8 +7,8 @@
 //   row suits mode's rows (up to some thousands); a very long single row
 //   would want a parallel sort that still breaks ties the CPU's way.
 // - histc: one thread per element finds the bin with the CPU's arithmetic
-//   (interpolation rounded in the input's dtype, then a look at the
-//   neighbouring edges) and counts it with an integer atomic; a second
+//   (interpolation rounded in the input's dtype, Note [histc's bins] in
+//   tensor/sort_ops.cc) and counts it with an integer atomic; a second
 //   kernel turns the counts into the CPU's per-block sums in the dtype.
 
 #include <type_traits>
@@ -59,7 +59,6 @@ __global__ void histc_count(const T* x, const T* edge_values, int64_t numel, int
                             bool blocked, unsigned int* counts) {
   using A = opmath_t<T>;
   auto rnd = [](A v) { return static_cast<A>(from_opmath<T>(v)); };
-  const int64_t steps = bins + 1;
   const A left = static_cast<A>(edge_values[0]), right = static_cast<A>(edge_values[bins]);
   const A width = rnd(right - left), nbins = rnd(static_cast<A>(bins));
   EMBER_GRID_LOOP(i, numel) {
@@ -67,13 +66,7 @@ __global__ void histc_count(const T* x, const T* edge_values, int64_t numel, int
     if (e < left || e > right) continue;
     int64_t pos = 0;
     if (e == e) {  // NaN lands in the first bin, as on the CPU
-      pos = static_cast<int64_t>(rnd(rnd(rnd(e - left) * nbins) / width));
-      const int64_t pos_min = pos - 1 > 0 ? pos - 1 : 0;
-      const int64_t pos_max = pos + 2 < steps ? pos + 2 : steps;
-      // upper_bound over [pos_min, pos_max) of the sorted edges.
-      int64_t j = pos_min;
-      while (j < pos_max && !(e < static_cast<A>(edge_values[j]))) ++j;
-      pos = j - 1;
+      pos = static_cast<int64_t>(rnd(rnd(rnd(e - left) / width) * nbins));
       if (pos == bins) pos -= 1;
     }
     atomicAdd(counts + (blocked ? i / kHistcBlock : 0) * bins + pos, 1u);

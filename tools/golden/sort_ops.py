@@ -205,10 +205,14 @@ show("histc bf16", lambda: torch.tensor([0.1, 0.5, 0.9, 1.3, 1.7, 2.0, 0.3]).bfl
 # linspace's last edge (its vectorized lanes) rounds below the maximum: left out.
 show("histc max left out", lambda: torch.tensor([-1.74, 0.05, 0.4, 3.06, -1.34, 1.36],
                                                 dtype=torch.float64).histc(7))
-# bfloat16 bins near an edge: PyTorch gives [2, 0, 0, 1, 1, 1, 1] here,
-# ember [2, 0, 1, 0, 1, 1, 1] (-3.453125 is below the edge -3.4375).
+# Bins by interpolation alone, the division first (Note [histc's bins]):
+# -3.453125, below the bfloat16 edge -3.4375, still lands in bin 3; a float
+# just below an edge lands in the next bin.
 show("histc bf16 edges", lambda: torch.tensor([-1.703125, -3.453125, -7.5, 2.625, -8.0,
                                                -0.08984375]).bfloat16().histc(7))
+E = torch.linspace(-1.3, 2.9, 6)
+show("histc float edge neighbours", lambda: torch.cat(
+    [E, E.nextafter(torch.tensor(-1e9)), E.nextafter(torch.tensor(1e9))]).histc(5, -1.3, 2.9))
 show("histc empty", lambda: torch.tensor([]).histc(3))
 show("histc 2-d", lambda: torch.tensor([[1.0, 2.0], [3.0, 4.0]]).histc(2))
 show("histc nan range", lambda: H.histc(4))
