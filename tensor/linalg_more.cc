@@ -25,6 +25,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/iterator.h"
+#include "tensor/linalg_factor.h"
 #include "tensor/linalg_lapack.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
@@ -142,44 +143,16 @@ void check_inv_info(const Tensor& A, int info, int64_t bad) {
               "is singular.");
 }
 
-Tensor inv_kernel(const Tensor& A) {
-  EMBER_CHECK(A.scalar_type() == kFloat || A.scalar_type() == kDouble,
-              "linalg.inv: Low precision dtypes not supported. Got ",
-              scalar_type_name(A.scalar_type()));
-  const bool dev = on_device(lapack_getrf, "linalg_inv", {A});
-  Tensor a = column_major(A, dev);
-  const int n = static_cast<int>(a.size(-1));
-  if (dev) {
-    // getrs on the identity (PyTorch's CUDA inverse solves too).
-    const auto [pivots, infos] = getrf_on_device(a);
-    const auto [info, bad] = first_positive_info(infos);
-    check_inv_info(A, info, bad);
-    Tensor b = eye(n, a.options()).expand(a.sizes()).contiguous();
-    lapack_getrs(a.device())(a, pivots, b, false);
-    return from_column_major(b, A.device());
-  }
-  EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_inv", [&] {
-    std::vector<int> pivots;
-    const auto [info, bad] = lu_in_place<scalar_t>(a, pivots);
-    check_inv_info(A, info, bad);
-    if (n == 0) return;
-    const int lwork = 64 * n;
-    std::vector<scalar_t> work(lwork);
-    scalar_t* p = a.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < batch_count(a); ++i) {
-      int info2 = 0;
-      Lapack<scalar_t>::getri(n, p + i * n * n, pivots.data() + i * n, work.data(), lwork, &info2);
-    }
-  });
-  return from_column_major(a, A.device());
-}
-
 // (sign, logabsdet, det) of each matrix, from its LU factors: det is the
 // product of U's diagonal times the pivots' sign (PyTorch's forms: a
 // singular matrix's sign and det may be -0).
 std::tuple<Tensor, Tensor, Tensor> lu_det_kernel(const Tensor& A) {
   const bool dev = on_device(lapack_getrf, "linalg_det", {A});
-  Tensor a = column_major(A, dev);
+  // Note [LU of the transpose]: 1.13 factors A^T when A is C-contiguous
+  // (LAPACK then reads it in place; det(A^T) = det(A)) and A otherwise;
+  // so does ember, for the same results where the factorizations differ
+  // (ties among pivots, infinities, NaN).
+  Tensor a = column_major(A.is_contiguous() ? A.mT() : A, dev);
   const int64_t n = a.size(-1);
   if (dev) {
     EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
@@ -217,38 +190,6 @@ std::tuple<Tensor, Tensor, Tensor> lu_det_kernel(const Tensor& A) {
     }
   });
   return {sign.to(A.device()), logabs.to(A.device()), det.to(A.device())};
-}
-
-// X with A X = B, A (..., n, n) and B (..., n, k) of one batch shape.
-Tensor gesv_kernel(const Tensor& A, const Tensor& B) {
-  const bool dev = on_device(lapack_getrf, "linalg_solve", {A, B});
-  Tensor a = column_major(A, dev);
-  Tensor b = column_major(B, dev);
-  const int n = static_cast<int>(a.size(-1)), k = static_cast<int>(B.size(-1));
-  if (dev) {
-    EMBER_CHECK(a.scalar_type() == kFloat || a.scalar_type() == kDouble,
-                "\"linalg_solve\" not implemented for '", scalar_type_name(a.scalar_type()), "'");
-    if (n == 0 || k == 0) return from_column_major(b, A.device());
-    const auto [pivots, infos] = getrf_on_device(a);
-    const auto [info, bad] = first_positive_info(infos);
-    EMBER_CHECK(info == 0, error_prefix("torch.linalg.solve", A.dim() > 2, bad),
-                "The solver failed because the input matrix is singular.");
-    lapack_getrs(a.device())(a, pivots, b, false);
-    return from_column_major(b, A.device());
-  }
-  EMBER_DISPATCH_FLOAT_DOUBLE(a.scalar_type(), "linalg_solve", [&] {
-    if (n == 0 || k == 0) return;
-    std::vector<int> pivots(n);
-    scalar_t* pa = a.data_ptr<scalar_t>();
-    scalar_t* pb = b.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < batch_count(a); ++i) {
-      int info = 0;
-      Lapack<scalar_t>::gesv(n, k, pa + i * n * n, pivots.data(), pb + i * n * k, &info);
-      EMBER_CHECK(info == 0, error_prefix("torch.linalg.solve", A.dim() > 2, i),
-                  "The solver failed because the input matrix is singular.");
-    }
-  });
-  return from_column_major(b, A.device());
 }
 
 // X with op(A) X = B by BLAS trsm: no singularity check (a zero pivot
@@ -362,11 +303,31 @@ bool solve_is_vector_rhs(const Tensor& A, const Tensor& B) {
 
 // --- ops ------------------------------------------------------------------------------
 
+namespace {
+// X with A X = B (left) or X A = B, B a matrix batch: 1.13's linalg_solve_ex,
+// with A^T factored when A is C-contiguous (Note [LU of the transpose]) and
+// the system then solved with the adjoint. Errors: check(info, batch index).
+template <typename Check>
+Tensor solve_by_lu(const Tensor& A, const Tensor& B, bool left, Check check) {
+  const bool use_a_t = A.is_contiguous();
+  auto [LU, pivots, infos] = linalg_lu_factor_ex(use_a_t ? A.mT() : A);
+  const auto [info, bad] = first_positive_info(infos);
+  check(info, bad);
+  return linalg_lu_solve(LU, pivots, B, left, /*adjoint=*/use_a_t);
+}
+}  // namespace
+
+// 1.13's linalg_inv_ex: the solution of A X = I.
 Tensor linalg_inv(const Tensor& A) {
   check_square("linalg.inv", A);
   check_floating("linalg.inv", A);
+  EMBER_CHECK(A.scalar_type() == kFloat || A.scalar_type() == kDouble,
+              "linalg.inv: Low precision dtypes not supported. Got ",
+              scalar_type_name(A.scalar_type()));
   detail::OpScope scope(A);
-  Tensor r = inv_kernel(A);
+  const Tensor identity = eye(A.size(-1), A.options()).expand(A.sizes());
+  Tensor r =
+      solve_by_lu(A, identity, true, [&](int info, int64_t bad) { check_inv_info(A, info, bad); });
   if (scope.active()) scope.record("linalg_inv", {A}, {r});
   return r;
 }
@@ -415,13 +376,10 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
               "linalg.solve: Incompatible shapes of A and B for the equation ",
               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", b_rows, "x", b_cols, ")");
   detail::OpScope scope(A, B);
-  // XA = B is A^T X^T = B^T.
-  const Tensor At = left ? A : A.mT();
-  const Tensor Bt = left ? Bm : Bm.mT();
-  const DimVector a_shape = broadcast_batch(At, Bt, n, n);
-  const DimVector b_shape = broadcast_batch(At, Bt, n, Bt.size(-1));
-  Tensor X = gesv_kernel(At.expand(a_shape), Bt.expand(b_shape));
-  if (!left) X = X.mT();
+  Tensor X = solve_by_lu(A, Bm, left, [&](int info, int64_t bad) {
+    EMBER_CHECK(info == 0, error_prefix("torch.linalg.solve", A.dim() > 2, bad),
+                "The solver failed because the input matrix is singular.");
+  });
   if (vector) X = X.squeeze(left ? -1 : -2);
   if (scope.active()) scope.record("linalg_solve", {A, B}, {X}, {Scalar(left)});
   return X;

@@ -381,5 +381,58 @@ TEST(LinalgMoreTest, CudaRoundTrip) {
   EXPECT_TRUE(allclose(linalg_cholesky(SPD().to(kCUDA)).to(kCPU), linalg_cholesky(SPD())));
 }
 
+// Note [LU of the transpose]: as 1.13, a C-contiguous A is factored as A^T,
+// another A as itself, which shows where the factorizations differ (values
+// from torch 1.13: tools/golden/lu_transpose.py).
+namespace lu_transpose {
+Tensor noncontiguous(const Tensor& a) { return a.t().contiguous().t(); }
+bool all_nan(const Tensor& t) { return t.isnan().all().item<bool>(); }
+
+TEST(LinalgMoreTest, FactorsTheTransposeOfAContiguousMatrix) {
+  const Tensor tie = tensor({{1.0, 2.0, 3.0}, {1.0, 5.0, 7.0}, {-1.0, 0.0, 2.0}}, kDouble);
+  EXPECT_EQ(tie.det().item<double>(), 7.000000000000001);
+  EXPECT_EQ(noncontiguous(tie).det().item<double>(), 7.0);
+
+  const double inf = INFINITY;
+  const Tensor a1 = tensor(
+      {{0.609555, -1.27003, -0.324239}, {1.9358, inf, 1.59488}, {-1.28083, 1.96262, -0.541895}},
+      kDouble);
+  EXPECT_EQ(a1.det().item<double>(), -inf);
+  EXPECT_EQ(noncontiguous(a1).det().item<double>(), inf);
+  const Tensor a2 = tensor(
+      {{0.366007, 3.21165, 0.961068}, {-2.74369, -1.36667, -0.572073}, {0.962397, -inf, -2.09934}});
+  auto [sign, logabs] = linalg_slogdet(a2);
+  EXPECT_EQ(sign.item<float>(), 0.0f);
+  EXPECT_TRUE(std::isnan(logabs.item<float>()));
+  std::tie(sign, logabs) = linalg_slogdet(noncontiguous(a2));
+  EXPECT_EQ(sign.item<float>(), 1.0f);
+  EXPECT_EQ(logabs.item<float>(), INFINITY);
+
+  const Tensor a3 =
+      tensor({{3.2856, -3.24192, -1.56775}, {-inf, 2.01037, 1.10073}, {0.96148, 1.2348, -3.09527}},
+             kDouble);
+  EXPECT_TRUE(all_nan(a3.inverse()));
+  EXPECT_TRUE(noncontiguous(a3).inverse().allclose(
+      tensor({{-0.0, -0.0, -0.0},
+              {-0.25857536077825394, -0.0, 0.13096806477629014},
+              {-0.10315379772652722, -0.0, -0.2708263361885189}},
+             kDouble)))
+      << noncontiguous(a3).inverse();
+
+  const Tensor a4 = tensor(
+      {{-0.872898, -2.11294, 0.0499441}, {-2.83808, -4.21378, 2.37714}, {-1.99691, -inf, -2.17308}},
+      kDouble);
+  const Tensor b = tensor({{1.0, 2.0}, {0.5, -1.0}, {3.0, 0.25}}, kDouble);
+  EXPECT_TRUE(all_nan(linalg_solve(a4, b)));
+  EXPECT_TRUE(all_nan(linalg_solve(a4, b.t(), /*left=*/false)));
+  EXPECT_TRUE(linalg_solve(noncontiguous(a4), b)
+                  .allclose(tensor({{-1.2166876396791952, -2.4850436724634846},
+                                    {0.0, 0.0},
+                                    {-1.2422730072358932, -3.3875803469485044}},
+                                   kDouble)))
+      << linalg_solve(noncontiguous(a4), b);
+}
+}  // namespace lu_transpose
+
 }  // namespace
 }  // namespace ember
