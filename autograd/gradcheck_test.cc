@@ -299,7 +299,7 @@ std::vector<Case> cases() {
        }},
       {"permute",
        [](const V& x) {
-         return V{x[0].permute({2, 0, 1}) * 2};
+         return V{x[0].permute({2, 0, 1}) * 2, x[0].permute({-1, 0, -2})};  // dims as given
        },
        [] {
          return V{leaf(r({2, 3, 2}))};

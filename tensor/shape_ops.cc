@@ -465,8 +465,8 @@ Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
     size1 *= t1.size(d);
     rsizes.push_back(t1.size(d));
   }
-  p1.insert(p1.end(), dims_self.begin(), dims_self.end());
-  p2.assign(dims_other.begin(), dims_other.end());
+  for (int64_t d : dims_self) p1.push_back(detail::wrap_dim(d, self.dim()));
+  for (int64_t d : dims_other) p2.push_back(detail::wrap_dim(d, other.dim()));
   for (int64_t d = 0; d < other.dim(); ++d) {
     if (c2[d]) continue;
     p2.push_back(d);

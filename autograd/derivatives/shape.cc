@@ -101,8 +101,10 @@ V expand_bw(const C&, const V& g) { return {g[0]}; }  // the node's sum_to reduc
 V transpose_bw(const C& c, const V& g) { return {g[0].transpose(c.int_arg(0), c.int_arg(1))}; }
 V permute_bw(const C& c, const V& g) {
   const DimVector& dims = c.dims(0);
+  const int64_t n = static_cast<int64_t>(dims.size());
   DimVector inv(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) inv[dims[i]] = static_cast<int64_t>(i);
+  // dims as given: permute({-1, 0}) is recorded with its -1.
+  for (int64_t i = 0; i < n; ++i) inv[dims[i] < 0 ? dims[i] + n : dims[i]] = i;
   return {g[0].permute(inv)};
 }
 V select_bw(const C& c, const V& g) {
