@@ -463,6 +463,7 @@ Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+// A number on the left: Python's rsub, true division and remainder (tensor.h).
 Tensor operator-(const Scalar& a, const Tensor& b) { return rsub(b, a); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
@@ -474,6 +475,7 @@ Tensor operator/(const Scalar& a, const Tensor& b) {
 }
 Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
 Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, b); }
+Tensor operator%(const Scalar& a, const Tensor& b) { return remainder(a, b); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }

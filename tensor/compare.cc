@@ -268,9 +268,21 @@ Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
 Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+Tensor operator==(const Scalar& a, const Tensor& b) { return eq(b, a); }
+Tensor operator!=(const Scalar& a, const Tensor& b) { return ne(b, a); }
+Tensor operator<(const Scalar& a, const Tensor& b) { return gt(b, a); }
+Tensor operator<=(const Scalar& a, const Tensor& b) { return ge(b, a); }
+Tensor operator>(const Scalar& a, const Tensor& b) { return lt(b, a); }
+Tensor operator>=(const Scalar& a, const Tensor& b) { return le(b, a); }
 Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }
+Tensor operator&(const Tensor& a, const Scalar& b) { return bitwise_and(a, b); }
+Tensor operator&(const Scalar& a, const Tensor& b) { return bitwise_and(b, a); }
 Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
+Tensor operator|(const Tensor& a, const Scalar& b) { return bitwise_or(a, b); }
+Tensor operator|(const Scalar& a, const Tensor& b) { return bitwise_or(b, a); }
 Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
+Tensor operator^(const Tensor& a, const Scalar& b) { return bitwise_xor(a, b); }
+Tensor operator^(const Scalar& a, const Tensor& b) { return bitwise_xor(b, a); }
 Tensor operator~(const Tensor& a) { return bitwise_not(a); }
 Tensor operator!(const Tensor& a) { return logical_not(a); }
 

@@ -552,5 +552,28 @@ TEST(ParityTest, CompositeElementwiseOpsTakeTheIteratorsLayout) {
   expect_values(lp[2], tensor({5.699999809265137f, 8.0f, 10.100000381469727f, 12.0f}));
 }
 
+// Operators with a number on the left: Python's rsub, true division and
+// remainder (tensor.h), and libtorch's comparison and bitwise operators.
+TEST(ParityTest, OperatorsWithANumberOnTheLeft) {
+  const Tensor l = tensor({1, 2}, kLong);
+  expect_values(2.5 - l, tensor({1.5f, 0.5f}));
+  expect_values(3 / l, tensor({3.0f, 1.5f}));
+  expect_values(7 % tensor({3, -4}, kLong), tensor({1, -1}, kLong));
+  expect_values(7.5 % tensor({2, -4}, kLong), tensor({1.5f, -0.5f}));
+  const Tensor t = tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}}).t();
+  EXPECT_EQ((1 - t).strides(), t.strides());
+  EXPECT_EQ((1 % t).strides(), t.strides());
+  // Comparisons and bitwise operators with the number on the left.
+  expect_values(2 < l, tensor({false, false}));
+  expect_values(2 <= l, tensor({false, true}));
+  expect_values(2 > l, tensor({true, false}));
+  expect_values(2 >= l, tensor({true, true}));
+  expect_values(2 == l, tensor({false, true}));
+  expect_values(2 != l, tensor({true, false}));
+  expect_values(6 & tensor({3, 5}, kLong), tensor({2, 4}, kLong));
+  expect_values(tensor({3, 5}, kLong) | 8, tensor({11, 13}, kLong));
+  expect_values(1 ^ tensor({3, 5}, kLong), tensor({2, 4}, kLong));
+}
+
 }  // namespace
 }  // namespace ember

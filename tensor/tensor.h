@@ -897,7 +897,13 @@ class Tensor {
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // Operators with tensors and numbers on either side (binary.cc, unary.cc,
-// compare.cc).
+// compare.cc), every one libtorch's ATen/TensorOperators.h defines.
+// Deliberately different: a number on the left of -, / or % is Python's
+// (rsub, true division, remainder: 2.5 - an int64 tensor is float, node
+// RsubBackward1; True - t raises as issue 22 asks). libtorch's C++
+// operators instead fill a tensor like b with the number and work in place
+// (empty_like(b).fill_(a).sub_(b): 2.5 - an int64 tensor is 2 - b in int64,
+// 1.5 / an int64 tensor raises, node SubBackward0); write that to get it.
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator+(const Tensor& a, const Scalar& b);
 Tensor operator+(const Scalar& a, const Tensor& b);
@@ -912,6 +918,7 @@ Tensor operator/(const Tensor& a, const Scalar& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
 Tensor operator%(const Tensor& a, const Tensor& b);
 Tensor operator%(const Tensor& a, const Scalar& b);
+Tensor operator%(const Scalar& a, const Tensor& b);
 Tensor operator-(const Tensor& a);
 Tensor& operator+=(Tensor& a, const Tensor& b);
 Tensor& operator+=(Tensor& a, const Scalar& b);
@@ -933,9 +940,21 @@ Tensor operator>(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, const Scalar& b);
 Tensor operator>=(const Tensor& a, const Tensor& b);
 Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator==(const Scalar& a, const Tensor& b);
+Tensor operator!=(const Scalar& a, const Tensor& b);
+Tensor operator<(const Scalar& a, const Tensor& b);
+Tensor operator<=(const Scalar& a, const Tensor& b);
+Tensor operator>(const Scalar& a, const Tensor& b);
+Tensor operator>=(const Scalar& a, const Tensor& b);
 Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, const Scalar& b);
+Tensor operator&(const Scalar& a, const Tensor& b);
 Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Scalar& b);
+Tensor operator|(const Scalar& a, const Tensor& b);
 Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Scalar& b);
+Tensor operator^(const Scalar& a, const Tensor& b);
 Tensor operator~(const Tensor& a);
 Tensor operator!(const Tensor& a);
 
