@@ -171,14 +171,6 @@ TEST(Loss, Gradcheck) {
 
 // libtorch 1.13's ATen ops (Note [Binary cross entropy as 1.13 computes it]
 // in tensor/loss.cc); every number from tools/golden/bce_aten.py.
-std::string bce_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
 void expect_bce(const Tensor& got, const Tensor& want, IntArrayRef strides) {
   ASSERT_EQ(got.sizes(), want.sizes());
   EXPECT_EQ(got.dtype(), want.dtype());
@@ -213,44 +205,44 @@ TEST(BceAten, PairsTheSqueezedOperands) {
 
 TEST(BceAten, RefusesWhat113Refuses) {
   Tensor x = d({{0.3, 0.5, 0.9, 0.1}});
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x, x.to(kFloat)); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy(x, x.to(kFloat)); }),
             "Found dtype Float but expected Double");
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x.to(kBFloat16), x.to(kBFloat16)); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy(x.to(kBFloat16), x.to(kBFloat16)); }),
             "\"binary_cross_entropy\" not implemented for 'BFloat16'");
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x.to(kInt), x.to(kInt)); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy(x.to(kInt), x.to(kInt)); }),
             "\"binary_cross_entropy\" not implemented for 'Int'");
-  EXPECT_EQ(bce_error([&] {
+  EXPECT_EQ(testing::error_of([&] {
               binary_cross_entropy(x, x, ones({3, 1}, kDouble));
             }),
             "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy(x + 0.6, x); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy(x + 0.6, x); }),
             "all elements of input should be between 0 and 1");
 }
 
 TEST(BceAten, WithLogitsHasTheTargetsShapeAndDtype) {
   Tensor a = tensor({{1.5f, -2.0f, 0.3f}}), b = tensor({{0.2f}, {0.7f}});
   const std::string bigger = "output with shape [1, 3] doesn't match the broadcast shape [2, 3]";
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a, b); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy_with_logits(a, b); }),
             "output with shape [2, 1] doesn't match the broadcast shape [2, 3]");
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(b, a.sigmoid()); }), bigger);
-  EXPECT_EQ(bce_error([&] {
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy_with_logits(b, a.sigmoid()); }), bigger);
+  EXPECT_EQ(testing::error_of([&] {
               binary_cross_entropy_with_logits(a, a.sigmoid(), {}, ones({2, 1}));
             }),
             bigger);
-  EXPECT_EQ(bce_error([&] {
+  EXPECT_EQ(testing::error_of([&] {
               binary_cross_entropy_with_logits(a, a.sigmoid(), ones({2, 1}));
             }),
             bigger);
-  EXPECT_EQ(bce_error([&] {
+  EXPECT_EQ(testing::error_of([&] {
               binary_cross_entropy_with_logits(a, tensor({{1, 0, 1}}, kInt));
             }),
             "result type Float can't be cast to the desired output type Int");
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a, a > 0); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy_with_logits(a, a > 0); }),
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
             "or `logical_xor()` operator instead.");
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a.to(kInt), a); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy_with_logits(a.to(kInt), a); }),
             "result type Float can't be cast to the desired output type Int");
-  EXPECT_EQ(bce_error([&] { binary_cross_entropy_with_logits(a > 0, a); }),
+  EXPECT_EQ(testing::error_of([&] { binary_cross_entropy_with_logits(a > 0, a); }),
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead.");
   expect_bce(binary_cross_entropy_with_logits(a, a.sigmoid().to(kBFloat16), {}, {}, kRedNone),
