@@ -29,6 +29,7 @@
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 #include "tensor/shape_ops.h"
+#include "tensor/shape_more.h"
 #include "tensor/special.h"
 #include "tensor/reduce_ops.h"
 #include "tensor/sort_ops.h"

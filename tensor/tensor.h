@@ -879,6 +879,13 @@ class Tensor {
   // Text form, exactly as PyTorch prints it (print.cc).
   std::string toString() const;
 
+  // shape_more.h (tensor/shape_more.cc): the conjugate transpose of the last
+  // two dims, a view (ember has no complex dtypes: the transpose); 0-dim:
+  // self. is_neg: ember has no lazily negated views.
+  Tensor adjoint() const;
+  Tensor mH() const;
+  bool is_neg() const { return false; }
+
  private:
   // *this for the in-place methods (Note [Const in-place methods]).
   Tensor& mut() const { return const_cast<Tensor&>(*this); }
