@@ -34,13 +34,6 @@ void check_cat_shape_except_dim(const Tensor& first, const Tensor& second, int64
   }
 }
 
-Tensor atleast_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
-Tensor atleast_2d(const Tensor& t) {
-  if (t.dim() == 0) return t.reshape({1, 1});
-  if (t.dim() == 1) return t.unsqueeze(0);
-  return t;
-}
-
 // ATen's compute_output_memory_format: the inputs' common suggested memory
 // format (channels-last when every input is), else contiguous, whatever
 // their dtypes.
@@ -151,6 +144,25 @@ Tensor stack(TensorList tensors, int64_t dim) {
   }
   if (scope.active()) scope.record_list("stack", tensors, {r}, {Scalar(wrapped)});
   return r;
+}
+
+Tensor atleast_1d(const Tensor& self) { return self.dim() == 0 ? self.reshape({1}) : self; }
+Tensor atleast_2d(const Tensor& self) {
+  if (self.dim() == 0) return self.reshape({1, 1});
+  if (self.dim() == 1) return self.unsqueeze(0);
+  return self;
+}
+Tensor atleast_3d(const Tensor& self) {
+  switch (self.dim()) {
+    case 0:
+      return self.reshape({1, 1, 1});
+    case 1:
+      return self.unsqueeze(0).unsqueeze(-1);
+    case 2:
+      return self.unsqueeze(-1);
+    default:
+      return self;
+  }
 }
 
 Tensor hstack(TensorList tensors) {

@@ -26,6 +26,12 @@ inline Tensor concat(TensorList tensors, int64_t dim = 0) { return cat(tensors, 
 Tensor stack(TensorList tensors, int64_t dim = 0);
 Tensor hstack(TensorList tensors);
 Tensor vstack(TensorList tensors);
+// self as a view with at least 1, 2 or 3 dims: a 0-dim tensor becomes [1],
+// [1, 1], [1, 1, 1]; a 1-D [n] becomes [1, n] or [1, n, 1]; a 2-D [m, n]
+// becomes [m, n, 1] (the TensorList forms are in shape_more.h).
+Tensor atleast_1d(const Tensor& self);
+Tensor atleast_2d(const Tensor& self);
+Tensor atleast_3d(const Tensor& self);
 
 // --- splitting (the pieces are views) -----------------------------------------
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);

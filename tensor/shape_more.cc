@@ -94,27 +94,6 @@ void check_isin_dtype(ScalarType t) {
 
 // --- at-least-n-d views ------------------------------------------------------
 
-Tensor atleast_1d(const Tensor& self) { return self.dim() == 0 ? self.reshape({1}) : self; }
-
-Tensor atleast_2d(const Tensor& self) {
-  if (self.dim() == 0) return self.reshape({1, 1});
-  if (self.dim() == 1) return self.unsqueeze(0);
-  return self;
-}
-
-Tensor atleast_3d(const Tensor& self) {
-  switch (self.dim()) {
-    case 0:
-      return self.reshape({1, 1, 1});
-    case 1:
-      return self.unsqueeze(0).unsqueeze(-1);
-    case 2:
-      return self.unsqueeze(-1);
-    default:
-      return self;
-  }
-}
-
 std::vector<Tensor> atleast_1d(TensorList tensors) {
   return map_list(tensors, [](const Tensor& t) { return atleast_1d(t); });
 }

@@ -29,18 +29,14 @@
 #include <string>
 #include <vector>
 
+#include "tensor/shape.h"
 #include "tensor/tensor.h"
 #include "tensor/tensor_options.h"
 
 namespace ember {
 
 // --- at-least-n-d views ------------------------------------------------------
-// A 0-dim tensor becomes [1] / [1, 1] / [1, 1, 1]; a 1-D one [1, n] for 2d
-// and [1, n, 1] for 3d; a 2-D one [m, n, 1] for 3d; others are returned as
-// they are.
-Tensor atleast_1d(const Tensor& self);
-Tensor atleast_2d(const Tensor& self);
-Tensor atleast_3d(const Tensor& self);
+// Each tensor's atleast_1d / 2d / 3d (the one-tensor forms are in shape.h).
 std::vector<Tensor> atleast_1d(TensorList tensors);
 std::vector<Tensor> atleast_2d(TensorList tensors);
 std::vector<Tensor> atleast_3d(TensorList tensors);
