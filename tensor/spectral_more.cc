@@ -15,6 +15,7 @@
 #include "tensor/iterator.h"
 #include "tensor/linalg.h"
 #include "tensor/linalg_spectral.h"
+#include "tensor/selection.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -309,7 +310,12 @@ Tensor euclidean_dist(const Tensor& x1, const Tensor& x2) {
   Tensor x2_norm = x2.pow(2).sum({-1}, true);
   Tensor x1_ = cat({x1 * -2, x1_norm, ones_like(x1_norm)}, -1);
   Tensor x2_ = cat({x2, ones_like(x2_norm), x2_norm}, -1);
-  return x1_.matmul(x2_.mT()).clamp_min(0).sqrt();
+  const Tensor d2 = x1_.matmul(x2_.mT()).clamp_min(0);
+  // sqrt with a zero gradient at zero distance, as _euclidean_dist_backward
+  // (sqrt's own would be infinite there): the unselected branch of where
+  // gets no gradient and sqrt only sees positive numbers.
+  const Tensor positive = d2 > 0;
+  return where(positive, where(positive, d2, ones_like(d2)).sqrt(), zeros_like(d2));
 }
 
 }  // namespace

@@ -14,8 +14,8 @@
 //   operands contract left to right, as 1.13 does without opt_einsum.
 // - cdist's direct (non-matmul) form materialises the (..., r1, r2, c)
 //   differences, where PyTorch's kernel streams them; the values agree to
-//   rounding. Its gradient is norm's (0 at coincident points, as
-//   PyTorch's _cdist_backward).
+//   rounding. Both forms' gradients are 0 at coincident points, as
+//   PyTorch's _cdist_backward and _euclidean_dist_backward give.
 // - A window with an integral dtype raises "<name> expects floating point
 //   dtypes, got: " followed by the options as libtorch prints them (with
 //   "(default)" markers for what the caller did not set); Python's text
