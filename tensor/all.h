@@ -31,6 +31,7 @@
 #include "tensor/shape_ops.h"
 #include "tensor/shape_more.h"
 #include "tensor/special.h"
+#include "tensor/spectral_more.h"
 #include "tensor/reduce_ops.h"
 #include "tensor/sort_ops.h"
 #include "tensor/tensor.h"
