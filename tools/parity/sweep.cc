@@ -16,6 +16,14 @@
 // infinities mixed in. Disagreements are grouped by op, dtypes and kind;
 // one example of each is printed. What it finds gets a test beside the
 // code; the sweep itself asserts nothing and is never part of //...
+//
+// --grad compares gradients instead: float32/float64 leaves (the layout a
+// view of the leaf), the same random grad_output in both libraries, then
+// each leaf's gradient (defined or not, dtype, sizes, values), backward
+// errors, and which outputs require grad; --names adds the grad_fn names
+// (libtorch C++'s number overloads are AddBackward1, MulBackward1, ...
+// where Python, and ember, record AddBackward0: many expected kinds).
+// --progress prints each op's name to stderr before it runs.
 #include "benchmarks/libtorch.h"
 
 #include <cmath>
@@ -30,6 +38,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "autograd/autograd.h"
 #include "tensor/all.h"
 
 namespace parity {
@@ -166,7 +175,11 @@ Out out_of(const Tensor& t) {
   o.dtype = dtype_of(t.scalar_type());
   o.sizes.assign(t.sizes().begin(), t.sizes().end());
   o.strides.assign(t.strides().begin(), t.strides().end());
-  const Tensor d = t.detach().to(decltype(t.scalar_type())::Double).contiguous();
+  Tensor d = t.detach().to(decltype(t.scalar_type())::Double).contiguous();
+  if constexpr (std::is_same_v<Tensor, torch::Tensor>) {
+    // 1.13's efficient zeros (the gradient of sgn) have no storage.
+    if (t._is_zerotensor()) d = torch::zeros(t.sizes(), torch::kDouble);
+  }
   const double* p = d.template data_ptr<double>();
   o.values.assign(p, p + d.numel());
   return o;
@@ -192,6 +205,37 @@ void collect(const R& r, std::vector<Out>& outs) {
   } else {
     outs.push_back(out_of(r));
   }
+}
+
+// The tensors an op returned (numbers dropped), for --grad.
+template <typename Tensor, typename R>
+void collect_tensors(const R& r, std::vector<Tensor>& outs) {
+  if constexpr (is_tuple<R>::value) {
+    std::apply([&](const auto&... t) { (collect_tensors<Tensor>(t, outs), ...); }, r);
+  } else if constexpr (std::is_same_v<R, std::vector<Tensor>>) {
+    for (const auto& t : r) outs.push_back(t);
+  } else if constexpr (std::is_same_v<R, Tensor>) {
+    outs.push_back(r);
+  }
+}
+
+template <typename Tensor, typename F>
+std::vector<Tensor> call(const F& f, const std::vector<Tensor>& in) {
+  std::vector<Tensor> outs;
+  if constexpr (std::is_invocable_v<F, const Tensor&>) {
+    collect_tensors<Tensor>(f(in.at(0)), outs);
+  } else if constexpr (std::is_invocable_v<F, const Tensor&, const Tensor&>) {
+    collect_tensors<Tensor>(f(in.at(0), in.at(1)), outs);
+  } else {
+    collect_tensors<Tensor>(f(in.at(0), in.at(1), in.at(2)), outs);
+  }
+  return outs;
+}
+
+std::string first_line(std::string s) {
+  const size_t nl = s.find('\n');
+  if (nl != std::string::npos) s.resize(nl);
+  return s;
 }
 
 // A run on one side: the outputs, or the error.
@@ -235,6 +279,9 @@ struct Op {
   Kind kind;
   std::function<Result(const std::vector<E::Tensor>&)> ember;
   std::function<Result(const std::vector<torch::Tensor>&)> torch;
+  // The raw outputs, for --grad (these throw).
+  std::function<std::vector<E::Tensor>(const std::vector<E::Tensor>&)> ember_tensors;
+  std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)> torch_tensors;
   int min_dim = 0;  // inputs of at least this many dims
 };
 
@@ -246,6 +293,10 @@ Op op(std::string name, Kind kind, F f, int min_dim = 0) {
   o.kind = kind;
   o.ember = [f](const std::vector<E::Tensor>& in) { return run<E::Tensor>(f, in); };
   o.torch = [f](const std::vector<torch::Tensor>& in) { return run<torch::Tensor>(f, in); };
+  o.ember_tensors = [f](const std::vector<E::Tensor>& in) { return call<E::Tensor>(f, in); };
+  o.torch_tensors = [f](const std::vector<torch::Tensor>& in) {
+    return call<torch::Tensor>(f, in);
+  };
   o.min_dim = min_dim;
   return o;
 }
@@ -773,6 +824,9 @@ std::vector<int64_t> partner(const std::vector<int64_t>& a, std::mt19937_64& rng
 
 // --- comparing -------------------------------------------------------------
 
+// Tolerances scale by this (gradients: backward formulas round more).
+double g_tolerance_scale = 1.0;
+
 bool close(double x, double y, const std::string& dtype) {
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
   if (std::isinf(x) || std::isinf(y)) return x == y;
@@ -786,11 +840,11 @@ bool close(double x, double y, const std::string& dtype) {
   } else if (dtype == "bf16") {
     rtol = 1.6e-2, atol = 1e-2;
   }
-  return std::abs(x - y) <= atol + rtol * std::abs(y);
+  return std::abs(x - y) <= g_tolerance_scale * (atol + rtol * std::abs(y));
 }
 
 // The first difference between the two sides, or "" where they agree.
-std::string compare(const Result& e, const Result& t) {
+std::string compare(const Result& e, const Result& t, const std::string& item = "output") {
   if (e.threw && t.threw) return "";
   if (e.threw) return "ember raises: " + e.error;
   // ember computes float16 and bfloat16 on the CPU where PyTorch 2.x does
@@ -804,7 +858,7 @@ std::string compare(const Result& e, const Result& t) {
   for (size_t i = 0; i < e.outs.size(); ++i) {
     const Out &a = e.outs[i], &b = t.outs[i];
     std::ostringstream os;
-    const std::string at = e.outs.size() > 1 ? " of output " + std::to_string(i) : "";
+    const std::string at = e.outs.size() > 1 ? " of " + item + " " + std::to_string(i) : "";
     if (a.dtype != b.dtype) return "dtype" + at + ": ember " + a.dtype + ", libtorch " + b.dtype;
     if (a.sizes != b.sizes) {
       os << "sizes" << at << ": ember [";
@@ -853,6 +907,139 @@ struct Finding {
   std::string example;
 };
 
+// --- gradients (--grad) -------------------------------------------------------
+
+// One side of a gradient case: its leaves, the op's outputs, and what raised.
+template <typename Tensor>
+struct GradSide {
+  bool threw = false, backward_threw = false;
+  std::string error, backward_error;
+  std::vector<Tensor> leaves, outs;
+};
+
+// A float leaf holding the input's storage; the op sees the layout's view.
+template <typename Tensor>
+Tensor leaf_of(const Input& in) {
+  std::vector<double> data = in.storage;
+  if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+    E::Tensor t = E::from_blob(data.data(), in.storage_sizes, E::TensorOptions(E::kDouble))
+                      .clone()
+                      .to(kDtypes[in.dtype].ember);
+    t.requires_grad_();
+    return t;
+  } else {
+    torch::Tensor t = torch::from_blob(data.data(), in.storage_sizes, torch::kDouble)
+                          .clone()
+                          .to(kDtypes[in.dtype].torch);
+    t.requires_grad_();
+    return t;
+  }
+}
+
+template <typename Tensor, typename F>
+GradSide<Tensor> grad_forward(const F& f, const std::vector<Input>& ins) {
+  GradSide<Tensor> side;
+  std::vector<Tensor> views;
+  for (const Input& in : ins) {
+    side.leaves.push_back(leaf_of<Tensor>(in));
+    views.push_back(apply_layout(side.leaves.back(), in));
+  }
+  try {
+    side.outs = f(views);
+  } catch (const std::exception& e) {
+    side.threw = true;
+    side.error = first_line(e.what());
+  }
+  return side;
+}
+
+template <typename Tensor>
+bool needs_grad(const Tensor& t) {
+  return t.defined() && t.requires_grad();
+}
+
+template <typename Tensor>
+std::string grad_fn_name(const Tensor& t) {
+  if (!needs_grad(t) || !t.grad_fn()) return "none";
+  return t.grad_fn()->name();
+}
+
+// Backward from every output that requires grad, with grad_outputs[i] (the
+// same numbers on both sides) as output i's gradient.
+template <typename Tensor>
+void grad_backward(GradSide<Tensor>& side, const std::vector<std::vector<double>>& grad_outputs) {
+  std::vector<Tensor> outs, grads;
+  for (size_t i = 0; i < side.outs.size(); ++i) {
+    const Tensor& o = side.outs[i];
+    if (!needs_grad(o)) continue;
+    std::vector<double> g = grad_outputs[i];
+    if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+      grads.push_back(E::from_blob(g.data(), o.sizes(), E::TensorOptions(E::kDouble))
+                          .clone()
+                          .to(o.scalar_type()));
+    } else {
+      grads.push_back(
+          torch::from_blob(g.data(), o.sizes(), torch::kDouble).clone().to(o.scalar_type()));
+    }
+    outs.push_back(o);
+  }
+  if (outs.empty()) return;
+  try {
+    if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+      E::autograd::backward(outs, grads);
+    } else {
+      torch::autograd::backward(outs, grads);
+    }
+  } catch (const std::exception& e) {
+    side.backward_threw = true;
+    side.backward_error = first_line(e.what());
+  }
+}
+
+// The first difference in gradients, or "" where they agree; "skip" where
+// the forward already disagrees (the value sweep reports that).
+std::string compare_grads(const Op& o, const std::vector<Input>& ins, std::mt19937_64& rng,
+                          bool names) {
+  GradSide<E::Tensor> e = grad_forward<E::Tensor>(o.ember_tensors, ins);
+  GradSide<torch::Tensor> t = grad_forward<torch::Tensor>(o.torch_tensors, ins);
+  if (e.threw || t.threw || e.outs.size() != t.outs.size()) return "skip";
+  std::vector<std::vector<double>> grad_outputs(e.outs.size());
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (size_t i = 0; i < e.outs.size(); ++i) {
+    const bool defined = e.outs[i].defined();
+    if (defined != t.outs[i].defined()) return "skip";
+    if (!defined) continue;
+    if (!std::equal(e.outs[i].sizes().begin(), e.outs[i].sizes().end(), t.outs[i].sizes().begin(),
+                    t.outs[i].sizes().end())) {
+      return "skip";
+    }
+    grad_outputs[i].resize(e.outs[i].numel());
+    for (double& v : grad_outputs[i]) v = normal(rng);
+  }
+  for (size_t i = 0; i < e.outs.size(); ++i) {
+    const std::string at = " of output " + std::to_string(i);
+    if (needs_grad(e.outs[i]) != needs_grad(t.outs[i])) {
+      return "requires_grad" + at + ": ember " + (needs_grad(e.outs[i]) ? "true" : "false") +
+             ", libtorch " + (needs_grad(t.outs[i]) ? "true" : "false");
+    }
+    if (names && grad_fn_name(e.outs[i]) != grad_fn_name(t.outs[i])) {
+      return "grad_fn " + grad_fn_name(e.outs[i]) + " vs " + grad_fn_name(t.outs[i]) + at;
+    }
+  }
+  grad_backward(e, grad_outputs);
+  grad_backward(t, grad_outputs);
+  if (e.backward_threw != t.backward_threw) {
+    return e.backward_threw ? "ember backward raises: " + e.backward_error
+                            : "libtorch backward raises: " + t.backward_error;
+  }
+  if (e.backward_threw) return "";
+  Result er, tr;
+  for (const E::Tensor& l : e.leaves) er.outs.push_back(out_of(l.grad()));
+  for (const torch::Tensor& l : t.leaves) tr.outs.push_back(out_of(l.grad()));
+  const std::string diff = compare(er, tr, "input");
+  return diff.empty() ? "" : "grad " + diff;
+}
+
 }  // namespace
 }  // namespace parity
 
@@ -861,8 +1048,12 @@ int main(int argc, char** argv) {
   int64_t cases = 60;
   uint64_t seed = 1;
   std::string filter;
+  bool grad = false, names = false, progress = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--grad") grad = true;
+    if (arg == "--names") names = true;
+    if (arg == "--progress") progress = true;
     if (arg.rfind("--cases=", 0) == 0) cases = std::stoll(arg.substr(8));
     if (arg.rfind("--seed=", 0) == 0) seed = std::stoull(arg.substr(7));
     if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
@@ -870,10 +1061,17 @@ int main(int argc, char** argv) {
   torch::set_num_threads(1);
   ember::set_num_threads(1);
   std::mt19937_64 rng(seed);
+  if (grad) g_tolerance_scale = 10.0;
   std::map<std::string, Finding> findings;
   int64_t run_cases = 0, agreed = 0;
   for (const Op& o : ops()) {
     if (!filter.empty() && o.name.find(filter) == std::string::npos) continue;
+    if (grad && o.kind == kIntegral) continue;
+    if (progress) std::fprintf(stderr, "%s\n", o.name.c_str());
+    // LAPACK's gesdd can loop forever on NaN or infinity, and gradients of
+    // the SVD need it (forward-only cases use gesdd's values-only mode).
+    const bool finite = grad && (o.name.find("svd") != std::string::npos ||
+                                 o.name.find("rank") != std::string::npos);
     for (int64_t k = 0; k < cases; ++k) {
       std::vector<Input> ins(o.arity);
       std::vector<int64_t> first;
@@ -885,7 +1083,8 @@ int main(int argc, char** argv) {
         int dtype;
         do {
           dtype = static_cast<int>(rng() % kNumDtypes);
-        } while (!accepts(o.kind, kDtypes[dtype]));
+        } while (!accepts(o.kind, kDtypes[dtype]) ||
+                 (grad && kDtypes[dtype].ember != E::kFloat && kDtypes[dtype].ember != E::kDouble));
         // Mostly one dtype across the inputs; sometimes mixed (promotion).
         if (i > 0 && rng() % 3 != 0) dtype = ins[0].dtype;
         const std::vector<int64_t> sizes = i == 0 ? first : partner(first, rng);
@@ -895,15 +1094,30 @@ int main(int argc, char** argv) {
           ok = make_input(sizes, dtype, kContiguous, rng, ins[i]);
       }
       if (!ok) continue;
-      std::vector<ember::Tensor> ein;
-      std::vector<torch::Tensor> tin;
-      for (const Input& in : ins) {
-        ein.push_back(make_ember(in));
-        tin.push_back(make_torch(in));
+      if (finite) {
+        for (Input& in : ins) {
+          for (double& v : in.storage) {
+            if (!std::isfinite(v)) v = 1.5;
+          }
+        }
       }
-      const Result er = o.ember(ein), tr = o.torch(tin);
-      ++run_cases;
-      const std::string diff = compare(er, tr);
+      std::string diff;
+      if (grad) {
+        diff = compare_grads(o, ins, rng, names);
+        if (diff == "skip") continue;
+        ++run_cases;
+      }
+      if (!grad) {
+        std::vector<ember::Tensor> ein;
+        std::vector<torch::Tensor> tin;
+        for (const Input& in : ins) {
+          ein.push_back(make_ember(in));
+          tin.push_back(make_torch(in));
+        }
+        const Result er = o.ember(ein), tr = o.torch(tin);
+        ++run_cases;
+        diff = compare(er, tr);
+      }
       if (diff.empty()) {
         ++agreed;
         continue;
