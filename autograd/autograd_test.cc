@@ -478,6 +478,16 @@ TEST(AutogradRecording, FloorDivideIsNotDifferentiable) {
             "derivative for aten::floor_divide is not implemented");
 }
 
+// Neither is heaviside (1.13 records a NotImplemented node): before, ember
+// differentiated its composition.
+TEST(AutogradRecording, HeavisideIsNotDifferentiable) {
+  Tensor a = randn({3}, kDouble).requires_grad_();
+  Tensor y = a.heaviside(tensor({0.5, 0.5, 0.5}, kDouble));
+  EXPECT_TRUE(y.requires_grad());
+  EXPECT_EQ(error_of([&] { y.sum().backward(); }),
+            "derivative for aten::heaviside is not implemented");
+}
+
 // cat of tensors that require grad used to lose the gradient (the copies
 // into the result recorded onto views only).
 TEST(AutogradRecording, CatAndStackGradients) {

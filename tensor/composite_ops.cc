@@ -1,7 +1,9 @@
 // Ops made of ember's others (composite_ops.h), with PyTorch 1.13's
-// semantics. Each is what ATen computes, written with ember's ops, so its
-// gradient is the composition's; where ATen's formula is its own kernel,
-// the comment says what the composition keeps.
+// semantics. Each is what ATen computes, written with ember's ops. Where
+// PyTorch 1.13 records the op as one node (NansumBackward0,
+// LogaddexpBackward0, ...), the composition runs below autograd and the op
+// is recorded with its own derivative (autograd/derivatives/composite.cc,
+// 1.13's formulas); elsewhere its gradient is the composition's.
 
 #include "tensor/composite_ops.h"
 
@@ -10,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
@@ -71,9 +74,13 @@ Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<d
   const double inf = std::numeric_limits<double>::infinity();
   const Scalar hi(posinf.value_or(finite_max(self.dtype())));
   const Scalar lo(neginf.value_or(finite_lowest(self.dtype())));
-  // ATen's gradient is grad * isfinite(self): the composition's as well.
-  return where(self.isnan(), Scalar(nan.value_or(0.0)),
-               where(self == inf, hi, where(self == -inf, lo, self)));
+  return detail::record_out_op(
+      "nan_to_num", Tensor(), {self},
+      [&] {
+        return where(self.isnan(), Scalar(nan.value_or(0.0)),
+                     where(self == inf, hi, where(self == -inf, lo, self)));
+      },
+      detail::no_args);
 }
 
 Tensor& nan_to_num_(Tensor& self, std::optional<double> nan, std::optional<double> posinf,
@@ -123,12 +130,21 @@ Tensor kron(const Tensor& self, const Tensor& other) {
 }
 
 Tensor nansum(const Tensor& self, std::optional<ScalarType> dtype) {
-  return self.is_floating_point() ? where(self.isnan(), Scalar(0.0), self).sum(dtype)
-                                  : self.sum(dtype);
+  if (!self.is_floating_point()) return self.sum(dtype);
+  return detail::record_out_op(
+      "nansum", Tensor(), {self}, [&] { return where(self.isnan(), Scalar(0.0), self).sum(dtype); },
+      [] {
+        return OpArgs{DimVector(), Scalar(false)};
+      });
 }
 Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return self.is_floating_point() ? where(self.isnan(), Scalar(0.0), self).sum(dim, keepdim, dtype)
-                                  : self.sum(dim, keepdim, dtype);
+  if (!self.is_floating_point()) return self.sum(dim, keepdim, dtype);
+  return detail::record_out_op(
+      "nansum", Tensor(), {self},
+      [&] { return where(self.isnan(), Scalar(0.0), self).sum(dim, keepdim, dtype); },
+      [&] {
+        return OpArgs{DimVector(dim.begin(), dim.end()), Scalar(keepdim)};
+      });
 }
 
 Tensor nanmean(const Tensor& self, std::optional<ScalarType> dtype) {
@@ -145,10 +161,16 @@ Tensor nanmean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<
 }
 
 Tensor deg2rad(const Tensor& self) {
-  return to_floating(self) * 0.017453292519943295769236907684886127134428718885417;
+  return detail::record_out_op(
+      "deg2rad", Tensor(), {self},
+      [&] { return to_floating(self) * 0.017453292519943295769236907684886127134428718885417; },
+      detail::no_args);
 }
 Tensor rad2deg(const Tensor& self) {
-  return to_floating(self) * 57.295779513082320876798154814105170332405472466564;
+  return detail::record_out_op(
+      "rad2deg", Tensor(), {self},
+      [&] { return to_floating(self) * 57.295779513082320876798154814105170332405472466564; },
+      detail::no_args);
 }
 
 // ATen: m = max(a, b); equal infinities give a, else m + log1p(exp(-|a - b|))
@@ -169,15 +191,20 @@ Tensor logaddexp_impl(const Tensor& self, const Tensor& other, bool base2) {
 }  // namespace
 
 Tensor logaddexp(const Tensor& self, const Tensor& other) {
-  return logaddexp_impl(self, other, false);
+  return detail::record_out_op(
+      "logaddexp", Tensor(), {self, other}, [&] { return logaddexp_impl(self, other, false); },
+      detail::no_args);
 }
 Tensor logaddexp2(const Tensor& self, const Tensor& other) {
-  return logaddexp_impl(self, other, true);
+  return detail::record_out_op(
+      "logaddexp2", Tensor(), {self, other}, [&] { return logaddexp_impl(self, other, true); },
+      detail::no_args);
 }
 
 // ATen's xlogy: NaN where other is NaN, else 0 where self is 0, else
 // self * log(other).
-Tensor xlogy(const Tensor& self, const Tensor& other) {
+namespace {
+Tensor xlogy_impl(const Tensor& self, const Tensor& other) {
   const ScalarType t = result_type(self, other);
   const ScalarType f = is_floating_point(t) ? t : get_default_dtype();
   const Tensor x = self.to(f), y = other.to(f);
@@ -185,15 +212,29 @@ Tensor xlogy(const Tensor& self, const Tensor& other) {
                                     where(x == 0, Scalar(0.0), x * y.log())),
                               {x, y});
 }
+}  // namespace
+
+// Three overloads, three nodes, as 1.13's (XlogyBackward0/2/1).
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  return detail::record_out_op(
+      "xlogy", Tensor(), {self, other}, [&] { return xlogy_impl(self, other); }, detail::no_args);
+}
 Tensor xlogy(const Tensor& self, const Scalar& other) {
-  return xlogy(self, wrapped_scalar_tensor(other).to(self.device()));
+  return detail::record_out_op(
+      "xlogy_scalar_other", Tensor(), {self},
+      [&] { return xlogy_impl(self, wrapped_scalar_tensor(other).to(self.device())); },
+      [&] { return OpArgs{other}; });
 }
 Tensor xlogy(const Scalar& self, const Tensor& other) {
-  return xlogy(wrapped_scalar_tensor(self).to(other.device()), other);
+  return detail::record_out_op(
+      "xlogy_scalar_self", Tensor(), {other},
+      [&] { return xlogy_impl(wrapped_scalar_tensor(self).to(other.device()), other); },
+      [&] { return OpArgs{self}; });
 }
 
-Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta_,
-               const Scalar& alpha_) {
+namespace {
+Tensor baddbmm_impl(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+                    const Scalar& beta_, const Scalar& alpha_) {
   const Tensor prod = batch1.bmm(batch2);
   // self is expanded to the product's [b, n, p], one way and whatever beta
   // is (expand's errors, as 1.13's).
@@ -207,6 +248,17 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
   if (beta.toDouble() == 0) return scaled;  // self is not read, NaN or not
   const Tensor s = self_expanded.to(prod.dtype());
   return (beta.toDouble() == 1 ? s : s * beta) + scaled;
+}
+}  // namespace
+
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  return detail::record_out_op(
+      "baddbmm", Tensor(), {self, batch1, batch2},
+      [&] { return baddbmm_impl(self, batch1, batch2, beta, alpha); },
+      [&] {
+        return OpArgs{beta, alpha};
+      });
 }
 
 Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
@@ -226,14 +278,21 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
   EMBER_CHECK(self.size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", d,
               " must have length 3. Got ", self.size(d), " and ", other.size(d));
   auto at = [d](const Tensor& t, int64_t i) { return t.narrow(d, i, 1); };
-  return cat({at(self, 1) * at(other, 2) - at(self, 2) * at(other, 1),
-              at(self, 2) * at(other, 0) - at(self, 0) * at(other, 2),
-              at(self, 0) * at(other, 1) - at(self, 1) * at(other, 0)},
-             d);
+  return detail::record_out_op(
+      "linalg_cross", Tensor(), {self, other},
+      [&] {
+        return cat({at(self, 1) * at(other, 2) - at(self, 2) * at(other, 1),
+                    at(self, 2) * at(other, 0) - at(self, 0) * at(other, 2),
+                    at(self, 0) * at(other, 1) - at(self, 1) * at(other, 0)},
+                   d);
+      },
+      [&] { return OpArgs{Scalar(d)}; });
 }
 
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
-  return (self - other).norm(p);
+  return detail::record_out_op(
+      "dist", Tensor(), {self, other}, [&] { return (self - other).norm(p); },
+      [&] { return OpArgs{Scalar(p.toDouble())}; });
 }
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
@@ -245,25 +304,46 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   if (!self.is_floating_point()) detail::throw_not_implemented("lerp_kernel_tensor", self.dtype());
   // ATen's form, exact at both ends (weight 0 and 1), branching as the
   // number-weight kernel does (pointwise.cc).
-  const Tensor diff = end - self;
-  return laid_out_as_iterator(where(weight < 0.5, self + weight * diff, end - diff * (1 - weight)),
-                              {self, end, weight});
+  return detail::record_out_op(
+      "lerp_tensor", Tensor(), {self, end, weight},
+      [&] {
+        const Tensor diff = end - self;
+        return laid_out_as_iterator(
+            where(weight < 0.5, self + weight * diff, end - diff * (1 - weight)),
+            {self, end, weight});
+      },
+      detail::no_args);
 }
 
 Tensor logit(const Tensor& self, std::optional<double> eps) {
-  const Tensor x = to_floating(self);
-  const Tensor z = eps ? x.clamp(*eps, 1 - *eps) : x;
-  return (z / (1 - z)).log();
+  return detail::record_out_op(
+      "logit", Tensor(), {self},
+      [&] {
+        const Tensor x = to_floating(self);
+        const Tensor z = eps ? x.clamp(*eps, 1 - *eps) : x;
+        return (z / (1 - z)).log();
+      },
+      [&] { return eps ? OpArgs{Scalar(*eps)} : OpArgs{}; });
 }
 
 Tensor heaviside(const Tensor& self, const Tensor& values) {
   EMBER_CHECK(self.dtype() == values.dtype(),
               "heaviside is not yet implemented for tensors with different dtypes.");
-  return laid_out_as_iterator(where(self == 0, values, (self > 0).to(self.dtype())),
-                              {self, values});
+  // Recorded without a derivative: backward through it raises, as 1.13's
+  // NotImplemented node.
+  return detail::record_out_op(
+      "heaviside", Tensor(), {self, values},
+      [&] {
+        return laid_out_as_iterator(where(self == 0, values, (self > 0).to(self.dtype())),
+                                    {self, values});
+      },
+      detail::no_args);
 }
 
-Tensor sgn(const Tensor& self) { return self.sign(); }
+Tensor sgn(const Tensor& self) {
+  return detail::record_out_op(
+      "sgn", Tensor(), {self}, [&] { return self.sign(); }, detail::no_args);
+}
 
 Tensor positive(const Tensor& self) {
   EMBER_CHECK(self.dtype() != kBool, "The `+` operator, on a bool tensor is not supported.");

@@ -2,10 +2,14 @@
 #define EMBER_TENSOR_COMPOSITE_OPS_H_
 
 // Ops that PyTorch users reach for and that are compositions of ember's
-// others (composite_ops.cc): their gradients are those of the ops they are
-// made of, on every device. Found missing by //tools/parity:sweep; the
-// semantics are PyTorch 1.13's, edge cases included (composite_ops_test.cc
-// holds its values, tools/golden/composite_ops.py made them).
+// others (composite_ops.cc), on every device. Where PyTorch 1.13 records
+// one node (nansum, nan_to_num, logaddexp(2), xlogy, deg2rad, rad2deg,
+// sgn, dist, lerp with a tensor weight, cross, logit, baddbmm), ember
+// records that node with 1.13's derivative (autograd/derivatives/
+// composite.cc); heaviside records a node without one (backward raises,
+// as 1.13's); the others' gradients are their compositions'. Found missing by //tools/parity:sweep;
+// the semantics are PyTorch 1.13's, edge cases included (composite_ops_test.cc holds its values,
+// tools/golden/composite_ops.py made them).
 
 #include <optional>
 

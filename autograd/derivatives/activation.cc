@@ -65,7 +65,9 @@ V hardtanh_bw(const C& c, const V& g) {
 }
 V hardsigmoid_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
-  return {pass_where((x > -3).logical_and(x < 3), g[0] / 6)};
+  // 1.13's kernel multiplies by `1.0f / 6.0f`, a float constant, in every
+  // dtype: float64 gradients are 0.1666666716337204, not 1/6.
+  return {pass_where((x > -3).logical_and(x < 3), g[0] * static_cast<double>(1.0f / 6.0f))};
 }
 // PyTorch's hardswish_backward: 0 below -3, x / 3 + 1/2 on [-3, 3], 1
 // above 3 (1.5 at x = 3, as derivatives.yaml, PyTorch 1.13's scalar loop and

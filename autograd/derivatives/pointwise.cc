@@ -80,14 +80,15 @@ V reciprocal_bw(const C& c, const V& g) { return {-g[0] * c.output(0) * c.output
 V pow_bw(const C& c, const V& g) {
   const Scalar e = c.scalar(0);
   if (e.toDouble() == 0.0) return {zeros_like(g[0])};
-  return {g[0] * e * c.input(0).pow(e.toDouble() - 1.0)};
+  return {g[0] * (c.input(0).pow(e.toDouble() - 1.0) * e)};  // 1.13's grouping
 }
 // pow(self, exponent tensor)
 V pow_tensor_bw(const C& c, const V& g) {
   const Tensor& a = c.input(0);
   const Tensor& b = c.input(1);
   V r(2);
-  if (c.needs(0)) r[0] = masked(g[0] * b * a.pow(b - 1), b != 0);
+  // 1.13's pow_backward_self / pow_backward_exponent, grouped as theirs.
+  if (c.needs(0)) r[0] = masked(g[0] * (b * a.pow(b - 1)), b != 0);
   if (c.needs(1)) {
     // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0. A number
     // base (pow(2, x), a wrapped 0-dim tensor) takes its log as a double,
@@ -96,7 +97,8 @@ V pow_tensor_bw(const C& c, const V& g) {
     const Tensor log_a = a.unsafeGetTensorImpl()->is_wrapped_number()
                              ? full({}, std::log(a.item<double>()), kDouble)
                              : a.log();
-    r[1] = masked(g[0] * c.output(0) * log_a, (a != 0).logical_or(b < 0));
+    // (a == 0 and b >= 0 is false for a NaN b: NaN's gradient stays NaN.)
+    r[1] = g[0] * masked(c.output(0) * log_a, (a == 0).logical_and(b >= 0).logical_not());
   }
   return r;
 }
@@ -120,7 +122,8 @@ V clamp_tensor_bw(const C& c, const V& g) {
   if (c.needs(0)) r[0] = masked(g[0], in_range);
   if (c.needs(1)) {
     Tensor m = x < lo;
-    if (hi.defined()) m = m.logical_and(lo <= hi);
+    // 1.13: min gets no gradient where min >= max (max wins there).
+    if (hi.defined()) m = m.logical_and(lo < hi);
     r[1] = masked(g[0], m);
   }
   if (c.needs(2)) {
@@ -130,16 +133,16 @@ V clamp_tensor_bw(const C& c, const V& g) {
   }
   return r;
 }
-// maximum / minimum: ties split the gradient, as PyTorch 1.13 does.
+// maximum / minimum: ties split the gradient, as PyTorch 1.13 does
+// (where(a == b, g / 2, g), zeroed where the other side wins): a NaN on
+// either side gives both sides the whole gradient.
 V max_min_bw(const C& c, const V& g, bool is_max) {
   const Tensor& a = c.input(0);
   const Tensor& b = c.input(1);
-  Tensor half = g[0] * 0.5;
-  Tensor a_wins = is_max ? a > b : a < b;
-  Tensor b_wins = is_max ? b > a : b < a;
+  Tensor split = where(a == b, g[0] / 2, g[0]);
   V r(2);
-  if (c.needs(0)) r[0] = where(a == b, half, masked(g[0], a_wins));
-  if (c.needs(1)) r[1] = where(a == b, half, masked(g[0], b_wins));
+  if (c.needs(0)) r[0] = split.masked_fill(is_max ? a < b : a > b, 0);
+  if (c.needs(1)) r[1] = split.masked_fill(is_max ? a > b : a < b, 0);
   return r;
 }
 V maximum_bw(const C& c, const V& g) { return max_min_bw(c, g, true); }
@@ -163,8 +166,10 @@ V addcdiv_bw(const C& c, const V& g) {
   const Scalar v = c.scalar(0);
   const Tensor& t1 = c.input(1);
   const Tensor& t2 = c.input(2);
-  return {g[0], c.needs(1) ? g[0] * v / t2 : Tensor(),
-          c.needs(2) ? -g[0] * v * t1 / (t2 * t2) : Tensor()};
+  // 1.13's grouping: grad * (value / t2) and -grad * (value * t1 / (t2 * t2)),
+  // value / t2 as C++'s Scalar / Tensor (t2's dtype filled, then divided).
+  return {g[0], c.needs(1) ? g[0] * empty_like(t2).fill_(v).div_(t2) : Tensor(),
+          c.needs(2) ? -g[0] * (t1 * v / (t2 * t2)) : Tensor()};
 }
 // where(condition, self, other)
 V where_bw(const C& c, const V& g) {

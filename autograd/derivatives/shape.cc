@@ -11,6 +11,7 @@
 #include "autograd/derivatives.h"
 #include "tensor/creation.h"
 #include "tensor/indexing.h"
+#include "tensor/iterator.h"
 #include "tensor/math.h"
 #include "tensor/record_function.h"
 #include "tensor/selection.h"
@@ -250,8 +251,13 @@ V index_bw(const C& c, const V& g) {
 V index_select_bw(const C& c, const V& g) {
   return {index_select_backward(g[0], c.input_sizes(0), c.int_arg(0), c.input(1)), Tensor()};
 }
+// A mask larger than self broadcasts self: the gradient is scattered over
+// the broadcast shape and summed back to self's by the node (1.13's
+// masked_select_backward on self.expand(infer_size(self, mask))).
 V masked_select_bw(const C& c, const V& g) {
-  return {masked_select_backward(g[0], c.input_sizes(0), c.input(1)), Tensor()};
+  const Tensor& mask = c.input(1);
+  const DimVector shape = infer_size(c.input_sizes(0), mask.sizes());
+  return {masked_select_backward(g[0], shape, mask), Tensor()};  // the node sums it to self
 }
 V gather_bw(const C& c, const V& g) {
   return {zeros(c.input_sizes(0), g[0].options()).scatter_add(c.int_arg(0), c.input(1), g[0]),

@@ -42,7 +42,10 @@ std::string chain(const Tensor& t) {
   std::string out;
   std::shared_ptr<autograd::Node> fn = t.grad_fn();
   for (int depth = 0; fn != nullptr && depth < 3; ++depth) {
-    out += (out.empty() ? "" : " <- ") + fn->name();
+    // Python shows C++'s torch::autograd::NotImplemented as NotImplemented.
+    std::string name = fn->name();
+    if (name.rfind("torch::autograd::", 0) == 0) name = name.substr(17);
+    out += (out.empty() ? "" : " <- ") + name;
     std::shared_ptr<autograd::Node> next;
     for (const auto& e : fn->next_edges()) {
       if (e.function != nullptr && e.function->name() != "torch::autograd::AccumulateGrad") {
@@ -1091,6 +1094,24 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return special_gammaincc(tensor({1.5f, 2.f}), r({2}));
        }},
+      // composite.cc
+      {"nansum", [] { return r({2, 3}).nansum({1}); }},
+      {"nanmean", [] { return r({2, 3}).nanmean(); }},
+      {"nan_to_num", [] { return r({3}).nan_to_num(); }},
+      {"logaddexp", [] { return r({3}).logaddexp(r({3})); }},
+      {"logaddexp2", [] { return r({3}).logaddexp2(r({3})); }},
+      {"xlogy", [] { return r({3}).xlogy(r({3})); }},
+      {"xlogy_scalar_other", [] { return r({3}).xlogy(2.0); }},
+      {"xlogy_scalar_self", [] { return xlogy(2.0, r({3})); }},
+      {"deg2rad", [] { return r({3}).deg2rad(); }},
+      {"rad2deg", [] { return r({3}).rad2deg(); }},
+      {"sgn", [] { return r({3}).sgn(); }},
+      {"logit", [] { return r({3}).logit(0.1); }},
+      {"lerp_tensor", [] { return r({3}).lerp(r({3}), r({3})); }},
+      {"cross", [] { return r({2, 3}).cross(r({2, 3})); }},
+      {"dist", [] { return r({3}).dist(r({3}), 3); }},
+      {"baddbmm", [] { return r({2, 2, 2}).baddbmm(r({2, 2, 3}), r({2, 3, 2})); }},
+      {"heaviside", [] { return r({3}).heaviside(r({3})); }},
   };
   return *m;
 }

@@ -424,6 +424,25 @@ case("index_reduce", lambda: r(4, 3).index_reduce(0, torch.tensor([0, 2]), r(2, 
 case("igamma", lambda: torch.igamma(torch.tensor([1.5, 2.]), r(2).exp()))
 case("igammac", lambda: torch.special.gammaincc(torch.tensor([1.5, 2.]), r(2)))
 
+# composite.cc: composite_ops.h's ops that 1.13 records as one node
+case("nansum", lambda: r(2, 3).nansum(1))
+case("nanmean", lambda: r(2, 3).nanmean())
+case("nan_to_num", lambda: r(3).nan_to_num())
+case("logaddexp", lambda: torch.logaddexp(r(3), r(3)))
+case("logaddexp2", lambda: torch.logaddexp2(r(3), r(3)))
+case("xlogy", lambda: torch.xlogy(r(3), r(3)))
+case("xlogy_scalar_other", lambda: torch.xlogy(r(3), 2.0))
+case("xlogy_scalar_self", lambda: torch.xlogy(2.0, r(3)))
+case("deg2rad", lambda: r(3).deg2rad())
+case("rad2deg", lambda: r(3).rad2deg())
+case("sgn", lambda: r(3).sgn())
+case("logit", lambda: r(3).logit(0.1))
+case("lerp_tensor", lambda: torch.lerp(r(3), r(3), r(3)))
+case("cross", lambda: torch.cross(r(2, 3), r(2, 3)))
+case("dist", lambda: torch.dist(r(3), r(3), 3))
+case("baddbmm", lambda: torch.baddbmm(r(2, 2, 2), r(2, 2, 3), r(2, 3, 2)))
+case("heaviside", lambda: torch.heaviside(r(3), r(3)))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
