@@ -1059,6 +1059,32 @@ std::vector<Case> cases() {
        [] {
          return V{leaf(r({2, 2, 3})).transpose(1, 2), leaf(r({3, 2})), leaf(r({3, 2}))};
        }},
+      // grid points away from the kinks (integers after unnormalizing).
+      {"grid_sampler_2d",
+       [](const V& x) {
+         return V{grid_sampler_2d(x[0], x[1], 0, 2, false),
+                  grid_sampler_2d(x[0], x[1], 2, 1, true)};
+       },
+       [] {
+         return V{
+             leaf(r({1, 2, 3, 3})),
+             leaf(tensor({0.13, -0.41, 0.77, 1.21, -1.09, 0.38, 0.52, -0.66}).view({1, 2, 2, 2}))};
+       },
+       /*second_order=*/false},
+      {"grid_sampler_3d", [](const V& x) { return V{grid_sampler_3d(x[0], x[1], 0, 1, false)}; },
+       [] {
+         return V{leaf(r({1, 2, 2, 3, 3})),
+                  leaf(tensor({0.13, -0.41, 0.77, 1.21, -1.09, 0.38}).view({1, 1, 1, 2, 3}))};
+       },
+       /*second_order=*/false},
+      {"affine_grid_generator",
+       [](const V& x) {
+         return V{affine_grid_generator(x[0], {2, 1, 3, 4}, false),
+                  affine_grid_generator(x[1], {1, 1, 2, 2, 3}, true)};
+       },
+       [] {
+         return V{leaf(r({2, 2, 3})), leaf(r({1, 3, 4}))};
+       }},
       {"embedding",
        [](const V& x) {
          return V{embedding(x[0], longs({1, 3, 1, 0}).view({2, 2}))};

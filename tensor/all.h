@@ -12,6 +12,7 @@
 #include "tensor/dtype.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/grid_sampler.h"
 #include "tensor/indexing.h"
 #include "tensor/linalg.h"
 #include "tensor/linalg_more.h"

@@ -18,6 +18,7 @@
 #include "tensor/creation.h"
 #include "tensor/ctc_loss.h"
 #include "tensor/empty.h"
+#include "tensor/grid_sampler.h"
 #include "tensor/layer_norm_kernels.h"
 #include "tensor/math.h"
 #include "tensor/native_dropout.h"
@@ -515,7 +516,31 @@ V native_dropout_backward_bw(const C& c, const V& g) {
   return {native_dropout_backward(g[0], c.input(1), c.double_arg(0)), Tensor()};
 }
 
+// grid_sampler_2d/3d(input, grid; interpolation_mode, padding_mode,
+// align_corners): their backward kernels, which are recorded but have no
+// derivative, as in 1.13.
+V grid_sampler_2d_bw(const C& c, const V& g) {
+  auto [gi, gg] = grid_sampler_2d_backward(g[0], c.input(0), c.input(1), c.int_arg(0), c.int_arg(1),
+                                           c.bool_arg(2), {c.needs(0), c.needs(1)});
+  return {gi, gg};
+}
+V grid_sampler_3d_bw(const C& c, const V& g) {
+  auto [gi, gg] = grid_sampler_3d_backward(g[0], c.input(0), c.input(1), c.int_arg(0), c.int_arg(1),
+                                           c.bool_arg(2), {c.needs(0), c.needs(1)});
+  return {gi, gg};
+}
+
+// affine_grid_generator(theta; size, align_corners): linear in theta.
+V affine_grid_generator_bw(const C& c, const V& g) {
+  return {affine_grid_generator_backward(g[0], c.dims(0), c.bool_arg(1))};
+}
+
 EMBER_REGISTER_DERIVATIVES(
+    {"grid_sampler_2d", "GridSampler2DBackward0", kSaveSelf | kSaveOther, false,
+     grid_sampler_2d_bw},
+    {"grid_sampler_3d", "GridSampler3DBackward0", kSaveSelf | kSaveOther, false,
+     grid_sampler_3d_bw},
+    {"affine_grid_generator", "AffineGridGeneratorBackward0", 0, false, affine_grid_generator_bw},
     {"native_dropout", "NativeDropoutBackward0", 0, true, native_dropout_bw, false,
      /*unsaved_outputs=*/1},
     {"native_dropout_backward", "NativeDropoutBackwardBackward0", kSaveOther, false,

@@ -21,5 +21,6 @@
 #include "nn/functional/pixelshuffle.h"
 #include "nn/functional/pooling.h"
 #include "nn/functional/upsampling.h"
+#include "nn/functional/vision.h"
 
 #endif  // EMBER_NN_FUNCTIONAL_FUNCTIONAL_H_

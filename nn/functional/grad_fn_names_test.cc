@@ -20,6 +20,7 @@
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
+#include "nn/functional/vision.h"
 #include "tensor/all.h"
 
 namespace ember {
@@ -455,6 +456,18 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        }},
       {"native_dropout_backward",
        [] { return native_dropout_backward(r({3}), tensor({true, false, true}), 2.0); }},
+      {"grid_sample_2d",
+       [] {
+         return F::grid_sample(r({1, 2, 3, 4}), r({1, 2, 2, 2}),
+                               F::GridSampleFuncOptions().align_corners(false));
+       }},
+      {"grid_sample_3d",
+       [] {
+         return F::grid_sample(r({1, 2, 2, 3, 4}), r({1, 1, 2, 2, 3}),
+                               F::GridSampleFuncOptions().align_corners(true));
+       }},
+      {"affine_grid_2d", [] { return F::affine_grid(r({2, 2, 3}), {2, 1, 3, 4}, false); }},
+      {"affine_grid_3d", [] { return F::affine_grid(r({1, 3, 4}), {1, 1, 2, 3, 4}, true); }},
       {"avg_pool2d_backward",
        [] {
          return grad_of([](const Tensor& x) { return F::avg_pool2d(x, F::AvgPool2dFuncOptions(2)); },

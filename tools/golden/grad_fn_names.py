@@ -214,6 +214,12 @@ case("native_dropout_double_backward",
      lambda: grad_of(lambda x: torch.native_dropout(x, 0.5, True)[0], r(3), r(3)))
 case("native_dropout_backward",
      lambda: torch.ops.aten.native_dropout_backward(r(3), torch.tensor([True, False, True]), 2.0))
+case("grid_sample_2d",
+     lambda: F.grid_sample(r(1, 2, 3, 4), r(1, 2, 2, 2), align_corners=False))
+case("grid_sample_3d",
+     lambda: F.grid_sample(r(1, 2, 2, 3, 4), r(1, 1, 2, 2, 3), align_corners=True))
+case("affine_grid_2d", lambda: F.affine_grid(r(2, 2, 3), [2, 1, 3, 4], align_corners=False))
+case("affine_grid_3d", lambda: F.affine_grid(r(1, 3, 4), [1, 1, 2, 3, 4], align_corners=True))
 case("avg_pool2d_backward",
      lambda: grad_of(lambda x: F.avg_pool2d(x, 2), r(1, 1, 4, 4), r(1, 1, 2, 2)))
 case("adaptive_avg_pool2d", lambda: F.adaptive_avg_pool2d(r(1, 2, 5, 4), (3, 2)))
