@@ -1091,6 +1091,24 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return special_gammaincc(tensor({1.5f, 2.f}), r({2}));
        }},
+      // view_copy.cc
+      {"as_strided_copy", [] { return as_strided_copy(r({3, 4}), {2, 2}, {1, 2}, 1); }},
+      {"diagonal_copy", [] { return diagonal_copy(r({3, 4})); }},
+      {"expand_copy", [] { return expand_copy(r({3, 1}), {3, 4}); }},
+      {"permute_copy", [] { return permute_copy(r({3, 4}), {1, 0}); }},
+      {"select_copy", [] { return select_copy(r({3, 4}), 0, 1); }},
+      {"slice_copy", [] { return slice_copy(r({3, 4}), 1, 0, 3, 2); }},
+      {"split_copy", [] { return split_copy(r({3, 4}), 2, 1)[1]; }},
+      {"split_with_sizes_copy", [] { return split_with_sizes_copy(r({3, 4}), {1, 3}, 1)[0]; }},
+      {"squeeze_copy", [] { return squeeze_copy(r({1, 4})); }},
+      {"squeeze_copy_dim", [] { return squeeze_copy(r({1, 4}), 0); }},
+      {"t_copy", [] { return t_copy(r({3, 4})); }},
+      {"transpose_copy", [] { return transpose_copy(r({3, 4}), 0, 1); }},
+      {"unbind_copy", [] { return unbind_copy(r({3, 4}), 1)[2]; }},
+      {"unfold_copy", [] { return unfold_copy(r({3, 4}), 1, 2, 1); }},
+      {"unsqueeze_copy", [] { return unsqueeze_copy(r({3, 4}), 0); }},
+      {"view_copy", [] { return view_copy(r({3, 4}), {12}); }},
+      {"alias_copy", [] { return alias_copy(r({3, 4})); }},
   };
   return *m;
 }

@@ -424,6 +424,28 @@ case("index_reduce", lambda: r(4, 3).index_reduce(0, torch.tensor([0, 2]), r(2, 
 case("igamma", lambda: torch.igamma(torch.tensor([1.5, 2.]), r(2).exp()))
 case("igammac", lambda: torch.special.gammaincc(torch.tensor([1.5, 2.]), r(2)))
 
+# view_copy.cc: each *_copy records "<view's node>_copy" (slice_copy through
+# the dispatcher op: 1.13's Python binding mis-reads its absent bounds).
+# detach_copy's node, torch::autograd::NotImplemented, is checked in
+# autograd/view_copy_grad_test.cc.
+case("as_strided_copy", lambda: torch.as_strided_copy(r(3, 4), (2, 2), (1, 2), 1))
+case("diagonal_copy", lambda: torch.diagonal_copy(r(3, 4)))
+case("expand_copy", lambda: torch.expand_copy(r(3, 1), (3, 4)))
+case("permute_copy", lambda: torch.permute_copy(r(3, 4), (1, 0)))
+case("select_copy", lambda: torch.select_copy(r(3, 4), 0, 1))
+case("slice_copy", lambda: torch.ops.aten.slice_copy.Tensor(r(3, 4), 1, 0, 3, 2))
+case("split_copy", lambda: torch.split_copy(r(3, 4), 2, 1)[1])
+case("split_with_sizes_copy", lambda: torch.split_with_sizes_copy(r(3, 4), [1, 3], 1)[0])
+case("squeeze_copy", lambda: torch.squeeze_copy(r(1, 4)))
+case("squeeze_copy_dim", lambda: torch.squeeze_copy(r(1, 4), 0))
+case("t_copy", lambda: torch.t_copy(r(3, 4)))
+case("transpose_copy", lambda: torch.transpose_copy(r(3, 4), 0, 1))
+case("unbind_copy", lambda: torch.unbind_copy(r(3, 4), 1)[2])
+case("unfold_copy", lambda: torch.unfold_copy(r(3, 4), 1, 2, 1))
+case("unsqueeze_copy", lambda: torch.unsqueeze_copy(r(3, 4), 0))
+case("view_copy", lambda: torch.view_copy(r(3, 4), (12,)))
+case("alias_copy", lambda: torch.alias_copy(r(3, 4)))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
