@@ -1091,6 +1091,9 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return special_gammaincc(tensor({1.5f, 2.f}), r({2}));
        }},
+      // shape_more.cc
+      {"linalg_multi_dot", [] { return linalg_multi_dot({r({3}), r({3, 4}), r({4, 2}), r({2})}); }},
+      {"linalg_multi_dot_mat", [] { return linalg_multi_dot({r({2, 3}), r({3, 4})}); }},
       // view_copy.cc
       {"as_strided_copy", [] { return as_strided_copy(r({3, 4}), {2, 2}, {1, 2}, 1); }},
       {"diagonal_copy", [] { return diagonal_copy(r({3, 4})); }},
