@@ -21,6 +21,7 @@
 #include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
 #include "tensor/all.h"
+#include "tensor/distributions.h"
 
 namespace ember {
 namespace {
@@ -1094,6 +1095,8 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       // shape_more.cc
       {"linalg_multi_dot", [] { return linalg_multi_dot({r({3}), r({3, 4}), r({4, 2}), r({2})}); }},
       {"linalg_multi_dot_mat", [] { return linalg_multi_dot({r({2, 3}), r({3, 4})}); }},
+      // distributions.cc
+      {"poisson", [] { return poisson(r({3}).exp()); }},
       // view_copy.cc
       {"as_strided_copy", [] { return as_strided_copy(r({3, 4}), {2, 2}, {1, 2}, 1); }},
       {"diagonal_copy", [] { return diagonal_copy(r({3, 4})); }},

@@ -428,6 +428,9 @@ case("igammac", lambda: torch.special.gammaincc(torch.tensor([1.5, 2.]), r(2)))
 case("linalg_multi_dot", lambda: torch.linalg.multi_dot([r(3), r(3, 4), r(4, 2), r(2)]))
 case("linalg_multi_dot_mat", lambda: torch.linalg.multi_dot([r(2, 3), r(3, 4)]))
 
+# distributions.cc (binomial's node is NotImplemented)
+case("poisson", lambda: torch.poisson(r(3).exp()))
+
 # view_copy.cc: each *_copy records "<view's node>_copy" (slice_copy through
 # the dispatcher op: 1.13's Python binding mis-reads its absent bounds).
 # detach_copy's node, torch::autograd::NotImplemented, is checked in
