@@ -15,6 +15,7 @@
 #include "tensor/all.h"
 #include "tensor/attention.h"
 #include "tensor/ctc_loss.h"
+#include "tensor/distributions.h"
 
 namespace ember {
 namespace {
@@ -1570,6 +1571,80 @@ std::vector<Case> cases() {
       {"baddbmm", [](const V& x) { return V{x[0].baddbmm(x[1], x[2], 0.5, 2)}; },
        [] {
          return V{leaf(r({2, 1})), leaf(r({2, 2, 3})), leaf(r({2, 3, 1}))};
+       }},
+      // tensor/view_copy.h: the views' formulas under the *_copy names.
+      {"as_strided_copy",
+       [](const V& x) {
+         return V{as_strided_copy(x[0], {2, 2}, {1, 2}, 1)};
+       },
+       [] {
+         return V{leaf(r({3, 4}))};
+       }},
+      {"diagonal_copy", [](const V& x) { return V{diagonal_copy(x[0], 1, -1, 0)}; },
+       [] { return V{rt(3, 4)}; }},
+      {"expand_copy",
+       [](const V& x) {
+         return V{expand_copy(x[0], {2, 3, 4})};
+       },
+       [] {
+         return V{leaf(r({3, 1}))};
+       }},
+      {"permute_copy",
+       [](const V& x) {
+         return V{permute_copy(x[0], {-1, 0, 1})};
+       },
+       [] {
+         return V{leaf(r({2, 3, 4}))};
+       }},
+      {"select_copy", [](const V& x) { return V{select_copy(x[0], 1, -1)}; },
+       [] { return V{rt(3, 4)}; }},
+      {"slice_copy", [](const V& x) { return V{slice_copy(x[0], 1, -3, std::nullopt, 2)}; },
+       [] {
+         return V{leaf(r({3, 4}))};
+       }},
+      {"split_copy", [](const V& x) { return split_copy(x[0], 3, 1); },
+       [] {
+         return V{leaf(r({3, 4}))};
+       }},
+      {"split_with_sizes_copy",
+       [](const V& x) {
+         return split_with_sizes_copy(x[0], {1, 0, 2});
+       },
+       [] {
+         return V{leaf(r({3, 4}))};
+       }},
+      {"squeeze_copy", [](const V& x) { return V{squeeze_copy(x[0])}; },
+       [] {
+         return V{leaf(r({3, 1, 2}))};
+       }},
+      {"squeeze_copy_dim", [](const V& x) { return V{squeeze_copy(x[0], -2)}; },
+       [] {
+         return V{leaf(r({3, 1, 2}))};
+       }},
+      {"t_copy", [](const V& x) { return V{t_copy(x[0])}; }, [] { return V{rt(3, 4)}; }},
+      {"transpose_copy", [](const V& x) { return V{transpose_copy(x[0], 0, -1)}; },
+       [] {
+         return V{leaf(r({2, 3, 4}))};
+       }},
+      {"unbind_copy", [](const V& x) { return unbind_copy(x[0], -1); }, [] { return V{rt(3, 4)}; }},
+      {"unfold_copy", [](const V& x) { return V{unfold_copy(x[0], 1, 2, 1)}; },
+       [] {
+         return V{leaf(r({3, 4}))};
+       }},
+      {"unsqueeze_copy", [](const V& x) { return V{unsqueeze_copy(x[0], -1)}; },
+       [] { return V{rt(3, 4)}; }},
+      {"view_copy",
+       [](const V& x) {
+         return V{view_copy(x[0], {6, 2}), view_copy(x[0], {-1})};
+       },
+       [] { return V{rt(4, 3)}; }},
+      {"alias_copy", [](const V& x) { return V{alias_copy(x[0])}; }, [] { return V{rt(3, 4)}; }},
+      // tensor/distributions.h: a sample's gradient is zero. A fixed seed
+      // makes the function deterministic; eps-sized changes of the rates
+      // leave the samples alone.
+      {"poisson", [](const V& x) { return V{poisson(x[0], Generator(4))}; },
+       [] {
+         return V{leaf(r({2, 3}).abs() * 4 + 0.5)};
        }},
   };
 }

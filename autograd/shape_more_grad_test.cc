@@ -47,6 +47,12 @@ TEST(ShapeMoreGrad, Composites) {
         {leaf({3}, 1)});
   check("chain_matmul", [](const variable_list& x) { return variable_list{chain_matmul(x)}; },
         {leaf({2, 3}, 1), leaf({3, 4}, 2), leaf({4, 2}, 3), leaf({2, 2}, 4)});
+  check("linalg_multi_dot",
+        [](const variable_list& x) { return variable_list{linalg_multi_dot(x)}; },
+        {leaf({3}, 1), leaf({3, 4}, 2), leaf({4, 2}, 3), leaf({2, 5}, 4), leaf({5}, 5)});
+  check("linalg_multi_dot 3",
+        [](const variable_list& x) { return variable_list{linalg_multi_dot(x)}; },
+        {leaf({2, 3}, 1), leaf({3, 4}, 2), leaf({4}, 3)});
   check("trapezoid x", [](const variable_list& x) { return variable_list{trapezoid(x[0], x[1])}; },
         {leaf({2, 4}, 1), leaf({4}, 2)});
   check("trapezoid dx",

@@ -33,6 +33,7 @@
 #include "tensor/shape_more.h"
 #include "tensor/special.h"
 #include "tensor/spectral_more.h"
+#include "tensor/view_copy.h"
 #include "tensor/reduce_ops.h"
 #include "tensor/sort_ops.h"
 #include "tensor/tensor.h"

@@ -295,35 +295,22 @@ Tensor Tensor::mH() const {
 
 bool is_neg(const Tensor& self) { return self.is_neg(); }
 
-Tensor chain_matmul(TensorList matrices) {
-  for (const Tensor& t : matrices) {
-    EMBER_CHECK(t.dim() == 2, "Tensor dimension is ", t.dim(), ", expected 2 instead.");
-  }
-  EMBER_CHECK(!matrices.empty(), "chain_matmul(): Expected one or more matrices");
-  if (matrices.size() == 1) return matrices[0].clone();
-  const size_t n = matrices.size();
-  for (size_t i = 1; i < n; ++i) {
-    EMBER_CHECK(matrices[i].dtype() == matrices[0].dtype(),
-                "multi_dot(): all tensors must have be the same dtype but tensor 0 is ",
-                typemeta_name(matrices[0].dtype()), " and tensor ", i, " ",
-                typemeta_name(matrices[i].dtype()));
-    EMBER_CHECK(matrices[i].device() == matrices[0].device(),
-                "multi_dot(): all tensors must be on the same device but tensor 0 is on ",
-                matrices[0].device().str(), " and tensor ", i, " on ", matrices[i].device().str());
-    EMBER_CHECK(matrices[i - 1].size(1) == matrices[i].size(0), "multi_dot(): tensors ", i - 1,
-                " and ", i, " with shapes ", sizes_str(matrices[i - 1].sizes()), " and ",
-                sizes_str(matrices[i].sizes()), " cannot be multiplied");
-  }
-  if (n == 2) return matrices[0].mm(matrices[1]);
-  // multi_dot's order: the cheaper of the two for three matrices, the
-  // matrix-chain dynamic programme beyond.
+namespace {
+
+// Note [multi_dot order]: the product of matrices (already checked to chain)
+// in 1.13's order: one mm for two, the cheaper of (AB)C and A(BC) for three
+// (ties go left), the matrix-chain dynamic programme beyond (the first
+// split of least cost). linalg_multi_dot and chain_matmul share it.
+Tensor multiply_chain(const std::vector<Tensor>& m) {
+  const size_t n = m.size();
+  if (n == 2) return m[0].mm(m[1]);
   std::vector<int64_t> p(n + 1);
-  for (size_t i = 0; i < n; ++i) p[i] = matrices[i].size(0);
-  p[n] = matrices[n - 1].size(1);
+  for (size_t i = 0; i < n; ++i) p[i] = m[i].size(0);
+  p[n] = m[n - 1].size(1);
   if (n == 3) {
     const int64_t a = p[0], b = p[1], c = p[2], d = p[3];
-    if (a * c * (b + d) > b * d * (a + c)) return matrices[0].mm(matrices[1].mm(matrices[2]));
-    return matrices[0].mm(matrices[1]).mm(matrices[2]);
+    if (a * c * (b + d) > b * d * (a + c)) return m[0].mm(m[1].mm(m[2]));
+    return m[0].mm(m[1]).mm(m[2]);
   }
   std::vector<std::vector<int64_t>> cost(n, std::vector<int64_t>(n, 0));
   std::vector<std::vector<size_t>> split(n, std::vector<size_t>(n, 0));
@@ -341,11 +328,61 @@ Tensor chain_matmul(TensorList matrices) {
     }
   }
   auto product = [&](auto&& self_fn, size_t i, size_t j) -> Tensor {
-    if (i == j) return matrices[i];
+    if (i == j) return m[i];
     const size_t k = split[i][j];
     return self_fn(self_fn, i, k).mm(self_fn(self_fn, k + 1, j));
   };
   return product(product, 0, n - 1);
+}
+
+}  // namespace
+
+Tensor linalg_multi_dot(TensorList tensors) {
+  const size_t n = tensors.size();
+  EMBER_CHECK(n >= 2, "multi_dot(): expected at least 2 tensors but got ", n);
+  // A 1-D first operand is a row vector, a 1-D last one a column; their
+  // dims leave the result.
+  DimVector out_shape;
+  std::vector<Tensor> m(tensors.begin(), tensors.end());
+  if (tensors[0].dim() == 1) {
+    m[0] = tensors[0].unsqueeze(0);
+  } else {
+    EMBER_CHECK(tensors[0].dim() == 2, "multi_dot(): the first tensor must be 1D or 2D but got ",
+                tensors[0].dim(), "D");
+    out_shape.push_back(tensors[0].size(0));
+  }
+  if (tensors[n - 1].dim() == 1) {
+    m[n - 1] = tensors[n - 1].unsqueeze(-1);
+  } else {
+    EMBER_CHECK(tensors[n - 1].dim() == 2, "multi_dot(): the last tensor must be 1D or 2D but got ",
+                tensors[n - 1].dim(), "D");
+    out_shape.push_back(tensors[n - 1].size(1));
+  }
+  for (size_t i = 1; i + 1 < n; ++i) {
+    EMBER_CHECK(tensors[i].dim() == 2, "multi_dot(): tensor ", i, " must be 2D but got ",
+                tensors[i].dim(), "D");
+  }
+  for (size_t i = 1; i < n; ++i) {
+    EMBER_CHECK(m[i].dtype() == m[0].dtype(),
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is ",
+                typemeta_name(m[0].dtype()), " and tensor ", i, " ", typemeta_name(m[i].dtype()));
+    EMBER_CHECK(m[i].device() == m[0].device(),
+                "multi_dot(): all tensors must be on the same device but tensor 0 is on ",
+                m[0].device().str(), " and tensor ", i, " on ", m[i].device().str());
+    EMBER_CHECK(m[i - 1].size(-1) == m[i].size(0), "multi_dot(): tensors ", i - 1, " and ", i,
+                " with shapes ", sizes_str(tensors[i - 1].sizes()), " and ",
+                sizes_str(tensors[i].sizes()), " cannot be multiplied");
+  }
+  return multiply_chain(m).view(out_shape);
+}
+
+Tensor chain_matmul(TensorList matrices) {
+  for (const Tensor& t : matrices) {
+    EMBER_CHECK(t.dim() == 2, "Tensor dimension is ", t.dim(), ", expected 2 instead.");
+  }
+  EMBER_CHECK(!matrices.empty(), "chain_matmul(): Expected one or more matrices");
+  if (matrices.size() == 1) return matrices[0].clone();
+  return linalg_multi_dot(matrices);
 }
 
 // --- integration ----------------------------------------------------------------

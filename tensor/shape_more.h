@@ -16,8 +16,7 @@
 // - Composites record their pieces' grad_fn nodes (block_diag: CatBackward0
 //   over the blocks, not PyTorch's BlockDiagBackward0; vander: the cat and
 //   cumprod nodes); the gradients are the same.
-// - chain_matmul multiplies in the order multi_dot would choose, so results
-//   agree with PyTorch's to rounding; its deprecation warning is not printed.
+// - chain_matmul's deprecation warning is not printed.
 // - meshgrid's error for a tensor of 2 or more dims prints the tensor in
 //   ember's form after "but got: " (libtorch prints its legacy form).
 // - is_neg is always false: ember has no lazily negated views.
@@ -87,8 +86,16 @@ Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt, bool inc
 Tensor adjoint(const Tensor& self);
 // Always false (see above).
 bool is_neg(const Tensor& self);
+// The product of 2 or more matrices multiplied in the cheapest order, as
+// 1.13 chooses it (Note [multi_dot order] in shape_more.cc), so results agree
+// with PyTorch's bit for bit where mm does. A 1-D first operand is a row
+// vector, a 1-D last one a column vector, their dim dropped from the result
+// (two vectors give a 0-dim dot product); the others must be 2-D, of one
+// dtype and device. Differentiable through mm and view (ViewBackward0 <-
+// MmBackward0, as 1.13's).
+Tensor linalg_multi_dot(TensorList tensors);
 // The product of 2-D matrices (deprecated in PyTorch for
-// linalg.multi_dot); one matrix gives its clone.
+// linalg.multi_dot, which it calls); one matrix gives its clone.
 Tensor chain_matmul(TensorList matrices);
 
 // --- integration ----------------------------------------------------------------

@@ -282,6 +282,11 @@ EMBER_REGISTER_DERIVATIVES(
     {"fmax", "FmaxBackward0", kSaveSelf | kSaveOther, false, fmax_bw},
     {"fmin", "FminBackward0", kSaveSelf | kSaveOther, false, fmin_bw});
 
+// tensor/distributions.h: a sample's gradient is zero, as 1.13's
+// (binomial is recorded without an entry: NotImplemented).
+V poisson_bw(const C& c, const V& g) { return {zeros(c.input_sizes(0), g[0].options())}; }
+EMBER_REGISTER_DERIVATIVES({"poisson", "PoissonBackward0", 0, false, poisson_bw});
+
 }  // namespace
 }  // namespace autograd
 }  // namespace ember

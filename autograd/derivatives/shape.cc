@@ -417,6 +417,27 @@ EMBER_REGISTER_DERIVATIVES(
     {"index_copy", "IndexCopyBackward0", kSaveOther, false, index_copy_bw},
     {"masked_scatter", "MaskedScatterBackward0", kSaveOther, false, masked_scatter_bw});
 
+// The *_copy views (tensor/view_copy.h, Note [View copies]): the view's
+// formula under 1.13's "<node>_copy" name. detach_copy has none, as in 1.13.
+EMBER_REGISTER_DERIVATIVES({"view_copy", "ViewBackward0_copy", 0, false, reshape_bw},
+                           {"alias_copy", "AliasBackward0_copy", 0, false, reshape_bw},
+                           {"t_copy", "TBackward0_copy", 0, false, transpose_bw},
+                           {"split_copy", "SplitBackward0_copy", 0, false, split_bw},
+                           {"split_with_sizes_copy", "SplitWithSizesBackward0_copy", 0, false,
+                            split_bw},
+                           {"unbind_copy", "UnbindBackward0_copy", 0, false, unbind_bw},
+                           {"squeeze_copy", "SqueezeBackward0_copy", 0, false, reshape_bw},
+                           {"squeeze_copy_dim", "SqueezeBackward1_copy", 0, false, reshape_bw},
+                           {"unsqueeze_copy", "UnsqueezeBackward0_copy", 0, false, reshape_bw},
+                           {"expand_copy", "ExpandBackward0_copy", 0, false, expand_bw},
+                           {"transpose_copy", "TransposeBackward0_copy", 0, false, transpose_bw},
+                           {"permute_copy", "PermuteBackward0_copy", 0, false, permute_bw},
+                           {"select_copy", "SelectBackward0_copy", 0, false, select_bw},
+                           {"slice_copy", "SliceBackward0_copy", 0, false, slice_bw},
+                           {"diagonal_copy", "DiagonalBackward0_copy", 0, false, diagonal_bw},
+                           {"as_strided_copy", "AsStridedBackward0_copy", 0, false, as_strided_bw},
+                           {"unfold_copy", "UnfoldBackward0_copy", 0, false, unfold_bw});
+
 }  // namespace
 }  // namespace autograd
 }  // namespace ember

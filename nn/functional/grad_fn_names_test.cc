@@ -22,6 +22,7 @@
 #include "nn/functional/pooling.h"
 #include "nn/functional/vision.h"
 #include "tensor/all.h"
+#include "tensor/distributions.h"
 
 namespace ember {
 namespace {
@@ -1125,6 +1126,29 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"dist", [] { return r({3}).dist(r({3}), 3); }},
       {"baddbmm", [] { return r({2, 2, 2}).baddbmm(r({2, 2, 3}), r({2, 3, 2})); }},
       {"heaviside", [] { return r({3}).heaviside(r({3})); }},
+      // shape_more.cc
+      {"linalg_multi_dot", [] { return linalg_multi_dot({r({3}), r({3, 4}), r({4, 2}), r({2})}); }},
+      {"linalg_multi_dot_mat", [] { return linalg_multi_dot({r({2, 3}), r({3, 4})}); }},
+      // distributions.cc
+      {"poisson", [] { return poisson(r({3}).exp()); }},
+      // view_copy.cc
+      {"as_strided_copy", [] { return as_strided_copy(r({3, 4}), {2, 2}, {1, 2}, 1); }},
+      {"diagonal_copy", [] { return diagonal_copy(r({3, 4})); }},
+      {"expand_copy", [] { return expand_copy(r({3, 1}), {3, 4}); }},
+      {"permute_copy", [] { return permute_copy(r({3, 4}), {1, 0}); }},
+      {"select_copy", [] { return select_copy(r({3, 4}), 0, 1); }},
+      {"slice_copy", [] { return slice_copy(r({3, 4}), 1, 0, 3, 2); }},
+      {"split_copy", [] { return split_copy(r({3, 4}), 2, 1)[1]; }},
+      {"split_with_sizes_copy", [] { return split_with_sizes_copy(r({3, 4}), {1, 3}, 1)[0]; }},
+      {"squeeze_copy", [] { return squeeze_copy(r({1, 4})); }},
+      {"squeeze_copy_dim", [] { return squeeze_copy(r({1, 4}), 0); }},
+      {"t_copy", [] { return t_copy(r({3, 4})); }},
+      {"transpose_copy", [] { return transpose_copy(r({3, 4}), 0, 1); }},
+      {"unbind_copy", [] { return unbind_copy(r({3, 4}), 1)[2]; }},
+      {"unfold_copy", [] { return unfold_copy(r({3, 4}), 1, 2, 1); }},
+      {"unsqueeze_copy", [] { return unsqueeze_copy(r({3, 4}), 0); }},
+      {"view_copy", [] { return view_copy(r({3, 4}), {12}); }},
+      {"alias_copy", [] { return alias_copy(r({3, 4})); }},
   };
   return *m;
 }

@@ -448,6 +448,34 @@ case("cross", lambda: torch.cross(r(2, 3), r(2, 3)))
 case("dist", lambda: torch.dist(r(3), r(3), 3))
 case("baddbmm", lambda: torch.baddbmm(r(2, 2, 2), r(2, 2, 3), r(2, 3, 2)))
 case("heaviside", lambda: torch.heaviside(r(3), r(3)))
+# shape_more.cc
+case("linalg_multi_dot", lambda: torch.linalg.multi_dot([r(3), r(3, 4), r(4, 2), r(2)]))
+case("linalg_multi_dot_mat", lambda: torch.linalg.multi_dot([r(2, 3), r(3, 4)]))
+
+# distributions.cc (binomial's node is NotImplemented)
+case("poisson", lambda: torch.poisson(r(3).exp()))
+
+# view_copy.cc: each *_copy records "<view's node>_copy" (slice_copy through
+# the dispatcher op: 1.13's Python binding mis-reads its absent bounds).
+# detach_copy's node, torch::autograd::NotImplemented, is checked in
+# autograd/view_copy_grad_test.cc.
+case("as_strided_copy", lambda: torch.as_strided_copy(r(3, 4), (2, 2), (1, 2), 1))
+case("diagonal_copy", lambda: torch.diagonal_copy(r(3, 4)))
+case("expand_copy", lambda: torch.expand_copy(r(3, 1), (3, 4)))
+case("permute_copy", lambda: torch.permute_copy(r(3, 4), (1, 0)))
+case("select_copy", lambda: torch.select_copy(r(3, 4), 0, 1))
+case("slice_copy", lambda: torch.ops.aten.slice_copy.Tensor(r(3, 4), 1, 0, 3, 2))
+case("split_copy", lambda: torch.split_copy(r(3, 4), 2, 1)[1])
+case("split_with_sizes_copy", lambda: torch.split_with_sizes_copy(r(3, 4), [1, 3], 1)[0])
+case("squeeze_copy", lambda: torch.squeeze_copy(r(1, 4)))
+case("squeeze_copy_dim", lambda: torch.squeeze_copy(r(1, 4), 0))
+case("t_copy", lambda: torch.t_copy(r(3, 4)))
+case("transpose_copy", lambda: torch.transpose_copy(r(3, 4), 0, 1))
+case("unbind_copy", lambda: torch.unbind_copy(r(3, 4), 1)[2])
+case("unfold_copy", lambda: torch.unfold_copy(r(3, 4), 1, 2, 1))
+case("unsqueeze_copy", lambda: torch.unsqueeze_copy(r(3, 4), 0))
+case("view_copy", lambda: torch.view_copy(r(3, 4), (12,)))
+case("alias_copy", lambda: torch.alias_copy(r(3, 4)))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
