@@ -164,5 +164,31 @@ TEST(GradParity, PowExponentGradientAtZeroBase) {
   check("pow_exponent_nan_at_zero_base", 2, [](const Ts& x) { return x[0].pow(x[1]); });
 }
 
+TEST(GradParity, SlogdetOfSingularMatricesSolvesWithTheForwardsLU) {
+  const auto logabsdet = [](const Tensor& a) { return std::get<1>(linalg_slogdet(a)); };
+  check("slogdet_singular", 1, [&](const Ts& x) { return logabsdet(x[0]); });
+  check("slogdet_singular_t", 1, [&](const Ts& x) { return logabsdet(x[0].t()); });
+  check("slogdet_zero", 1, [&](const Ts& x) { return logabsdet(x[0]); });
+  check("slogdet_regular_t", 1, [&](const Ts& x) { return logabsdet(x[0].t()); });
+  check("logdet_singular", 1, [](const Ts& x) { return logdet(x[0]); });
+}
+
+TEST(GradParity, SlogdetUnderCreateGraphRaisesForSingularMatrices) {
+  // 1.13: "torch.linalg.solve: The solver failed because the input matrix is singular."
+  const Tensor a = tensor({1.0, 2.0, 2.0, 4.0}, kDouble).view({2, 2}).requires_grad_();
+  const Tensor l = std::get<1>(linalg_slogdet(a));
+  EXPECT_THROW(autograd::grad({l}, {a}, {}, std::nullopt, /*create_graph=*/true), Error);
+}
+
+TEST(GradParity, MatrixPowerZeroAndEmptyPinvStayInTheGraph) {
+  check("matrix_power_zero", 1, [](const Ts& x) { return x[0].matrix_power(0); });
+  check("pinv_empty", 1, [](const Ts& x) {
+    const Tensor p = linalg_pinv(x[0]);
+    EXPECT_TRUE(p.requires_grad());
+    EXPECT_EQ(p.sizes(), IntArrayRef({3, 0}));
+    return p;
+  });
+}
+
 }  // namespace
 }  // namespace ember

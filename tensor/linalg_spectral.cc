@@ -655,13 +655,16 @@ Tensor linalg_pinv(const Tensor& A, const std::optional<Tensor>& atol,
               "]}): expected a tensor with 2 or more dimensions of float, double, cfloat or "
               "cdouble types");
   const int64_t m = A.size(-2), n = A.size(-1);
+  detail::OpScope scope(A);
   if (A.numel() == 0) {
+    // Still a LinalgPinvBackward0 node, as 1.13's (its gradient is empty).
     DimVector shape = batch_shape(A);
     shape.push_back(n);
     shape.push_back(m);
-    return empty(shape, A.options());
+    Tensor P = zeros(shape, A.options());
+    if (scope.active()) scope.record("linalg_pinv", {A}, {P});
+    return P;
   }
-  detail::OpScope scope(A);
   const auto [a_tol, r_tol] = atol_rtol(A, atol, rtol);
   Tensor P;
   if (hermitian) {

@@ -578,8 +578,11 @@ Tensor matrix_power(const Tensor& self, int64_t n) {
               self.size(-2), " by ", self.size(-1), " matrices");
   // A^-k = (A^-1)^k, as PyTorch (inverse refuses integer dtypes).
   if (n < 0) return matrix_power(linalg_inv(self), -n);
+  // 1.13 writes the identity into a clone of A, so the result stays in A's
+  // graph (CopyBackwards, a zero gradient for A).
   if (n == 0) {
-    return eye(self.size(-1), self.options()).expand(self.sizes()).clone(MemoryFormat::Contiguous);
+    return self.clone(MemoryFormat::Contiguous)
+        .copy_(eye(self.size(-1), self.options()).expand(self.sizes()));
   }
   if (n == 1) return self.clone(MemoryFormat::Contiguous);
   if (n == 2) return self.matmul(self);

@@ -2,8 +2,10 @@
 // (derivatives.yaml, FunctionsManual.cpp), written with public ops
 // (linalg_solve, triangular_solve, matmul) so that they differentiate again.
 #include "autograd/derivatives.h"
+#include "autograd/grad_mode.h"
 #include "tensor/creation.h"
 #include "tensor/linalg.h"
+#include "tensor/linalg_factor.h"
 #include "tensor/linalg_more.h"
 #include "tensor/linalg_spectral.h"
 #include "tensor/shape.h"
@@ -53,8 +55,21 @@ V linalg_det_bw(const C& c, const V& g) {
 }
 
 // linalg_slogdet: only logabsdet is differentiable (sign is piecewise
-// constant): g_logabsdet A^-T.
-V linalg_slogdet_bw(const C& c, const V& g) { return {scaled_inverse_t(c.input(0), g[1])}; }
+// constant): g_logabsdet A^-T. As 1.13: under create_graph a solve that
+// stays differentiable (and raises for a singular A); otherwise the solve
+// with the forward's LU (of A^T when A is C-contiguous, Note [LU of the
+// transpose]), which gives 1.13's inf/NaN for a singular A instead of
+// raising.
+V linalg_slogdet_bw(const C& c, const V& g) {
+  const Tensor& A = c.input(0);
+  if (!g[1].defined()) return {Tensor()};
+  if (GradMode::is_enabled()) return {scaled_inverse_t(A, g[1])};
+  const bool use_a_t = A.is_contiguous();
+  const auto [LU, pivots, info] = linalg_lu_factor_ex(use_a_t ? A.mT() : A);
+  (void)info;
+  const Tensor d = g[1].unsqueeze(-1).expand(pivots.sizes()).diag_embed();
+  return {linalg_lu_solve(LU, pivots, d, /*left=*/true, /*adjoint=*/!use_a_t)};
+}
 
 // B is a batch of vectors (PyTorch's linalg_solve_is_vector_rhs).
 bool is_vector_rhs(IntArrayRef a, IntArrayRef b) {

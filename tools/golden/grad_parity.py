@@ -104,4 +104,16 @@ case("var_dim_dof_zero", lambda x: torch.var(x, 0, correction=3), [1.0, 2.0, 3.0
 case("std_one_element", lambda x: x.std(), 1.5)
 # pow's exponent gradient: 0 only where the base is 0 and the exponent >= 0.
 case("pow_exponent_nan_at_zero_base", torch.pow, [0.0, -0.0, 0.0, 2.0], [nan, 1.0, -1.0, nan])
+# slogdet of singular matrices outside create_graph: the solve with the
+# forward's LU (inf/NaN), not a solver error; contiguous and transposed.
+case("slogdet_singular", lambda x: torch.linalg.slogdet(x)[1], [[1.0, 2.0], [2.0, 4.0]])
+case("slogdet_singular_t", lambda x: torch.linalg.slogdet(x.t())[1], [[1.0, 2.0], [2.0, 4.0]])
+case("slogdet_zero", lambda x: torch.linalg.slogdet(x)[1], [[0.0, 0.0], [0.0, 0.0]])
+case("slogdet_regular_t", lambda x: torch.linalg.slogdet(x.t())[1],
+     [[2.0, 1.0, 0.5], [0.0, -3.0, 1.0], [1.0, 1.0, 4.0]])
+case("logdet_singular", lambda x: torch.logdet(x), [[1.0, 2.0], [2.0, 4.0]])
+# matrix_power(0) stays in the graph (a zero gradient); pinv of an empty
+# matrix still has its node.
+case("matrix_power_zero", lambda x: torch.linalg.matrix_power(x, 0), [[1.0, 2.0], [3.0, 4.0]])
+case("pinv_empty", lambda x: torch.linalg.pinv(x), torch.zeros(0, 3, dtype=torch.float64))
 W.write()
