@@ -190,5 +190,12 @@ TEST(GradParity, MatrixPowerZeroAndEmptyPinvStayInTheGraph) {
   });
 }
 
+TEST(GradParity, SortAndQuantileOfLongRowsWithTies) {
+  check("sort_long_ties", 1, [](const Ts& x) { return std::get<0>(x[0].sort()); });
+  check("sort_long_ties_desc", 1, [](const Ts& x) { return std::get<0>(x[0].sort(-1, true)); });
+  check("quantile_long_ties", 1, [](const Ts& x) { return x[0].quantile(0.3); });
+  check("quantile_long_ties_nan", 1, [](const Ts& x) { return x[0].quantile(0.3); });
+}
+
 }  // namespace
 }  // namespace ember

@@ -46,8 +46,11 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 // libtorch's overloads: sort(self, dim, descending) and sort(self, stable,
 // dim, descending), where Python's torch.sort takes stable as a keyword
 // after them. (A third positional argument used to mean stable here; in
-// libtorch `x.sort(true, 0, false)` is a stable sort along dim 0.) Every
-// sort is stable (ties keep their order). The results take self's strides
+// libtorch `x.sort(true, 0, false)` is a stable sort along dim 0.) As in
+// 1.13, a sort is stable (ties keep their order) only when asked: the
+// default (stable = false or nullopt) orders the ties of a row longer than
+// 16 as 1.13's std::sort does on the CPU (Note [PyTorch's unstable sort] in
+// sort.cc); on CUDA every sort is stable. The results take self's strides
 // when it is dense (PyTorch's preserve_format), as the values and indices
 // of PyTorch's sort do. argsort(self, int) settles libtorch's ambiguous
 // `argsort(0)` (int64_t dim or bool stable) for an int literal: a dim.

@@ -205,6 +205,25 @@ TEST(SortTest, StableKeepsTiesInOrder) {
   EXPECT_GOLDEN_PAIR(in("c").sort(/*stable=*/true, 1, false), "sort_bool");
 }
 
+// Note [PyTorch's unstable sort]: rows of 300 with five values and a NaN.
+TEST(SortTest, DefaultSortOrdersTiesAsPyTorch) {
+  const Tensor x = in("many_ties");
+  EXPECT_GOLDEN_PAIR(x.sort(), "sort_many_ties");
+  EXPECT_GOLDEN_PAIR(sort(x, std::nullopt, -1, false), "sort_many_ties");
+  EXPECT_GOLDEN_PAIR(x.sort(-1, /*descending=*/true), "sort_many_ties_desc");
+  EXPECT_GOLDEN_PAIR(x.t().sort(0), "sort_many_ties_dim0");
+  EXPECT_GOLDEN(x.argsort(), "argsort_many_ties");
+  EXPECT_GOLDEN(argsort(x.to(kLong), -1, /*descending=*/true), "argsort_many_ties_int");
+}
+
+TEST(SortTest, StableKeepsTiesOfLongRowsInOrder) {
+  const Tensor x = in("many_ties");
+  EXPECT_GOLDEN_PAIR(x.sort(/*stable=*/true, -1, false), "sort_many_ties_stable");
+  EXPECT_GOLDEN_PAIR(x.sort(/*stable=*/true, -1, true), "sort_many_ties_stable_desc");
+  EXPECT_GOLDEN(argsort(x, /*stable=*/true, -1, true),
+                std::string("sort_many_ties_stable_desc") + "_indices");
+}
+
 TEST(SortTest, HalfPrecision) { EXPECT_GOLDEN_PAIR(in("t").to(kHalf).sort(), "sort_half"); }
 
 TEST(TopkTest, LargestSmallestDims) {

@@ -148,6 +148,28 @@ struct PartialSort {
   }
 };
 
+// sort(stable=false), 1.13's default. Note [PyTorch's unstable sort]: 1.13's
+// CPU sort runs std::sort on (value, index) pairs under a comparator of
+// values alone (NaN above everything) unless stable is asked for, so among
+// equal values of a row longer than 16 (where libstdc++'s introsort starts
+// partitioning) the indices come in the algorithm's order, not their own:
+// `tensor([1., 0.] * 20).sort()` gives indices 1, 39, 37, ... in 1.13.
+// std::sort on the positions under the same comparisons moves them the same
+// way, so ember gives 1.13's indices (built with the same standard library,
+// GCC's libstdc++, as Debian's PyTorch). Rows of 16 or fewer come out stable.
+struct UnstableSort {
+  template <typename It, typename K>
+  void operator()(It first, It /*kth*/, It last, const Descending<K>& c) const {
+    std::sort(first, last,
+              [keys = c.keys](int64_t a, int64_t b) { return gt_or_nan(keys[a], keys[b]); });
+  }
+  template <typename It, typename K>
+  void operator()(It first, It /*kth*/, It last, const Ascending<K>& c) const {
+    std::sort(first, last,
+              [keys = c.keys](int64_t a, int64_t b) { return gt_or_nan(keys[b], keys[a]); });
+  }
+};
+
 // Note [PyTorch's topk ties]: topk selects as ATen's topk_impl_loop does,
 // so that equal values give PyTorch's indices (pruning masks, beam search):
 // libstdc++'s partial_sort when k * 64 <= n, else nth_element and, if
@@ -276,8 +298,14 @@ bool has_device_sort(const Tensor& self) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  // The orders are total (ties broken by position), so every sort is
-  // stable; `stable` needs no separate path.
+  return sort(self, std::optional<bool>(false), dim, descending);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable_opt, int64_t dim,
+                                bool descending) {
+  // A stable sort orders by (value, position); an unstable one as 1.13's
+  // (Note [PyTorch's unstable sort]). The device sort is stable either way.
+  const bool stable = stable_opt.value_or(false);
   profiler::RecordFunction prof_range("sort", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
   dim = detail::wrap_dim(dim, self.dim());
@@ -286,12 +314,17 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
     const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
     std::tie(values, indices) = device_sorted(self, dim, descending, 0, len);
   } else if (detail::cpu_fallback("sort", {self})) {
-    std::tie(values, indices) = detail::to_device(sort(detail::cpu(self), dim, descending), self);
+    std::tie(values, indices) =
+        detail::to_device(sort(detail::cpu(self), stable_opt, dim, descending), self);
   } else {
     values = empty(self.sizes(), self.options());
     indices = empty(self.sizes(), TensorOptions(kLong));
     const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
-    rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
+    if (stable) {
+      rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
+    } else {
+      rows_select(self, dim, len, len, descending, values, indices, "sort", true, UnstableSort{});
+    }
   }
   values = like_self(values, self);
   indices = like_self(indices, self);
@@ -300,16 +333,11 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   return {values, indices};
 }
 
-std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> /*stable*/, int64_t dim,
-                                bool descending) {
-  return sort(self, dim, descending);
-}
-
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
   return std::get<1>(sort(self, dim, descending));
 }
-Tensor argsort(const Tensor& self, bool /*stable*/, int64_t dim, bool descending) {
-  return std::get<1>(sort(self, dim, descending));
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return std::get<1>(sort(self, std::optional<bool>(stable), dim, descending));
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,

@@ -121,7 +121,7 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keep
   check_nonzero_dim(self, dim, ignore_nan ? "nanmedian" : "median");
   const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
   Tensor sorted, order;
-  std::tie(sorted, order) = sort(x, dim);
+  std::tie(sorted, order) = sort(x, std::optional<bool>(true), dim);  // median_rank's order
   const Tensor k = median_rank(x, dim, ignore_nan);
   Tensor values = sorted.gather(dim, k), indices = order.gather(dim, k);
   if (self.dim() == 0) {

@@ -116,4 +116,11 @@ case("logdet_singular", lambda x: torch.logdet(x), [[1.0, 2.0], [2.0, 4.0]])
 # matrix still has its node.
 case("matrix_power_zero", lambda x: torch.linalg.matrix_power(x, 0), [[1.0, 2.0], [3.0, 4.0]])
 case("pinv_empty", lambda x: torch.linalg.pinv(x), torch.zeros(0, 3, dtype=torch.float64))
+# sort's default orders the ties of long rows as 1.13's std::sort, so the
+# gradients of sort values and of quantile reach 1.13's elements.
+TIES40 = [float((i * 7919) % 5) for i in range(40)]
+case("sort_long_ties", lambda x: x.sort()[0], TIES40)
+case("sort_long_ties_desc", lambda x: x.sort(descending=True)[0], TIES40)
+case("quantile_long_ties", lambda x: x.quantile(0.3), TIES40)
+case("quantile_long_ties_nan", lambda x: x.quantile(0.3), TIES40[:20] + [nan] + TIES40[20:] + [nan])
 W.write()
