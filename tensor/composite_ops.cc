@@ -25,6 +25,7 @@
 #include "tensor/selection.h"
 #include "tensor/shape.h"
 #include "tensor/strided_walk.h"
+#include "tensor/unsafe_view.h"
 
 namespace ember {
 
@@ -106,8 +107,11 @@ Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tens
     result = cat(parts, d);
   }
   const int64_t len = result.size(d);
+  // As 1.13: n == 0 copies (CopyBackwards); a negative n or a dim of size 0
+  // gives the input itself (no new node).
+  if (n == 0) return empty_like(result).copy_(result);
   const int64_t steps = std::min(std::max<int64_t>(n, 0), len);
-  if (steps == 0) return result.clone();
+  if (steps == 0) return result;
   int64_t out_len = len - 1;
   for (int64_t i = 0; i < steps; ++i, --out_len) {
     const Tensor later = result.narrow(d, 1, out_len), earlier = result.narrow(d, 0, out_len);
@@ -126,7 +130,13 @@ Tensor kron(const Tensor& self, const Tensor& other) {
     b_view.insert(b_view.end(), {1, b});
     out.push_back(a * b);
   }
-  return (self.reshape(a_view) * other.reshape(b_view)).reshape(out);
+  // 1.13's nodes: _unsafe_view of each operand and of the product
+  // (UnsafeViewBackward0). 1.13 raises for operands it cannot view; ember
+  // copies those first.
+  const auto unsafe_view = [](const Tensor& t, IntArrayRef sizes) {
+    return detail::unsafe_view(t.contiguous(), sizes);
+  };
+  return unsafe_view(unsafe_view(self, a_view) * unsafe_view(other, b_view), out);
 }
 
 Tensor nansum(const Tensor& self, std::optional<ScalarType> dtype) {

@@ -7,6 +7,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/fallback.h"
 #include "tensor/linalg.h"
+#include "tensor/unsafe_view.h"
 
 #include <cblas.h>
 
@@ -441,13 +442,13 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   return detail::record_out_op(
       "dot", Tensor(), {self, other}, [&] { return dot_nograd(self, other); }, detail::no_args);
 }
-// PyTorch's _unsafe_view: `t`, a fresh result no one else holds, seen with
-// `sizes`; a node of its own (UnsafeViewBackward0), not a view of t.
-static Tensor unsafe_view(const Tensor& t, IntArrayRef sizes) {
+namespace detail {
+Tensor unsafe_view(const Tensor& t, IntArrayRef sizes) {
   return detail::record_out_op(
       "unsafe_view", Tensor(), {t},
       [&] { return as_view(t, sizes, contiguous_strides(sizes)); }, detail::no_args);
 }
+}  // namespace detail
 
 // PyTorch 1.13's should_fold: a batch of matrices times a matrix or vector
 // can fold the batch into the rows and make one mm / mv, unless the batch is
@@ -487,10 +488,10 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     const Tensor folded = t1.reshape({rows, t1.sizes().back()});
     if (t2.dim() == 2) {
       shape.push_back(t2.sizes()[1]);
-      Tensor out = unsafe_view(folded.mm(t2), shape);
+      Tensor out = detail::unsafe_view(folded.mm(t2), shape);
       return transpose ? out.transpose(-1, -2).contiguous() : out;
     }
-    return unsafe_view(folded.mv(t2), shape);
+    return detail::unsafe_view(folded.mv(t2), shape);
   }
   // Batched: both broadcast to one batch, flattened, one bmm.
   const int64_t n = d1 > 1 ? self.sizes()[d1 - 2] : 1;
@@ -512,7 +513,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   DimVector shape = batch;
   if (d1 > 1) shape.push_back(n);
   if (d2 > 1) shape.push_back(p);
-  return unsafe_view(a.bmm(b), shape);
+  return detail::unsafe_view(a.bmm(b), shape);
 }
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {

@@ -386,8 +386,9 @@ Tensor quantile_impl(const Tensor& self, const Tensor& q, std::optional<int64_t>
     const Tensor above = sorted.gather(-1, ranks.ceil().to(kLong));
     result = lerp(result, above, weights);
   }
-  if (q.dim() == 0) return result.squeeze(-1);
-  return result.unsqueeze(0).transpose(0, -1).squeeze(-1);
+  // In place on the fresh result, as 1.13 (SqueezeBackward3 last).
+  if (q.dim() == 0) return result.squeeze_(-1);
+  return result.unsqueeze_(0).transpose_(0, -1).squeeze_(-1);
 }
 
 Tensor quantile_number(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,

@@ -62,6 +62,11 @@ V hypot_bw(const C& c, const V& g) {
 // angle of a real number is piecewise constant (more_ops.h).
 V angle_bw(const C&, const V& g) { return {zeros_like(g[0])}; }
 
+// 1.13 records a node for nextafter whose backward raises.
+V nextafter_bw(const C&, const V&) {
+  throw Error("the derivative for 'nextafter' is not implemented.");
+}
+
 EMBER_REGISTER_DERIVATIVES({"erfinv", "ErfinvBackward0", 0, true, erfinv_bw},
                            {"lgamma", "LgammaBackward0", kSaveSelf, false, lgamma_bw},
                            {"digamma", "DigammaBackward0", kSaveSelf, false, digamma_bw},
@@ -72,7 +77,8 @@ EMBER_REGISTER_DERIVATIVES({"erfinv", "ErfinvBackward0", 0, true, erfinv_bw},
                            {"copysign", "CopysignBackward0", kSaveSelf, true, copysign_bw},
                            {"copysign_scalar", "CopysignBackward1", kSaveSelf, true, copysign_bw},
                            {"hypot", "HypotBackward0", kSaveSelf | kSaveOther, true, hypot_bw},
-                           {"angle", "AngleBackward0", 0, false, angle_bw});
+                           {"angle", "AngleBackward0", 0, false, angle_bw},
+                           {"nextafter", "NextafterBackward0", 0, false, nextafter_bw});
 
 }  // namespace
 }  // namespace autograd

@@ -1126,6 +1126,12 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"dist", [] { return r({3}).dist(r({3}), 3); }},
       {"baddbmm", [] { return r({2, 2, 2}).baddbmm(r({2, 2, 3}), r({2, 3, 2})); }},
       {"heaviside", [] { return r({3}).heaviside(r({3})); }},
+      {"nextafter", [] { return r({3}).nextafter(r({3})); }},
+      {"kron", [] { return r({2, 3}).kron(r({3, 2})); }},
+      {"diff_n0", [] { return r({3}).diff(0); }},
+      {"quantile", [] { return r({4, 3}).quantile(0.3); }},
+      {"quantile_q1d_dim", [] { return r({4, 3}).quantile(tensor({0.1f, 0.5f}), 0); }},
+      {"matrix_power_0", [] { return r({3, 3}).matrix_power(0); }},
       // shape_more.cc
       {"linalg_multi_dot", [] { return linalg_multi_dot({r({3}), r({3, 4}), r({4, 2}), r({2})}); }},
       {"linalg_multi_dot_mat", [] { return linalg_multi_dot({r({2, 3}), r({3, 4})}); }},

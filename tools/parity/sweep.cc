@@ -961,7 +961,11 @@ bool needs_grad(const Tensor& t) {
 template <typename Tensor>
 std::string grad_fn_name(const Tensor& t) {
   if (!needs_grad(t) || !t.grad_fn()) return "none";
-  return t.grad_fn()->name();
+  // libtorch's C++ names carry their namespace (torch::autograd::CopyBackwards).
+  std::string name = t.grad_fn()->name();
+  const std::string prefix = "torch::autograd::";
+  if (name.compare(0, prefix.size(), prefix) == 0) name.erase(0, prefix.size());
+  return name;
 }
 
 // Backward from every output that requires grad, with grad_outputs[i] (the
