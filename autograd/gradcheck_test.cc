@@ -153,6 +153,13 @@ std::vector<Case> cases() {
        [] {
          return V{pos({2, 3}), leaf(r({3}))};
        }},
+      {"pow_scalar_self",
+       [](const V& x) {
+         return V{pow(2.5, x[0]), float_power(0.5, x[0])};
+       },
+       [] {
+         return V{leaf(tensor({-1.0, 0.5, 2.0}, kDouble))};  // fixed: draws nothing
+       }},
       {"clamp", [](const V& x) { return V{x[0].clamp(-0.5, 0.5)}; },
        [] {
          return V{leaf(tensor({-1.0, -0.2, 0.3, 0.9}))};

@@ -392,8 +392,8 @@ Tensor pow(const Scalar& self, const Tensor& exponent) {
   // Row-major whatever the exponent's layout, as ATen's pow.Scalar.
   IterConfig c;
   c.row_major_outputs = true;
-  return binary_rec("pow_tensor", pow_tensor_tensor_kernel, Tensor(), wrapped_scalar_tensor(self),
-                    exponent, c);
+  return binary_rec("pow_scalar_self", pow_tensor_tensor_kernel, Tensor(),
+                    wrapped_scalar_tensor(self), exponent, c);
 }
 Tensor atan2(const Tensor& self, const Tensor& other) {
   EMBER_AUTOCAST(atan2, ::ember::atan2, self, other);

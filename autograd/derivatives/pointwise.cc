@@ -250,6 +250,9 @@ EMBER_REGISTER_DERIVATIVES(
     {"frac", "FracBackward0", 0, false, identity_bw},
     {"pow", "PowBackward0", kSaveSelf, false, pow_bw},
     {"pow_tensor", "PowBackward1", kSaveSelf | kSaveOther, true, pow_tensor_bw},
+    // pow(Scalar self, Tensor exponent): libtorch's and torch.pow(2, x)'s
+    // node (Python's `2 ** x` records PowBackward1 over a wrapped number).
+    {"pow_scalar_self", "PowBackward2", kSaveSelf | kSaveOther, true, pow_tensor_bw},
     {"clamp", "ClampBackward1", kSaveSelf, false, clamp_bw},
     {"clamp_min", "ClampMinBackward0", kSaveSelf, false, clamp_min_bw},
     {"clamp_max", "ClampMaxBackward0", kSaveSelf, false, clamp_max_bw},

@@ -1126,6 +1126,8 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"dist", [] { return r({3}).dist(r({3}), 3); }},
       {"baddbmm", [] { return r({2, 2, 2}).baddbmm(r({2, 2, 3}), r({2, 3, 2})); }},
       {"heaviside", [] { return r({3}).heaviside(r({3})); }},
+      {"pow_scalar_self", [] { return pow(2.5, r({3})); }},
+      {"float_power_scalar_self", [] { return float_power(0.5, r({3})); }},
       {"nextafter", [] { return r({3}).nextafter(r({3})); }},
       {"kron", [] { return r({2, 3}).kron(r({3, 2})); }},
       {"diff_n0", [] { return r({3}).diff(0); }},
