@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/linear.h"
+#include "tensor/iterator.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -15,17 +17,32 @@ Tensor hidden_gates(const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
   return functional::linear(h, w_hh, b_hh);
 }
 
+namespace {
+
+// hh + gi. ATen adds the input gates into the hidden gates in place
+// (hh.add_(gi)), so a state whose batch broadcasts against the input's
+// (one row for many) is an error there, not a broadcast: the same here.
+Tensor add_gates(const Tensor& hh, const Tensor& gi) {
+  const DimVector shape = infer_size(hh.sizes(), gi.sizes());
+  EMBER_CHECK(IntArrayRef(shape) == hh.sizes(), "output with shape [",
+              absl::StrJoin(hh.sizes(), ", "), "] doesn't match the broadcast shape [",
+              absl::StrJoin(shape, ", "), "]");
+  return hh + gi;
+}
+
+}  // namespace
+
 Tensor rnn_tanh_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
-  return (hidden_gates(h, w_hh, b_hh) + gi).tanh();
+  return add_gates(hidden_gates(h, w_hh, b_hh), gi).tanh();
 }
 
 Tensor rnn_relu_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
-  return (hidden_gates(h, w_hh, b_hh) + gi).relu();
+  return add_gates(hidden_gates(h, w_hh, b_hh), gi).relu();
 }
 
 std::tuple<Tensor, Tensor> lstm_step(const Tensor& gi, const Tensor& h, const Tensor& c,
                                      const Tensor& w_hh, const Tensor& b_hh, const Tensor& w_hr) {
-  const std::vector<Tensor> gates = (hidden_gates(h, w_hh, b_hh) + gi).unsafe_chunk(4, 1);
+  const std::vector<Tensor> gates = add_gates(hidden_gates(h, w_hh, b_hh), gi).unsafe_chunk(4, 1);
   const Tensor in_gate = gates[0].sigmoid();
   const Tensor forget_gate = gates[1].sigmoid();
   const Tensor cell_gate = gates[2].tanh();
@@ -39,8 +56,8 @@ std::tuple<Tensor, Tensor> lstm_step(const Tensor& gi, const Tensor& h, const Te
 Tensor gru_step(const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
   const std::vector<Tensor> ig = gi.unsafe_chunk(3, 1);
   const std::vector<Tensor> hg = hidden_gates(h, w_hh, b_hh).unsafe_chunk(3, 1);
-  const Tensor reset_gate = (hg[0] + ig[0]).sigmoid();
-  const Tensor update_gate = (hg[1] + ig[1]).sigmoid();
+  const Tensor reset_gate = add_gates(hg[0], ig[0]).sigmoid();
+  const Tensor update_gate = add_gates(hg[1], ig[1]).sigmoid();
   const Tensor new_gate = (ig[2] + hg[2] * reset_gate).tanh();
   return (h - new_gate) * update_gate + new_gate;
 }
@@ -95,21 +112,27 @@ Direction run_direction(RNNMode mode, const Tensor& input, const std::vector<int
   const Tensor gi = functional::linear(input, w.w_ih, w.b_ih);
   std::vector<int64_t> offsets(steps, 0);
   for (int64_t t = 1; t < steps; ++t) offsets[t] = offsets[t - 1] + batch_sizes[t - 1];
-  Tensor h = head(h_init, batch_sizes[reverse ? steps - 1 : 0]);
-  Tensor c = head(c_init, batch_sizes[reverse ? steps - 1 : 0]);
+  // ATen narrows a packed reverse direction's states to the sequences
+  // running at the last step; every other direction starts from the states
+  // as given (a wrong batch fails on the first step's gates).
+  const bool narrow_first = packed && reverse;
+  Tensor h = narrow_first ? head(h_init, batch_sizes[steps - 1]) : h_init;
+  Tensor c = narrow_first ? head(c_init, batch_sizes[steps - 1]) : c_init;
+  int64_t last = batch_sizes[reverse ? steps - 1 : 0];
   std::vector<Tensor> outputs(steps), ended_h, ended_c;
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t t = reverse ? steps - 1 - k : k;
     const int64_t rows = batch_sizes[t];
-    if (reverse) {
+    if (packed && reverse) {
       h = grow(h, h_init, rows);
       c = grow(c, c_init, rows);
-    } else if (rows < h.size(0)) {
-      ended_h.push_back(h.narrow(0, rows, h.size(0) - rows));
-      if (c.defined()) ended_c.push_back(c.narrow(0, rows, c.size(0) - rows));
-      h = head(h, rows);
-      c = head(c, rows);
+    } else if (packed && rows < last) {
+      ended_h.push_back(h.narrow(0, rows, last - rows));
+      if (c.defined()) ended_c.push_back(c.narrow(0, rows, last - rows));
+      h = h.narrow(0, 0, rows);
+      if (c.defined()) c = c.narrow(0, 0, rows);
     }
+    last = rows;
     step(mode, packed ? gi.narrow(0, offsets[t], rows) : gi.select(0, t), h, c, w);
     outputs[t] = h;
   }
