@@ -301,6 +301,60 @@ TEST(RNNFunctionalGradcheckTest, Cells) {
   }
 }
 
+// --- CUDA: every step is a device op (needs a GPU; skips without one) ------
+
+std::vector<Tensor> to_device(const std::vector<Tensor>& ts, const Device& dev) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) out.push_back(t.detach().to(dev).requires_grad_());
+  return out;
+}
+
+TEST(RNNFunctionalCudaTest, StaysOnTheDeviceAndMatchesTheHost) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no usable CUDA device on this machine";
+  const Device dev(kCUDA, 0);
+  manual_seed(0);
+  const std::vector<Tensor> params = random_params(4, 3, 4, 2, 2, /*proj=*/2);
+  const std::vector<Tensor> host = {randn({5, 3}, kDouble), randn({4, 3, 2}, kDouble),
+                                    randn({4, 3, 4}, kDouble)};
+  const Tensor batch_sizes = tensor(std::vector<int64_t>{3, 1, 1}, kLong);
+  auto run = [&](const std::vector<Tensor>& in, const std::vector<Tensor>& p) {
+    auto [out, h, c] = lstm(in[0], batch_sizes, {in[1], in[2]}, p, true, 2, 0.0, false, true);
+    (out.sum() + h.sum() + c.sum()).backward();
+    return std::vector<Tensor>{out, h, c};
+  };
+  const std::vector<Tensor> host_in = to_device(host, Device(kCPU));
+  const std::vector<Tensor> host_p = to_device(params, Device(kCPU));
+  const std::vector<Tensor> want = run(host_in, host_p);
+  const std::vector<Tensor> dev_in = to_device(host, dev);
+  const std::vector<Tensor> dev_p = to_device(params, dev);
+  // A host fallback would have warned (Note [CPU fallback]).
+  ::testing::internal::CaptureStderr();
+  const std::vector<Tensor> got = run(dev_in, dev_p);
+  cuda::synchronize();
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_TRUE(got[i].is_cuda()) << i;
+    testing::expect_values(got[i].detach().to(Device(kCPU)), want[i].detach(), 1e-10);
+  }
+  for (size_t i = 0; i < dev_p.size(); ++i) {
+    ASSERT_TRUE(dev_p[i].grad().is_cuda()) << i;
+    testing::expect_values(dev_p[i].grad().to(Device(kCPU)), host_p[i].grad(), 1e-10);
+  }
+  const Tensor x = randn({2, 3}, TensorOptions(kFloat).device(dev));
+  const Tensor h = randn({2, 4}, TensorOptions(kFloat).device(dev));
+  const Tensor w_ih = randn({12, 3}, TensorOptions(kFloat).device(dev));
+  const Tensor w_hh = randn({12, 4}, TensorOptions(kFloat).device(dev));
+  EXPECT_TRUE(gru_cell(x, h, w_ih, w_hh).is_cuda());
+  // Parameters left on the host: 1.13's check_attributes message.
+  testing::expect_error(
+      [&] {
+        gru(randn({2, 1, 3}, TensorOptions(kFloat).device(dev)), h.unsqueeze(0).narrow(1, 0, 1),
+            {w_ih.to(Device(kCPU)), w_hh}, false, 1, 0.0, false, false, false);
+      },
+      "Input and parameter tensors are not at the same device, found input tensor at cuda:0 and "
+      "parameter tensor at cpu");
+}
+
 // --- errors -------------------------------------------------------------------
 
 Tensor z(std::vector<int64_t> sizes) { return zeros(sizes); }
