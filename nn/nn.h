@@ -27,6 +27,7 @@
 #include "nn/upsampling.h"
 #include "nn/rnn.h"
 #include "nn/rnn_cell.h"
+#include "nn/rnn_functional.h"
 #include "nn/transformer.h"
 #include "nn/utils/parametrize.h"
 #include "nn/utils/prune.h"

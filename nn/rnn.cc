@@ -1,13 +1,10 @@
 #include "nn/rnn.h"
 
-#include <algorithm>
 #include <cmath>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "nn/functional/dropout.h"
-#include "nn/functional/linear.h"
 #include "nn/init.h"
 #include "nn/options.h"
 #include "nn/rnn_step.h"
@@ -161,36 +158,6 @@ void RNNImplBase::check_hidden_size(const Tensor& hx, const std::vector<int64_t>
 
 namespace {
 
-// One recurrence step of `mode` for the rows in h (and c).
-void step(RNNMode mode, const Tensor& gi, Tensor& h, Tensor& c, const Tensor& w_hh,
-          const Tensor& b_hh, const Tensor& w_hr) {
-  switch (mode) {
-    case RNNMode::kRNN_TANH:
-      h = detail::rnn_tanh_step(gi, h, w_hh, b_hh);
-      break;
-    case RNNMode::kRNN_RELU:
-      h = detail::rnn_relu_step(gi, h, w_hh, b_hh);
-      break;
-    case RNNMode::kLSTM:
-      std::tie(h, c) = detail::lstm_step(gi, h, c, w_hh, b_hh, w_hr);
-      break;
-    case RNNMode::kGRU:
-      h = detail::gru_step(gi, h, w_hh, b_hh);
-      break;
-  }
-}
-
-// The first `rows` rows of a state (undefined stays undefined).
-Tensor head(const Tensor& state, int64_t rows) {
-  return !state.defined() || state.size(0) == rows ? state : state.narrow(0, 0, rows);
-}
-
-// state with rows [state.size(0), rows) of initial appended.
-Tensor grow(const Tensor& state, const Tensor& initial, int64_t rows) {
-  if (!state.defined() || state.size(0) == rows) return state;
-  return cat({state, initial.narrow(0, state.size(0), rows - state.size(0))}, 0);
-}
-
 // PyTorch's permute_hidden: states into the packed batch order and back.
 Tensor permute_hidden(const Tensor& hx, const Tensor& permutation) {
   return permutation.defined() ? hx.index_select(1, permutation) : hx;
@@ -198,83 +165,11 @@ Tensor permute_hidden(const Tensor& hx, const Tensor& permutation) {
 
 }  // namespace
 
-// Note [Packed steps]: every input runs as packed data, time step t being
-// batch_sizes[t] rows after step t - 1's, the longest sequences first (a
-// padded [T, N, F] input is the packing with batch_sizes N, ..., N). A
-// forward direction narrows its state to the rows still running before each
-// step and keeps the rows that ended for h_n; a reverse direction starts at
-// the last step and appends each sequence's initial state where it begins,
-// as PyTorch's packed RNNs do.
-RNNImplBase::Final RNNImplBase::run_packed(const Tensor& data,
-                                           const std::vector<int64_t>& batch_sizes,
-                                           const Tensor& h0, const Tensor& c0) {
-  const RNNMode mode = options_base.mode();
-  const int64_t steps = static_cast<int64_t>(batch_sizes.size());
-  EMBER_CHECK(steps > 0, "Expected sequence length to be larger than 0 in RNN");
-  std::vector<int64_t> offsets(steps, 0);
-  for (int64_t t = 1; t < steps; ++t) offsets[t] = offsets[t - 1] + batch_sizes[t - 1];
-  const int64_t num_layers = options_base.num_layers();
-  const int64_t dirs = num_directions();
-  std::vector<Tensor> h_n, c_n;
-  Tensor layer_input = data;
-  for (int64_t layer = 0; layer < num_layers; ++layer) {
-    std::vector<Tensor> direction_outputs;
-    for (int64_t direction = 0; direction < dirs; ++direction) {
-      const int64_t index = layer * dirs + direction;
-      const LayerWeights& w = weights_[index];
-      // Note [Precomputed input gates]: one matmul for every time step.
-      const Tensor gi = functional::linear(layer_input, w.w_ih, w.b_ih);
-      const Tensor h_init = h0.select(0, index);
-      const Tensor c_init = mode == RNNMode::kLSTM ? c0.select(0, index) : Tensor();
-      const bool reverse = direction == 1;
-      Tensor h = head(h_init, batch_sizes[reverse ? steps - 1 : 0]);
-      Tensor c = head(c_init, batch_sizes[reverse ? steps - 1 : 0]);
-      std::vector<Tensor> outputs(steps), ended_h, ended_c;
-      for (int64_t k = 0; k < steps; ++k) {
-        const int64_t t = reverse ? steps - 1 - k : k;
-        const int64_t rows = batch_sizes[t];
-        if (reverse) {
-          h = grow(h, h_init, rows);
-          c = grow(c, c_init, rows);
-        } else if (rows < h.size(0)) {
-          ended_h.push_back(h.narrow(0, rows, h.size(0) - rows));
-          if (c.defined()) ended_c.push_back(c.narrow(0, rows, c.size(0) - rows));
-          h = head(h, rows);
-          c = head(c, rows);
-        }
-        step(mode, gi.narrow(0, offsets[t], rows), h, c, w.w_hh, w.b_hh, w.w_hr);
-        outputs[t] = h;
-      }
-      // The rows that ended last come first: batch order.
-      auto finals = [](Tensor state, std::vector<Tensor> ended) {
-        if (ended.empty()) return state;
-        ended.push_back(std::move(state));
-        std::reverse(ended.begin(), ended.end());
-        return cat(ended, 0);
-      };
-      direction_outputs.push_back(steps == 1 ? outputs[0] : cat(outputs, 0));
-      h_n.push_back(finals(h, ended_h));
-      if (c.defined()) c_n.push_back(finals(c, ended_c));
-    }
-    layer_input = dirs == 1 ? direction_outputs[0] : cat(direction_outputs, 1);
-    if (options_base.dropout() != 0 && is_training() && layer < num_layers - 1) {
-      layer_input = functional::dropout(
-          layer_input, functional::DropoutFuncOptions().p(options_base.dropout()).training(true));
-    }
-  }
-  Final result;
-  result.output = layer_input;
-  result.h_n = stack(h_n, 0);
-  if (!c_n.empty()) result.c_n = stack(c_n, 0);
-  return result;
-}
-
-RNNImplBase::Final RNNImplBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) {
-  const int64_t steps = input.size(0), batch = input.size(1);
-  Final result = run_packed(input.reshape({steps * batch, input.size(2)}),
-                            std::vector<int64_t>(steps, batch), h0, c0);
-  result.output = result.output.reshape({steps, batch, result.output.size(-1)});
-  return result;
+RNNImplBase::Final RNNImplBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0,
+                                    const std::optional<std::vector<int64_t>>& batch_sizes) {
+  const auto& o = options_base;
+  return detail::stacked_rnn(o.mode(), input, batch_sizes, h0, c0, weights_, o.num_layers(),
+                             o.bidirectional(), o.dropout(), is_training());
 }
 
 RNNImplBase::Packed RNNImplBase::run_packed_input(const utils::rnn::PackedSequence& input,
@@ -299,7 +194,7 @@ RNNImplBase::Packed RNNImplBase::run_packed_input(const utils::rnn::PackedSequen
   if (lstm) {
     check_hidden_size(c0, {states, batch, options_base.hidden_size()}, "hidden[1]");
   }
-  Final r = run_packed(input.data(), batch_sizes, h0, c0);
+  Final r = run(input.data(), h0, c0, batch_sizes);
   Packed out{utils::rnn::PackedSequence(r.output, input.batch_sizes(), input.sorted_indices(),
                                         input.unsorted_indices()),
              permute_hidden(r.h_n, input.unsorted_indices()),

@@ -33,7 +33,7 @@
 // forward_with_packed_input runs a PackedSequence (nn/utils/rnn.h): each
 // sequence stops at its own length, and h_n (c_n) holds each one's state
 // after its last step, in the input's batch order (Note [Packed steps] in
-// rnn.cc).
+// rnn_step.cc).
 
 #include <cstdint>
 #include <optional>
@@ -44,15 +44,13 @@
 #include "nn/functional/options.h"
 #include "nn/module.h"
 #include "nn/rnn_cell.h"
+#include "nn/rnn_step.h"
 #include "nn/utils/rnn.h"
 #include "tensor/tensor.h"
 
 namespace ember {
 namespace nn {
 namespace detail {
-
-// Which recurrence an RNNImplBase runs (PyTorch's mode string).
-enum class RNNMode { kRNN_TANH, kRNN_RELU, kLSTM, kGRU };
 
 // What RNN, LSTM and GRU share (libtorch's detail::RNNOptionsBase).
 struct RNNOptionsBase {
@@ -129,25 +127,18 @@ class RNNImplBase : public Module {
   detail::RNNOptionsBase options_base;
 
  protected:
-  struct Final {
-    Tensor output;  // (T, N, num_directions * H_out), time-major
-    Tensor h_n;
-    Tensor c_n;  // LSTM only
-  };
-  // The layers over a time-major 3-D input from the states h0 (and c0 for
-  // an LSTM), both (num_layers * num_directions, N, .).
-  Final run(const Tensor& input, const Tensor& h0, const Tensor& c0);
-  // The same over packed data [sum(batch_sizes), input_size]; output is
-  // packed likewise, h_n and c_n in the packed (sorted) batch order.
-  Final run_packed(const Tensor& data, const std::vector<int64_t>& batch_sizes, const Tensor& h0,
-                   const Tensor& c0);
+  using Final = detail::RNNResult;
+  // detail::stacked_rnn with this module's weights and options: over a
+  // time-major 3-D input, or packed data with its batch_sizes.
+  Final run(const Tensor& input, const Tensor& h0, const Tensor& c0,
+            const std::optional<std::vector<int64_t>>& batch_sizes = std::nullopt);
   struct Packed {
     utils::rnn::PackedSequence output;
     Tensor h_n;
     Tensor c_n;  // LSTM only
   };
   // forward_with_packed_input: PyTorch's checks and state permutations
-  // around run_packed; h0 (and c0) undefined: zeros.
+  // around run; h0 (and c0) undefined: zeros.
   Packed run_packed_input(const utils::rnn::PackedSequence& input, Tensor h0, Tensor c0);
   // RNN's and GRU's forward: PyTorch's unbatched handling and checks, then run().
   std::tuple<Tensor, Tensor> forward_hidden(const Tensor& input, Tensor hx);
@@ -164,9 +155,7 @@ class RNNImplBase : public Module {
                                 const char* what);
 
  private:
-  struct LayerWeights {
-    Tensor w_ih, w_hh, b_ih, b_hh, w_hr;  // undefined when absent
-  };
+  using LayerWeights = detail::RNNLayerWeights;
   std::vector<LayerWeights> weights_;  // [layer * num_directions + direction]
 };
 

@@ -21,6 +21,7 @@
 #include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
 #include "nn/functional/vision.h"
+#include "nn/rnn_functional.h"
 #include "tensor/all.h"
 #include "tensor/distributions.h"
 
@@ -78,6 +79,25 @@ Tensor inplace(void (*f)(Tensor&), std::vector<int64_t> sizes) {
 Tensor grad_of(Tensor (*f)(const Tensor&), const Tensor& x, const Tensor& g) {
   return autograd::grad({f(x)}, {x}, {g}, std::nullopt, /*create_graph=*/true)[0];
 }
+
+// Flat recurrent parameters (nn/rnn_functional.h): per direction w_ih, w_hh[,
+// b_ih, b_hh][, w_hr].
+std::vector<Tensor> rnn_params(int64_t gates, int64_t input_size, int64_t hidden, int64_t dirs = 1,
+                               bool bias = true, int64_t proj = 0) {
+  const int64_t out = proj > 0 ? proj : hidden;
+  std::vector<Tensor> ps;
+  for (int64_t d = 0; d < dirs; ++d) {
+    ps.push_back(r({gates * hidden, input_size}));
+    ps.push_back(r({gates * hidden, out}));
+    if (bias) {
+      ps.push_back(r({gates * hidden}));
+      ps.push_back(r({gates * hidden}));
+    }
+    if (proj > 0) ps.push_back(r({proj, hidden}));
+  }
+  return ps;
+}
+Tensor lengths211() { return tensor(std::vector<int64_t>{2, 1, 1}, kLong); }
 
 const std::map<std::string, std::function<Tensor()>>& calls() {
   static const auto* m = new std::map<std::string, std::function<Tensor()>>{
@@ -1157,6 +1177,81 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"unsqueeze_copy", [] { return unsqueeze_copy(r({3, 4}), 0); }},
       {"view_copy", [] { return view_copy(r({3, 4}), {12}); }},
       {"alias_copy", [] { return alias_copy(r({3, 4})); }},
+      {"rnn_tanh_cell",
+       [] { return rnn_tanh_cell(r({3, 4}), r({3, 5}), r({5, 4}), r({5, 5}), r({5}), r({5})); }},
+      {"rnn_relu_cell_nobias",
+       [] { return rnn_relu_cell(r({3, 4}), r({3, 5}), r({5, 4}), r({5, 5})); }},
+      {"gru_cell",
+       [] { return gru_cell(r({3, 4}), r({3, 5}), r({15, 4}), r({15, 5}), r({15}), r({15})); }},
+      {"lstm_cell_h",
+       [] {
+         return std::get<0>(lstm_cell(r({3, 4}), {r({3, 5}), r({3, 5})}, r({20, 4}), r({20, 5})));
+       }},
+      {"lstm_cell_c",
+       [] {
+         return std::get<1>(lstm_cell(r({3, 4}), {r({3, 5}), r({3, 5})}, r({20, 4}), r({20, 5})));
+       }},
+      {"rnn_tanh_output",
+       [] {
+         return std::get<0>(rnn_tanh(r({3, 2, 4}), r({1, 2, 5}), rnn_params(1, 4, 5), true, 1, 0.0,
+                                     false, false, false));
+       }},
+      {"rnn_relu_h_n",
+       [] {
+         return std::get<1>(rnn_relu(r({3, 2, 4}), r({1, 2, 5}), rnn_params(1, 4, 5, 1, false),
+                                     false, 1, 0.0, false, false, false));
+       }},
+      {"rnn_tanh_bidirectional_output",
+       [] {
+         return std::get<0>(rnn_tanh(r({3, 2, 4}), r({2, 2, 5}), rnn_params(1, 4, 5, 2), true, 1,
+                                     0.0, false, true, false));
+       }},
+      {"gru_batch_first_output",
+       [] {
+         return std::get<0>(gru(r({2, 3, 4}), r({1, 2, 5}), rnn_params(3, 4, 5), true, 1, 0.0,
+                                false, false, true));
+       }},
+      {"gru_h_n",
+       [] {
+         return std::get<1>(gru(r({3, 2, 4}), r({1, 2, 5}), rnn_params(3, 4, 5), true, 1, 0.0,
+                                false, false, false));
+       }},
+      {"lstm_output",
+       [] {
+         return std::get<0>(lstm(r({3, 2, 4}), {r({1, 2, 5}), r({1, 2, 5})}, rnn_params(4, 4, 5),
+                                 true, 1, 0.0, false, false, false));
+       }},
+      {"lstm_c_n",
+       [] {
+         return std::get<2>(lstm(r({3, 2, 4}), {r({1, 2, 5}), r({1, 2, 5})}, rnn_params(4, 4, 5),
+                                 true, 1, 0.0, false, false, false));
+       }},
+      {"lstm_batch_first_output",
+       [] {
+         return std::get<0>(lstm(r({2, 3, 4}), {r({1, 2, 5}), r({1, 2, 5})}, rnn_params(4, 4, 5),
+                                 true, 1, 0.0, false, false, true));
+       }},
+      {"lstm_proj_h_n",
+       [] {
+         return std::get<1>(lstm(r({3, 2, 4}), {r({1, 2, 3}), r({1, 2, 5})},
+                                 rnn_params(4, 4, 5, 1, true, 3), true, 1, 0.0, false, false,
+                                 false));
+       }},
+      {"gru_packed_output",
+       [] {
+         return std::get<0>(gru(r({4, 4}), lengths211(), r({1, 2, 5}), rnn_params(3, 4, 5), true, 1,
+                                0.0, false, false));
+       }},
+      {"lstm_packed_h_n",
+       [] {
+         return std::get<1>(lstm(r({4, 4}), lengths211(), {r({1, 2, 5}), r({1, 2, 5})},
+                                 rnn_params(4, 4, 5), true, 1, 0.0, false, false));
+       }},
+      {"rnn_relu_packed_bidirectional_output",
+       [] {
+         return std::get<0>(rnn_relu(r({4, 4}), lengths211(), r({2, 2, 5}), rnn_params(1, 4, 5, 2),
+                                     true, 1, 0.0, false, true));
+       }},
   };
   return *m;
 }

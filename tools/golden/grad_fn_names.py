@@ -485,6 +485,61 @@ case("unsqueeze_copy", lambda: torch.unsqueeze_copy(r(3, 4), 0))
 case("view_copy", lambda: torch.view_copy(r(3, 4), (12,)))
 case("alias_copy", lambda: torch.alias_copy(r(3, 4)))
 
+# nn/rnn_functional.h: the functional recurrences (outputs and final states).
+def rnn_params(gates, input_size, hidden, dirs=1, bias=True, proj=0):
+    out = proj if proj else hidden
+    ps = []
+    for _ in range(dirs):
+        ps += [r(gates * hidden, input_size), r(gates * hidden, out)]
+        if bias:
+            ps += [r(gates * hidden), r(gates * hidden)]
+        if proj:
+            ps.append(r(proj, hidden))
+    return ps
+
+
+case("rnn_tanh_cell", lambda: torch.rnn_tanh_cell(r(3, 4), r(3, 5), r(5, 4), r(5, 5), r(5), r(5)))
+case("rnn_relu_cell_nobias", lambda: torch.rnn_relu_cell(r(3, 4), r(3, 5), r(5, 4), r(5, 5)))
+case("gru_cell", lambda: torch.gru_cell(r(3, 4), r(3, 5), r(15, 4), r(15, 5), r(15), r(15)))
+case("lstm_cell_h", lambda: torch.lstm_cell(r(3, 4), [r(3, 5), r(3, 5)], r(20, 4), r(20, 5))[0])
+case("lstm_cell_c", lambda: torch.lstm_cell(r(3, 4), [r(3, 5), r(3, 5)], r(20, 4), r(20, 5))[1])
+case("rnn_tanh_output",
+     lambda: torch.rnn_tanh(r(3, 2, 4), r(1, 2, 5), rnn_params(1, 4, 5), True, 1, 0.0, False,
+                            False, False)[0])
+case("rnn_relu_h_n",
+     lambda: torch.rnn_relu(r(3, 2, 4), r(1, 2, 5), rnn_params(1, 4, 5, bias=False), False, 1,
+                            0.0, False, False, False)[1])
+case("rnn_tanh_bidirectional_output",
+     lambda: torch.rnn_tanh(r(3, 2, 4), r(2, 2, 5), rnn_params(1, 4, 5, dirs=2), True, 1, 0.0,
+                            False, True, False)[0])
+case("gru_batch_first_output",
+     lambda: torch.gru(r(2, 3, 4), r(1, 2, 5), rnn_params(3, 4, 5), True, 1, 0.0, False, False,
+                       True)[0])
+case("gru_h_n",
+     lambda: torch.gru(r(3, 2, 4), r(1, 2, 5), rnn_params(3, 4, 5), True, 1, 0.0, False, False,
+                       False)[1])
+case("lstm_output",
+     lambda: torch.lstm(r(3, 2, 4), [r(1, 2, 5), r(1, 2, 5)], rnn_params(4, 4, 5), True, 1, 0.0,
+                        False, False, False)[0])
+case("lstm_c_n",
+     lambda: torch.lstm(r(3, 2, 4), [r(1, 2, 5), r(1, 2, 5)], rnn_params(4, 4, 5), True, 1, 0.0,
+                        False, False, False)[2])
+case("lstm_batch_first_output",
+     lambda: torch.lstm(r(2, 3, 4), [r(1, 2, 5), r(1, 2, 5)], rnn_params(4, 4, 5), True, 1, 0.0,
+                        False, False, True)[0])
+case("lstm_proj_h_n",
+     lambda: torch.lstm(r(3, 2, 4), [r(1, 2, 3), r(1, 2, 5)], rnn_params(4, 4, 5, proj=3), True,
+                        1, 0.0, False, False, False)[1])
+case("gru_packed_output",
+     lambda: torch.gru(r(4, 4), torch.tensor([2, 1, 1]), r(1, 2, 5), rnn_params(3, 4, 5), True, 1,
+                       0.0, False, False)[0])
+case("lstm_packed_h_n",
+     lambda: torch.lstm(r(4, 4), torch.tensor([2, 1, 1]), [r(1, 2, 5), r(1, 2, 5)],
+                        rnn_params(4, 4, 5), True, 1, 0.0, False, False)[1])
+case("rnn_relu_packed_bidirectional_output",
+     lambda: torch.rnn_relu(r(4, 4), torch.tensor([2, 1, 1]), r(2, 2, 5),
+                            rnn_params(1, 4, 5, dirs=2), True, 1, 0.0, False, True)[0])
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
