@@ -9,6 +9,7 @@
 #include "tensor/creation.h"
 #include "tensor/cuda/cuda.h"
 #include "tensor/device.h"
+#include "tensor/distributions.h"
 #include "tensor/dtype.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"

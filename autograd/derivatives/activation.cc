@@ -76,7 +76,10 @@ V hardswish_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   return {pass_where(x >= -3, where(x <= 3, g[0] * (x / 3 + 0.5), g[0]))};
 }
-// softshrink / hardshrink(self; lambd): zero on [-lambd, lambd].
+// softshrink / hardshrink(self; lambd): zero on [-lambd, lambd]. A NaN self
+// gets 0, as 1.13's vectorized loop ((x < -l) | (x > l)) & g; its scalar
+// loop (x >= -l && x <= l) ? 0 : g, which runs for short or non-contiguous
+// tensors, passes g there, so 1.13's own answer at NaN depends on the length.
 V shrink_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   const double l = c.double_arg(0);
