@@ -130,12 +130,10 @@ Tensor kron(const Tensor& self, const Tensor& other) {
     b_view.insert(b_view.end(), {1, b});
     out.push_back(a * b);
   }
-  // 1.13's nodes: _unsafe_view of each operand and of the product
-  // (UnsafeViewBackward0). 1.13 raises for operands it cannot view; ember
-  // copies those first.
-  const auto unsafe_view = [](const Tensor& t, IntArrayRef sizes) {
-    return detail::unsafe_view(t.contiguous(), sizes);
-  };
+  // 1.13's nodes and strides: _unsafe_view of each operand and of the
+  // product (UnsafeViewBackward0), so a transposed operand gives a
+  // transposed result. 1.13 raises for what it cannot view; ember copies.
+  using detail::unsafe_view;
   return unsafe_view(unsafe_view(self, a_view) * unsafe_view(other, b_view), out);
 }
 

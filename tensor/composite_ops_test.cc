@@ -68,6 +68,22 @@ TEST(CompositeOpsTest, Kron) {
   expect_values(tensor({1, 2}, kLong).kron(tensor({1.5f})), tensor({1.5f, 3.0f}));
 }
 
+// 1.13 views its operands and the product, so the result keeps their
+// layout (strides from 1.13: tools/parity/sweep, seed 71).
+TEST(CompositeOpsTest, KronKeepsTheOperandsLayout) {
+  const Tensor a = tensor({{0, 1, 0, 1}}, kBool);
+  const Tensor b = tensor({{1, 0}, {0, 1}}, kBool).view({4, 1});
+  const Tensor bt = tensor({1, 0, 0, 1}, kBool).view({1, 4}).t();  // [4, 1], strides (1, 4)
+  EXPECT_EQ(a.kron(bt).strides(), IntArrayRef({1, 4}));
+  expect_values(a.kron(bt), a.kron(b));
+  const Tensor x = arange(24, TensorOptions(kInt)).view({2, 4, 3}).transpose(1, 2);
+  EXPECT_EQ(x.kron(tensor(1, kInt)).strides(), IntArrayRef({12, 1, 3}));
+  expect_values(x.kron(tensor(1, kInt)), x.contiguous());
+  // Not viewable (1.13 raises): a copy.
+  const Tensor y = arange(12, TensorOptions(kInt)).view({3, 4}).t();
+  expect_values(y.kron(tensor({{1, 2}}, kInt)), y.contiguous().kron(tensor({{1, 2}}, kInt)));
+}
+
 TEST(CompositeOpsTest, NanSumAndNanMean) {
   EXPECT_TRUE(std::isnan(X().nansum().item<double>()));  // inf + -inf
   expect_values(X().nansum({1}), tensor({3.5, kNaN}, kDouble));

@@ -446,7 +446,15 @@ namespace detail {
 Tensor unsafe_view(const Tensor& t, IntArrayRef sizes) {
   return detail::record_out_op(
       "unsafe_view", Tensor(), {t},
-      [&] { return as_view(t, sizes, contiguous_strides(sizes)); }, detail::no_args);
+      [&] {
+        // t's view with `sizes` and the strides a view gets (a copy where
+        // no view exists), as a tensor of its own.
+        const Tensor v = t.reshape(sizes);
+        if (v.impl()->storage() != t.impl()->storage()) return v;
+        return Tensor(std::make_shared<TensorImpl>(t.impl()->storage(), t.dtype(), sizes,
+                                                   v.strides(), v.storage_offset()));
+      },
+      detail::no_args);
 }
 }  // namespace detail
 

@@ -6,9 +6,11 @@
 namespace ember {
 namespace detail {
 
-// PyTorch's _unsafe_view: `t`, a fresh contiguous result no one else holds,
-// seen with `sizes`; a node of its own (UnsafeViewBackward0), not a view of
-// t. For composites that end as 1.13's do (matmul's folded batch, kron).
+// PyTorch's _unsafe_view: `t` seen with `sizes` (the strides a view of t
+// gets), a node of its own (UnsafeViewBackward0), not a view of t: for a
+// fresh result no one else holds, or an operand only the composite reads
+// (matmul's folded batch, kron). Where 1.13 raises because no view exists,
+// ember copies.
 Tensor unsafe_view(const Tensor& t, IntArrayRef sizes);
 
 }  // namespace detail
