@@ -14,6 +14,10 @@
 // Note [grid_sampler as 1.13 computes it] (grid_sampler_math.h) says how
 // NaN and infinite grid values come out. Out-of-range modes raise, where
 // 1.13 passes them through unchecked.
+// On CUDA (tensor/cuda/grid_sampler.cu) the same per-point code runs one
+// thread per output point; the backward adds into grad_input atomically,
+// so, as PyTorch documents for its CUDA kernel, the order of that
+// summation (and its rounding) varies from run to run.
 //
 // Recorded as grid_sampler_2d / grid_sampler_3d (GridSampler2DBackward0 /
 // GridSampler3DBackward0); their backwards are recorded too but, as in

@@ -52,7 +52,7 @@ struct Geometry {
   int64_t interp, padding;
   bool align_corners;
   bool three_d;
-  int64_t points() const { return oD * oH * oW; }
+  EMBER_GS_HD int64_t points() const { return oD * oH * oW; }
 };
 
 template <typename T>
@@ -164,6 +164,44 @@ EMBER_GS_HD void cubic_coefficients_grad(T c[4], T t) {
   c[3] = (3 * A * x - 10 * A) * x + 8 * A;
 }
 
+// The four bilinear taps around (x, y) (nw, ne, sw, se; n: y0, w: x0), as
+// the forward and the backward both need them: the distances, the weights,
+// which taps lie inside the input, and their integer coordinates (0 for a
+// row or column with no tap inside, so nothing out of range is converted).
+template <typename T>
+struct Bilinear2d {
+  T w, e, n, s;      // x - x0, 1 - w, y - y0, 1 - n
+  T nw, ne, sw, se;  // the weights
+  bool onw, one, osw, ose;
+  int64_t ix, iy, ix1, iy1;
+  EMBER_GS_HD Bilinear2d(T x, T y, int64_t H, int64_t W) {
+    const T x0 = floor(x), y0 = floor(y);
+    w = x - x0;
+    e = 1 - w;
+    n = y - y0;
+    s = 1 - n;
+    nw = s * e;
+    ne = s * w;
+    sw = n * e;
+    se = n * w;
+    onw = in_bounds(y0, x0, H, W);
+    one = in_bounds(y0, x0 + 1, H, W);
+    osw = in_bounds(y0 + 1, x0, H, W);
+    ose = in_bounds(y0 + 1, x0 + 1, H, W);
+    ix = onw || osw ? static_cast<int64_t>(x0) : 0;
+    iy = onw || one ? static_cast<int64_t>(y0) : 0;
+    ix1 = one || ose ? static_cast<int64_t>(x0) + 1 : 0;
+    iy1 = osw || ose ? static_cast<int64_t>(y0) + 1 : 0;
+  }
+  // The taps' values in one channel p (strides sH, sW); 0 outside.
+  EMBER_GS_HD void read(const T* p, int64_t sH, int64_t sW, T* vnw, T* vne, T* vsw, T* vse) const {
+    *vnw = onw ? p[iy * sH + ix * sW] : T(0);
+    *vne = one ? p[iy * sH + ix1 * sW] : T(0);
+    *vsw = osw ? p[iy1 * sH + ix * sW] : T(0);
+    *vse = ose ? p[iy1 * sH + ix1 * sW] : T(0);
+  }
+};
+
 // One output point of grid_sampler_2d: all C channels. in: the batch's
 // input; out: the point's first channel, channels out_sC apart.
 template <typename T>
@@ -207,22 +245,11 @@ EMBER_GS_HD void sample_2d(const Geometry& g, const T* in, T gx, T gy, T* out, i
     for (int64_t c = 0; c < g.C; ++c) out[c * out_sC] = ok ? in[c * g.isC + o] : T(0);
     return;
   }
-  const T x0 = floor(x), y0 = floor(y);
-  const T w = x - x0, e = 1 - w, n = y - y0, s = 1 - n;
-  const T nw = s * e, ne = s * w, sw = n * e, se = n * w;
-  const bool onw = in_bounds(y0, x0, g.H, g.W), one = in_bounds(y0, x0 + 1, g.H, g.W);
-  const bool osw = in_bounds(y0 + 1, x0, g.H, g.W), ose = in_bounds(y0 + 1, x0 + 1, g.H, g.W);
-  const int64_t ix = onw || osw ? static_cast<int64_t>(x0) : 0;
-  const int64_t iy = onw || one ? static_cast<int64_t>(y0) : 0;
-  const int64_t ix1 = one || ose ? static_cast<int64_t>(x0) + 1 : 0;
-  const int64_t iy1 = osw || ose ? static_cast<int64_t>(y0) + 1 : 0;
+  const Bilinear2d<T> b(x, y, g.H, g.W);
   for (int64_t c = 0; c < g.C; ++c) {
-    const T* p = in + c * g.isC;
-    const T vnw = onw ? p[iy * g.isH + ix * g.isW] : T(0);
-    const T vne = one ? p[iy * g.isH + ix1 * g.isW] : T(0);
-    const T vsw = osw ? p[iy1 * g.isH + ix * g.isW] : T(0);
-    const T vse = ose ? p[iy1 * g.isH + ix1 * g.isW] : T(0);
-    out[c * out_sC] = vnw * nw + vne * ne + vsw * sw + vse * se;
+    T vnw, vne, vsw, vse;
+    b.read(in + c * g.isC, g.isH, g.isW, &vnw, &vne, &vsw, &vse);
+    out[c * out_sC] = vnw * b.nw + vne * b.ne + vsw * b.sw + vse * b.se;
   }
 }
 
@@ -282,32 +309,21 @@ EMBER_GS_HD void sample_2d_backward(const Geometry& g, const T* in, const T* gou
   T mx, my;
   const T x = lw.apply_get_grad(gx, g.padding, &mx);
   const T y = lh.apply_get_grad(gy, g.padding, &my);
-  const T x0 = floor(x), y0 = floor(y);
-  const T w = x - x0, e = 1 - w, n = y - y0, s = 1 - n;
-  const T nw = s * e, ne = s * w, sw = n * e, se = n * w;
-  const bool onw = in_bounds(y0, x0, g.H, g.W), one = in_bounds(y0, x0 + 1, g.H, g.W);
-  const bool osw = in_bounds(y0 + 1, x0, g.H, g.W), ose = in_bounds(y0 + 1, x0 + 1, g.H, g.W);
-  const int64_t ix = onw || osw ? static_cast<int64_t>(x0) : 0;
-  const int64_t iy = onw || one ? static_cast<int64_t>(y0) : 0;
-  const int64_t ix1 = one || ose ? static_cast<int64_t>(x0) + 1 : 0;
-  const int64_t iy1 = osw || ose ? static_cast<int64_t>(y0) + 1 : 0;
+  const Bilinear2d<T> b(x, y, g.H, g.W);
   T sx = 0, sy = 0;
   for (int64_t c = 0; c < g.C; ++c) {
     const T go = gout[c * gout_sC];
     if (gin != nullptr) {
       T* q = gin + c * HW;
-      if (onw) add(q + iy * g.W + ix, go * nw);
-      if (one) add(q + iy * g.W + ix1, go * ne);
-      if (osw) add(q + iy1 * g.W + ix, go * sw);
-      if (ose) add(q + iy1 * g.W + ix1, go * se);
+      if (b.onw) add(q + b.iy * g.W + b.ix, go * b.nw);
+      if (b.one) add(q + b.iy * g.W + b.ix1, go * b.ne);
+      if (b.osw) add(q + b.iy1 * g.W + b.ix, go * b.sw);
+      if (b.ose) add(q + b.iy1 * g.W + b.ix1, go * b.se);
     }
-    const T* p = in + c * g.isC;
-    const T vnw = onw ? p[iy * g.isH + ix * g.isW] : T(0);
-    const T vne = one ? p[iy * g.isH + ix1 * g.isW] : T(0);
-    const T vsw = osw ? p[iy1 * g.isH + ix * g.isW] : T(0);
-    const T vse = ose ? p[iy1 * g.isH + ix1 * g.isW] : T(0);
-    sx = sx + ((vne - vnw) * s + (vse - vsw) * n) * go;
-    sy = sy + ((vsw - vnw) * e + (vse - vne) * w) * go;
+    T vnw, vne, vsw, vse;
+    b.read(in + c * g.isC, g.isH, g.isW, &vnw, &vne, &vsw, &vse);
+    sx = sx + ((vne - vnw) * b.s + (vse - vsw) * b.n) * go;
+    sy = sy + ((vsw - vnw) * b.e + (vse - vne) * b.w) * go;
   }
   ggrid[0] = sx * mx;
   ggrid[1] = sy * my;
@@ -379,6 +395,24 @@ EMBER_GS_HD bool in_bounds_3d(T z, T y, T x, int64_t D, int64_t H, int64_t W) {
   return in_bounds(y, x, H, W) && z >= T(0) && z <= static_cast<T>(D - 1);
 }
 
+// The eight trilinear corners from (x0, y0, z0) in ATen's order (bit 0: x1,
+// bit 1: y1, bit 2: z1): which lie inside, their offsets in the input (by
+// its strides) and, when goff is given, in a contiguous [D, H, W]; 0 for a
+// corner outside.
+template <typename T>
+EMBER_GS_HD void corners_3d(const Geometry& g, T x0, T y0, T z0, bool ok[8], int64_t off[8],
+                            int64_t* goff) {
+  for (int k = 0; k < 8; ++k) {
+    const T cx = (k & 1) ? x0 + 1 : x0, cy = (k & 2) ? y0 + 1 : y0, cz = (k & 4) ? z0 + 1 : z0;
+    ok[k] = in_bounds_3d(cz, cy, cx, g.D, g.H, g.W);
+    const int64_t ix = ok[k] ? static_cast<int64_t>(cx) : 0,
+                  iy = ok[k] ? static_cast<int64_t>(cy) : 0,
+                  iz = ok[k] ? static_cast<int64_t>(cz) : 0;
+    off[k] = iz * g.isD + iy * g.isH + ix * g.isW;
+    if (goff != nullptr) goff[k] = (iz * g.H + iy) * g.W + ix;
+  }
+}
+
 template <typename T>
 EMBER_GS_HD void sample_3d(const Geometry& g, const T* in, T gx, T gy, T gz, T* out,
                            int64_t out_sC) {
@@ -408,13 +442,7 @@ EMBER_GS_HD void sample_3d(const Geometry& g, const T* in, T gx, T gy, T gz, T* 
   wt[7] = (x - x0) * (y - y0) * (z - z0);
   bool ok[8];
   int64_t off[8];
-  for (int k = 0; k < 8; ++k) {
-    const T cx = (k & 1) ? x1 : x0, cy = (k & 2) ? y1 : y0, cz = (k & 4) ? z1 : z0;
-    ok[k] = in_bounds_3d(cz, cy, cx, g.D, g.H, g.W);
-    off[k] = ok[k] ? static_cast<int64_t>(cz) * g.isD + static_cast<int64_t>(cy) * g.isH +
-                         static_cast<int64_t>(cx) * g.isW
-                   : 0;
-  }
+  corners_3d(g, x0, y0, z0, ok, off, static_cast<int64_t*>(nullptr));
   for (int64_t c = 0; c < g.C; ++c) {
     const T* p = in + c * g.isC;
     T acc = 0;
@@ -452,15 +480,7 @@ EMBER_GS_HD void sample_3d_backward(const Geometry& g, const T* in, const T* gou
   const T sgn[2] = {-1, 1};
   bool ok[8];
   int64_t off[8], goff[8];
-  for (int k = 0; k < 8; ++k) {
-    const T cx = (k & 1) ? x1 : x0, cy = (k & 2) ? y1 : y0, cz = (k & 4) ? z1 : z0;
-    ok[k] = in_bounds_3d(cz, cy, cx, g.D, g.H, g.W);
-    const int64_t ix = ok[k] ? static_cast<int64_t>(cx) : 0,
-                  iy = ok[k] ? static_cast<int64_t>(cy) : 0,
-                  iz = ok[k] ? static_cast<int64_t>(cz) : 0;
-    off[k] = iz * g.isD + iy * g.isH + ix * g.isW;
-    goff[k] = (iz * g.H + iy) * g.W + ix;
-  }
+  corners_3d(g, x0, y0, z0, ok, off, goff);
   T sx = 0, sy = 0, sz = 0;
   for (int64_t c = 0; c < g.C; ++c) {
     const T go = gout[c * gout_sC];
