@@ -1020,6 +1020,16 @@ std::vector<Case> cases() {
          return V{leaf(r({2, 2, 3, 2})).transpose(2, 3), leaf(r({2, 3, 2, 2})), leaf(r({3})),
                   leaf(r({2, 1, 2}))};
        }},
+      // conv_tbc: padding that widens, crops (negative) and a tap that
+      // reaches nothing; second order through conv_tbc_backward's ops.
+      {"conv_tbc",
+       [](const V& x) {
+         return V{conv_tbc(x[0], x[1], x[2], 1), conv_tbc(x[0], x[1].narrow(0, 0, 2), x[2], -1),
+                  conv_tbc(x[0].narrow(0, 0, 1), x[1], x[2], 1), conv_tbc(x[0], x[1], x[2], 4)};
+       },
+       [] {
+         return V{leaf(r({2, 4, 3})).transpose(0, 1), leaf(r({3, 3, 2})), leaf(r({2}))};
+       }},
       // Batch/layer norm, second order too (Note [Norm statistics under
       // create_graph] in autograd/derivatives/nn.cc).
       {"native_batch_norm",

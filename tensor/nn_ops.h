@@ -54,6 +54,18 @@ Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& b
                       IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                       IntArrayRef dilation, int64_t groups);
 
+// conv_tbc (conv_tbc.cc): input [time, batch, in], weight [kw, in, out],
+// bias [out]; output [time - kw + 1 + 2 pad, batch, out], as 1.13's
+// (pad may be negative). Integer dtypes work where addmm does. Deviations:
+// a non-contiguous input is read as is (1.13 raises view's error), and
+// conv_tbc_backward is made of differentiable ops, so its gradients can be
+// differentiated again (1.13 has no derivative for it).
+Tensor conv_tbc(const Tensor& self, const Tensor& weight, const Tensor& bias, int64_t pad = 0);
+// (grad_input, grad_weight, grad_bias) for conv_tbc's grad_output `self`.
+std::tuple<Tensor, Tensor, Tensor> conv_tbc_backward(const Tensor& self, const Tensor& input,
+                                                     const Tensor& weight, const Tensor& bias,
+                                                     int64_t pad);
+
 // --- pooling (pool.cc): input [N, C, H, W] or [C, H, W] ------------------------
 // kernel_size/stride/padding/dilation: one value or (H, W); stride empty:
 // the kernel size. The defaults are ATen's, so libtorch's

@@ -288,6 +288,12 @@ V batch_norm_bw(const C& c, const V& g) {
   return r;
 }
 
+// conv_tbc(self, weight, bias; pad): 1.13's conv_tbc_backward, all three.
+V conv_tbc_bw(const C& c, const V& g) {
+  auto [gi, gw, gb] = conv_tbc_backward(g[0], c.input(0), c.input(1), c.input(2), c.int_arg(0));
+  return {gi, gw, gb};
+}
+
 // native_layer_norm(input, weight, bias; normalized_shape, eps) -> (out, mean, rstd)
 V layer_norm_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
@@ -549,6 +555,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"convolution_backward", "ConvolutionBackwardBackward0", kSaveAll, false,
      convolution_backward_bw, /*undefined_grads=*/true},
     {"conv_transpose", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, conv_transpose_bw},
+    {"conv_tbc", "ConvTbcBackward0", kSaveAll, false, conv_tbc_bw},
     {"max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", 0, true, max_pool2d_bw},
     {"max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", kSaveOther, false,
      max_pool2d_backward_bw},

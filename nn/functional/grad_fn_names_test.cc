@@ -438,6 +438,7 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return F::conv_transpose2d(r({1, 2, 3, 3}), r({2, 3, 2, 2}));
        }},
+      {"conv_tbc", [] { return conv_tbc(r({4, 2, 3}), r({2, 3, 5}), r({5}), 1); }},
       {"convolution_backward",
        [] {
          return grad_of([](const Tensor& x) { return F::conv2d(x, r({2, 1, 2, 2})); },

@@ -204,6 +204,7 @@ case("outer", lambda: torch.outer(r(3), r(2)))
 # nn.cc
 case("conv1d", lambda: F.conv1d(r(1, 2, 5), r(3, 2, 2), r(3)))
 case("conv_transpose2d", lambda: F.conv_transpose2d(r(1, 2, 3, 3), r(2, 3, 2, 2)))
+case("conv_tbc", lambda: torch.conv_tbc(r(4, 2, 3), r(2, 3, 5), r(5), 1))
 case("convolution_backward", lambda: grad_of(lambda x: F.conv2d(x, r(2, 1, 2, 2)),
                                              r(1, 1, 3, 3), r(1, 2, 2, 2)))
 case("max_pool2d_with_indices_backward",
