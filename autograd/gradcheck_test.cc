@@ -819,10 +819,20 @@ std::vector<Case> cases() {
        [] { return V{rt(3, 4)}; }},
       // --- nn ops, and their backward kernels as ops of their own (Note
       // [Differentiable backward kernels] in tensor/nn_ops.h) ---
+      // native_group_norm's mean and rstd are differentiable too; input of
+      // any shape read as [N, C, HxW].
       {"native_group_norm",
        [](const V& x) {
+         auto [out, mean, rstd] = native_group_norm(x[0], x[1], Tensor(), 2, 4, 6, 2, 1e-5);
+         auto [out2, mean2, rstd2] =
+             native_group_norm(x[0].reshape({4, 12}), Tensor(), x[2], 2, 4, 6, 4, 1e-5);
          return V{F::group_norm(x[0], F::GroupNormFuncOptions(2).weight(x[1]).bias(x[2])),
-                  F::group_norm(x[0].transpose(2, 3), F::GroupNormFuncOptions(4))};
+                  F::group_norm(x[0].transpose(2, 3), F::GroupNormFuncOptions(4)),
+                  out,
+                  mean,
+                  rstd,
+                  out2,
+                  mean2 * rstd2};
        },
        [] {
          return V{leaf(r({2, 4, 3, 2})), leaf(r({4})), leaf(r({4}))};

@@ -150,6 +150,14 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
                                                      const Tensor& weight, const Tensor& bias,
                                                      double eps);
 
+// (output, mean, rstd) of the group norm of input read as [N, C, HxW]
+// (input.numel() == N * C * HxW; any shape, as 1.13), C channels in `group`
+// groups; weight/bias [C] or undefined. mean and rstd are [N, group] in
+// input's dtype. float, double and bfloat16 (and half off the CPU), as
+// 1.13's kernels.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const Tensor& weight,
+                                                     const Tensor& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps);
 // --- embedding (embedding.cc) ---------------------------------------------------------
 // weight[indices]; padding_idx < 0: none. Rows at padding_idx get no gradient.
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);

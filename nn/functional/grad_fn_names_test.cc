@@ -148,6 +148,10 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return F::group_norm(r({2, 4, 3}),
                               F::GroupNormFuncOptions(2).weight(r({4})).bias(r({4})));
        }},
+      {"native_group_norm_rstd",
+       [] {
+         return std::get<2>(native_group_norm(r({2, 4, 3}), r({4}), Tensor(), 2, 4, 3, 2, 1e-5));
+       }},
       {"layer_norm",
        [] {
          return F::layer_norm(r({2, 3}), F::LayerNormFuncOptions({3}));
