@@ -1040,6 +1040,22 @@ std::vector<Case> cases() {
        [] {
          return V{leaf(r({2, 4, 3})).transpose(0, 1), leaf(r({3, 3, 2})), leaf(r({2}))};
        }},
+      // Weight norm's fused node over the first and last dims (second order:
+      // norms recomputed under create_graph), and _weight_norm's dispatch.
+      // norm_except_dim(v, pow, -1): libtorch's norm.Scalar (NormBackward0).
+      {"norm_scalar", [](const V& x) { return V{norm_except_dim(x[0], 3, -1)}; },
+       [] { return V{rt(3, 2)}; }},
+      {"_weight_norm_interface",
+       [](const V& x) {
+         return V{std::get<0>(_weight_norm_interface(x[0], x[1], 0)),
+                  std::get<0>(_weight_norm_interface(x[0], x[2], 2)),
+                  _weight_norm(x[0], x[1].reshape({3, 1, 1}), 0), _weight_norm(x[0], x[3], 1),
+                  norm_except_dim(x[0], 3, 1)};
+       },
+       [] {
+         return V{leaf(r({3, 4, 2})), leaf(r({3}) + 2), leaf(r({1, 1, 2}) + 2),
+                  leaf(r({1, 4, 1}) + 2)};
+       }},
       // Batch/layer norm, second order too (Note [Norm statistics under
       // create_graph] in autograd/derivatives/nn.cc).
       {"native_batch_norm",

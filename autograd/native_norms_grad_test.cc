@@ -1,9 +1,12 @@
-// The gradients of native_group_norm (all three outputs) against PyTorch
+// The gradients of native_group_norm (all three outputs), _weight_norm and
+// _weight_norm_interface against PyTorch
 // 1.13's (tools/golden/native_norms.py; forward values in
 // tensor/native_norms_test.cc, the formulas against finite differences in
 // gradcheck_test.cc).
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
@@ -63,6 +66,33 @@ TEST(NativeGroupNormGrad, OneNodeForAllOutputs) {
   EXPECT_EQ(out.grad_fn()->name(), "NativeGroupNormBackward0");
   EXPECT_EQ(mean.grad_fn(), out.grad_fn());
   EXPECT_EQ(rstd.grad_fn(), out.grad_fn());
+}
+
+TEST(WeightNormGrad, MatchesPyTorch) {
+  for (auto [dtn, dt] : {std::pair<std::string, ScalarType>{"f32", kFloat}, {"f64", kDouble}}) {
+    const std::vector<std::pair<int64_t, std::vector<int64_t>>> cases = {
+        {0, {3, 1, 1}}, {2, {1, 1, 2}}, {1, {1, 4, 1}}, {-1, {}}};
+    for (const auto& [dim, gshape] : cases) {
+      Tensor v = make_input({3, 4, 2}, dt, 1).requires_grad_();
+      Tensor g = (make_input(gshape, dt, 5) + 2).detach().requires_grad_();
+      const Tensor w = _weight_norm(v, g, dim);
+      (w * make_input(w.sizes(), dt, 7)).sum().backward();
+      const std::string base = "wn/" + dtn + "/d" + std::to_string(dim);
+      expect_golden(v.grad(), base + "/grad_v");
+      expect_golden(g.grad(), base + "/grad_g");
+    }
+    for (const auto& [dim, gshape] :
+         std::vector<std::pair<int64_t, std::vector<int64_t>>>{{0, {3}}, {2, {1, 1, 2}}}) {
+      Tensor v = make_input({3, 4, 2}, dt, 1).requires_grad_();
+      Tensor g = (make_input(gshape, dt, 5) + 2).detach().requires_grad_();
+      auto [w, norms] = _weight_norm_interface(v, g, dim);
+      EXPECT_FALSE(norms.requires_grad());
+      (w * make_input(w.sizes(), dt, 7)).sum().backward();
+      const std::string base = "wni/" + dtn + "/d" + std::to_string(dim);
+      expect_golden(v.grad(), base + "/grad_v");
+      expect_golden(g.grad(), base + "/grad_g");
+    }
+  }
 }
 
 }  // namespace

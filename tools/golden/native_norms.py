@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What PyTorch 1.13 gives for tensor/native_norms_test.cc's cases:
-native_group_norm (output, mean, rstd and the gradients of each), and its
-errors. Run with Debian's PyTorch: /usr/bin/python3 tools/golden/native_norms.py
+native_group_norm (output, mean, rstd and the gradients of each),
+norm_except_dim, _weight_norm and _weight_norm_interface (values and
+gradients), and their errors. Run with Debian's PyTorch: /usr/bin/python3 tools/golden/native_norms.py
 Writes tensor/testdata/native_norms_golden.inc and native_norms_errors_golden.inc."""
 import torch
 
@@ -54,6 +55,46 @@ e.err("gn numel", lambda: aten.native_group_norm(x, w, None, 2, 4, 4, 2, 1e-5))
 e.err("gn long", lambda: aten.native_group_norm(x.long(), None, None, 2, 4, 3, 2, 1e-5))
 e.err("gn half", lambda: aten.native_group_norm(x.half(), None, None, 2, 4, 3, 2, 1e-5))
 e.err("gn weight dtype", lambda: aten.native_group_norm(x.double(), w, None, 2, 4, 3, 2, 1e-5))
+
+# --- norm_except_dim, _weight_norm, _weight_norm_interface ---
+for dtn, dt in (("f32", torch.float32), ("f64", torch.float64)):
+    v = mk([3, 4, 2], dt, 1)
+    for pw in (2, 1, 3, 0):
+        for dim in (0, 1, 2, -1, -2):
+            g.add("ned/%s/p%d/d%d" % (dtn, pw, dim), torch.norm_except_dim(v, pw, dim))
+    g.add("ned/%s/t" % dtn, torch.norm_except_dim(v.transpose(0, 2), 2, 0))
+    for dim, gshape in ((0, [3, 1, 1]), (2, [1, 1, 2]), (1, [1, 4, 1]), (-1, [])):
+        vs = v.clone().requires_grad_()
+        gs = (mk(gshape, dt, 5) + 2).requires_grad_()
+        w = torch._weight_norm(vs, gs, dim)
+        base = "wn/%s/d%d" % (dtn, dim)
+        g.add(base + "/w", w)
+        (w * mk(list(w.shape), dt, 7)).sum().backward()
+        g.add(base + "/grad_v", vs.grad)
+        g.add(base + "/grad_g", gs.grad)
+    for dim, gshape in ((0, [3]), (2, [1, 1, 2])):
+        vs = v.clone().requires_grad_()
+        gs = (mk(gshape, dt, 5) + 2).requires_grad_()
+        w, n = aten._weight_norm_interface(vs, gs, dim)
+        base = "wni/%s/d%d" % (dtn, dim)
+        g.add(base + "/w", w)
+        g.add(base + "/norms", n)
+        (w * mk(list(w.shape), dt, 7)).sum().backward()
+        g.add(base + "/grad_v", vs.grad)
+        g.add(base + "/grad_g", gs.grad)
+w, n = aten._weight_norm_interface(mk([3, 4], torch.bfloat16, 1), mk([3, 1], torch.bfloat16, 5) + 2, 0)
+g.add("wni/bf16/w", w)
+g.add("wni/bf16/norms", n)
+
+v = mk([3, 4])
+e.err("ned dim", lambda: torch.norm_except_dim(v, 2, 2))
+e.err("ned int", lambda: torch.norm_except_dim(v.int(), 2, 0))
+e.err("ned 0d", lambda: torch.norm_except_dim(torch.tensor(2.), 2, 0))
+e.err("wni dim", lambda: aten._weight_norm_interface(v, mk([3, 1]), -1))
+e.err("wni dtype", lambda: aten._weight_norm_interface(v, mk([3, 1]).double(), 0))
+e.err("wni int", lambda: aten._weight_norm_interface(v.int(), mk([3, 1]).int(), 0))
+e.err("wn dtype", lambda: torch._weight_norm(v, mk([3, 1]).double(), 0))
+e.err("wn 0d", lambda: torch._weight_norm(torch.tensor(2.), torch.tensor(3.), 0))
 
 g.write()
 e.write()
