@@ -826,10 +826,20 @@ std::vector<Case> cases() {
        [] { return V{rt(3, 4)}; }},
       // --- nn ops, and their backward kernels as ops of their own (Note
       // [Differentiable backward kernels] in tensor/nn_ops.h) ---
+      // native_group_norm's mean and rstd are differentiable too; input of
+      // any shape read as [N, C, HxW].
       {"native_group_norm",
        [](const V& x) {
+         auto [out, mean, rstd] = native_group_norm(x[0], x[1], Tensor(), 2, 4, 6, 2, 1e-5);
+         auto [out2, mean2, rstd2] =
+             native_group_norm(x[0].reshape({4, 12}), Tensor(), x[2], 2, 4, 6, 4, 1e-5);
          return V{F::group_norm(x[0], F::GroupNormFuncOptions(2).weight(x[1]).bias(x[2])),
-                  F::group_norm(x[0].transpose(2, 3), F::GroupNormFuncOptions(4))};
+                  F::group_norm(x[0].transpose(2, 3), F::GroupNormFuncOptions(4)),
+                  out,
+                  mean,
+                  rstd,
+                  out2,
+                  mean2 * rstd2};
        },
        [] {
          return V{leaf(r({2, 4, 3, 2})), leaf(r({4})), leaf(r({4}))};
@@ -1026,6 +1036,32 @@ std::vector<Case> cases() {
        [] {
          return V{leaf(r({2, 2, 3, 2})).transpose(2, 3), leaf(r({2, 3, 2, 2})), leaf(r({3})),
                   leaf(r({2, 1, 2}))};
+       }},
+      // conv_tbc: padding that widens, crops (negative) and a tap that
+      // reaches nothing; second order through conv_tbc_backward's ops.
+      {"conv_tbc",
+       [](const V& x) {
+         return V{conv_tbc(x[0], x[1], x[2], 1), conv_tbc(x[0], x[1].narrow(0, 0, 2), x[2], -1),
+                  conv_tbc(x[0].narrow(0, 0, 1), x[1], x[2], 1), conv_tbc(x[0], x[1], x[2], 4)};
+       },
+       [] {
+         return V{leaf(r({2, 4, 3})).transpose(0, 1), leaf(r({3, 3, 2})), leaf(r({2}))};
+       }},
+      // Weight norm's fused node over the first and last dims (second order:
+      // norms recomputed under create_graph), and _weight_norm's dispatch.
+      // norm_except_dim(v, pow, -1): libtorch's norm.Scalar (NormBackward0).
+      {"norm_scalar", [](const V& x) { return V{norm_except_dim(x[0], 3, -1)}; },
+       [] { return V{rt(3, 2)}; }},
+      {"_weight_norm_interface",
+       [](const V& x) {
+         return V{std::get<0>(_weight_norm_interface(x[0], x[1], 0)),
+                  std::get<0>(_weight_norm_interface(x[0], x[2], 2)),
+                  _weight_norm(x[0], x[1].reshape({3, 1, 1}), 0), _weight_norm(x[0], x[3], 1),
+                  norm_except_dim(x[0], 3, 1)};
+       },
+       [] {
+         return V{leaf(r({3, 4, 2})), leaf(r({3}) + 2), leaf(r({1, 1, 2}) + 2),
+                  leaf(r({1, 4, 1}) + 2)};
        }},
       // Batch/layer norm, second order too (Note [Norm statistics under
       // create_graph] in autograd/derivatives/nn.cc).

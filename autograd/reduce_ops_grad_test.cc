@@ -83,6 +83,15 @@ TEST(ReduceOpsGrad, IgammaInXOnly) {
 TEST(ReduceOpsGrad, HistogramRecordsNothing) {
   const Tensor h = tensor({1.0f, 2.0f}).requires_grad_();
   EXPECT_FALSE(std::get<0>(histogram(h, 3)).requires_grad());
+  // histogramdd is not differentiable in 1.13 either (Note [One histogram]).
+  const Tensor p = tensor({1.0f, 2.0f, 0.5f, 3.0f}).view({2, 2}).requires_grad_();
+  auto [hist, edges] = histogramdd(p, 2);
+  EXPECT_FALSE(hist.requires_grad());
+  EXPECT_FALSE(edges[1].requires_grad());
+  const Tensor b = tensor({0.0f, 4.0f}).requires_grad_();
+  auto [hist_t, edges_t] = histogramdd(p, TensorList{b, b});
+  EXPECT_FALSE(hist_t.requires_grad());
+  EXPECT_FALSE(edges_t[0].requires_grad());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "tensor/autograd_hook.h"
@@ -410,5 +411,96 @@ Tensor Tensor::bitwise_and(const Scalar& other) const { return ::ember::bitwise_
 Tensor Tensor::bitwise_or(const Scalar& other) const { return ::ember::bitwise_or(*this, other); }
 Tensor Tensor::bitwise_xor(const Scalar& other) const { return ::ember::bitwise_xor(*this, other); }
 Tensor Tensor::positive() const { return ::ember::positive(*this); }
+
+// --- norm_except_dim / weight norm --------------------------------------------------
+
+namespace detail {
+Tensor norm_except_dim(const Tensor& v, double pow, int64_t dim) {
+  if (dim == -1) {
+    // libtorch's at::norm(v, pow) (norm.Scalar: NormBackward0, where ember's
+    // norm records Python's norm.ScalarOpt_dim, NormBackward1).
+    return record_out_op(
+        "norm_scalar", Tensor(), {v}, [&] { return v.norm(pow); },
+        [&] {
+          return OpArgs{Scalar(pow), DimVector(), Scalar(false)};
+        });
+  }
+  if (dim == 0) {
+    const int64_t n = v.size(0);
+    std::vector<int64_t> output_size(v.dim(), 1);
+    output_size[0] = n;
+    return v.contiguous().view({n, -1}).norm(pow, {1}).view(output_size);
+  }
+  const int64_t last = v.dim() - 1;
+  if (dim == last) {
+    std::vector<int64_t> output_size(v.dim(), 1);
+    output_size[last] = v.size(last);
+    return v.contiguous().view({-1, v.size(last)}).norm(pow, {0}).view(output_size);
+  }
+  return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim);
+}
+}  // namespace detail
+
+Tensor norm_except_dim(const Tensor& v, int64_t pow, int64_t dim) {
+  return detail::norm_except_dim(v, static_cast<double>(pow), dim);
+}
+
+Tensor _weight_norm(const Tensor& v_in, const Tensor& g_in, int64_t dim) {
+  EMBER_CHECK(v_in.device() == g_in.device(),
+              "weight_norm: expected v_in and g_in to be on the same device, but v_in is on ",
+              v_in.device().str(), " and g_in is on ", g_in.device().str());
+  const Tensor v = v_in.contiguous(), g = g_in.contiguous();
+  const bool has_half = v.dtype() == kHalf || g.dtype() == kHalf;
+  if (!has_half && (dim == 0 || dim == v.dim() - 1)) {
+    return std::get<0>(_weight_norm_interface(v, g, dim));
+  }
+  return v * (g / norm_except_dim(v, 2, dim));
+}
+
+std::tuple<Tensor, Tensor> _weight_norm_interface(const Tensor& v, const Tensor& g, int64_t dim) {
+  EMBER_CHECK(dim == 0 || dim == v.dim() - 1,
+              "dim == 0 || dim == v.dim() - 1 INTERNAL ASSERT FAILED at "
+              "\"./aten/src/ATen/native/cpu/WeightNormKernel.cpp\":401, please report a bug to "
+              "PyTorch. fused kernels can only be applied for first or last dim");
+  const int64_t n = v.size(dim);
+  const ScalarType dt = v.dtype();
+  if (dt != kFloat && dt != kDouble && dt != kBFloat16) {
+    detail::throw_not_implemented("weight_norm_kernel", dt);
+  }
+  EMBER_CHECK(g.dtype() == dt || (dt == kBFloat16 && g.dtype() == kFloat), "expected scalar type ",
+              scalar_type_name(dt), " but found ", scalar_type_name(g.dtype()));
+  EMBER_CHECK(g.numel() == n, "_weight_norm_interface: expected g to have v.size(", dim, ") = ", n,
+              " elements, but got g of shape ", detail::sizes_str(g.sizes()));
+  std::vector<int64_t> bcast(v.dim(), 1);
+  bcast[dim] = n;
+  // 1.13 keeps the norms in float for bfloat16 g, and computes in float.
+  const ScalarType acc = dt == kBFloat16 ? kFloat : dt;
+  detail::OpScope scope(v, g);
+  const Tensor va = v.to(acc);
+  const Tensor norms = detail::norm_except_dim(va, 2.0, dim);
+  const Tensor w = (va * (g.reshape(bcast).to(acc) / norms)).to(dt);
+  const Tensor norms_out = norms.reshape(g.sizes()).to(g.dtype() == kBFloat16 ? kFloat : g.dtype());
+  if (scope.active()) scope.record("_weight_norm_interface", {v, g}, {w, norms_out}, {Scalar(dim)});
+  return {w, norms_out};
+}
+
+std::tuple<Tensor, Tensor> _weight_norm_interface_backward(const Tensor& grad_w,
+                                                           const Tensor& saved_v,
+                                                           const Tensor& saved_g,
+                                                           const Tensor& saved_norms, int64_t dim) {
+  const int64_t last = saved_v.dim() - 1;
+  EMBER_CHECK(dim == 0 || dim == last, "Expected dim to be the first or last dimension");
+  std::vector<int64_t> bcast(saved_v.dim(), 1);
+  bcast[dim] = saved_v.size(dim);
+  const Tensor norms = saved_norms.to(saved_g.dtype()).reshape(bcast);
+  const Tensor gv = grad_w * saved_v;
+  const Tensor sums = (dim == 0 ? gv.reshape({saved_v.size(0), -1}).sum({1})
+                                : gv.reshape({-1, saved_v.size(last)}).sum({0}))
+                          .view(bcast);
+  const Tensor grad_v =
+      (saved_g.reshape(bcast) / norms) * (grad_w - saved_v * (sums / (norms * norms)));
+  const Tensor grad_g = (sums / norms).reshape(saved_g.sizes());
+  return {grad_v, grad_g};
+}
 
 }  // namespace ember

@@ -12,6 +12,7 @@
 // tools/golden/composite_ops.py made them).
 
 #include <optional>
+#include <tuple>
 
 #include "tensor/tensor.h"
 
@@ -84,6 +85,35 @@ Tensor heaviside(const Tensor& self, const Tensor& values);
 // sign() for real dtypes; positive() is self (bool refused, as `+x`).
 Tensor sgn(const Tensor& self);
 Tensor positive(const Tensor& self);
+
+// The `pow`-norm of v over every dim but `dim`, with v's rank (size 1
+// elsewhere); dim = -1 is the norm of all of v (a scalar), not the last
+// dim, as 1.13's. Other negative dims count from the end.
+Tensor norm_except_dim(const Tensor& v, int64_t pow = 2, int64_t dim = 0);
+
+// Weight normalization: v * (g / norm_except_dim(v, 2, dim)). As 1.13 on
+// the CPU, dim 0 and the last dim (without half inputs) go through
+// _weight_norm_interface (node WeightNormInterfaceBackward0), other dims
+// through the composition (MulBackward0).
+Tensor _weight_norm(const Tensor& v, const Tensor& g, int64_t dim = 0);
+// (w, norms) for dim 0 or v's last dim: w = v * g / ||v|| (norms over every
+// dim but dim, shaped as g, float for bfloat16 g). g has v.size(dim)
+// elements (1.13's CPU kernel reads past a smaller g; ember raises). norms
+// is not differentiable.
+std::tuple<Tensor, Tensor> _weight_norm_interface(const Tensor& v, const Tensor& g,
+                                                  int64_t dim = 0);
+// WeightNormInterfaceBackward0's formula (1.13's
+// _weight_norm_differentiable_backward): (grad_v, grad_g) from w's
+// gradient, norms as _weight_norm_interface returned them.
+std::tuple<Tensor, Tensor> _weight_norm_interface_backward(const Tensor& grad_w,
+                                                           const Tensor& saved_v,
+                                                           const Tensor& saved_g,
+                                                           const Tensor& saved_norms, int64_t dim);
+
+namespace detail {
+// norm_except_dim with a real `pow` (nn::utils::norm_except_dim's).
+Tensor norm_except_dim(const Tensor& v, double pow, int64_t dim);
+}  // namespace detail
 
 }  // namespace ember
 

@@ -54,6 +54,18 @@ Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& b
                       IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                       IntArrayRef dilation, int64_t groups);
 
+// conv_tbc (conv_tbc.cc): input [time, batch, in], weight [kw, in, out],
+// bias [out]; output [time - kw + 1 + 2 pad, batch, out], as 1.13's
+// (pad may be negative). Integer dtypes work where addmm does. Deviations:
+// a non-contiguous input is read as is (1.13 raises view's error), and
+// conv_tbc_backward is made of differentiable ops, so its gradients can be
+// differentiated again (1.13 has no derivative for it).
+Tensor conv_tbc(const Tensor& self, const Tensor& weight, const Tensor& bias, int64_t pad = 0);
+// (grad_input, grad_weight, grad_bias) for conv_tbc's grad_output `self`.
+std::tuple<Tensor, Tensor, Tensor> conv_tbc_backward(const Tensor& self, const Tensor& input,
+                                                     const Tensor& weight, const Tensor& bias,
+                                                     int64_t pad);
+
 // --- pooling (pool.cc): input [N, C, H, W] or [C, H, W] ------------------------
 // kernel_size/stride/padding/dilation: one value or (H, W); stride empty:
 // the kernel size. The defaults are ATen's, so libtorch's
@@ -138,6 +150,14 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
                                                      const Tensor& weight, const Tensor& bias,
                                                      double eps);
 
+// (output, mean, rstd) of the group norm of input read as [N, C, HxW]
+// (input.numel() == N * C * HxW; any shape, as 1.13), C channels in `group`
+// groups; weight/bias [C] or undefined. mean and rstd are [N, group] in
+// input's dtype. float, double and bfloat16 (and half off the CPU), as
+// 1.13's kernels.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const Tensor& weight,
+                                                     const Tensor& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps);
 // --- embedding (embedding.cc) ---------------------------------------------------------
 // weight[indices]; padding_idx < 0: none. Rows at padding_idx get no gradient.
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);

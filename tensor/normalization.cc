@@ -1,8 +1,9 @@
-// native_batch_norm and native_layer_norm: forward composed of public ops
+// native_batch_norm, native_layer_norm and native_group_norm: forward composed of public ops
 // inside the op's scope (one NativeBatchNormBackward0 /
 // NativeLayerNormBackward0 node); the backward formulas are in
 // autograd/derivatives/nn.cc.
 #include <atomic>
+#include <string>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "tensor/autocast.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/batch_norm_kernels.h"
+#include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/layer_norm_kernels.h"
@@ -233,6 +235,59 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
   if (scope.active()) {
     scope.record("native_layer_norm", {input, weight, bias}, {out, mean, rstd},
                  {DimVector(normalized_shape.begin(), normalized_shape.end()), Scalar(eps)});
+  }
+  return {out, mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const Tensor& weight,
+                                                     const Tensor& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps) {
+  EMBER_CHECK(group > 0, "Expected num groups to be greater than 0, got ", group);
+  EMBER_CHECK(C % group == 0,
+              "Expected number of channels in input to be divisible by num_groups, but got input "
+              "of shape [",
+              absl::StrJoin(input.sizes(), ", "), "] and num_groups=", group);
+  // 1.13's bias message prints weight's shape ([0] when there is no weight).
+  const std::string weight_shape =
+      weight.defined() ? absl::StrCat("[", absl::StrJoin(weight.sizes(), ", "), "]") : "[0]";
+  auto check_affine = [&](const Tensor& t, const char* name) {
+    EMBER_CHECK(!t.defined() || (t.dim() == 1 && t.numel() == C), "Expected ", name,
+                " to be a vector of size equal to the number of channels in input, but got ", name,
+                " of shape ", weight_shape, " and input of shape [",
+                absl::StrJoin(input.sizes(), ", "), "]");
+  };
+  check_affine(weight, "weight");
+  check_affine(bias, "bias");
+  const ScalarType dt = input.dtype();
+  // 1.13's CUDA kernel also takes half.
+  if (dt != kFloat && dt != kDouble && dt != kBFloat16 && (dt != kHalf || input.is_cpu())) {
+    detail::throw_not_implemented("GroupNormKernelImpl", dt);
+  }
+  EMBER_CHECK(input.numel() == N * C * HxW,
+              "Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error "
+              "message be improved?  If so, please report an enhancement request to PyTorch.)");
+  for (const Tensor* t : {&weight, &bias}) {
+    EMBER_CHECK(!t->defined() || t->dtype() == dt, "expected scalar type ", scalar_type_name(dt),
+                " but found ", scalar_type_name(t->dtype()));
+  }
+  profiler::RecordFunction prof_range("native_group_norm", profiler::RangeKind::kOp, input, weight,
+                                      bias);
+  detail::OpScope scope(input, weight, bias);
+  // The layer norm of each sample's group of channels, then the
+  // per-channel affine map, on input read as [N, C, HxW] (as 1.13's kernel
+  // reads it, whatever input's shape).
+  const int64_t per_group = C / group * HxW;
+  auto [xhat, mean, rstd] =
+      native_layer_norm(input.reshape({N, group, per_group}), {per_group}, Tensor(), Tensor(), eps);
+  Tensor out = xhat.reshape({N, C, HxW});
+  if (weight.defined()) out = out * weight.reshape({C, 1});
+  if (bias.defined()) out = out + bias.reshape({C, 1});
+  out = out.reshape(input.sizes());
+  mean = mean.reshape({N, group}).to(dt);
+  rstd = rstd.reshape({N, group}).to(dt);
+  if (scope.active()) {
+    scope.record("native_group_norm", {input, weight, bias}, {out, mean, rstd},
+                 {Scalar(group), Scalar(eps), Scalar(N), Scalar(C), Scalar(HxW)});
   }
   return {out, mean, rstd};
 }

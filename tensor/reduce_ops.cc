@@ -313,70 +313,193 @@ Tensor igamma_op(const char* name, const KernelTable<IterKernelFn>& table, const
       detail::no_args);
 }
 
-// --- histogram ----------------------------------------------------------------------
+// --- histogram / histogramdd --------------------------------------------------------
+// Note [One histogram]: histogram is histogramdd of a [numel, 1] input, as
+// in PyTorch 1.13; both share the outer-edge selection, the checks and the
+// counting loop below.
 
-// PyTorch's dtype names in histogramdd's messages ("float", "double").
-const char* lower_name(ScalarType t) { return t == kDouble ? "double" : "float"; }
+// PyTorch 1.13 has histogram(dd) on the CPU only: its dispatcher's first
+// sentence for other devices (op: e.g. "histogram.bin_ct").
+void check_histogram_device(const Tensor& self, const char* op) {
+  EMBER_CHECK(self.is_cpu(), "Could not run 'aten::", op, "' with arguments from the '",
+              self.device().type() == kCUDA ? "CUDA" : "non-CPU", "' backend.");
+}
 
-// PyTorch 1.13 has histogram on the CPU only: its dispatcher's first
-// sentence for other devices (overload: "bin_ct" or "bins_tensor").
-void check_histogram_input(const Tensor& self, const std::optional<Tensor>& weight,
-                           const char* overload) {
-  EMBER_CHECK(self.is_cpu(), "Could not run 'aten::histogram.", overload,
-              "' with arguments from the '", self.device().type() == kCUDA ? "CUDA" : "non-CPU",
-              "' backend.");
-  EMBER_CHECK(self.dtype() == kFloat || self.dtype() == kDouble,
-              "\"histogramdd\" not implemented for '", scalar_type_name(self.dtype()), "'");
+// The dtype check of the counting kernel (PyTorch's dispatch names it
+// "histogramdd" where edges come from the data, "histogram_cpu" otherwise).
+void check_histogram_dtype(const Tensor& self, const char* name) {
+  EMBER_CHECK(self.dtype() == kFloat || self.dtype() == kDouble, "\"", name,
+              "\" not implemented for '", scalar_type_name(self.dtype()), "'");
+}
+
+// histogramdd_check_inputs: x is the [M, N] input as the user gave it
+// (sizes for messages), edges one 1-D tensor per dimension.
+void check_histogramdd_inputs(const Tensor& self, const std::vector<Tensor>& edges,
+                              const std::optional<Tensor>& weight) {
+  const int64_t n = self.size(-1);
+  EMBER_CHECK(static_cast<int64_t>(edges.size()) == n, "torch.histogramdd: expected ", n,
+              " sequences of bin edges for a ", n, "-dimensional histogram but got ", edges.size());
+  for (int64_t d = 0; d < n; ++d) {
+    const Tensor& e = edges[d];
+    EMBER_CHECK(e.dtype() == self.dtype(),
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                "got input with dtype ",
+                detail::typemeta_name(self.dtype()), " and bins for dimension ", d, " with dtype ",
+                detail::typemeta_name(e.dtype()));
+    EMBER_CHECK(e.dim() == 1, "torch.histogramdd: bins tensor should have one dimension, but got ",
+                e.dim(), " dimensions in the bins tensor for dimension ", d);
+    EMBER_CHECK(e.numel() > 0,
+                "torch.histogramdd: bins tensor should have at least 1 element, but got ",
+                e.numel(), " elements in the bins tensor for dimension ", d);
+  }
   if (weight.has_value() && weight->defined()) {
-    EMBER_CHECK(weight->numel() == self.numel(),
-                "torch.histogramdd: if weight tensor is provided it should have the same shape as "
-                "the input tensor excluding its innermost dimension, but got input with shape [",
-                self.numel(), ", 1] and weight with shape [", weight->numel(), "]");
     EMBER_CHECK(weight->dtype() == self.dtype(),
                 "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
                 "should have the same dtype, but got input(",
-                lower_name(self.dtype()), "), and weight(", lower_name(weight->dtype()), ")");
+                detail::typemeta_name(self.dtype()), "), and weight(",
+                detail::typemeta_name(weight->dtype()), ")");
+    std::vector<int64_t> want(self.sizes().begin(), self.sizes().end() - 1);
+    std::vector<int64_t> got(weight->sizes().begin(), weight->sizes().end());
+    if (got.empty()) got = {1};
+    EMBER_CHECK(want == got,
+                "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                "the input tensor excluding its innermost dimension, but got input with shape ",
+                detail::sizes_str(self.sizes()), " and weight with shape ",
+                detail::sizes_str(weight->sizes()));
+  }
+  for (int64_t d = 0; d < n; ++d) {
+    EMBER_CHECK(edges[d].numel() > 1, "torch.histogram(): bins must be > 0, but got ",
+                edges[d].numel() - 1, " for dimension ", d);
   }
 }
 
-// Counts self's elements into the bins of `edges` (binary search, or
-// linear interpolation refined by a local search for equal bins), then
-// normalizes when asked.
-Tensor histogram_counts(const Tensor& self, const Tensor& edges,
-                        const std::optional<Tensor>& weight, bool density, bool uniform) {
-  const int64_t ne = edges.numel();
-  Tensor hist = zeros({std::max<int64_t>(ne - 1, 0)}, self.options());
-  const Tensor x = self.contiguous().reshape({-1});
-  const bool weighted = weight.has_value() && weight->defined();
-  const Tensor w = weighted ? weight->contiguous().reshape({-1}) : Tensor();
-  EMBER_DISPATCH_FLOAT_DOUBLE(self.dtype(), "histogramdd", [&] {
-    const Tensor ec = edges.contiguous();
-    const scalar_t* e = ec.data_ptr<scalar_t>();
-    const scalar_t* xp = x.data_ptr<scalar_t>();
-    const scalar_t* wp = weighted ? w.data_ptr<scalar_t>() : nullptr;
-    scalar_t* hp = hist.data_ptr<scalar_t>();
-    if (ne < 2) return;
-    const scalar_t lo = e[0], hi = e[ne - 1];
-    for (int64_t k = 0; k < x.numel(); ++k) {
-      const scalar_t v = xp[k];
-      if (!(v >= lo && v <= hi)) continue;  // outside, or NaN
-      int64_t pos;
-      if (uniform) {
-        pos = static_cast<int64_t>((v - lo) * static_cast<scalar_t>(ne - 1) / (hi - lo));
-        const int64_t pmin = std::max<int64_t>(0, pos - 1), pmax = std::min(pos + 2, ne);
-        pos = std::upper_bound(e + pmin, e + pmax, v) - e - 1;
-      } else {
-        pos = std::upper_bound(e, e + ne, v) - e - 1;
-      }
-      if (pos == ne - 1) pos -= 1;  // the last bin includes its right edge
-      hp[pos] += weighted ? wp[k] : scalar_t(1);
+// select_outer_bin_edges: [lo, hi] per dimension of the [M, N] input x,
+// from range (2 N values) or x's extrema; a degenerate range widens by 1/2.
+std::vector<std::pair<double, double>> outer_bin_edges(
+    const Tensor& x, const std::optional<std::vector<double>>& range) {
+  const int64_t n = x.size(1);
+  std::vector<std::pair<double, double>> out(n, {0., 1.});
+  if (range.has_value()) {
+    EMBER_CHECK(static_cast<int64_t>(range->size()) == 2 * n, "torch.histogramdd: for a ", n,
+                "-dimensional histogram range should have ", 2 * n, " elements, but got ",
+                range->size());
+    for (int64_t d = 0; d < n; ++d) out[d] = {(*range)[2 * d], (*range)[2 * d + 1]};
+  } else if (x.numel() > 0) {
+    check_histogram_dtype(x, "histogramdd");
+    const Tensor lo = x.amin({0}).to(kDouble), hi = x.amax({0}).to(kDouble);
+    for (int64_t d = 0; d < n; ++d) {
+      out[d] = {lo.data_ptr<double>()[d], hi.data_ptr<double>()[d]};
     }
-  });
+  }
+  for (int64_t d = 0; d < n; ++d) {
+    auto& [lo, hi] = out[d];
+    EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histogramdd: dimension ", d,
+                "'s range [", lo, ", ", hi, "] is not finite");
+    EMBER_CHECK(lo <= hi, "torch.histogramdd: min should not exceed max, but got min ", lo, " max ",
+                hi, " for dimension ", d);
+    if (lo == hi) {
+      lo -= 0.5;
+      hi += 0.5;
+    }
+  }
+  return out;
+}
+
+// Counts the rows of x ([M, N]) into the bins the N `edges` make (binary
+// search, or for equal bins linear interpolation refined by a local
+// search), then normalizes when asked. A row outside any dimension's outer
+// edges (or NaN there) is ignored; the last bin of each dimension includes
+// its right edge. w: M weights or undefined.
+Tensor histogramdd_counts(const Tensor& x, const std::vector<Tensor>& edges, const Tensor& w,
+                          bool density, bool uniform) {
+  const int64_t n = static_cast<int64_t>(edges.size());
+  std::vector<int64_t> shape(n);
+  for (int64_t d = 0; d < n; ++d) shape[d] = edges[d].numel() - 1;
+  Tensor hist = zeros(shape, x.options());
+  check_histogram_dtype(x, "histogram_cpu");
+  if (x.numel() > 0 && hist.numel() > 0) {
+    const Tensor xc = x.contiguous();
+    const Tensor wc = w.defined() ? w.contiguous().reshape({-1}) : Tensor();
+    EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "histogramdd", [&] {
+      std::vector<Tensor> ec(n);
+      std::vector<const scalar_t*> e(n);
+      for (int64_t d = 0; d < n; ++d) {
+        ec[d] = edges[d].contiguous();
+        e[d] = ec[d].template data_ptr<scalar_t>();
+      }
+      const scalar_t* xp = xc.data_ptr<scalar_t>();
+      const scalar_t* wp = wc.defined() ? wc.data_ptr<scalar_t>() : nullptr;
+      scalar_t* hp = hist.data_ptr<scalar_t>();
+      const int64_t m = xc.size(0);
+      for (int64_t k = 0; k < m; ++k) {
+        int64_t flat = 0;
+        bool inside = true;
+        for (int64_t d = 0; d < n && inside; ++d) {
+          const scalar_t v = xp[k * n + d];
+          const int64_t ne = shape[d] + 1;
+          const scalar_t lo = e[d][0], hi = e[d][ne - 1];
+          if (!(v >= lo && v <= hi)) {  // outside, or NaN
+            inside = false;
+            break;
+          }
+          int64_t pos;
+          if (uniform) {
+            pos = static_cast<int64_t>((v - lo) * static_cast<scalar_t>(ne - 1) / (hi - lo));
+            const int64_t pmin = std::max<int64_t>(0, pos - 1), pmax = std::min(pos + 2, ne);
+            pos = std::upper_bound(e[d] + pmin, e[d] + pmax, v) - e[d] - 1;
+          } else {
+            pos = std::upper_bound(e[d], e[d] + ne, v) - e[d] - 1;
+          }
+          if (pos == ne - 1) pos -= 1;  // the last bin includes its right edge
+          flat = flat * shape[d] + pos;
+        }
+        if (inside) hp[flat] += wp ? wp[k] : scalar_t(1);
+      }
+    });
+  }
   if (density) {
     hist.div_(hist.sum().item<double>());
-    hist.div_(edges.narrow(0, 1, ne - 1) - edges.narrow(0, 0, ne - 1));
+    for (int64_t d = 0; d < n; ++d) {
+      const int64_t nb = shape[d];
+      std::vector<int64_t> len_shape(n, 1);
+      len_shape[d] = nb;
+      hist.div_((edges[d].narrow(0, 1, nb) - edges[d].narrow(0, 0, nb)).reshape(len_shape));
+    }
   }
   return hist;
+}
+
+void check_histogramdd_dim(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 2, "torch.histogramdd: input tensor should have at least 2 dimensions");
+}
+
+// self as PyTorch's [M, N] (all but the last dimension flattened).
+Tensor rows_of(const Tensor& self) {
+  const int64_t n = self.size(-1);
+  int64_t m = 1;
+  for (int64_t d = 0; d + 1 < self.dim(); ++d) m *= self.size(d);
+  return self.detach().reshape({m, n});
+}
+
+// histogramdd's int[] form once the input is checked to be at least 2-D.
+std::tuple<Tensor, std::vector<Tensor>> histogramdd_from_counts(
+    const Tensor& self, IntArrayRef bins, const std::optional<std::vector<double>>& range,
+    const std::optional<Tensor>& weight, bool density) {
+  const Tensor x = rows_of(self);
+  const int64_t n = x.size(1);
+  // PyTorch 1.13 reads bins[d] for d < N unchecked; ember refuses a count
+  // that is not one per dimension, with the message of its edges check.
+  EMBER_CHECK(static_cast<int64_t>(bins.size()) == n, "torch.histogramdd: expected ", n,
+              " sequences of bin edges for a ", n, "-dimensional histogram but got ", bins.size());
+  const auto outer = outer_bin_edges(x, range);
+  std::vector<Tensor> edges(n);
+  for (int64_t d = 0; d < n; ++d) {
+    edges[d] = linspace(outer[d].first, outer[d].second, bins[d] + 1, self.options());
+  }
+  check_histogramdd_inputs(self, edges, weight);
+  const Tensor w = weight.has_value() ? *weight : Tensor();
+  Tensor hist = histogramdd_counts(x, edges, w.defined() ? w.detach() : w, density, true);
+  return {hist, edges};
 }
 
 }  // namespace
@@ -476,48 +599,66 @@ Tensor& Tensor::igammac_(const Tensor& other) const {
   return mut();
 }
 
+// Note [One histogram]: 1.13's histogram checks bins and range itself, then
+// runs histogramdd on self.reshape({-1, 1}) and weight.reshape({-1}).
 std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins,
                                      const std::optional<std::vector<double>>& range,
                                      const std::optional<Tensor>& weight, bool density) {
-  check_histogram_input(self, weight, "bin_ct");
+  check_histogram_device(self, "histogram.bin_ct");
   EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
-  double lo = 0, hi = 1;
-  if (range.has_value()) {
-    EMBER_CHECK(range->size() == 2, "torch.histogram(): range should have 2 elements, but got ",
-                range->size());
-    lo = (*range)[0];
-    hi = (*range)[1];
-  } else if (self.numel() > 0) {
-    lo = self.min().item<double>();
-    hi = self.max().item<double>();
-  }
-  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histogramdd: dimension 0's range [",
-              lo, ", ", hi, "] is not finite");
-  EMBER_CHECK(lo <= hi, "torch.histogramdd: min should not exceed max, but got min ", lo, " max ",
-              hi, " for dimension 0");
-  if (lo == hi) {
-    lo -= 0.5;
-    hi += 0.5;
-  }
-  Tensor edges = linspace(lo, hi, bins + 1, self.options());
-  Tensor hist = histogram_counts(self.detach(), edges, weight, density, true);
-  return {hist, edges};
+  std::optional<Tensor> w;
+  if (weight.has_value() && weight->defined()) w = weight->reshape({-1});
+  auto [hist, edges] = histogramdd_from_counts(self.reshape({-1, 1}), {bins}, range, w, density);
+  return {hist, edges[0]};
 }
 
 std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins,
                                      const std::optional<Tensor>& weight, bool density) {
-  check_histogram_input(self, weight, "bins_tensor");
-  EMBER_CHECK(bins.dim() == 1, "torch.histogramdd: bins tensor should have one dimension, but got ",
-              bins.dim(), " dimensions in the bins tensor for dimension 0");
-  EMBER_CHECK(bins.dtype() == self.dtype(),
-              "torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-              "got input with dtype ",
-              lower_name(self.dtype()), " and bins for dimension 0 with dtype ",
-              lower_name(bins.dtype()));
-  EMBER_CHECK(bins.numel() > 1, "torch.histogram(): bins must be > 0, but got ", bins.numel() - 1,
-              " for dimension 0");
-  Tensor edges = bins.detach().clone(MemoryFormat::Contiguous);
-  Tensor hist = histogram_counts(self.detach(), edges, weight, density, false);
+  check_histogram_device(self, "histogram.bins_tensor");
+  const Tensor x = self.detach().reshape({-1, 1});
+  std::optional<Tensor> w;
+  if (weight.has_value() && weight->defined()) w = weight->reshape({-1});
+  const std::vector<Tensor> edges = {bins.detach()};
+  check_histogramdd_inputs(x, edges, w);
+  Tensor edge = bins.detach().clone(MemoryFormat::Contiguous);
+  Tensor hist = histogramdd_counts(x, {edge}, w ? w->detach() : Tensor(), density, false);
+  return {hist, edge};
+}
+
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, IntArrayRef bins,
+                                                    const std::optional<std::vector<double>>& range,
+                                                    const std::optional<Tensor>& weight,
+                                                    bool density) {
+  // 1.13's int[] form is a composite whose first CPU-only op is this one.
+  check_histogram_device(self, "_histogramdd_bin_edges");
+  check_histogramdd_dim(self);
+  return histogramdd_from_counts(self, bins, range, weight, density);
+}
+
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, int64_t bins,
+                                                    const std::optional<std::vector<double>>& range,
+                                                    const std::optional<Tensor>& weight,
+                                                    bool density) {
+  check_histogram_device(self, "_histogramdd_bin_edges");
+  check_histogramdd_dim(self);
+  const std::vector<int64_t> bin_ct(self.size(-1), bins);
+  return histogramdd_from_counts(self, bin_ct, range, weight, density);
+}
+
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, TensorList bins,
+                                                    const std::optional<std::vector<double>>& range,
+                                                    const std::optional<Tensor>& weight,
+                                                    bool density) {
+  (void)range;  // 1.13 ignores range when the edges are given
+  check_histogram_device(self, "_histogramdd_from_bin_tensors");
+  check_histogramdd_dim(self);
+  std::vector<Tensor> edges;
+  for (const Tensor& b : bins) edges.push_back(b.detach());
+  check_histogramdd_inputs(self, edges, weight);
+  for (Tensor& e : edges) e = e.clone(MemoryFormat::Contiguous);
+  const Tensor w = weight.has_value() ? *weight : Tensor();
+  Tensor hist =
+      histogramdd_counts(rows_of(self), edges, w.defined() ? w.detach() : w, density, false);
   return {hist, edges};
 }
 

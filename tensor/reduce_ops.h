@@ -4,7 +4,7 @@
 // torch.Tensor methods ember lacked (issue 22): scatter_reduce and
 // index_reduce (reductions into self along one dim), igamma/igammac (the
 // regularized incomplete gamma functions, arithmetic in special_math.h,
-// kernels on the CPU and CUDA) and histogram. Semantics, dtypes and error
+// kernels on the CPU and CUDA), histogram and histogramdd. Semantics, dtypes and error
 // messages are PyTorch 1.13's (tensor/reduce_ops_test.cc, goldens from
 // tools/golden/reduce_ops.py); derivatives in autograd/derivatives/
 // reduce_ops.cc. The Tensor methods and in-place forms are in tensor.h.
@@ -21,12 +21,16 @@
 // - scatter_reduce's double backward for "prod" where two or more zeros of
 //   src go to one position: PyTorch raises a delayed error, ember
 //   differentiates the formula as written (its result there is 0).
-// - histogram's range is a std::optional<std::vector<double>> where
+// - histogram(dd)'s range is a std::optional<std::vector<double>> where
 //   libtorch takes an optional ArrayRef<double>; histogram(x, 4, {{0., 4.}})
 //   reads the same. On CUDA it raises PyTorch's dispatcher error (1.13 has
 //   no CUDA histogram).
-// - histogram's results never require grad (PyTorch gives them a
+// - histogram(dd)'s results never require grad (PyTorch gives them a
 //   NotImplemented grad_fn that fails in backward).
+// - histogram(dd) ignores a point with NaN in any dimension (what 1.13's
+//   kernel means to do). 1.13 lets NaN through its range check into the
+//   bin search: with given edges it lands in the last bin, with equal bins
+//   the cast of NaN to an integer makes the bin undefined.
 // - igamma/igammac near the peak x ~ a for a > 20: PyTorch's asymptotic
 //   series is off by up to ~1e-9 relative there; ember's series and
 //   continued fraction stay within ~1e-12 of the exact value (mpmath).
@@ -81,6 +85,33 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins = 100,
 std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins,
                                      const std::optional<Tensor>& weight = std::nullopt,
                                      bool density = false);
+
+// (hist, bin_edges) of the N-dimensional points in self's rows (self
+// [..., N], float or double, CPU only; all but the last dimension are
+// flattened into M points): bins equal bins per dimension (one count for
+// all, or one per dimension) over range ([lo0, hi0, lo1, hi1, ...],
+// default each dimension's [min, max]; a degenerate range widens by 1/2),
+// or the given monotonic edges per dimension (range is then ignored, as
+// 1.13). hist has shape [bins0, bins1, ...]; a point outside any
+// dimension's outer edges is ignored, the last bin of each dimension
+// includes its right edge. weight (self's shape without its last
+// dimension) weights each point; density divides by the total and by each
+// bin's volume. Not differentiable (1.13's results never require grad
+// either way; see histogram above). Deviation: where bins has not one
+// count per dimension 1.13 reads past it or ignores the rest; ember raises
+// its "expected N sequences of bin edges" error.
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(
+    const Tensor& self, IntArrayRef bins,
+    const std::optional<std::vector<double>>& range = std::nullopt,
+    const std::optional<Tensor>& weight = std::nullopt, bool density = false);
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(
+    const Tensor& self, int64_t bins,
+    const std::optional<std::vector<double>>& range = std::nullopt,
+    const std::optional<Tensor>& weight = std::nullopt, bool density = false);
+std::tuple<Tensor, std::vector<Tensor>> histogramdd(
+    const Tensor& self, TensorList bins,
+    const std::optional<std::vector<double>>& range = std::nullopt,
+    const std::optional<Tensor>& weight = std::nullopt, bool density = false);
 
 }  // namespace ember
 

@@ -298,6 +298,150 @@ TEST(HistogramTest, Errors) {
   expect_golden_error(kErrors, "histogram weight dtype", [&] {
     histogram(x, 3, std::nullopt, tensor({1., 2.}, kDouble));
   });
+  expect_golden_error(kErrors, "histogram range 3", [&] {
+    histogram(x, 3, std::vector<double>{0., 1., 2.});
+  });
+  expect_golden_error(kErrors, "histogram int range", [&] {
+    histogram(tensor({1, 2}, kInt), 3, std::vector<double>{0., 1.});
+  });
+  expect_golden_error(kErrors, "histogram int bins tensor", [&] {
+    histogram(tensor({1, 2}, kInt), tensor({0, 1, 2}, kInt));
+  });
+}
+
+// Checks hist and every bin_edges tensor against "<name>/hist", "<name>/edgesD".
+void check_hdd(const std::tuple<Tensor, std::vector<Tensor>>& r, const std::string& name) {
+  EXPECT_TRUE(same(std::get<0>(r), name + "/hist")) << name;
+  const std::vector<Tensor>& edges = std::get<1>(r);
+  for (size_t d = 0; d < edges.size(); ++d) {
+    EXPECT_TRUE(same(edges[d], name + "/edges" + std::to_string(d))) << name << " " << d;
+  }
+  EXPECT_EQ(edges.size(), std::get<0>(r).dim()) << name;
+}
+
+TEST(HistogramddTest, IntBins) {
+  const Tensor x = G("hdd/in");
+  check_hdd(histogramdd(x, {2, 3}), "hdd/bins23");
+  check_hdd(histogramdd(x.to(kDouble), {2, 3}), "hdd/bins23/f64");
+  check_hdd(histogramdd(x, 4), "hdd/int");
+  check_hdd(histogramdd(x, {2, 2}, std::vector<double>{0., 1., 1., 2.}), "hdd/range");
+  check_hdd(histogramdd(x, {3, 2}, std::nullopt, G("hdd/w")), "hdd/weight");
+  check_hdd(histogramdd(x, {3, 2}, std::nullopt, G("hdd/w"), true), "hdd/density");
+  check_hdd(histogramdd(x.to(kDouble), 3, std::nullopt, std::nullopt, true), "hdd/density/f64");
+  const Tensor x3 = G("hdd/3d/in");
+  check_hdd(histogramdd(x3, {2, 3, 2}, std::nullopt, make_input({2, 3}, kFloat, 5)), "hdd/3d");
+  check_hdd(histogramdd(x3.transpose(0, 2), 2), "hdd/3d/t");
+  check_hdd(histogramdd(x.narrow(1, 0, 1), 3), "hdd/1col");
+}
+
+TEST(HistogramddTest, EdgeCases) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  check_hdd(histogramdd(zeros({0, 2}), {2, 2}), "hdd/empty");
+  check_hdd(histogramdd(zeros({0, 2}), {2, 2}, std::nullopt, std::nullopt, true),
+            "hdd/empty/density");
+  check_hdd(histogramdd(ones({2, 2}), {2, 2}), "hdd/same");
+  check_hdd(histogramdd(ones({1, 2}), {2, 2}, std::nullopt, scalar_tensor(3.f)),
+            "hdd/scalar_weight");
+  check_hdd(histogramdd(zeros({2, 0}), IntArrayRef{}), "hdd/zero_dims");
+  // A point with NaN in any dimension is ignored (see reduce_ops.h).
+  const Tensor pts = tensor({0., nan, 1., 1., 0.5, 0.25, nan, 0.}, kDouble).view({4, 2});
+  auto [hist, edges] = histogramdd(pts, {2, 2}, std::vector<double>{0., 1., 0., 1.});
+  testing::expect_values(hist, tensor({0., 0., 1., 1.}, kDouble).view({2, 2}));
+  auto [hist_t, edges_t] =
+      histogramdd(pts, TensorList{edges[0], edges[1]}, std::nullopt, std::nullopt, false);
+  testing::expect_values(hist_t, tensor({0., 0., 1., 1.}, kDouble).view({2, 2}));
+}
+
+TEST(HistogramddTest, TensorBins) {
+  const Tensor x = G("hdd/in");
+  const Tensor b0 = tensor({0.f, 0.5f, 2.f}), b1 = tensor({1.f, 2.f, 2.5f, 3.f});
+  check_hdd(histogramdd(x, TensorList{b0, b1}), "hdd/tensors");
+  check_hdd(histogramdd(x, TensorList{b0, b1}, std::nullopt, G("hdd/w"), true),
+            "hdd/tensors/density");
+  check_hdd(histogramdd(x, TensorList{b0, b1}, std::vector<double>{0., 1., 0., 1.}),
+            "hdd/tensors/range_ignored");
+  check_hdd(histogramdd(x, TensorList{tensor({2.f, 1.f, 0.f}), b1}), "hdd/nonmonotonic");
+  // The returned edges are copies, not the caller's tensors.
+  auto [hist, edges] = histogramdd(x, TensorList{b0, b1});
+  edges[0].fill_(7.f);
+  EXPECT_EQ(b0[0].item<float>(), 0.f);
+}
+
+TEST(HistogramddTest, Errors) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor x = G("hdd/in");
+  const Tensor b0 = tensor({0.f, 0.5f, 2.f}), b1 = tensor({1.f, 2.f, 2.5f, 3.f});
+  using V = std::vector<double>;
+  expect_golden_error(kErrors, "histogramdd 1d", [&] { histogramdd(zeros({3}), {2}); });
+  expect_golden_error(kErrors, "histogramdd 1d tensors",
+                      [&] { histogramdd(zeros({3}), TensorList{b0}); });
+  expect_golden_error(kErrors, "histogramdd bins 0", [&] { histogramdd(x, {2, 0}); });
+  expect_golden_error(kErrors, "histogramdd bins -1", [&] { histogramdd(x, {2, -1}); });
+  expect_golden_error(kErrors, "histogramdd bins -2", [&] { histogramdd(x, {2, -2}); });
+  expect_golden_error(kErrors, "histogramdd range size", [&] { histogramdd(x, {2, 2}, V{0, 1}); });
+  expect_golden_error(kErrors, "histogramdd min max", [&] {
+    histogramdd(x, {2, 2}, V{0, 1, 2, 1});
+  });
+  expect_golden_error(kErrors, "histogramdd range inf", [&] {
+    histogramdd(x, {2, 2}, V{0, 1, 2, inf});
+  });
+  expect_golden_error(kErrors, "histogramdd data nan", [&] {
+    histogramdd(tensor({0., nan, 1., 1.}, kDouble).to(kFloat).view({2, 2}), {2, 2});
+  });
+  expect_golden_error(kErrors, "histogramdd int", [&] { histogramdd(x.to(kInt), {2, 2}); });
+  expect_golden_error(kErrors, "histogramdd int range", [&] {
+    histogramdd(x.to(kInt), {2, 2}, V{0, 1, 0, 1});
+  });
+  expect_golden_error(kErrors, "histogramdd weight shape", [&] {
+    histogramdd(x, {2, 2}, std::nullopt, ones({3}));
+  });
+  expect_golden_error(kErrors, "histogramdd weight shape 2d", [&] {
+    histogramdd(ones({2, 3, 2}), {2, 2}, std::nullopt, ones({3, 2}));
+  });
+  expect_golden_error(kErrors, "histogramdd weight dtype", [&] {
+    histogramdd(x, {2, 2}, std::nullopt, ones({7}, kDouble));
+  });
+  expect_golden_error(kErrors, "histogramdd weight before bins", [&] {
+    histogramdd(x, {2, 0}, std::nullopt, ones({3}));
+  });
+  expect_golden_error(kErrors, "histogramdd tensors count",
+                      [&] { histogramdd(x, TensorList{b0}); });
+  expect_golden_error(kErrors, "histogramdd tensors one edge", [&] {
+    histogramdd(x, TensorList{b0, tensor({1.f})});
+  });
+  expect_golden_error(kErrors, "histogramdd tensors empty", [&] {
+    histogramdd(x, TensorList{b0, zeros({0})});
+  });
+  expect_golden_error(kErrors, "histogramdd tensors 2d", [&] {
+    histogramdd(x, TensorList{b0, b1.view({2, 2})});
+  });
+  expect_golden_error(kErrors, "histogramdd tensors dtype", [&] {
+    histogramdd(x, TensorList{b0, b1.to(kDouble)});
+  });
+  expect_golden_error(kErrors, "histogramdd tensors int", [&] {
+    histogramdd(x.to(kInt), TensorList{b0.to(kInt), b1.to(kInt)});
+  });
+  // ember raises where 1.13 reads past a short bins list (see reduce_ops.h).
+  EXPECT_THROW(histogramdd(x, std::vector<int64_t>{2}), Error);
+  EXPECT_THROW(histogramdd(x, std::vector<int64_t>{2, 2, 2}), Error);
+}
+
+TEST(HistogramddTest, CudaRaisesAs113) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  // The first sentence of 1.13's dispatcher error: the composite's first
+  // op has a CPU kernel only.
+  const Tensor x = G("hdd/in").to(kCUDA);
+  testing::expect_error([&] { histogramdd(x, 2); },
+                        "Could not run 'aten::_histogramdd_bin_edges' with arguments from the "
+                        "'CUDA' backend.");
+  const Tensor b = tensor({0.f, 1.f}).to(kCUDA);
+  testing::expect_error(
+      [&] {
+        histogramdd(x, TensorList{b, b});
+      },
+      "Could not run 'aten::_histogramdd_from_bin_tensors' with arguments from "
+      "the 'CUDA' backend.");
 }
 
 }  // namespace

@@ -103,6 +103,18 @@ V baddbmm_bw(const C& c, const V& g) {
           c.needs(2) ? b1.transpose(1, 2).bmm(g[0]) * alpha : Tensor()};
 }
 
+// _weight_norm_interface(v, g; dim) -> (w, norms): 1.13's
+// _weight_norm_differentiable_backward. Under create_graph the norms are
+// recomputed from v, so that the second derivative sees their dependence
+// on v (1.13 treats the saved norms as constants there).
+V weight_norm_interface_bw(const C& c, const V& g) {
+  const Tensor& v = c.input(0);
+  const int64_t dim = c.int_arg(0);
+  const Tensor norms = GradMode::is_enabled() ? norm_except_dim(v, 2, dim) : c.output(1);
+  auto [gv, gg] = _weight_norm_interface_backward(g[0].contiguous(), v, c.input(1), norms, dim);
+  return {c.needs(0) ? gv : Tensor(), c.needs(1) ? gg : Tensor()};
+}
+
 }  // namespace
 
 EMBER_REGISTER_DERIVATIVES(
@@ -119,7 +131,9 @@ EMBER_REGISTER_DERIVATIVES(
     {"logit", "LogitBackward0", kSaveSelf, false, logit_bw},
     {"lerp_tensor", "LerpBackward1", kSaveAll, false, lerp_tensor_bw},
     {"linalg_cross", "LinalgCrossBackward0", kSaveSelf | kSaveOther, false, linalg_cross_bw},
-    {"baddbmm", "BaddbmmBackward0", kSaveOther | kSaveThird, false, baddbmm_bw});
+    {"baddbmm", "BaddbmmBackward0", kSaveOther | kSaveThird, false, baddbmm_bw},
+    {"_weight_norm_interface", "WeightNormInterfaceBackward0", kSaveSelf | kSaveOther, true,
+     weight_norm_interface_bw, false, /*unsaved_outputs=*/1, /*nondifferentiable_outputs=*/2});
 
 }  // namespace autograd
 }  // namespace ember

@@ -288,6 +288,12 @@ V batch_norm_bw(const C& c, const V& g) {
   return r;
 }
 
+// conv_tbc(self, weight, bias; pad): 1.13's conv_tbc_backward, all three.
+V conv_tbc_bw(const C& c, const V& g) {
+  auto [gi, gw, gb] = conv_tbc_backward(g[0], c.input(0), c.input(1), c.input(2), c.int_arg(0));
+  return {gi, gw, gb};
+}
+
 // native_layer_norm(input, weight, bias; normalized_shape, eps) -> (out, mean, rstd)
 V layer_norm_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
@@ -323,13 +329,18 @@ V layer_norm_bw(const C& c, const V& g) {
   return r;
 }
 
-// native_group_norm(input, weight, bias; groups, eps): the layer norm of
-// each sample's group of channels, then the per-channel affine map.
+// native_group_norm(input, weight, bias; group, eps, N, C, HxW) -> (out,
+// mean, rstd): the layer norm of each sample's group of channels (input
+// read as [N, C, HxW]), then the per-channel affine map. The statistics'
+// gradients (1.13's infinitely_differentiable_native_group_norm_backward):
+// mean's spreads evenly over its group, rstd's is -rstd^3 (x - mean) / M.
+// Unused outputs' gradients come undefined.
 V group_norm_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   const Tensor& w = c.input(1);
-  const int64_t groups = c.int_arg(0), n = x.size(0), ch = x.size(1);
-  const Tensor xg = x.reshape({n, groups, -1});
+  const int64_t groups = c.int_arg(0), n = c.int_arg(2), ch = c.int_arg(3), hxw = c.int_arg(4);
+  const Tensor xg = x.reshape({n, groups, ch / groups * hxw});
+  const double m = static_cast<double>(xg.size(2));
   const DimVector last{2};
   Tensor mean, rstd;
   {
@@ -339,20 +350,29 @@ V group_norm_bw(const C& c, const V& g) {
     if (!GradMode::is_enabled()) no_grad.emplace();
     std::tie(mean, rstd) = batch_stats(xg, last, c.double_arg(1));
   }
-  const Tensor xhat = ((xg - mean) * rstd).reshape(x.sizes());
-  const Tensor& gy = g[0];
-  DimVector per_channel(x.dim(), 1), reduce{0};
-  per_channel[1] = ch;
-  for (int64_t d = 2; d < x.dim(); ++d) reduce.push_back(d);
+  const Tensor xh = (xg - mean) * rstd;
   V r(3);
-  if (c.needs(0)) {
-    const Tensor gxhat = (w.defined() ? gy * w.reshape(per_channel) : gy).reshape({n, groups, -1});
-    const Tensor xh = xhat.reshape({n, groups, -1});
-    r[0] = (rstd * (gxhat - gxhat.mean(last, true) - xh * (gxhat * xh).mean(last, true)))
-               .reshape(x.sizes());
+  if (g[0].defined()) {
+    const Tensor gy = g[0].reshape({n, ch, hxw});
+    if (c.needs(0)) {
+      const Tensor gxhat = (w.defined() ? gy * w.reshape({ch, 1}) : gy).reshape(xg.sizes());
+      r[0] = rstd * (gxhat - gxhat.mean(last, true) - xh * (gxhat * xh).mean(last, true));
+    }
+    const Tensor xhat = xh.reshape({n, ch, hxw});
+    if (c.needs(1) && w.defined()) r[1] = (gy * xhat).sum({0, 2});
+    if (c.needs(2)) r[2] = gy.sum({0, 2});
   }
-  if (c.needs(1)) r[1] = (gy * xhat).sum(reduce);
-  if (c.needs(2)) r[2] = gy.sum(reduce);
+  if (c.needs(0)) {
+    if (g[1].defined()) {
+      const Tensor gm = g[1].reshape({n, groups, 1}) / m;
+      r[0] = r[0].defined() ? r[0] + gm : gm.expand(xg.sizes());
+    }
+    if (g[2].defined()) {
+      const Tensor gr = g[2].reshape({n, groups, 1}) * -(rstd * rstd * rstd) * (xg - mean) / m;
+      r[0] = r[0].defined() ? r[0] + gr : gr;
+    }
+    if (r[0].defined()) r[0] = r[0].reshape(x.sizes());
+  }
   return r;
 }
 
@@ -549,6 +569,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"convolution_backward", "ConvolutionBackwardBackward0", kSaveAll, false,
      convolution_backward_bw, /*undefined_grads=*/true},
     {"conv_transpose", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, conv_transpose_bw},
+    {"conv_tbc", "ConvTbcBackward0", kSaveAll, false, conv_tbc_bw},
     {"max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", 0, true, max_pool2d_bw},
     {"max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", kSaveOther, false,
      max_pool2d_backward_bw},
@@ -563,7 +584,8 @@ EMBER_REGISTER_DERIVATIVES(
      false, /*unsaved_outputs=*/1},
     {"native_layer_norm", "NativeLayerNormBackward0", kSaveSelf | kSaveOther, true, layer_norm_bw,
      false, /*unsaved_outputs=*/1},
-    {"native_group_norm", "NativeGroupNormBackward0", kSaveSelf | kSaveOther, false, group_norm_bw},
+    {"native_group_norm", "NativeGroupNormBackward0", kSaveSelf | kSaveOther, false, group_norm_bw,
+     /*undefined_grads=*/true},
     {"embedding", "EmbeddingBackward0", kSaveOther, false, embedding_bw},
     {"nll_loss", "NllLossBackward0", kSaveAll, true, nll_loss_bw},
     {"nll_loss2d", "NllLoss2DBackward0", kSaveAll, true, nll_loss_bw},

@@ -168,6 +168,17 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return F::group_norm(r({2, 4, 3}),
                               F::GroupNormFuncOptions(2).weight(r({4})).bias(r({4})));
        }},
+      {"weight_norm_dim0", [] { return _weight_norm(r({3, 4, 2}), r({3, 1, 1}), 0); }},
+      {"weight_norm_dim1", [] { return _weight_norm(r({3, 4, 2}), r({1, 4, 1}), 1); }},
+      {"weight_norm_interface",
+       [] { return std::get<0>(_weight_norm_interface(r({3, 4}), r({1, 4}), 1)); }},
+      {"norm_except_dim_0", [] { return norm_except_dim(r({3, 4, 2}), 2, 0); }},
+      {"norm_except_dim_1", [] { return norm_except_dim(r({3, 4, 2}), 2, 1); }},
+      {"norm_except_dim_all", [] { return norm_except_dim(r({3, 4, 2}), 2, -1); }},
+      {"native_group_norm_rstd",
+       [] {
+         return std::get<2>(native_group_norm(r({2, 4, 3}), r({4}), Tensor(), 2, 4, 3, 2, 1e-5));
+       }},
       {"layer_norm",
        [] {
          return F::layer_norm(r({2, 3}), F::LayerNormFuncOptions({3}));
@@ -458,6 +469,7 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] {
          return F::conv_transpose2d(r({1, 2, 3, 3}), r({2, 3, 2, 2}));
        }},
+      {"conv_tbc", [] { return conv_tbc(r({4, 2, 3}), r({2, 3, 5}), r({5}), 1); }},
       {"convolution_backward",
        [] {
          return grad_of([](const Tensor& x) { return F::conv2d(x, r({2, 1, 2, 2})); },

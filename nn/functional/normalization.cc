@@ -51,10 +51,8 @@ Tensor repeat_if_defined(const Tensor& t, int64_t n) { return t.defined() ? t.re
 
 }  // namespace
 
-// native_layer_norm over the input seen as [N, G, rest] (the same biased
-// statistics with eps inside the root), then the per-channel affine.
-// Composite: the gradient is layer norm's (PyTorch records
-// NativeGroupNormBackward0).
+// F.group_norm's batch-size check, then ember::native_group_norm (one
+// NativeGroupNormBackward0 node, as PyTorch).
 namespace {
 // group_norm with weight and bias as arguments of their own (not read from
 // the options), so that autocast casts them.
@@ -75,32 +73,12 @@ Tensor group_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
               "Expected number of channels in input to be divisible by num_groups, but got input "
               "of shape [",
               absl::StrJoin(input.sizes(), ", "), "] and num_groups=", groups);
-  auto check_affine = [&](const Tensor& t, const char* name) {
-    EMBER_CHECK(!t.defined() || (t.dim() == 1 && t.numel() == c), "Expected ", name,
-                " to be a vector of size equal to the number of channels in input, but got ",
-                name, " of shape [", absl::StrJoin(t.sizes(), ", "), "] and input of shape [",
-                absl::StrJoin(input.sizes(), ", "), "]");
-  };
-  check_affine(weight, "weight");
-  check_affine(bias, "bias");
   // One node, as PyTorch's native_group_norm (NativeGroupNormBackward0; its
-  // derivative is in autograd/derivatives/nn.cc), computed by the layer
-  // norm of each group with recording suspended.
-  profiler::RecordFunction prof_range("native_group_norm", profiler::RangeKind::kOp, input, weight,
-                                      bias);
-  detail::OpScope scope(input, weight, bias);
-  Tensor x = input.reshape({n, groups, -1});
-  Tensor out = std::get<0>(native_layer_norm(x, {x.size(2)}, Tensor(), Tensor(), o.eps()))
-                   .reshape(input.sizes());
-  DimVector per_channel(input.dim(), 1);
-  per_channel[1] = c;
-  if (weight.defined()) out = out * weight.reshape(per_channel);
-  if (bias.defined()) out = out + bias.reshape(per_channel);
-  if (scope.active()) {
-    scope.record("native_group_norm", {input, weight, bias}, {out},
-                 {Scalar(groups), Scalar(o.eps())});
-  }
-  return out;
+  // derivative is in autograd/derivatives/nn.cc), which also checks weight
+  // and bias.
+  int64_t hxw = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) hxw *= input.size(d);
+  return std::get<0>(native_group_norm(input, weight, bias, n, c, hxw, groups, o.eps()));
 }
 }  // namespace
 

@@ -25,19 +25,7 @@ namespace utils {
 using detail::ModuleAccess;
 
 Tensor norm_except_dim(const Tensor& v, double pow, int64_t dim) {
-  if (dim == -1) return v.norm(pow);
-  const int64_t last = v.dim() - 1;
-  if (dim == 0) {
-    std::vector<int64_t> output_size(v.dim(), 1);
-    output_size[0] = v.size(0);
-    return v.contiguous().view({v.size(0), -1}).norm(pow, {1}).view(output_size);
-  }
-  if (dim == last) {
-    std::vector<int64_t> output_size(v.dim(), 1);
-    output_size[last] = v.size(last);
-    return v.contiguous().view({-1, v.size(last)}).norm(pow, {0}).view(output_size);
-  }
-  return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim);
+  return ::ember::detail::norm_except_dim(v, pow, dim);
 }
 
 namespace {
@@ -52,7 +40,7 @@ struct WeightNormState {
   Tensor compute_weight(Module& m) const {
     const Tensor& g = detail::parameter_or_throw(m, name + "_g");
     const Tensor& v = detail::parameter_or_throw(m, name + "_v");
-    return v * (g / norm_except_dim(v, 2, dim));
+    return _weight_norm(v, g, dim);  // as 1.13's WeightNorm.compute_weight
   }
 };
 
@@ -246,7 +234,7 @@ Module& weight_norm(Module& module, const std::string& name, std::optional<int64
   Tensor g, v;
   {
     NoGradGuard no_grad;
-    g = norm_except_dim(weight.detach(), 2, state->dim);
+    g = ::ember::norm_except_dim(weight.detach(), 2, state->dim);
     v = weight.detach();
   }
   ModuleAccess::remove_parameter(module, name);

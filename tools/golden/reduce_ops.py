@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """What PyTorch 1.13 gives for tensor/reduce_ops_test.cc's cases
-(scatter_reduce, index_reduce, igamma/igammac, histogram). Run with Debian's
+(scatter_reduce, index_reduce, igamma/igammac, histogram, histogramdd). Run with Debian's
 PyTorch: /usr/bin/python3 tools/golden/reduce_ops.py
 Writes tensor/testdata/reduce_ops_golden.inc (values) and
 reduce_ops_errors_golden.inc (messages).
@@ -202,6 +202,68 @@ e.err("histogram bins dtype", lambda: torch.histogram(torch.tensor([1., 2]), tor
 e.err("histogram bins 1", lambda: torch.histogram(torch.tensor([1., 2]), torch.tensor([1.])))
 e.err("histogram weight shape", lambda: torch.histogram(torch.tensor([1., 2]), 3, weight=torch.tensor([1.])))
 e.err("histogram weight dtype", lambda: torch.histogram(torch.tensor([1., 2]), 3, weight=torch.tensor([1., 2]).double()))
+
+e.err("histogram range 3", lambda: torch.histogram(torch.tensor([1., 2]), 3, range=[0., 1., 2.]))
+e.err("histogram int range", lambda: torch.histogram(torch.tensor([1, 2]).int(), 3, range=[0., 1.]))
+e.err("histogram int bins tensor", lambda: torch.histogram(torch.tensor([1, 2]).int(), torch.tensor([0, 1, 2]).int()))
+
+# --- histogramdd (at::histogramdd's three overloads: torch.ops.aten) ---
+HDD = torch.ops.aten.histogramdd
+hdd_in = torch.tensor([[0., 1.], [1., 2.], [2., 3.], [0.5, 2.5], [1.5, 1.], [2., 1.5], [0.2, 3.]])
+g.add("hdd/in", hdd_in)
+g.add("hdd/w", torch.arange(1., 8.))
+
+
+def hdd(name, r):
+    g.add(name + "/hist", r[0])
+    for d, edge in enumerate(r[1]):
+        g.add("%s/edges%d" % (name, d), edge)
+
+
+hdd("hdd/bins23", HDD(hdd_in, [2, 3]))
+hdd("hdd/bins23/f64", HDD(hdd_in.double(), [2, 3]))
+hdd("hdd/int", HDD.int_bins(hdd_in, 4))
+hdd("hdd/range", HDD(hdd_in, [2, 2], [0., 1., 1., 2.]))
+hdd("hdd/weight", HDD(hdd_in, [3, 2], weight=torch.arange(1., 8.)))
+hdd("hdd/density", HDD(hdd_in, [3, 2], weight=torch.arange(1., 8.), density=True))
+hdd("hdd/density/f64", HDD.int_bins(hdd_in.double(), 3, density=True))
+B0, B1 = torch.tensor([0., 0.5, 2.]), torch.tensor([1., 2., 2.5, 3.])
+hdd("hdd/tensors", HDD.TensorList_bins(hdd_in, [B0, B1]))
+hdd("hdd/tensors/density", HDD.TensorList_bins(hdd_in, [B0, B1], weight=torch.arange(1., 8.), density=True))
+hdd("hdd/tensors/range_ignored", HDD.TensorList_bins(hdd_in, [B0, B1], [0., 1., 0., 1.]))
+hdd("hdd/nonmonotonic", HDD.TensorList_bins(hdd_in, [torch.tensor([2., 1., 0.]), B1]))
+hdd3 = mk([2, 3, 3], torch.float32, 3)
+g.add("hdd/3d/in", hdd3)
+hdd("hdd/3d", HDD(hdd3, [2, 3, 2], weight=mk([2, 3], torch.float32, 5)))
+hdd("hdd/3d/t", HDD.int_bins(hdd3.transpose(0, 2), 2))
+hdd("hdd/empty", HDD(torch.zeros(0, 2), [2, 2]))
+hdd("hdd/empty/density", HDD(torch.zeros(0, 2), [2, 2], density=True))
+hdd("hdd/same", HDD(torch.ones(2, 2), [2, 2]))
+hdd("hdd/scalar_weight", HDD(torch.ones(1, 2), [2, 2], weight=torch.tensor(3.)))
+hdd("hdd/zero_dims", HDD(torch.zeros(2, 0), []))
+hdd("hdd/1col", HDD.int_bins(hdd_in[:, :1], 3))
+x2 = hdd_in
+e.err("histogramdd 1d", lambda: HDD(torch.zeros(3), [2]))
+e.err("histogramdd 1d tensors", lambda: HDD.TensorList_bins(torch.zeros(3), [B0]))
+e.err("histogramdd bins 0", lambda: HDD(x2, [2, 0]))
+e.err("histogramdd bins -1", lambda: HDD(x2, [2, -1]))
+e.err("histogramdd bins -2", lambda: HDD(x2, [2, -2]))
+e.err("histogramdd range size", lambda: HDD(x2, [2, 2], [0., 1.]))
+e.err("histogramdd min max", lambda: HDD(x2, [2, 2], [0., 1., 2., 1.]))
+e.err("histogramdd range inf", lambda: HDD(x2, [2, 2], [0., 1., 2., inf]))
+e.err("histogramdd data nan", lambda: HDD(torch.tensor([[0., nan], [1., 1.]]), [2, 2]))
+e.err("histogramdd int", lambda: HDD(x2.int(), [2, 2]))
+e.err("histogramdd int range", lambda: HDD(x2.int(), [2, 2], [0., 1., 0., 1.]))
+e.err("histogramdd weight shape", lambda: HDD(x2, [2, 2], weight=torch.ones(3)))
+e.err("histogramdd weight shape 2d", lambda: HDD(torch.ones(2, 3, 2), [2, 2], weight=torch.ones(3, 2)))
+e.err("histogramdd weight dtype", lambda: HDD(x2, [2, 2], weight=torch.ones(7).double()))
+e.err("histogramdd weight before bins", lambda: HDD(x2, [2, 0], weight=torch.ones(3)))
+e.err("histogramdd tensors count", lambda: HDD.TensorList_bins(x2, [B0]))
+e.err("histogramdd tensors one edge", lambda: HDD.TensorList_bins(x2, [B0, torch.tensor([1.])]))
+e.err("histogramdd tensors empty", lambda: HDD.TensorList_bins(x2, [B0, torch.tensor([])]))
+e.err("histogramdd tensors 2d", lambda: HDD.TensorList_bins(x2, [B0, B1.view(2, 2)]))
+e.err("histogramdd tensors dtype", lambda: HDD.TensorList_bins(x2, [B0, B1.double()]))
+e.err("histogramdd tensors int", lambda: HDD.TensorList_bins(x2.int(), [B0.int(), B1.int()]))
 
 g.write()
 e.write()
