@@ -136,15 +136,12 @@ void rows_select(const Tensor& self, int64_t dim, int64_t k, int64_t n_out, bool
   }
 }
 
-// The first k of the row in order (sort, topk).
-struct PartialSort {
+// sort(stable=true): the whole row under Ascending/Descending, whose ties
+// fall back to the position, so std::sort gives the stable order.
+struct StableSort {
   template <typename It, typename Cmp>
-  void operator()(It first, It kth, It last, const Cmp& cmp) const {
-    if (kth == last) {
-      std::sort(first, last, cmp);
-    } else {
-      std::partial_sort(first, kth, last, cmp);
-    }
+  void operator()(It first, It /*kth*/, It last, const Cmp& cmp) const {
+    std::sort(first, last, cmp);
   }
 };
 
@@ -321,7 +318,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable_o
     indices = empty(self.sizes(), TensorOptions(kLong));
     const int64_t len = self.dim() == 0 ? 1 : self.sizes()[dim];
     if (stable) {
-      rows_select(self, dim, len, len, descending, values, indices, "sort", true, PartialSort{});
+      rows_select(self, dim, len, len, descending, values, indices, "sort", true, StableSort{});
     } else {
       rows_select(self, dim, len, len, descending, values, indices, "sort", true, UnstableSort{});
     }
