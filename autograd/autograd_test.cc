@@ -488,6 +488,45 @@ TEST(AutogradRecording, HeavisideIsNotDifferentiable) {
             "derivative for aten::heaviside is not implemented");
 }
 
+// 1.13 has no derivative for aminmax and narrow_copy either (later PyTorch
+// adds them): their outputs require grad and backward raises.
+TEST(AutogradRecording, AminmaxAndNarrowCopyAreNotDifferentiable) {
+  Tensor a = tensor({2.0, -1.0, 4.0, 0.5}, kDouble).view({2, 2}).requires_grad_();
+  auto [mn, mx] = a.aminmax();
+  EXPECT_TRUE(mn.requires_grad());
+  EXPECT_TRUE(mx.requires_grad());
+  EXPECT_EQ(error_of([&] { mx.backward(); }), "derivative for aten::aminmax is not implemented");
+  auto [mn1, mx1] = a.aminmax(1, true);
+  EXPECT_EQ(mn1.sizes().vec(), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(error_of([&] { mn1.sum().backward(); }),
+            "derivative for aten::aminmax is not implemented");
+  Tensor c = a.narrow_copy(1, 1, 1);
+  EXPECT_TRUE(c.requires_grad());
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_EQ(error_of([&] { c.sum().backward(); }),
+            "derivative for aten::narrow_copy is not implemented");
+  // Without grad mode nothing is recorded.
+  NoGradGuard no_grad;
+  EXPECT_FALSE(std::get<0>(a.aminmax()).requires_grad());
+  EXPECT_FALSE(a.narrow_copy(0, 0, 1).requires_grad());
+}
+
+// The unique family records 1.13's nodes (Unique2Backward0, ...): the
+// values require grad, even of an empty input; inverse and counts do not.
+TEST(AutogradRecording, UniqueRecordsPyTorchsNode) {
+  Tensor a = tensor({2.0, -1.0, 2.0}, kDouble).requires_grad_();
+  auto [values, inverse, counts] = unique(a, true, true, true);
+  EXPECT_TRUE(values.requires_grad());
+  EXPECT_FALSE(inverse.requires_grad());
+  EXPECT_FALSE(counts.requires_grad());
+  EXPECT_EQ(error_of([&] { values.sum().backward(); }),
+            "the derivative for '_unique2' is not implemented.");
+  Tensor e = empty({0}, kDouble).requires_grad_();
+  EXPECT_TRUE(std::get<0>(unique(e)).requires_grad());
+  Tensor v = std::get<0>(unique_consecutive(e));
+  EXPECT_TRUE(v.requires_grad());
+}
+
 // cat of tensors that require grad used to lose the gradient (the copies
 // into the result recorded onto views only).
 TEST(AutogradRecording, CatAndStackGradients) {

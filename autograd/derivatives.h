@@ -96,6 +96,16 @@ std::vector<std::string> registered_derivatives();
 
 // --- helpers for formulas ---------------------------------------------------------
 
+// The formula of a node PyTorch records without a derivative
+// (derivatives.yaml's not_implemented("name")): backward through it raises
+// PyTorch's message. kOp is a namespace-scope `constexpr char[]`:
+//   constexpr char kGeqrf[] = "geqrf";
+//   {"geqrf", "GeqrfBackward0", 0, false, not_implemented<kGeqrf>}
+template <const char* kOp>
+variable_list not_implemented(const BackwardCtx&, const variable_list&) {
+  throw Error(std::string("the derivative for '") + kOp + "' is not implemented.");
+}
+
 // Sums `grad` down to `sizes` (the inverse of broadcasting).
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
 // A reduced gradient re-expanded over the reduced dims (`dims` empty: all).

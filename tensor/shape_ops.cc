@@ -401,8 +401,13 @@ std::vector<Tensor> unsafe_split_with_sizes(const Tensor& self, IntArrayRef spli
                              [&] { return self.split_with_sizes(split_sizes, dim); });
 }
 
+// 1.13 has no derivative for narrow_copy: a node whose backward raises
+// "derivative for aten::narrow_copy is not implemented".
 Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  return self.narrow(dim, start, length).clone(MemoryFormat::Contiguous);
+  return detail::record_out_op(
+      "narrow_copy", Tensor(), {self},
+      [&] { return self.narrow(dim, start, length).clone(MemoryFormat::Contiguous); },
+      detail::no_args);
 }
 
 Tensor argwhere(const Tensor& self) { return self.nonzero(); }

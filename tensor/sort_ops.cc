@@ -2,8 +2,9 @@
 // 1.13's semantics. The ones PyTorch gives a node of its own (median,
 // nanmedian, mode, cummax, cummin, logcumsumexp) record one op with that
 // node's derivative (autograd/derivatives/reduce.cc); their forward may be
-// a composition, run below autograd. quantile, msort, aminmax and unique are
-// compositions whose gradients are their parts'.
+// a composition, run below autograd. quantile and msort are compositions
+// whose gradients are their parts'; aminmax and the unique family record
+// 1.13's nodes without a derivative.
 
 #include "tensor/sort_ops.h"
 
@@ -252,7 +253,8 @@ std::tuple<Tensor, Tensor, Tensor> collapse_runs(const Tensor& sorted, const Ten
   const TensorOptions longs = sorted.options().dtype(kLong);
   const int64_t n = sorted.size(0);
   if (n == 0) {
-    return {sorted, return_inverse ? empty(inverse_shape, longs) : empty({0}, longs),
+    // A copy: `sorted` may be a view of the input (unique_consecutive).
+    return {sorted.clone(), return_inverse ? empty(inverse_shape, longs) : empty({0}, longs),
             empty({0}, longs)};
   }
   Tensor differs = sorted.narrow(0, 1, n - 1) != sorted.narrow(0, 0, n - 1);
@@ -513,32 +515,66 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
     EMBER_CHECK(self.numel() > 0,
                 "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
                 "no identity.");
-    return {amin(self, {}, keepdim), amax(self, {}, keepdim)};
   }
-  const int64_t d = detail::wrap_dim(*dim, self.dim());
-  EMBER_CHECK(self.dim() == 0 || self.size(d) > 0, "aminmax: Expected reduction dim ", d,
+  const int64_t d = dim ? detail::wrap_dim(*dim, self.dim()) : 0;
+  EMBER_CHECK(!dim || self.dim() == 0 || self.size(d) > 0, "aminmax: Expected reduction dim ", d,
               " to have non-zero size.");
-  if (self.dim() == 0) return {self.clone(), self.clone()};
-  return {amin(self, {d}, keepdim), amax(self, {d}, keepdim)};
+  // 1.13 has no derivative for aminmax: a node whose backward raises
+  // "derivative for aten::aminmax is not implemented" (Note [Op recording]).
+  detail::OpScope scope(self);
+  Tensor mn, mx;
+  if (!dim) {
+    mn = amin(self, {}, keepdim);
+    mx = amax(self, {}, keepdim);
+  } else if (self.dim() == 0) {
+    mn = self.clone();
+    mx = self.clone();
+  } else {
+    mn = amin(self, {d}, keepdim);
+    mx = amax(self, {d}, keepdim);
+  }
+  if (scope.active()) scope.record("aminmax", {self}, {mn, mx});
+  return {mn, mx};
 }
 
-std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool /*sorted*/,
-                                            bool return_inverse, bool return_counts) {
-  profiler::RecordFunction prof_range("_unique2", profiler::RangeKind::kOp, self);
+namespace {
+
+// The unique family: `f` runs below autograd and the result is recorded as
+// `op`, PyTorch's node without a derivative (autograd/derivatives/sort_ops.cc).
+template <typename F>
+std::tuple<Tensor, Tensor, Tensor> record_unique(const char* op, const Tensor& self, F&& f) {
+  profiler::RecordFunction prof_range(op, profiler::RangeKind::kOp, self);
+  detail::OpScope scope(self);
+  std::tuple<Tensor, Tensor, Tensor> r = f();
+  if (scope.active()) scope.record(op, {self}, {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
+  return r;
+}
+
+std::tuple<Tensor, Tensor, Tensor> sorted_unique(const Tensor& self, bool return_inverse,
+                                                 bool return_counts) {
   const Tensor flat = self.reshape({-1});
   Tensor sorted, perm;
   std::tie(sorted, perm) = sort(flat);
   return collapse_runs(sorted, perm, self.sizes(), return_inverse, return_counts);
 }
-std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted, bool return_inverse) {
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool /*sorted*/,
+                                            bool return_inverse, bool return_counts) {
+  return record_unique("_unique2", self,
+                       [&] { return sorted_unique(self, return_inverse, return_counts); });
+}
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool /*sorted*/, bool return_inverse) {
   Tensor values, inverse, counts;
-  std::tie(values, inverse, counts) = _unique2(self, sorted, return_inverse, false);
+  std::tie(values, inverse, counts) =
+      record_unique("_unique", self, [&] { return sorted_unique(self, return_inverse, false); });
   return {values, inverse};
 }
 std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool /*sorted*/,
                                               bool /*return_inverse*/, bool /*return_counts*/) {
-  profiler::RecordFunction prof_range("unique_dim", profiler::RangeKind::kOp, self);
-  return unique_slices(self, dim, /*consecutive=*/false);
+  return record_unique("unique_dim", self,
+                       [&] { return unique_slices(self, dim, /*consecutive=*/false); });
 }
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted, bool return_inverse,
                                           bool return_counts, std::optional<int64_t> dim) {
@@ -548,15 +584,18 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted, bool 
 std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive(const Tensor& self, int64_t dim,
                                                           bool /*return_inverse*/,
                                                           bool /*return_counts*/) {
-  profiler::RecordFunction prof_range("unique_dim_consecutive", profiler::RangeKind::kOp, self);
-  return unique_slices(self, dim, /*consecutive=*/true);
+  return record_unique("unique_dim_consecutive", self,
+                       [&] { return unique_slices(self, dim, /*consecutive=*/true); });
 }
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse,
                                                       bool return_counts,
                                                       std::optional<int64_t> dim) {
-  if (dim) return unique_dim_consecutive(self, *dim, return_inverse, return_counts);
-  profiler::RecordFunction prof_range("unique_consecutive", profiler::RangeKind::kOp, self);
-  return collapse_runs(self.reshape({-1}), Tensor(), self.sizes(), return_inverse, return_counts);
+  // With a dim 1.13 still records UniqueConsecutiveBackward0 (the nested
+  // unique_dim_consecutive runs below autograd).
+  return record_unique("unique_consecutive", self, [&] {
+    if (dim) return unique_slices(self, *dim, /*consecutive=*/true);
+    return collapse_runs(self.reshape({-1}), Tensor(), self.sizes(), return_inverse, return_counts);
+  });
 }
 
 Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {

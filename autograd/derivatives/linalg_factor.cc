@@ -71,9 +71,9 @@ V linalg_qr_bw(const C& c, const V& g) {
   return {cat({gX, Q.matmul(gV)}, -1)};
 }
 
-// The gradient of a function with no derivative in PyTorch 1.13.
-V geqrf_bw(const C&, const V&) { throw Error("the derivative for 'geqrf' is not implemented."); }
-V ormqr_bw(const C&, const V&) { throw Error("the derivative for 'ormqr' is not implemented."); }
+// Functions with no derivative in PyTorch 1.13.
+constexpr char kGeqrf[] = "geqrf";
+constexpr char kOrmqr[] = "ormqr";
 
 // linalg_householder_product(A, tau): Q = H_0 ... H_{k-1} E, H_i =
 // I - tau_i v_i v_i^T, E the first n columns of I. With F_i = H_0...H_{i-1}
@@ -196,10 +196,10 @@ V linalg_lu_solve_bw(const C& c, const V& g) {
 }
 
 EMBER_REGISTER_DERIVATIVES({"linalg_qr", "LinalgQrBackward0", kSaveSelf, true, linalg_qr_bw},
-                           {"geqrf", "GeqrfBackward0", 0, false, geqrf_bw},
+                           {"geqrf", "GeqrfBackward0", 0, false, not_implemented<kGeqrf>},
                            {"linalg_householder_product", "LinalgHouseholderProductBackward0",
                             kSaveSelf | kSaveOther, false, householder_product_bw},
-                           {"ormqr", "OrmqrBackward0", 0, false, ormqr_bw},
+                           {"ormqr", "OrmqrBackward0", 0, false, not_implemented<kOrmqr>},
                            {"linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 0, true,
                             linalg_lu_factor_ex_bw},
                            {"linalg_lu", "LinalgLuBackward0", 0, true, linalg_lu_bw, false, 0,

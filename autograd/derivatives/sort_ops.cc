@@ -1,6 +1,8 @@
 // Derivatives of the ops of tensor/sort_ops.h that PyTorch gives a node of
 // their own: median, nanmedian, mode, cummax, cummin, logcumsumexp (the
 // rest are compositions). Formulas are PyTorch 1.13's (derivatives.yaml).
+// The unique family records PyTorch's nodes without a derivative (every
+// PyTorch version refuses them): backward through them raises its message.
 #include <limits>
 
 #include "autograd/derivatives.h"
@@ -70,16 +72,28 @@ V logcumsumexp_bw(const C& c, const V& g) {
   return {pos - neg};
 }
 
-EMBER_REGISTER_DERIVATIVES({"median", "MedianBackward0", kSaveSelf, true, evenly_distribute_bw},
-                           {"nanmedian", "NanmedianBackward0", kSaveSelf, true,
-                            evenly_distribute_bw},
-                           {"median_dim", "MedianBackward1", 0, true, value_selecting_bw},
-                           {"nanmedian_dim", "NanmedianBackward1", 0, true, value_selecting_bw},
-                           {"mode", "ModeBackward0", 0, true, value_selecting_bw},
-                           {"cummax", "CummaxBackward0", 0, true, cummaxmin_bw},
-                           {"cummin", "CumminBackward0", 0, true, cummaxmin_bw},
-                           {"logcumsumexp", "LogcumsumexpBackward0", kSaveSelf, true,
-                            logcumsumexp_bw});
+constexpr char kUnique[] = "_unique";
+constexpr char kUnique2[] = "_unique2";
+constexpr char kUniqueDim[] = "unique_dim";
+constexpr char kUniqueConsecutive[] = "unique_consecutive";
+constexpr char kUniqueDimConsecutive[] = "unique_dim_consecutive";
+
+EMBER_REGISTER_DERIVATIVES(
+    {"median", "MedianBackward0", kSaveSelf, true, evenly_distribute_bw},
+    {"nanmedian", "NanmedianBackward0", kSaveSelf, true, evenly_distribute_bw},
+    {"median_dim", "MedianBackward1", 0, true, value_selecting_bw},
+    {"nanmedian_dim", "NanmedianBackward1", 0, true, value_selecting_bw},
+    {"mode", "ModeBackward0", 0, true, value_selecting_bw},
+    {"cummax", "CummaxBackward0", 0, true, cummaxmin_bw},
+    {"cummin", "CumminBackward0", 0, true, cummaxmin_bw},
+    {"logcumsumexp", "LogcumsumexpBackward0", kSaveSelf, true, logcumsumexp_bw},
+    {"_unique", "UniqueBackward0", 0, false, not_implemented<kUnique>},
+    {"_unique2", "Unique2Backward0", 0, false, not_implemented<kUnique2>},
+    {"unique_dim", "UniqueDimBackward0", 0, false, not_implemented<kUniqueDim>},
+    {"unique_consecutive", "UniqueConsecutiveBackward0", 0, false,
+     not_implemented<kUniqueConsecutive>},
+    {"unique_dim_consecutive", "UniqueDimConsecutiveBackward0", 0, false,
+     not_implemented<kUniqueDimConsecutive>});
 
 }  // namespace
 }  // namespace autograd

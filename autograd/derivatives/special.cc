@@ -63,9 +63,7 @@ V hypot_bw(const C& c, const V& g) {
 V angle_bw(const C&, const V& g) { return {zeros_like(g[0])}; }
 
 // 1.13 records a node for nextafter whose backward raises.
-V nextafter_bw(const C&, const V&) {
-  throw Error("the derivative for 'nextafter' is not implemented.");
-}
+constexpr char kNextafter[] = "nextafter";
 
 EMBER_REGISTER_DERIVATIVES({"erfinv", "ErfinvBackward0", 0, true, erfinv_bw},
                            {"lgamma", "LgammaBackward0", kSaveSelf, false, lgamma_bw},
@@ -78,7 +76,8 @@ EMBER_REGISTER_DERIVATIVES({"erfinv", "ErfinvBackward0", 0, true, erfinv_bw},
                            {"copysign_scalar", "CopysignBackward1", kSaveSelf, true, copysign_bw},
                            {"hypot", "HypotBackward0", kSaveSelf | kSaveOther, true, hypot_bw},
                            {"angle", "AngleBackward0", 0, false, angle_bw},
-                           {"nextafter", "NextafterBackward0", 0, false, nextafter_bw});
+                           {"nextafter", "NextafterBackward0", 0, false,
+                            not_implemented<kNextafter>});
 
 }  // namespace
 }  // namespace autograd

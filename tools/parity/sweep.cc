@@ -23,7 +23,9 @@
 // errors, and which outputs require grad; --names adds the grad_fn names
 // (libtorch C++'s number overloads are AddBackward1, MulBackward1, ...
 // where Python, and ember, record AddBackward0: many expected kinds).
-// --progress prints each op's name to stderr before it runs.
+// --progress prints each op's name to stderr before it runs; --full prints
+// whole inputs. Each op draws its cases from its own stream, so a --filter
+// run reproduces the cases a full run found.
 #include "benchmarks/libtorch.h"
 
 #include <cmath>
@@ -91,13 +93,19 @@ struct Input {
   std::vector<int64_t> storage_sizes;
 };
 
+// --full prints every stored number of an input (to reproduce a case in
+// Python); by default the first 12.
+size_t g_print_limit = 12;
+
 std::string describe(const Input& in) {
   std::ostringstream os;
+  os.precision(17);
   os << kDtypes[in.dtype].name << "[";
   for (size_t i = 0; i < in.sizes.size(); ++i) os << (i ? "," : "") << in.sizes[i];
   os << "] " << kLayoutNames[in.layout] << " {";
-  for (size_t i = 0; i < in.storage.size() && i < 12; ++i) os << (i ? " " : "") << in.storage[i];
-  if (in.storage.size() > 12) os << " ...";
+  for (size_t i = 0; i < in.storage.size() && i < g_print_limit; ++i)
+    os << (i ? " " : "") << in.storage[i];
+  if (in.storage.size() > g_print_limit) os << " ...";
   os << "}";
   return os.str();
 }
@@ -1058,13 +1066,13 @@ int main(int argc, char** argv) {
     if (arg == "--grad") grad = true;
     if (arg == "--names") names = true;
     if (arg == "--progress") progress = true;
+    if (arg == "--full") g_print_limit = SIZE_MAX;
     if (arg.rfind("--cases=", 0) == 0) cases = std::stoll(arg.substr(8));
     if (arg.rfind("--seed=", 0) == 0) seed = std::stoull(arg.substr(7));
     if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
   }
   torch::set_num_threads(1);
   ember::set_num_threads(1);
-  std::mt19937_64 rng(seed);
   if (grad) g_tolerance_scale = 10.0;
   std::map<std::string, Finding> findings;
   int64_t run_cases = 0, agreed = 0;
@@ -1072,6 +1080,11 @@ int main(int argc, char** argv) {
     if (!filter.empty() && o.name.find(filter) == std::string::npos) continue;
     if (grad && o.kind == kIntegral) continue;
     if (progress) std::fprintf(stderr, "%s\n", o.name.c_str());
+    // Each op draws from its own stream (the seed mixed with the op's name by
+    // FNV-1a), so --filter reproduces exactly the cases of a full run.
+    uint64_t mixed = 1469598103934665603ull ^ seed;
+    for (const char c : o.name) mixed = (mixed ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    std::mt19937_64 rng(mixed);
     // LAPACK's gesdd can loop forever on NaN or infinity, and gradients of
     // the SVD need it (forward-only cases use gesdd's values-only mode).
     const bool finite = grad && (o.name.find("svd") != std::string::npos ||
