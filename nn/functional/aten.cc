@@ -3,6 +3,7 @@
 #include <array>
 
 #include "nn/functional/dropout.h"
+#include "nn/functional/embedding.h"
 #include "nn/functional/loss.h"
 #include "nn/functional/options.h"
 #include "nn/functional/pooling.h"
@@ -120,6 +121,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef 
 Tensor dropout(const Tensor& input, double p, bool train) {
   return F::dropout(input, F::DropoutFuncOptions().p(p).training(train));
 }
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) { return F::one_hot(self, num_classes); }
 
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {

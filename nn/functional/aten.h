@@ -57,6 +57,9 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef 
 // by 1 / (1 - p) (nn::functional::dropout); otherwise the input itself.
 Tensor dropout(const Tensor& input, double p, bool train);
 
+// torch::one_hot: nn::functional::one_hot.
+Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+
 // log_softmax over dim 1 (dim 0 for a 1-d input), then nll_loss; target
 // holds class indices or, floating and of input's shape, probabilities.
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},

@@ -219,6 +219,34 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   return out;
 }
 
+// ATen's one_hot: zeros with scatter_ of ones at the indices (on the
+// CPU the index range is checked first, as 1.13's; on CUDA the scatter's
+// device-side check reports it).
+Tensor one_hot(const Tensor& tensor, int64_t num_classes) {
+  EMBER_CHECK(tensor.dtype() == kLong, "one_hot is only applicable to index tensor.");
+  DimVector shape(tensor.sizes().begin(), tensor.sizes().end());
+  if (tensor.numel() == 0) {
+    EMBER_CHECK(num_classes > 0, "Can not infer total number of classes from empty tensor.");
+    shape.push_back(num_classes);
+    return empty(shape, tensor.options());
+  }
+  if (!tensor.is_cuda()) {
+    EMBER_CHECK(tensor.min().item<int64_t>() >= 0, "Class values must be non-negative.");
+  }
+  if (num_classes == -1) {
+    num_classes = tensor.max().item<int64_t>() + 1;
+  } else if (!tensor.is_cuda()) {
+    EMBER_CHECK(num_classes > tensor.max().item<int64_t>(),
+                "Class values must be smaller than num_classes.");
+  } else {
+    EMBER_CHECK(num_classes >= 1, "num_classes should be positive");
+  }
+  shape.push_back(num_classes);
+  Tensor ret = zeros(shape, tensor.options());
+  ret.scatter_(-1, tensor.unsqueeze(-1), 1);
+  return ret;
+}
+
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& o) {
   int64_t padding_idx = -1;
   if (o.padding_idx()) {

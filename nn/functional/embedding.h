@@ -31,6 +31,12 @@ inline constexpr EmbeddingBagMode::Kind kMax = EmbeddingBagMode::kMax;
 namespace nn {
 namespace functional {
 
+// tensor (int64 class indices) as one-hot rows: a new last dim of
+// num_classes (-1: the largest index + 1), int64 zeros with a 1 at each
+// index, as PyTorch's one_hot (and its errors for negative, too large or,
+// with -1, empty inputs).
+Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
+
 struct EmbeddingFuncOptions {
   // Rows at padding_idx get no gradient (negative: counted from the end).
   EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;

@@ -136,6 +136,16 @@ Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptio
   return input / div;
 }
 
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
+  const Tensor denom =
+      input.norm(options.p(), {options.dim()}, /*keepdim=*/true).clamp_min(options.eps()).expand_as(
+          input);
+  if (!options.out().has_value()) return input / denom;
+  Tensor out = *options.out();  // torch.div(input, denom, out=out)
+  out.resize_(input.sizes()).copy_(input / denom);
+  return out;
+}
+
 }  // namespace functional
 }  // namespace nn
 }  // namespace ember

@@ -1,9 +1,11 @@
 #ifndef EMBER_NN_FUNCTIONAL_NORMALIZATION_H_
 #define EMBER_NN_FUNCTIONAL_NORMALIZATION_H_
 
-// batch_norm, layer_norm, group_norm and instance_norm.
+// batch_norm, layer_norm, group_norm, instance_norm, local_response_norm
+// and normalize.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "nn/functional/options.h"
@@ -60,6 +62,18 @@ struct LocalResponseNormFuncOptions {
   EMBER_ARG(double, k) = 1.;
 };
 Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options);
+
+// input / max(||input||_p over dim, eps), the norm expanded over dim, as
+// PyTorch's torch.nn.functional.normalize (its node is DivBackward0 over
+// ExpandBackward0). With `out`, the quotient is written there.
+//   F::normalize(x, F::NormalizeFuncOptions().p(1).dim(-1))
+struct NormalizeFuncOptions {
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(int64_t, dim) = 1;
+  EMBER_ARG(double, eps) = 1e-12;
+  EMBER_ARG(std::optional<Tensor>, out) = std::nullopt;
+};
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {});
 
 // input [N, C, *] normalized per sample and channel over the other dims,
 // as ATen's instance_norm: batch_norm of the input seen as [1, N * C, *],

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "autograd/autograd.h"
+#include "nn/functional/functional.h"
 #include "tensor/all.h"
 
 namespace parity {
@@ -281,6 +282,13 @@ enum Kind {
   kIntegral,  // integers and bool
 };
 
+// A case of --nn (nn_ops.h): its inputs and drawn numbers.
+struct NnCase {
+  std::vector<Input> ins;
+  std::vector<int64_t> p;
+  std::vector<double> q;
+};
+
 struct Op {
   std::string name;
   int arity;
@@ -291,6 +299,8 @@ struct Op {
   std::function<std::vector<E::Tensor>(const std::vector<E::Tensor>&)> ember_tensors;
   std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)> torch_tensors;
   int min_dim = 0;  // inputs of at least this many dims
+  // --nn: draws a case's inputs and numbers (nn_ops.h).
+  std::function<void(std::mt19937_64&, NnCase&)> gen;
 };
 
 template <int Arity, typename F>
@@ -933,13 +943,13 @@ Tensor leaf_of(const Input& in) {
     E::Tensor t = E::from_blob(data.data(), in.storage_sizes, E::TensorOptions(E::kDouble))
                       .clone()
                       .to(kDtypes[in.dtype].ember);
-    t.requires_grad_();
+    if (kDtypes[in.dtype].floating) t.requires_grad_();
     return t;
   } else {
     torch::Tensor t = torch::from_blob(data.data(), in.storage_sizes, torch::kDouble)
                           .clone()
                           .to(kDtypes[in.dtype].torch);
-    t.requires_grad_();
+    if (kDtypes[in.dtype].floating) t.requires_grad_();
     return t;
   }
 }
@@ -1052,6 +1062,8 @@ std::string compare_grads(const Op& o, const std::vector<Input>& ins, std::mt199
   return diff.empty() ? "" : "grad " + diff;
 }
 
+#include "tools/parity/nn_ops.h"
+
 }  // namespace
 }  // namespace parity
 
@@ -1060,12 +1072,13 @@ int main(int argc, char** argv) {
   int64_t cases = 60;
   uint64_t seed = 1;
   std::string filter;
-  bool grad = false, names = false, progress = false;
+  bool grad = false, names = false, progress = false, nn = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--grad") grad = true;
     if (arg == "--names") names = true;
     if (arg == "--progress") progress = true;
+    if (arg == "--nn") nn = true;
     if (arg == "--full") g_print_limit = SIZE_MAX;
     if (arg.rfind("--cases=", 0) == 0) cases = std::stoll(arg.substr(8));
     if (arg.rfind("--seed=", 0) == 0) seed = std::stoull(arg.substr(7));
@@ -1076,7 +1089,7 @@ int main(int argc, char** argv) {
   if (grad) g_tolerance_scale = 10.0;
   std::map<std::string, Finding> findings;
   int64_t run_cases = 0, agreed = 0;
-  for (const Op& o : ops()) {
+  for (const Op& o : nn ? nn_ops() : ops()) {
     if (!filter.empty() && o.name.find(filter) == std::string::npos) continue;
     if (grad && o.kind == kIntegral) continue;
     if (progress) std::fprintf(stderr, "%s\n", o.name.c_str());
@@ -1091,8 +1104,29 @@ int main(int argc, char** argv) {
                                  o.name.find("rank") != std::string::npos);
     for (int64_t k = 0; k < cases; ++k) {
       std::vector<Input> ins(o.arity);
+      std::string params;
+      if (o.gen) {
+        NnCase c;
+        o.gen(rng, c);
+        ins = c.ins;
+        g_p = c.p;
+        g_q = c.q;
+        bool reduced = false;
+        for (const Input& in : ins) {
+          reduced = reduced || (kDtypes[in.dtype].floating && kDtypes[in.dtype].ember != E::kFloat &&
+                                kDtypes[in.dtype].ember != E::kDouble);
+        }
+        if (grad && reduced) continue;
+        std::ostringstream os;
+        os << "P {";
+        for (int64_t v : c.p) os << " " << v;
+        os << " } Q {";
+        for (double v : c.q) os << " " << v;
+        os << " }";
+        params = os.str();
+      }
       std::vector<int64_t> first;
-      do {
+      if (!o.gen) do {
         first = kShapes[rng() % kShapes.size()];
       } while (static_cast<int>(first.size()) < o.min_dim);
       bool ok = true;
@@ -1147,6 +1181,7 @@ int main(int argc, char** argv) {
       if (f.count++ == 0) {
         std::string ex;
         for (const Input& in : ins) ex += "\n      " + describe(in);
+        if (!params.empty()) ex += "\n      " + params;
         f.example = diff + ex;
       }
     }
