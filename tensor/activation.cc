@@ -348,14 +348,20 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
 
 Tensor prelu(const Tensor& self, const Tensor& weight) {
   EMBER_AUTOCAST(prelu, ::ember::prelu, self, weight);
-  EMBER_CHECK(self.dim() > 0, "Not allow zero-dim input tensor.");
-  const int64_t channels = self.dim() >= 2 ? self.size(1) : 1;
-  EMBER_CHECK(weight.numel() == 1 || weight.numel() == channels,
-              "Mismatch of parameter numbers and input channel size. Found parameter numbers = ",
-              weight.numel(), " and channel size = ", channels, ".");
+  // As 1.13's prelu_cpu: a single weight takes any input, a 0-dim one too.
+  if (weight.numel() != 1) {
+    EMBER_CHECK(self.dim() > 0, "Not allow zero-dim input tensor.");
+    const int64_t channels = self.dim() >= 2 ? self.size(1) : 1;
+    EMBER_CHECK(weight.numel() == channels,
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers = ",
+                weight.numel(), " and channel size = ", channels, ".");
+  }
   profiler::RecordFunction prof_range("prelu", profiler::RangeKind::kOp, self, weight);
   detail::OpScope scope(self, weight);
-  Tensor out = where(self > 0, self, self * detail::prelu_weight(weight, self.dim()));
+  // 1.13's result is laid out as suggest_memory_format (a transposed input
+  // gives a contiguous result, a channels-last one a channels-last result).
+  Tensor out = where(self > 0, self, self * detail::prelu_weight(weight, self.dim()))
+                   .contiguous(self.suggest_memory_format());
   if (scope.active()) scope.record("prelu", {self, weight}, {out});
   return out;
 }

@@ -669,6 +669,19 @@ Tensor weight_for(Geometry& g, const Tensor& weight) {
                                                   : MemoryFormat::Contiguous);
 }
 
+// The layout of a convolution's result and input gradient, as 1.13's
+// CPU backends choose it (thnn_conv_use_channels_last and
+// mkldnn_conv_use_channels_last): channels-last for a 4-D convolution whose
+// input or weight is channels-last (model.to(channels_last) with a
+// contiguous batch gives channels-last activations); otherwise the input's.
+Tensor in_conv_layout(const Tensor& t, const Tensor& input, const Tensor& weight) {
+  if (t.defined() && input.dim() == 4 && weight.dim() == 4 &&
+      weight.suggest_memory_format() == MemoryFormat::ChannelsLast) {
+    return t.contiguous(MemoryFormat::ChannelsLast);
+  }
+  return detail::in_layout_of_input(t, input);
+}
+
 MemoryFormat format_of(const Geometry& g) {
   return g.channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous;
 }
@@ -695,7 +708,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   Tensor b = bias.defined() ? bias.to(input.dtype()).contiguous() : Tensor();
   Tensor out = empty(out_sizes(g, input.dim()), input.options().memory_format(f));
   detail::conv_forward_stub(input.device())(g, x, w, b, out);
-  if (!g.channels_last) out = detail::in_layout_of_input(out, input);
+  if (!g.channels_last) out = in_conv_layout(out, input, weight);
   if (scope.active()) {
     scope.record("convolution", {input, weight, bias}, {out},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});
@@ -724,8 +737,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   Tensor gw = mask[1] ? empty(weight.sizes(), weight.options()) : Tensor();
   Tensor gb = mask[2] ? empty({g.co}, input.options()) : Tensor();
   detail::conv_backward_stub(input.device())(g, gy, x, w, gx, gw, gb);
-  // PyTorch's: the input's memory format
-  if (!g.channels_last) gx = detail::in_layout_of_input(gx, input);
+  if (!g.channels_last) gx = in_conv_layout(gx, input, weight);
   if (scope.active()) {
     scope.record("convolution_backward", {grad_output, input, weight}, {gx, gw, gb},
                  {to_dims(stride), to_dims(padding), to_dims(dilation), Scalar(groups)});

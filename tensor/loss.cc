@@ -31,6 +31,14 @@ Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
 
 using detail::NllGeometry;
 
+// nll_loss's dtypes on the CPU, as 1.13's: float, double and bfloat16 (its
+// kernel names in the error for the others).
+#define EMBER_DISPATCH_NLL(TYPE, NAME, ...)                                \
+  EMBER_PRIVATE_SWITCH(TYPE, NAME,                                         \
+                       EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)       \
+                           EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__) \
+                               EMBER_PRIVATE_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__))
+
 // input [N, C, K...] as (N, C, K); a 1-D input is one sample.
 NllGeometry check_nll(const Tensor& input, const Tensor& target, const Tensor& weight) {
   EMBER_CHECK(input.dim() >= 1, "input tensor should be 1D or 2D");
@@ -75,54 +83,62 @@ DimVector nll_none_sizes(const Tensor& input) {
 
 void nll_forward_cpu(const NllGeometry& g, const Tensor& x, const Tensor& t, const Tensor& w,
                      int64_t reduction, int64_t ignore_index, Tensor& out, Tensor& total) {
-  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "nll_loss", [&] {
-    const scalar_t* xp = x.data_ptr<scalar_t>();
-    const int64_t* tp = t.data_ptr<int64_t>();
-    const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
-    scalar_t* op = out.data_ptr<scalar_t>();
-    double sum = 0, wsum = 0;
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t k = 0; k < g.k; ++k) {
-        const int64_t cls = tp[n * g.k + k];
-        double l = 0;
-        if (cls != ignore_index) {
-          EMBER_CHECK_INDEX(cls >= 0 && cls < g.c, "Target ", cls, " is out of bounds.");
-          const double wt = wp ? static_cast<double>(wp[cls]) : 1.0;
-          l = -wt * static_cast<double>(xp[(n * g.c + cls) * g.k + k]);
-          wsum += wt;
+  EMBER_DISPATCH_NLL(
+      x.dtype(), x.dim() <= 2 ? "nll_loss_out_frame" : "nll_loss2d_forward_out_frame", [&] {
+        const scalar_t* xp = x.data_ptr<scalar_t>();
+        const int64_t* tp = t.data_ptr<int64_t>();
+        const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
+        scalar_t* op = out.data_ptr<scalar_t>();
+        double sum = 0, wsum = 0;
+        for (int64_t n = 0; n < g.n; ++n) {
+          for (int64_t k = 0; k < g.k; ++k) {
+            const int64_t cls = tp[n * g.k + k];
+            double l = 0;
+            if (cls != ignore_index) {
+              EMBER_CHECK_INDEX(cls >= 0 && cls < g.c, "Target ", cls, " is out of bounds.");
+              const double wt = wp ? static_cast<double>(wp[cls]) : 1.0;
+              l = -wt * static_cast<double>(xp[(n * g.c + cls) * g.k + k]);
+              wsum += wt;
+            }
+            if (reduction == loss_reduction::kNone) op[n * g.k + k] = static_cast<scalar_t>(l);
+            sum += l;
+          }
         }
-        if (reduction == loss_reduction::kNone) op[n * g.k + k] = static_cast<scalar_t>(l);
-        sum += l;
-      }
-    }
-    total.data_ptr<scalar_t>()[0] = static_cast<scalar_t>(wsum);
-    if (reduction == loss_reduction::kSum) op[0] = static_cast<scalar_t>(sum);
-    if (reduction == loss_reduction::kMean) op[0] = static_cast<scalar_t>(sum / wsum);
-  });
+        total.data_ptr<scalar_t>()[0] = static_cast<scalar_t>(wsum);
+        if (reduction == loss_reduction::kSum) op[0] = static_cast<scalar_t>(sum);
+        if (reduction == loss_reduction::kMean) op[0] = static_cast<scalar_t>(sum / wsum);
+      });
 }
 
 void nll_backward_cpu(const NllGeometry& g, const Tensor& gy, const Tensor& t, const Tensor& w,
                       const Tensor& total_weight, int64_t reduction, int64_t ignore_index,
                       Tensor& gx) {
-  EMBER_DISPATCH_FLOAT_DOUBLE(gx.dtype(), "nll_loss_backward", [&] {
-    const int64_t* tp = t.data_ptr<int64_t>();
-    const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
-    const scalar_t* gp = gy.data_ptr<scalar_t>();
-    scalar_t* op = gx.data_ptr<scalar_t>();
-    scalar_t scale = reduction == loss_reduction::kNone ? scalar_t(1) : gp[0];
-    if (reduction == loss_reduction::kMean) {
-      scale /= total_weight.to(gx.dtype()).item<scalar_t>();
-    }
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t k = 0; k < g.k; ++k) {
-        const int64_t cls = tp[n * g.k + k];
-        if (cls == ignore_index) continue;
-        const scalar_t wt = wp ? wp[cls] : scalar_t(1);
-        const scalar_t gv = reduction == loss_reduction::kNone ? gp[n * g.k + k] : scale;
-        op[(n * g.c + cls) * g.k + k] = -wt * gv;
-      }
-    }
-  });
+  EMBER_DISPATCH_NLL(
+      gx.dtype(), gx.dim() <= 2 ? "nll_loss_backward_out_frame" : "nll_loss2d_backward_out_frame",
+      [&] {
+        // Each step rounds to scalar_t, as 1.13's scalar_t arithmetic.
+        using op_t = std::conditional_t<std::is_same<scalar_t, double>::value, double, float>;
+        const int64_t* tp = t.data_ptr<int64_t>();
+        const scalar_t* wp = w.defined() ? w.data_ptr<scalar_t>() : nullptr;
+        const scalar_t* gp = gy.data_ptr<scalar_t>();
+        scalar_t* op = gx.data_ptr<scalar_t>();
+        scalar_t scale = reduction == loss_reduction::kNone ? scalar_t(1) : gp[0];
+        if (reduction == loss_reduction::kMean) {
+          scale = static_cast<scalar_t>(
+              static_cast<op_t>(scale) /
+              static_cast<op_t>(total_weight.to(gx.dtype()).item<scalar_t>()));
+        }
+        for (int64_t n = 0; n < g.n; ++n) {
+          for (int64_t k = 0; k < g.k; ++k) {
+            const int64_t cls = tp[n * g.k + k];
+            if (cls == ignore_index) continue;
+            const scalar_t wt = wp ? wp[cls] : scalar_t(1);
+            const scalar_t gv = reduction == loss_reduction::kNone ? gp[n * g.k + k] : scale;
+            op[(n * g.c + cls) * g.k + k] =
+                static_cast<scalar_t>(-static_cast<op_t>(wt) * static_cast<op_t>(gv));
+          }
+        }
+      });
 }
 
 }  // namespace

@@ -430,6 +430,15 @@ V smooth_l1_loss_bw(const C& c, const V& g) {
   Tensor gl = dl * reduced_grad(c, g[0], c.int_arg(0));
   return {gl, c.needs(1) ? -gl : Tensor()};
 }
+// 1.13's huber_loss_backward: the difference clamped to [-delta, delta]
+// (args: reduction, delta).
+V huber_loss_bw(const C& c, const V& g) {
+  const double delta = c.double_arg(1);
+  const Tensor d = c.input(0) - c.input(1);
+  const Tensor dl = where(d <= -delta, Scalar(-delta), where(d >= delta, Scalar(delta), d));
+  Tensor gl = dl * reduced_grad(c, g[0], c.int_arg(0));
+  return {gl, c.needs(1) ? -gl : Tensor()};
+}
 // binary_cross_entropy(input, target, weight; reduction): 1.13's
 // binary_cross_entropy_backward (on the squeezed operands, as the forward:
 // Note [Binary cross entropy as 1.13 computes it]) and
@@ -596,6 +605,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"_ctc_loss", "CtcLossBackward0", kSaveAll, true, ctc_loss_bw},
     {"mse_loss", "MseLossBackward0", kSaveAll, false, mse_loss_bw},
     {"smooth_l1_loss", "SmoothL1LossBackward0", kSaveAll, false, smooth_l1_loss_bw},
+    {"huber_loss", "HuberLossBackward0", kSaveAll, false, huber_loss_bw},
     {"binary_cross_entropy", "BinaryCrossEntropyBackward0", kSaveAll, false, bce_bw},
     {"binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", kSaveAll, false,
      bce_logits_bw},

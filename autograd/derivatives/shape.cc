@@ -13,6 +13,7 @@
 #include "tensor/indexing.h"
 #include "tensor/iterator.h"
 #include "tensor/math.h"
+#include "tensor/pixel_shuffle.h"
 #include "tensor/record_function.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
@@ -437,6 +438,20 @@ EMBER_REGISTER_DERIVATIVES({"view_copy", "ViewBackward0_copy", 0, false, reshape
                            {"diagonal_copy", "DiagonalBackward0_copy", 0, false, diagonal_bw},
                            {"as_strided_copy", "AsStridedBackward0_copy", 0, false, as_strided_bw},
                            {"unfold_copy", "UnfoldBackward0_copy", 0, false, unfold_bw});
+
+// pixel_shuffle and pixel_unshuffle undo each other (args: the factor).
+V pixel_shuffle_bw(const C& c, const V& g) { return {pixel_unshuffle(g[0], c.int_arg(0))}; }
+V pixel_unshuffle_bw(const C& c, const V& g) { return {pixel_shuffle(g[0], c.int_arg(0))}; }
+
+// 1.13's channel_shuffle records a NotImplemented node with this message.
+V channel_shuffle_bw(const C&, const V&) {
+  throw Error("derivative for channel_shuffle is not implemented");
+}
+
+EMBER_REGISTER_DERIVATIVES({"pixel_shuffle", "PixelShuffleBackward0", 0, false, pixel_shuffle_bw},
+                           {"pixel_unshuffle", "PixelUnshuffleBackward0", 0, false,
+                            pixel_unshuffle_bw},
+                           {"channel_shuffle", "NotImplemented", 0, false, channel_shuffle_bw});
 
 }  // namespace
 }  // namespace autograd

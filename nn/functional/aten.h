@@ -57,6 +57,11 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef 
 // by 1 / (1 - p) (nn::functional::dropout); otherwise the input itself.
 Tensor dropout(const Tensor& input, double p, bool train);
 
+// torch::huber_loss (aten): HuberLossBackward0; nn::functional::huber_loss
+// calls it. reduction: Reduction::Mean / Sum / None.
+Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean,
+                  double delta = 1.0);
+
 // torch::one_hot: nn::functional::one_hot.
 Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 

@@ -22,6 +22,7 @@
 #include "nn/functional/pooling.h"
 #include "nn/functional/vision.h"
 #include "nn/rnn_functional.h"
+#include "tensor/pixel_shuffle.h"
 #include "tensor/all.h"
 #include "tensor/distributions.h"
 
@@ -577,6 +578,9 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"mse_loss_none",
        [] { return F::mse_loss(r({3}), randn({3}), F::MSELossFuncOptions().reduction(kNone)); }},
       {"smooth_l1_loss", [] { return F::smooth_l1_loss(r({3}), randn({3})); }},
+      {"instance_norm", [] { return F::instance_norm(r({2, 3, 4})); }},
+      {"huber_loss",
+       [] { return F::huber_loss(r({3}), randn({3}), F::HuberLossFuncOptions().delta(0.5)); }},
       {"binary_cross_entropy",
        [] { return F::binary_cross_entropy(rand({3}).requires_grad_(true), rand({3})); }},
       {"binary_cross_entropy_with_logits",
@@ -1167,6 +1171,9 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"quantile_q1d_dim", [] { return r({4, 3}).quantile(tensor({0.1f, 0.5f}), 0); }},
       {"matrix_power_0", [] { return r({3, 3}).matrix_power(0); }},
       {"aminmax", [] { return std::get<0>(r({3, 4}).aminmax()); }},
+      {"pixel_shuffle", [] { return pixel_shuffle(r({1, 8, 2, 3}), 2); }},
+      {"pixel_unshuffle", [] { return pixel_unshuffle(r({1, 2, 4, 6}), 2); }},
+      {"channel_shuffle", [] { return channel_shuffle(r({1, 4, 2, 3}), 2); }},
       {"aminmax_dim", [] { return std::get<1>(r({3, 4}).aminmax(1)); }},
       {"narrow_copy", [] { return r({3, 4}).narrow_copy(1, 1, 2); }},
       {"unique", [] { return std::get<0>(unique(r({5}))); }},

@@ -131,6 +131,14 @@ const std::map<std::string, Op>& ops() {
        [](const Tensor& x) {
          return F::conv_transpose2d(x, base(x.size(1) * 8).reshape({x.size(1), 2, 2, 2}));
        }},
+      {"conv2d_cl_weight",
+       [](const Tensor& x) {
+         return F::conv2d(x,
+                          base(x.size(1) * 16)
+                              .reshape({4, x.size(1), 2, 2})
+                              .contiguous(MemoryFormat::ChannelsLast),
+                          F::Conv2dFuncOptions().padding(1));
+       }},
       {"max_pool2d_indices",
        [](const Tensor& x) {
          return std::get<1>(
@@ -218,7 +226,9 @@ void check_layout(const Tensor& g, const LayoutCase& c) {
         << str(std::vector<int64_t>(g.strides().begin(), g.strides().end()));
   }
   EXPECT_EQ(g.is_contiguous(), c.contiguous);
-  if (g.dim() == 4) EXPECT_EQ(g.is_contiguous(MemoryFormat::ChannelsLast), c.channels_last);
+  if (g.dim() == 4) {
+    EXPECT_EQ(g.is_contiguous(MemoryFormat::ChannelsLast), c.channels_last);
+  }
 }
 
 // Note [Gradient layout contract] (autograd/node.cc): a leaf's .grad has

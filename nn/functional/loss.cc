@@ -7,7 +7,10 @@
 #include "absl/strings/str_join.h"
 #include "nn/functional/activation.h"
 #include "nn/functional/distance.h"
+#include "nn/functional/aten.h"
 #include "tensor/autocast.h"
+#include "tensor/autograd_hook.h"
+#include "tensor/record_function.h"
 #include "tensor/creation.h"
 #include "tensor/ctc_loss.h"
 #include "tensor/error.h"
@@ -67,6 +70,10 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOption
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& o) {
   return ember::smooth_l1_loss(input, target, red(o.reduction()), o.beta());
+}
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& o,
+                      double beta) {
+  return ember::smooth_l1_loss(input, target, red(o.reduction()), beta);
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& o) {
@@ -178,10 +185,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions&
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& o) {
-  const double delta = o.delta();
-  EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
-  const Tensor z = (input - target).abs();
-  return reduce(where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta), o.reduction());
+  return ::ember::huber_loss(input, target, red(o.reduction()), o.delta());
 }
 
 // ATen's cosine_embedding_loss, step for step (its 1e-12 keeps a zero
@@ -401,4 +405,21 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
 
 }  // namespace functional
 }  // namespace nn
+
+// 1.13's huber_loss op: one HuberLossBackward0 node (whose gradient is
+// finite for infinite differences, where the where-composition's was NaN).
+Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
+  EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  profiler::RecordFunction prof_range("huber_loss", profiler::RangeKind::kOp, input, target);
+  detail::OpScope scope(input, target);
+  const Tensor z = (input - target).abs();
+  const Tensor loss = where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta);
+  Tensor out = reduction == loss_reduction::kMean  ? loss.mean()
+               : reduction == loss_reduction::kSum ? loss.sum()
+                                                   : loss;
+  if (scope.active()) {
+    scope.record("huber_loss", {input, target}, {out}, {Scalar(reduction), Scalar(delta)});
+  }
+  return out;
+}
 }  // namespace ember

@@ -56,6 +56,10 @@ struct SmoothL1LossFuncOptions {
 };
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
                       const SmoothL1LossFuncOptions& options = {});
+// libtorch 1.13's form, beta as a fourth argument: it is the beta used
+// (libtorch's own ignores options.beta() there).
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const SmoothL1LossFuncOptions& options, double beta);
 
 struct NLLLossFuncOptions {
   EMBER_ARG(Tensor, weight) = Tensor();  // [C], per-class

@@ -100,9 +100,13 @@ Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
   shape[1] = n * c;
   Tensor running_mean = repeat_if_defined(o.running_mean(), n);
   Tensor running_var = repeat_if_defined(o.running_var(), n);
-  Tensor out = std::get<0>(native_batch_norm(
-      input.reshape(shape), repeat_if_defined(o.weight(), n), repeat_if_defined(o.bias(), n),
-      running_mean, running_var, o.use_input_stats(), o.momentum(), o.eps()));
+  // ATen's input.contiguous().view(...): the result is contiguous whatever
+  // the input's layout (ViewBackward0 <- NativeBatchNormBackward0 <-
+  // ViewBackward0, as 1.13 records).
+  Tensor out = std::get<0>(
+      native_batch_norm(input.contiguous().view(shape), repeat_if_defined(o.weight(), n),
+                        repeat_if_defined(o.bias(), n), running_mean, running_var,
+                        o.use_input_stats(), o.momentum(), o.eps()));
   // Neither side requires grad: the copies are not recorded.
   if (o.running_mean().defined()) {
     Tensor rm = o.running_mean();

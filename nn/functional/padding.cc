@@ -107,7 +107,15 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
     for (int64_t k = 0; k < npad; ++k) {
       x = pad_constant_dim(x, ndim - 1 - k, p[2 * k], p[2 * k + 1], options.value());
     }
-    if (npad == 0 || x.is_same(input)) x = input.clone();
+    // A new tensor in the input's suggest_memory_format, as 1.13's
+    // constant_pad_nd (a crop alone would otherwise be a view of the input,
+    // and cat's blocks make the result contiguous).
+    const MemoryFormat f = input.suggest_memory_format();
+    if (x.unsafeGetTensorImpl()->storage() == input.unsafeGetTensorImpl()->storage()) {
+      x = x.clone(f);
+    } else if (!x.is_contiguous(f)) {
+      x = x.contiguous(f);
+    }
     if (scope.active()) {
       scope.record("constant_pad_nd", {input}, {x},
                    {DimVector(p.begin(), p.end()), Scalar(options.value())});

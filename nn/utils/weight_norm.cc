@@ -24,10 +24,6 @@ namespace utils {
 
 using detail::ModuleAccess;
 
-Tensor norm_except_dim(const Tensor& v, double pow, int64_t dim) {
-  return ::ember::detail::norm_except_dim(v, pow, dim);
-}
-
 namespace {
 
 // --- weight_norm ------------------------------------------------------------------

@@ -30,12 +30,6 @@ namespace ember {
 namespace nn {
 namespace utils {
 
-// torch.norm_except_dim: the `pow`-norm of v over every dim but `dim`, with
-// v's rank (size 1 elsewhere); dim = -1: the norm of all of v (a scalar),
-// as PyTorch's (so -1 does not mean the last dim here). ember::norm_except_dim
-// (tensor/composite_ops.h, libtorch's, with an integer pow) with a real pow.
-Tensor norm_except_dim(const Tensor& v, double pow = 2, int64_t dim = 0);
-
 // Replaces parameter `name` by name_g = norm_except_dim(weight, 2, dim)
 // and name_v = weight (sharing its storage); dim = nullopt: one norm over
 // the whole tensor. Errors as PyTorch's: no such parameter, or weight_norm

@@ -91,6 +91,11 @@ NN4D = {
     "conv2d": lambda x: F.conv2d(x, base(x.shape[1] * 4).reshape(4, x.shape[1], 1, 1)),
     "conv_transpose2d": lambda x: F.conv_transpose2d(
         x, base(x.shape[1] * 8).reshape(x.shape[1], 2, 2, 2)),
+    # A channels-last weight (model.to(channels_last)) makes the result
+    # channels-last whatever the input's layout.
+    "conv2d_cl_weight": lambda x: F.conv2d(
+        x, base(x.shape[1] * 16).reshape(4, x.shape[1], 2, 2).contiguous(
+            memory_format=torch.channels_last), padding=1),
     "max_pool2d": lambda x: F.max_pool2d(x, 2, ceil_mode=True),
     "max_pool2d_indices": lambda x: F.max_pool2d(x, 2, ceil_mode=True, return_indices=True)[1],
     "avg_pool2d": lambda x: F.avg_pool2d(x, 2, ceil_mode=True),

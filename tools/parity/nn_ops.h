@@ -432,7 +432,8 @@ O interp_opts(O o, int d) {
     o = o.size(std::vector<int64_t>(d, P(0)));
   }
   if (P(2) != 2 && P(1) >= 3) o = o.align_corners(P(2) == 1);
-  if (P(4) != 2) o = o.recompute_scale_factor(P(4) == 1);
+  // (Python refuses it with a size; libtorch 1.13 does not check.)
+  if (P(4) != 2 && P(3)) o = o.recompute_scale_factor(P(4) == 1);
   return o;
 }
 
@@ -502,52 +503,91 @@ std::vector<Op> nn_ops() {
       // convolutions
       NN("conv1d", (conv_gen<1, false>()),
          F::conv1d(x[0], x[1],
-                   F::Conv1dFuncOptions().bias(P(4) ? x[2] : T()).stride(P(0))
-                       .padding(P(1)).dilation(P(2)).groups(P(3)))),
+                   F::Conv1dFuncOptions()
+                       .bias(P(4) ? x[2] : T())
+                       .stride(P(0))
+                       .padding(P(1))
+                       .dilation(P(2))
+                       .groups(P(3)))),
       NN("conv2d", (conv_gen<2, false>()),
          F::conv2d(x[0], x[1],
-                   F::Conv2dFuncOptions().bias(P(4) ? x[2] : T()).stride(P(0)).padding(P(1))
-                       .dilation(P(2)).groups(P(3)))),
+                   F::Conv2dFuncOptions()
+                       .bias(P(4) ? x[2] : T())
+                       .stride(P(0))
+                       .padding(P(1))
+                       .dilation(P(2))
+                       .groups(P(3)))),
       NN("conv3d", (conv_gen<3, false>()),
          F::conv3d(x[0], x[1],
-                   F::Conv3dFuncOptions().bias(P(4) ? x[2] : T()).stride(P(0)).padding(P(1))
-                       .dilation(P(2)).groups(P(3)))),
+                   F::Conv3dFuncOptions()
+                       .bias(P(4) ? x[2] : T())
+                       .stride(P(0))
+                       .padding(P(1))
+                       .dilation(P(2))
+                       .groups(P(3)))),
       NN("conv_transpose1d", (conv_gen<1, true>()),
          F::conv_transpose1d(x[0], x[1],
-                             F::ConvTranspose1dFuncOptions().bias(P(4) ? x[2] : T())
-                                 .stride(P(0)).padding(P(1)).dilation(P(2)).groups(P(3))
+                             F::ConvTranspose1dFuncOptions()
+                                 .bias(P(4) ? x[2] : T())
+                                 .stride(P(0))
+                                 .padding(P(1))
+                                 .dilation(P(2))
+                                 .groups(P(3))
                                  .output_padding(P(5)))),
       NN("conv_transpose2d", (conv_gen<2, true>()),
          F::conv_transpose2d(x[0], x[1],
-                             F::ConvTranspose2dFuncOptions().bias(P(4) ? x[2] : T())
-                                 .stride(P(0)).padding(P(1)).dilation(P(2)).groups(P(3))
+                             F::ConvTranspose2dFuncOptions()
+                                 .bias(P(4) ? x[2] : T())
+                                 .stride(P(0))
+                                 .padding(P(1))
+                                 .dilation(P(2))
+                                 .groups(P(3))
                                  .output_padding(P(5)))),
       NN("conv_transpose3d", (conv_gen<3, true>()),
          F::conv_transpose3d(x[0], x[1],
-                             F::ConvTranspose3dFuncOptions().bias(P(4) ? x[2] : T())
-                                 .stride(P(0)).padding(P(1)).dilation(P(2)).groups(P(3))
+                             F::ConvTranspose3dFuncOptions()
+                                 .bias(P(4) ? x[2] : T())
+                                 .stride(P(0))
+                                 .padding(P(1))
+                                 .dilation(P(2))
+                                 .groups(P(3))
                                  .output_padding(P(5)))),
 
       // poolings
       NN("max_pool1d", pool_gen<1>(),
-         F::max_pool1d_with_indices(x[0], F::MaxPool1dFuncOptions(P(0)).stride(P(1))
-                                              .padding(P(2)).dilation(P(3)).ceil_mode(P(4)))),
+         F::max_pool1d_with_indices(
+             x[0],
+             F::MaxPool1dFuncOptions(P(0)).stride(P(1)).padding(P(2)).dilation(P(3)).ceil_mode(
+                 P(4)))),
       NN("max_pool2d", pool_gen<2>(),
-         F::max_pool2d_with_indices(x[0], F::MaxPool2dFuncOptions(P(0)).stride(P(1))
-                                              .padding(P(2)).dilation(P(3)).ceil_mode(P(4)))),
+         F::max_pool2d_with_indices(
+             x[0],
+             F::MaxPool2dFuncOptions(P(0)).stride(P(1)).padding(P(2)).dilation(P(3)).ceil_mode(
+                 P(4)))),
       NN("max_pool3d", pool_gen<3>(),
-         F::max_pool3d_with_indices(x[0], F::MaxPool3dFuncOptions(P(0)).stride(P(1))
-                                              .padding(P(2)).dilation(P(3)).ceil_mode(P(4)))),
+         F::max_pool3d_with_indices(
+             x[0],
+             F::MaxPool3dFuncOptions(P(0)).stride(P(1)).padding(P(2)).dilation(P(3)).ceil_mode(
+                 P(4)))),
       NN("avg_pool1d", pool_gen<1>(),
-         F::avg_pool1d(x[0], F::AvgPool1dFuncOptions(P(0)).stride(P(1)).padding(P(2))
-                                 .ceil_mode(P(4)).count_include_pad(P(5)))),
+         F::avg_pool1d(x[0], F::AvgPool1dFuncOptions(P(0))
+                                 .stride(P(1))
+                                 .padding(P(2))
+                                 .ceil_mode(P(4))
+                                 .count_include_pad(P(5)))),
       NN("avg_pool2d", pool_gen<2>(),
-         F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(P(0)).stride(P(1)).padding(P(2))
-                                 .ceil_mode(P(4)).count_include_pad(P(5))
+         F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(P(0))
+                                 .stride(P(1))
+                                 .padding(P(2))
+                                 .ceil_mode(P(4))
+                                 .count_include_pad(P(5))
                                  .divisor_override(P(6) ? OptI(P(6)) : OptI()))),
       NN("avg_pool3d", pool_gen<3>(),
-         F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(P(0)).stride(P(1)).padding(P(2))
-                                 .ceil_mode(P(4)).count_include_pad(P(5))
+         F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(P(0))
+                                 .stride(P(1))
+                                 .padding(P(2))
+                                 .ceil_mode(P(4))
+                                 .count_include_pad(P(5))
                                  .divisor_override(P(6) ? OptI(P(6)) : OptI()))),
       NN("lp_pool1d", pool_gen<1>(),
          F::lp_pool1d(x[0], F::LPPool1dFuncOptions(Q(0), P(0)).stride(P(1)).ceil_mode(P(4)))),
@@ -562,38 +602,41 @@ std::vector<Op> nn_ops() {
       NN("adaptive_max_pool1d", pool_gen<1>(),
          F::adaptive_max_pool1d_with_indices(x[0], F::AdaptiveMaxPool1dFuncOptions(P(7)))),
       NN("adaptive_max_pool2d", pool_gen<2>(),
-         F::adaptive_max_pool2d_with_indices(x[0],
-                                             F::AdaptiveMaxPool2dFuncOptions({P(7), P(0)}))),
+         F::adaptive_max_pool2d_with_indices(x[0], F::AdaptiveMaxPool2dFuncOptions({P(7), P(0)}))),
       NN("adaptive_max_pool3d", pool_gen<3>(),
-         F::adaptive_max_pool3d_with_indices(
-             x[0], F::AdaptiveMaxPool3dFuncOptions({P(7), P(0), P(1)}))),
+         F::adaptive_max_pool3d_with_indices(x[0],
+                                             F::AdaptiveMaxPool3dFuncOptions({P(7), P(0), P(1)}))),
 
       // normalizations (running statistics returned after the call)
       NN("batch_norm", norm_gen(),
          std::make_tuple(F::batch_norm(x[0], x[3], x[4],
-                                       F::BatchNormFuncOptions().weight(OPT(1)).bias(OPT(2))
-                                           .training(P(0)).momentum(Q(0)).eps(Q(1))),
+                                       F::BatchNormFuncOptions()
+                                           .weight(OPT(1))
+                                           .bias(OPT(2))
+                                           .training(P(0))
+                                           .momentum(Q(0))
+                                           .eps(Q(1))),
                          x[3], x[4])),
       NN("instance_norm", norm_gen(),
          std::make_tuple(F::instance_norm(x[0], F::InstanceNormFuncOptions()
                                                     .running_mean(P(0) ? x[3] : T())
                                                     .running_var(P(0) ? x[4] : T())
-                                                    .weight(OPT(1)).bias(OPT(2))
-                                                    .momentum(Q(0)).eps(Q(1))),
+                                                    .weight(OPT(1))
+                                                    .bias(OPT(2))
+                                                    .momentum(Q(0))
+                                                    .eps(Q(1))),
                          x[3], x[4])),
       NN("layer_norm", norm_gen(),
-         F::layer_norm(x[0], F::LayerNormFuncOptions(std::vector<int64_t>(
-                                                         x[0].sizes().end() - P(4),
-                                                         x[0].sizes().end()))
+         F::layer_norm(x[0], F::LayerNormFuncOptions(std::vector<int64_t>(x[0].sizes().end() - P(4),
+                                                                          x[0].sizes().end()))
                                  .eps(Q(1)))),
       NN("group_norm", norm_gen(),
-         F::group_norm(x[0], F::GroupNormFuncOptions(P(3)).weight(OPT(1)).bias(OPT(2))
-                                 .eps(Q(1)))),
+         F::group_norm(x[0], F::GroupNormFuncOptions(P(3)).weight(OPT(1)).bias(OPT(2)).eps(Q(1)))),
       NN("local_response_norm", norm_gen(),
          F::local_response_norm(x[0], F::LocalResponseNormFuncOptions(P(3) + 1).k(Q(1) + 1))),
       NN("normalize", norm_gen(),
-         F::normalize(x[0], F::NormalizeFuncOptions().p(Q(0) * 3).dim(P(4) % x[0].dim())
-                                .eps(Q(1)))),
+         F::normalize(x[0],
+                      F::NormalizeFuncOptions().p(Q(0) * 3).dim(P(4) % x[0].dim()).eps(Q(1)))),
 
       // interpolate and pad
       NN("interpolate 1d", interp_gen<1>(),
@@ -602,8 +645,7 @@ std::vector<Op> nn_ops() {
          F::interpolate(x[0], interp_opts<kTorch>(F::InterpolateFuncOptions(), 2))),
       NN("interpolate 3d", interp_gen<3>(),
          F::interpolate(x[0], interp_opts<kTorch>(F::InterpolateFuncOptions(), 3))),
-      NN("pad 1d", pad_gen<1>(),
-         F::pad(x[0], pad_opts<kTorch>(F::PadFuncOptions({P(1), P(2)})))),
+      NN("pad 1d", pad_gen<1>(), F::pad(x[0], pad_opts<kTorch>(F::PadFuncOptions({P(1), P(2)})))),
       NN("pad 2d", pad_gen<2>(),
          F::pad(x[0], pad_opts<kTorch>(F::PadFuncOptions({P(1), P(2), P(3), P(4)})))),
       NN("pad 3d", pad_gen<3>(),
@@ -613,27 +655,29 @@ std::vector<Op> nn_ops() {
       NN("mse_loss", loss_gen(), F::mse_loss(x[0], x[1], RED(F::MSELossFuncOptions(), 0))),
       NN("l1_loss", loss_gen(), F::l1_loss(x[0], x[1], RED(F::L1LossFuncOptions(), 0))),
       NN("smooth_l1_loss", loss_gen(),
-         F::smooth_l1_loss(x[0], x[1], RED(F::SmoothL1LossFuncOptions(), 0).beta(Q(0)))),
+         // libtorch 1.13 reads beta from the fourth argument only.
+         F::smooth_l1_loss(x[0], x[1], RED(F::SmoothL1LossFuncOptions(), 0), Q(0))),
       NN("huber_loss", loss_gen(),
          F::huber_loss(x[0], x[1], RED(F::HuberLossFuncOptions(), 0).delta(Q(0) + 0.25))),
       NN("soft_margin_loss", loss_gen(0, 0, true),
          F::soft_margin_loss(x[0], x[1], RED(F::SoftMarginLossFuncOptions(), 0))),
       NN("binary_cross_entropy", loss_gen(0, 1),
-         F::binary_cross_entropy(x[0].sigmoid(), x[1],
-                                 RED(F::BinaryCrossEntropyFuncOptions(), 0)
-                                     .weight(P(1) ? x[2] : T()))),
+         F::binary_cross_entropy(
+             x[0].sigmoid(), x[1],
+             RED(F::BinaryCrossEntropyFuncOptions(), 0).weight(P(1) ? x[2] : T()))),
       NN("binary_cross_entropy_with_logits", loss_gen(0, 1),
          F::binary_cross_entropy_with_logits(
              x[0], x[1],
-             RED(F::BinaryCrossEntropyWithLogitsFuncOptions(), 0).weight(P(1) ? x[2] : T())
+             RED(F::BinaryCrossEntropyWithLogitsFuncOptions(), 0)
+                 .weight(P(1) ? x[2] : T())
                  .pos_weight(P(2) && x[2].dim() > 0 ? x[2].select(0, 0) : T()))),
       NN("kl_div", loss_gen(),
          F::kl_div(x[0].log_softmax(-1 % std::max<int64_t>(x[0].dim(), 1)), P(2) ? x[1] : x[2],
                    kl_reduction<kTorch>(F::KLDivFuncOptions()).log_target(P(2) == 1))),
       NN("poisson_nll_loss", loss_gen(),
-         F::poisson_nll_loss(x[0], x[2],
-                             RED(F::PoissonNLLLossFuncOptions(), 0).log_input(P(1)).full(P(2))
-                                 .eps(Q(1)))),
+         F::poisson_nll_loss(
+             x[0], x[2],
+             RED(F::PoissonNLLLossFuncOptions(), 0).log_input(P(1)).full(P(2)).eps(Q(1)))),
       NN("multilabel_soft_margin_loss", class_gen(),
          F::multilabel_soft_margin_loss(
              x[0], x[3].round(),
@@ -642,25 +686,30 @@ std::vector<Op> nn_ops() {
       // classification losses
       NN("nll_loss", class_gen(),
          F::nll_loss(x[0].log_softmax(x[0].dim() == 1 ? 0 : 1), x[1],
-                     RED(F::NLLLossFuncOptions(), 0).weight(P(1) ? x[2] : T())
-                         .ignore_index(P(2)))),
+                     RED(F::NLLLossFuncOptions(), 0).weight(P(1) ? x[2] : T()).ignore_index(P(2)))),
       NN("cross_entropy", class_gen(),
          F::cross_entropy(x[0], x[1],
-                          RED(F::CrossEntropyFuncOptions(), 0).weight(P(1) ? x[2] : T())
-                              .ignore_index(P(2)).label_smoothing(Q(0)))),
-      NN("cross_entropy probs", class_gen(),
-         F::cross_entropy(x[0], x[3].softmax(x[0].dim() == 1 ? 0 : 1),
-                          RED(F::CrossEntropyFuncOptions(), 0).weight(P(1) ? x[2] : T())
+                          RED(F::CrossEntropyFuncOptions(), 0)
+                              .weight(P(1) ? x[2] : T())
+                              .ignore_index(P(2))
                               .label_smoothing(Q(0)))),
+      NN("cross_entropy probs", class_gen(),
+         F::cross_entropy(
+             x[0], x[3].softmax(x[0].dim() == 1 ? 0 : 1),
+             RED(F::CrossEntropyFuncOptions(), 0).weight(P(1) ? x[2] : T()).label_smoothing(Q(0)))),
       NN("multi_margin_loss", class_gen(),
          F::multi_margin_loss(x[0], x[1],
-                              RED(F::MultiMarginLossFuncOptions(), 0).p(P(3)).margin(Q(1))
+                              RED(F::MultiMarginLossFuncOptions(), 0)
+                                  .p(P(3))
+                                  .margin(Q(1))
                                   .weight(P(1) ? x[2] : T()))),
       NN("multilabel_margin_loss", class_gen(),
-         F::multilabel_margin_loss(
-             x[0], (x[3] * 4 - 1).floor().to(decltype(x[0].scalar_type())::Long)
-                       .clamp_max(x[0].size(-1) - 1),
-             RED(F::MultilabelMarginLossFuncOptions(), 0))),
+         F::multilabel_margin_loss(x[0],
+                                   (x[3] * 4 - 1)
+                                       .floor()
+                                       .to(decltype(x[0].scalar_type())::Long)
+                                       .clamp_max(x[0].size(-1) - 1),
+                                   RED(F::MultilabelMarginLossFuncOptions(), 0))),
 
       // pair losses and distances
       NN("margin_ranking_loss", pair_gen(),
@@ -674,14 +723,17 @@ std::vector<Op> nn_ops() {
                                   RED(F::CosineEmbeddingLossFuncOptions(), 0).margin(Q(0)))),
       NN("triplet_margin_loss", pair_gen(),
          F::triplet_margin_loss(x[0], x[1], x[2],
-                                RED(F::TripletMarginLossFuncOptions(), 0).margin(Q(0) + 1)
-                                    .p(Q(1)).eps(Q(2)).swap(P(1)))),
+                                RED(F::TripletMarginLossFuncOptions(), 0)
+                                    .margin(Q(0) + 1)
+                                    .p(Q(1))
+                                    .eps(Q(2))
+                                    .swap(P(1)))),
       NN("cosine_similarity", pair_gen(),
-         F::cosine_similarity(x[0], x[1], F::CosineSimilarityFuncOptions()
-                                              .dim(x[0].dim() - 1).eps(Q(2)))),
+         F::cosine_similarity(x[0], x[1],
+                              F::CosineSimilarityFuncOptions().dim(x[0].dim() - 1).eps(Q(2)))),
       NN("pairwise_distance", pair_gen(),
-         F::pairwise_distance(x[0], x[1], F::PairwiseDistanceFuncOptions().p(Q(1)).eps(Q(2))
-                                              .keepdim(P(1)))),
+         F::pairwise_distance(x[0], x[1],
+                              F::PairwiseDistanceFuncOptions().p(Q(1)).eps(Q(2)).keepdim(P(1)))),
       NN("cdist", dist_gen(), K::cdist(x[0], x[1], Q(0))),
       NN("pdist", dist_gen(), K::pdist(x[0].dim() == 2 ? x[0] : x[0][0], Q(0))),
 
@@ -691,13 +743,12 @@ std::vector<Op> nn_ops() {
       NN("selu", act_gen(), F::selu(x[0])),
       NN("hardtanh", act_gen(),
          F::hardtanh(x[0], F::HardtanhFuncOptions().min_val(-Q(1)).max_val(Q(0)))),
-      NN("leaky_relu", act_gen(), F::leaky_relu(x[0], F::LeakyReLUFuncOptions()
-                                                          .negative_slope(Q(0)))),
+      NN("leaky_relu", act_gen(),
+         F::leaky_relu(x[0], F::LeakyReLUFuncOptions().negative_slope(Q(0)))),
       NN("rrelu eval", act_gen(),
          F::rrelu(x[0], F::RReLUFuncOptions().lower(0.1).upper(0.3).training(false))),
       NN("softplus", act_gen(),
-         F::softplus(x[0], F::SoftplusFuncOptions().beta(Q(0) == 0 ? 1 : Q(0))
-                               .threshold(Q(1)))),
+         F::softplus(x[0], F::SoftplusFuncOptions().beta(Q(0) == 0 ? 1 : Q(0)).threshold(Q(1)))),
       NN("threshold", act_gen(), F::threshold(x[0], F::ThresholdFuncOptions(Q(0), Q(1)))),
       NN("hardshrink", act_gen(),
          F::hardshrink(x[0], F::HardshrinkFuncOptions().lambda(Q(0) < 0 ? 0.5 : Q(0)))),
@@ -707,9 +758,9 @@ std::vector<Op> nn_ops() {
       NN("softmin", act_gen(), F::softmin(x[0], F::SoftminFuncOptions(P(0)))),
       NN("gelu tanh", act_gen(), F::gelu(x[0], F::GELUFuncOptions().approximate("tanh"))),
       NN("prelu", act_gen(),
-         F::prelu(x[0], x[0].dim() >= 2 ? (x[0].select(0, 0).flatten().narrow(0, 0, x[0].size(1)) *
-                                           Q(0))
-                                        : x[0].new_full({1}, Q(0)))),
+         F::prelu(x[0], x[0].dim() >= 2
+                            ? (x[0].select(0, 0).flatten().narrow(0, 0, x[0].size(1)) * Q(0))
+                            : x[0].new_full({1}, Q(0)))),
       NN("tanhshrink", act_gen(), F::tanhshrink(x[0])),
       NN("logsigmoid", act_gen(), F::logsigmoid(x[0])),
       NN("relu6", act_gen(), F::relu6(x[0])),
@@ -718,8 +769,7 @@ std::vector<Op> nn_ops() {
       // embeddings
       NN("embedding", embed_gen(),
          F::embedding(x[1], x[0],
-                      F::EmbeddingFuncOptions().padding_idx(
-                          P(0) >= 0 ? OptI(P(0)) : OptI()))),
+                      F::EmbeddingFuncOptions().padding_idx(P(0) >= 0 ? OptI(P(0)) : OptI()))),
       NN("embedding_bag 2d", embed_gen(),
          F::embedding_bag(x[1], x[0],
                           bag_mode<kTorch>(F::EmbeddingBagFuncOptions())
@@ -737,12 +787,13 @@ std::vector<Op> nn_ops() {
       NN("unfold", image_gen(),
          F::unfold(x[0], F::UnfoldFuncOptions(P(0)).dilation(P(1)).padding(P(2)).stride(P(3)))),
       NN("fold", image_gen(),
-         F::fold(F::unfold(x[0], F::UnfoldFuncOptions(P(0)).dilation(P(1)).padding(P(2))
-                                     .stride(P(3))),
-                 F::FoldFuncOptions({x[0].size(2), x[0].size(3)}, P(0)).dilation(P(1))
-                     .padding(P(2)).stride(P(3)))),
-      NN("pixel_shuffle", image_gen(),
-         F::pixel_shuffle(x[0], F::PixelShuffleFuncOptions(P(4)))),
+         F::fold(
+             F::unfold(x[0], F::UnfoldFuncOptions(P(0)).dilation(P(1)).padding(P(2)).stride(P(3))),
+             F::FoldFuncOptions({x[0].size(2), x[0].size(3)}, P(0))
+                 .dilation(P(1))
+                 .padding(P(2))
+                 .stride(P(3)))),
+      NN("pixel_shuffle", image_gen(), F::pixel_shuffle(x[0], F::PixelShuffleFuncOptions(P(4)))),
       NN("pixel_unshuffle", image_gen(),
          F::pixel_unshuffle(x[0], F::PixelUnshuffleFuncOptions(P(4)))),
       NN("linear", linear_gen(), F::linear(x[0], x[2], P(0) ? x[3] : T())),
@@ -751,8 +802,7 @@ std::vector<Op> nn_ops() {
          F::grid_sample(x[0], x[1], grid_opts<kTorch>(F::GridSampleFuncOptions()))),
       NN("grid_sampler", grid_gen(), K::grid_sampler(x[0], x[1], P(0), P(1), P(2) == 1)),
       NN("affine_grid", grid_gen(),
-         F::affine_grid(x[2], {x[0].size(0), x[0].size(1), x[0].size(2), x[0].size(3)},
-                        P(2) == 1)),
+         F::affine_grid(x[2], {x[0].size(0), x[0].size(1), x[0].size(2), x[0].size(3)}, P(2) == 1)),
       NN("one_hot", embed_gen(), F::one_hot(x[1], P(1) == 2 ? -1 : x[0].size(0) + P(1))),
   };
 }

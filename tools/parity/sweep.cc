@@ -3,7 +3,7 @@
 // sizes, strides, and one side raising where the other computes (issue
 // 22: "look for the same class of mistake beyond the examples given").
 //
-//   ./bazelw run //tools/parity:sweep -- [--cases=N] [--seed=S] [--filter=SUBSTRING]
+//   ./bazelw run //tools/parity:sweep -- [--cases=N] [--seed=S] [--filter=SUBSTRING] [--nn]
 //
 // Manual (it needs libtorch-dev, which the regular build does not
 // install). Each op is one generic lambda, called once with ember tensors
@@ -25,7 +25,9 @@
 // where Python, and ember, record AddBackward0: many expected kinds).
 // --progress prints each op's name to stderr before it runs; --full prints
 // whole inputs. Each op draws its cases from its own stream, so a --filter
-// run reproduces the cases a full run found.
+// run reproduces the cases a full run found. --nn runs torch.nn.functional's
+// ops instead, on cases drawn to fit each op (nn_ops.h; with --grad too);
+// their drawn options print as P {...} Q {...}.
 #include "benchmarks/libtorch.h"
 
 #include <cmath>
