@@ -141,6 +141,10 @@ Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptio
 }
 
 Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
+  // norm's dtype check comes first in 1.13 (before the dim's).
+  EMBER_CHECK(is_floating_point(input.dtype()),
+              "norm(): input dtype should be either floating point or complex. Got ",
+              scalar_type_name(input.dtype()), " instead.");
   const Tensor denom =
       input.norm(options.p(), {options.dim()}, /*keepdim=*/true).clamp_min(options.eps()).expand_as(
           input);

@@ -17,7 +17,9 @@ def main():
     w.op_case("normalize", lambda a: F.normalize(a), [x])
     w.op_case("normalize_p1_last", lambda a: F.normalize(a, p=1, dim=-1), [x])
     w.op_case("normalize_p3_dim0_eps", lambda a: F.normalize(a, p=3, dim=0, eps=0.5), [x])
-    w.op_case("normalize_p0.9", lambda a: F.normalize(a, p=0.9, dim=1), [x])
+    # (1.13's float64 norm for p = 0.9 or 2.7 is off by ~5e-8 relative;
+    # ember's is exact: p = 1.5, which 1.13 computes exactly.)
+    w.op_case("normalize_p1.5", lambda a: F.normalize(a, p=1.5, dim=1), [x])
     w.op_case("normalize_inf", lambda a: F.normalize(a, p=float("inf"), dim=2), [x])
     w.op_case("normalize_zeros", lambda a: F.normalize(a * 0), [x])
     w.op_case("normalize_1d", lambda a: F.normalize(a, dim=0), [x[0, 0]])
@@ -49,19 +51,24 @@ def main():
     w.add("huber_inf_grad", hx.grad)
 
     # bfloat16 nll_loss and cross_entropy (1.13 computes them on the CPU).
+    # nll_loss reads its inputs as given (exact); cross_entropy's
+    # log_softmax rounds each bfloat16 step in 1.13 (the test allows 1e-2).
+    logp = (mk([3, 5], torch.float64) * 0.5 - 2).to(torch.bfloat16)
     logits = (mk([3, 5], torch.float64) * 0.5 - 1).to(torch.bfloat16)
     target = torch.tensor([1, 4, 0])
     wt = torch.tensor([0.5, 1.0, 2.0, 1.5, 0.25], dtype=torch.bfloat16)
     for red in ("mean", "sum", "none"):
-        w.add("bf16/nll/%s" % red, F.nll_loss(logits.log_softmax(1), target, reduction=red))
-        w.add("bf16/nll_weight/%s" % red,
-              F.nll_loss(logits.log_softmax(1), target, weight=wt, reduction=red))
+        w.add("bf16/nll/%s" % red, F.nll_loss(logp, target, reduction=red))
+        w.add("bf16/nll_weight/%s" % red, F.nll_loss(logp, target, weight=wt, reduction=red))
         w.add("bf16/ce/%s" % red, F.cross_entropy(logits, target, reduction=red))
         w.add("bf16/ce_smooth/%s" % red,
               F.cross_entropy(logits, target, weight=wt, reduction=red, label_smoothing=0.1))
-    w.add("bf16/nll_ignore", F.nll_loss(logits.log_softmax(1), target, ignore_index=4))
-    img = (mk([2, 3, 2, 2], torch.float64) * 0.5 - 1).to(torch.bfloat16)
-    w.add("bf16/nll2d", F.nll_loss(img.log_softmax(1), torch.tensor([[[0, 2], [1, 1]]] * 2)))
+    w.add("bf16/nll_ignore", F.nll_loss(logp, target, ignore_index=4))
+    img = (mk([2, 3, 2, 2], torch.float64) * 0.5 - 2).to(torch.bfloat16)
+    w.add("bf16/nll2d", F.nll_loss(img, torch.tensor([[[0, 2], [1, 1]]] * 2)))
+    lp = logp.clone().requires_grad_()
+    F.nll_loss(lp, target, weight=wt).backward()
+    w.add("bf16/nll_grad", lp.grad)
     lg = logits.clone().requires_grad_()
     F.cross_entropy(lg, target).backward()
     w.add("bf16/ce_grad", lg.grad)
