@@ -18,6 +18,7 @@
 #include "tensor/ctc_loss.h"
 #include "tensor/distributions.h"
 #include "tensor/pixel_shuffle.h"
+#include "tensor/upsample.h"
 
 namespace ember {
 namespace {
@@ -92,12 +93,71 @@ Case refused(const char* op, std::function<Tensor(const Tensor&)> f,
   return {op, fn, std::move(inputs)};
 }
 
+// tensor/upsample.h: each op, its .vec overload and both backwards, on
+// fixed inputs (they draw nothing), upsampling and downsampling.
+void add_upsample_cases(std::vector<Case>& all) {
+  using V = variable_list;
+  using detail::UpsampleMode;
+  struct Op {
+    const char* name;
+    UpsampleMode mode;
+    int64_t dims;
+  };
+  static const Op kOps[] = {{"upsample_nearest1d", UpsampleMode::kNearest, 1},
+                            {"upsample_nearest2d", UpsampleMode::kNearest, 2},
+                            {"upsample_nearest3d", UpsampleMode::kNearest, 3},
+                            {"_upsample_nearest_exact1d", UpsampleMode::kNearestExact, 1},
+                            {"_upsample_nearest_exact2d", UpsampleMode::kNearestExact, 2},
+                            {"_upsample_nearest_exact3d", UpsampleMode::kNearestExact, 3},
+                            {"upsample_linear1d", UpsampleMode::kLinear, 1},
+                            {"upsample_bilinear2d", UpsampleMode::kLinear, 2},
+                            {"upsample_bicubic2d", UpsampleMode::kCubic, 2},
+                            {"upsample_trilinear3d", UpsampleMode::kLinear, 3}};
+  static std::vector<std::string> names;  // Case keeps a const char*
+  names.reserve(4 * std::size(kOps));
+  for (const Op& o : kOps) {
+    // Input spatial size 3 (4 in 1-d) to 5, 2 and 3 per dim.
+    DimVector in = {2, 1}, out, down;
+    const int64_t up_sizes[] = {5, 2, 4};
+    for (int64_t i = 0; i < o.dims; ++i) {
+      in.push_back(o.dims == 1 ? 4 : 3);
+      out.push_back(up_sizes[i]);
+    }
+    auto input = [in] {
+      const int64_t n = compute_numel(in);
+      return V{leaf((arange(n, kDouble) * 0.7).sin().view(in))};
+    };
+    for (bool vec : {false, true}) {
+      detail::UpsampleOp op;
+      op.mode = o.mode;
+      op.dims = o.dims;
+      op.vec = vec;
+      op.align_corners = o.mode == UpsampleMode::kLinear;  // both settings are exercised
+      op.scales.assign(o.dims, std::nullopt);
+      if (vec) op.scales[0] = 1.6;
+      names.push_back(std::string(o.name) + (vec ? ".vec" : ""));
+      all.push_back({names.back().c_str(),
+                     [op, out](const V& x) { return V{detail::upsample(x[0], op, out)}; }, input});
+      DimVector grad_sizes = {2, 1};
+      grad_sizes.insert(grad_sizes.end(), out.begin(), out.end());
+      names.push_back(std::string(o.name) + "_backward" + (vec ? ".vec" : ""));
+      all.push_back(
+          {names.back().c_str(),
+           [op, out, in](const V& x) { return V{detail::upsample_backward(x[0], op, out, in)}; },
+           [grad_sizes] {
+             const int64_t n = compute_numel(grad_sizes);
+             return V{leaf((arange(n, kDouble) * 0.3).cos().view(grad_sizes))};
+           }});
+    }
+  }
+}
+
 std::vector<Case> cases() {
   using V = variable_list;
   auto un = [](Tensor (*f)(const Tensor&)) {
     return [f](const V& x) { return V{f(x[0])}; };
   };
-  return {
+  std::vector<Case> all = {
       {"add", [](const V& x) { return V{x[0].add(x[1], 2.5)}; },
        [] {
          return V{leaf(r({2, 3})), leaf(r({3}))};
@@ -1253,17 +1313,11 @@ std::vector<Case> cases() {
        }},
       // --- the backward's own ops, through the vector-Jacobian product ---
       {"select_backward", vjp_of([](const Tensor& t) { return t.select(1, 2); }),
-       [] {
-         return V{rt(2, 3), leaf(r({2}))};
-       }},
+       [] { return V{rt(2, 3), leaf(r({2}))}; }},
       {"slice_backward", vjp_of([](const Tensor& t) { return t.slice(1, 0, 3, 2); }),
-       [] {
-         return V{rt(2, 3), leaf(r({2, 2}))};
-       }},
+       [] { return V{rt(2, 3), leaf(r({2, 2}))}; }},
       {"diagonal_backward", vjp_of([](const Tensor& t) { return t.diagonal(-1); }),
-       [] {
-         return V{rt(3, 3), leaf(r({2}))};
-       }},
+       [] { return V{rt(3, 3), leaf(r({2}))}; }},
       {"index_backward", vjp_of([](const Tensor& t) {
          return t.index({longs({1, 1, 0})});
        }),
@@ -1764,6 +1818,8 @@ std::vector<Case> cases() {
          return V{leaf(r({2, 3}).abs() * 4 + 0.5)};
        }},
   };
+  add_upsample_cases(all);
+  return all;
 }
 
 // gradcheck's report for a case ("" when it passes).

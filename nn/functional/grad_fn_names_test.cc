@@ -23,6 +23,7 @@
 #include "nn/functional/vision.h"
 #include "nn/rnn_functional.h"
 #include "tensor/pixel_shuffle.h"
+#include "tensor/upsample.h"
 #include "tensor/all.h"
 #include "tensor/distributions.h"
 
@@ -1281,6 +1282,46 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return std::get<0>(rnn_relu(r({4, 4}), lengths211(), r({2, 2, 5}), rnn_params(1, 4, 5, 2),
                                      true, 1, 0.0, false, true));
        }},
+      {"upsample_nearest1d", [] { return upsample_nearest1d(r({2, 1, 3}), {5}); }},
+      {"upsample_nearest1d_vec", [] { return upsample_nearest1d(r({2, 1, 3}), std::nullopt, std::vector<double>{1.5}); }},
+      {"upsample_nearest1d_backward", [] { return grad_of([](const Tensor& x) { return upsample_nearest1d(x, {5}); }, r({2, 1, 3}), r({2, 1, 5})); }},
+      {"upsample_nearest1d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_nearest1d(x, UpsampleSize(std::vector<int64_t>{5}), std::nullopt); }, r({2, 1, 3}), r({2, 1, 5})); }},
+      {"upsample_nearest2d", [] { return upsample_nearest2d(r({2, 1, 3, 3}), {5, 2}); }},
+      {"upsample_nearest2d_vec", [] { return upsample_nearest2d(r({2, 1, 3, 3}), std::nullopt, std::vector<double>{1.5, 1.5}); }},
+      {"upsample_nearest2d_backward", [] { return grad_of([](const Tensor& x) { return upsample_nearest2d(x, {5, 2}); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"upsample_nearest2d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_nearest2d(x, UpsampleSize(std::vector<int64_t>{5, 2}), std::nullopt); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"upsample_nearest3d", [] { return upsample_nearest3d(r({2, 1, 3, 3, 3}), {5, 2, 4}); }},
+      {"upsample_nearest3d_vec", [] { return upsample_nearest3d(r({2, 1, 3, 3, 3}), std::nullopt, std::vector<double>{1.5, 1.5, 1.5}); }},
+      {"upsample_nearest3d_backward", [] { return grad_of([](const Tensor& x) { return upsample_nearest3d(x, {5, 2, 4}); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
+      {"upsample_nearest3d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_nearest3d(x, UpsampleSize(std::vector<int64_t>{5, 2, 4}), std::nullopt); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
+      {"_upsample_nearest_exact1d", [] { return _upsample_nearest_exact1d(r({2, 1, 3}), {5}); }},
+      {"_upsample_nearest_exact1d_vec", [] { return _upsample_nearest_exact1d(r({2, 1, 3}), std::nullopt, std::vector<double>{1.5}); }},
+      {"_upsample_nearest_exact1d_backward", [] { return grad_of([](const Tensor& x) { return _upsample_nearest_exact1d(x, {5}); }, r({2, 1, 3}), r({2, 1, 5})); }},
+      {"_upsample_nearest_exact1d_backward_vec", [] { return grad_of([](const Tensor& x) { return _upsample_nearest_exact1d(x, UpsampleSize(std::vector<int64_t>{5}), std::nullopt); }, r({2, 1, 3}), r({2, 1, 5})); }},
+      {"_upsample_nearest_exact2d", [] { return _upsample_nearest_exact2d(r({2, 1, 3, 3}), {5, 2}); }},
+      {"_upsample_nearest_exact2d_vec", [] { return _upsample_nearest_exact2d(r({2, 1, 3, 3}), std::nullopt, std::vector<double>{1.5, 1.5}); }},
+      {"_upsample_nearest_exact2d_backward", [] { return grad_of([](const Tensor& x) { return _upsample_nearest_exact2d(x, {5, 2}); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"_upsample_nearest_exact2d_backward_vec", [] { return grad_of([](const Tensor& x) { return _upsample_nearest_exact2d(x, UpsampleSize(std::vector<int64_t>{5, 2}), std::nullopt); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"_upsample_nearest_exact3d", [] { return _upsample_nearest_exact3d(r({2, 1, 3, 3, 3}), {5, 2, 4}); }},
+      {"_upsample_nearest_exact3d_vec", [] { return _upsample_nearest_exact3d(r({2, 1, 3, 3, 3}), std::nullopt, std::vector<double>{1.5, 1.5, 1.5}); }},
+      {"_upsample_nearest_exact3d_backward", [] { return grad_of([](const Tensor& x) { return _upsample_nearest_exact3d(x, {5, 2, 4}); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
+      {"_upsample_nearest_exact3d_backward_vec", [] { return grad_of([](const Tensor& x) { return _upsample_nearest_exact3d(x, UpsampleSize(std::vector<int64_t>{5, 2, 4}), std::nullopt); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
+      {"upsample_linear1d", [] { return upsample_linear1d(r({2, 1, 3}), {5}, true); }},
+      {"upsample_linear1d_vec", [] { return upsample_linear1d(r({2, 1, 3}), std::nullopt, true, std::vector<double>{1.5}); }},
+      {"upsample_linear1d_backward", [] { return grad_of([](const Tensor& x) { return upsample_linear1d(x, {5}, true); }, r({2, 1, 3}), r({2, 1, 5})); }},
+      {"upsample_linear1d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_linear1d(x, UpsampleSize(std::vector<int64_t>{5}), true, std::nullopt); }, r({2, 1, 3}), r({2, 1, 5})); }},
+      {"upsample_bilinear2d", [] { return upsample_bilinear2d(r({2, 1, 3, 3}), {5, 2}, false); }},
+      {"upsample_bilinear2d_vec", [] { return upsample_bilinear2d(r({2, 1, 3, 3}), std::nullopt, false, std::vector<double>{1.5, 1.5}); }},
+      {"upsample_bilinear2d_backward", [] { return grad_of([](const Tensor& x) { return upsample_bilinear2d(x, {5, 2}, false); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"upsample_bilinear2d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_bilinear2d(x, UpsampleSize(std::vector<int64_t>{5, 2}), false, std::nullopt); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"upsample_bicubic2d", [] { return upsample_bicubic2d(r({2, 1, 3, 3}), {5, 2}, true); }},
+      {"upsample_bicubic2d_vec", [] { return upsample_bicubic2d(r({2, 1, 3, 3}), std::nullopt, true, std::vector<double>{1.5, 1.5}); }},
+      {"upsample_bicubic2d_backward", [] { return grad_of([](const Tensor& x) { return upsample_bicubic2d(x, {5, 2}, true); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"upsample_bicubic2d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_bicubic2d(x, UpsampleSize(std::vector<int64_t>{5, 2}), true, std::nullopt); }, r({2, 1, 3, 3}), r({2, 1, 5, 2})); }},
+      {"upsample_trilinear3d", [] { return upsample_trilinear3d(r({2, 1, 3, 3, 3}), {5, 2, 4}, false); }},
+      {"upsample_trilinear3d_vec", [] { return upsample_trilinear3d(r({2, 1, 3, 3, 3}), std::nullopt, false, std::vector<double>{1.5, 1.5, 1.5}); }},
+      {"upsample_trilinear3d_backward", [] { return grad_of([](const Tensor& x) { return upsample_trilinear3d(x, {5, 2, 4}, false); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
+      {"upsample_trilinear3d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_trilinear3d(x, UpsampleSize(std::vector<int64_t>{5, 2, 4}), false, std::nullopt); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
   };
   return *m;
 }

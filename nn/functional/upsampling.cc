@@ -10,6 +10,7 @@
 #include "nn/functional/pooling.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
+#include "tensor/upsample.h"
 
 namespace ember {
 
@@ -29,111 +30,6 @@ const char* interpolate_mode_name(InterpolateMode m) {
 namespace nn {
 namespace functional {
 namespace {
-
-// One output dim's taps: output j reads index[t][j] with weight[t][j].
-struct Taps {
-  std::vector<std::vector<int64_t>> index;
-  std::vector<std::vector<double>> weight;  // empty: nearest (one tap, weight 1)
-};
-
-// PyTorch 1.13's area_pixel_compute_scale and area_pixel_compute_source_index
-// (aten/src/ATen/native/UpSample.h), in the kernel's precision T.
-template <typename T>
-T area_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
-  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / (out - 1) : T(0);
-  return scale && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / out;
-}
-template <typename T>
-T source_index(T scale, int64_t dst, bool align_corners, bool cubic) {
-  if (align_corners) return scale * dst;
-  const T src = scale * (dst + static_cast<T>(0.5)) - static_cast<T>(0.5);
-  return !cubic && src < T(0) ? T(0) : src;
-}
-
-// nearest_idx / nearest_exact_idx: the scale is always float there.
-Taps nearest_taps(int64_t in, int64_t out, std::optional<double> scale, bool exact) {
-  const float s = scale && *scale > 0 ? static_cast<float>(1.0 / *scale)
-                                      : static_cast<float>(in) / static_cast<float>(out);
-  Taps t;
-  t.index.resize(1);
-  for (int64_t j = 0; j < out; ++j) {
-    int64_t i;
-    if (exact) {
-      i = static_cast<int64_t>(std::floor(static_cast<float>((j + 0.5) * s)));
-    } else if (out == in) {
-      i = j;
-    } else if (out == 2 * in) {
-      i = j >> 1;
-    } else {
-      i = static_cast<int64_t>(std::floor(j * s));
-    }
-    t.index[0].push_back(std::min(i, in - 1));
-  }
-  return t;
-}
-
-// compute_source_index_and_lambda.
-template <typename T>
-Taps linear_taps(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
-  const T s = area_scale<T>(in, out, align_corners, scale);
-  Taps t;
-  t.index.resize(2);
-  t.weight.resize(2);
-  for (int64_t j = 0; j < out; ++j) {
-    int64_t i0 = j, i1 = j;
-    T l1 = 0;
-    if (out != in) {
-      const T real = source_index<T>(s, j, align_corners, /*cubic=*/false);
-      i0 = static_cast<int64_t>(real);
-      i1 = i0 + (i0 < in - 1 ? 1 : 0);
-      l1 = std::min(std::max(real - i0, T(0)), T(1));
-    }
-    t.index[0].push_back(i0);
-    t.index[1].push_back(i1);
-    t.weight[0].push_back(static_cast<T>(1) - l1);
-    t.weight[1].push_back(l1);
-  }
-  return t;
-}
-
-// Keys' cubic convolution with A = -0.75 (get_cubic_upsample_coefficients),
-// its four taps clamped into the input.
-template <typename T>
-Taps cubic_taps(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
-  const T s = area_scale<T>(in, out, align_corners, scale);
-  const T a = -0.75;
-  auto near = [a](T x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };          // |x| <= 1
-  auto far = [a](T x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };     // 1 < |x| < 2
-  Taps t;
-  t.index.resize(4);
-  t.weight.resize(4);
-  for (int64_t j = 0; j < out; ++j) {
-    const T real = source_index<T>(s, j, align_corners, /*cubic=*/true);
-    const int64_t i = static_cast<int64_t>(std::floor(static_cast<float>(real)));
-    const T x1 = real - i, x2 = T(1) - x1;
-    const T w[4] = {far(static_cast<T>(x1 + 1.0)), near(x1), near(x2), far(static_cast<T>(x2 + 1.0))};
-    for (int k = 0; k < 4; ++k) {
-      t.index[k].push_back(std::max<int64_t>(std::min(i - 1 + k, in - 1), 0));
-      t.weight[k].push_back(w[k]);
-    }
-  }
-  return t;
-}
-
-// x resampled along `dim` by the taps.
-Tensor apply_taps(const Tensor& x, int64_t dim, const Taps& taps) {
-  Tensor result;
-  DimVector along(x.dim(), 1);
-  along[dim] = static_cast<int64_t>(taps.index[0].size());
-  for (size_t k = 0; k < taps.index.size(); ++k) {
-    Tensor term = x.index_select(dim, tensor(taps.index[k], kLong).to(x.device()));
-    if (!taps.weight.empty()) {
-      term = term * tensor(taps.weight[k], kDouble).to(x.options()).view(along);
-    }
-    result = result.defined() ? result + term : term;
-  }
-  return result;
-}
 
 // Python's repr of a tuple of ints or floats, as the ValueErrors print
 // size and scale_factor.
@@ -218,35 +114,16 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
     if (dim == 2) return adaptive_avg_pool2d(input, {out_sizes[0], out_sizes[1]});
     return adaptive_avg_pool3d(input, {out_sizes[0], out_sizes[1], out_sizes[2]});
   }
-  bool positive = true;
-  for (int64_t i = 0; i < dim; ++i) positive = positive && in_sizes[i] > 0 && out_sizes[i] > 0;
-  if (!positive) {
-    static const char* kNames[] = {"D", "H", "W"};
-    std::vector<std::string> ins, outs;
-    for (int64_t i = 0; i < dim; ++i) {
-      ins.push_back(absl::StrCat(kNames[3 - dim + i], ": ", in_sizes[i]));
-      outs.push_back(absl::StrCat(kNames[3 - dim + i], ": ", out_sizes[i]));
-    }
-    EMBER_CHECK(false, "Input and output sizes should be greater than 0, but got input (",
-                absl::StrJoin(ins, ", "), ") output (", absl::StrJoin(outs, ", "), ")");
-  }
-  const bool in_double = input.dtype() == kDouble;
-  Tensor x = input;
-  for (int64_t i = 0; i < dim; ++i) {
-    const int64_t in = in_sizes[i], out = out_sizes[i];
-    Taps taps;
-    if (mode == kNearest || mode == kNearestExact) {
-      taps = nearest_taps(in, out, scales[i], mode == kNearestExact);
-    } else if (mode == kBicubic) {
-      taps = in_double ? cubic_taps<double>(in, out, align_corners, scales[i])
-                       : cubic_taps<float>(in, out, align_corners, scales[i]);
-    } else {
-      taps = in_double ? linear_taps<double>(in, out, align_corners, scales[i])
-                       : linear_taps<float>(in, out, align_corners, scales[i]);
-    }
-    x = apply_taps(x, 2 + i, taps);
-  }
-  return x;
+  detail::UpsampleOp op;
+  op.mode = mode == kNearest        ? detail::UpsampleMode::kNearest
+            : mode == kNearestExact ? detail::UpsampleMode::kNearestExact
+            : mode == kBicubic      ? detail::UpsampleMode::kCubic
+                                    : detail::UpsampleMode::kLinear;
+  op.dims = dim;
+  op.align_corners = align_corners;
+  op.scales = scales;
+  // libtorch's F::interpolate calls the sized overloads (...Backward0).
+  return detail::upsample(input, op, out_sizes);
 }
 
 }  // namespace functional

@@ -11,10 +11,10 @@
 // an int or a float). PyTorch's index arithmetic, in the input's precision
 // (float for float and below): nearest takes floor(dst * scale), linear
 // weights clamp the source at 0 unless align_corners, bicubic uses
-// A = -0.75 and clamps its taps at the borders. Each spatial dim is
-// resampled in turn by index_select and weights, so the gradient is the
-// adjoint of the forward (as PyTorch's backward kernels are) and any
-// device runs it.
+// A = -0.75 and clamps its taps at the borders. The work is done by
+// tensor/upsample.h's ops, as libtorch's F::interpolate calls them (their
+// sized overloads: the result records UpsampleBilinear2DBackward0...; area
+// is adaptive average pooling).
 
 #include <optional>
 #include <vector>
