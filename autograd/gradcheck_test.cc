@@ -17,6 +17,7 @@
 #include "tensor/attention.h"
 #include "tensor/ctc_loss.h"
 #include "tensor/distributions.h"
+#include "tensor/im2col.h"
 #include "tensor/pixel_shuffle.h"
 #include "tensor/upsample.h"
 
@@ -1199,6 +1200,23 @@ std::vector<Case> cases() {
              leaf(tensor({0.13, -0.41, 0.77, 1.21, -1.09, 0.38, 0.52, -0.66}).view({1, 2, 2, 2}))};
        },
        /*second_order=*/false},
+      // tensor/im2col.h, on fixed inputs (padding, stride, dilation; batched and not).
+      {"im2col",
+       [](const V& x) {
+         return V{im2col(x[0], {2, 2}, {1, 2}, {1, 0}, {2, 1}),
+                  im2col(x[0][0], {3, 2}, {1, 1}, {0, 1}, {1, 2})};
+       },
+       [] {
+         return V{leaf((arange(2 * 2 * 4 * 5, kDouble) * 0.7).sin().view({2, 2, 4, 5}))};
+       }},
+      {"col2im",
+       [](const V& x) {
+         return V{col2im(x[0], {4, 5}, {2, 2}, {1, 2}, {1, 0}, {2, 1}),
+                  col2im(x[0][1], {4, 5}, {2, 2}, {1, 2}, {1, 0}, {2, 1})};
+       },
+       [] {
+         return V{leaf((arange(2 * 8 * 9, kDouble) * 0.3).cos().view({2, 8, 9}))};
+       }},
       {"grid_sampler_3d", [](const V& x) { return V{grid_sampler_3d(x[0], x[1], 0, 1, false)}; },
        [] {
          return V{leaf(r({1, 2, 2, 3, 3})),

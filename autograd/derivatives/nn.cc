@@ -19,13 +19,13 @@
 #include "tensor/ctc_loss.h"
 #include "tensor/empty.h"
 #include "tensor/grid_sampler.h"
+#include "tensor/im2col.h"
 #include "tensor/layer_norm_kernels.h"
 #include "tensor/math.h"
 #include "tensor/native_dropout.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
-#include "tensor/shape.h"
 #include "tensor/shape.h"
 
 namespace ember {
@@ -559,6 +559,17 @@ V grid_sampler_3d_bw(const C& c, const V& g) {
   return {gi, gg};
 }
 
+// im2col(self; kernel_size, dilation, padding, stride) and col2im(self;
+// output_size, kernel_size, ...): each the other's adjoint.
+V im2col_bw(const C& c, const V& g) {
+  const IntArrayRef sizes = c.input_sizes(0);
+  return {col2im(g[0], {sizes[sizes.size() - 2], sizes[sizes.size() - 1]}, c.dims(0), c.dims(1),
+                 c.dims(2), c.dims(3))};
+}
+V col2im_bw(const C& c, const V& g) {
+  return {im2col(g[0], c.dims(1), c.dims(2), c.dims(3), c.dims(4))};
+}
+
 // affine_grid_generator(theta; size, align_corners): linear in theta.
 V affine_grid_generator_bw(const C& c, const V& g) {
   return {affine_grid_generator_backward(g[0], c.dims(0), c.bool_arg(1))};
@@ -570,6 +581,8 @@ EMBER_REGISTER_DERIVATIVES(
     {"grid_sampler_3d", "GridSampler3DBackward0", kSaveSelf | kSaveOther, false,
      grid_sampler_3d_bw},
     {"affine_grid_generator", "AffineGridGeneratorBackward0", 0, false, affine_grid_generator_bw},
+    {"im2col", "Im2ColBackward0", 0, false, im2col_bw},
+    {"col2im", "Col2ImBackward0", 0, false, col2im_bw},
     {"native_dropout", "NativeDropoutBackward0", 0, true, native_dropout_bw, false,
      /*unsaved_outputs=*/1},
     {"native_dropout_backward", "NativeDropoutBackwardBackward0", kSaveOther, false,

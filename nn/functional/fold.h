@@ -5,9 +5,9 @@
 //   F::unfold(x, F::UnfoldFuncOptions({2, 3}).stride(2))   [N, C, H, W] -> [N, C*kh*kw, L]
 //   F::fold(cols, F::FoldFuncOptions({4, 5}, {2, 3}))      [N, C*kh*kw, L] -> [N, C, 4, 5]
 // Rows are ordered (c, ki, kj), blocks row-major; fold sums overlapping
-// blocks. Unbatched inputs ([C, H, W] / [C*kh*kw, L]) work too. Both are
-// one index_select / index_add over the padded planes, so they are
-// differentiable (each the other's gradient) and run on any device.
+// blocks. Unbatched inputs ([C, H, W] / [C*kh*kw, L]) work too. They are
+// tensor/im2col.h's im2col and col2im (one node each, each the other's
+// gradient).
 
 #include "nn/functional/options.h"
 #include "tensor/tensor.h"

@@ -15,6 +15,7 @@
 #include "nn/functional/activation.h"
 #include "nn/functional/conv.h"
 #include "nn/functional/embedding.h"
+#include "nn/functional/fold.h"
 #include "nn/functional/linear.h"
 #include "nn/functional/loss.h"
 #include "nn/functional/normalization.h"
@@ -1322,6 +1323,14 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"upsample_trilinear3d_vec", [] { return upsample_trilinear3d(r({2, 1, 3, 3, 3}), std::nullopt, false, std::vector<double>{1.5, 1.5, 1.5}); }},
       {"upsample_trilinear3d_backward", [] { return grad_of([](const Tensor& x) { return upsample_trilinear3d(x, {5, 2, 4}, false); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
       {"upsample_trilinear3d_backward_vec", [] { return grad_of([](const Tensor& x) { return upsample_trilinear3d(x, UpsampleSize(std::vector<int64_t>{5, 2, 4}), false, std::nullopt); }, r({2, 1, 3, 3, 3}), r({2, 1, 5, 2, 4})); }},
+      {"F_unfold",
+       [] { return F::unfold(r({2, 3, 5, 5}), F::UnfoldFuncOptions(2).padding(1).stride(2)); }},
+      {"F_unfold_unbatched",
+       [] { return F::unfold(r({3, 5, 5}), F::UnfoldFuncOptions({2, 3}).dilation({2, 1})); }},
+      {"F_fold",
+       [] { return F::fold(r({2, 12, 9}), F::FoldFuncOptions(5, 2).padding(1).stride(2)); }},
+      {"F_fold_unbatched",
+       [] { return F::fold(r({12, 9}), F::FoldFuncOptions(5, 2).padding(1).stride(2)); }},
   };
   return *m;
 }

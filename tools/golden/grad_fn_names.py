@@ -605,6 +605,12 @@ case("upsample_trilinear3d_vec", lambda: torch._C._nn.upsample_trilinear3d(r(2, 
 case("upsample_trilinear3d_backward", lambda: grad_of(lambda x: torch._C._nn.upsample_trilinear3d(x, [5, 2, 4], False), r(2, 1, 3, 3, 3), r(2, 1, 5, 2, 4)))
 case("upsample_trilinear3d_backward_vec", lambda: grad_of(lambda x: torch._C._nn.upsample_trilinear3d(x, [5, 2, 4], False, None), r(2, 1, 3, 3, 3), r(2, 1, 5, 2, 4)))
 
+# tensor/im2col.h through F.unfold / F.fold
+case("F_unfold", lambda: F.unfold(r(2, 3, 5, 5), 2, padding=1, stride=2))
+case("F_unfold_unbatched", lambda: F.unfold(r(3, 5, 5), (2, 3), dilation=(2, 1)))
+case("F_fold", lambda: F.fold(r(2, 12, 9), (5, 5), 2, padding=1, stride=2))
+case("F_fold_unbatched", lambda: F.fold(r(12, 9), (5, 5), 2, padding=1, stride=2))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
