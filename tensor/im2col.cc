@@ -43,8 +43,11 @@ void check_params(IntArrayRef k, IntArrayRef d, IntArrayRef p, IntArrayRef s) {
               " pad_width: ", p[1]);
 }
 
+// 1.13's div_rtn: the division rounds toward negative infinity, so an
+// input shorter than the dilated kernel gives no block whatever the stride.
 int64_t blocks_along(int64_t size, int64_t k, int64_t d, int64_t p, int64_t s) {
-  return (size + 2 * p - (d * (k - 1) + 1)) / s + 1;
+  const int64_t span = size + 2 * p - (d * (k - 1) + 1);
+  return (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;
 }
 
 Blocks blocks_of(int64_t h, int64_t w, IntArrayRef k, IntArrayRef d, IntArrayRef p, IntArrayRef s,
@@ -129,17 +132,18 @@ Tensor col2im(const Tensor& self, IntArrayRef size, IntArrayRef k, IntArrayRef d
               x.size(1), " and kernel_size=(", k[0], ", ", k[1], ").");
   const int64_t rows = blocks_along(size[0], k[0], d[0], p[0], s[0]),
                 cols = blocks_along(size[1], k[1], d[1], p[1], s[1]);
-  EMBER_CHECK(rows >= 1 && cols >= 1, "Given output_size=(", size[0], ", ", size[1],
-              "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1],
-              "), padding=(", p[0], ", ", p[1], "), stride=(", s[0], ", ", s[1],
-              "), calculated shape of the array of sliding blocks as (", rows, ", ", cols,
-              "), which is too small (non-positive).");
+  // 1.13 checks the block count before its sign.
   EMBER_CHECK(x.size(2) == rows * cols, "Given output_size=(", size[0], ", ", size[1],
               "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1],
               "), padding=(", p[0], ", ", p[1], "), stride=(", s[0], ", ", s[1],
               "), expected size of input's dimension 2 to match the calculated number of "
               "sliding blocks ",
               rows, " * ", cols, " = ", rows * cols, ", but got input.size(2)=", x.size(2), ".");
+  EMBER_CHECK(rows >= 1 && cols >= 1, "Given output_size=(", size[0], ", ", size[1],
+              "), kernel_size=(", k[0], ", ", k[1], "), dilation=(", d[0], ", ", d[1],
+              "), padding=(", p[0], ", ", p[1], "), stride=(", s[0], ", ", s[1],
+              "), calculated shape of the array of sliding blocks as (", rows, ", ", cols,
+              "), which is too small (non-positive).");
   detail::OpScope scope(self);
   const Blocks b = blocks_of(size[0], size[1], k, d, p, s, x.device());
   const int64_t n = x.size(0), c = x.size(1) / kk;

@@ -67,6 +67,9 @@ TEST(FoldUnfold, Errors) {
   expect_nn_extra_error("fold_blocks", [&] { F::fold(r({1, 8, 5}), F::FoldFuncOptions(3, 2)); });
   expect_nn_extra_error("fold_dilation",
                         [&] { F::fold(r({1, 8, 4}), F::FoldFuncOptions(3, 2).dilation(0)); });
+  expect_nn_extra_error("fold_blocks_floor", [&] {
+    F::fold(r({1, 4, 2}), F::FoldFuncOptions({6, 2}, 2).dilation(2).stride(2));
+  });
 }
 
 }  // namespace

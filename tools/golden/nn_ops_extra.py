@@ -218,6 +218,9 @@ err("fold_dims", lambda: F.fold(r(2, 3, 4, 5), (4, 4), 2))
 err("fold_divisible", lambda: F.fold(r(1, 5, 4), (3, 3), 2))
 err("fold_blocks", lambda: F.fold(r(1, 8, 5), (3, 3), 2))
 err("fold_dilation", lambda: F.fold(r(1, 8, 4), (3, 3), 2, dilation=0))
+# Blocks are counted with floor division (div_rtn): a dilated kernel longer
+# than the input gives none, whatever the stride.
+err("fold_blocks_floor", lambda: F.fold(r(1, 4, 2), (6, 2), 2, dilation=2, stride=2))
 
 errors.write()
 w.write()
