@@ -18,6 +18,7 @@
 #include "tensor/ctc_loss.h"
 #include "tensor/distributions.h"
 #include "tensor/im2col.h"
+#include "tensor/trilinear.h"
 #include "tensor/pixel_shuffle.h"
 #include "tensor/upsample.h"
 
@@ -1200,6 +1201,19 @@ std::vector<Case> cases() {
              leaf(tensor({0.13, -0.41, 0.77, 1.21, -1.09, 0.38, 0.52, -0.66}).view({1, 2, 2, 2}))};
        },
        /*second_order=*/false},
+      // tensor/trilinear.h on fixed inputs: bilinear's layout, and one where
+      // an input broadcasts (i3 has no batch dim) and a kept dim comes from
+      // no input.
+      {"_trilinear",
+       [](const V& x) {
+         return V{_trilinear(x[0], x[1], x[2], {1, 3}, {0}, {1, 2}, {2, 3}),
+                  _trilinear(x[0], x[1], x[2][0], {1, 3}, {0}, {0, 1, 2}, {2}, 2)};
+       },
+       [] {
+         return V{leaf((arange(6, kDouble) * 0.7).sin().view({2, 3})),
+                  leaf((arange(24, kDouble) * 0.4).cos().view({2, 3, 4})),
+                  leaf((arange(8, kDouble) * 0.9).sin().view({2, 4}))};
+       }},
       // tensor/im2col.h, on fixed inputs (padding, stride, dilation; batched and not).
       {"im2col",
        [](const V& x) {

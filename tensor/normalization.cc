@@ -180,6 +180,9 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     if (out.dtype() != input.dtype() && is_floating_point(input.dtype())) {
       out = out.to(input.dtype());
     }
+    // 1.13's result is in the input's suggested format (a transposed input
+    // gives a contiguous result, a channels-last one a channels-last one).
+    out = out.contiguous(input.suggest_memory_format());
   }
   if (scope.active()) {
     scope.record("native_batch_norm", {input, weight, bias}, {out, mean, invstd},
@@ -232,6 +235,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
   Tensor out = (input - mean) * rstd;
   if (weight.defined()) out = out * weight;
   if (bias.defined()) out = out + bias;
+  out = out.contiguous();  // 1.13's result is contiguous whatever the input's layout
   if (scope.active()) {
     scope.record("native_layer_norm", {input, weight, bias}, {out, mean, rstd},
                  {DimVector(normalized_shape.begin(), normalized_shape.end()), Scalar(eps)});

@@ -27,6 +27,7 @@
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/trilinear.h"
 
 namespace ember {
 namespace autograd {
@@ -570,6 +571,20 @@ V col2im_bw(const C& c, const V& g) {
   return {im2col(g[0], c.dims(1), c.dims(2), c.dims(3), c.dims(4))};
 }
 
+// _trilinear(i1, i2, i3; expand1, expand2, expand3, sumdim, unroll_dim):
+// linear in each input, whose gradient is _trilinear with the incoming
+// gradient in its place (its missing dims are sumdim's) summed over the
+// input's expanded dims (1.13's _trilinear_backward).
+V trilinear_bw(const C& c, const V& g) {
+  const Tensor &i1 = c.input(0), &i2 = c.input(1), &i3 = c.input(2);
+  const DimVector &e1 = c.dims(0), &e2 = c.dims(1), &e3 = c.dims(2), &sd = c.dims(3);
+  V r(3);
+  if (c.needs(0)) r[0] = _trilinear(g[0], i2, i3, sd, e2, e3, e1);
+  if (c.needs(1)) r[1] = _trilinear(i1, g[0], i3, e1, sd, e3, e2);
+  if (c.needs(2)) r[2] = _trilinear(i1, i2, g[0], e1, e2, sd, e3);
+  return r;
+}
+
 // affine_grid_generator(theta; size, align_corners): linear in theta.
 V affine_grid_generator_bw(const C& c, const V& g) {
   return {affine_grid_generator_backward(g[0], c.dims(0), c.bool_arg(1))};
@@ -583,6 +598,7 @@ EMBER_REGISTER_DERIVATIVES(
     {"affine_grid_generator", "AffineGridGeneratorBackward0", 0, false, affine_grid_generator_bw},
     {"im2col", "Im2ColBackward0", 0, false, im2col_bw},
     {"col2im", "Col2ImBackward0", 0, false, col2im_bw},
+    {"_trilinear", "TrilinearBackward0", kSaveAll, false, trilinear_bw},
     {"native_dropout", "NativeDropoutBackward0", 0, true, native_dropout_bw, false,
      /*unsaved_outputs=*/1},
     {"native_dropout_backward", "NativeDropoutBackwardBackward0", kSaveOther, false,

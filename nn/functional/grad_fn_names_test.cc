@@ -24,6 +24,7 @@
 #include "nn/functional/vision.h"
 #include "nn/rnn_functional.h"
 #include "tensor/pixel_shuffle.h"
+#include "tensor/trilinear.h"
 #include "tensor/upsample.h"
 #include "tensor/all.h"
 #include "tensor/distributions.h"
@@ -1331,6 +1332,11 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] { return F::fold(r({2, 12, 9}), F::FoldFuncOptions(5, 2).padding(1).stride(2)); }},
       {"F_fold_unbatched",
        [] { return F::fold(r({12, 9}), F::FoldFuncOptions(5, 2).padding(1).stride(2)); }},
+      {"bilinear_bias", [] { return F::bilinear(r({2, 3}), r({2, 4}), r({5, 3, 4}), r({5})); }},
+      {"bilinear_nobias_3d",
+       [] { return F::bilinear(r({2, 2, 3}), r({2, 2, 4}), r({5, 3, 4})); }},
+      {"_trilinear",
+       [] { return _trilinear(r({2, 3}), r({5, 3, 4}), r({2, 4}), {1, 3}, {0}, {1, 2}, {2, 3}); }},
   };
   return *m;
 }

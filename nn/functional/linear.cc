@@ -3,6 +3,7 @@
 #include "tensor/autocast.h"
 #include "tensor/linalg.h"
 #include "tensor/math.h"
+#include "tensor/trilinear.h"
 
 namespace ember {
 namespace nn {
@@ -52,8 +53,8 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   out_size.push_back(weight.size(0));
   const Tensor x1 = input1.reshape({-1, input1.size(-1)});  // [B, I1]
   const Tensor x2 = input2.reshape({-1, input2.size(-1)});  // [B, I2]
-  // [B, I1] x [O, I1, I2] -> [O, B, I2], times x2, summed over I2 -> [B, O].
-  Tensor out = (x1.matmul(weight) * x2).sum(IntArrayRef{2}).t().reshape(out_size);
+  // 1.13's composition: sum_ij x1[b, i] w[o, i, j] x2[b, j] -> [B, O].
+  Tensor out = _trilinear(x1, weight, x2, {1, 3}, {0}, {1, 2}, {2, 3}).reshape(out_size);
   if (bias.defined()) out = out + bias;
   return out;
 }

@@ -611,6 +611,11 @@ case("F_unfold_unbatched", lambda: F.unfold(r(3, 5, 5), (2, 3), dilation=(2, 1))
 case("F_fold", lambda: F.fold(r(2, 12, 9), (5, 5), 2, padding=1, stride=2))
 case("F_fold_unbatched", lambda: F.fold(r(12, 9), (5, 5), 2, padding=1, stride=2))
 
+# tensor/trilinear.h, and F.bilinear made of it
+case("bilinear_bias", lambda: F.bilinear(r(2, 3), r(2, 4), r(5, 3, 4), r(5)))
+case("bilinear_nobias_3d", lambda: F.bilinear(r(2, 2, 3), r(2, 2, 4), r(5, 3, 4)))
+case("_trilinear", lambda: torch._trilinear(r(2, 3), r(5, 3, 4), r(2, 4), [1, 3], [0], [1, 2], [2, 3]))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
