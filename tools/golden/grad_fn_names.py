@@ -562,6 +562,21 @@ case("rnn_relu_packed_bidirectional_output",
      lambda: torch.rnn_relu(r(4, 4), torch.tensor([2, 1, 1]), r(2, 2, 5),
                             rnn_params(1, 4, 5, dirs=2), True, 1, 0.0, False, True)[0])
 
+# The 3-d and adaptive max poolings: one node each (Note [Pooling nodes]).
+case("max_pool3d", lambda: F.max_pool3d(r(1, 2, 3, 4, 4), 2, 1))
+case("max_pool3d_unbatched", lambda: F.max_pool3d(r(2, 3, 4, 4), (2, 1, 2)))
+case("avg_pool3d", lambda: F.avg_pool3d(r(1, 2, 3, 4, 4), 2, 1, 1))
+case("avg_pool3d_unbatched", lambda: F.avg_pool3d(r(2, 3, 4, 4), 2, divisor_override=3))
+case("adaptive_avg_pool3d", lambda: F.adaptive_avg_pool3d(r(1, 2, 3, 4, 5), (2, 3, 2)))
+case("adaptive_avg_pool3d_unbatched", lambda: F.adaptive_avg_pool3d(r(2, 3, 4, 5), 2))
+case("adaptive_avg_pool3d_1", lambda: F.adaptive_avg_pool3d(r(1, 2, 3, 4, 5), 1))
+case("adaptive_max_pool1d", lambda: F.adaptive_max_pool1d(r(2, 3, 7), 3))
+case("adaptive_max_pool2d", lambda: F.adaptive_max_pool2d(r(1, 2, 5, 4), (3, 2)))
+case("adaptive_max_pool2d_channels_last",
+     lambda: F.adaptive_max_pool2d(r(2, 5, 4, 3).permute(0, 3, 1, 2), (2, 3)))
+case("adaptive_max_pool3d", lambda: F.adaptive_max_pool3d(r(1, 2, 3, 4, 5), (2, 3, 2)))
+case("adaptive_max_pool3d_unbatched", lambda: F.adaptive_max_pool3d(r(2, 3, 4, 5), 2))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:
