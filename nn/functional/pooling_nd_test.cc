@@ -71,8 +71,25 @@ TEST(MaxPool3d, EmptyWindowsGetNoGradient) {
   EXPECT_TRUE(v.eq(-std::numeric_limits<double>::infinity()).all().item<bool>());
   EXPECT_TRUE(i.flatten().equal(tensor(std::vector<int64_t>{6, 6, 7, 8, 6, 6, 7, 8}, kLong)));
   EXPECT_EQ(std::string(v.grad_fn()->name()), "MaxPool3DWithIndicesBackward0");
-  Tensor g = autograd::grad({v}, {x}, {ones_like(v)})[0];
+  Tensor go = ones_like(v).requires_grad_();
+  Tensor g = autograd::grad({v}, {x}, {go}, true, true)[0];
   EXPECT_TRUE(g.equal(zeros_like(x)));
+  Tensor gg = autograd::grad({g}, {go}, {ones_like(g)})[0];
+  EXPECT_TRUE(gg.equal(zeros_like(go)));
+}
+
+// The same in 2-d (index 3 or 4, past a plane of 3), through double backward.
+TEST(MaxPool2d, EmptyWindowsGetNoGradient) {
+  Tensor x = arange(6, kDouble).view({1, 2, 1, 3}).requires_grad_();
+  auto [v, i] =
+      F::max_pool2d_with_indices(x, F::MaxPool2dFuncOptions(2).stride(1).padding(1).dilation(2));
+  EXPECT_TRUE(v.eq(-std::numeric_limits<double>::infinity()).all().item<bool>());
+  EXPECT_TRUE(i.flatten().equal(tensor(std::vector<int64_t>{4, 3, 4, 4, 3, 4}, kLong)));
+  Tensor go = ones_like(v).requires_grad_();
+  Tensor g = autograd::grad({v}, {x}, {go}, true, true)[0];
+  EXPECT_TRUE(g.equal(zeros_like(x)));
+  Tensor gg = autograd::grad({g}, {go}, {ones_like(g)})[0];
+  EXPECT_TRUE(gg.equal(zeros_like(go)));
 }
 
 TEST(AvgPool1d, MatchesPyTorch) {
