@@ -13,6 +13,7 @@
 #include "nn/functional/aten.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
+#include "nn/functional/pooling.h"
 #include "tensor/all.h"
 #include "tensor/attention.h"
 #include "tensor/ctc_loss.h"
@@ -1848,6 +1849,55 @@ std::vector<Case> cases() {
       {"poisson", [](const V& x) { return V{poisson(x[0], Generator(4))}; },
        [] {
          return V{leaf(r({2, 3}).abs() * 4 + 0.5)};
+       }},
+      // The 3-d and adaptive max poolings (Note [Pooling nodes] in
+      // nn/functional/pooling_nd.cc). Fixed inputs without ties: distinct
+      // multiples of 37 mod a prime, so the maxima are well apart.
+      {"max_pool3d_with_indices",
+       [](const V& x) {
+         return V{std::get<0>(max_pool3d_with_indices(x[0], {2, 2, 2}, {1, 2, 1}, {1, 0, 1})),
+                  std::get<0>(max_pool3d_with_indices(x[0], {2, 3, 2}, {2, 1, 2}, {0, 1, 1},
+                                                      {1, 1, 2}, true)),
+                  std::get<0>(max_pool3d_with_indices(x[0][1], {3, 2, 2}, {1, 1, 1}))};
+       },
+       [] {
+         return V{leaf((arange(192, kDouble) * 37).remainder(193).view({2, 2, 3, 4, 4}) * 0.1)};
+       }},
+      {"avg_pool3d",
+       [](const V& x) {
+         return V{avg_pool3d(x[0], {2, 2, 2}, {1, 2, 1}, {1, 0, 1}),
+                  avg_pool3d(x[0], {2, 2, 3}, {2, 1, 2}, {0, 1, 1}, true, false),
+                  avg_pool3d(x[0], {2, 3, 2}, {1, 1, 2}, {1, 1, 0}, true, true, 5),
+                  avg_pool3d(x[0][0], {3, 2, 2}, {1, 1, 1})};
+       },
+       [] {
+         return V{leaf((arange(96, kDouble) * 0.25).sin().view({1, 2, 3, 4, 4}))};
+       }},
+      {"adaptive_avg_pool3d",
+       [](const V& x) {
+         return V{adaptive_avg_pool3d(x[0], {2, 3, 2}), adaptive_avg_pool3d(x[0][0], {3, 2, 3})};
+       },
+       [] {
+         return V{leaf((arange(120, kDouble) * 0.3).cos().view({1, 2, 3, 4, 5}))};
+       }},
+      {"adaptive_max_pool2d",
+       [](const V& x) {
+         return V{std::get<0>(adaptive_max_pool2d(x[0], {2, 3})),
+                  std::get<0>(adaptive_max_pool2d(x[0][0], {3, 2})),
+                  std::get<0>(adaptive_max_pool1d(x[0][1], {3}))};
+       },
+       [] {
+         return V{leaf((arange(120, kDouble) * 37).remainder(127).view({2, 3, 4, 5}) * 0.1)};
+       }},
+      {"adaptive_max_pool3d",
+       [](const V& x) {
+         return V{std::get<0>(F::adaptive_max_pool3d_with_indices(
+                      x[0], F::AdaptiveMaxPool3dFuncOptions({2, 3, 2}))),
+                  std::get<0>(F::adaptive_max_pool3d_with_indices(
+                      x[0][0], F::AdaptiveMaxPool3dFuncOptions({3, 1, 2})))};
+       },
+       [] {
+         return V{leaf((arange(96, kDouble) * 37).remainder(97).view({1, 2, 3, 4, 4}) * 0.1)};
        }},
   };
   add_upsample_cases(all);

@@ -388,7 +388,11 @@ void max_pool_backward_cpu(int64_t planes, int64_t hw, int64_t ohw, const Tensor
     parallel_for(0, planes, grain_for(hw), [&](int64_t b, int64_t e) {
       for (int64_t pl = b; pl < e; ++pl) {
         for (int64_t j = 0; j < ohw; ++j) {
-          scalar_t& dst = o[pl * hw + ix[pl * ohw + j]];
+          // Note [Empty pooling windows] (autograd/derivatives/pooling.cc):
+          // an index outside the plane gets nothing.
+          const int64_t at = ix[pl * ohw + j];
+          if (at < 0 || at >= hw) continue;
+          scalar_t& dst = o[pl * hw + at];
           dst = static_cast<scalar_t>(static_cast<A>(dst) + static_cast<A>(g[pl * ohw + j]));
         }
       }

@@ -171,6 +171,8 @@ void max_pool_backward_channels_last(const Tensor& gy, const Tensor& idx, Tensor
         for (int64_t j = 0; j < ohw; ++j) {
           const int64_t off = (s * ohw + j) * c;
           for (int64_t ch = 0; ch < c; ++ch) {
+            // Note [Empty pooling windows] (autograd/derivatives/pooling.cc).
+            if (ix[off + ch] < 0 || ix[off + ch] >= hw) continue;
             scalar_t& dst = plane[ix[off + ch] * c + ch];
             dst = static_cast<scalar_t>(static_cast<A>(dst) + static_cast<A>(g[off + ch]));
           }

@@ -176,10 +176,15 @@ V adaptive_avg_pool2d_bw(const C& c, const V& g) {
 // max_pool2d_with_indices_backward(grad_output, indices; input_sizes)
 // scatters into the argmax positions, so it gathers from them (PyTorch's
 // max_pool_double_backward).
+// An index outside the plane (an empty window's) got nothing, so it gives
+// nothing back (Note [Empty pooling windows] in derivatives/pooling.cc).
 V max_pool2d_backward_bw(const C& c, const V& g) {
   const Tensor& idx = c.input(1);
   const int64_t d = idx.dim() - 2;
-  return {g[0].flatten(d).gather(d, idx.flatten(d)).reshape(idx.sizes()), Tensor()};
+  Tensor gg = g[0].flatten(d), at = idx.flatten(d);
+  Tensor outside = at.ge(gg.size(d));
+  return {gg.gather(d, at.masked_fill(outside, 0)).masked_fill(outside, 0).reshape(idx.sizes()),
+          Tensor()};
 }
 // avg_pool2d_backward(grad_output; input_sizes, kernel, stride, padding,
 // ceil, count_include_pad, divisor) is the transpose of avg_pool2d.

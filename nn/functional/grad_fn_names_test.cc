@@ -1337,6 +1337,52 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        [] { return F::bilinear(r({2, 2, 3}), r({2, 2, 4}), r({5, 3, 4})); }},
       {"_trilinear",
        [] { return _trilinear(r({2, 3}), r({5, 3, 4}), r({2, 4}), {1, 3}, {0}, {1, 2}, {2, 3}); }},
+      // Note [Pooling nodes] (nn/functional/pooling_nd.cc).
+      {"max_pool3d",
+       [] {
+         return F::max_pool3d(r({1, 2, 3, 4, 4}), F::MaxPool3dFuncOptions(2).stride(1));
+       }},
+      {"max_pool3d_unbatched",
+       [] {
+         return F::max_pool3d(r({2, 3, 4, 4}), F::MaxPool3dFuncOptions({2, 1, 2}));
+       }},
+      {"avg_pool3d",
+       [] {
+         return F::avg_pool3d(r({1, 2, 3, 4, 4}), F::AvgPool3dFuncOptions(2).stride(1).padding(1));
+       }},
+      {"avg_pool3d_unbatched",
+       [] {
+         return F::avg_pool3d(r({2, 3, 4, 4}), F::AvgPool3dFuncOptions(2).divisor_override(3));
+       }},
+      {"adaptive_avg_pool3d",
+       [] {
+         return F::adaptive_avg_pool3d(r({1, 2, 3, 4, 5}),
+                                       F::AdaptiveAvgPool3dFuncOptions({2, 3, 2}));
+       }},
+      {"adaptive_avg_pool3d_unbatched",
+       [] { return F::adaptive_avg_pool3d(r({2, 3, 4, 5}), F::AdaptiveAvgPool3dFuncOptions(2)); }},
+      {"adaptive_avg_pool3d_1",
+       [] {
+         return F::adaptive_avg_pool3d(r({1, 2, 3, 4, 5}), F::AdaptiveAvgPool3dFuncOptions(1));
+       }},
+      {"adaptive_max_pool1d",
+       [] { return F::adaptive_max_pool1d(r({2, 3, 7}), F::AdaptiveMaxPool1dFuncOptions(3)); }},
+      {"adaptive_max_pool2d",
+       [] {
+         return F::adaptive_max_pool2d(r({1, 2, 5, 4}), F::AdaptiveMaxPool2dFuncOptions({3, 2}));
+       }},
+      {"adaptive_max_pool2d_channels_last",
+       [] {
+         return F::adaptive_max_pool2d(r({2, 5, 4, 3}).permute({0, 3, 1, 2}),
+                                       F::AdaptiveMaxPool2dFuncOptions({2, 3}));
+       }},
+      {"adaptive_max_pool3d",
+       [] {
+         return F::adaptive_max_pool3d(r({1, 2, 3, 4, 5}),
+                                       F::AdaptiveMaxPool3dFuncOptions({2, 3, 2}));
+       }},
+      {"adaptive_max_pool3d_unbatched",
+       [] { return F::adaptive_max_pool3d(r({2, 3, 4, 5}), F::AdaptiveMaxPool3dFuncOptions(2)); }},
   };
   return *m;
 }

@@ -11,9 +11,20 @@
 // combine into PyTorch's flat D*H*W index. Adaptive max pooling gathers
 // each output's window (padded to the widest by repeating its last
 // element, which changes neither the maximum nor the first index of it)
-// and takes max over it, one dim at a time. Every stage is a recorded,
-// differentiable op, so the gradients are the kernels' own and the ops run
-// wherever the 2-d kernels and index_select do (CPU and CUDA).
+// and takes max over it, one dim at a time. The ops run wherever the 2-d
+// kernels and index_select do (CPU and CUDA).
+//
+// Note [Pooling nodes]: as in PyTorch 1.13, the 3-d poolings and the
+// adaptive max poolings are each one node (AvgPool3DBackward0,
+// MaxPool3DWithIndicesBackward0, AdaptiveAvgPool3DBackward0,
+// AdaptiveMaxPool{2,3}DBackward0): their stages run under one OpScope, so
+// none of them records, and the op records itself under ATen's name. The
+// derivatives (autograd/derivatives/pooling.cc) are 1.13's: the max
+// poolings scatter-add the gradient to the saved indices, the average
+// poolings apply the stages' adjoints (the 2-d backward kernels), so the
+// gradients are differentiable again. The fractional max poolings and the
+// 1-d poolings stay compositions (1.13's 1-d ones are views around the 2-d
+// ops too).
 #include <algorithm>
 #include <array>
 #include <tuple>
@@ -23,12 +34,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nn/functional/pooling.h"
+#include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
 #include "tensor/random.h"
+#include "tensor/selection.h"
 
 namespace ember {
 namespace nn {
@@ -156,9 +169,21 @@ std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const Tensor& input,
                                                 const AdaptivePoolFuncOptions<D>& o,
                                                 const char* name) {
   check_adaptive_max_input(input, D, name);
-  return separable_window_max(input, D, [&](const Tensor& v, int64_t dim, int64_t s) {
-    return adaptive_max_along(v, dim, o.output_size()[s]);
-  });
+  detail::OpScope scope(input);  // Note [Pooling nodes]
+  auto [values, indices] =
+      separable_window_max(input, D, [&](const Tensor& v, int64_t dim, int64_t s) {
+        return adaptive_max_along(v, dim, o.output_size()[s]);
+      });
+  // 1.13's layouts: a channels-last 4-d input keeps its format (its CPU
+  // adaptive_max_pool3d has no channels-last kernel).
+  const MemoryFormat f = D == 2 ? input.suggest_memory_format() : MemoryFormat::Contiguous;
+  values = values.contiguous(f);
+  indices = indices.contiguous(f);
+  if (scope.active()) {
+    scope.record(name, {input}, {values, indices},
+                 {DimVector(o.output_size().begin(), o.output_size().end())});
+  }
+  return {values, indices};
 }
 
 // The window starts of fractional max pooling along one dim: PyTorch's
@@ -334,7 +359,22 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
               "adaptive_max_pool1d: elements of output_size must be "
               "greater than or equal to 0 but received {",
               o.output_size()[0], "}");
-  return adaptive_max_along(input, input.dim() - 1, o.output_size()[0]);
+  // 1.13's: squeeze(adaptive_max_pool2d(unsqueeze(input, -2), {1, L}), -2),
+  // with the 2-d op one node (Note [Pooling nodes]) and its layout.
+  Tensor x = input.unsqueeze(-2);
+  Tensor values, indices;
+  {
+    detail::OpScope scope(x);
+    std::tie(values, indices) = adaptive_max_along(input, input.dim() - 1, o.output_size()[0]);
+    const MemoryFormat f = x.suggest_memory_format();
+    values = values.unsqueeze(-2).contiguous(f);
+    indices = indices.unsqueeze(-2).contiguous(f);
+    if (scope.active()) {
+      scope.record("adaptive_max_pool2d", {x}, {values, indices},
+                   {DimVector{1, o.output_size()[0]}});
+    }
+  }
+  return {values.squeeze(-2), indices.squeeze(-2)};
 }
 
 Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options) {
@@ -385,6 +425,7 @@ std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input,
                                                    const MaxPool3dFuncOptions& o) {
   EMBER_CHECK(input.dim() == 4 || input.dim() == 5,
               "non-empty 4D or 5D (batch mode) tensor expected for input");
+  detail::OpScope scope(input);  // Note [Pooling nodes]
   Tensor x = batched(input, 3);
   const auto &k = o.kernel_size(), &s = o.stride(), &p = o.padding(), &d = o.dilation();
   const auto out = pool3d_output(x, k, s, p, d, o.ceil_mode(), /*avg=*/false);
@@ -398,11 +439,40 @@ std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input,
   // `at` indexes (depth, oh * OW + ow) planes; the chosen depth's (h, w)
   // index is in `hw`.
   Tensor at_flat = at.reshape({n, c, out[0] * area});
-  Tensor chosen_hw = hw.reshape({n, c, depth * area}).gather(2, at_flat);
-  Tensor index = at_flat.floor_divide(area) * (h * w) + chosen_hw;
+  Tensor at_depth = at_flat.floor_divide(area);
+  Tensor chosen_hw;
+  if (p[0] > 0 && d[0] > 1) {
+    // Note [Empty pooling windows] (autograd/derivatives/pooling.cc): a
+    // dilated depth window can hold padding only; its index from the depth
+    // stage is its first tap, past the last plane. 1.13's index for it is
+    // that tap's depth with the (h, w) window's first tap.
+    Tensor empty_depth = at_depth.ge(depth);
+    chosen_hw = hw.reshape({n, c, depth * area}).gather(2, at_flat.masked_fill(empty_depth, 0));
+    std::vector<int64_t> first_tap(area);
+    for (int64_t oh = 0; oh < out[1]; ++oh) {
+      for (int64_t ow = 0; ow < out[2]; ++ow) {
+        int64_t th = oh * s[1] - p[1], tw = ow * s[2] - p[2];
+        while (th < 0) th += d[1];
+        while (tw < 0) tw += d[2];
+        first_tap[oh * out[2] + ow] = th * w + tw;
+      }
+    }
+    Tensor first = tensor(first_tap, kLong).to(x.device()).repeat({out[0]});
+    chosen_hw = where(empty_depth, first, chosen_hw);
+  } else {
+    chosen_hw = hw.reshape({n, c, depth * area}).gather(2, at_flat);
+  }
+  Tensor index = at_depth * (h * w) + chosen_hw;
   DimVector sizes{n, c, out[0], out[1], out[2]};
-  return {unbatched_like(result.view(sizes), input, 3),
-          unbatched_like(index.view(sizes), input, 3)};
+  Tensor values = unbatched_like(result.view(sizes), input, 3);
+  Tensor indices = unbatched_like(index.view(sizes), input, 3);
+  if (scope.active()) {
+    scope.record(
+        "max_pool3d_with_indices", {input}, {values, indices},
+        {DimVector(k.begin(), k.end()), DimVector(s.begin(), s.end()),
+         DimVector(p.begin(), p.end()), DimVector(d.begin(), d.end()), Scalar(o.ceil_mode())});
+  }
+  return {values, indices};
 }
 
 Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options) {
@@ -414,6 +484,7 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
   EMBER_CHECK(!divisor || *divisor != 0, "divisor must be not zero");
   EMBER_CHECK(input.dim() == 4 || input.dim() == 5,
               "non-empty 4D or 5D (batch mode) tensor expected for input");
+  detail::OpScope scope(input);  // Note [Pooling nodes]
   Tensor x = batched(input, 3);
   const auto &k = o.kernel_size(), &s = o.stride(), &p = o.padding();
   const auto out = pool3d_output(x, k, s, p, ExpandingArray<3>(1), o.ceil_mode(), /*avg=*/true);
@@ -427,7 +498,15 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
       ember::avg_pool2d(planes.view({n, c, depth, out[1] * out[2]}), {k[0], 1}, {s[0], 1},
                         {p[0], 0}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
   if (divisor) result = result / static_cast<double>(*divisor);
-  return unbatched_like(result.view({n, c, out[0], out[1], out[2]}), input, 3);
+  result = unbatched_like(result.view({n, c, out[0], out[1], out[2]}), input, 3);
+  if (scope.active()) {
+    OpArgs args{DimVector(k.begin(), k.end()), DimVector(s.begin(), s.end()),
+                DimVector(p.begin(), p.end()), Scalar(o.ceil_mode()),
+                Scalar(o.count_include_pad())};
+    args.push_back(divisor ? OpArg(Scalar(*divisor)) : OpArg());
+    scope.record("avg_pool3d", {input}, {result}, std::move(args));
+  }
+  return result;
 }
 
 Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& o) {
@@ -440,15 +519,23 @@ Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptio
                 "dimensions, but input has sizes ",
                 bracketed(input.sizes()), " with dimension ", i, " being empty");
   }
-  Tensor x = batched(input, 3);
   const auto& os = o.output_size();
+  // As 1.13's at::adaptive_avg_pool3d: a 1x1x1 output is the mean over the
+  // volume (MeanBackward1).
+  if (os[0] == 1 && os[1] == 1 && os[2] == 1) return input.mean({-1, -2, -3}, /*keepdim=*/true);
+  detail::OpScope scope(input);  // Note [Pooling nodes]
+  Tensor x = batched(input, 3);
   const int64_t n = x.size(0), c = x.size(1), depth = x.size(2);
   Tensor planes =
       ember::adaptive_avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {os[1], os[2]});
   // Adaptive pooling of a dim onto its own length is the identity.
   Tensor result =
       ember::adaptive_avg_pool2d(planes.view({n, c, depth, os[1] * os[2]}), {os[0], os[1] * os[2]});
-  return unbatched_like(result.view({n, c, os[0], os[1], os[2]}), input, 3);
+  result = unbatched_like(result.view({n, c, os[0], os[1], os[2]}), input, 3);
+  if (scope.active()) {
+    scope.record("adaptive_avg_pool3d", {input}, {result}, {DimVector(os.begin(), os.end())});
+  }
+  return result;
 }
 
 }  // namespace functional

@@ -1,6 +1,9 @@
 // The 1-d, 3-d and adaptive max poolings against PyTorch
 // (tools/golden/nn_ops_extra.py), their indices, and finite differences.
+#include <limits>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
@@ -54,6 +57,39 @@ TEST(MaxPool3d, MatchesPyTorch) {
   check_with_indices("max_pool3d_ties", [](const Tensor& x) {
     return F::max_pool3d_with_indices(x, F::MaxPool3dFuncOptions(2).stride(1));
   });
+}
+
+// Note [Empty pooling windows] (autograd/derivatives/pooling.cc): a dilated
+// depth window in the padding only. Values and indices are 1.13's
+// (index 6 lies past the plane of 6); 1.13's backward adds the gradient
+// there, into the next plane or past the buffer; ember gives none.
+TEST(MaxPool3d, EmptyWindowsGetNoGradient) {
+  Tensor x = arange(12, kDouble).view({1, 2, 1, 2, 3}).requires_grad_();
+  auto [v, i] = F::max_pool3d_with_indices(
+      x, F::MaxPool3dFuncOptions(2).stride(1).padding({1, 0, 1}).dilation({2, 1, 1}));
+  ASSERT_EQ(v.sizes(), IntArrayRef({1, 2, 1, 1, 4}));
+  EXPECT_TRUE(v.eq(-std::numeric_limits<double>::infinity()).all().item<bool>());
+  EXPECT_TRUE(i.flatten().equal(tensor(std::vector<int64_t>{6, 6, 7, 8, 6, 6, 7, 8}, kLong)));
+  EXPECT_EQ(std::string(v.grad_fn()->name()), "MaxPool3DWithIndicesBackward0");
+  Tensor go = ones_like(v).requires_grad_();
+  Tensor g = autograd::grad({v}, {x}, {go}, true, true)[0];
+  EXPECT_TRUE(g.equal(zeros_like(x)));
+  Tensor gg = autograd::grad({g}, {go}, {ones_like(g)})[0];
+  EXPECT_TRUE(gg.equal(zeros_like(go)));
+}
+
+// The same in 2-d (index 3 or 4, past a plane of 3), through double backward.
+TEST(MaxPool2d, EmptyWindowsGetNoGradient) {
+  Tensor x = arange(6, kDouble).view({1, 2, 1, 3}).requires_grad_();
+  auto [v, i] =
+      F::max_pool2d_with_indices(x, F::MaxPool2dFuncOptions(2).stride(1).padding(1).dilation(2));
+  EXPECT_TRUE(v.eq(-std::numeric_limits<double>::infinity()).all().item<bool>());
+  EXPECT_TRUE(i.flatten().equal(tensor(std::vector<int64_t>{4, 3, 4, 4, 3, 4}, kLong)));
+  Tensor go = ones_like(v).requires_grad_();
+  Tensor g = autograd::grad({v}, {x}, {go}, true, true)[0];
+  EXPECT_TRUE(g.equal(zeros_like(x)));
+  Tensor gg = autograd::grad({g}, {go}, {ones_like(g)})[0];
+  EXPECT_TRUE(gg.equal(zeros_like(go)));
 }
 
 TEST(AvgPool1d, MatchesPyTorch) {
@@ -113,6 +149,30 @@ TEST(AdaptiveMaxPool, MatchesPyTorch) {
   check_with_indices("adaptive_max_pool2d_upsample", [](const Tensor& x) {
     return F::adaptive_max_pool2d_with_indices(x, {5, 4});
   });
+}
+
+// 1.13's layouts (CPU): adaptive_max_pool2d keeps a channels-last input
+// channels-last (values, indices, gradient); the 3-d poolings of a
+// channels_last_3d input give contiguous results and gradients.
+TEST(PoolingNd, LayoutsMatchPyTorch) {
+  Tensor x2 = randn({2, 3, 5, 6}).contiguous(MemoryFormat::ChannelsLast).requires_grad_();
+  auto [v2, i2] = F::adaptive_max_pool2d_with_indices(x2, {2, 3});
+  EXPECT_TRUE(v2.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_TRUE(i2.is_contiguous(MemoryFormat::ChannelsLast));
+  Tensor g2 = autograd::grad({v2}, {x2}, {randn(v2.sizes())})[0];
+  EXPECT_TRUE(g2.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_FALSE(g2.is_contiguous());
+
+  Tensor x3 = randn({2, 3, 4, 5, 6}).contiguous(MemoryFormat::ChannelsLast3d).requires_grad_();
+  const std::vector<Tensor> outs = {
+      F::avg_pool3d(x3, F::AvgPool3dFuncOptions(2)), F::max_pool3d(x3, F::MaxPool3dFuncOptions(2)),
+      F::adaptive_avg_pool3d(x3, F::AdaptiveAvgPool3dFuncOptions({2, 3, 2})),
+      F::adaptive_max_pool3d(x3, F::AdaptiveMaxPool3dFuncOptions({2, 3, 2}))};
+  for (const Tensor& out : outs) {
+    EXPECT_TRUE(out.is_contiguous()) << out.grad_fn()->name();
+    Tensor g = autograd::grad({out}, {x3}, {randn(out.sizes())})[0];
+    EXPECT_TRUE(g.is_contiguous()) << out.grad_fn()->name();
+  }
 }
 
 TEST(PoolingNd, Gradcheck) {

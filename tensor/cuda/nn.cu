@@ -170,6 +170,8 @@ __global__ void max_pool_backward_kernel(const T* gy, const int64_t* idx, T* gx,
     // half / bfloat16: the hardware's 16-bit atomic add (sm_70 / sm_80 and
     // later); an input under several overlapping windows is rounded once
     // per window, where PyTorch's gathering kernel rounds once.
+    // Note [Empty pooling windows] (autograd/derivatives/pooling.cc).
+    if (idx[i] < 0 || idx[i] >= hw) continue;
     atomicAdd(gx + (i / ohw) * hw + idx[i], gy[i]);
   }
 }

@@ -615,6 +615,20 @@ case("F_fold_unbatched", lambda: F.fold(r(12, 9), (5, 5), 2, padding=1, stride=2
 case("bilinear_bias", lambda: F.bilinear(r(2, 3), r(2, 4), r(5, 3, 4), r(5)))
 case("bilinear_nobias_3d", lambda: F.bilinear(r(2, 2, 3), r(2, 2, 4), r(5, 3, 4)))
 case("_trilinear", lambda: torch._trilinear(r(2, 3), r(5, 3, 4), r(2, 4), [1, 3], [0], [1, 2], [2, 3]))
+# The 3-d and adaptive max poolings: one node each (Note [Pooling nodes]).
+case("max_pool3d", lambda: F.max_pool3d(r(1, 2, 3, 4, 4), 2, 1))
+case("max_pool3d_unbatched", lambda: F.max_pool3d(r(2, 3, 4, 4), (2, 1, 2)))
+case("avg_pool3d", lambda: F.avg_pool3d(r(1, 2, 3, 4, 4), 2, 1, 1))
+case("avg_pool3d_unbatched", lambda: F.avg_pool3d(r(2, 3, 4, 4), 2, divisor_override=3))
+case("adaptive_avg_pool3d", lambda: F.adaptive_avg_pool3d(r(1, 2, 3, 4, 5), (2, 3, 2)))
+case("adaptive_avg_pool3d_unbatched", lambda: F.adaptive_avg_pool3d(r(2, 3, 4, 5), 2))
+case("adaptive_avg_pool3d_1", lambda: F.adaptive_avg_pool3d(r(1, 2, 3, 4, 5), 1))
+case("adaptive_max_pool1d", lambda: F.adaptive_max_pool1d(r(2, 3, 7), 3))
+case("adaptive_max_pool2d", lambda: F.adaptive_max_pool2d(r(1, 2, 5, 4), (3, 2)))
+case("adaptive_max_pool2d_channels_last",
+     lambda: F.adaptive_max_pool2d(r(2, 5, 4, 3).permute(0, 3, 1, 2), (2, 3)))
+case("adaptive_max_pool3d", lambda: F.adaptive_max_pool3d(r(1, 2, 3, 4, 5), (2, 3, 2)))
+case("adaptive_max_pool3d_unbatched", lambda: F.adaptive_max_pool3d(r(2, 3, 4, 5), 2))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")

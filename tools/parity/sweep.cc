@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
