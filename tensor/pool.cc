@@ -754,6 +754,13 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
               "adaptive_avg_pool2d_backward: grad_output of size ",
               detail::bracketed(grad_output.sizes()), " does not match an input of size ",
               detail::bracketed(input_sizes));
+  // 1.13's: an empty output (output_size 0) has no gradient to give.
+  for (int64_t i = 1; i < grad_output.dim(); ++i) {
+    EMBER_CHECK(grad_output.size(i) > 0,
+                "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
+                "non-batch dimensions, but grad_output has sizes ",
+                detail::bracketed(grad_output.sizes()), " with dimension ", i, " being empty");
+  }
   profiler::RecordFunction prof_range("adaptive_avg_pool2d_backward", profiler::RangeKind::kOp,
                                       grad_output);
   detail::OpScope scope(grad_output);  // Note [Differentiable backward kernels]

@@ -103,6 +103,10 @@ TEST(Interpolate, Errors) {
     F::interpolate(r({1, 2, 3}), by_size({4}).recompute_scale_factor(true));
   });
   expect_nn_extra_error("interp_zero_size", [&] { F::interpolate(r({1, 2, 3, 3}), by_size({0, 2})); });
+  expect_nn_extra_error("interp_area_empty_backward", [&] {
+    Tensor x = r({1, 2, 1, 3}).requires_grad_();
+    F::interpolate(x, by_size({1, 0}).mode(kArea)).sum().backward();
+  });
 }
 
 }  // namespace

@@ -221,6 +221,9 @@ err("fold_dilation", lambda: F.fold(r(1, 8, 4), (3, 3), 2, dilation=0))
 # Blocks are counted with floor division (div_rtn): a dilated kernel longer
 # than the input gives none, whatever the stride.
 err("fold_blocks_floor", lambda: F.fold(r(1, 4, 2), (6, 2), 2, dilation=2, stride=2))
+# area's empty output computes, but has no gradient to give.
+err("interp_area_empty_backward",
+    lambda: I(r(1, 2, 1, 3).requires_grad_(), size=(1, 0), mode="area").sum().backward())
 
 errors.write()
 w.write()
