@@ -140,6 +140,8 @@ V avg_pool3d_bw(const C& c, const V& g) {
 // adaptive_avg_pool3d(input; output_size)
 V adaptive_avg_pool3d_bw(const C& c, const V& g) {
   IntArrayRef in = c.input_sizes(0);
+  // An empty output gives zeros in 1.13 (whose 2-d backward would raise).
+  if (g[0].numel() == 0) return {zeros(in, g[0].options())};
   const Stages s = stages_of(in, g[0]);
   Tensor t = adaptive_avg_pool2d_backward(g[0].reshape({s.n, s.c, s.od, s.oh * s.ow}),
                                           {s.n, s.c, s.d, s.oh * s.ow});
