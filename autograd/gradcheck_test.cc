@@ -1763,6 +1763,44 @@ std::vector<Case> cases() {
        [] {
          return V{leaf(r({2, 3}).abs() * 4 + 0.5)};
        }},
+      // 1.13's single nodes for composites (autograd/derivatives/nn_composite.cc);
+      // fixed inputs, away from ties and zero differences.
+      {"_cdist_forward",
+       [](const V& x) {
+         return V{cdist(x[0], x[1], 0),
+                  cdist(x[0], x[1], 0.5),
+                  cdist(x[0], x[1], 1),
+                  cdist(x[0], x[1], 1.5),
+                  cdist(x[0], x[1], 2),
+                  cdist(x[0], x[1], 3),
+                  cdist(x[0], x[1], std::numeric_limits<double>::infinity())};
+       },
+       [] {
+         return V{leaf((arange(12, kDouble) * 1.3).sin().reshape({2, 2, 3})),
+                  leaf((arange(9, kDouble) * 0.7 + 0.2).cos().reshape({3, 3}))};
+       }},
+      {"_euclidean_dist",
+       [](const V& x) {
+         return V{cdist(x[0], x[1], 2, 1), cdist(x[0].select(0, 1), x[1], 2, 1)};
+       },
+       [] {
+         return V{leaf((arange(12, kDouble) * 1.3).sin().reshape({2, 2, 3})),
+                  leaf((arange(9, kDouble) * 0.7 + 0.2).cos().reshape({3, 3}))};
+       }},
+      {"_pdist_forward",
+       [](const V& x) {
+         return V{pdist(x[0], 0),
+                  pdist(x[0], 0.5),
+                  pdist(x[0], 1),
+                  pdist(x[0], 1.5),
+                  pdist(x[0], 2),
+                  pdist(x[0], 3),
+                  pdist(x[0], std::numeric_limits<double>::infinity()),
+                  pdist(x[0].t(), 2)};
+       },
+       [] {
+         return V{leaf((arange(12, kDouble) * 1.3).sin().reshape({4, 3}))};
+       }},
   };
 }
 

@@ -1281,6 +1281,16 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return std::get<0>(rnn_relu(r({4, 4}), lengths211(), r({2, 2, 5}), rnn_params(1, 4, 5, 2),
                                      true, 1, 0.0, false, true));
        }},
+      {"cdist_batch", [] { return cdist(r({2, 3, 4}), r({5, 4})); }},
+      {"cdist_p0", [] { return cdist(r({3, 4}), r({5, 4}), 0); }},
+      {"cdist_empty", [] { return cdist(r({0, 4}), r({5, 4})); }},
+      {"cdist_mm", [] { return cdist(r({30, 4}), r({5, 4})); }},
+      {"cdist_mm_batch", [] { return cdist(r({2, 30, 4}), r({5, 4})); }},
+      {"cdist_mm_mode", [] { return cdist(r({3, 4}), r({5, 4}), 2, 1); }},
+      {"cdist_no_mm", [] { return cdist(r({30, 4}), r({5, 4}), 2, 2); }},
+      {"pdist", [] { return pdist(r({4, 3})); }},
+      {"pdist_one_row", [] { return pdist(r({1, 3})); }},
+      {"pdist_transposed", [] { return pdist(r({3, 4}).t(), 1); }},
   };
   return *m;
 }

@@ -562,6 +562,20 @@ case("rnn_relu_packed_bidirectional_output",
      lambda: torch.rnn_relu(r(4, 4), torch.tensor([2, 1, 1]), r(2, 2, 5),
                             rnn_params(1, 4, 5, dirs=2), True, 1, 0.0, False, True)[0])
 
+# Distances (autograd/derivatives/nn_composite.cc): the direct form is one
+# CdistBackward0, the matmul form (p = 2, more than 25 rows or
+# compute_mode) _euclidean_dist and a view.
+case("cdist_batch", lambda: torch.cdist(r(2, 3, 4), r(5, 4)))
+case("cdist_p0", lambda: torch.cdist(r(3, 4), r(5, 4), 0))
+case("cdist_empty", lambda: torch.cdist(r(0, 4), r(5, 4)))
+case("cdist_mm", lambda: torch.cdist(r(30, 4), r(5, 4)))
+case("cdist_mm_batch", lambda: torch.cdist(r(2, 30, 4), r(5, 4)))
+case("cdist_mm_mode", lambda: torch.cdist(r(3, 4), r(5, 4), compute_mode="use_mm_for_euclid_dist"))
+case("cdist_no_mm", lambda: torch.cdist(r(30, 4), r(5, 4), compute_mode="donot_use_mm_for_euclid_dist"))
+case("pdist", lambda: torch.pdist(r(4, 3)))
+case("pdist_one_row", lambda: torch.pdist(r(1, 3)))
+case("pdist_transposed", lambda: torch.pdist(r(3, 4).t(), 1))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
 with open(path, "w") as f:

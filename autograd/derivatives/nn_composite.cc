@@ -1,0 +1,102 @@
+// Derivatives of ops that ember computes as compositions but PyTorch 1.13
+// records as one node (issue 22): cdist/pdist (tensor/spectral_more.cc),
+// with 1.13's formulas (derivatives.yaml, the distance kernels'
+// backward), written with public ops so that they differentiate again.
+#include <cmath>
+
+#include "autograd/derivatives.h"
+#include "tensor/creation.h"
+#include "tensor/math.h"
+#include "tensor/selection.h"
+#include "tensor/shape.h"
+#include "tensor/shape_more.h"
+
+namespace ember {
+namespace autograd {
+namespace {
+
+using V = variable_list;
+using C = BackwardCtx;
+
+// The gradient that one p-norm distance `dist` = ||diff|| passes to the
+// difference `diff` of its two points (grad and dist broadcast over diff's
+// last dim), as 1.13's _cdist_backward and _pdist_backward kernels: 0 where
+// dist is 0 (and, for p < 1, where a component of diff is 0); the inf-norm
+// gives the full gradient to every component that ties for the max.
+Tensor distance_grad(const Tensor& diff, const Tensor& grad, const Tensor& dist, double p) {
+  if (p == 0) return zeros_like(diff);
+  if (p == 1) return grad * diff.sign();
+  if (std::isinf(p)) return grad * diff.sign() * (diff.abs() == dist).to(diff.scalar_type());
+  // Safe operands, so that the discarded branch of where stays finite
+  // (its zero gradient times an infinity would be NaN in double backward).
+  const Tensor zero_dist = dist == 0;
+  const Tensor safe_dist = where(zero_dist, ones_like(dist), dist);
+  Tensor t;
+  if (p < 2) {
+    if (p < 1) {
+      const Tensor zero_diff = diff == 0;
+      const Tensor safe_diff = where(zero_diff, ones_like(diff), diff);
+      t = safe_diff.sign() * safe_diff.abs().pow(p - 1) * grad / safe_dist.pow(p - 1);
+      t = where(zero_diff, zeros_like(t), t);
+    } else {
+      t = diff.sign() * diff.abs().pow(p - 1) * grad / safe_dist.pow(p - 1);
+    }
+  } else if (p == 2) {
+    t = diff * grad / safe_dist;
+  } else {
+    t = diff * diff.abs().pow(p - 2) * grad / safe_dist.pow(p - 1);
+  }
+  return where(zero_dist, zeros_like(t), t);
+}
+
+// _cdist_forward(x1, x2; p): each x1 row gets the sum over x2's rows, each
+// x2 row minus the sum over x1's (the node sums broadcast batch dims).
+V cdist_bw(const C& c, const V& g) {
+  const Tensor &x1 = c.input(0), &x2 = c.input(1);
+  const double p = c.double_arg(0);
+  if (!g[0].defined()) return {Tensor(), Tensor()};
+  if (p == 0) {
+    return {c.needs(0) ? zeros_like(x1) : Tensor(), c.needs(1) ? zeros_like(x2) : Tensor()};
+  }
+  const Tensor t = distance_grad(x1.unsqueeze(-2) - x2.unsqueeze(-3), g[0].unsqueeze(-1),
+                                 c.output(0).unsqueeze(-1), p);
+  return {c.needs(0) ? t.sum({-2}) : Tensor(), c.needs(1) ? -t.sum({-3}) : Tensor()};
+}
+
+// _euclidean_dist(x1, x2): 1.13's _euclidean_dist_backward, with the ratio
+// grad / dist taken as 0 at zero distance.
+V euclidean_dist_bw(const C& c, const V& g) {
+  const Tensor &x1 = c.input(0), &x2 = c.input(1), &res = c.output(0);
+  if (!g[0].defined()) return {Tensor(), Tensor()};
+  const Tensor zero = res == 0;
+  const Tensor ratio = where(zero, zeros_like(res), g[0] / where(zero, ones_like(res), res));
+  return {
+      c.needs(0) ? x1 * ratio.sum({-1}, true) - ratio.matmul(x2) : Tensor(),
+      c.needs(1) ? x2 * ratio.sum({-2}, false).unsqueeze(-1) - ratio.mT().matmul(x1) : Tensor()};
+}
+
+// _pdist_forward(self; p): the pair (i, j), i < j, adds its gradient to row
+// i and subtracts it from row j.
+V pdist_bw(const C& c, const V& g) {
+  const Tensor& x = c.input(0);
+  const double p = c.double_arg(0);
+  const int64_t n = x.size(0);
+  if (!g[0].defined()) return {Tensor()};
+  if (p == 0 || n < 2) return {zeros_like(x)};
+  const Tensor idx = triu_indices(n, n, 1, TensorOptions(kLong).device(x.device()));
+  const Tensor rows = idx.select(0, 0), cols = idx.select(0, 1);
+  const Tensor t = distance_grad(x.index_select(0, rows) - x.index_select(0, cols),
+                                 g[0].unsqueeze(-1), c.output(0).unsqueeze(-1), p);
+  return {zeros_like(x).index_add(0, rows, t).index_add(0, cols, -t)};
+}
+
+}  // namespace
+
+EMBER_REGISTER_DERIVATIVES({"_cdist_forward", "CdistBackward0", kSaveSelf | kSaveOther, true,
+                            cdist_bw},
+                           {"_euclidean_dist", "EuclideanDistBackward0", kSaveSelf | kSaveOther,
+                            true, euclidean_dist_bw},
+                           {"_pdist_forward", "PdistBackward0", kSaveSelf, true, pdist_bw});
+
+}  // namespace autograd
+}  // namespace ember
