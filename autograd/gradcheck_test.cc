@@ -11,6 +11,7 @@
 #include "autograd/derivatives.h"
 #include "gtest/gtest.h"
 #include "nn/functional/aten.h"
+#include "nn/functional/conv.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "tensor/all.h"
@@ -1800,6 +1801,40 @@ std::vector<Case> cases() {
        },
        [] {
          return V{leaf((arange(12, kDouble) * 1.3).sin().reshape({4, 3}))};
+       }},
+      {"convolution3d",
+       [](const V& x) {
+         return V{F::conv3d(x[0], x[1], F::Conv3dFuncOptions().bias(x[2])),
+                  F::conv3d(x[0], x[1],
+                            F::Conv3dFuncOptions().stride({2, 1, 2}).padding({1, 0, 1}).dilation(
+                                {1, 2, 1})),
+                  F::conv3d(x[0], x[1].narrow(1, 0, 1),
+                            F::Conv3dFuncOptions().bias(x[2]).groups(2).padding({0, 1, 0}))};
+       },
+       [] {
+         return V{leaf((arange(72, kDouble) * 0.9).sin().reshape({1, 2, 4, 3, 3})),
+                  leaf((arange(32, kDouble) * 0.7 + 0.3).cos().reshape({2, 2, 2, 2, 2})),
+                  dleaf({0.3, -0.4})};
+       }},
+      {"conv_transpose3d",
+       [](const V& x) {
+         return V{F::conv_transpose3d(x[0], x[1], F::ConvTranspose3dFuncOptions().bias(x[2])),
+                  F::conv_transpose3d(x[0], x[1],
+                                      F::ConvTranspose3dFuncOptions()
+                                          .stride({2, 1, 2})
+                                          .padding({1, 0, 0})
+                                          .output_padding({1, 0, 1})),
+                  F::conv_transpose3d(
+                      x[0], x[1].narrow(1, 0, 1),
+                      F::ConvTranspose3dFuncOptions().bias(x[2]).groups(2).dilation({2, 1, 1})),
+                  F::conv_transpose3d(
+                      x[0], x[1],
+                      F::ConvTranspose3dFuncOptions().dilation(2).output_padding({1, 0, 0}))};
+       },
+       [] {
+         return V{leaf((arange(36, kDouble) * 0.9).sin().reshape({1, 2, 3, 2, 3})),
+                  leaf((arange(32, kDouble) * 0.7 + 0.3).cos().reshape({2, 2, 2, 2, 2})),
+                  dleaf({0.3, -0.4})};
        }},
   };
 }

@@ -1,10 +1,11 @@
 // Derivatives of ops that ember computes as compositions but PyTorch 1.13
-// records as one node (issue 22): cdist/pdist (tensor/spectral_more.cc),
-// with 1.13's formulas (derivatives.yaml, the distance kernels'
-// backward), written with public ops so that they differentiate again.
+// records as one node (issue 22): cdist/pdist (tensor/spectral_more.cc)
+// and the 3-d convolutions (tensor/conv3d.h), with 1.13's formulas (derivatives.yaml, the distance
+// kernels' backward), written with public ops so that they differentiate again.
 #include <cmath>
 
 #include "autograd/derivatives.h"
+#include "tensor/conv3d.h"
 #include "tensor/creation.h"
 #include "tensor/math.h"
 #include "tensor/selection.h"
@@ -90,13 +91,34 @@ V pdist_bw(const C& c, const V& g) {
   return {zeros_like(x).index_add(0, rows, t).index_add(0, cols, -t)};
 }
 
+// convolution3d(input, weight, bias; stride, padding, dilation, groups)
+// and conv_transpose3d(...; stride, padding, output_padding, dilation,
+// groups): ConvolutionBackward0, as 1.13 records conv3d and
+// conv_transpose3d (Note [3-d convolution from 2-d] in tensor/conv3d.h).
+V convolution3d_bw(const C& c, const V& g) {
+  if (!g[0].defined()) return {Tensor(), Tensor(), Tensor()};
+  auto [gi, gw, gb] =
+      convolution3d_from_2d_backward(g[0], c.input(0), c.input(1), c.dims(0), c.dims(1), c.dims(2),
+                                     c.int_arg(3), {c.needs(0), c.needs(1), c.needs(2)});
+  return {gi, gw, gb};
+}
+V conv_transpose3d_bw(const C& c, const V& g) {
+  if (!g[0].defined()) return {Tensor(), Tensor(), Tensor()};
+  auto [gi, gw, gb] = conv_transpose3d_from_2d_backward(
+      g[0], c.input(0), c.input(1), c.dims(0), c.dims(1), c.dims(2), c.dims(3), c.int_arg(4),
+      {c.needs(0), c.needs(1), c.needs(2)});
+  return {gi, gw, gb};
+}
+
 }  // namespace
 
-EMBER_REGISTER_DERIVATIVES({"_cdist_forward", "CdistBackward0", kSaveSelf | kSaveOther, true,
-                            cdist_bw},
-                           {"_euclidean_dist", "EuclideanDistBackward0", kSaveSelf | kSaveOther,
-                            true, euclidean_dist_bw},
-                           {"_pdist_forward", "PdistBackward0", kSaveSelf, true, pdist_bw});
+EMBER_REGISTER_DERIVATIVES(
+    {"_cdist_forward", "CdistBackward0", kSaveSelf | kSaveOther, true, cdist_bw},
+    {"_euclidean_dist", "EuclideanDistBackward0", kSaveSelf | kSaveOther, true, euclidean_dist_bw},
+    {"_pdist_forward", "PdistBackward0", kSaveSelf, true, pdist_bw},
+    {"convolution3d", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, convolution3d_bw},
+    {"conv_transpose3d", "ConvolutionBackward0", kSaveSelf | kSaveOther, false,
+     conv_transpose3d_bw});
 
 }  // namespace autograd
 }  // namespace ember

@@ -1291,6 +1291,26 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"pdist", [] { return pdist(r({4, 3})); }},
       {"pdist_one_row", [] { return pdist(r({1, 3})); }},
       {"pdist_transposed", [] { return pdist(r({3, 4}).t(), 1); }},
+      {"conv3d",
+       [] {
+         return F::conv3d(r({1, 2, 4, 3, 3}), r({3, 2, 2, 2, 2}),
+                          F::Conv3dFuncOptions().bias(r({3})).stride({2, 1, 1}));
+       }},
+      {"conv3d_groups_nobias",
+       [] {
+         return F::conv3d(r({1, 4, 3, 3, 3}), r({2, 2, 2, 1, 2}), F::Conv3dFuncOptions().groups(2));
+       }},
+      {"conv_transpose3d",
+       [] {
+         return F::conv_transpose3d(
+             r({1, 2, 3, 2, 3}), r({2, 3, 2, 2, 2}),
+             F::ConvTranspose3dFuncOptions().bias(r({3})).stride(2).output_padding(1));
+       }},
+      {"conv_transpose3d_groups_nobias",
+       [] {
+         return F::conv_transpose3d(r({1, 4, 2, 2, 2}), r({4, 1, 2, 2, 2}),
+                                    F::ConvTranspose3dFuncOptions().groups(2).padding(1));
+       }},
   };
   return *m;
 }

@@ -575,6 +575,14 @@ case("cdist_no_mm", lambda: torch.cdist(r(30, 4), r(5, 4), compute_mode="donot_u
 case("pdist", lambda: torch.pdist(r(4, 3)))
 case("pdist_one_row", lambda: torch.pdist(r(1, 3)))
 case("pdist_transposed", lambda: torch.pdist(r(3, 4).t(), 1))
+# The 3-d convolutions: one ConvolutionBackward0, as the 1-d and 2-d ones.
+case("conv3d", lambda: F.conv3d(r(1, 2, 4, 3, 3), r(3, 2, 2, 2, 2), r(3), stride=(2, 1, 1)))
+case("conv3d_groups_nobias", lambda: F.conv3d(r(1, 4, 3, 3, 3), r(2, 2, 2, 1, 2), groups=2))
+case("conv_transpose3d",
+     lambda: F.conv_transpose3d(r(1, 2, 3, 2, 3), r(2, 3, 2, 2, 2), r(3), stride=2,
+                                output_padding=1))
+case("conv_transpose3d_groups_nobias",
+     lambda: F.conv_transpose3d(r(1, 4, 2, 2, 2), r(4, 1, 2, 2, 2), groups=2, padding=1))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
