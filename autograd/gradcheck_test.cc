@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "nn/functional/aten.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/embedding.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "tensor/all.h"
@@ -1835,6 +1836,23 @@ std::vector<Case> cases() {
          return V{leaf((arange(36, kDouble) * 0.9).sin().reshape({1, 2, 3, 2, 3})),
                   leaf((arange(32, kDouble) * 0.7 + 0.3).cos().reshape({2, 2, 2, 2, 2})),
                   dleaf({0.3, -0.4})};
+       }},
+      {"_embedding_bag",
+       [](const V& x) {
+         const Tensor idx = longs({1, 2, 4, 5, 4, 3, 2, 9}), off = longs({0, 2, 2, 5});
+         using O = F::EmbeddingBagFuncOptions;
+         return V{F::embedding_bag(idx, x[0], O().offsets(off).mode(kSum).per_sample_weights(x[1])),
+                  F::embedding_bag(idx, x[0], O().offsets(off).mode(kMean).padding_idx(4)),
+                  F::embedding_bag(idx, x[0], O().offsets(off).mode(kMax)),
+                  F::embedding_bag(idx.view({2, 4}), x[0],
+                                   O().mode(kSum).per_sample_weights(x[1].view({2, 4}))),
+                  F::embedding_bag(
+                      idx, x[0],
+                      O().offsets(longs({0, 3, 3, 8})).mode(kMean).include_last_offset(true))};
+       },
+       [] {
+         return V{leaf((arange(30, kDouble) * 1.1).sin().reshape({10, 3})),
+                  leaf((arange(8, kDouble) * 0.6).cos())};
        }},
   };
 }

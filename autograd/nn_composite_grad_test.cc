@@ -1,5 +1,5 @@
 // Gradients of the ops 1.13 records as one node where ember composes them
-// (autograd/derivatives/nn_composite.cc), against 1.13's values
+// (autograd/derivatives/nn_composite.cc: cdist, pdist, embedding_bag), against 1.13's values
 // (tools/golden/nn_composite_grads.py).
 #include <limits>
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "autograd/autograd.h"
 #include "gtest/gtest.h"
+#include "nn/functional/embedding.h"
 #include "tensor/all.h"
 #include "tensor/testing/golden.h"
 
@@ -65,6 +66,40 @@ TEST(NnCompositeGrad, CdistMatmulFormBroadcastAndEmpty) {
   check("cdist_no_columns", 2, [](const Ts& x) { return cdist(x[0], x[1], 3); });
   check("pdist_one_row", 1, [](const Ts& x) { return pdist(x[0]); });
   check("pdist_f32_inf", 1, [](const Ts& x) { return pdist(x[0], kInf); });
+}
+
+namespace F = nn::functional;
+using EB = F::EmbeddingBagFuncOptions;
+
+TEST(NnCompositeGrad, EmbeddingBagTiesPaddingAndEmptyBags) {
+  check("embedding_bag_max_ties", 3,
+        [](const Ts& x) { return F::embedding_bag(x[1], x[0], EB().offsets(x[2]).mode(kMax)); });
+  check("embedding_bag_max_padding", 3, [](const Ts& x) {
+    return F::embedding_bag(x[1], x[0], EB().offsets(x[2]).mode(kMax).padding_idx(4));
+  });
+  check("embedding_bag_mean_padding", 3, [](const Ts& x) {
+    return F::embedding_bag(x[1], x[0], EB().offsets(x[2]).mode(kMean).padding_idx(4));
+  });
+  check("embedding_bag_psw_padding", 4, [](const Ts& x) {
+    return F::embedding_bag(x[1], x[0],
+                            EB().offsets(x[2]).mode(kSum).padding_idx(1).per_sample_weights(x[3]));
+  });
+  check("embedding_bag_empty_input", 3,
+        [](const Ts& x) { return F::embedding_bag(x[1], x[0], EB().offsets(x[2]).mode(kMax)); });
+}
+
+// As 1.13's node, the weight is kept only for per_sample_weights' gradient:
+// without them it may change in place before the backward.
+TEST(NnCompositeGrad, EmbeddingBagKeepsTheWeightOnlyForPerSampleWeights) {
+  Tensor w = ones({4, 2}).requires_grad_();
+  Tensor y = F::embedding_bag(tensor(std::vector<int64_t>{0, 1, 1}), w,
+                              EB().offsets(tensor(std::vector<int64_t>{0, 2})).mode(kSum));
+  {
+    NoGradGuard guard;
+    w.mul_(2);
+  }
+  y.sum().backward();
+  EXPECT_TRUE(w.grad().equal(tensor({{1.0f, 1.0f}, {2.0f, 2.0f}, {0.0f, 0.0f}, {0.0f, 0.0f}})));
 }
 
 }  // namespace

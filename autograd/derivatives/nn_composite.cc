@@ -1,6 +1,7 @@
 // Derivatives of ops that ember computes as compositions but PyTorch 1.13
 // records as one node (issue 22): cdist/pdist (tensor/spectral_more.cc)
-// and the 3-d convolutions (tensor/conv3d.h), with 1.13's formulas (derivatives.yaml, the distance
+// the 3-d convolutions (tensor/conv3d.h) and embedding_bag
+// (nn/functional/embedding.cc), with 1.13's formulas (derivatives.yaml, the distance
 // kernels' backward), written with public ops so that they differentiate again.
 #include <cmath>
 
@@ -110,6 +111,46 @@ V conv_transpose3d_bw(const C& c, const V& g) {
   return {gi, gw, gb};
 }
 
+// _embedding_bag(weight, per_sample_weights, kept indices, their bags,
+// their positions in the input, a per-row factor, max mode's rows of the
+// maxima, and the weight again where per_sample_weights needs a gradient
+// (its gradient through this input comes with input 0's): as 1.13's node,
+// which keeps the weight only then, so that the weight may change in place
+// before a backward that does not read it; mode) from F::embedding_bag
+// (nn/functional/embedding.cc): 1.13's _embedding_bag_backward (sum and mean: each kept index's row
+// gets its bag's gradient, times its sample weight and factor; max: each bag's gradient goes to the
+// row of each feature's maximum) and _embedding_bag_per_sample_weights_backward (the dot product of
+// the bag's gradient with the row; 0 for padding_idx).
+V embedding_bag_bw(const C& c, const V& g) {
+  V r(8);
+  if (!g[0].defined()) return r;
+  const Tensor &psw = c.input(1), &idx = c.input(2), &bag = c.input(3);
+  const int64_t num_weights = c.input_sizes(0)[0], dim = c.input_sizes(0)[1];
+  const bool max_mode = c.int_arg(0) == 2;
+  if (c.needs(0)) {
+    if (max_mode) {
+      const Tensor& max_word = c.input(6);
+      const Tensor found = max_word >= 0;
+      const Tensor flat =
+          (max_word.clamp_min(0) * dim + arange(dim, TensorOptions(kLong).device(g[0].device())))
+              .flatten();
+      r[0] = zeros({num_weights * dim}, g[0].options())
+                 .index_add(0, flat, where(found, g[0], zeros_like(g[0])).flatten())
+                 .view({num_weights, dim});
+    } else {
+      Tensor rows = g[0].index_select(0, bag);
+      if (psw.defined()) rows = rows * psw.index_select(0, c.input(4)).unsqueeze(1);
+      if (c.input(5).defined()) rows = rows * c.input(5).unsqueeze(1);
+      r[0] = zeros({num_weights, dim}, g[0].options()).index_add(0, idx, rows);
+    }
+  }
+  if (c.needs(1)) {
+    const Tensor dots = (g[0].index_select(0, bag) * c.input(7).index_select(0, idx)).sum({1});
+    r[1] = zeros({psw.size(0)}, g[0].options()).index_add(0, c.input(4), dots);
+  }
+  return r;
+}
+
 }  // namespace
 
 EMBER_REGISTER_DERIVATIVES(
@@ -118,7 +159,8 @@ EMBER_REGISTER_DERIVATIVES(
     {"_pdist_forward", "PdistBackward0", kSaveSelf, true, pdist_bw},
     {"convolution3d", "ConvolutionBackward0", kSaveSelf | kSaveOther, false, convolution3d_bw},
     {"conv_transpose3d", "ConvolutionBackward0", kSaveSelf | kSaveOther, false,
-     conv_transpose3d_bw});
+     conv_transpose3d_bw},
+    {"_embedding_bag", "EmbeddingBagBackward0", kSaveAll & ~kSaveSelf, false, embedding_bag_bw});
 
 }  // namespace autograd
 }  // namespace ember

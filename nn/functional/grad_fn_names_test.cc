@@ -1311,6 +1311,35 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return F::conv_transpose3d(r({1, 4, 2, 2, 2}), r({4, 1, 2, 2, 2}),
                                     F::ConvTranspose3dFuncOptions().groups(2).padding(1));
        }},
+      {"embedding_bag_sum",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions().offsets(idx({0, 2, 2, 5})).mode(kSum));
+       }},
+      {"embedding_bag_mean",
+       [] {
+         return F::embedding_bag(
+             idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+             F::EmbeddingBagFuncOptions().offsets(idx({0, 2, 2, 5})).padding_idx(4));
+       }},
+      {"embedding_bag_max",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions().offsets(idx({0, 2, 2, 5})).mode(kMax));
+       }},
+      {"embedding_bag_2d",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}).view({2, 4}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions().mode(kMax));
+       }},
+      {"embedding_bag_per_sample_weights",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions()
+                                     .offsets(idx({0, 2, 2, 5}))
+                                     .mode(kSum)
+                                     .per_sample_weights(r({8})));
+       }},
   };
   return *m;
 }

@@ -583,6 +583,15 @@ case("conv_transpose3d",
                                 output_padding=1))
 case("conv_transpose3d_groups_nobias",
      lambda: F.conv_transpose3d(r(1, 4, 2, 2, 2), r(4, 1, 2, 2, 2), groups=2, padding=1))
+# embedding_bag: one EmbeddingBagBackward0 in every mode.
+EB_IDX = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+EB_OFF = torch.tensor([0, 2, 2, 5])
+case("embedding_bag_sum", lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, mode="sum"))
+case("embedding_bag_mean", lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, padding_idx=4))
+case("embedding_bag_max", lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, mode="max"))
+case("embedding_bag_2d", lambda: F.embedding_bag(EB_IDX.view(2, 4), r(10, 3), mode="max"))
+case("embedding_bag_per_sample_weights",
+     lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, mode="sum", per_sample_weights=r(8)))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
