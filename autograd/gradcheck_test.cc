@@ -11,6 +11,8 @@
 #include "autograd/derivatives.h"
 #include "gtest/gtest.h"
 #include "nn/functional/aten.h"
+#include "nn/functional/conv.h"
+#include "nn/functional/embedding.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
@@ -1898,6 +1900,95 @@ std::vector<Case> cases() {
        },
        [] {
          return V{leaf((arange(96, kDouble) * 37).remainder(97).view({1, 2, 3, 4, 4}) * 0.1)};
+       }},
+      // 1.13's single nodes for composites (autograd/derivatives/nn_composite.cc);
+      // fixed inputs, away from ties and zero differences.
+      {"_cdist_forward",
+       [](const V& x) {
+         return V{cdist(x[0], x[1], 0),
+                  cdist(x[0], x[1], 0.5),
+                  cdist(x[0], x[1], 1),
+                  cdist(x[0], x[1], 1.5),
+                  cdist(x[0], x[1], 2),
+                  cdist(x[0], x[1], 3),
+                  cdist(x[0], x[1], std::numeric_limits<double>::infinity())};
+       },
+       [] {
+         return V{leaf((arange(12, kDouble) * 1.3).sin().reshape({2, 2, 3})),
+                  leaf((arange(9, kDouble) * 0.7 + 0.2).cos().reshape({3, 3}))};
+       }},
+      {"_euclidean_dist",
+       [](const V& x) {
+         return V{cdist(x[0], x[1], 2, 1), cdist(x[0].select(0, 1), x[1], 2, 1)};
+       },
+       [] {
+         return V{leaf((arange(12, kDouble) * 1.3).sin().reshape({2, 2, 3})),
+                  leaf((arange(9, kDouble) * 0.7 + 0.2).cos().reshape({3, 3}))};
+       }},
+      {"_pdist_forward",
+       [](const V& x) {
+         return V{pdist(x[0], 0),
+                  pdist(x[0], 0.5),
+                  pdist(x[0], 1),
+                  pdist(x[0], 1.5),
+                  pdist(x[0], 2),
+                  pdist(x[0], 3),
+                  pdist(x[0], std::numeric_limits<double>::infinity()),
+                  pdist(x[0].t(), 2)};
+       },
+       [] {
+         return V{leaf((arange(12, kDouble) * 1.3).sin().reshape({4, 3}))};
+       }},
+      {"convolution3d",
+       [](const V& x) {
+         return V{F::conv3d(x[0], x[1], F::Conv3dFuncOptions().bias(x[2])),
+                  F::conv3d(x[0], x[1],
+                            F::Conv3dFuncOptions().stride({2, 1, 2}).padding({1, 0, 1}).dilation(
+                                {1, 2, 1})),
+                  F::conv3d(x[0], x[1].narrow(1, 0, 1),
+                            F::Conv3dFuncOptions().bias(x[2]).groups(2).padding({0, 1, 0}))};
+       },
+       [] {
+         return V{leaf((arange(72, kDouble) * 0.9).sin().reshape({1, 2, 4, 3, 3})),
+                  leaf((arange(32, kDouble) * 0.7 + 0.3).cos().reshape({2, 2, 2, 2, 2})),
+                  dleaf({0.3, -0.4})};
+       }},
+      {"conv_transpose3d",
+       [](const V& x) {
+         return V{F::conv_transpose3d(x[0], x[1], F::ConvTranspose3dFuncOptions().bias(x[2])),
+                  F::conv_transpose3d(x[0], x[1],
+                                      F::ConvTranspose3dFuncOptions()
+                                          .stride({2, 1, 2})
+                                          .padding({1, 0, 0})
+                                          .output_padding({1, 0, 1})),
+                  F::conv_transpose3d(
+                      x[0], x[1].narrow(1, 0, 1),
+                      F::ConvTranspose3dFuncOptions().bias(x[2]).groups(2).dilation({2, 1, 1})),
+                  F::conv_transpose3d(
+                      x[0], x[1],
+                      F::ConvTranspose3dFuncOptions().dilation(2).output_padding({1, 0, 0}))};
+       },
+       [] {
+         return V{leaf((arange(36, kDouble) * 0.9).sin().reshape({1, 2, 3, 2, 3})),
+                  leaf((arange(32, kDouble) * 0.7 + 0.3).cos().reshape({2, 2, 2, 2, 2})),
+                  dleaf({0.3, -0.4})};
+       }},
+      {"_embedding_bag",
+       [](const V& x) {
+         const Tensor idx = longs({1, 2, 4, 5, 4, 3, 2, 9}), off = longs({0, 2, 2, 5});
+         using O = F::EmbeddingBagFuncOptions;
+         return V{F::embedding_bag(idx, x[0], O().offsets(off).mode(kSum).per_sample_weights(x[1])),
+                  F::embedding_bag(idx, x[0], O().offsets(off).mode(kMean).padding_idx(4)),
+                  F::embedding_bag(idx, x[0], O().offsets(off).mode(kMax)),
+                  F::embedding_bag(idx.view({2, 4}), x[0],
+                                   O().mode(kSum).per_sample_weights(x[1].view({2, 4}))),
+                  F::embedding_bag(
+                      idx, x[0],
+                      O().offsets(longs({0, 3, 3, 8})).mode(kMean).include_last_offset(true))};
+       },
+       [] {
+         return V{leaf((arange(30, kDouble) * 1.1).sin().reshape({10, 3})),
+                  leaf((arange(8, kDouble) * 0.6).cos())};
        }},
   };
   add_upsample_cases(all);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
@@ -17,6 +18,7 @@
 #include "tensor/linalg_spectral.h"
 #include "tensor/selection.h"
 #include "tensor/shape.h"
+#include "tensor/shape_more.h"
 
 namespace ember {
 namespace {
@@ -304,22 +306,29 @@ Tensor einsum(std::string_view equation, TensorList operands) {
 namespace {
 
 // ||a - b|| through ||a||^2 - 2 a.b + ||b||^2 (one matmul), as 1.13's
-// _euclidean_dist; rounding differs from the direct form.
+// _euclidean_dist (rounding differs from the direct form), recorded as one
+// node (EuclideanDistBackward0): its gradient is 0 at zero distance, as
+// _euclidean_dist_backward's. Batch dims broadcast as matmul's.
 Tensor euclidean_dist(const Tensor& x1, const Tensor& x2) {
+  detail::OpScope scope(x1, x2);
   Tensor x1_norm = x1.pow(2).sum({-1}, true);
   Tensor x2_norm = x2.pow(2).sum({-1}, true);
   Tensor x1_ = cat({x1 * -2, x1_norm, ones_like(x1_norm)}, -1);
   Tensor x2_ = cat({x2, ones_like(x2_norm), x2_norm}, -1);
-  const Tensor d2 = x1_.matmul(x2_.mT()).clamp_min(0);
-  // sqrt with a zero gradient at zero distance, as _euclidean_dist_backward
-  // (sqrt's own would be infinite there): the unselected branch of where
-  // gets no gradient and sqrt only sees positive numbers.
-  const Tensor positive = d2 > 0;
-  return where(positive, where(positive, d2, ones_like(d2)).sqrt(), zeros_like(d2));
+  Tensor r = x1_.matmul(x2_.mT()).clamp_min(0).sqrt();
+  if (scope.active()) scope.record("_euclidean_dist", {x1, x2}, {r});
+  return r;
 }
 
 }  // namespace
 
+// Note [cdist and pdist nodes]: as 1.13's at::cdist, the matmul form is
+// _euclidean_dist on the inputs (batch dims expanded and flattened when
+// there are several) followed by a view to the result's shape; every other
+// case (empty inputs included) is one _cdist_forward (CdistBackward0),
+// whose gradient is 1.13's _cdist_backward for each p (0: zeros). pdist is
+// _pdist_forward (PdistBackward0) on the contiguous input, a node even for
+// fewer than two rows.
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   EMBER_CHECK(x1.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
   EMBER_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
@@ -346,30 +355,43 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   s1.insert(s1.end(), {r1, c});
   s2.insert(s2.end(), {r2, c});
   out.insert(out.end(), {r1, r2});
+  if (x1.numel() > 0 && x2.numel() > 0 && p == 2 &&
+      (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)))) {
+    if (batch_numel == 1) return euclidean_dist(x1, x2).view(out);
+    return euclidean_dist(x1.expand(s1).contiguous().view({batch_numel, r1, c}),
+                          x2.expand(s2).contiguous().view({batch_numel, r2, c}))
+        .view(out);
+  }
+  detail::OpScope scope(x1, x2);
   const TensorOptions options = TensorOptions(x1.scalar_type()).device(x1.device());
-  if (r1 == 0 || r2 == 0 || batch_numel == 0) return empty(out, options);
-  if (c == 0) return zeros(out, options);
-  const Tensor a = x1.expand(s1), b = x2.expand(s2);
-  if (p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)))) return euclidean_dist(a, b);
-  return (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p, {-1});
+  Tensor r;
+  if (r1 == 0 || r2 == 0 || batch_numel == 0) {
+    r = empty(out, options);
+  } else if (c == 0) {
+    r = zeros(out, options);
+  } else {
+    r = (x1.expand(s1).unsqueeze(-2) - x2.expand(s2).unsqueeze(-3)).norm(p, {-1});
+  }
+  if (scope.active()) scope.record("_cdist_forward", {x1, x2}, {r}, {Scalar(p)});
+  return r;
 }
 
 Tensor pdist(const Tensor& self, double p) {
   EMBER_CHECK(self.dim() == 2, "pdist only supports 2D tensors, got: ", self.dim(), "D");
   EMBER_CHECK(is_floating_point(self.scalar_type()), "pdist only supports floating-point dtypes");
   EMBER_CHECK(p >= 0, "pdist only supports non-negative p values");
-  const int64_t n = self.size(0);
-  std::vector<int64_t> rows, cols;
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = i + 1; j < n; ++j) {
-      rows.push_back(i);
-      cols.push_back(j);
-    }
+  const Tensor x = self.contiguous();
+  detail::OpScope scope(x);
+  const int64_t n = x.size(0);
+  Tensor r;
+  if (n < 2) {
+    r = empty({0}, TensorOptions(x.scalar_type()).device(x.device()));
+  } else {
+    const Tensor idx = triu_indices(n, n, 1, TensorOptions(kLong).device(x.device()));
+    r = (x.index_select(0, idx.select(0, 0)) - x.index_select(0, idx.select(0, 1))).norm(p, {1});
   }
-  if (rows.empty()) return empty({0}, TensorOptions(self.scalar_type()).device(self.device()));
-  const Tensor ri = tensor(rows, kLong).to(self.device());
-  const Tensor ci = tensor(cols, kLong).to(self.device());
-  return (self.index_select(0, ri) - self.index_select(0, ci)).norm(p, {1});
+  if (scope.active()) scope.record("_pdist_forward", {x}, {r}, {Scalar(p)});
+  return r;
 }
 
 // ---- windows ---------------------------------------------------------------

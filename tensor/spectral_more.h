@@ -4,8 +4,9 @@
 // libtorch 1.13's einsum, cdist, pdist, the signal windows (hann, hamming,
 // blackman, bartlett, kaiser) and nuclear_norm (issue 22), written as
 // composites of existing ember ops (permute, diagonal, bmm, norm, cos, i0,
-// linalg_svdvals...): autograd and CUDA come from those ops, with no
-// kernels or derivatives of their own. Semantics, defaults, result dtypes
+// linalg_svdvals...): CUDA comes from those ops, and autograd too except
+// for cdist and pdist, recorded as 1.13's nodes with 1.13's formulas
+// (Note [cdist and pdist nodes] in spectral_more.cc). Semantics, defaults, result dtypes
 // and error messages are PyTorch 1.13's (tensor/spectral_more_test.cc,
 // tools/golden/spectral_more.py).
 //
@@ -14,8 +15,7 @@
 //   operands contract left to right, as 1.13 does without opt_einsum.
 // - cdist's direct (non-matmul) form materialises the (..., r1, r2, c)
 //   differences, where PyTorch's kernel streams them; the values agree to
-//   rounding. Both forms' gradients are 0 at coincident points, as
-//   PyTorch's _cdist_backward and _euclidean_dist_backward give.
+//   rounding.
 // - A window with an integral dtype raises "<name> expects floating point
 //   dtypes, got: " followed by the options as libtorch prints them (with
 //   "(default)" markers for what the caller did not set); Python's text

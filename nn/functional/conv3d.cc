@@ -7,7 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "nn/functional/padding.h"
+#include "tensor/autograd_hook.h"
+#include "tensor/conv3d.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
@@ -55,7 +56,7 @@ Tensor convolution3d(const Tensor& input, const Tensor& weight, const Tensor& bi
                      IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                      int64_t groups) {
   check_common(input, weight, stride, padding, dilation, groups);
-  const int64_t n = input.size(0), c = input.size(1), co = weight.size(0), cg = weight.size(1);
+  const int64_t c = input.size(1), co = weight.size(0), cg = weight.size(1);
   EMBER_CHECK(c == cg * groups, "Given groups=", groups, ", weight of size ",
               bracketed(weight.sizes()), ", expected input", bracketed(input.sizes()), " to have ",
               cg * groups, " channels, but got ", c, " channels instead");
@@ -72,21 +73,16 @@ Tensor convolution3d(const Tensor& input, const Tensor& weight, const Tensor& bi
   EMBER_CHECK(padded[0] >= kernel[0] && padded[1] >= kernel[1] && padded[2] >= kernel[2],
               "Calculated padded input size per channel: ", by(padded), ". Kernel size: ",
               by(kernel), ". Kernel size can't be greater than actual input size");
-  const int64_t kd = weight.size(2), od = (padded[0] - kernel[0]) / stride[0] + 1;
-  const int64_t h = input.size(3), w = input.size(4);
-  Tensor x = padding[0] == 0
-                 ? input
-                 : pad(input, PadFuncOptions({0, 0, 0, 0, padding[0], padding[0]}));
-  // [N, C, OD, H, W, KD]: the depth window of each output depth.
-  Tensor win = x.unfold(2, kernel[0], stride[0]).slice(5, 0, kernel[0], dilation[0]);
-  // Channels as (group, kd, c / g), the batch as (n, od).
-  Tensor cols = win.reshape({n, groups, cg, od, h, w, kd})
-                    .permute({0, 3, 1, 6, 2, 4, 5})
-                    .reshape({n * od, groups * kd * cg, h, w});
-  Tensor w2 = weight.permute({0, 2, 1, 3, 4}).reshape({co, kd * cg, weight.size(3), weight.size(4)});
-  Tensor y = convolution(cols, w2, bias, {stride[1], stride[2]}, {padding[1], padding[2]},
-                         {dilation[1], dilation[2]}, groups);
-  return y.view({n, od, co, y.size(2), y.size(3)}).permute({0, 2, 1, 3, 4}).contiguous();
+  // One node, as 1.13's convolution (Note [3-d convolution from 2-d]).
+  ::ember::detail::OpScope scope(input, weight, bias);
+  Tensor r = convolution3d_from_2d(input, weight, bias, stride, padding, dilation, groups);
+  if (scope.active()) {
+    scope.record(
+        "convolution3d", {input, weight, bias}, {r},
+        {DimVector(stride.begin(), stride.end()), DimVector(padding.begin(), padding.end()),
+         DimVector(dilation.begin(), dilation.end()), Scalar(groups)});
+  }
+  return r;
 }
 
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -96,7 +92,7 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
     EMBER_CHECK(p >= 0, "negative output_padding is not supported");
   }
   check_common(input, weight, stride, padding, dilation, groups);
-  const int64_t n = input.size(0), ci = input.size(1), cog = weight.size(1);
+  const int64_t ci = input.size(1), cog = weight.size(1);
   const int64_t co = cog * groups;
   EMBER_CHECK(ci == weight.size(0), "Given transposed=1, weight of size ",
               bracketed(weight.sizes()), ", expected input", bracketed(input.sizes()),
@@ -122,33 +118,17 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
   EMBER_CHECK(out[0] >= 1 && out[1] >= 1 && out[2] >= 1, "Given input size per channel: ",
               by(in), ". Calculated output size per channel: ", by(out),
               ". Output size is too small");
-  const int64_t kd = weight.size(2), id = in[0];
-  // Output channels as (group, kd, c_out / g): each depth tap's 2-d result.
-  Tensor w2 = weight.reshape({ci, cog, kd, weight.size(3), weight.size(4)})
-                  .permute({0, 2, 1, 3, 4})
-                  .reshape({ci, kd * cog, weight.size(3), weight.size(4)});
-  Tensor x = input.permute({0, 2, 1, 3, 4}).reshape({n * id, ci, in[1], in[2]});
-  Tensor y = conv_transpose(x, w2, Tensor(), {s[1], s[2]}, {padding[1], padding[2]},
-                            {op[1], op[2]}, {d[1], d[2]}, groups);
-  const int64_t oh = y.size(2), ow = y.size(3);
-  // [N, C_out, KD * ID, OH, OW], tap-major along depth.
-  Tensor taps = y.view({n, id, groups, kd, cog, oh, ow})
-                    .permute({0, 2, 4, 3, 1, 5, 6})
-                    .reshape({n, co, kd * id, oh, ow});
-  // Tap (k, i) lands at depth i * stride + k * dilation of the unpadded
-  // (full) output, which the padding then crops on both sides.
-  std::vector<int64_t> where;
-  where.reserve(kd * id);
-  for (int64_t k = 0; k < kd; ++k) {
-    for (int64_t i = 0; i < id; ++i) where.push_back(i * s[0] + k * d[0]);
+  ::ember::detail::OpScope scope(input, weight, bias);
+  Tensor r = conv_transpose3d_from_2d(input, weight, bias, stride, padding, output_padding,
+                                      dilation, groups);
+  if (scope.active()) {
+    scope.record(
+        "conv_transpose3d", {input, weight, bias}, {r},
+        {DimVector(stride.begin(), stride.end()), DimVector(padding.begin(), padding.end()),
+         DimVector(output_padding.begin(), output_padding.end()),
+         DimVector(dilation.begin(), dilation.end()), Scalar(groups)});
   }
-  const int64_t full = out[0] + 2 * padding[0];
-  Tensor index = tensor(where, kLong).to(input.device());
-  Tensor result = zeros({n, co, full, oh, ow}, taps.options())
-                      .index_add(2, index, taps)
-                      .narrow(2, padding[0], out[0]);
-  if (bias.defined()) result = result + bias.to(result.dtype()).view({1, co, 1, 1, 1});
-  return result.contiguous();
+  return r;
 }
 
 }  // namespace detail

@@ -5,17 +5,9 @@
 // F::conv3d / F::conv_transpose3d (whose unbatched inputs and 'same'
 // padding conv.cc handles, as for 1-d and 2-d).
 //
-// Note [3-d convolution from 2-d]: ember has im2col + GEMM kernels (and
-// cuDNN on CUDA) for 1-d and 2-d convolution only. A 3-d convolution is one
-// 2-d convolution over the depth taps stacked as channels: the input's
-// depth windows (unfold) become a batch of N * D_out images with
-// KD * C_in / groups channels per group, and the weight [C_out, C_in / g,
-// KD, KH, KW] becomes [C_out, KD * C_in / g, KH, KW]. The transpose runs
-// one 2-d transposed convolution with KD * C_out / g output channels per
-// group, and index_add puts each depth tap at id * stride + kd * dilation.
-// Everything is a differentiable op, so the gradients (and double
-// backward) are those of the 2-d kernels; the cost is a KD-fold copy of
-// the input (forward) or output (transpose).
+// They check their arguments as 1.13's convolution and record one node
+// (ConvolutionBackward0) around tensor/conv3d.h's computation (Note [3-d
+// convolution from 2-d] there).
 
 #include <cstdint>
 

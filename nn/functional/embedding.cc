@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
@@ -112,16 +115,21 @@ void renorm_rows(const Tensor& weight, const std::vector<int64_t>& idx, double m
 }
 
 // The max over each bag: its rows laid out [num_bags, longest bag, D],
-// empty slots -inf, and empty bags 0 (as PyTorch).
-Tensor bag_max(const Tensor& rows, const Bags& b) {
+// empty slots -inf, and empty bags 0 (as PyTorch); and, for each bag and
+// feature, the weight row the max came from (-1 for an empty bag: 1.13's
+// max_indices, which its backward scatters the gradient to).
+std::pair<Tensor, Tensor> bag_max(const Tensor& rows, const std::vector<int64_t>& kept,
+                                  const Bags& b) {
   const int64_t num_bags = static_cast<int64_t>(b.size.size());
   const int64_t longest = b.size.empty() ? 0 : *std::max_element(b.size.begin(), b.size.end());
   const int64_t d = rows.size(1);
-  std::vector<int64_t> slot(num_bags * longest, 0), filled(num_bags, 0);
+  std::vector<int64_t> slot(num_bags * longest, 0), word(num_bags * longest, 0),
+      filled(num_bags, 0);
   std::vector<uint8_t> empty_slot(num_bags * longest, 1);
   for (size_t i = 0; i < b.bag.size(); ++i) {
     const int64_t s = b.bag[i] * longest + filled[b.bag[i]]++;
     slot[s] = static_cast<int64_t>(i);
+    word[s] = kept[i];
     empty_slot[s] = 0;
   }
   const Device dev = rows.device();
@@ -129,9 +137,11 @@ Tensor bag_max(const Tensor& rows, const Bags& b) {
                     .to(kBool)
                     .reshape({num_bags, longest, 1});
   Tensor laid = rows.index_select(0, long_tensor(slot, dev)).reshape({num_bags, longest, d});
-  Tensor m = std::get<0>(laid.masked_fill(mask, -std::numeric_limits<double>::infinity()).max(1));
+  auto [m, arg] = laid.masked_fill(mask, -std::numeric_limits<double>::infinity()).max(1);
   Tensor empty_bag = long_tensor(b.size, dev).eq(0).unsqueeze(1);
-  return m.masked_fill(empty_bag, 0);
+  Tensor max_word =
+      long_tensor(word, dev).reshape({num_bags, longest}).gather(1, arg).masked_fill(empty_bag, -1);
+  return {m.masked_fill(empty_bag, 0), max_word};
 }
 
 }  // namespace
@@ -189,32 +199,60 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   const Device dev = weight.device();
   std::vector<int64_t> kept(b.pos.size());
   for (size_t i = 0; i < kept.size(); ++i) kept[i] = idx[b.pos[i]];
-  Tensor rows = weight.index_select(0, long_tensor(kept, dev));
-  if (o.scale_grad_by_freq() && rows.requires_grad()) {
-    // Each index's gradient divided by its count over the input, as
-    // documented. PyTorch 1.13's CPU backward divides the k-th distinct
-    // index (in sorted order) by the count of the k-th sorted input
-    // instead (counts[indices_data[i]] for counts[indices_data[start]]);
-    // both agree when every index occurs equally often.
-    std::unordered_map<int64_t, int64_t> count;
-    for (int64_t i : idx) ++count[i];
-    std::vector<double> inv(kept.size());
-    for (size_t i = 0; i < kept.size(); ++i) inv[i] = 1.0 / count[kept[i]];
-    Tensor s = tensor(inv, TensorOptions().dtype(kDouble))
-                   .reshape({static_cast<int64_t>(inv.size()), 1})
-                   .to(dev, weight.dtype());
-    rows.register_hook([s](const Tensor& g) { return g * s; });
-  }
   const int64_t num_bags = static_cast<int64_t>(b.size.size());
-  // All bags empty: zeros, still on the graph through the sum path below.
-  if (mode == kMax && !b.pos.empty()) return bag_max(rows, b);
-  if (psw.defined())
-    rows = rows * psw.index_select(0, long_tensor(b.pos, psw.device())).unsqueeze(1);
-  Tensor out = zeros({num_bags, dim}, weight.options()).index_add(0, long_tensor(b.bag, dev), rows);
-  if (mode == EmbeddingBagMode::kMean) {
-    std::vector<int64_t> count = b.size;
-    for (int64_t& c : count) c = std::max<int64_t>(c, 1);  // an empty bag stays 0
-    out = out / long_tensor(count, dev).to(weight.dtype()).unsqueeze(1);
+  // One node, as 1.13's _embedding_bag (EmbeddingBagBackward0), whose
+  // gradients autograd/derivatives/nn_composite.cc computes from the kept
+  // indices, their bags and positions, a per-row factor (mean's 1 / bag
+  // size, scale_grad_by_freq's) and, in max mode, the rows of the maxima.
+  ::ember::detail::OpScope scope(weight, psw);
+  const Tensor kept_idx = long_tensor(kept, dev);
+  const Tensor kept_bag = long_tensor(b.bag, dev);
+  Tensor rows = weight.index_select(0, kept_idx);
+  Tensor out, max_word;
+  if (mode == kMax) {
+    if (!b.pos.empty()) {
+      std::tie(out, max_word) = bag_max(rows, kept, b);
+    } else {
+      out = zeros({num_bags, dim}, weight.options());
+      max_word = full({num_bags, dim}, -1, TensorOptions(kLong).device(dev));
+    }
+  } else {
+    if (psw.defined()) {
+      rows = rows * psw.index_select(0, long_tensor(b.pos, psw.device())).unsqueeze(1);
+    }
+    out = zeros({num_bags, dim}, weight.options()).index_add(0, kept_bag, rows);
+    if (mode == EmbeddingBagMode::kMean) {
+      std::vector<int64_t> count = b.size;
+      for (int64_t& c : count) c = std::max<int64_t>(c, 1);  // an empty bag stays 0
+      out = out / long_tensor(count, dev).to(weight.dtype()).unsqueeze(1);
+    }
+  }
+  if (scope.active()) {
+    // The weight's gradient per kept row: 1 / its bag's size (mean), and
+    // 1 / its count over the input (scale_grad_by_freq, as documented:
+    // PyTorch 1.13's CPU backward divides the k-th distinct index, in
+    // sorted order, by the count of the k-th sorted input instead
+    // (counts[indices_data[i]] for counts[indices_data[start]]); both
+    // agree when every index occurs equally often).
+    Tensor coef;
+    if (mode == EmbeddingBagMode::kMean || o.scale_grad_by_freq()) {
+      std::unordered_map<int64_t, int64_t> count;
+      if (o.scale_grad_by_freq()) {
+        for (int64_t i : idx) ++count[i];
+      }
+      std::vector<double> f(kept.size(), 1.0);
+      for (size_t i = 0; i < kept.size(); ++i) {
+        if (mode == EmbeddingBagMode::kMean) f[i] /= static_cast<double>(b.size[b.bag[i]]);
+        if (o.scale_grad_by_freq()) f[i] /= static_cast<double>(count[kept[i]]);
+      }
+      coef = tensor(f, TensorOptions().dtype(kDouble))
+                 .reshape({static_cast<int64_t>(f.size())})
+                 .to(dev, weight.dtype());
+    }
+    scope.record("_embedding_bag",
+                 {weight, psw, kept_idx, kept_bag, long_tensor(b.pos, dev), coef, max_word,
+                  psw.defined() && psw.requires_grad() ? weight : Tensor()},
+                 {out}, {Scalar(static_cast<int64_t>(mode.kind()))});
   }
   return out;
 }

@@ -71,9 +71,9 @@ struct EmbeddingBagFuncOptions {
   EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
 };
 // The sum, mean or max of the rows of weight [num_embeddings, D] in each
-// bag of indices: [num_bags, D]; an empty bag gives zeros. Composed of
-// index_select / index_add / max, so gradients for weight and
-// per_sample_weights come from those ops.
+// bag of indices: [num_bags, D]; an empty bag gives zeros. Recorded as one
+// node (EmbeddingBagBackward0) with 1.13's gradients for weight and
+// per_sample_weights (autograd/derivatives/nn_composite.cc).
 Tensor embedding_bag(const Tensor& input, const Tensor& weight,
                      const EmbeddingBagFuncOptions& options = {});
 

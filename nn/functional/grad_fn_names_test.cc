@@ -1383,6 +1383,65 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        }},
       {"adaptive_max_pool3d_unbatched",
        [] { return F::adaptive_max_pool3d(r({2, 3, 4, 5}), F::AdaptiveMaxPool3dFuncOptions(2)); }},
+      {"cdist_batch", [] { return cdist(r({2, 3, 4}), r({5, 4})); }},
+      {"cdist_p0", [] { return cdist(r({3, 4}), r({5, 4}), 0); }},
+      {"cdist_empty", [] { return cdist(r({0, 4}), r({5, 4})); }},
+      {"cdist_mm", [] { return cdist(r({30, 4}), r({5, 4})); }},
+      {"cdist_mm_batch", [] { return cdist(r({2, 30, 4}), r({5, 4})); }},
+      {"cdist_mm_mode", [] { return cdist(r({3, 4}), r({5, 4}), 2, 1); }},
+      {"cdist_no_mm", [] { return cdist(r({30, 4}), r({5, 4}), 2, 2); }},
+      {"pdist", [] { return pdist(r({4, 3})); }},
+      {"pdist_one_row", [] { return pdist(r({1, 3})); }},
+      {"pdist_transposed", [] { return pdist(r({3, 4}).t(), 1); }},
+      {"conv3d",
+       [] {
+         return F::conv3d(r({1, 2, 4, 3, 3}), r({3, 2, 2, 2, 2}),
+                          F::Conv3dFuncOptions().bias(r({3})).stride({2, 1, 1}));
+       }},
+      {"conv3d_groups_nobias",
+       [] {
+         return F::conv3d(r({1, 4, 3, 3, 3}), r({2, 2, 2, 1, 2}), F::Conv3dFuncOptions().groups(2));
+       }},
+      {"conv_transpose3d",
+       [] {
+         return F::conv_transpose3d(
+             r({1, 2, 3, 2, 3}), r({2, 3, 2, 2, 2}),
+             F::ConvTranspose3dFuncOptions().bias(r({3})).stride(2).output_padding(1));
+       }},
+      {"conv_transpose3d_groups_nobias",
+       [] {
+         return F::conv_transpose3d(r({1, 4, 2, 2, 2}), r({4, 1, 2, 2, 2}),
+                                    F::ConvTranspose3dFuncOptions().groups(2).padding(1));
+       }},
+      {"embedding_bag_sum",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions().offsets(idx({0, 2, 2, 5})).mode(kSum));
+       }},
+      {"embedding_bag_mean",
+       [] {
+         return F::embedding_bag(
+             idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+             F::EmbeddingBagFuncOptions().offsets(idx({0, 2, 2, 5})).padding_idx(4));
+       }},
+      {"embedding_bag_max",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions().offsets(idx({0, 2, 2, 5})).mode(kMax));
+       }},
+      {"embedding_bag_2d",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}).view({2, 4}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions().mode(kMax));
+       }},
+      {"embedding_bag_per_sample_weights",
+       [] {
+         return F::embedding_bag(idx({1, 2, 4, 5, 4, 3, 2, 9}), r({10, 3}),
+                                 F::EmbeddingBagFuncOptions()
+                                     .offsets(idx({0, 2, 2, 5}))
+                                     .mode(kSum)
+                                     .per_sample_weights(r({8})));
+       }},
   };
   return *m;
 }

@@ -629,6 +629,36 @@ case("adaptive_max_pool2d_channels_last",
      lambda: F.adaptive_max_pool2d(r(2, 5, 4, 3).permute(0, 3, 1, 2), (2, 3)))
 case("adaptive_max_pool3d", lambda: F.adaptive_max_pool3d(r(1, 2, 3, 4, 5), (2, 3, 2)))
 case("adaptive_max_pool3d_unbatched", lambda: F.adaptive_max_pool3d(r(2, 3, 4, 5), 2))
+# Distances (autograd/derivatives/nn_composite.cc): the direct form is one
+# CdistBackward0, the matmul form (p = 2, more than 25 rows or
+# compute_mode) _euclidean_dist and a view.
+case("cdist_batch", lambda: torch.cdist(r(2, 3, 4), r(5, 4)))
+case("cdist_p0", lambda: torch.cdist(r(3, 4), r(5, 4), 0))
+case("cdist_empty", lambda: torch.cdist(r(0, 4), r(5, 4)))
+case("cdist_mm", lambda: torch.cdist(r(30, 4), r(5, 4)))
+case("cdist_mm_batch", lambda: torch.cdist(r(2, 30, 4), r(5, 4)))
+case("cdist_mm_mode", lambda: torch.cdist(r(3, 4), r(5, 4), compute_mode="use_mm_for_euclid_dist"))
+case("cdist_no_mm", lambda: torch.cdist(r(30, 4), r(5, 4), compute_mode="donot_use_mm_for_euclid_dist"))
+case("pdist", lambda: torch.pdist(r(4, 3)))
+case("pdist_one_row", lambda: torch.pdist(r(1, 3)))
+case("pdist_transposed", lambda: torch.pdist(r(3, 4).t(), 1))
+# The 3-d convolutions: one ConvolutionBackward0, as the 1-d and 2-d ones.
+case("conv3d", lambda: F.conv3d(r(1, 2, 4, 3, 3), r(3, 2, 2, 2, 2), r(3), stride=(2, 1, 1)))
+case("conv3d_groups_nobias", lambda: F.conv3d(r(1, 4, 3, 3, 3), r(2, 2, 2, 1, 2), groups=2))
+case("conv_transpose3d",
+     lambda: F.conv_transpose3d(r(1, 2, 3, 2, 3), r(2, 3, 2, 2, 2), r(3), stride=2,
+                                output_padding=1))
+case("conv_transpose3d_groups_nobias",
+     lambda: F.conv_transpose3d(r(1, 4, 2, 2, 2), r(4, 1, 2, 2, 2), groups=2, padding=1))
+# embedding_bag: one EmbeddingBagBackward0 in every mode.
+EB_IDX = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+EB_OFF = torch.tensor([0, 2, 2, 5])
+case("embedding_bag_sum", lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, mode="sum"))
+case("embedding_bag_mean", lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, padding_idx=4))
+case("embedding_bag_max", lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, mode="max"))
+case("embedding_bag_2d", lambda: F.embedding_bag(EB_IDX.view(2, 4), r(10, 3), mode="max"))
+case("embedding_bag_per_sample_weights",
+     lambda: F.embedding_bag(EB_IDX, r(10, 3), EB_OFF, mode="sum", per_sample_weights=r(8)))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nn",
                     "functional", "testdata", "grad_fn_names_golden.inc")
