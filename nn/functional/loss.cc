@@ -204,13 +204,6 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 namespace {
 
-// x * log(x), 0 where x is 0 (torch.xlogy(x, x)); the inner where keeps
-// log(0) out of the gradient.
-Tensor xlogx(const Tensor& x) {
-  const Tensor zero = x == 0;
-  return where(zero, 0.0, x * where(zero, 1.0, x).log());
-}
-
 std::vector<int64_t> lengths_vector(const Tensor& lengths, const char* what) {
   EMBER_CHECK(is_integral(lengths.dtype(), /*include_bool=*/false), what, " must be integral");
   const Tensor l = lengths.to(kLong).contiguous();
@@ -220,10 +213,12 @@ std::vector<int64_t> lengths_vector(const Tensor& lengths, const char* what) {
 
 }  // namespace
 
-// PyTorch 1.13's kl_div (a composite there too).
+// PyTorch 1.13's kl_div (a composite there too): xlogy(target, target)
+// records XlogyBackward0, whose gradient for a zero target is NaN (0 / 0)
+// in 1.13 as here.
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& o) {
   const Tensor loss =
-      o.log_target() ? target.exp() * (target - input) : xlogx(target) - target * input;
+      o.log_target() ? target.exp() * (target - input) : target.xlogy(target) - target * input;
   if (!o.reduction().batch_mean()) return reduce(loss, o.reduction().reduction());
   const Tensor sum = loss.sum();
   return input.dim() == 0 ? sum : sum / static_cast<double>(input.size(0));
