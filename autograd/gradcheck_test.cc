@@ -1825,6 +1825,18 @@ std::vector<Case> cases() {
        [] {
          return V{dleaf({0.3, -1.2, 0.8, -0.4, 2.1, -1.7})};
        }},
+      {"glu_backward", vjp_of([](const Tensor& x) { return F::glu(x, F::GLUFuncOptions(0)); }),
+       [] {
+         return V{leaf(tensor({{0.3, -1.2, 0.8}, {-0.4, 0.9, -1.7}})),
+                  leaf(tensor({{0.5, -0.7, 1.3}}))};
+       }},
+      {"rrelu_with_noise_backward", vjp_of([](const Tensor& x) {
+         manual_seed(3);
+         return F::rrelu(x, F::RReLUFuncOptions().training(true)) + F::rrelu(x);
+       }),
+       [] {
+         return V{dleaf({0.3, -1.2, 0.8, -0.4}), dleaf({0.5, -0.7, 1.3, 0.2})};
+       }},
       {"rrelu_with_noise_",
        [](const V& x) {
          manual_seed(3);

@@ -28,15 +28,35 @@ using C = BackwardCtx;
 V div_scalar_bw(const C& c, const V& g) { return {g[0] / c.scalar(0)}; }
 V mul_scalar_bw(const C& c, const V& g) { return {g[0] * c.scalar(0)}; }
 
-// 1.13's glu_backward (args: the wrapped dim): with s = sigmoid(b) of the
-// halves [a, b], [s * grad, (1 - s) * s * a * grad].
-V glu_bw(const C& c, const V& g) {
-  const Tensor& x = c.input(0);
+// 1.13's glu_backward(grad_output, self; dim): with s = sigmoid(b) of the
+// halves [a, b], [s * grad, (1 - s) * s * a * grad]. Recorded as its own op
+// (GluBackwardBackward0 under create_graph, as 1.13).
+Tensor glu_backward(const Tensor& go, const Tensor& x, int64_t dim) {
+  detail::OpScope scope(go, x);
+  const int64_t half = x.size(dim) / 2;
+  const Tensor a = x.narrow(dim, 0, half);
+  const Tensor s = x.narrow(dim, half, half).sigmoid();
+  Tensor r = cat({s * go, (1 - s) * s * a * go}, dim);
+  if (scope.active()) scope.record("glu_backward", {go, x}, {r}, {Scalar(dim)});
+  return r;
+}
+V glu_bw(const C& c, const V& g) { return {glu_backward(g[0], c.input(0), c.int_arg(0))}; }
+// glu_backward's derivative (inputs: grad_output, self; args: dim), with
+// sd = s (1 - s) and the incoming gradient's halves [h1, h2]:
+// grad_output: h1 s + h2 sd a; a: h2 sd go; b: (h1 go + h2 a go (1 - 2 s)) sd.
+V glu_backward_bw(const C& c, const V& g) {
+  const Tensor& go = c.input(0);
+  const Tensor& x = c.input(1);
   const int64_t dim = c.int_arg(0);
   const int64_t half = x.size(dim) / 2;
   const Tensor a = x.narrow(dim, 0, half);
   const Tensor s = x.narrow(dim, half, half).sigmoid();
-  return {cat({s * g[0], (1 - s) * s * a * g[0]}, dim)};
+  const Tensor sd = s * (1 - s);
+  const Tensor h1 = g[0].narrow(dim, 0, half), h2 = g[0].narrow(dim, half, half);
+  V r(2);
+  if (c.needs(0)) r[0] = h1 * s + h2 * sd * a;
+  if (c.needs(1)) r[1] = cat({h2 * sd * go, (h1 * go + h2 * a * go * (1 - 2 * s)) * sd}, dim);
+  return r;
 }
 
 // ATen's (nframe, dim) of the margin losses' inputs: [], [C] or [N, C].
@@ -108,10 +128,33 @@ V multilabel_margin_loss_bw(const C& c, const V& g) {
 // noise (the slopes drawn) in training unless upper - lower <= 1e-6, else
 // leaky_relu's with slope (lower + upper) / 2, on self (functional: inputs
 // self, noise) or on the result (in place: self_is_result).
+// Recorded as its own op, rrelu_with_noise_backward(grad_output, self or
+// result, noise; lower, upper, training): RreluWithNoiseBackwardBackward0
+// under create_graph, as 1.13 (linear in grad_output; none for the rest).
+Tensor rrelu_with_noise_backward(const Tensor& go, const Tensor& self_or_result,
+                                 const Tensor& noise, double lower, double upper, bool training) {
+  detail::OpScope scope(go, self_or_result);
+  Tensor r = training && upper - lower > 1e-6
+                 ? go * noise
+                 : where(self_or_result > 0, go, go * Scalar((lower + upper) / 2));
+  if (scope.active()) {
+    scope.record("rrelu_with_noise_backward", {go, self_or_result, noise}, {r},
+                 {Scalar(lower), Scalar(upper), Scalar(training)});
+  }
+  return r;
+}
+V rrelu_with_noise_backward_bw(const C& c, const V& g) {
+  V r(3);
+  if (c.needs(0)) {
+    r[0] = rrelu_with_noise_backward(g[0], c.input(1), c.input(2), c.double_arg(0), c.double_arg(1),
+                                     c.bool_arg(2));
+  }
+  if (c.needs(1)) r[1] = zeros_like(c.input(1));
+  return r;
+}
 Tensor rrelu_grad(const C& c, const Tensor& g, const Tensor& self_or_result) {
-  const double lower = c.double_arg(0), upper = c.double_arg(1);
-  if (c.bool_arg(2) && upper - lower > 1e-6) return g * c.input(1);
-  return where(self_or_result > 0, g, g * Scalar((lower + upper) / 2));
+  return rrelu_with_noise_backward(g, self_or_result, c.input(1), c.double_arg(0), c.double_arg(1),
+                                   c.bool_arg(2));
 }
 V rrelu_with_noise_bw(const C& c, const V& g) {
   return {rrelu_grad(c, g[0], c.input(0)), Tensor()};
@@ -125,6 +168,10 @@ V rrelu_with_noise_inplace_bw(const C& c, const V& g) {
 EMBER_REGISTER_DERIVATIVES({"div_scalar", "DivBackward1", 0, false, div_scalar_bw},
                            {"mul_scalar", "MulBackward1", 0, false, mul_scalar_bw},
                            {"glu", "GluBackward0", kSaveSelf, false, glu_bw},
+                           {"glu_backward", "GluBackwardBackward0", kSaveAll, false,
+                            glu_backward_bw},
+                           {"rrelu_with_noise_backward", "RreluWithNoiseBackwardBackward0",
+                            kSaveOther | kSaveThird, false, rrelu_with_noise_backward_bw},
                            {"multi_margin_loss", "MultiMarginLossBackward0", kSaveAll, false,
                             multi_margin_loss_bw},
                            {"multilabel_margin_loss", "MultilabelMarginLossBackward0",

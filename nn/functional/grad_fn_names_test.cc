@@ -1356,6 +1356,10 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
          return F::nll_loss(r({1, 3, 2, 1, 2}), idx({0, 1, 2, 1}).view({1, 2, 1, 2}),
                             F::NLLLossFuncOptions().reduction(kNone));
        }},
+      {"glu_backward",
+       [] { return grad_of([](const Tensor& x) { return F::glu(x); }, r({2, 4}), r({2, 2})); }},
+      {"rrelu_backward",
+       [] { return grad_of([](const Tensor& x) { return F::rrelu(x); }, r({3}), r({3})); }},
       {"kl_div_batchmean",
        [] {
          return F::kl_div(r({2, 3}), rand({2, 3}), F::KLDivFuncOptions().reduction(kBatchMean));
