@@ -77,8 +77,14 @@ Tensor times_grad_output(const Tensor& gi, const Tensor& go, int64_t reduction, 
 // 1 / (nframe * dim)), d != y gets g (p = 1) or 2 g z (p = 2) where z > 0,
 // times weight[y]; x[y] gets minus their sum. Target and weight get none
 // (1.13 refuses a weight that requires grad when recording).
+// Note [Margin losses' backward has no derivative]: 1.13's
+// multi_margin_loss_backward and multilabel_margin_loss_backward have none;
+// under create_graph their result's node is NotImplemented and backward
+// through it raises "derivative for aten::..._backward is not implemented".
+// The formulas are recorded as those ops, which have no table entry.
 V multi_margin_loss_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
+  detail::OpScope scope(g[0], x);
   if (x.numel() == 0) return {zeros_like(x)};
   const int64_t p = c.int_arg(0);
   const Scalar margin = c.scalar(1);
@@ -95,7 +101,13 @@ V multi_margin_loss_bw(const C& c, const V& g) {
   if (w.defined())
     h = h * w.reshape({dim}).to(x.dtype()).index_select(0, t.reshape({nframe})).unsqueeze(1);
   const Tensor gi = h.scatter(1, t, -h.sum({1}, /*keepdim=*/true));
-  return {times_grad_output(gi, g[0], reduction, nframe).reshape(x.sizes())};
+  Tensor r = times_grad_output(gi, g[0], reduction, nframe).reshape(x.sizes());
+  // Note [Margin losses' backward has no derivative].
+  if (scope.active()) {
+    scope.record("multi_margin_loss_backward", {g[0], x, c.input(1), w}, {r},
+                 {Scalar(p), margin, Scalar(reduction)});
+  }
+  return {r};
 }
 
 // 1.13's multilabel_margin_loss_backward (inputs: self, target; args:
@@ -104,6 +116,7 @@ V multi_margin_loss_bw(const C& c, const V& g) {
 // with z = 1 - x[k] + x[d] > 0 adds g to d and takes g from k (g as above).
 V multilabel_margin_loss_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
+  detail::OpScope scope(g[0], x);  // Note [Margin losses' backward has no derivative]
   if (x.numel() == 0) return {zeros_like(x)};
   const int64_t reduction = c.int_arg(0);
   const auto [nframe, dim] = margin_frames(x);
@@ -121,7 +134,12 @@ V multilabel_margin_loss_bw(const C& c, const V& g) {
   const double scale =
       1.0 / static_cast<double>(reduction == loss_reduction::kMean ? nframe * dim : dim);
   const Tensor gi = (active.sum({1}) - zeros_like(xs).scatter_add(1, idx, active.sum({2}))) * scale;
-  return {times_grad_output(gi, g[0], reduction, nframe).reshape(x.sizes())};
+  Tensor r = times_grad_output(gi, g[0], reduction, nframe).reshape(x.sizes());
+  if (scope.active()) {
+    scope.record("multilabel_margin_loss_backward", {g[0], x, c.input(1)}, {r},
+                 {Scalar(reduction)});
+  }
+  return {r};
 }
 
 // 1.13's rrelu_with_noise_backward (args: lower, upper, training): the

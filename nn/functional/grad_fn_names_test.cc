@@ -1358,6 +1358,11 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
        }},
       {"glu_backward",
        [] { return grad_of([](const Tensor& x) { return F::glu(x); }, r({2, 4}), r({2, 2})); }},
+      {"multi_margin_loss_backward",
+       [] {
+         return grad_of([](const Tensor& x) { return F::multi_margin_loss(x, idx({0, 2})); },
+                        r({2, 3}), r({}));
+       }},
       {"rrelu_backward",
        [] { return grad_of([](const Tensor& x) { return F::rrelu(x); }, r({3}), r({3})); }},
       {"kl_div_batchmean",

@@ -601,6 +601,8 @@ case("nll_loss_3d_transposed",
 case("nll_loss_5d_none",
      lambda: F.nll_loss(r(1, 3, 2, 1, 2), torch.tensor([[[[0, 1]], [[2, 1]]]]), reduction="none"))
 case("glu_backward", lambda: grad_of(F.glu, r(2, 4), r(2, 2)))
+case("multi_margin_loss_backward",
+     lambda: grad_of(lambda x: F.multi_margin_loss(x, torch.tensor([0, 2])), r(2, 3), r(())))
 case("rrelu_backward", lambda: grad_of(F.rrelu, r(3), r(3)))
 case("kl_div_batchmean", lambda: F.kl_div(r(2, 3), torch.rand(2, 3), reduction="batchmean"))
 case("multilabel_soft_margin_loss",
