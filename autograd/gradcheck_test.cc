@@ -10,9 +10,11 @@
 #include "autograd/autograd.h"
 #include "autograd/derivatives.h"
 #include "gtest/gtest.h"
+#include "nn/functional/activation.h"
 #include "nn/functional/aten.h"
 #include "nn/functional/conv.h"
 #include "nn/functional/embedding.h"
+#include "nn/functional/loss.h"
 #include "nn/functional/normalization.h"
 #include "nn/functional/padding.h"
 #include "nn/functional/pooling.h"
@@ -1989,6 +1991,91 @@ std::vector<Case> cases() {
        [] {
          return V{leaf((arange(30, kDouble) * 1.1).sin().reshape({10, 3})),
                   leaf((arange(8, kDouble) * 0.6).cos())};
+       }},
+      // nn/functional's losses and activations with 1.13's nodes
+      // (autograd/derivatives/nn_more.cc); inputs away from the kinks.
+      {"glu",
+       [](const V& x) {
+         return V{F::glu(x[0]), F::glu(x[0], F::GLUFuncOptions(0))};
+       },
+       [] {
+         return V{leaf(tensor({{0.3, -1.2, 0.8, 2.1}, {-0.4, 0.9, -1.7, 0.2}}))};
+       }},
+      {"multi_margin_loss",
+       [](const V& x) {
+         const Tensor t = longs({2, 0, 1});
+         const Tensor w = tensor({0.5, 1.5, 2.0}, kDouble);
+         return V{F::multi_margin_loss(x[0], t),
+                  F::multi_margin_loss(x[0], t, F::MultiMarginLossFuncOptions().reduction(kNone)),
+                  F::multi_margin_loss(
+                      x[0], t,
+                      F::MultiMarginLossFuncOptions().p(2).margin(0.7).weight(w).reduction(kSum)),
+                  F::multi_margin_loss(x[0][1], longs({1}),
+                                       F::MultiMarginLossFuncOptions().p(2).reduction(kNone))};
+       },
+       [] {
+         return V{leaf(tensor({{0.3, -1.2, 0.8}, {-0.4, 0.9, -1.7}, {1.1, 0.45, -0.2}}))};
+       },
+       /*second_order=*/false},  // 1.13's *_margin_loss_backward have no derivative
+      {"multilabel_margin_loss",
+       [](const V& x) {
+         const Tensor t = longs({2, 0, -1, 1, 1, 0, 2, 2, -1}).view({3, 3});
+         return V{F::multilabel_margin_loss(x[0], t), F::multilabel_margin_loss(x[0], t, kNone),
+                  F::multilabel_margin_loss(x[0], t, kSum),
+                  F::multilabel_margin_loss(x[0][0], longs({1, -1, 0}), kNone)};
+       },
+       [] {
+         return V{leaf(tensor({{0.3, -1.2, 0.8}, {-0.4, 0.9, -1.7}, {1.1, 0.45, -0.2}}))};
+       },
+       /*second_order=*/false},  // 1.13's *_margin_loss_backward have no derivative
+      {"div_scalar",             // cross_entropy with probabilities, 'mean'
+       [](const V& x) {
+         return V{F::cross_entropy(x[0], x[1]),
+                  F::cross_entropy(x[0], x[1], F::CrossEntropyFuncOptions().label_smoothing(0.2))};
+       },
+       [] {
+         return V{leaf(tensor({{0.3, -1.2, 0.8}, {-0.4, 0.9, -1.7}})),
+                  leaf(tensor({{0.2, 0.3, 0.5}, {0.6, 0.1, 0.3}}))};
+       }},
+      {"mul_scalar",  // cross_entropy's label smoothing with class indices
+       [](const V& x) {
+         return V{F::cross_entropy(x[0], longs({2, 0}),
+                                   F::CrossEntropyFuncOptions().label_smoothing(0.3))};
+       },
+       [] {
+         return V{leaf(tensor({{0.3, -1.2, 0.8}, {-0.4, 0.9, -1.7}}))};
+       }},
+      {"rrelu_with_noise",
+       [](const V& x) {
+         manual_seed(3);  // the same slopes at every evaluation
+         return V{F::rrelu(x[0]), F::rrelu(x[0], F::RReLUFuncOptions().training(true)),
+                  F::rrelu(x[0], F::RReLUFuncOptions().lower(0.2).upper(0.2).training(true))};
+       },
+       [] {
+         return V{dleaf({0.3, -1.2, 0.8, -0.4, 2.1, -1.7})};
+       }},
+      {"glu_backward", vjp_of([](const Tensor& x) { return F::glu(x, F::GLUFuncOptions(0)); }),
+       [] {
+         return V{leaf(tensor({{0.3, -1.2, 0.8}, {-0.4, 0.9, -1.7}})),
+                  leaf(tensor({{0.5, -0.7, 1.3}}))};
+       }},
+      {"rrelu_with_noise_backward", vjp_of([](const Tensor& x) {
+         manual_seed(3);
+         return F::rrelu(x, F::RReLUFuncOptions().training(true)) + F::rrelu(x);
+       }),
+       [] {
+         return V{dleaf({0.3, -1.2, 0.8, -0.4}), dleaf({0.5, -0.7, 1.3, 0.2})};
+       }},
+      {"rrelu_with_noise_",
+       [](const V& x) {
+         manual_seed(3);
+         Tensor a = x[0] * 1, b = x[0] * 1;
+         F::rrelu(a, F::RReLUFuncOptions().inplace(true));
+         F::rrelu(b, F::RReLUFuncOptions().training(true).inplace(true));
+         return V{a, b};
+       },
+       [] {
+         return V{dleaf({0.3, -1.2, 0.8, -0.4, 2.1, -1.7})};
        }},
   };
   add_upsample_cases(all);

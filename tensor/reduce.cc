@@ -213,7 +213,9 @@ Tensor norm_impl(const Tensor& self, double p, const DimMask& mask, bool keepdim
               scalar_type_name(self.dtype()), " instead.");
   Tensor in = cast_if(self, dtype);
   ReduceArgs args;
-  args.p = p;
+  // 1.13's norm kernel holds p as a float: norm(x, 0.3) of a double tensor
+  // is sum(|x|^0.3f)^(1/0.3f) (its derivative keeps the double p).
+  args.p = static_cast<double>(static_cast<float>(p));
   Tensor r = run1(ReduceKind::kNorm, in, mask, keepdim, in.dtype(), args);
   // PyTorch 1.13's norm(-inf) of nothing is 0, as its inf norm's (2.x's
   // linalg.vector_norm raises for both).

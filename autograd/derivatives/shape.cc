@@ -172,7 +172,7 @@ V as_strided_bw(const C& c, const V& g) {
   // position's gradient among them, as PyTorch does.
   Tensor count = zeros({extent}, longs);
   index_put_(count, {in_pos.reshape({-1})}, ones({in_pos.numel()}, longs), /*accumulate=*/true);
-  if (count.max().item<int64_t>() > 1) buf = buf / count.clamp_min(1);
+  if (extent > 0 && count.max().item<int64_t>() > 1) buf = buf / count.clamp_min(1);
   return {index(buf, {in_pos})};
 }
 // unfold (args: dim, size, step): windows overlap, so positions accumulate.

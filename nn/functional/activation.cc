@@ -3,12 +3,14 @@
 #include <cmath>
 #include <mutex>
 
+#include "tensor/autograd_hook.h"
 #include "tensor/dim.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/random.h"
+#include "tensor/record_function.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
 
@@ -120,14 +122,18 @@ Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options) {
   });
 }
 
-// Composite, as PyTorch's math: the gradient comes from narrow, sigmoid
-// and mul (PyTorch 1.13 records one GluBackward0 with the same values).
+// 1.13's glu: one GluBackward0 node (autograd/derivatives/nn_more.cc);
+// the forward is a * sigmoid(b) of the two halves.
 Tensor glu(const Tensor& input, const GLUFuncOptions& options) {
   EMBER_CHECK(input.dim() > 0, "glu does not support scalars because halving size must be even");
   const int64_t dim = ember::detail::wrap_dim(options.dim(), input.dim());
   const int64_t n = input.size(dim);
   EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", dim, " is size ", n);
-  return input.narrow(dim, 0, n / 2) * ember::sigmoid(input.narrow(dim, n / 2, n / 2));
+  profiler::RecordFunction prof_range("glu", profiler::RangeKind::kOp, input);
+  ember::detail::OpScope scope(input);
+  Tensor out = input.narrow(dim, 0, n / 2) * ember::sigmoid(input.narrow(dim, n / 2, n / 2));
+  if (scope.active()) scope.record("glu", {input}, {out}, {Scalar(dim)});
+  return out;
 }
 
 namespace {
@@ -165,27 +171,48 @@ void rrelu_noise(const Tensor& x, Tensor& noise, double lower_arg, double upper_
 
 }  // namespace
 
+// 1.13's rrelu is rrelu_with_noise (RreluWithNoiseBackward0; in place
+// RreluWithNoiseBackward1, whose formula reads the result): in training the
+// slopes drawn are the noise the node keeps, in eval leaky_relu's forward.
 Tensor rrelu(const Tensor& input, const RReLUFuncOptions& o) {
   EMBER_CHECK_VALUE(o.lower() <= o.upper(), "Lower bound should be less than or equal to the "
                                             "upper bound");
-  if (!o.training()) {
-    return leaky_relu(input, LeakyReLUFuncOptions()
-                                 .negative_slope((o.lower() + o.upper()) / 2)
-                                 .inplace(o.inplace()));
+  Tensor noise;
+  if (o.training()) {
+    EMBER_CHECK(input.is_cpu() && (input.dtype() == kFloat || input.dtype() == kDouble),
+                "rrelu in training: CPU float or double tensors, got ", dtype_name(input.dtype()),
+                " on ", input.device().str());
+    const Tensor x = input.detach().contiguous();
+    noise = empty_like(x, {}, MemoryFormat::Contiguous);
+    if (x.dtype() == kFloat) {
+      rrelu_noise<float>(x, noise, o.lower(), o.upper());
+    } else {
+      rrelu_noise<double>(x, noise, o.lower(), o.upper());
+    }
   }
-  EMBER_CHECK(input.is_cpu() && (input.dtype() == kFloat || input.dtype() == kDouble),
-              "rrelu in training: CPU float or double tensors, got ", dtype_name(input.dtype()),
-              " on ", input.device().str());
-  const Tensor x = input.detach().contiguous();
-  Tensor noise = empty_like(x, {}, MemoryFormat::Contiguous);
-  if (x.dtype() == kFloat) {
-    rrelu_noise<float>(x, noise, o.lower(), o.upper());
-  } else {
-    rrelu_noise<double>(x, noise, o.lower(), o.upper());
+  const auto forward = [&](const Tensor& x) {
+    return o.training() ? x * noise : ember::leaky_relu(x, (o.lower() + o.upper()) / 2);
+  };
+  const OpArgs args{Scalar(o.lower()), Scalar(o.upper()), Scalar(o.training())};
+  if (!o.inplace()) {
+    profiler::RecordFunction prof_range("rrelu_with_noise", profiler::RangeKind::kOp, input);
+    ember::detail::OpScope scope(input);
+    // Contiguous whatever the input's layout, as 1.13's (empty_like with
+    // LEGACY_CONTIGUOUS_MEMORY_FORMAT).
+    Tensor out = forward(input).contiguous();
+    if (scope.active()) scope.record("rrelu_with_noise", {input, noise}, {out}, args);
+    return out;
   }
-  if (!o.inplace()) return input * noise;
-  Tensor t = input;
-  return t.mul_(noise);
+  profiler::RecordFunction prof_range("rrelu_with_noise_", profiler::RangeKind::kInplaceOp, input);
+  ember::detail::OpScope scope(input);
+  Tensor self = input;
+  Tensor before;
+  if (scope.active()) before = scope.before_inplace("rrelu_with_noise_", self);
+  self.copy_(forward(input));  // nothing records inside the scope
+  if (scope.active()) {
+    scope.record_inplace("rrelu_with_noise_", self, std::move(before), {noise}, args);
+  }
+  return self;
 }
 
 }  // namespace functional

@@ -1441,6 +1441,98 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
                                      .offsets(idx({0, 2, 2, 5}))
                                      .mode(kSum)
                                      .per_sample_weights(r({8})));
+      // Losses and activations (tools/golden/grad_fn_names.py says which).
+      {"glu", [] { return F::glu(r({2, 4})); }},
+      {"glu_dim0", [] { return F::glu(r({4, 3}), F::GLUFuncOptions(0)); }},
+      {"multi_margin_loss", [] { return F::multi_margin_loss(r({2, 3}), idx({0, 2})); }},
+      {"multi_margin_loss_p2_none_1d",
+       [] {
+         return F::multi_margin_loss(r({3}), tensor(int64_t{1}),
+                                     F::MultiMarginLossFuncOptions().p(2).reduction(kNone));
+       }},
+      {"multilabel_margin_loss",
+       [] {
+         return F::multilabel_margin_loss(r({2, 3}), idx({0, -1, 1, 2, 1, -1}).view({2, 3}));
+       }},
+      {"rrelu_eval", [] { return F::rrelu(r({3})); }},
+      {"rrelu_training", [] { return F::rrelu(r({3}), F::RReLUFuncOptions().training(true)); }},
+      {"rrelu_inplace", [] { return F::rrelu(r({3}) * 1, F::RReLUFuncOptions().inplace(true)); }},
+      {"rrelu_inplace_training",
+       [] {
+         return F::rrelu(r({3}) * 1, F::RReLUFuncOptions().training(true).inplace(true));
+       }},
+      {"pad_circular_1d",
+       [] { return F::pad(r({1, 2, 5}), F::PadFuncOptions({1, 2}).mode(ember::kCircular)); }},
+      {"pad_circular_2d_negative",
+       [] {
+         return F::pad(r({1, 1, 3, 4}), F::PadFuncOptions({-1, 2, 1, 0}).mode(ember::kCircular));
+       }},
+      {"pad_circular_3d",
+       [] {
+         return F::pad(r({1, 1, 2, 3, 3}),
+                       F::PadFuncOptions({1, 1, 0, 1, 1, 0}).mode(ember::kCircular));
+       }},
+      {"pad_circular_zero",
+       [] { return F::pad(r({1, 2, 3}), F::PadFuncOptions({0, 0}).mode(ember::kCircular)); }},
+      {"cross_entropy_probs", [] { return F::cross_entropy(r({2, 3}), rand({2, 3})); }},
+      {"cross_entropy_probs_none",
+       [] {
+         return F::cross_entropy(r({2, 3}), rand({2, 3}),
+                                 F::CrossEntropyFuncOptions().reduction(kNone));
+       }},
+      {"cross_entropy_probs_sum_weight",
+       [] {
+         return F::cross_entropy(r({2, 3}), rand({2, 3}),
+                                 F::CrossEntropyFuncOptions().weight(rand({3})).reduction(kSum));
+       }},
+      {"cross_entropy_probs_smoothing_1d",
+       [] {
+         return F::cross_entropy(r({3}), rand({3}),
+                                 F::CrossEntropyFuncOptions().label_smoothing(0.2));
+       }},
+      {"cross_entropy_probs_empty", [] { return F::cross_entropy(r({0, 3}), rand({0, 3})); }},
+      {"cross_entropy_3d",
+       [] { return F::cross_entropy(r({2, 3, 4}), idx({0, 1, 2, 1, 2, 0, 0, 1}).view({2, 4})); }},
+      {"cross_entropy_3d_smoothing_none",
+       [] {
+         return F::cross_entropy(
+             r({2, 3, 4}), idx({0, 1, 2, 1, 2, 0, 0, 1}).view({2, 4}),
+             F::CrossEntropyFuncOptions().reduction(kNone).label_smoothing(0.1));
+       }},
+      {"nll_loss_3d",
+       [] { return F::nll_loss(r({2, 3, 4}), idx({0, 1, 2, 1, 2, 0, 0, 1}).view({2, 4})); }},
+      {"nll_loss_3d_none",
+       [] {
+         return F::nll_loss(r({2, 3, 4}), idx({0, 1, 2, 1, 2, 0, 0, 1}).view({2, 4}),
+                            F::NLLLossFuncOptions().reduction(kNone));
+       }},
+      {"nll_loss_3d_transposed",
+       [] {
+         return F::nll_loss(r({2, 4, 3}).transpose(1, 2),
+                            idx({0, 1, 2, 1, 2, 0, 0, 1}).view({2, 4}));
+       }},
+      {"nll_loss_5d_none",
+       [] {
+         return F::nll_loss(r({1, 3, 2, 1, 2}), idx({0, 1, 2, 1}).view({1, 2, 1, 2}),
+                            F::NLLLossFuncOptions().reduction(kNone));
+       }},
+      {"glu_backward",
+       [] { return grad_of([](const Tensor& x) { return F::glu(x); }, r({2, 4}), r({2, 2})); }},
+      {"multi_margin_loss_backward",
+       [] {
+         return grad_of([](const Tensor& x) { return F::multi_margin_loss(x, idx({0, 2})); },
+                        r({2, 3}), r({}));
+       }},
+      {"rrelu_backward",
+       [] { return grad_of([](const Tensor& x) { return F::rrelu(x); }, r({3}), r({3})); }},
+      {"kl_div_batchmean",
+       [] {
+         return F::kl_div(r({2, 3}), rand({2, 3}), F::KLDivFuncOptions().reduction(kBatchMean));
+       }},
+      {"multilabel_soft_margin_loss",
+       [] {
+         const Tensor t = tensor({0.0f, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f}).view({2, 3});
+         return F::multilabel_soft_margin_loss(r({2, 3}), t);
        }},
   };
   return *m;

@@ -48,6 +48,51 @@ std::string torch_size(IntArrayRef s) {
   return absl::StrCat("torch.Size([", absl::StrJoin(s, ", "), "])");
 }
 
+// `self / other` and `self * other` recorded as ATen's div.Scalar and
+// mul.Scalar (DivBackward1, MulBackward1), which the composites ATen
+// writes in C++ record; ember's `/` and `*` with a number record
+// DivBackward0 and MulBackward0, as Python's.
+Tensor div_scalar(const Tensor& self, const Scalar& other) {
+  ::ember::detail::OpScope scope(self);
+  Tensor r = self / other;
+  if (scope.active()) scope.record("div_scalar", {self}, {r}, {other});
+  return r;
+}
+Tensor mul_scalar(const Tensor& self, const Scalar& other) {
+  ::ember::detail::OpScope scope(self);
+  Tensor r = self * other;
+  if (scope.active()) scope.record("mul_scalar", {self}, {r}, {other});
+  return r;
+}
+
+// 1.13's nll_loss_nd: [C] and [N, C] are nll_loss, [N, C, H, W] nll_loss2d,
+// the other shapes [N, C, d...] nll_loss2d on a contiguous [N, C, 1, -1]
+// view, its per-element loss viewed back (ViewBackward0 nodes around
+// NllLoss2DBackward0).
+Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const Tensor& weight,
+                   int64_t reduction, int64_t ignore_index) {
+  EMBER_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
+  if (input.dim() != 1 && (target.dim() == 0 || input.size(0) != target.size(0))) {
+    EMBER_CHECK_VALUE(false, "Expected input batch_size (", input.size(0),
+                      ") to match target batch_size (", target.dim() == 0 ? 1 : target.size(0),
+                      ").");
+  }
+  if (input.dim() <= 2 || input.dim() == 4) {
+    return std::get<0>(nll_loss_forward(input, target, weight, reduction, ignore_index));
+  }
+  const int64_t n = input.size(0), c = input.size(1);
+  DimVector out_size{n};
+  out_size.insert(out_size.end(), input.sizes().begin() + 2, input.sizes().end());
+  EMBER_CHECK(target.sizes().slice(1).equals(input.sizes().slice(2)), "Expected target size ",
+              ::ember::detail::bracketed(out_size), ", got ",
+              ::ember::detail::bracketed(target.sizes()));
+  Tensor x = input.contiguous(), t = target.contiguous();
+  x = input.numel() > 0 ? x.view({n, c, 1, -1}) : x.view({n, c, 0, 0});
+  t = target.numel() > 0 ? t.view({n, 1, -1}) : t.view({n, 0, 0});
+  Tensor out = std::get<0>(nll_loss_forward(x, t, weight, reduction, ignore_index));
+  return reduction == loss_reduction::kNone ? out.view(out_size) : out;
+}
+
 // A per-class weight [C] as [1, C, 1, ...] against input.
 Tensor class_weight(const Tensor& w, const Tensor& input) {
   if (input.dim() < 2) return w;
@@ -77,7 +122,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& o) {
-  return ember::nll_loss(input, target, o.weight(), red(o.reduction()), o.ignore_index());
+  return nll_loss_nd(input, target, o.weight(), red(o.reduction()), o.ignore_index());
 }
 
 namespace {
@@ -92,23 +137,23 @@ Tensor cross_entropy_impl(const Tensor& input, const Tensor& target, const Tenso
   Tensor logp = ember::log_softmax(input, class_dim);
   const int64_t n_classes = input.size(class_dim);
   if (target.sizes() == input.sizes() && is_floating_point(target.dtype())) {
-    // Class probabilities (PyTorch's cross_entropy_loss_prob_target).
-    Tensor t = ls > 0 ? target * (1 - ls) + ls / static_cast<double>(n_classes) : target;
-    Tensor loss = logp * t;
-    if (weight.defined()) loss = loss * class_weight(weight, input);
-    loss = -loss;
+    // Class probabilities: 1.13's cross_entropy_loss_prob_target, step for
+    // step (its nodes: DivBackward1 <- NegBackward0 <- SumBackward0 <- ...).
+    const Tensor t =
+        ls > 0 ? mul_scalar(target, 1 - ls) + ls / static_cast<double>(n_classes) : target;
+    Tensor prod = logp * t;
+    if (weight.defined()) prod = prod * class_weight(weight, input);
     switch (o.reduction()) {
       case Reduction::kMean:
-        return input.numel() == 0 ? loss.sum() * std::nan("")
-                                  : loss.sum() / static_cast<double>(input.numel() / n_classes);
+        if (input.numel() == 0) return -prod.sum().fill_(std::nan(""));
+        return div_scalar(-prod.sum(), input.numel() / n_classes);
       case Reduction::kSum:
-        return loss.sum();
+        return -prod.sum();
       case Reduction::kNone:
-        return loss.sum({class_dim});
+        return -prod.sum({class_dim});
     }
   }
-  Tensor nll =
-      std::get<0>(nll_loss_forward(logp, target, weight, red(o.reduction()), o.ignore_index()));
+  Tensor nll = nll_loss_nd(logp, target, weight, red(o.reduction()), o.ignore_index());
   if (ls <= 0) return nll;
   // PyTorch 1.13's cross_entropy_loss_label_smoothing.
   Tensor ignore = target == o.ignore_index();
@@ -131,7 +176,7 @@ Tensor cross_entropy_impl(const Tensor& input, const Tensor& target, const Tenso
       ret = smooth;
       break;
   }
-  return nll * (1 - ls) + ret * (ls / static_cast<double>(n_classes));
+  return mul_scalar(nll, 1 - ls) + mul_scalar(ret, ls / static_cast<double>(n_classes));
 }
 }  // namespace
 
@@ -159,13 +204,6 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 namespace {
 
-// x * log(x), 0 where x is 0 (torch.xlogy(x, x)); the inner where keeps
-// log(0) out of the gradient.
-Tensor xlogx(const Tensor& x) {
-  const Tensor zero = x == 0;
-  return where(zero, 0.0, x * where(zero, 1.0, x).log());
-}
-
 std::vector<int64_t> lengths_vector(const Tensor& lengths, const char* what) {
   EMBER_CHECK(is_integral(lengths.dtype(), /*include_bool=*/false), what, " must be integral");
   const Tensor l = lengths.to(kLong).contiguous();
@@ -175,10 +213,12 @@ std::vector<int64_t> lengths_vector(const Tensor& lengths, const char* what) {
 
 }  // namespace
 
-// PyTorch 1.13's kl_div (a composite there too).
+// PyTorch 1.13's kl_div (a composite there too): xlogy(target, target)
+// records XlogyBackward0, whose gradient for a zero target is NaN (0 / 0)
+// in 1.13 as here.
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& o) {
   const Tensor loss =
-      o.log_target() ? target.exp() * (target - input) : xlogx(target) - target * input;
+      o.log_target() ? target.exp() * (target - input) : target.xlogy(target) - target * input;
   if (!o.reduction().batch_mean()) return reduce(loss, o.reduction().reduction());
   const Tensor sum = loss.sum();
   return input.dim() == 0 ? sum : sum / static_cast<double>(input.size(0));
@@ -270,6 +310,13 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
                       dim, " but got ", torch_size(w.sizes()));
   }
   EMBER_CHECK_VALUE(o.p() == 1 || o.p() == 2, "only p == 1 and p == 2 supported");
+  // One MultiMarginLossBackward0 node, as 1.13's op (its derivative:
+  // autograd/derivatives/nn_more.cc), differentiable in input only.
+  profiler::RecordFunction prof_range("multi_margin_loss", profiler::RangeKind::kOp, input, w);
+  ::ember::detail::OpScope scope(input, w);
+  EMBER_CHECK(!scope.active() || !w.defined() || !w.requires_grad(),
+              "The function 'multi_margin_loss' is not differentiable with respect to argument "
+              "'weight'. This input cannot have requires_grad True.");
   const Tensor t = target.reshape({nframe, 1}).to(kLong);
   EMBER_CHECK_INDEX(nframe == 0 || (t.min().item<int64_t>() >= 0 && t.max().item<int64_t>() < dim),
                     "target out of range");
@@ -282,7 +329,12 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
   const Tensor not_y = ones_like(x, kBool).scatter(1, t, Scalar(false));
   Tensor loss = where(not_y, z, 0.0).sum(IntArrayRef{1}) / dim;
   if (o.reduction() == kNone && target.dim() == 0) loss = loss.reshape({});
-  return reduce(loss, o.reduction());
+  loss = reduce(loss, o.reduction());
+  if (scope.active()) {
+    scope.record("multi_margin_loss", {input, target, w}, {loss},
+                 {Scalar(o.p()), Scalar(o.margin()), Scalar(red(o.reduction()))});
+  }
+  return loss;
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
@@ -295,6 +347,9 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
     EMBER_CHECK_VALUE(target.dim() == 2 && target.size(0) == nframe && target.size(1) == dim,
                       "inconsistent size ", torch_size(target.sizes()), " for target");
   }
+  // One MultilabelMarginLossBackward0 node, as 1.13's op.
+  profiler::RecordFunction prof_range("multilabel_margin_loss", profiler::RangeKind::kOp, input);
+  ::ember::detail::OpScope scope(input);
   const Tensor t = target.reshape({nframe, dim}).to(kLong);
   // A sample's classes are its targets up to the first -1.
   const Tensor valid = (t != -1).to(kLong).cumprod(1).to(kBool);
@@ -311,7 +366,11 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
   const Tensor mask = valid.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1));
   Tensor loss = where(mask, z, 0.0).sum(IntArrayRef{1, 2}) / dim;
   if (o.reduction() == kNone && target.dim() <= 1) loss = loss.reshape({});
-  return reduce(loss, o.reduction());
+  loss = reduce(loss, o.reduction());
+  if (scope.active()) {
+    scope.record("multilabel_margin_loss", {input, target}, {loss}, {Scalar(red(o.reduction()))});
+  }
+  return loss;
 }
 
 Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive,

@@ -2,6 +2,7 @@
 // triplet_margin, poisson_nll, gaussian_nll, ctc) against PyTorch
 // (tools/golden/nn_ops_misc.py): values and gradients in float32 and
 // float64, errors, and gradients against finite differences in float64.
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -37,6 +38,13 @@ TEST(LossExtra, KlDiv) {
   check_misc_case("kl_div_zero_target", 2, {0}, [](const V& x) {
     return F::kl_div(x[0], x[1], F::KLDivFuncOptions().reduction(kSum));
   });
+  // A zero target's own gradient is NaN, as 1.13's (xlogy(t, t): 0 / 0);
+  // the others are log(t) + 1 - input.
+  const Tensor t = tensor({0.0, 0.5, 2.0}, kDouble).requires_grad_();
+  F::kl_div(zeros({3}, kDouble), t, F::KLDivFuncOptions().reduction(kSum)).backward();
+  EXPECT_TRUE(std::isnan(t.grad()[0].item<double>()));
+  EXPECT_NEAR(t.grad()[1].item<double>(), std::log(0.5) + 1, 1e-12);
+  EXPECT_NEAR(t.grad()[2].item<double>(), std::log(2.0) + 1, 1e-12);
   check_misc_case("kl_div_batchmean_1d", 2, {0, 1}, [](const V& x) {
     return F::kl_div(x[0], x[1], F::KLDivFuncOptions().reduction(kBatchMean));
   });

@@ -85,6 +85,23 @@ TEST(MarginLossTest, WeightsOneDimensionalInputsAndCustomDistances) {
                 });
 }
 
+// 1.13's multi_margin_loss_backward and multilabel_margin_loss_backward
+// have no derivative: their node is NotImplemented, and backward raises.
+TEST(MarginLossTest, DoubleBackwardIsRefusedAs113) {
+  const Tensor x = randn({2, 4}).requires_grad_();
+  const std::vector<std::pair<std::string, Tensor>> losses = {
+      {"multi_margin_loss_backward", F::multi_margin_loss(x, tensor({int64_t{0}, 1}))},
+      {"multilabel_margin_loss_backward",
+       F::multilabel_margin_loss(x, tensor({int64_t{0}, -1, 1, 2, 1, 0, -1, 2}).view({2, 4}))}};
+  for (const auto& [op, y] : losses) {
+    const Tensor gx = autograd::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+    ASSERT_NE(gx.grad_fn(), nullptr) << op;
+    EXPECT_EQ(gx.grad_fn()->name(), "torch::autograd::NotImplemented") << op;
+    EXPECT_EQ(testing::error_of([&] { gx.sum().backward(); }),
+              "derivative for aten::" + op + " is not implemented");
+  }
+}
+
 TEST(MarginLossTest, ModulesCallTheirFunctionals) {
   Tensor x = arange(20, kDouble).reshape({4, 5}) * 0.1 - 0.8;
   Tensor cls = tensor({2, 0, 4, 1}, kLong);

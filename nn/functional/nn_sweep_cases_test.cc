@@ -2,7 +2,8 @@
 // against PyTorch 1.13 (tools/golden/nn_sweep_cases.py): F::normalize and
 // F::one_hot (ember had neither), prelu of a 0-dim input and its layout,
 // smooth_l1_loss's libtorch signature with beta, bfloat16 nll_loss and
-// cross_entropy.
+// cross_entropy, norm's float p (through normalize), multi_margin_loss's
+// weight and circular pad's overlap errors.
 
 #include <functional>
 #include <limits>
@@ -47,6 +48,12 @@ TEST(NnSweepCases, Normalize) {
                 [](const In& x) { return F::normalize(x[0], O().p(3).dim(0).eps(0.5)); });
   check_case_in(kGolden, "normalize_p1.5", 1, {0},
                 [](const In& x) { return F::normalize(x[0], O().p(1.5).dim(1)); });
+  check_case_in(kGolden, "normalize_p0.9", 1, {0},
+                [](const In& x) { return F::normalize(x[0], O().p(0.9).dim(1)); });
+  check_case_in(kGolden, "normalize_p2.7_dim0", 1, {0},
+                [](const In& x) { return F::normalize(x[0], O().p(2.7).dim(0).eps(0.1)); });
+  check_case_in(kGolden, "normalize_p0.3_last", 1, {0},
+                [](const In& x) { return F::normalize(x[0], O().p(0.3).dim(-1)); });
   check_case_in(kGolden, "normalize_inf", 1, {0}, [](const In& x) {
     return F::normalize(x[0], O().p(std::numeric_limits<double>::infinity()).dim(2));
   });
@@ -70,6 +77,24 @@ TEST(NnSweepCases, NormalizeNodesOutAndErrors) {
   EXPECT_TRUE(allclose(out, tensor({0.6f, 0.8f})));
   expect_error("normalize_long", [] { F::normalize(tensor({int64_t{1}, 2})); });
   expect_error("normalize_dim", [] { F::normalize(tensor({3.0f, 4.0f})); });
+}
+
+// 1.13's MultiMarginLossBackward0 refuses a weight that requires grad;
+// its circular pad refuses to copy between overlapping parts of its result.
+TEST(NnSweepCases, MarginWeightAndCircularPadErrors) {
+  expect_error("multi_margin_weight_requires_grad", [] {
+    F::multi_margin_loss(ones({2, 3}), tensor({int64_t{0}, 1}),
+                         F::MultiMarginLossFuncOptions().weight(ones({3}).requires_grad_()));
+  });
+  {
+    NoGradGuard no_grad;  // as 1.13: only recording refuses it
+    EXPECT_NO_THROW(
+        F::multi_margin_loss(ones({2, 3}), tensor({int64_t{0}, 1}),
+                             F::MultiMarginLossFuncOptions().weight(ones({3}).requires_grad_())));
+  }
+  expect_error("pad_circular_overlap", [] {
+    F::pad(arange(3.0).view({1, 1, 3}), F::PadFuncOptions({3, -2}).mode(kCircular));
+  });
 }
 
 TEST(NnSweepCases, OneHot) {

@@ -48,33 +48,66 @@ Tensor pad_constant_dim(Tensor x, int64_t dim, int64_t before, int64_t after, do
   return parts.size() == 1 ? x : cat(parts, dim);
 }
 
-// The other modes, one dim: output position j reads input position
-// idx(j - before). Circular crops a negative side first and wraps around
-// what is left (PyTorch's _pad_circular copies from the cropped array).
-// `index`, when given, receives the positions read.
+// Reflect and replicate, one dim: output position j reads input position
+// idx(j - before). `index`, when given, receives the positions read.
 Tensor pad_indexed_dim(Tensor x, int64_t dim, int64_t before, int64_t after, PadMode mode,
                        Tensor* index = nullptr) {
-  if (mode == kCircular) x = crop_negative(x, dim, &before, &after);
   const int64_t n = x.size(dim);
   const int64_t out = n + before + after;
-  EMBER_CHECK(n > 0 || out <= 0, "Padding of ", pad_mode_name(mode),
-              " mode cannot fill dimension ", dim, ": nothing is left of it to copy");
   std::vector<int64_t> idx(out > 0 ? out : 0);
   for (int64_t j = 0; j < out; ++j) {
     int64_t i = j - before;
     if (mode == kReflect) {
       if (i < 0) i = -i;
       if (i >= n) i = 2 * (n - 1) - i;
-    } else if (mode == kReplicate) {
-      i = i < 0 ? 0 : i >= n ? n - 1 : i;
     } else {
-      i = ((i % n) + n) % n;
+      i = i < 0 ? 0 : i >= n ? n - 1 : i;
     }
     idx[j] = i;
   }
   Tensor positions = tensor(idx).to(x.device());
   if (index != nullptr) *index = positions;
   return x.index_select(dim, positions);
+}
+
+// Circular, as 1.13's _pad_circular builds it (so that autograd records
+// its chain of CopySlices / SliceBackward0 nodes): an empty result, the
+// input (cropped where a pad is negative) copied into its middle, then per
+// dim, last first, the left pad copied from the right end of what is there
+// and the right pad from the left end (corners are written more than once).
+// `p` is checked: one (before, after) pair per dim after [N, C].
+Tensor pad_circular(const Tensor& input, const std::vector<int64_t>& p) {
+  const int64_t nd = static_cast<int64_t>(p.size()) / 2;
+  std::vector<int64_t> out_shape(input.sizes().begin(), input.sizes().end());
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t dim = input.dim() - 1 - i;
+    out_shape[dim] += p[2 * i] + p[2 * i + 1];
+  }
+  Tensor out = input.new_empty(out_shape);
+  Tensor out_slice = out, in_slice = input;
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t dim = input.dim() - 1 - i;
+    const int64_t l = p[2 * i], r = p[2 * i + 1];
+    out_slice =
+        out_slice.slice(dim, std::max<int64_t>(l, 0), out_shape[dim] - std::max<int64_t>(r, 0));
+    in_slice =
+        in_slice.slice(dim, std::max<int64_t>(-l, 0), input.size(dim) - std::max<int64_t>(-r, 0));
+  }
+  out_slice.copy_(in_slice);
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t dim = input.dim() - 1 - i;
+    const int64_t l = p[2 * i], r = p[2 * i + 1];
+    const int64_t size = out_shape[dim];
+    if (l > 0) {
+      out.slice(dim, 0, l).copy_(
+          out.slice(dim, size - l - std::max<int64_t>(r, 0), size - std::max<int64_t>(r, 0)));
+    }
+    if (r > 0) {
+      out.slice(dim, size - r, size)
+          .copy_(out.slice(dim, std::max<int64_t>(l, 0), std::max<int64_t>(l, 0) + r));
+    }
+  }
+  return out;
 }
 
 // Note [Pads are single nodes]: PyTorch records a pad as one node
@@ -139,13 +172,6 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
                 "for input, but got: ",
                 detail::bracketed(input.sizes()));
   }
-  // Circular is a chain of copies in PyTorch too; the others are one node.
-  profiler::RecordFunction prof_range(mode != kCircular ? indexed_pad_node(mode, npad) : "pad",
-                                      profiler::RangeKind::kOp, input);
-  std::optional<detail::OpScope> scope;
-  if (mode != kCircular) scope.emplace(input);
-  std::vector<Tensor> indices{input};
-  Tensor x = input;
   for (int64_t k = 0; k < npad; ++k) {
     const int64_t dim = ndim - 1 - k;
     const int64_t n = input.size(dim);
@@ -160,10 +186,34 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
       EMBER_CHECK(before <= n && after <= n, "Padding value causes wrapping around more than once.");
     }
     check_output_size(n, before, after, dim);
-    indices.emplace_back();
-    x = pad_indexed_dim(x, dim, before, after, mode, &indices.back());
+    if (mode == kCircular) {
+      // A pad longer than what a negative pad leaves would copy from the
+      // result to an overlapping part of it (1.13 raises), or, with nothing
+      // left, from uninitialized memory (1.13 returns it).
+      const int64_t left = n - std::max<int64_t>(-before, 0) - std::max<int64_t>(-after, 0);
+      EMBER_CHECK(left > 0 || n + before + after <= 0, "Padding of ", pad_mode_name(mode),
+                  " mode cannot fill dimension ", dim, ": nothing is left of it to copy");
+      EMBER_CHECK(left <= 0 || (before <= left && after <= left),
+                  "unsupported operation: some elements of the input tensor and the written-to "
+                  "tensor refer to a single memory location. Please clone() the tensor before "
+                  "performing the operation.");
+    }
   }
-  if (scope && scope->active()) scope->record_list(indexed_pad_node(mode, npad), indices, {x});
+  if (mode == kCircular) {
+    profiler::RecordFunction prof_range("_pad_circular", profiler::RangeKind::kOp, input);
+    return pad_circular(input, p);
+  }
+  // Note [Pads are single nodes]
+  profiler::RecordFunction prof_range(indexed_pad_node(mode, npad), profiler::RangeKind::kOp,
+                                      input);
+  detail::OpScope scope(input);
+  std::vector<Tensor> indices{input};
+  Tensor x = input;
+  for (int64_t k = 0; k < npad; ++k) {
+    indices.emplace_back();
+    x = pad_indexed_dim(x, ndim - 1 - k, p[2 * k], p[2 * k + 1], mode, &indices.back());
+  }
+  if (scope.active()) scope.record_list(indexed_pad_node(mode, npad), indices, {x});
   return x;
 }
 

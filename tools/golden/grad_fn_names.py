@@ -561,6 +561,52 @@ case("lstm_packed_h_n",
 case("rnn_relu_packed_bidirectional_output",
      lambda: torch.rnn_relu(r(4, 4), torch.tensor([2, 1, 1]), r(2, 2, 5),
                             rnn_params(1, 4, 5, dirs=2), True, 1, 0.0, False, True)[0])
+# Losses and activations 1.13 records as one node or as ATen's own
+# composition (issue 22): glu, the margin losses, rrelu (rrelu_with_noise),
+# circular pad (slice copies), cross_entropy with probabilities (ATen's
+# C++ division by a number: DivBackward1), nll_loss_nd's views. kl_div and
+# multilabel_soft_margin_loss divide in Python (DivBackward0).
+case("glu", lambda: F.glu(r(2, 4)))
+case("glu_dim0", lambda: F.glu(r(4, 3), 0))
+case("multi_margin_loss", lambda: F.multi_margin_loss(r(2, 3), torch.tensor([0, 2])))
+case("multi_margin_loss_p2_none_1d",
+     lambda: F.multi_margin_loss(r(3), torch.tensor(1), p=2, reduction="none"))
+case("multilabel_margin_loss",
+     lambda: F.multilabel_margin_loss(r(2, 3), torch.tensor([[0, -1, 1], [2, 1, -1]])))
+case("rrelu_eval", lambda: F.rrelu(r(3)))
+case("rrelu_training", lambda: F.rrelu(r(3), training=True))
+case("rrelu_inplace", lambda: F.rrelu(r(3) * 1, inplace=True))
+case("rrelu_inplace_training", lambda: F.rrelu(r(3) * 1, training=True, inplace=True))
+case("pad_circular_1d", lambda: F.pad(r(1, 2, 5), (1, 2), mode="circular"))
+case("pad_circular_2d_negative", lambda: F.pad(r(1, 1, 3, 4), (-1, 2, 1, 0), mode="circular"))
+case("pad_circular_3d", lambda: F.pad(r(1, 1, 2, 3, 3), (1, 1, 0, 1, 1, 0), mode="circular"))
+case("pad_circular_zero", lambda: F.pad(r(1, 2, 3), (0, 0), mode="circular"))
+case("cross_entropy_probs", lambda: F.cross_entropy(r(2, 3), torch.rand(2, 3)))
+case("cross_entropy_probs_none",
+     lambda: F.cross_entropy(r(2, 3), torch.rand(2, 3), reduction="none"))
+case("cross_entropy_probs_sum_weight",
+     lambda: F.cross_entropy(r(2, 3), torch.rand(2, 3), torch.rand(3), reduction="sum"))
+case("cross_entropy_probs_smoothing_1d",
+     lambda: F.cross_entropy(r(3), torch.rand(3), label_smoothing=0.2))
+case("cross_entropy_probs_empty", lambda: F.cross_entropy(r(0, 3), torch.rand(0, 3)))
+case("cross_entropy_3d", lambda: F.cross_entropy(r(2, 3, 4), torch.tensor([[0, 1, 2, 1], [2, 0, 0, 1]])))
+case("cross_entropy_3d_smoothing_none",
+     lambda: F.cross_entropy(r(2, 3, 4), torch.tensor([[0, 1, 2, 1], [2, 0, 0, 1]]),
+                             reduction="none", label_smoothing=0.1))
+case("nll_loss_3d", lambda: F.nll_loss(r(2, 3, 4), torch.tensor([[0, 1, 2, 1], [2, 0, 0, 1]])))
+case("nll_loss_3d_none",
+     lambda: F.nll_loss(r(2, 3, 4), torch.tensor([[0, 1, 2, 1], [2, 0, 0, 1]]), reduction="none"))
+case("nll_loss_3d_transposed",
+     lambda: F.nll_loss(r(2, 4, 3).transpose(1, 2), torch.tensor([[0, 1, 2, 1], [2, 0, 0, 1]])))
+case("nll_loss_5d_none",
+     lambda: F.nll_loss(r(1, 3, 2, 1, 2), torch.tensor([[[[0, 1]], [[2, 1]]]]), reduction="none"))
+case("glu_backward", lambda: grad_of(F.glu, r(2, 4), r(2, 2)))
+case("multi_margin_loss_backward",
+     lambda: grad_of(lambda x: F.multi_margin_loss(x, torch.tensor([0, 2])), r(2, 3), r(())))
+case("rrelu_backward", lambda: grad_of(F.rrelu, r(3), r(3)))
+case("kl_div_batchmean", lambda: F.kl_div(r(2, 3), torch.rand(2, 3), reduction="batchmean"))
+case("multilabel_soft_margin_loss",
+     lambda: F.multilabel_soft_margin_loss(r(2, 3), torch.tensor([[0., 1., 1.], [1., 0., 0.]])))
 
 # tensor/upsample.h: the sized overloads (libtorch's F::interpolate calls them) record
 # ...Backward0, the .vec ones (Python's F.interpolate) ...Backward1; and their backwards.

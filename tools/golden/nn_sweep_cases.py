@@ -17,9 +17,12 @@ def main():
     w.op_case("normalize", lambda a: F.normalize(a), [x])
     w.op_case("normalize_p1_last", lambda a: F.normalize(a, p=1, dim=-1), [x])
     w.op_case("normalize_p3_dim0_eps", lambda a: F.normalize(a, p=3, dim=0, eps=0.5), [x])
-    # (1.13's float64 norm for p = 0.9 or 2.7 is off by ~5e-8 relative;
-    # ember's is exact: p = 1.5, which 1.13 computes exactly.)
     w.op_case("normalize_p1.5", lambda a: F.normalize(a, p=1.5, dim=1), [x])
+    # 1.13's norm kernel holds p as a float (float64 norm(x, 0.9) is
+    # sum(|x|^0.9f)^(1/0.9f)), while norm's derivative uses the double p.
+    w.op_case("normalize_p0.9", lambda a: F.normalize(a, p=0.9, dim=1), [x])
+    w.op_case("normalize_p2.7_dim0", lambda a: F.normalize(a, p=2.7, dim=0, eps=0.1), [x])
+    w.op_case("normalize_p0.3_last", lambda a: F.normalize(a, p=0.3, dim=-1), [x])
     w.op_case("normalize_inf", lambda a: F.normalize(a, p=float("inf"), dim=2), [x])
     w.op_case("normalize_zeros", lambda a: F.normalize(a * 0), [x])
     w.op_case("normalize_1d", lambda a: F.normalize(a, dim=0), [x[0, 0]])
@@ -86,6 +89,13 @@ def main():
     e.err("normalize_dim", lambda: F.normalize(torch.tensor([3.0, 4.0])))
     e.err("prelu_0dim_weights", lambda: F.prelu(torch.tensor(1.5), torch.tensor([0.25, 0.5])))
     e.err("prelu_channels", lambda: F.prelu(torch.ones(2, 4), torch.tensor([0.25, 0.5, 1.0])))
+    # MultiMarginLossBackward0 has no derivative for the weight.
+    e.err("multi_margin_weight_requires_grad",
+          lambda: F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 1]),
+                                      weight=torch.ones(3, requires_grad=True)))
+    # _pad_circular copying between overlapping parts of its result.
+    e.err("pad_circular_overlap",
+          lambda: F.pad(torch.arange(3.0).view(1, 1, 3), (3, -2), mode="circular"))
     e.write()
 
 
