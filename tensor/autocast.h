@@ -204,6 +204,7 @@ constexpr OpPolicy cross_entropy{F32, N};  // CUDA: log_softmax and nll_loss are
 constexpr OpPolicy mse_loss{F32, F32};
 constexpr OpPolicy l1_loss{F32, F32};
 constexpr OpPolicy smooth_l1_loss{F32, F32};
+constexpr OpPolicy huber_loss{F32, F32};
 constexpr OpPolicy binary_cross_entropy_with_logits{F32, F32};
 constexpr OpPolicy binary_cross_entropy{F32, B};
 

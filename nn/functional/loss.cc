@@ -468,11 +468,14 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
 // 1.13's huber_loss op: one HuberLossBackward0 node (whose gradient is
 // finite for infinite differences, where the where-composition's was NaN).
 Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
+  EMBER_AUTOCAST(huber_loss, ::ember::huber_loss, input, target, reduction, delta);
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   profiler::RecordFunction prof_range("huber_loss", profiler::RangeKind::kOp, input, target);
   detail::OpScope scope(input, target);
   const Tensor z = (input - target).abs();
-  const Tensor loss = where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta);
+  // Computed in the operands' common dtype, written in the input's (1.13
+  // does not promote: huber_loss(float, double) is float).
+  const Tensor loss = where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta).to(input.dtype());
   Tensor out = reduction == loss_reduction::kMean  ? loss.mean()
                : reduction == loss_reduction::kSum ? loss.sum()
                                                    : loss;

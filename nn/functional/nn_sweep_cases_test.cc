@@ -243,6 +243,15 @@ TEST(NnSweepCases, HuberLossIsOneNode) {
   EXPECT_TRUE(matches_golden(hx.grad(), find_golden(kGolden, "huber_inf_grad")));
 }
 
+// 1.13's huber_loss writes the input's dtype, unlike smooth_l1_loss.
+TEST(NnSweepCases, HuberLossKeepsTheInputDtype) {
+  const Tensor f = tensor({0.5f, -2.0f}), d = tensor({0.25, 1.0});
+  EXPECT_EQ(F::huber_loss(f, d).dtype(), kFloat);
+  EXPECT_EQ(F::huber_loss(d, f).dtype(), kDouble);
+  EXPECT_EQ(F::huber_loss(f, d, F::HuberLossFuncOptions(kNone)).dtype(), kFloat);
+  EXPECT_NEAR(F::huber_loss(f, d).item<float>(), (0.03125f + 2.5f) / 2, 1e-6);
+}
+
 TEST(NnSweepCases, BFloat16NllLossAndCrossEntropy) {
   const Tensor logp = (testing::make_input({3, 5}, kDouble) * 0.5 - 2).to(kBFloat16);
   const Tensor logits = (testing::make_input({3, 5}, kDouble) * 0.5 - 1).to(kBFloat16);

@@ -127,6 +127,7 @@ op("batch_norm", 3)(lambda d: F.batch_norm(t((2, 3, 4), d[0]), None, None, t((3,
 op("mse_loss", 2)(lambda d: F.mse_loss(t((3, 4), d[0]), t((3, 4), d[1])))
 op("l1_loss", 2)(lambda d: F.l1_loss(t((3, 4), d[0]), t((3, 4), d[1])))
 op("smooth_l1_loss", 2)(lambda d: F.smooth_l1_loss(t((3, 4), d[0]), t((3, 4), d[1])))
+op("huber_loss", 2)(lambda d: F.huber_loss(t((3, 4), d[0]), t((3, 4), d[1])))
 op("nll_loss", 1)(lambda d: F.nll_loss(t((3, 4), d[0], -2, -1), idx(0, 3, 1)))
 op("cross_entropy", 1)(lambda d: F.cross_entropy(t((3, 4), d[0]), idx(0, 3, 1)))
 op("binary_cross_entropy", 2)(lambda d: F.binary_cross_entropy(t((3, 4), d[0]), t((3, 4), d[1])))
