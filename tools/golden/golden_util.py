@@ -90,6 +90,31 @@ class GoldenWriter:
                 for i in grads:
                     self.add("%s/%s/grad%d" % (name, dtn, i), xs[i].grad)
 
+    def grad_case(self, name, fn, *inputs, generator, dtype=torch.float64):
+        """A gradient case (autograd's golden tests): the inputs ("<name>/in<i>";
+        lists become `dtype` tensors), the gradient of the first output drawn
+        from `generator` ("<name>/gout") and the gradients of the floating
+        inputs ("<name>/grad<i>"; "<name>/nograd<i>", empty, where none
+        reached it)."""
+        xs = []
+        for i, x in enumerate(inputs):
+            x = torch.tensor(x, dtype=dtype) if not isinstance(x, torch.Tensor) else x
+            self.add("%s/in%d" % (name, i), x)
+            xs.append(x.clone().requires_grad_(x.is_floating_point()))
+        out = fn(*xs)
+        out = out[0] if isinstance(out, tuple) else out
+        g = torch.randn(out.shape, generator=generator, dtype=torch.float64).to(out.dtype)
+        self.add("%s/gout" % name, g)
+        out.backward(g)
+        for i, x in enumerate(xs):
+            if x.requires_grad:
+                if x.grad is None:  # no gradient reached it: an empty marker
+                    self.add("%s/nograd%d" % (name, i), torch.zeros(0))
+                elif x.grad._is_zerotensor():  # 1.13's efficient zeros (sgn of reals)
+                    self.add("%s/grad%d" % (name, i), torch.zeros(x.grad.shape, dtype=x.grad.dtype))
+                else:
+                    self.add("%s/grad%d" % (name, i), x.grad)
+
     def write(self):
         write_inc("%s_golden.inc" % self.family, self.family,
                   "{name, sizes, dtype, values (row-major, as double)}", self.entries, "entries",

@@ -21,24 +21,7 @@ W = GoldenWriter("grad_parity", package="autograd")
 
 
 def case(name, fn, *inputs, dtype=torch.float64):
-    xs = []
-    for i, x in enumerate(inputs):
-        x = torch.tensor(x, dtype=dtype) if not isinstance(x, torch.Tensor) else x
-        W.add("%s/in%d" % (name, i), x)
-        xs.append(x.clone().requires_grad_(x.is_floating_point()))
-    out = fn(*xs)
-    out = out[0] if isinstance(out, tuple) else out
-    g = torch.randn(out.shape, generator=GEN, dtype=torch.float64).to(out.dtype)
-    W.add("%s/gout" % name, g)
-    out.backward(g)
-    for i, x in enumerate(xs):
-        if x.requires_grad:
-            if x.grad is None:  # no gradient reached it: an empty marker
-                W.add("%s/nograd%d" % (name, i), torch.zeros(0))
-            elif x.grad._is_zerotensor():  # 1.13's efficient zeros (sgn of reals)
-                W.add("%s/grad%d" % (name, i), torch.zeros(x.grad.shape, dtype=x.grad.dtype))
-            else:
-                W.add("%s/grad%d" % (name, i), x.grad)
+    W.grad_case(name, fn, *inputs, generator=GEN, dtype=dtype)
 
 
 GEN = torch.Generator().manual_seed(22)

@@ -22,18 +22,7 @@ GEN = torch.Generator().manual_seed(22)
 
 
 def case(name, fn, *inputs, dtype=torch.float64):
-    xs = []
-    for i, x in enumerate(inputs):
-        x = torch.tensor(x, dtype=dtype) if not isinstance(x, torch.Tensor) else x
-        W.add("%s/in%d" % (name, i), x)
-        xs.append(x.clone().requires_grad_(x.is_floating_point()))
-    out = fn(*xs)
-    g = torch.randn(out.shape, generator=GEN, dtype=torch.float64).to(out.dtype)
-    W.add("%s/gout" % name, g)
-    out.backward(g)
-    for i, x in enumerate(xs):
-        if x.requires_grad:
-            W.add("%s/grad%d" % (name, i), x.grad)
+    W.grad_case(name, fn, *inputs, generator=GEN, dtype=dtype)
 
 
 A = [[0.0, 1.0, 2.0], [1.0, 1.0, 3.0]]
