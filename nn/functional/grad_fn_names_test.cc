@@ -1441,6 +1441,7 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
                                      .offsets(idx({0, 2, 2, 5}))
                                      .mode(kSum)
                                      .per_sample_weights(r({8})));
+       }},
       // Losses and activations (tools/golden/grad_fn_names.py says which).
       {"glu", [] { return F::glu(r({2, 4})); }},
       {"glu_dim0", [] { return F::glu(r({4, 3}), F::GLUFuncOptions(0)); }},

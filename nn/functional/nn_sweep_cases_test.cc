@@ -245,7 +245,7 @@ TEST(NnSweepCases, HuberLossIsOneNode) {
 
 // 1.13's huber_loss writes the input's dtype, unlike smooth_l1_loss.
 TEST(NnSweepCases, HuberLossKeepsTheInputDtype) {
-  const Tensor f = tensor({0.5f, -2.0f}), d = tensor({0.25, 1.0});
+  const Tensor f = tensor({0.5f, -2.0f}), d = tensor({0.25, 1.0}, kDouble);
   EXPECT_EQ(F::huber_loss(f, d).dtype(), kFloat);
   EXPECT_EQ(F::huber_loss(d, f).dtype(), kDouble);
   EXPECT_EQ(F::huber_loss(f, d, F::HuberLossFuncOptions(kNone)).dtype(), kFloat);
