@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autograd/engine.h"
+#include "nn/functional/conv.h"
 #include "tensor/all.h"
 
 namespace ember::bench {
@@ -36,6 +37,14 @@ struct EmberBackend {
         std::get<0>(ember::native_batch_norm(xs, ws, bs, Tensor(), Tensor(), true, 0.1, 1e-5));
     Tensor z = ember::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
     return ember::autograd::grad({z}, {xs, ws, bs}, {gy});
+  }
+  static std::vector<Tensor> conv3d_step(const Tensor& x, const Tensor& w, const Tensor& b,
+                                         const Tensor& gy) {
+    const Tensor xs = x.detach().requires_grad_(), ws = w.detach().requires_grad_(),
+                 bs = b.detach().requires_grad_();
+    namespace F = ember::nn::functional;
+    Tensor y = F::conv3d(xs, ws, F::Conv3dFuncOptions().bias(bs).padding(1));
+    return ember::autograd::grad({y}, {xs, ws, bs}, {gy});
   }
   static void set_threads(int n) { ember::set_num_threads(n); }
 };

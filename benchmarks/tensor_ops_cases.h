@@ -8,7 +8,9 @@
 // (a 2-D convolution's forward and backward), maybe_bf16(t, yes) (t, or t
 // in bfloat16), channels_last(t) (t in channels-last memory),
 // bn_pool_step(x, w, b, gy) (training batch norm then a 3x3 stride-2 max
-// pool, forward and backward to x, w and b), set_threads(n).
+// pool, forward and backward to x, w and b), conv3d_step(x, w, b, gy) (a
+// 3x3x3 padding-1 3-d convolution through autograd: forward, then the
+// gradients of x, w and b), set_threads(n).
 //
 // Every case takes (size, threads) arguments and reports rates as counters:
 //   tiny_add   a + b on 1-element tensors: time per op is the dispatch cost
@@ -23,6 +25,10 @@
 //              the three passes (two where the input needs no gradient);
 //              a third argument of 1: in bfloat16; a fourth of 1: input,
 //              weight and output gradient in channels-last memory
+//   conv3d     a 3-d CNN layer through autograd: [4, 8, 12, 16, 16] input,
+//              16 output channels, 3x3x3 kernel, padding 1, forward and
+//              backward; "GFLOP/s" counts 2 multiply-adds per weight use in
+//              each of the three passes
 //   bn_pool    ResNet-18's stem after its first convolution: batch norm
 //              (training) + max_pool2d(3, 2, 1) forward and backward on
 //              [32, 64, 32, 32]; "GB/s" counts the input once; a third
@@ -147,6 +153,23 @@ void BM_Conv(benchmark::State& state) {
 }
 
 template <typename B>
+void BM_Conv3d(benchmark::State& state) {
+  B::set_threads(static_cast<int>(state.range(0)));
+  const int64_t n = 4, c = 8, d = 12, h = 16, w = 16, co = 16, k = 3;
+  auto x = B::rand({n, c, d, h, w});
+  auto wt = B::rand({co, c, k, k, k});
+  auto b = B::rand({co});
+  auto gy = B::rand({n, co, d, h, w});
+  for (auto _ : state) {
+    auto grads = B::conv3d_step(x, wt, b, gy);
+    benchmark::DoNotOptimize(grads);
+  }
+  const double macs = 1.0 * n * co * d * h * w * c * k * k * k;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * macs * 3 * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+template <typename B>
 void BM_BnPool(benchmark::State& state) {
   B::set_threads(static_cast<int>(state.range(0)));
   const bool cl = state.range(1) != 0;
@@ -211,6 +234,9 @@ void register_cases(const char* prefix) {
           ->Args({threads, cl})
           ->UseRealTime();
     }
+    benchmark::RegisterBenchmark(name("conv3d").c_str(), BM_Conv3d<B>)
+        ->Args({threads})
+        ->UseRealTime();
   }
 }
 

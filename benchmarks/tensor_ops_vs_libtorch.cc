@@ -44,6 +44,13 @@ struct TorchBackend {
     Tensor z = torch::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
     return torch::autograd::grad({z}, {xs, ws, bs}, {gy});
   }
+  static std::vector<Tensor> conv3d_step(const Tensor& x, const Tensor& w, const Tensor& b,
+                                         const Tensor& gy) {
+    const Tensor xs = x.detach().requires_grad_(), ws = w.detach().requires_grad_(),
+                 bs = b.detach().requires_grad_();
+    Tensor y = torch::conv3d(xs, ws, bs, 1, 1);
+    return torch::autograd::grad({y}, {xs, ws, bs}, {gy});
+  }
   static void set_threads(int n) { torch::set_num_threads(n); }
 };
 
