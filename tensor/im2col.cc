@@ -8,12 +8,13 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
+#include "tensor/nn_util.h"
 #include "tensor/record_function.h"
 
 namespace ember {
 namespace {
 
-std::string bracketed(IntArrayRef v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
+using detail::bracketed;
 
 // Where each column entry sits in the padded plane: the blocks of one
 // (ki, kj) tap, row-major, for every tap; and the padded plane's sizes.

@@ -14,6 +14,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
 #include "tensor/error.h"
+#include "tensor/nn_util.h"
 #include "tensor/record_function.h"
 #include "tensor/shape.h"
 
@@ -237,8 +238,7 @@ Tensor upsample(const Tensor& input, const UpsampleOp& op, IntArrayRef output_si
   profiler::RecordFunction prof_range(name, profiler::RangeKind::kOp, input);
   check_sizes(op, input.sizes(), output_size);
   EMBER_CHECK(input.numel() != 0 || input.size(1) != 0, "Non-empty ", op.dims + 2,
-              "D data tensor expected but got a tensor with sizes [",
-              absl::StrJoin(input.sizes(), ", "), "]");
+              "D data tensor expected but got a tensor with sizes ", bracketed(input.sizes()));
   OpScope scope(input);
   const bool in_double = input.dtype() == kDouble;
   Tensor x = input;

@@ -16,12 +16,6 @@ namespace {
 using V = variable_list;
 using C = BackwardCtx;
 
-int64_t prod(IntArrayRef s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
-}
-
 // The gradient of a max pooling over the trailing `spatial` dims of an
 // input of sizes `in`: grad_output added at the flat indices of each plane,
 // as 1.13's max_pool3d_with_indices_backward and adaptive_max_pool{2,3}d
@@ -33,7 +27,8 @@ int64_t prod(IntArrayRef s) {
 Tensor scatter_to_indices(const Tensor& grad, const Tensor& indices, IntArrayRef in,
                           int64_t spatial, const Tensor& empty = Tensor()) {
   const int64_t batch = static_cast<int64_t>(in.size()) - spatial;
-  const int64_t planes = prod(in.subspan(0, batch)), area = prod(in.subspan(batch));
+  const int64_t planes = compute_numel(in.subspan(0, batch)),
+                area = compute_numel(in.subspan(batch));
   const int64_t per_plane = planes == 0 ? 0 : indices.numel() / planes;
   Tensor idx = indices.reshape({planes, per_plane}), src = grad.reshape({planes, per_plane});
   if (empty.defined()) {
@@ -55,7 +50,7 @@ Tensor scatter_to_indices(const Tensor& grad, const Tensor& indices, IntArrayRef
 // another element, the next plane's memory, or past the end of the buffer
 // for the last plane). The value does not depend on the input, so ember
 // gives such a window no gradient. The windows of the spatial dims of
-// `in` (outputs `out`) that are empty, flat [prod(out)] bool on `device`;
+// `in` (outputs `out`) that are empty, flat [numel of out] bool on `device`;
 // undefined when there are none.
 Tensor empty_windows(IntArrayRef in, IntArrayRef out, const DimVector& stride,
                      const DimVector& padding, const DimVector& dilation, Device device) {
@@ -78,7 +73,7 @@ Tensor empty_windows(IntArrayRef in, IntArrayRef out, const DimVector& stride,
     Tensor m = tensor(empty[i], kLong).view(shape).ne(0);
     mask = i == 0 ? m : mask.logical_or(m);
   }
-  return mask.reshape({1, prod(out)}).to(device);
+  return mask.reshape({1, compute_numel(out)}).to(device);
 }
 
 V max_pool_bw(const C& c, const V& g, int64_t spatial, const Tensor& empty = Tensor()) {
