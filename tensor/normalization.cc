@@ -286,7 +286,9 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
   Tensor out = xhat.reshape({N, C, HxW});
   if (weight.defined()) out = out * weight.reshape({C, 1});
   if (bias.defined()) out = out + bias.reshape({C, 1});
-  out = out.reshape(input.sizes());
+  // 1.13 writes into empty_like(input, suggest_memory_format): a
+  // channels-last (3d) input gives a channels-last result.
+  out = out.reshape(input.sizes()).contiguous(input.suggest_memory_format());
   mean = mean.reshape({N, group}).to(dt);
   rstd = rstd.reshape({N, group}).to(dt);
   if (scope.active()) {

@@ -14,7 +14,10 @@
 #include "nn/functional/conv.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/normalization.h"
+#include "nn/functional/padding.h"
+#include "nn/functional/pixelshuffle.h"
 #include "nn/functional/pooling.h"
+#include "nn/functional/upsampling.h"
 #include "tensor/all.h"
 #include "tensor/layout.h"
 
@@ -169,6 +172,39 @@ const std::map<std::string, Op>& ops() {
       {"clone_contig", [](const Tensor& x) { return x.clone(MemoryFormat::Contiguous); }},
       {"empty_like_cl",
        [](const Tensor& x) { return empty_like(x, {}, MemoryFormat::ChannelsLast); }},
+      {"group_norm",
+       [](const Tensor& x) {
+         return F::group_norm(
+             x, F::GroupNormFuncOptions(1).weight(base(x.size(1))).bias(base(x.size(1))));
+       }},
+      {"instance_norm",
+       [](const Tensor& x) { return x.size(2) * x.size(3) > 1 ? F::instance_norm(x) : x; }},
+      {"layer_norm",
+       [](const Tensor& x) {
+         return F::layer_norm(x, F::LayerNormFuncOptions({x.size(2), x.size(3)}));
+       }},
+      {"interpolate_nearest",
+       [](const Tensor& x) {
+         return F::interpolate(
+             x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2.0, 2.0}));
+       }},
+      {"interpolate_bilinear",
+       [](const Tensor& x) {
+         return F::interpolate(x, F::InterpolateFuncOptions()
+                                      .size(std::vector<int64_t>{3, 4})
+                                      .mode(kBilinear)
+                                      .align_corners(false));
+       }},
+      {"pixel_shuffle",
+       [](const Tensor& x) {
+         return F::pixel_shuffle(x.repeat({1, 4, 1, 1}), F::PixelShuffleFuncOptions(2));
+       }},
+      {"dropout2d_eval",
+       [](const Tensor& x) { return F::dropout2d(x, F::Dropout2dFuncOptions().training(false)); }},
+      {"pad_reflect",
+       [](const Tensor& x) {
+         return x.size(3) > 1 ? F::pad(x, F::PadFuncOptions({1, 1, 0, 0}).mode(kReflect)) : x;
+       }},
   };
   return *m;
 }

@@ -109,6 +109,14 @@ NN4D = {
     "contiguous_cl": lambda x: x.contiguous(memory_format=torch.channels_last),
     "clone_contig": lambda x: x.clone(memory_format=torch.contiguous_format),
     "empty_like_cl": lambda x: torch.empty_like(x, memory_format=torch.channels_last),
+    "group_norm": lambda x: F.group_norm(x, 1, base(x.shape[1]), base(x.shape[1])),
+    "instance_norm": lambda x: F.instance_norm(x) if x.shape[2] * x.shape[3] > 1 else x,
+    "layer_norm": lambda x: F.layer_norm(x, x.shape[2:]),
+    "interpolate_nearest": lambda x: F.interpolate(x, scale_factor=2.0),
+    "interpolate_bilinear": lambda x: F.interpolate(x, size=(3, 4), mode="bilinear"),
+    "pixel_shuffle": lambda x: F.pixel_shuffle(x.repeat(1, 4, 1, 1), 2),
+    "dropout2d_eval": lambda x: F.dropout2d(x, training=False),
+    "pad_reflect": lambda x: F.pad(x, (1, 1, 0, 0), mode="reflect") if x.shape[3] > 1 else x,
 }
 
 
