@@ -27,9 +27,12 @@
 // whole inputs. Each op draws its cases from its own stream, so a --filter
 // run reproduces the cases a full run found. --nn runs torch.nn.functional's
 // ops instead, on cases drawn to fit each op (nn_ops.h; with --grad too);
-// their drawn options print as P {...} Q {...}.
+// their drawn options print as P {...} Q {...}. --time times the main
+// table's ops in both libraries instead (timing.h).
 #include "benchmarks/libtorch.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -1066,6 +1069,7 @@ std::string compare_grads(const Op& o, const std::vector<Input>& ins, std::mt199
 }
 
 #include "tools/parity/nn_ops.h"
+#include "tools/parity/timing.h"
 
 }  // namespace
 }  // namespace parity
@@ -1075,7 +1079,10 @@ int main(int argc, char** argv) {
   int64_t cases = 60;
   uint64_t seed = 1;
   std::string filter;
-  bool grad = false, names = false, progress = false, nn = false;
+  bool grad = false, names = false, progress = false, nn = false, time = false;
+  int64_t elems = 65536;
+  std::string dtype = "f32";
+  Layout layout = kContiguous;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--grad") grad = true;
@@ -1086,9 +1093,18 @@ int main(int argc, char** argv) {
     if (arg.rfind("--cases=", 0) == 0) cases = std::stoll(arg.substr(8));
     if (arg.rfind("--seed=", 0) == 0) seed = std::stoull(arg.substr(7));
     if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
+    if (arg == "--time") time = true;
+    if (arg.rfind("--elems=", 0) == 0) elems = std::stoll(arg.substr(8));
+    if (arg.rfind("--dtype=", 0) == 0) dtype = arg.substr(8);
+    if (arg.rfind("--layout=", 0) == 0) {
+      for (int l = 0; l < kNumLayouts; ++l) {
+        if (arg.substr(9) == kLayoutNames[l]) layout = static_cast<Layout>(l);
+      }
+    }
   }
   torch::set_num_threads(1);
   ember::set_num_threads(1);
+  if (time) return run_timing(ops(), filter, elems, dtype, layout);
   if (grad) g_tolerance_scale = 10.0;
   std::map<std::string, Finding> findings;
   int64_t run_cases = 0, agreed = 0;
