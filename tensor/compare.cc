@@ -48,22 +48,47 @@ EMBER_COMPARE_CPU(lt, a < b)
 EMBER_COMPARE_CPU(le, a <= b)
 EMBER_COMPARE_CPU(gt, a > b)
 EMBER_COMPARE_CPU(ge, a >= b)
-EMBER_COMPARE_CPU(logical_and, cast_value<bool>(a) && cast_value<bool>(b))
-EMBER_COMPARE_CPU(logical_or, cast_value<bool>(a) || cast_value<bool>(b))
-EMBER_COMPARE_CPU(logical_xor, cast_value<bool>(a) != cast_value<bool>(b))
 #undef EMBER_COMPARE_CPU
 
-#define EMBER_BITWISE_CPU(op, sym)                                                         \
-  void op##_cpu(TensorIterator& iter) {                                                   \
-    if (iter.common_dtype() == kBool) {                                                   \
-      cpu_kernel(iter, [](bool a, bool b) -> bool { return a sym b; });                   \
-      return;                                                                             \
-    }                                                                                     \
-    EMBER_DISPATCH_INTEGRAL_TYPES(iter.common_dtype(), #op "_cpu", [&] {                  \
-      cpu_kernel(iter,                                                                    \
-                 [](scalar_t a, scalar_t b) -> scalar_t { return static_cast<scalar_t>(a sym b); }); \
-    });                                                                                   \
-  }                                                                                       \
+// Logical ops without short-circuit branches, and bool operands read as
+// their bytes (0 or 1): GCC 12 vectorizes neither `&&` nor a loop that
+// loads `bool`, and on random masks the branches mispredict (logical_and
+// of two random 65536-element masks took 190 us; vectorized, 5 us).
+#define EMBER_LOGICAL_CPU(op, sym)                                         \
+  void op##_cpu(TensorIterator& iter) {                                    \
+    if (iter.common_dtype() == kBool) {                                    \
+      cpu_kernel(iter, [](uint8_t a, uint8_t b) -> uint8_t {               \
+        return static_cast<uint8_t>(static_cast<uint8_t>(a != 0)           \
+                                        sym static_cast<uint8_t>(b != 0)); \
+      });                                                                  \
+      return;                                                              \
+    }                                                                      \
+    EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), #op "_cpu", [&] {        \
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> bool {                \
+        return (static_cast<uint8_t>(cast_value<bool>(a))                  \
+                    sym static_cast<uint8_t>(cast_value<bool>(b))) != 0;   \
+      });                                                                  \
+    });                                                                    \
+  }                                                                        \
+  EMBER_REGISTER_KERNEL(op##_kernel, kCPU, &op##_cpu);
+EMBER_LOGICAL_CPU(logical_and, &)
+EMBER_LOGICAL_CPU(logical_or, |)
+EMBER_LOGICAL_CPU(logical_xor, ^)
+#undef EMBER_LOGICAL_CPU
+
+#define EMBER_BITWISE_CPU(op, sym)                                                               \
+  void op##_cpu(TensorIterator& iter) {                                                          \
+    if (iter.common_dtype() == kBool) {                                                          \
+      cpu_kernel(iter,                                                                           \
+                 [](uint8_t a, uint8_t b) -> uint8_t { return static_cast<uint8_t>(a sym b); }); \
+      return;                                                                                    \
+    }                                                                                            \
+    EMBER_DISPATCH_INTEGRAL_TYPES(iter.common_dtype(), #op "_cpu", [&] {                         \
+      cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {                                  \
+        return static_cast<scalar_t>(a sym b);                                                   \
+      });                                                                                        \
+    });                                                                                          \
+  }                                                                                              \
   EMBER_REGISTER_KERNEL(op##_kernel, kCPU, &op##_cpu);
 EMBER_BITWISE_CPU(bitwise_and, &)
 EMBER_BITWISE_CPU(bitwise_or, |)

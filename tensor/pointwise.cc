@@ -14,6 +14,7 @@
 #include "tensor/loops.h"
 #include "tensor/math.h"
 #include "tensor/math_kernels.h"
+#include "tensor/simd_math.h"
 
 namespace ember {
 

@@ -11,6 +11,7 @@
 #include "tensor/loops.h"
 #include "tensor/math.h"
 #include "tensor/math_kernels.h"
+#include "tensor/simd_math.h"
 
 namespace ember {
 

@@ -1094,6 +1094,7 @@ int main(int argc, char** argv) {
     if (arg.rfind("--seed=", 0) == 0) seed = std::stoull(arg.substr(7));
     if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
     if (arg == "--time") time = true;
+    if (arg == "--positive") g_time_positive = true;
     if (arg.rfind("--elems=", 0) == 0) elems = std::stoll(arg.substr(8));
     if (arg.rfind("--dtype=", 0) == 0) dtype = arg.substr(8);
     if (arg.rfind("--layout=", 0) == 0) {

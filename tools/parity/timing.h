@@ -4,17 +4,18 @@
 // a copy too many). Included by sweep.cc inside its namespace.
 //
 //   bazel-bin/tools/parity/sweep --time [--elems=N] [--dtype=f32] [--layout=transposed]
-//       [--filter=SUBSTRING]
+//       [--filter=SUBSTRING] [--positive]
 //
 // Every input of an op gets the same shape, the first of a 1-d, 2-d (square),
 // 3-d and 4-d shape of about N elements (default 65536) that both libraries
 // accept, filled with normal numbers (no NaN or infinity: LAPACK can loop on
-// them). An op whose output grows faster than its input (kron, outer,
-// cartesian products: measured at N / 64 first) is timed at N / 64 instead.
-// Each side runs in batches of at least 20 ms after a warm-up call; the
-// fastest of three batches counts. Lines are sorted by ember's time over
-// libtorch's, slowest first. Timing, not correctness: outputs are not
-// compared here (the other modes do that).
+// them; --positive: numbers in [0.01, 2], inside every domain). An op whose output grows faster
+// than its input (kron, outer, cartesian products: measured at N / 64 first) is timed at N / 64
+// instead. Each side runs in batches of at least 20 ms after a warm-up call; the fastest of three
+// batches counts. Lines are sorted by ember's time over libtorch's, slowest first. Timing, not
+// correctness: outputs are not compared here (the other modes do that).
+
+bool g_time_positive = false;
 
 // Shapes of about `elems` elements with `dims` dims (0 where none).
 std::vector<int64_t> timing_shape(int dims, int64_t elems) {
@@ -41,6 +42,10 @@ Input timing_input(const std::vector<int64_t>& sizes, int dtype, Layout layout, 
   for (double& v : in.storage) {
     if (d.floating) {
       v = normal(rng);
+      // --positive: inside every function's domain (log, sqrt, acos... of
+      // a negative number is NaN, which libm-style vector code may handle
+      // lane by lane).
+      if (g_time_positive) v = std::fabs(v) * 0.5 + 0.01;
     } else if (d.ember == E::kBool) {
       v = static_cast<double>(rng() % 2);
     } else {
