@@ -4,8 +4,6 @@
 #include "tensor/selection.h"
 
 #include <algorithm>
-#include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "tensor/dim.h"
@@ -15,6 +13,7 @@
 #include "tensor/index_kernels.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
+#include "tensor/select_bits.h"
 #include "tensor/sort_kernels.h"
 #include "tensor/strided_walk.h"
 
@@ -28,39 +27,15 @@ EMBER_DEFINE_KERNEL_TABLE(masked_scatter_kernel, MaskedScatterFn);
 
 namespace {
 
-// m ? v : a on the bits (m is 0 or 1). With a select, GCC 12 loads `a` only
-// where m is 0 (a masked load it finds no vector type for, mixing 1-byte
-// masks with wider elements) and the loop stays scalar and branchy:
-// masked_fill of 65536 floats by a random mask took 250 us.
-template <typename T>
-[[gnu::always_inline]] inline T select_bits(uint8_t m, T v, T a) {
-  using U = std::conditional_t<
-      sizeof(T) == 1, uint8_t,
-      std::conditional_t<sizeof(T) == 2, uint16_t,
-                         std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-  static_assert(sizeof(T) == sizeof(U), "select_bits: an element of 1, 2, 4 or 8 bytes");
-  const U mask = static_cast<U>(U{0} - static_cast<U>(m));
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return T::from_bits(static_cast<U>((v.x & mask) | (a.x & static_cast<U>(~mask))));
-  } else {
-    U vb, ab;
-    std::memcpy(&vb, &v, sizeof(T));
-    std::memcpy(&ab, &a, sizeof(T));
-    const U r = static_cast<U>((vb & mask) | (ab & static_cast<U>(~mask)));
-    T out;
-    std::memcpy(&out, &r, sizeof(T));
-    return out;
-  }
-}
-
 // where and masked_fill read their bool operand as its byte (0 or 1):
 // GCC 12 does not vectorize a loop that loads `bool` (no vector type for
 // it), and a scalar select's branch mispredicts on a random mask (where(x >
 // 0, ...) of 65536 floats took 270 us; vectorized, 20 us).
 void where_cpu(TensorIterator& iter) {
   EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "where_cpu", [&] {
-    cpu_kernel(iter,
-               [](uint8_t c, scalar_t a, scalar_t b) -> scalar_t { return select_bits(c, a, b); });
+    cpu_kernel(iter, [](uint8_t c, scalar_t a, scalar_t b) -> scalar_t {
+      return detail::select_bits(c, a, b);
+    });
   });
 }
 EMBER_REGISTER_KERNEL(where_kernel, kCPU, &where_cpu);
@@ -68,7 +43,8 @@ EMBER_REGISTER_KERNEL(where_kernel, kCPU, &where_cpu);
 void masked_fill_cpu(TensorIterator& iter, const Scalar& value) {
   EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "masked_fill_cpu", [&] {
     const scalar_t v = value.to<scalar_t>();
-    cpu_kernel(iter, [v](uint8_t m, scalar_t a) -> scalar_t { return select_bits(m, v, a); });
+    cpu_kernel(iter,
+               [v](uint8_t m, scalar_t a) -> scalar_t { return detail::select_bits(m, v, a); });
   });
 }
 EMBER_REGISTER_KERNEL(masked_fill_kernel, kCPU, &masked_fill_cpu);
