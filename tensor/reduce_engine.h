@@ -37,6 +37,7 @@
 #include <bitset>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "tensor/kernel_table.h"
@@ -237,6 +238,10 @@ void reduce_kernel(const Op& op, const ReducePlan& p, const typename Op::scalar_
     op.write(k, acc);
   }
 }
+
+// A run's stride in the lane loops: 1 known at compile time (contiguous),
+// or an int64_t.
+using Unit = std::integral_constant<int64_t, 1>;
 
 // Lanes of float or double as GCC / Clang vector types (Note [Vectorized
 // max and min]): GCC's vectorizer leaves a plain select loop over double

@@ -164,6 +164,15 @@ struct SumOp {
         a += sum_contiguous<T, kSkipNan>(p, n);
         return;
       }
+      if (kSkipNan && n >= kMinLaneRun) {
+        // A strided nansum in lanes: as one chain it ran slower than the
+        // where() copy and contiguous sum it replaced.
+        a += lane_sum(n, [&](int64_t i) {
+          const double v = p[i * stride];
+          return v != v ? 0.0 : v;
+        });
+        return;
+      }
     }
     if constexpr (std::is_integral<T>::value) {
       if (stride == 1 && n >= kMinLaneRun) {
@@ -210,10 +219,13 @@ struct ProdOp {
         return;
       }
     } else {
-      if (stride == 1 && n >= kMinLaneRun) {
-        a *= lane_reduce(
-            n, 1.0, [&](int64_t i) { return to_double(p[i]); },
-            [](double x, double y) { return x * y; });
+      if (n >= kMinLaneRun) {
+        auto lanes = [&](auto s) {
+          return lane_reduce(
+              n, 1.0, [&](int64_t i) { return to_double(p[i * s]); },
+              [](double x, double y) { return x * y; });
+        };
+        a *= stride == 1 ? lanes(Unit()) : lanes(stride);
         return;
       }
     }
@@ -262,20 +274,24 @@ struct VarOp {
     a.m2 += d * (v - a.mean);
   }
   void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun) {
+    if (n >= kMinLaneRun) {
       // Two passes over the run in double lanes (Note [Reduction lanes]):
       // its mean, then its squared deviations from it, merged into `a` as
       // a chunk. An infinite or NaN element (or an overflow) makes 1.13's
       // Welford mean NaN where this mean would be inf: such runs take the
       // element-by-element loop.
-      const double mean =
-          lane_sum(n, [&](int64_t i) { return to_double(p[i]); }) / static_cast<double>(n);
-      const double m2 = lane_sum(n, [&](int64_t i) {
-        const double d = to_double(p[i]) - mean;
-        return d * d;
-      });
-      if (std::isfinite(mean) && std::isfinite(m2)) {
-        combine(a, acc_t{mean, m2, n});
+      auto two_pass = [&](auto s) {
+        const double mean =
+            lane_sum(n, [&](int64_t i) { return to_double(p[i * s]); }) / static_cast<double>(n);
+        const double m2 = lane_sum(n, [&](int64_t i) {
+          const double d = to_double(p[i * s]) - mean;
+          return d * d;
+        });
+        return acc_t{mean, m2, n};
+      };
+      const acc_t b = stride == 1 ? two_pass(Unit()) : two_pass(stride);
+      if (std::isfinite(b.mean) && std::isfinite(b.m2)) {
+        combine(a, b);
         return;
       }
     }
@@ -333,7 +349,10 @@ struct NormOp {
     }
   }
   void run(acc_t& a, const T* q, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun && run_lanes(a, q, n)) return;
+    if (n >= kMinLaneRun &&
+        (stride == 1 ? run_lanes(a, q, n, Unit()) : run_lanes(a, q, n, stride))) {
+      return;
+    }
     // The kind is fixed for a call: hoist the switch out of the loop.
     switch (kind) {
       case NormKind::kTwo:
@@ -349,15 +368,16 @@ struct NormOp {
         run_by_steps(*this, a, q, stride, n, idx0);
     }
   }
-  // A contiguous run in lanes (Note [Reduction lanes]); false where the
-  // element-by-element loop must decide (a NaN in an inf / -inf norm, whose
-  // payload it picks; p not a small integer).
-  bool run_lanes(acc_t& a, const T* q, int64_t n) const {
-    auto abs_at = [&](int64_t i) { return std::abs(to_double(q[i])); };
+  // A run in lanes (Note [Reduction lanes]); false where the element-by-
+  // element loop must decide (a NaN in an inf / -inf norm, whose payload
+  // it picks; p other than 3 and 4).
+  template <typename S>
+  bool run_lanes(acc_t& a, const T* q, int64_t n, S stride) const {
+    auto abs_at = [&](int64_t i) { return std::abs(to_double(q[i * stride])); };
     switch (kind) {
       case NormKind::kTwo:
         a += lane_sum(n, [&](int64_t i) {
-          const double v = to_double(q[i]);
+          const double v = to_double(q[i * stride]);
           return v * v;
         });
         return true;
@@ -366,12 +386,14 @@ struct NormOp {
         return true;
       case NormKind::kZero:
         // NaN != 0: 1.13 counts NaN as nonzero.
-        a += lane_sum(n, [&](int64_t i) { return to_double(q[i]) != 0 ? 1.0 : 0.0; });
+        a += lane_sum(n, [&](int64_t i) { return to_double(q[i * stride]) != 0 ? 1.0 : 0.0; });
         return true;
       case NormKind::kInf:
       case NormKind::kNegInf: {
         const bool neg = kind == NormKind::kNegInf;
-        if (lane_sum(n, [&](int64_t i) { return std::isnan(to_double(q[i])) ? 1.0 : 0.0; }) != 0) {
+        if (lane_sum(n, [&](int64_t i) {
+              return std::isnan(to_double(q[i * stride])) ? 1.0 : 0.0;
+            }) != 0) {
           return false;
         }
         // No NaN: max / min of |x| in any order.
@@ -456,42 +478,51 @@ struct LogSumExpOp {
     add(a, v, 1.0);
   }
   void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun && !std::isnan(a.s)) {
-      // Two passes in lanes (Note [Reduction lanes]): the run's max m, then
-      // the sum of exp(x - m), float's with exp_f (Note [Vectorizable exp
-      // and erfc]). A NaN or an infinite max takes the element-by-element
-      // loop, which decides those cases.
-      double m = -std::numeric_limits<double>::infinity();
-      bool nan = false;
-      if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
-        T best = -std::numeric_limits<T>::infinity();
-        int64_t i = vector_best<true>(p, n, &best, &nan);
-        for (; i < n; ++i) {
-          best = p[i] > best ? p[i] : best;
-          nan |= p[i] != p[i];
-        }
-        m = best;
-      } else {
-        m = lane_reduce(
-            n, m, [&](int64_t i) { return to_double(p[i]); },
-            [](double x, double y) { return y > x ? y : x; });
-        nan = lane_sum(n, [&](int64_t i) { return std::isnan(to_double(p[i])) ? 1.0 : 0.0; }) != 0;
-      }
-      if (!nan && std::isfinite(m)) {
-        double s;
-        if constexpr (std::is_same<T, double>::value) {
-          s = lane_sum(n, [&](int64_t i) { return std::exp(p[i] - m); });
-        } else {
-          const float mf = static_cast<float>(m);
-          s = lane_sum(n, [&](int64_t i) {
-            return static_cast<double>(detail::exp_f(static_cast<float>(p[i]) - mf));
-          });
-        }
-        add(a, m, s);
-        return;
-      }
+    if (n >= kMinLaneRun && !std::isnan(a.s) &&
+        (stride == 1 ? run_lanes(a, p, n, Unit()) : run_lanes(a, p, n, stride))) {
+      return;
     }
     run_by_steps(*this, a, p, stride, n, idx0);
+  }
+  template <typename S>
+  bool run_lanes(acc_t& a, const T* p, int64_t n, S stride) const {
+    // Two passes in lanes (Note [Reduction lanes]): the run's max m, then
+    // the sum of exp(x - m), float's with exp_f (Note [Vectorizable exp
+    // and erfc]). A NaN or an infinite max takes the element-by-element
+    // loop, which decides those cases.
+    double m = -std::numeric_limits<double>::infinity();
+    bool nan = false;
+    if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) &&
+                  std::is_same<S, Unit>::value) {
+      T best = -std::numeric_limits<T>::infinity();
+      int64_t i = vector_best<true>(p, n, &best, &nan);
+      for (; i < n; ++i) {
+        best = p[i] > best ? p[i] : best;
+        nan |= p[i] != p[i];
+      }
+      m = best;
+    } else {
+      m = lane_reduce(
+          n, m, [&](int64_t i) { return to_double(p[i * stride]); },
+          [](double x, double y) { return y > x ? y : x; });
+      nan = lane_sum(n, [&](int64_t i) {
+              return std::isnan(to_double(p[i * stride])) ? 1.0 : 0.0;
+            }) != 0;
+    }
+    if (!nan && std::isfinite(m)) {
+      double s;
+      if constexpr (std::is_same<T, double>::value) {
+        s = lane_sum(n, [&](int64_t i) { return std::exp(p[i * stride] - m); });
+      } else {
+        const float mf = static_cast<float>(m);
+        s = lane_sum(n, [&](int64_t i) {
+          return static_cast<double>(detail::exp_f(static_cast<float>(p[i * stride]) - mf));
+        });
+      }
+      add(a, m, s);
+      return true;
+    }
+    return false;
   }
   void combine(acc_t& a, const acc_t& b) const {
     if (std::isnan(b.s)) {

@@ -200,6 +200,16 @@ TEST(ReduceLanesTest, ArithmeticReductionsMatchDoubleReferences) {
         Tensor neg = -t;
         EXPECT_TRUE(near(neg.norm(p).item<double>(), ref_norm(v, p), rel * 2));
       }
+      // Strided runs (rows of a transposed copy) take the same lanes.
+      const Tensor tr = stack({t, t}, 1).t();
+      EXPECT_TRUE(near(at(tr.prod(1), 1), static_cast<double>(prod), rel * 4));
+      EXPECT_TRUE(
+          near(at(tr.logsumexp({1}), 1), static_cast<double>(std::log(lse) + 1.5L), rel * 2));
+      EXPECT_TRUE(near(at(tr.norm(3, {1}, false), 1), ref_norm(v, 3), rel * 2));
+      EXPECT_TRUE(near(at(tr.norm(kInf, {1}, false), 1), ref_norm(v, kInf), rel * 2));
+      if (n > 1) {
+        EXPECT_TRUE(near(at(tr.var({1}, false, false), 1), static_cast<double>(sq / n), rel));
+      }
       // Non-finite elements: 1.13's Welford makes var and mean NaN; norm
       // and logsumexp propagate NaN, inf and -inf as the element rule does.
       for (int64_t pos : {int64_t{0}, n / 2, n - 1}) {
@@ -213,6 +223,11 @@ TEST(ReduceLanesTest, ArithmeticReductionsMatchDoubleReferences) {
           for (double p : {2.0, 1.0, 0.0, 3.0, kInf, -kInf}) {
             EXPECT_TRUE(near(b.norm(p).item<double>(), ref_norm(w, p), rel * 2)) << p << " " << bad;
           }
+          const Tensor btr = stack({b, b}, 1).t();
+          EXPECT_TRUE(std::isnan(at(btr.var({1}, true, false), 1)));
+          EXPECT_TRUE(near(at(btr.norm(kInf, {1}, false), 0), ref_norm(w, kInf), rel * 2));
+          EXPECT_TRUE(same_value(at(btr.logsumexp({1}), 1), at(b.logsumexp({0}), 0)) ||
+                      near(at(btr.logsumexp({1}), 1), at(b.logsumexp({0}), 0), rel * 2));
           const double l = b.logsumexp({0}).item<double>();
           if (std::isnan(bad)) {
             EXPECT_TRUE(std::isnan(l));

@@ -77,15 +77,17 @@ inline int64_t find_first(int64_t n, const Pred& pred) {
 }
 
 // The index (if need_index, else meaningful only for a NaN or a zero) and
-// value of the first best element of p[0, n), n >= 1, by better<kMax>.
-template <bool kMax, typename T>
-int64_t first_best(const T* p, int64_t n, bool need_index, cmp_t<T>* value) {
+// value of the first best element of the run p[0], p[stride], ...
+// (n >= 1 elements), by better<kMax>.
+template <bool kMax, typename T, typename S>
+int64_t first_best(const T* p, int64_t n, S stride, bool need_index, cmp_t<T>* value) {
   using V = cmp_t<T>;
   constexpr bool kFloat = std::is_floating_point<V>::value;
   V best = worst<kMax, V>();
   bool any_nan = false;
   int64_t i = 0;
-  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+  if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) &&
+                std::is_same<S, Unit>::value) {
     i = vector_best<kMax>(p, n, &best, &any_nan);
   } else {
     // Four AVX2 registers of lanes hide the max/min latency.
@@ -98,7 +100,7 @@ int64_t first_best(const T* p, int64_t n, bool need_index, cmp_t<T>* value) {
     }
     for (; i + kLanes <= n; i += kLanes) {
       for (int l = 0; l < kLanes; ++l) {
-        const V v = static_cast<V>(p[i + l]);
+        const V v = static_cast<V>(p[(i + l) * stride]);
         if constexpr (kMax) {
           lanes[l] = v > lanes[l] ? v : lanes[l];
         } else {
@@ -113,18 +115,20 @@ int64_t first_best(const T* p, int64_t n, bool need_index, cmp_t<T>* value) {
     }
   }
   for (; i < n; ++i) {
-    const V v = static_cast<V>(p[i]);
+    const V v = static_cast<V>(p[i * stride]);
     best = (kMax ? v > best : v < best) ? v : best;
     any_nan |= is_nan(v);
   }
   if (any_nan) {
-    const int64_t at = find_first(n, [&](int64_t k) { return is_nan(static_cast<V>(p[k])); });
-    *value = static_cast<V>(p[at]);
+    const int64_t at =
+        find_first(n, [&](int64_t k) { return is_nan(static_cast<V>(p[k * stride])); });
+    *value = static_cast<V>(p[at * stride]);
     return at;
   }
   if (need_index || (kFloat && best == V(0))) {
-    const int64_t at = find_first(n, [&](int64_t k) { return static_cast<V>(p[k]) == best; });
-    *value = static_cast<V>(p[at]);
+    const int64_t at =
+        find_first(n, [&](int64_t k) { return static_cast<V>(p[k * stride]) == best; });
+    *value = static_cast<V>(p[at * stride]);
     return at;
   }
   *value = best;
@@ -143,9 +147,13 @@ struct ValueOp {
     a = better<kMax>(v, a) ? v : a;
   }
   void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun) {
+    if (n >= kMinLaneRun) {
       acc_t v;
-      first_best<kMax>(p, n, /*need_index=*/false, &v);
+      if (stride == 1) {
+        first_best<kMax>(p, n, Unit(), /*need_index=*/false, &v);
+      } else {
+        first_best<kMax>(p, n, stride, /*need_index=*/false, &v);
+      }
       a = better<kMax>(v, a) ? v : a;
       return;
     }
@@ -178,9 +186,10 @@ struct IndexOp {
     }
   }
   void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun) {
+    if (n >= kMinLaneRun) {
       acc_t b;
-      b.i = idx0 + first_best<kMax>(p, n, /*need_index=*/true, &b.v);
+      b.i = idx0 + (stride == 1 ? first_best<kMax>(p, n, Unit(), /*need_index=*/true, &b.v)
+                                : first_best<kMax>(p, n, stride, /*need_index=*/true, &b.v));
       combine(a, b);
       return;
     }
@@ -198,17 +207,17 @@ struct IndexOp {
 // The number of elements of a contiguous run that are nonzero (NaN
 // counts), or with kNotNan not NaN, in blocks whose int32 counts the
 // compiler vectorizes.
-template <bool kNotNan = false, typename T>
-int64_t count_run(const T* p, int64_t n) {
+template <bool kNotNan = false, typename T, typename S>
+int64_t count_run(const T* p, int64_t n, S stride) {
   constexpr int64_t kBlock = 1 << 16;
   int64_t total = 0;
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t e = std::min(n, b + kBlock);
     int32_t c = 0;
     if constexpr (kNotNan) {
-      for (int64_t i = b; i < e; ++i) c += p[i] == p[i] ? 1 : 0;
+      for (int64_t i = b; i < e; ++i) c += p[i * stride] == p[i * stride] ? 1 : 0;
     } else {
-      for (int64_t i = b; i < e; ++i) c += cast_value<bool>(p[i]) ? 1 : 0;
+      for (int64_t i = b; i < e; ++i) c += cast_value<bool>(p[i * stride]) ? 1 : 0;
     }
     total += c;
   }
@@ -227,8 +236,8 @@ struct AllAnyOp {
     a = kAll ? (a && nz) : (a || nz);
   }
   void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun) {
-      const int64_t c = count_run(p, n);
+    if (n >= kMinLaneRun) {
+      const int64_t c = stride == 1 ? count_run(p, n, Unit()) : count_run(p, n, stride);
       a = kAll ? (a && c == n) : (a || c > 0);
       return;
     }
@@ -247,8 +256,8 @@ struct CountNonzeroOp {
   acc_t identity() const { return 0; }
   void step(acc_t& a, T x, int64_t) const { a += cast_value<bool>(x) ? 1 : 0; }
   void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun) {
-      a += count_run(p, n);
+    if (n >= kMinLaneRun) {
+      a += stride == 1 ? count_run(p, n, Unit()) : count_run(p, n, stride);
       return;
     }
     run_by_steps(*this, a, p, stride, n, idx0);
@@ -267,8 +276,9 @@ struct CountNotNanOp {
   acc_t identity() const { return 0; }
   void step(acc_t& a, T x, int64_t) const { a += x == x ? 1 : 0; }
   void run(acc_t& a, const T* p, int64_t stride, int64_t n, int64_t idx0) const {
-    if (stride == 1 && n >= kMinLaneRun) {
-      a += count_run</*kNotNan=*/true>(p, n);
+    if (n >= kMinLaneRun) {
+      a += stride == 1 ? count_run</*kNotNan=*/true>(p, n, Unit())
+                       : count_run</*kNotNan=*/true>(p, n, stride);
       return;
     }
     run_by_steps(*this, a, p, stride, n, idx0);
