@@ -274,6 +274,27 @@ TEST(ReduceLanesTest, ScansAndSoftmaxAlongALine) {
         ASSERT_TRUE(same_value(at(cp, r * n + i), static_cast<float>(p)));
       }
     }
+    // cummax / cummin: ties take the later index; from a NaN on, the
+    // latest NaN.
+    std::vector<double> tied(v);
+    for (int64_t i = 0; i < 2 * n; i += 3) tied[i] = 1;
+    const Tensor tt = from_values({2, n}, tied, kFloat);
+    for (bool is_max : {true, false}) {
+      auto [cv, ci] = is_max ? tt.cummax(1) : tt.cummin(1);
+      for (int64_t r = 0; r < 2; ++r) {
+        double best = tied[r * n];
+        int64_t bi = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double x = tied[r * n + i];
+          if (std::isnan(x) || (!std::isnan(best) && (is_max ? x >= best : x <= best))) {
+            best = x;
+            bi = i;
+          }
+          ASSERT_TRUE(same_value(at(cv, r * n + i), static_cast<float>(best))) << i;
+          ASSERT_EQ(at(ci, r * n + i), bi) << i;
+        }
+      }
+    }
     for (bool log : {false, true}) {
       Tensor y = log ? t.log_softmax(1) : t.softmax(1);
       Tensor yd = log ? t.to(kDouble).log_softmax(1) : t.to(kDouble).softmax(1);
