@@ -97,6 +97,28 @@ ReducePlan make_plan(const Tensor& t, const DimMask& mask) {
   return p;
 }
 
+namespace {
+Tensor skip_nan_reduction(ReduceKind kind, const Tensor& self, IntArrayRef dim, bool keepdim,
+                          ScalarType out_dtype) {
+  EMBER_CHECK(self.device().is_cpu() && (self.dtype() == kFloat || self.dtype() == kDouble),
+              "expected a float or double CPU tensor");
+  const DimMask mask = make_dim_mask(self, dim);
+  Tensor outs[2];
+  outs[0] = empty(reduced_shape(self, mask, keepdim), self.options().dtype(out_dtype));
+  ReduceArgs args;
+  args.skip_nan = true;
+  reduce_cpu(kind, self, mask, args, outs);
+  return outs[0];
+}
+}  // namespace
+
+Tensor nansum_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return skip_nan_reduction(ReduceKind::kSum, self, dim, keepdim, self.dtype());
+}
+Tensor count_not_nan_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return skip_nan_reduction(ReduceKind::kCountNonzero, self, dim, keepdim, kLong);
+}
+
 }  // namespace reduce_detail
 
 namespace {

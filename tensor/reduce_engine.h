@@ -36,6 +36,8 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "tensor/kernel_table.h"
@@ -89,6 +91,9 @@ struct ReduceArgs {
   double p = 2.0;
   int64_t correction = 1;
   bool take_sqrt = false;
+  // float / double on the CPU: kSum reads NaN as 0 (nansum), kCountNonzero
+  // counts the elements that are not NaN (nanmean's count).
+  bool skip_nan = false;
 };
 using ReduceKernelFn = void (*)(ReduceKind kind, const Tensor& in, const DimMask& mask,
                                 const ReduceArgs& args, Tensor* outs);
@@ -105,6 +110,12 @@ void sum_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args,
 // kNorm of float16 / bfloat16, accumulated as 1.13 does (Note [Reduced-float
 // norm], reduce_sum_lowp.cc).
 void norm_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Tensor* outs);
+
+// nansum of a float or double CPU tensor over `dim` (all dims if empty):
+// sum with NaN read as 0, in one pass (composite_ops.cc's nansum).
+Tensor nansum_cpu(const Tensor& self, IntArrayRef dim, bool keepdim);
+// The number of elements that are not NaN over `dim`, as int64 (nanmean).
+Tensor count_not_nan_cpu(const Tensor& self, IntArrayRef dim, bool keepdim);
 
 // Pointer offset (elements) of position `r` of the reduced range, where
 // the innermost reduced dim is excluded (the caller adds i0 * its stride).
@@ -226,6 +237,51 @@ void reduce_kernel(const Op& op, const ReducePlan& p, const typename Op::scalar_
     for (int64_t c = 1; c < nchunks; ++c) op.combine(acc, partial[c]);
     op.write(k, acc);
   }
+}
+
+// A run's stride in the lane loops: 1 known at compile time (contiguous),
+// or an int64_t.
+using Unit = std::integral_constant<int64_t, 1>;
+
+// Lanes of float or double as GCC / Clang vector types (Note [Vectorized
+// max and min]): GCC's vectorizer leaves a plain select loop over double
+// lanes scalar (it moves them to integer registers for cmov). Reduces
+// p[0, done), done the largest multiple of the lane count <= n, into
+// *best (max or min ignoring NaN; lanes start from *best) and *any_nan
+// (set if a NaN was seen); returns done.
+template <bool kMax, typename V>
+int64_t vector_best(const V* p, int64_t n, V* best, bool* any_nan) {
+  typedef V W __attribute__((vector_size(32)));
+  constexpr int kW = 32 / sizeof(V);
+  constexpr int kRegs = 4;  // hides the max/min latency
+  W acc[kRegs] = {}, nan_seen[kRegs] = {};
+  for (int r = 0; r < kRegs; ++r) {
+    for (int j = 0; j < kW; ++j) {
+      acc[r][j] = *best;
+      nan_seen[r][j] = 0;
+    }
+  }
+  int64_t i = 0;
+  for (; i + kRegs * kW <= n; i += kRegs * kW) {
+    for (int r = 0; r < kRegs; ++r) {
+      W v;
+      std::memcpy(&v, p + i + r * kW, sizeof v);
+      if constexpr (kMax) {
+        acc[r] = v > acc[r] ? v : acc[r];
+      } else {
+        acc[r] = v < acc[r] ? v : acc[r];
+      }
+      nan_seen[r] = v != v ? v : nan_seen[r];  // a NaN the lane saw, else 0
+    }
+  }
+  for (int r = 0; r < kRegs; ++r) {
+    for (int j = 0; j < kW; ++j) {
+      const V a = acc[r][j], z = nan_seen[r][j];
+      *best = (kMax ? a > *best : a < *best) ? a : *best;
+      *any_nan |= z != z;
+    }
+  }
+  return i;
 }
 
 // Default 1-D run: step element by element.

@@ -1,0 +1,413 @@
+// The vectorized paths of the reductions, scans and softmax (Note
+// [Vectorized max and min], Note [Reduction lanes], Note [Softmax along a
+// contiguous line], equal's block compare) against the element-by-element
+// rule, at lengths around the lane and block widths, with NaN, infinities
+// and signed zeros in every lane position, and their strided fallbacks.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "tensor/all.h"
+#include "tensor/testing/golden.h"
+
+namespace ember {
+namespace {
+
+using testing::from_values;
+
+const double kNan = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+const int64_t kLengths[] = {1, 5, 31, 32, 33, 63, 64, 65, 127, 128, 129, 257, 1000, 4099};
+
+// Deterministic values in [lo, hi), exactly representable in float.
+std::vector<double> values(int64_t n, uint32_t seed, double lo = -4, double hi = 4) {
+  std::vector<double> v(n);
+  uint32_t s = seed * 2654435761u + 12345u;
+  for (auto& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<double>(static_cast<float>(lo + (hi - lo) * (s >> 8) / 16777216.0));
+  }
+  return v;
+}
+
+double at(const Tensor& t, int64_t i) { return t.to(kDouble).contiguous().data_ptr<double>()[i]; }
+
+// The same value, NaN matching NaN, and the same sign of zero.
+::testing::AssertionResult same_value(double got, double want) {
+  if (std::isnan(want) ? std::isnan(got) : got == want && std::signbit(got) == std::signbit(want)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "got " << got << ", want " << want;
+}
+
+::testing::AssertionResult near(double got, double want, double rel) {
+  if (std::isnan(want) || std::isinf(want)) return same_value(got, want);
+  if (std::abs(got - want) <= rel * std::max(1.0, std::abs(want))) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "got " << got << ", want " << want;
+}
+
+struct Best {
+  double v;
+  int64_t i;
+};
+
+// max/min's element rule: strictly better, or the first NaN.
+Best best_of(const std::vector<double>& x, bool is_max) {
+  Best b{x[0], 0};
+  for (size_t i = 1; i < x.size(); ++i) {
+    bool better = is_max ? x[i] > b.v : x[i] < b.v;
+    if (better || (std::isnan(x[i]) && !std::isnan(b.v))) b = {x[i], static_cast<int64_t>(i)};
+  }
+  return b;
+}
+
+// Inputs of length n: plain values, a NaN in each of several lane
+// positions, ties of the best value, signed zeros as the best value.
+std::vector<std::vector<double>> cases(int64_t n) {
+  std::vector<std::vector<double>> out;
+  out.push_back(values(n, static_cast<uint32_t>(n)));
+  for (int64_t pos : {int64_t{0}, int64_t{3}, n / 2, n - 1, int64_t{37}, int64_t{70}}) {
+    if (pos >= n) continue;
+    std::vector<double> v = values(n, static_cast<uint32_t>(n + pos));
+    v[pos] = kNan;
+    if (pos + 9 < n) v[pos + 9] = -kNan;
+    out.push_back(v);
+  }
+  {
+    std::vector<double> v = values(n, 7);
+    for (int64_t i = 0; i < n; i += 13) v[i] = 9;   // the max, tied
+    for (int64_t i = 5; i < n; i += 17) v[i] = -9;  // the min, tied
+    out.push_back(v);
+  }
+  for (int first_negative = 0; first_negative < 2; ++first_negative) {
+    // Every value <= 0 (max) or >= 0 (min): the sign of the first zero wins.
+    std::vector<double> lo(n), hi(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const bool zero = i % 7 == 6 || i == n - 1;
+      const double z = ((i / 7) % 2 == 0) == (first_negative == 1) ? -0.0 : 0.0;
+      lo[i] = zero ? z : -1.0 - static_cast<double>(i % 5);
+      hi[i] = zero ? z : 1.0 + static_cast<double>(i % 5);
+    }
+    out.push_back(lo);
+    out.push_back(hi);
+  }
+  {
+    std::vector<double> v = values(n, 11);
+    v[n / 3] = kInf;
+    v[n - 1] = -kInf;
+    out.push_back(v);
+  }
+  return out;
+}
+
+void check_max_min(const Tensor& t, const std::vector<double>& v, const std::string& what) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  for (bool is_max : {true, false}) {
+    SCOPED_TRACE(what + (is_max ? " max" : " min") + " n=" + std::to_string(n));
+    Best b = best_of(v, is_max);
+    // What the tensor holds: the reference reads values through its dtype.
+    std::vector<double> held(n);
+    const Tensor d = t.to(kDouble).contiguous();
+    for (int64_t i = 0; i < n; ++i) held[i] = d.data_ptr<double>()[i];
+    b = best_of(held, is_max);
+    EXPECT_TRUE(same_value(at(is_max ? t.amax({}) : t.amin({}), 0), b.v));
+    EXPECT_TRUE(same_value(at(is_max ? t.max() : t.min(), 0), b.v));
+    auto [val, idx] = is_max ? t.max(0) : t.min(0);
+    EXPECT_TRUE(same_value(at(val, 0), b.v));
+    EXPECT_EQ(idx.item<int64_t>(), b.i);
+    EXPECT_EQ((is_max ? t.argmax() : t.argmin()).item<int64_t>(), b.i);
+    // Two rows (row mode with two outputs), and the rows of a transposed
+    // copy (strided runs: the element-by-element loop).
+    Tensor two = stack({t, t}, 0);
+    auto [v2, i2] = is_max ? two.max(1) : two.min(1);
+    EXPECT_TRUE(same_value(at(v2, 1), b.v));
+    EXPECT_EQ(at(i2, 1), b.i);
+    Tensor tr = stack({t, t}, 1).t();
+    auto [v3, i3] = is_max ? tr.max(1) : tr.min(1);
+    EXPECT_TRUE(same_value(at(v3, 1), b.v));
+    EXPECT_EQ(at(i3, 1), b.i);
+    EXPECT_TRUE(same_value(at(is_max ? tr.amax({1}) : tr.amin({1}), 0), b.v));
+  }
+}
+
+TEST(ReduceLanesTest, MaxMinFollowTheElementRule) {
+  for (int64_t n : kLengths) {
+    for (const auto& v : cases(n)) {
+      check_max_min(from_values({n}, v, kFloat), v, "float");
+      check_max_min(from_values({n}, v, kDouble), v, "double");
+      check_max_min(from_values({n}, v, kBFloat16), v, "bfloat16");
+      std::vector<double> iv(v);
+      for (auto& x : iv) x = std::isfinite(x) ? std::floor(x * 3) : 0;
+      check_max_min(from_values({n}, iv, kInt), iv, "int32");
+      check_max_min(from_values({n}, iv, kLong), iv, "int64");
+      check_max_min(from_values({n}, iv, kChar), iv, "int8");
+    }
+  }
+}
+
+double ref_norm(const std::vector<double>& v, double p) {
+  long double a = std::isinf(p) && p < 0 ? INFINITY : 0;
+  for (double x : v) {
+    const double y = std::abs(x);
+    if (p == 0) {
+      a += y != 0;  // NaN counts as nonzero
+      continue;
+    }
+    if (std::isnan(y)) return kNan;
+    if (std::isinf(p)) a = p > 0 ? std::max<long double>(a, y) : std::min<long double>(a, y);
+    if (p > 0 && std::isfinite(p)) a += std::pow(static_cast<long double>(y), p);
+  }
+  if (p > 0 && std::isfinite(p))
+    return static_cast<double>(std::pow(a, 1 / static_cast<long double>(p)));
+  return static_cast<double>(a);
+}
+
+TEST(ReduceLanesTest, ArithmeticReductionsMatchDoubleReferences) {
+  for (int64_t n : kLengths) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    for (ScalarType dt : {kFloat, kDouble}) {
+      const double rel = dt == kFloat ? 2e-6 : 1e-12;
+      std::vector<double> v = values(n, static_cast<uint32_t>(n), 0.5, 1.5);
+      Tensor t = from_values({n}, v, dt);
+      long double prod = 1, sum = 0, sq = 0, lse = 0;
+      for (double x : v) prod *= x, sum += x;
+      const long double mean = sum / n;
+      for (double x : v)
+        sq += (x - mean) * (x - mean), lse += std::exp(static_cast<long double>(x) - 1.5L);
+      EXPECT_TRUE(near(t.prod().item<double>(), static_cast<double>(prod), rel * 4));
+      EXPECT_TRUE(near(at(t.prod(0), 0), static_cast<double>(prod), rel * 4));
+      if (n > 1) {
+        EXPECT_TRUE(
+            near(t.var({0}, true, false).item<double>(), static_cast<double>(sq / (n - 1)), rel));
+        EXPECT_TRUE(near(t.std({0}, false, false).item<double>(),
+                         static_cast<double>(std::sqrt(sq / n)), rel));
+        auto [var, mn] = var_mean(t, {0}, false, false);
+        EXPECT_TRUE(near(var.item<double>(), static_cast<double>(sq / n), rel));
+        EXPECT_TRUE(near(mn.item<double>(), static_cast<double>(mean), rel));
+      }
+      EXPECT_TRUE(near(t.logsumexp({0}).item<double>(), static_cast<double>(std::log(lse) + 1.5L),
+                       rel * 2));
+      for (double p : {2.0, 1.0, 0.0, 3.0, 4.0, 2.5, kInf, -kInf}) {
+        SCOPED_TRACE("p=" + std::to_string(p));
+        EXPECT_TRUE(near(t.norm(p).item<double>(), ref_norm(v, p), rel * 2));
+        Tensor neg = -t;
+        EXPECT_TRUE(near(neg.norm(p).item<double>(), ref_norm(v, p), rel * 2));
+      }
+      // Strided runs (rows of a transposed copy) take the same lanes.
+      const Tensor tr = stack({t, t}, 1).t();
+      EXPECT_TRUE(near(at(tr.prod(1), 1), static_cast<double>(prod), rel * 4));
+      EXPECT_TRUE(
+          near(at(tr.logsumexp({1}), 1), static_cast<double>(std::log(lse) + 1.5L), rel * 2));
+      EXPECT_TRUE(near(at(tr.norm(3, {1}, false), 1), ref_norm(v, 3), rel * 2));
+      EXPECT_TRUE(near(at(tr.norm(kInf, {1}, false), 1), ref_norm(v, kInf), rel * 2));
+      if (n > 1) {
+        EXPECT_TRUE(near(at(tr.var({1}, false, false), 1), static_cast<double>(sq / n), rel));
+      }
+      // Non-finite elements: 1.13's Welford makes var and mean NaN; norm
+      // and logsumexp propagate NaN, inf and -inf as the element rule does.
+      for (int64_t pos : {int64_t{0}, n / 2, n - 1}) {
+        for (double bad : {kNan, kInf, -kInf}) {
+          std::vector<double> w = v;
+          w[pos] = bad;
+          Tensor b = from_values({n}, w, dt);
+          auto [var, mn] = var_mean(b, {0}, true, false);
+          if (n > 1) EXPECT_TRUE(std::isnan(var.item<double>()));
+          EXPECT_FALSE(std::isfinite(mn.item<double>()));
+          for (double p : {2.0, 1.0, 0.0, 3.0, kInf, -kInf}) {
+            EXPECT_TRUE(near(b.norm(p).item<double>(), ref_norm(w, p), rel * 2)) << p << " " << bad;
+          }
+          const Tensor btr = stack({b, b}, 1).t();
+          EXPECT_TRUE(std::isnan(at(btr.var({1}, true, false), 1)));
+          EXPECT_TRUE(near(at(btr.norm(kInf, {1}, false), 0), ref_norm(w, kInf), rel * 2));
+          EXPECT_TRUE(same_value(at(btr.logsumexp({1}), 1), at(b.logsumexp({0}), 0)) ||
+                      near(at(btr.logsumexp({1}), 1), at(b.logsumexp({0}), 0), rel * 2));
+          const double l = b.logsumexp({0}).item<double>();
+          if (std::isnan(bad)) {
+            EXPECT_TRUE(std::isnan(l));
+          } else if (bad > 0) {
+            EXPECT_EQ(l, kInf);
+          } else {
+            EXPECT_TRUE(std::isfinite(l) || n == 1);
+          }
+          // nansum reads NaN as 0.
+          long double ns = 0;
+          for (double x : w) ns += std::isnan(x) ? 0 : x;
+          EXPECT_TRUE(near(nansum(b).item<double>(), static_cast<double>(ns), rel));
+          EXPECT_TRUE(near(at(nansum(b, {0}, true), 0), static_cast<double>(ns), rel));
+          const int64_t kept = std::isnan(bad) ? n - 1 : n;
+          const double nm = kept == 0 ? kNan : static_cast<double>(ns / kept);
+          EXPECT_TRUE(near(nanmean(b).item<double>(), nm, rel));
+          EXPECT_TRUE(near(at(nanmean(stack({b, b}, 0), {1}, true), 1), nm, rel));
+          EXPECT_TRUE(near(at(nanmean(stack({b, b}, 1), {0}), 0), nm, rel));
+        }
+      }
+    }
+  }
+  // logsumexp of a line of -inf is -inf.
+  EXPECT_EQ(
+      from_values({100}, std::vector<double>(100, -kInf), kFloat).logsumexp({0}).item<float>(),
+      -kInf);
+}
+
+TEST(ReduceLanesTest, ScansAndSoftmaxAlongALine) {
+  for (int64_t n : kLengths) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<double> v = values(2 * n, static_cast<uint32_t>(n));
+    v[n + n / 2] = kNan;  // the second line holds a NaN
+    Tensor t = from_values({2, n}, v, kFloat);
+    // cumsum / cumprod: one running double, rounded to float at each step.
+    Tensor cs = t.cumsum(1), cp = t.cumprod(1);
+    for (int64_t r = 0; r < 2; ++r) {
+      double s = 0, p = 1;
+      for (int64_t i = 0; i < n; ++i) {
+        const double x = static_cast<float>(v[r * n + i]);
+        s += x;
+        p *= x;
+        ASSERT_TRUE(same_value(at(cs, r * n + i), static_cast<float>(s)));
+        ASSERT_TRUE(same_value(at(cp, r * n + i), static_cast<float>(p)));
+      }
+    }
+    // cummax / cummin: ties take the later index; from a NaN on, the
+    // latest NaN.
+    std::vector<double> tied(v);
+    for (int64_t i = 0; i < 2 * n; i += 3) tied[i] = 1;
+    const Tensor tt = from_values({2, n}, tied, kFloat);
+    for (bool is_max : {true, false}) {
+      auto [cv, ci] = is_max ? tt.cummax(1) : tt.cummin(1);
+      for (int64_t r = 0; r < 2; ++r) {
+        double best = tied[r * n];
+        int64_t bi = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double x = tied[r * n + i];
+          if (std::isnan(x) || (!std::isnan(best) && (is_max ? x >= best : x <= best))) {
+            best = x;
+            bi = i;
+          }
+          ASSERT_TRUE(same_value(at(cv, r * n + i), static_cast<float>(best))) << i;
+          ASSERT_EQ(at(ci, r * n + i), bi) << i;
+        }
+      }
+    }
+    for (bool log : {false, true}) {
+      Tensor y = log ? t.log_softmax(1) : t.softmax(1);
+      Tensor yd = log ? t.to(kDouble).log_softmax(1) : t.to(kDouble).softmax(1);
+      double m = -kInf;
+      for (int64_t i = 0; i < n; ++i) m = std::max(m, v[i]);
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(near(at(y, i), at(yd, i), 2e-6)) << i;
+        ASSERT_TRUE(std::isnan(at(y, n + i))) << i;  // NaN fills its line
+      }
+    }
+  }
+  // Infinities in a line: 1.13's values (NaN where inf - inf appears).
+  std::vector<double> iv(120, 1.0);
+  iv[5] = kInf;
+  iv[40 + 5] = -kInf;
+  for (int i = 80; i < 120; ++i) iv[i] = -kInf;
+  Tensor inf = from_values({3, 40}, iv, kFloat);
+  Tensor s = inf.softmax(1), ls = inf.log_softmax(1);
+  EXPECT_TRUE(std::isnan(at(s, 5)));
+  EXPECT_TRUE(std::isnan(at(s, 6)));
+  EXPECT_TRUE(std::isnan(at(ls, 6)));
+  EXPECT_EQ(at(s, 40 + 5), 0);
+  EXPECT_FLOAT_EQ(at(s, 40 + 6), 1.0 / 39);
+  EXPECT_EQ(at(ls, 40 + 5), -kInf);
+  EXPECT_FLOAT_EQ(at(ls, 40 + 6), -std::log(39.0));
+  EXPECT_TRUE(std::isnan(at(s, 80)));
+  EXPECT_TRUE(std::isnan(at(ls, 80)));
+}
+
+// Long rows split across threads in fixed chunks: the same results on one
+// thread and on two, the first NaN / best index found across chunks.
+TEST(ReduceLanesTest, ThreadCountDoesNotChangeResults) {
+  const int64_t n = 100003;
+  std::vector<double> v = values(3 * n, 5);
+  v[n + 70001] = kNan;   // row 1: a NaN in the fifth chunk
+  v[2 * n + 40000] = 9;  // row 2: the max in the third chunk, tied later
+  v[2 * n + 90000] = 9;
+  const Tensor t = from_values({3, n}, v, kFloat);
+  auto run = [&] {
+    auto [mv, mi] = t.max(1);
+    return std::vector<Tensor>{t.amax({1}),
+                               mv,
+                               mi,
+                               t.argmin(1),
+                               t.var({1}, true, false),
+                               t.norm(2, {1}, false),
+                               t.norm(kInf, {1}, false),
+                               t.logsumexp({1}),
+                               nansum(t, {1}),
+                               nanmean(t, {1}),
+                               t.prod(1),
+                               t.softmax(1),
+                               t.cumsum(1),
+                               t.count_nonzero(1)};
+  };
+  const int saved = get_num_threads();
+  set_num_threads(1);
+  const std::vector<Tensor> one = run();
+  set_num_threads(2);
+  const std::vector<Tensor> two = run();
+  set_num_threads(saved);
+  for (size_t k = 0; k < one.size(); ++k) {
+    EXPECT_TRUE(one[k].equal(two[k]) || (one[k].isnan().equal(two[k].isnan()) &&
+                                         one[k].nan_to_num().equal(two[k].nan_to_num())))
+        << k;
+  }
+  EXPECT_EQ(at(one[2], 1), 70001);
+  EXPECT_EQ(at(one[2], 2), 40000);
+  EXPECT_TRUE(std::isnan(at(one[1], 1)));
+  // One output: two threads split the reduction into chunks.
+  const Tensor row2 = t.select(0, 2).contiguous(), row1 = t.select(0, 1).contiguous();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    EXPECT_EQ(row2.argmax().item<int64_t>(), 40000) << threads;
+    EXPECT_EQ(std::get<1>(row2.max(0)).item<int64_t>(), 40000) << threads;
+    EXPECT_EQ(row2.amax({}).item<float>(), 9.f) << threads;
+    EXPECT_EQ(row1.argmin().item<int64_t>(), 70001) << threads;
+    EXPECT_TRUE(std::isnan(row1.amin({}).item<float>())) << threads;
+    EXPECT_TRUE(near(at(row2.var({0}, true, false), 0), at(one[4], 2), 1e-6)) << threads;
+    EXPECT_TRUE(near(row2.logsumexp({0}).item<double>(), at(one[7], 2), 1e-6)) << threads;
+    EXPECT_TRUE(near(row2.norm(2).item<double>(), at(one[5], 2), 1e-6)) << threads;
+    EXPECT_EQ(row1.count_nonzero(std::nullopt).item<int64_t>(), at(one[13], 1)) << threads;
+    EXPECT_TRUE(near(nanmean(row1).item<double>(), at(one[9], 1), 1e-6)) << threads;
+  }
+  set_num_threads(saved);
+}
+
+TEST(ReduceLanesTest, EqualComparesInBlocks) {
+  for (int64_t n : kLengths) {
+    for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kLong, kByte, kBool}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " " + scalar_type_name(dt));
+      std::vector<double> v = values(n, 3, 0, 2);
+      for (auto& x : v) x = std::floor(x);
+      Tensor a = from_values({n}, v, dt);
+      EXPECT_TRUE(a.equal(a.clone()));
+      for (int64_t pos : {int64_t{0}, n / 2, n - 1}) {
+        std::vector<double> w = v;
+        w[pos] = 1 - w[pos];
+        EXPECT_FALSE(a.equal(from_values({n}, w, dt))) << pos;
+      }
+      // Non-contiguous and mixed dtypes compare through eq.
+      EXPECT_TRUE(stack({a, a}, 1).t().equal(stack({a, a}, 0)));
+      EXPECT_TRUE(a.equal(a.to(kDouble)));
+    }
+    if (n < 3) continue;
+    std::vector<double> z(n, 0.0);
+    std::vector<double> nz(n, -0.0);
+    EXPECT_TRUE(from_values({n}, z, kFloat).equal(from_values({n}, nz, kFloat)));
+    z[n - 2] = kNan;
+    Tensor withnan = from_values({n}, z, kFloat);
+    EXPECT_FALSE(withnan.equal(withnan));
+  }
+}
+
+}  // namespace
+}  // namespace ember
