@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -323,6 +324,66 @@ A log_add_exp(A x, A y) {
   return x;
 }
 
+// collapse_runs of a 1-d CPU `sorted` (n > 0) in one pass: a run starts
+// where an element differs (!=, so each NaN starts its own) from the one
+// before; the run's value is its first element. The pass is branch-free:
+// starts[g + 1] is scratch until a new run makes it the run's start.
+std::tuple<Tensor, Tensor, Tensor> collapse_runs_cpu(const Tensor& sorted, const Tensor& perm,
+                                                     IntArrayRef inverse_shape, bool return_inverse,
+                                                     bool return_counts) {
+  const TensorOptions longs = sorted.options().dtype(kLong);
+  const int64_t n = sorted.size(0);
+  const int64_t step = sorted.stride(0);
+  std::unique_ptr<int64_t[]> starts(new int64_t[n + 1]);
+  Tensor inverse = return_inverse ? empty({n}, longs) : empty({0}, longs);
+  const Tensor order = perm.defined() ? perm.contiguous() : perm;
+  int64_t groups = 0;
+  Tensor values;
+  EMBER_DISPATCH_ALL_TYPES(sorted.dtype(), "unique_consecutive", [&] {
+    using K = key_t<scalar_t>;
+    const scalar_t* x = sorted.data_ptr<scalar_t>();
+    // kInverse: 0 none, 1 inverse[i], 2 inverse[perm[i]].
+    auto scan = [&](auto inverse_mode) {
+      constexpr int kInverse = decltype(inverse_mode)::value;
+      int64_t* inv = kInverse != 0 ? inverse.data_ptr<int64_t>() : nullptr;
+      const int64_t* pp = kInverse == 2 ? order.data_ptr<int64_t>() : nullptr;
+      int64_t g = 0;
+      starts[0] = 0;
+      K prev = static_cast<K>(x[0]);
+      if constexpr (kInverse == 1) inv[0] = 0;
+      if constexpr (kInverse == 2) inv[pp[0]] = 0;
+      for (int64_t i = 1; i < n; ++i) {
+        const K cur = static_cast<K>(x[i * step]);
+        starts[g + 1] = i;
+        g += cur != prev ? 1 : 0;
+        prev = cur;
+        if constexpr (kInverse == 1) inv[i] = g;
+        if constexpr (kInverse == 2) inv[pp[i]] = g;
+      }
+      groups = g + 1;
+    };
+    if (!return_inverse) {
+      scan(std::integral_constant<int, 0>());
+    } else if (!order.defined()) {
+      scan(std::integral_constant<int, 1>());
+    } else {
+      scan(std::integral_constant<int, 2>());
+    }
+    values = empty({groups}, sorted.options());
+    scalar_t* v = values.data_ptr<scalar_t>();
+    for (int64_t g = 0; g < groups; ++g) v[g] = x[starts[g] * step];
+  });
+  Tensor counts = empty({0}, longs);
+  if (return_counts) {
+    counts = empty({groups}, longs);
+    int64_t* c = counts.data_ptr<int64_t>();
+    starts[groups] = n;
+    for (int64_t g = 0; g < groups; ++g) c[g] = starts[g + 1] - starts[g];
+  }
+  if (return_inverse) inverse = inverse.reshape(inverse_shape);
+  return {values, inverse, counts};
+}
+
 // The runs of equal rows of `sorted` ([n] or [n, m]: a row is a slice)
 // collapsed: (values, inverse, counts). `perm` maps a position of sorted to
 // the element (slice) it came from (undefined: the identity); inverse takes
@@ -336,6 +397,9 @@ std::tuple<Tensor, Tensor, Tensor> collapse_runs(const Tensor& sorted, const Ten
     // A copy: `sorted` may be a view of the input (unique_consecutive).
     return {sorted.clone(), return_inverse ? empty(inverse_shape, longs) : empty({0}, longs),
             empty({0}, longs)};
+  }
+  if (sorted.dim() == 1 && sorted.is_cpu()) {
+    return collapse_runs_cpu(sorted, perm, inverse_shape, return_inverse, return_counts);
   }
   Tensor differs = sorted.narrow(0, 1, n - 1) != sorted.narrow(0, 0, n - 1);
   if (differs.dim() > 1) differs = differs.flatten(1).any(1);

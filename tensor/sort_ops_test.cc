@@ -433,6 +433,27 @@ TEST(SortOpsTest, UniqueConsecutive) {
                 T({3}, {1, 1, 1}, kLong));
 }
 
+// The CPU collapses a 1-d input's runs in one pass: a run's value is its
+// first element (signed zeros compare equal), each NaN is a run of its own,
+// for every dtype and any stride.
+TEST(SortOpsTest, UniqueConsecutiveOnePass) {
+  const auto z = unique_consecutive(T({5}, {-0.0, 0.0, 0.0, 1.0, -0.0}, kFloat), true, true);
+  expect_values(z, T({3}, {0.0, 1.0, 0.0}, kFloat), T({5}, {0, 0, 0, 1, 2}, kLong),
+                T({3}, {3, 1, 1}, kLong));
+  EXPECT_TRUE(std::signbit(std::get<0>(z)[0].item<float>()));
+  EXPECT_TRUE(std::signbit(std::get<0>(z)[2].item<float>()));
+  expect_values(unique_consecutive(T({4}, {1.5, 1.5, kNaN, 2.0}, kBFloat16), true, true),
+                T({3}, {1.5, kNaN, 2.0}, kBFloat16), T({4}, {0, 0, 1, 2}, kLong),
+                T({3}, {2, 1, 1}, kLong));
+  expect_values(unique_consecutive(tensor({true, true, false, true}), false, true),
+                T({3}, {1, 0, 1}, kBool), T({0}, {}, kLong), T({3}, {2, 1, 1}, kLong));
+  const Tensor u = T({3, 3}, {3, 1, 2, 3, 1, 5, 0, 2, 2}, kLong).t();
+  expect_values(unique_consecutive(u, true, true), T({6}, {3, 0, 1, 2, 5, 2}, kLong),
+                T({3, 3}, {0, 0, 1, 2, 2, 3, 3, 4, 5}, kLong), T({6}, {2, 1, 2, 2, 1, 1}, kLong));
+  expect_values(unique_consecutive(empty({0}), true, true), T({0}, {}, kFloat), T({0}, {}, kLong),
+                T({0}, {}, kLong));
+}
+
 TEST(SortOpsTest, Histc) {
   const Tensor h = T({8}, {1.0, 2.0, 1.0, 2.5, 4.0, -1.0, kNaN, 3.0}, kDouble);
   expect_values(h.masked_select(h == h).histc(4), T({4}, {1.0, 2.0, 2.0, 2.0}, kDouble));
