@@ -1,8 +1,10 @@
 // Index-tensor ops along one dimension: gather, scatter_/scatter_add_,
 // index_select, index_add_, index_fill_, index_copy_.
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_join.h"
 
@@ -57,6 +59,27 @@ T scalar_bits(const Scalar& value, ScalarType dtype) {
 [[noreturn]] void throw_out_of_bounds(int64_t v, int64_t dim, int64_t size) {
   throw Error(absl::StrCat("index ", v, " is out of bounds for dimension ", dim, " with size ",
                            size));
+}
+
+using detail::first_outside;
+
+// Runs body(k, v) for the index row ip[k * is] (k < len), each v checked
+// against [0, bound) as gather/scatter do: the elements before a bad index
+// are processed, then it raises. A contiguous row is checked up front.
+template <typename F>
+void checked_row(const int64_t* ip, int64_t is, int64_t len, int64_t bound, int64_t dim,
+                 const F& body) {
+  if (is == 1) {
+    const int64_t bad = first_outside(ip, len, 0, bound);
+    for (int64_t k = 0; k < bad; ++k) body(k, ip[k]);
+    if (bad < len) throw_out_of_bounds(ip[bad], dim, bound);
+    return;
+  }
+  for (int64_t k = 0; k < len; ++k) {
+    const int64_t v = ip[k * is];
+    if (v < 0 || v >= bound) throw_out_of_bounds(v, dim, bound);
+    body(k, v);
+  }
 }
 
 void check_index_dims(const Tensor& self, const Tensor& index, const char* what) {
@@ -223,13 +246,17 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index) {
     const T* src = static_cast<const T*>(self.data_ptr());
     T* dst = static_cast<T*>(out.data_ptr());
     detail::for_each_row<3>(i.sizes, dim, {o.strides.data(), i.strides.data(), s.strides.data()},
-                    [&](const std::array<int64_t, 3>& b) {
-                      for (int64_t k = 0; k < len; ++k) {
-                        const int64_t v = ip[b[1] + k * is];
-                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
-                        dst[b[0] + k * os] = src[b[2] + v * ss];
-                      }
-                    });
+                            [&](const std::array<int64_t, 3>& b) {
+                              T* d = dst + b[0];
+                              const T* sr = src + b[2];
+                              if (os == 1 && ss == 1) {
+                                checked_row(ip + b[1], is, len, ssize, dim,
+                                            [&](int64_t k, int64_t v) { d[k] = sr[v]; });
+                              } else {
+                                checked_row(ip + b[1], is, len, ssize, dim,
+                                            [&](int64_t k, int64_t v) { d[k * os] = sr[v * ss]; });
+                              }
+                            });
   });
   return out;
 }
@@ -269,13 +296,12 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) co
     T* dst = static_cast<T*>(data_ptr());
     const T* sp = static_cast<const T*>(src.data_ptr());
     detail::for_each_row<3>(i.sizes, dim, {s.strides.data(), i.strides.data(), r.strides.data()},
-                    [&](const std::array<int64_t, 3>& b) {
-                      for (int64_t k = 0; k < len; ++k) {
-                        const int64_t v = ip[b[1] + k * is];
-                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
-                        dst[b[0] + v * ss] = sp[b[2] + k * rs];
-                      }
-                    });
+                            [&](const std::array<int64_t, 3>& b) {
+                              T* d = dst + b[0];
+                              const T* sr = sp + b[2];
+                              checked_row(ip + b[1], is, len, ssize, dim,
+                                          [&](int64_t k, int64_t v) { d[v * ss] = sr[k * rs]; });
+                            });
   });
   return mut();
 }
@@ -309,13 +335,11 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
     const T bits = scalar_bits<T>(value, dtype());
     T* dst = static_cast<T*>(data_ptr());
     detail::for_each_row<2>(i.sizes, dim, {s.strides.data(), i.strides.data()},
-                    [&](const std::array<int64_t, 2>& b) {
-                      for (int64_t k = 0; k < len; ++k) {
-                        const int64_t v = ip[b[1] + k * is];
-                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
-                        dst[b[0] + v * ss] = bits;
-                      }
-                    });
+                            [&](const std::array<int64_t, 2>& b) {
+                              T* d = dst + b[0];
+                              checked_row(ip + b[1], is, len, ssize, dim,
+                                          [&](int64_t, int64_t v) { d[v * ss] = bits; });
+                            });
   });
   return mut();
 }
@@ -347,14 +371,15 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
     scalar_t* dst = data_ptr<scalar_t>();
     const scalar_t* sp = src.data_ptr<scalar_t>();
     detail::for_each_row<3>(i.sizes, dim, {s.strides.data(), i.strides.data(), r.strides.data()},
-                    [&](const std::array<int64_t, 3>& b) {
-                      for (int64_t k = 0; k < len; ++k) {
-                        const int64_t v = ip[b[1] + k * is];
-                        if (v < 0 || v >= ssize) throw_out_of_bounds(v, dim, ssize);
-                        scalar_t& d = dst[b[0] + v * ss];
-                        d = static_cast<scalar_t>(d + sp[b[2] + k * rs]);
-                      }
-                    });
+                            [&](const std::array<int64_t, 3>& b) {
+                              scalar_t* d = dst + b[0];
+                              const scalar_t* sr = sp + b[2];
+                              checked_row(ip + b[1], is, len, ssize, dim,
+                                          [&](int64_t k, int64_t v) {
+                                            scalar_t& e = d[v * ss];
+                                            e = static_cast<scalar_t>(e + sr[k * rs]);
+                                          });
+                            });
   });
   return mut();
 }
@@ -409,6 +434,54 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
 // --- index_* --------------------------------------------------------------------
 
 namespace {
+// index_select's CPU loop for a self of at most one dim (any stride) or a
+// contiguous one: out (contiguous) is [outer, n, inner] of self's [outer,
+// size, inner] rows, each a run of `inner` elements (a memcpy), or single
+// elements read by a plain loop. The indices are checked.
+void index_select_rows(const Tensor& self, int64_t dim, const int64_t* ip, int64_t n, Tensor& out) {
+  if (out.numel() == 0) return;
+  int64_t outer = 1, inner = 1, size = 1, step = 1;
+  if (self.dim() == 1) {
+    size = self.sizes()[0];
+    step = self.strides()[0];
+  } else if (self.dim() > 1) {
+    for (int64_t d = 0; d < dim; ++d) outer *= self.sizes()[d];
+    for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.sizes()[d];
+    size = self.sizes()[dim];
+  }
+  detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* sp = static_cast<const T*>(self.data_ptr());
+    T* dp = static_cast<T*>(out.data_ptr());
+    parallel_for(0, outer * n, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t b, int64_t e) {
+      int64_t o = b / n, k = b % n;
+      if (inner == 1) {
+        for (int64_t u = b; u < e;) {
+          const T* row = sp + o * size;
+          const int64_t stop = std::min(e - u, n - k);
+          T* d = dp + u;
+          if (step == 1) {
+            for (int64_t j = 0; j < stop; ++j) d[j] = row[ip[k + j]];
+          } else {
+            for (int64_t j = 0; j < stop; ++j) d[j] = row[ip[k + j] * step];
+          }
+          u += stop;
+          k = 0;
+          ++o;
+        }
+        return;
+      }
+      for (int64_t u = b; u < e; ++u) {
+        std::memcpy(dp + u * inner, sp + (o * size + ip[k]) * inner, inner * sizeof(T));
+        if (++k == n) {
+          k = 0;
+          ++o;
+        }
+      }
+    });
+  });
+}
+
 Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   detail::common_device({self, index});
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
@@ -437,10 +510,12 @@ Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
     return out;
   }
   const int64_t size = self.dim() > 0 ? self.sizes()[dim] : 1;
-  for (int64_t k = 0; k < n; ++k) {
-    EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index out of range in self");
-  }
+  EMBER_CHECK_INDEX(first_outside(ip, n, 0, size) == n, "index out of range in self");
   Tensor out = empty(out_sizes, self.options());
+  if (self.dim() <= 1 || self.is_contiguous()) {
+    index_select_rows(self, dim, ip, n, out);
+    return out;
+  }
   const Slice src(self, dim), dst(out, dim);
   const int64_t per = std::max<int64_t>(1, dst.numel());
   detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
@@ -515,8 +590,9 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   const int64_t* ip = idx.data_ptr<int64_t>();
   const Slice dst(mut(), dim);
   const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
-  for (int64_t k = 0; k < idx.numel() && is_cpu(); ++k) {
-    EMBER_CHECK_INDEX(ip[k] >= 0 && ip[k] < size, "index out of range in self");
+  if (is_cpu()) {
+    EMBER_CHECK_INDEX(first_outside(ip, idx.numel(), 0, size) == idx.numel(),
+                      "index out of range in self");
   }
   // The source slice broadcasts to self's slice, as selfSlice.add_(srcSlice).
   const Slice src(source, source.dim() == 0 ? 0 : dim);
@@ -544,6 +620,18 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
     const scalar_t* sp = source.data_ptr<scalar_t>();
     const scalar_t a = alpha.to<scalar_t>();
     // Repeated indices accumulate: the slices are added one after another.
+    if (dst.sizes.empty()) {  // single elements (self of at most one dim)
+      const int64_t ds = dst.dim_stride, ss = src.dim_stride;
+      for (int64_t k = 0; k < idx.numel(); ++k) {
+        scalar_t& d = dp[ip[k] * ds];
+        if constexpr (std::is_same<scalar_t, bool>::value) {
+          d = d || (a && sp[k * ss]);
+        } else {
+          d = static_cast<scalar_t>(d + a * sp[k * ss]);
+        }
+      }
+      return;
+    }
     for (int64_t k = 0; k < idx.numel(); ++k) {
       walk_slices(dst, src_strides, ip[k] * dst.dim_stride, k * src.dim_stride,
                   [&](int64_t o, int64_t i) {
@@ -574,9 +662,10 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
   const int64_t* ip = idx.data_ptr<int64_t>();
   const Slice dst(mut(), dim);
   const int64_t size = this->dim() > 0 ? dst.dim_size : 1;
-  for (int64_t k = 0; k < idx.numel() && is_cpu(); ++k) {
-    EMBER_CHECK_INDEX(ip[k] >= -size && ip[k] < size, "index ", ip[k],
-                      " is out of bounds for dimension ", dim, " with size ", size);
+  if (is_cpu()) {
+    const int64_t bad = first_outside(ip, idx.numel(), -size, size);
+    EMBER_CHECK_INDEX(bad == idx.numel(), "index ", ip[bad], " is out of bounds for dimension ",
+                      dim, " with size ", size);
   }
   impl()->bump_version();
   if (!is_cpu()) {
@@ -595,6 +684,13 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
     using T = decltype(tag);
     const T bits = scalar_bits<T>(value, dtype());
     T* dp = static_cast<T*>(data_ptr());
+    if (dst.sizes.empty()) {  // single elements (self of at most one dim)
+      const int64_t ds = dst.dim_stride;
+      for (int64_t k = 0; k < idx.numel(); ++k) {
+        dp[(ip[k] < 0 ? ip[k] + size : ip[k]) * ds] = bits;
+      }
+      return;
+    }
     for (int64_t k = 0; k < idx.numel(); ++k) {
       const int64_t v = ip[k] < 0 ? ip[k] + size : ip[k];
       walk_slices(dst, none, v * dst.dim_stride, 0, [&](int64_t o, int64_t) { dp[o] = bits; });

@@ -354,6 +354,13 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
     return detail::to_device(index(detail::cpu(self), host_indices(indices)), self);
   }
   check_index_devices(self, indices);
+  // x[mask] with a bool mask of x's shape is masked_select's result (the
+  // selected elements in row-major order, [count]): one pass over the mask
+  // instead of its coordinates and a gather.
+  if (!device && indices.size() == 1 && indices[0].defined() && indices[0].dtype() == kBool &&
+      indices[0].is_cpu() && self.dim() > 0 && indices[0].sizes() == self.sizes()) {
+    return masked_select(self, indices[0]);  // below the scope: records nothing
+  }
   AdvancedIndex ai(self, indices);
   // The device kernel writes the result in its layout; the CPU loop
   // row-major, moved to it at the end.

@@ -9,6 +9,7 @@
 #include "tensor/creation.h"
 #include "tensor/empty.h"
 #include "tensor/math.h"
+#include "tensor/selection.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -37,6 +38,23 @@ Tensor in(const std::string& name) {
 
 void expect_error(const std::string& name, const std::function<void()>& f) {
   testing::expect_golden_error(kErrors, name, f);
+}
+
+// x[mask] with a bool mask of x's shape takes masked_select's one pass on
+// the CPU; it must give what the coordinates of the mask gather.
+TEST(IndexingTest, FullShapeBoolMaskMatchesItsCoordinates) {
+  const Tensor x = arange(24.).view({2, 3, 4});
+  for (const Tensor& self : {x, x.transpose(0, 2), x.to(kBFloat16).slice(2, 0, 4, 2)}) {
+    for (int64_t m : {2, 3, 1000}) {
+      const Tensor mask = arange(self.numel()).view(self.sizes()).remainder(m).eq(0);
+      const std::vector<Tensor> coords = where(mask);
+      const Tensor want = index(self, coords);
+      const Tensor got = self.index({mask});
+      EXPECT_EQ(got.sizes(), want.sizes());
+      EXPECT_TRUE(got.equal(want));
+    }
+  }
+  EXPECT_EQ(x.index({x.gt(100.)}).sizes(), IntArrayRef({0}));
 }
 
 TEST(IndexingTest, IntegersSlicesNoneEllipsis) {

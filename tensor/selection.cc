@@ -78,40 +78,48 @@ void check_fill_mask(const Tensor& mask, const char* op) {
   }
 }
 
-// Number of nonzero elements of a contiguous tensor, and their flat
-// positions (in order) when `positions` is given.
+// Number of nonzero elements of a contiguous tensor: branch-free, so it
+// vectorizes.
 template <typename T>
-int64_t scan_nonzero(const T* p, int64_t n, int64_t* positions) {
+int64_t count_nonzero_of(const T* p, int64_t n) {
   int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (cast_value<bool>(p[i])) {
-      if (positions != nullptr) positions[count] = i;
-      ++count;
-    }
-  }
+  for (int64_t i = 0; i < n; ++i) count += cast_value<bool>(p[i]) ? 1 : 0;
   return count;
 }
 
-// Flat row-major positions of the nonzero elements of t.
-std::vector<int64_t> nonzero_positions(const Tensor& t) {
-  Tensor c = t.contiguous();
-  const int64_t n = c.numel();
-  std::vector<int64_t> pos;
+// The coordinates, in `sizes` (t's, or {1} for a 0-dim t read as a vector),
+// of t's nonzero elements in row-major order: one count, then cols =
+// columns(count) (one int64 pointer per dim) and one pass that writes
+// cols[d][j], dim d's coordinate of the j-th, carrying the outer
+// coordinates row by row (no division per element).
+template <typename Columns>
+void nonzero_coords(const Tensor& t, IntArrayRef sizes, const Columns& columns) {
+  const Tensor c = t.contiguous();
+  const int64_t numel = c.numel();
+  const int64_t nd = static_cast<int64_t>(sizes.size());
   EMBER_DISPATCH_ALL_TYPES(c.dtype(), "nonzero_cpu", [&] {
     const scalar_t* p = c.data_ptr<scalar_t>();
-    pos.resize(scan_nonzero(p, n, nullptr));
-    scan_nonzero(p, n, pos.data());
+    const std::vector<int64_t*> cols = columns(count_nonzero_of(p, numel));
+    if (nd == 0) return;
+    const int64_t last = sizes[nd - 1];
+    int64_t* col = cols[nd - 1];
+    DimVector idx(nd, 0);
+    int64_t j = 0;
+    for (int64_t row = 0; row * last < numel; ++row) {
+      const scalar_t* rp = p + row * last;
+      for (int64_t i = 0; i < last; ++i) {
+        if (cast_value<bool>(rp[i])) {
+          for (int64_t d = 0; d < nd - 1; ++d) cols[d][j] = idx[d];
+          col[j] = i;
+          ++j;
+        }
+      }
+      for (int64_t d = nd - 2; d >= 0; --d) {  // the next row's outer coordinates
+        if (++idx[d] < sizes[d]) break;
+        idx[d] = 0;
+      }
+    }
   });
-  return pos;
-}
-
-// Writes the coordinates of flat row-major `pos` in `sizes` to
-// out[j * col_stride] for each dim j.
-void unravel(int64_t pos, IntArrayRef sizes, int64_t* out, int64_t col_stride) {
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    out[d * col_stride] = pos % sizes[d];
-    pos /= sizes[d];
-  }
 }
 
 }  // namespace
@@ -167,24 +175,17 @@ std::vector<Tensor> where(const Tensor& condition) {
     return out;
   }
   // A 0-dim condition reads as a 1-element vector, as in PyTorch.
-  std::vector<int64_t> pos = nonzero_positions(condition);
-  const int64_t n = static_cast<int64_t>(pos.size());
-  const int64_t nd = condition.dim() == 0 ? 1 : condition.dim();
   DimVector sizes(condition.sizes().begin(), condition.sizes().end());
   if (condition.dim() == 0) sizes.push_back(1);
   std::vector<Tensor> out;
-  std::vector<int64_t*> cols;
-  for (int64_t d = 0; d < nd; ++d) {
-    out.push_back(empty({n}, TensorOptions(kLong).device(condition.device())));
-    cols.push_back(out.back().data_ptr<int64_t>());
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t p = pos[i];
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      cols[d][i] = p % sizes[d];
-      p /= sizes[d];
+  nonzero_coords(condition, sizes, [&](int64_t n) {
+    std::vector<int64_t*> cols;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      out.push_back(empty({n}, TensorOptions(kLong).device(condition.device())));
+      cols.push_back(out.back().data_ptr<int64_t>());
     }
-  }
+    return cols;
+  });
   return out;
 }
 
@@ -195,13 +196,15 @@ Tensor nonzero(const Tensor& self) {
   if (detail::cpu_fallback("nonzero", {self})) {
     return detail::to_device(nonzero(detail::cpu(self)), self);
   }
-  std::vector<int64_t> pos = nonzero_positions(self);
-  const int64_t n = static_cast<int64_t>(pos.size());
-  const int64_t nd = self.dim();
   // PyTorch fills a [dim, n] tensor and returns it transposed: strides (1, n).
-  Tensor out = empty({nd, n}, TensorOptions(kLong).device(self.device()));
-  int64_t* o = out.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) unravel(pos[i], self.sizes(), o + i, n);
+  const int64_t nd = self.dim();
+  Tensor out;
+  nonzero_coords(self, self.sizes(), [&](int64_t n) {
+    out = empty({nd, n}, TensorOptions(kLong).device(self.device()));
+    std::vector<int64_t*> cols;
+    for (int64_t d = 0; d < nd; ++d) cols.push_back(out.data_ptr<int64_t>() + d * n);
+    return cols;
+  });
   return out.t();
 }
 
@@ -414,6 +417,26 @@ Tensor take_impl(const Tensor& self, const Tensor& index) {
     return out;
   }
   const int64_t* ip = index.data_ptr<int64_t>();
+  if (index.is_contiguous()) {  // the indices checked first, then a plain loop
+    const int64_t total = index.numel();
+    const int64_t bad = detail::first_outside(ip, total, -n, n);
+    if (bad < total) {
+      throw IndexError(absl::StrCat("out of range: tried to access index ", ip[bad],
+                                    " on a tensor of ", n, " elements."));
+    }
+    detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* s = static_cast<const T*>(src.data_ptr());
+      T* dst = static_cast<T*>(out.data_ptr());
+      parallel_for(0, total, kGrainSize, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) {
+          const int64_t i = ip[k];
+          dst[k] = s[i < 0 ? i + n : i];
+        }
+      });
+    });
+    return out;
+  }
   detail::dispatch_by_element_size(self.element_size(), [&](auto tag) {
     using T = decltype(tag);
     const T* s = static_cast<const T*>(src.data_ptr());

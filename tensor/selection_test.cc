@@ -181,6 +181,88 @@ TEST(IndexFillCopyTest, Values) {
   EXPECT_GOLDEN(d, "index_copy_dim1_transposed_src");
 }
 
+// The CPU fast paths (a 1-d or contiguous self, contiguous index rows,
+// single-element slices) against the values the strided loops give, and
+// the bounds errors they raise: the first bad index, at any position.
+std::vector<double> values_of(const Tensor& t) {
+  const Tensor d = t.to(kDouble).contiguous();
+  return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+}
+
+TEST(IndexFastPathTest, IndexSelectGatherTake) {
+  const Tensor x = arange(60.).view({3, 4, 5});
+  const Tensor strided = x.transpose(0, 2).contiguous().transpose(0, 2);  // the strided loop
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    const Tensor idx = tensor({2, 0, 2, 1});
+    EXPECT_EQ(values_of(x.index_select(dim, idx)), values_of(strided.index_select(dim, idx)));
+    EXPECT_EQ(values_of(x.to(kBFloat16).index_select(dim, idx.to(kInt))),
+              values_of(strided.index_select(dim, idx)));
+  }
+  const Tensor stepped = arange(20.).slice(0, 0, 20, 3);
+  EXPECT_EQ(values_of(stepped.index_select(0, tensor({6, 0, 2}))), std::vector<double>({18, 0, 6}));
+  EXPECT_EQ(values_of(stepped.gather(0, tensor({6, 0, 2}))), std::vector<double>({18, 0, 6}));
+  EXPECT_EQ(values_of(arange(6.).view({2, 3}).take(tensor({{-1, 0}, {5, -6}}))),
+            std::vector<double>({5, 0, 5, 0}));
+  std::vector<int64_t> many(37, 1);
+  many[20] = 9;
+  many[30] = -4;
+  const Tensor bad = tensor(many);
+  EXPECT_EQ(testing::error_of([&] { arange(5.).gather(0, bad); }),
+            "index 9 is out of bounds for dimension 0 with size 5");
+  EXPECT_EQ(testing::error_of([&] { arange(5.).index_select(0, bad); }),
+            "index out of range in self");
+  EXPECT_EQ(testing::error_of([&] { arange(5.).take(bad); }),
+            "out of range: tried to access index 9 on a tensor of 5 elements.");
+  EXPECT_EQ(testing::error_of([&] { arange(5.).index_fill(0, bad.neg(), 1.); }),
+            "index -9 is out of bounds for dimension 0 with size 5");
+  // scatter writes the elements before the bad index, then raises (as ATen).
+  Tensor a = zeros({6});
+  EXPECT_EQ(testing::error_of([&] {
+              a.scatter_(0, tensor({1, 2, 9, 3}), 5.);
+            }),
+            "index 9 is out of bounds for dimension 0 with size 6");
+  EXPECT_EQ(values_of(a), std::vector<double>({0, 5, 5, 0, 0, 0}));
+}
+
+TEST(IndexFastPathTest, IndexAddFillOneDim) {
+  Tensor a = zeros({5});
+  a.index_add_(0, tensor({1, 1, 4}), tensor({1., 2., 3.}), 2);
+  EXPECT_EQ(values_of(a), std::vector<double>({0, 6, 0, 0, 6}));
+  Tensor base = zeros({10});
+  base.slice(0, 0, 10, 2).index_add_(0, tensor({4, 0}), ones({1}).expand({2}));
+  base.slice(0, 0, 10, 2).index_fill_(0, tensor({-4, 2}), 7.);
+  EXPECT_EQ(values_of(base), std::vector<double>({1, 0, 7, 0, 7, 0, 0, 0, 1, 0}));
+  Tensor b = tensor({false, false, true});
+  b.index_add_(0, tensor({0, 0}), tensor({true, false}));
+  EXPECT_EQ(values_of(b), std::vector<double>({1, 0, 1}));
+}
+
+TEST(IndexFastPathTest, NonzeroCoordinates) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{3, 4, 5}, std::vector<int64_t>{37}, std::vector<int64_t>{2, 1, 3, 2},
+        std::vector<int64_t>{4, 0}}) {
+    const int64_t numel = [&] {
+      int64_t n = 1;
+      for (int64_t s : shape) n *= s;
+      return n;
+    }();
+    const Tensor x = arange(numel).remainder(3).view(shape).to(kBFloat16);
+    std::vector<double> want;  // [dim, n]: each dim's coordinates in turn
+    for (size_t d = 0; d < shape.size(); ++d) {
+      for (int64_t i = 0; i < numel; ++i) {
+        if (i % 3 == 0) continue;
+        int64_t p = i;
+        for (size_t e = shape.size(); e-- > d + 1;) p /= shape[e];
+        want.push_back(static_cast<double>(p % shape[d]));
+      }
+    }
+    const Tensor nz = x.nonzero();
+    EXPECT_EQ(values_of(nz.t()), want);
+    EXPECT_EQ(nz.size(1), static_cast<int64_t>(shape.size()));
+  }
+  EXPECT_EQ(tensor(0.).nonzero().sizes(), IntArrayRef({0, 0}));
+}
+
 #define EXPECT_GOLDEN_PAIR(r, name)                              \
   do {                                                          \
     auto _r = (r);                                              \

@@ -6,6 +6,7 @@
 #include "tensor/shape_ops.h"
 
 #include "tensor/linalg_more.h"
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -129,6 +130,41 @@ std::vector<Tensor> split_sections(const Tensor& self, const char* op, int64_t m
   return tensor_split(self, sections, dim);
 }
 
+// repeat_interleave's index on the CPU in two passes (the checks and the
+// total, then the fill), with the composition's checks in its order.
+Tensor repeat_interleave_cpu(const Tensor& repeats, std::optional<int64_t> output_size) {
+  const Tensor r = repeats.contiguous();
+  const int64_t n = r.numel();
+  Tensor out;
+  auto fill = [&](auto tag) {
+    using index_t = decltype(tag);
+    const index_t* rp = r.data_ptr<index_t>();
+    index_t lo = rp[0];
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      lo = std::min(lo, rp[i]);
+      total += rp[i];
+    }
+    EMBER_CHECK(lo >= 0, "repeats can not be negative");
+    EMBER_CHECK(!output_size || *output_size == total,
+                "allocated size does not match required size");
+    out = empty({total}, r.options());
+    index_t* op = out.data_ptr<index_t>();
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t c = rp[i];
+      for (int64_t k = 0; k < c; ++k) op[j + k] = static_cast<index_t>(i);
+      j += c;
+    }
+  };
+  if (r.dtype() == kLong) {
+    fill(int64_t{});
+  } else {
+    fill(int32_t{});
+  }
+  return out;
+}
+
 }  // namespace
 
 // --- shape ---------------------------------------------------------------------
@@ -148,6 +184,7 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
               scalar_type_name(repeats.dtype()), "'");
   const TensorOptions longs = TensorOptions(kLong).device(repeats.device());
   if (repeats.numel() == 0) return empty({0}, repeats.options());
+  if (repeats.is_cpu()) return repeat_interleave_cpu(repeats, output_size);
   // Checked on the host (one sync), unless output_size spares it on a device.
   if (repeats.is_cpu() || !output_size) {
     EMBER_CHECK(repeats.min().item<int64_t>() >= 0, "repeats can not be negative");

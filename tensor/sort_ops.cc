@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -98,6 +99,76 @@ Tensor median_rank(const Tensor& self, int64_t dim, bool ignore_nan) {
   return where(nans > 0, Scalar(n) - nans, Scalar((n - 1) / 2));
 }
 
+// Note [Median by selection]: on the CPU the element median_rank names is
+// found without sorting, as ATen does: the row's non-NaN keys are copied
+// and partitioned with nth_element, which gives the k-th smallest value v.
+// Keys that compare equal (v and -v for a zero, or equal integers) are
+// ordered by position, so the element is the (k - #{key < v})-th of the
+// row's keys equal to v, in index order; its value is read from the row,
+// which keeps the sign of a zero. A row with NaN gives its first NaN
+// (median), or its first NaN when all are NaN (nanmedian).
+template <typename T>
+int64_t median_index(const T* x, int64_t n, bool ignore_nan, key_t<T>* buf) {
+  using K = key_t<T>;
+  int64_t m = n;
+  if constexpr (std::is_floating_point<K>::value) {
+    int64_t first_nan = -1;
+    m = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const K v = static_cast<K>(x[i]);
+      if (v != v) {
+        if (first_nan < 0) first_nan = i;
+      } else {
+        buf[m++] = v;
+      }
+    }
+    if (m < n && (!ignore_nan || m == 0)) return first_nan;
+  } else {
+    for (int64_t i = 0; i < n; ++i) buf[i] = static_cast<K>(x[i]);
+  }
+  const int64_t k = (m - 1) / 2;
+  std::nth_element(buf, buf + k, buf + m);
+  const K v = buf[k];
+  int64_t want = k;  // nth_element left every key below v in buf[0, k)
+  for (int64_t i = 0; i < k; ++i) want -= buf[i] < v ? 1 : 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (static_cast<K>(x[i]) == v) {
+      if (want == 0) return i;
+      --want;
+    }
+  }
+  return n - 1;  // unreachable: v is one of the row's keys
+}
+
+// median_rank's element of each row of x along dim (x of dim >= 1, the
+// dim's size > 0): values (x's dtype) and int64 indices, keepdim's shape.
+std::tuple<Tensor, Tensor> median_rows_cpu(const Tensor& x, int64_t dim, bool ignore_nan) {
+  const Tensor rows = rows_last(x, dim);
+  const int64_t len = x.size(dim);
+  const int64_t n_rows = len == 0 ? 0 : x.numel() / len;
+  DimVector one(x.sizes().begin(), x.sizes().end());
+  one[dim] = 1;
+  Tensor values = empty(one, x.options());
+  Tensor indices = empty(one, x.options().dtype(kLong));
+  EMBER_DISPATCH_NUMERIC_TYPES(x.dtype(), "median", [&] {
+    using K = key_t<scalar_t>;
+    const scalar_t* src = rows.data_ptr<scalar_t>();
+    scalar_t* val = values.data_ptr<scalar_t>();
+    int64_t* ind = indices.data_ptr<int64_t>();
+    parallel_for(0, n_rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)),
+                 [&](int64_t b, int64_t e) {
+                   std::vector<K> buf(len);
+                   for (int64_t r = b; r < e; ++r) {
+                     const scalar_t* row = src + r * len;
+                     const int64_t i = median_index(row, len, ignore_nan, buf.data());
+                     val[r] = row[i];
+                     ind[r] = i;
+                   }
+                 });
+  });
+  return {values, indices};
+}
+
 Tensor median_all(const Tensor& self, bool ignore_nan, const char* op) {
   profiler::RecordFunction prof_range(op, profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
@@ -107,7 +178,11 @@ Tensor median_all(const Tensor& self, bool ignore_nan, const char* op) {
   } else {
     if (self.dtype() == kBool) detail::throw_not_implemented("median_cpu", kBool);
     const Tensor flat = self.reshape({-1});
-    result = std::get<0>(sort(flat)).gather(0, median_rank(flat, 0, ignore_nan)).reshape({});
+    if (self.device().is_cpu()) {
+      result = std::get<0>(median_rows_cpu(flat, 0, ignore_nan)).reshape({});
+    } else {
+      result = std::get<0>(sort(flat)).gather(0, median_rank(flat, 0, ignore_nan)).reshape({});
+    }
   }
   if (scope.active()) scope.record(op, {self}, {result});
   return result;
@@ -121,10 +196,16 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keep
   if (self.dtype() == kBool) detail::throw_not_implemented("median_out", kBool);
   check_nonzero_dim(self, dim, ignore_nan ? "nanmedian" : "median");
   const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
-  Tensor sorted, order;
-  std::tie(sorted, order) = sort(x, std::optional<bool>(true), dim);  // median_rank's order
-  const Tensor k = median_rank(x, dim, ignore_nan);
-  Tensor values = sorted.gather(dim, k), indices = order.gather(dim, k);
+  Tensor values, indices;
+  if (x.device().is_cpu()) {
+    std::tie(values, indices) = median_rows_cpu(x, dim, ignore_nan);
+  } else {
+    Tensor sorted, order;
+    std::tie(sorted, order) = sort(x, std::optional<bool>(true), dim);  // median_rank's order
+    const Tensor k = median_rank(x, dim, ignore_nan);
+    values = sorted.gather(dim, k);
+    indices = order.gather(dim, k);
+  }
   if (self.dim() == 0) {
     values = values.reshape({});
     indices = indices.reshape({});
@@ -260,6 +341,66 @@ A log_add_exp(A x, A y) {
   return x;
 }
 
+// collapse_runs of a 1-d CPU `sorted` (n > 0) in one pass: a run starts
+// where an element differs (!=, so each NaN starts its own) from the one
+// before; the run's value is its first element. The pass is branch-free:
+// starts[g + 1] is scratch until a new run makes it the run's start.
+std::tuple<Tensor, Tensor, Tensor> collapse_runs_cpu(const Tensor& sorted, const Tensor& perm,
+                                                     IntArrayRef inverse_shape, bool return_inverse,
+                                                     bool return_counts) {
+  const TensorOptions longs = sorted.options().dtype(kLong);
+  const int64_t n = sorted.size(0);
+  const int64_t step = sorted.stride(0);
+  std::unique_ptr<int64_t[]> starts(new int64_t[n + 1]);
+  Tensor inverse = return_inverse ? empty({n}, longs) : empty({0}, longs);
+  const Tensor order = perm.defined() ? perm.contiguous() : perm;
+  int64_t groups = 0;
+  Tensor values;
+  EMBER_DISPATCH_ALL_TYPES(sorted.dtype(), "unique_consecutive", [&] {
+    using K = key_t<scalar_t>;
+    const scalar_t* x = sorted.data_ptr<scalar_t>();
+    // kInverse: 0 none, 1 inverse[i], 2 inverse[perm[i]].
+    auto scan = [&](auto inverse_mode) {
+      constexpr int kInverse = decltype(inverse_mode)::value;
+      int64_t* inv = kInverse != 0 ? inverse.data_ptr<int64_t>() : nullptr;
+      const int64_t* pp = kInverse == 2 ? order.data_ptr<int64_t>() : nullptr;
+      int64_t g = 0;
+      starts[0] = 0;
+      K prev = static_cast<K>(x[0]);
+      if constexpr (kInverse == 1) inv[0] = 0;
+      if constexpr (kInverse == 2) inv[pp[0]] = 0;
+      for (int64_t i = 1; i < n; ++i) {
+        const K cur = static_cast<K>(x[i * step]);
+        starts[g + 1] = i;
+        g += cur != prev ? 1 : 0;
+        prev = cur;
+        if constexpr (kInverse == 1) inv[i] = g;
+        if constexpr (kInverse == 2) inv[pp[i]] = g;
+      }
+      groups = g + 1;
+    };
+    if (!return_inverse) {
+      scan(std::integral_constant<int, 0>());
+    } else if (!order.defined()) {
+      scan(std::integral_constant<int, 1>());
+    } else {
+      scan(std::integral_constant<int, 2>());
+    }
+    values = empty({groups}, sorted.options());
+    scalar_t* v = values.data_ptr<scalar_t>();
+    for (int64_t g = 0; g < groups; ++g) v[g] = x[starts[g] * step];
+  });
+  Tensor counts = empty({0}, longs);
+  if (return_counts) {
+    counts = empty({groups}, longs);
+    int64_t* c = counts.data_ptr<int64_t>();
+    starts[groups] = n;
+    for (int64_t g = 0; g < groups; ++g) c[g] = starts[g + 1] - starts[g];
+  }
+  if (return_inverse) inverse = inverse.reshape(inverse_shape);
+  return {values, inverse, counts};
+}
+
 // The runs of equal rows of `sorted` ([n] or [n, m]: a row is a slice)
 // collapsed: (values, inverse, counts). `perm` maps a position of sorted to
 // the element (slice) it came from (undefined: the identity); inverse takes
@@ -273,6 +414,9 @@ std::tuple<Tensor, Tensor, Tensor> collapse_runs(const Tensor& sorted, const Ten
     // A copy: `sorted` may be a view of the input (unique_consecutive).
     return {sorted.clone(), return_inverse ? empty(inverse_shape, longs) : empty({0}, longs),
             empty({0}, longs)};
+  }
+  if (sorted.dim() == 1 && sorted.is_cpu()) {
+    return collapse_runs_cpu(sorted, perm, inverse_shape, return_inverse, return_counts);
   }
   Tensor differs = sorted.narrow(0, 1, n - 1) != sorted.narrow(0, 0, n - 1);
   if (differs.dim() > 1) differs = differs.flatten(1).any(1);

@@ -98,6 +98,48 @@ TEST(SortOpsTest, NanMedian) {
             "\"median_out\" not implemented for 'Bool'");
 }
 
+// Note [Median by selection]: the CPU selects instead of sorting. Its
+// element must be the one at median_rank in the stable sort (value, then
+// index): signed zeros and repeated values pick by position, the sign of a
+// zero comes from that element, NaN anywhere in a row, odd and even rows.
+TEST(SortOpsTest, MedianSelectsTheStableSortsElement) {
+  for (const int64_t len : {1, 2, 7, 8, 33, 1000}) {
+    for (const ScalarType dtype : {kFloat, kDouble, kBFloat16, kInt}) {
+      for (const int nan_every : {0, 3, 1}) {
+        if (dtype == kInt && nan_every != 0) continue;
+        std::vector<double> v(4 * len);
+        for (int64_t i = 0; i < 4 * len; ++i) {
+          const int64_t h = (i * 7919 + 13) % 11;
+          v[i] = h < 3 ? 0.0 : h < 5 ? -0.0 : static_cast<double>(h % 5) - 2.0;
+          if (dtype == kInt && v[i] == 0) v[i] = 0;
+          if (nan_every != 0 && (i * 31 + len) % (nan_every * 5) == 0) v[i] = kNaN;
+        }
+        const Tensor x = T({4, len}, v, dtype);
+        for (const bool ignore_nan : {false, true}) {
+          Tensor sorted, order;
+          std::tie(sorted, order) = x.sort(std::optional<bool>(true), 1);
+          const Tensor nans = x.isnan().sum({1}, true);
+          const Tensor k = ignore_nan ? (Scalar(len - 1) - nans).clamp_min(0).div(2, "floor")
+                                      : where(nans > 0, Scalar(len) - nans, Scalar((len - 1) / 2));
+          const Tensor want_v = sorted.gather(1, k).squeeze(1);
+          const Tensor want_i = order.gather(1, k).squeeze(1);
+          const auto got = ignore_nan ? x.nanmedian(1) : x.median(1);
+          expect_values(std::get<1>(got), want_i);
+          expect_values(std::get<0>(got), want_v);
+          // Bitwise: the sign of a zero is the chosen element's.
+          EXPECT_TRUE(signbit(std::get<0>(got)).equal(signbit(want_v)));
+          const auto got_t = ignore_nan ? x.t().nanmedian(0) : x.t().median(0);
+          expect_values(std::get<1>(got_t), want_i);
+          const Tensor row = x.narrow(0, 1, 1).reshape({-1});
+          const Tensor all = ignore_nan ? row.nanmedian() : row.median();
+          expect_values(all, want_v.narrow(0, 1, 1).reshape({}));
+          EXPECT_TRUE(signbit(all).equal(signbit(want_v.narrow(0, 1, 1).reshape({}))));
+        }
+      }
+    }
+  }
+}
+
 TEST(SortOpsTest, Mode) {
   expect_values(L().mode(1), T({2}, {1, 0}, kLong), T({2}, {4, 5}, kLong));
   expect_values(mode(L(), 0), T({6}, {0, 0, 2, 3, 1, 0}, kLong), T({6}, {1, 1, 0, 0, 0, 1}, kLong));
@@ -389,6 +431,27 @@ TEST(SortOpsTest, UniqueConsecutive) {
   expect_values(unique_dim_consecutive(ud, 0, true, true),
                 T({3, 4}, {1, 2, 1, 1, 0, 3, 0, 1, 1, 2, 1, 1}, kLong), T({3}, {0, 1, 2}, kLong),
                 T({3}, {1, 1, 1}, kLong));
+}
+
+// The CPU collapses a 1-d input's runs in one pass: a run's value is its
+// first element (signed zeros compare equal), each NaN is a run of its own,
+// for every dtype and any stride.
+TEST(SortOpsTest, UniqueConsecutiveOnePass) {
+  const auto z = unique_consecutive(T({5}, {-0.0, 0.0, 0.0, 1.0, -0.0}, kFloat), true, true);
+  expect_values(z, T({3}, {0.0, 1.0, 0.0}, kFloat), T({5}, {0, 0, 0, 1, 2}, kLong),
+                T({3}, {3, 1, 1}, kLong));
+  EXPECT_TRUE(std::signbit(std::get<0>(z)[0].item<float>()));
+  EXPECT_TRUE(std::signbit(std::get<0>(z)[2].item<float>()));
+  expect_values(unique_consecutive(T({4}, {1.5, 1.5, kNaN, 2.0}, kBFloat16), true, true),
+                T({3}, {1.5, kNaN, 2.0}, kBFloat16), T({4}, {0, 0, 1, 2}, kLong),
+                T({3}, {2, 1, 1}, kLong));
+  expect_values(unique_consecutive(tensor({true, true, false, true}), false, true),
+                T({3}, {1, 0, 1}, kBool), T({0}, {}, kLong), T({3}, {2, 1, 1}, kLong));
+  const Tensor u = T({3, 3}, {3, 1, 2, 3, 1, 5, 0, 2, 2}, kLong).t();
+  expect_values(unique_consecutive(u, true, true), T({6}, {3, 0, 1, 2, 5, 2}, kLong),
+                T({3, 3}, {0, 0, 1, 2, 2, 3, 3, 4, 5}, kLong), T({6}, {2, 1, 2, 2, 1, 1}, kLong));
+  expect_values(unique_consecutive(empty({0}), true, true), T({0}, {}, kFloat), T({0}, {}, kLong),
+                T({0}, {}, kLong));
 }
 
 TEST(SortOpsTest, Histc) {

@@ -90,6 +90,21 @@ inline DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
   return st;
 }
 
+// The first k with ip[k] outside [lo, hi), or n. The common case (all in
+// range) is one branch-free pass that vectorizes; only a bad index pays
+// for the scan that finds it.
+inline int64_t first_outside(const int64_t* ip, int64_t n, int64_t lo, int64_t hi) {
+  const uint64_t base = static_cast<uint64_t>(lo);
+  const uint64_t span = static_cast<uint64_t>(hi) - base;
+  uint64_t bad = 0;
+  for (int64_t k = 0; k < n; ++k) bad |= (static_cast<uint64_t>(ip[k]) - base) >= span;
+  if (bad == 0) return n;
+  for (int64_t k = 0; k < n; ++k) {
+    if (ip[k] < lo || ip[k] >= hi) return k;
+  }
+  return n;
+}
+
 // Unsigned integer of a given byte width: selection kernels that only move
 // elements (gather, take, index) are instantiated per element size, not
 // per dtype.
