@@ -209,6 +209,13 @@ void check_floating(const Tensor& self, const char* kernel) {
   if (!self.is_floating_point()) detail::throw_not_implemented(kernel, self.dtype());
 }
 
+// clamp(x, 0, 6) as ember's clamp computes it (NaN stays NaN).
+template <typename T>
+T clamp_0_6(T x) {
+  const T lo = x < T(0) ? T(0) : x;
+  return lo > T(6) ? T(6) : lo;
+}
+
 // Note [Fused CPU activations]: on CPU float32/float64 tensors the
 // activations below are one loop, `f` applied to each element, instead of
 // their composition of public ops (kept for the other devices and dtypes):
@@ -217,13 +224,6 @@ void check_floating(const Tensor& self, const char* kernel) {
 // the tensor's dtype, with the numbers converted to it as the composition's
 // scalar operands are, so the values are the same; the result's layout is
 // the iterator's, as the composition's elementwise ops give it.
-// clamp(x, 0, 6) as ember's clamp computes it (NaN stays NaN).
-template <typename T>
-T clamp_0_6(T x) {
-  const T lo = x < T(0) ? T(0) : x;
-  return lo > T(6) ? T(6) : lo;
-}
-
 //
 // `make(T{})` returns the element function for dtype T with its numbers
 // already converted to T: a conversion from double inside the loop (loop-
