@@ -7,6 +7,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
+#include "tensor/guarded_loop.h"
 #include "tensor/loops.h"
 #include "tensor/math.h"
 #include "tensor/math_kernels.h"
@@ -137,21 +138,74 @@ T div_floor_integer(T a, T b) {
 }
 
 // PyTorch's div_floor_floating: floor(a / b) computed from fmod so that the
-// quotient is exact where a / b would round across an integer.
+// quotient is exact where a / b would round across an integer. `mod` is
+// fmod(a, b); every step is a select, so that the guarded fast path below
+// vectorizes.
 template <typename T>
-T div_floor_floating(T a, T b) {
-  if (b == 0) return a / b;
-  T mod = std::fmod(a, b);
+T div_floor_from_mod(T a, T b, T mod) {
   T div = (a - mod) / b;
-  if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
-  T floordiv;
-  if (div != 0) {
-    floordiv = std::floor(div);
-    if (div - floordiv > T(0.5)) floordiv += T(1);
-  } else {
-    floordiv = std::copysign(T(0), a / b);
-  }
-  return floordiv;
+  div = (mod != 0 && (b < 0) != (mod < 0)) ? div - T(1) : div;
+  T floordiv = std::floor(div);
+  floordiv = div - floordiv > T(0.5) ? floordiv + T(1) : floordiv;
+  return div != 0 ? floordiv : std::copysign(T(0), a / b);
+}
+
+// remainder takes the divisor's sign: fmod's result moved by one divisor.
+template <typename T>
+T remainder_from_mod(T b, T mod) {
+  return mod != 0 && (b < 0) != (mod < 0) ? mod + b : mod;
+}
+
+// Note [Exact fmod by division]: for finite a and b with 0 < |b| and
+// |a| < 2^52 |b|, fmod(a, b) in double without a loop. q = trunc(a / b) is
+// an integer of at most 52 bits, the true quotient's integer part or one
+// more in magnitude (a / b only rounds up to an integer, never down across
+// one). a - q b is then less than |b| in magnitude and a multiple of the
+// smaller of a's and b's last bits, so it fits in 53 bits: the fma computes
+// it exactly. Where q was one too many, that remainder has the wrong sign
+// and adding b (toward a's sign) gives the true one, again exactly (fmod's
+// result is representable). copysign gives zero a's sign. Float inputs go
+// through the same double computation; the result converts back exactly.
+// The same arithmetic gives NaN wherever fmod does (b = 0, an infinite a,
+// a NaN); what it gets wrong is a finite a over an infinite b (fmod: a)
+// and quotients of 2^52 and more, which libm computes.
+// (`&` and `|`, not `&&` and `||`: branches would keep the loop scalar.)
+inline bool fmod_by_division_ok(double a, double b) {
+  const double fa = std::fabs(a), fb = std::fabs(b);
+  const bool libm = (fa < HUGE_VAL) & ((fb == HUGE_VAL) | ((b != 0) & (fa >= 0x1p52 * fb)));
+  return !libm;
+}
+
+inline double fmod_by_division(double a, double b) {
+  const double q = std::trunc(a / b);
+  double r = std::fma(-q, b, a);
+  r = r != 0 && (r < 0) != (a < 0) ? r + std::copysign(b, a) : r;
+  return std::copysign(r, a);
+}
+
+// Runs `f(a, b, mod)` with mod = fmod(a, b) over float and double inputs
+// (Note [Guarded fast paths]); the exact path is libm's fmod.
+template <typename T, typename F>
+void fmod_family_cpu(TensorIterator& iter, const F& f) {
+  detail::cpu_kernel_guarded<T>(
+      iter, [](T a, T b) { return fmod_by_division_ok(a, b); },
+      [f](T a, T b) { return f(a, b, static_cast<T>(fmod_by_division(a, b))); },
+      [f](T a, T b) { return f(a, b, static_cast<T>(std::fmod(a, b))); });
+}
+
+// Dispatches the floating dtypes: float and double through
+// fmod_family_cpu, half and bfloat16 element by element in float.
+template <typename F>
+void fmod_family_floating(TensorIterator& iter, const char* name, const F& f) {
+  const ScalarType dt = iter.common_dtype();
+  if (dt == kFloat) return fmod_family_cpu<float>(iter, f);
+  if (dt == kDouble) return fmod_family_cpu<double>(iter, f);
+  EMBER_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+    using acc_t = opmath_t<scalar_t>;
+    cpu_kernel(iter, [f](scalar_t a, scalar_t b) -> scalar_t {
+      return f(acc_t(a), acc_t(b), static_cast<acc_t>(std::fmod(acc_t(a), acc_t(b))));
+    });
+  });
 }
 
 void div_floor_cpu(TensorIterator& iter) {
@@ -163,11 +217,9 @@ void div_floor_cpu(TensorIterator& iter) {
     });
     return;
   }
-  EMBER_DISPATCH_FLOATING_TYPES(dt, "div_floor_cpu", [&] {
-    using acc_t = opmath_t<scalar_t>;
-    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-      return div_floor_floating<acc_t>(a, b);
-    });
+  fmod_family_floating(iter, "div_floor_cpu", [](auto a, auto b, auto mod) {
+    // b == 0 gives a / b (an infinity or NaN), as in PyTorch.
+    return b == 0 ? a / b : div_floor_from_mod(a, b, mod);
   });
 }
 
@@ -184,14 +236,8 @@ void remainder_cpu(TensorIterator& iter) {
     });
     return;
   }
-  EMBER_DISPATCH_FLOATING_TYPES(dt, "remainder_cpu", [&] {
-    using acc_t = opmath_t<scalar_t>;
-    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
-      acc_t m = std::fmod(acc_t(a), acc_t(b));
-      if (m != 0 && ((b < 0) != (m < 0))) m += acc_t(b);
-      return m;
-    });
-  });
+  fmod_family_floating(iter, "remainder_cpu",
+                       [](auto, auto b, auto mod) { return remainder_from_mod(b, mod); });
 }
 
 void fmod_cpu(TensorIterator& iter) {
@@ -205,11 +251,7 @@ void fmod_cpu(TensorIterator& iter) {
     });
     return;
   }
-  EMBER_DISPATCH_FLOATING_TYPES(dt, "fmod_cpu", [&] {
-    using acc_t = opmath_t<scalar_t>;
-    cpu_kernel(iter,
-               [](scalar_t a, scalar_t b) -> scalar_t { return std::fmod(acc_t(a), acc_t(b)); });
-  });
+  fmod_family_floating(iter, "fmod_cpu", [](auto, auto, auto mod) { return mod; });
 }
 
 EMBER_REGISTER_KERNEL(add_kernel, kCPU, &add_cpu);

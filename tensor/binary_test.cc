@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "tensor/creation.h"
@@ -207,6 +208,130 @@ TEST(FloorDivideTest, Values) {
   check("floor_divide_float", [](In& x) { return x[0].floor_divide(x[1]); });
   check("floor_divide_scalar", [](In& x) { return floor_divide(x[0], 4); });
 }
+
+// Note [Guarded fast paths], Note [Exact fmod by division]: fmod,
+// remainder and floor division of float and double compute fmod without
+// libm where the quotient is below 2^52, and must give libm's bits
+// everywhere: quotients that round up to an integer, exact multiples (zero
+// takes the dividend's sign), huge and tiny ratios (libm's path), b = 0,
+// infinities and NaN inside the same 256-element blocks as ordinary lanes,
+// lengths that are no multiple of the vector width, broadcast numbers,
+// strided and in-place inputs.
+template <typename T>
+std::vector<T> fmod_cases(uint64_t seed) {
+  std::vector<T> a, b;
+  uint64_t state = seed;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 11;
+  };
+  auto uniform = [&] { return static_cast<double>(next()) / 9007199254740992.0; };
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const T specials[] = {T(0),
+                        -T(0),
+                        inf,
+                        -inf,
+                        nan,
+                        std::numeric_limits<T>::denorm_min(),
+                        std::numeric_limits<T>::max(),
+                        std::numeric_limits<T>::min()};
+  std::vector<T> out;
+  for (int i = 0; i < 3001; ++i) {
+    const int kind = static_cast<int>(next() % 8);
+    T x, y;
+    const T sx = next() % 2 ? T(-1) : T(1), sy = next() % 2 ? T(-1) : T(1);
+    if (kind == 0) {  // a just above or below a multiple of b
+      y = sy * static_cast<T>(std::ldexp(1.0 + uniform(), static_cast<int>(next() % 20) - 10));
+      const T k = static_cast<T>(next() % 100000);
+      x = sx * std::nextafter(k * y, next() % 2 ? inf : -inf);
+    } else if (kind == 1) {  // an exact multiple
+      y = sy * static_cast<T>(1 + next() % 64) / T(8);
+      x = sx * y * static_cast<T>(next() % 1000);
+    } else if (kind == 2) {  // any exponents: huge and tiny quotients
+      x = sx * static_cast<T>(std::ldexp(1.0 + uniform(), static_cast<int>(next() % 200) - 100));
+      y = sy * static_cast<T>(std::ldexp(1.0 + uniform(), static_cast<int>(next() % 200) - 100));
+    } else if (kind == 3 && i % 37 == 0) {  // a special in an otherwise ordinary block
+      x = specials[next() % 8];
+      y = next() % 2 ? specials[next() % 8] : sy * static_cast<T>(uniform() * 10);
+    } else {
+      x = sx * static_cast<T>(uniform() * 100);
+      y = sy * static_cast<T>(uniform() * 10 + 0.001);
+    }
+    out.push_back(x);
+    out.push_back(y);
+  }
+  return out;
+}
+
+template <typename T>
+void expect_same_bits(const Tensor& got, const std::vector<T>& want, const char* what) {
+  const Tensor c = got.contiguous();
+  ASSERT_EQ(c.numel(), static_cast<int64_t>(want.size())) << what;
+  const T* g = c.data_ptr<T>();
+  int shown = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const bool same =
+        std::isnan(want[i]) ? std::isnan(g[i]) : std::memcmp(&g[i], &want[i], sizeof(T)) == 0;
+    if (!same && shown++ < 5)
+      ADD_FAILURE() << what << " at " << i << ": " << g[i] << " != " << want[i];
+  }
+}
+
+template <typename T>
+void check_fmod_family(ScalarType dtype) {
+  const std::vector<T> pairs = fmod_cases<T>(dtype == kFloat ? 7 : 8);
+  const int64_t n = static_cast<int64_t>(pairs.size()) / 2;
+  const Tensor ab = from_blob(const_cast<T*>(pairs.data()), {n, 2}, TensorOptions(dtype)).clone();
+  const Tensor a = ab.select(1, 0), b = ab.select(1, 1);  // strided: the per-element path
+  const Tensor ac = a.contiguous(), bc = b.contiguous();
+  std::vector<T> fm(n), rem(n), fdiv(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const T x = pairs[2 * i], y = pairs[2 * i + 1];
+    fm[i] = std::fmod(x, y);
+    T r = fm[i];
+    if (r != 0 && (y < 0) != (r < 0)) r += y;
+    rem[i] = r;
+    // PyTorch 1.13's c10::div_floor_floating.
+    if (y == 0) {
+      fdiv[i] = x / y;
+      continue;
+    }
+    T div = (x - fm[i]) / y;
+    if (fm[i] != 0 && (y < 0) != (fm[i] < 0)) div -= T(1);
+    T fl = std::floor(div);
+    if (div != 0 && div - fl > T(0.5)) fl += T(1);
+    fdiv[i] = div != 0 ? fl : std::copysign(T(0), x / y);
+  }
+  for (const Tensor* in : {&a, &ac}) {
+    const Tensor& x = *in;
+    const Tensor& y = in == &a ? b : bc;
+    expect_same_bits(fmod(x, y), fm, "fmod");
+    expect_same_bits(remainder(x, y), rem, "remainder");
+    expect_same_bits(floor_divide(x, y), fdiv, "floor_divide");
+    expect_same_bits(div(x, y, "floor"), fdiv, "div floor");
+  }
+  Tensor inplace = ac.clone();
+  inplace.fmod_(bc);
+  expect_same_bits(inplace, fm, "fmod_");
+  inplace = ac.clone();
+  inplace.remainder_(bc);
+  expect_same_bits(inplace, rem, "remainder_");
+  // A broadcast number on either side, over an odd length.
+  for (const T num : {T(2.5), T(-3), T(1e-30), T(0)}) {
+    std::vector<T> left(n), right(n);
+    for (int64_t i = 0; i < n; ++i) {
+      left[i] = std::fmod(pairs[2 * i], num);
+      right[i] = std::fmod(num, pairs[2 * i + 1]);
+    }
+    const Tensor s = tensor({static_cast<double>(num)}, TensorOptions(dtype)).squeeze();
+    expect_same_bits(fmod(ac, s), left, "fmod(tensor, number)");
+    expect_same_bits(fmod(s, bc), right, "fmod(number, tensor)");
+  }
+}
+
+TEST(FmodFamilyTest, FastPathGivesLibmBitsFloat) { check_fmod_family<float>(kFloat); }
+TEST(FmodFamilyTest, FastPathGivesLibmBitsDouble) { check_fmod_family<double>(kDouble); }
 
 TEST(PowTest, TensorExponent) {
   check("pow_tensor_tensor", [](In& x) { return pow(x[0], x[1]); });
