@@ -6,6 +6,7 @@
 #include "tensor/special.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -197,6 +198,54 @@ TEST(SpecialTest, ShiftOperatorsAndInPlaceForms) {
   EXPECT_TRUE(i.equal(tensor({2, 4}, kInt)));
   EXPECT_EQ(error_of([&] { tensor({true}).bitwise_left_shift_(1); }),
             "result type Long can't be cast to the desired output type Bool");
+}
+
+// nextafter is computed on the bits (no libm call, so that it vectorizes):
+// every pair of special values, in the vectorized loop, gives C's bits.
+template <typename T>
+void expect_nextafter_is_c(ScalarType dtype) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T values[] = {T(0),
+                      -T(0),
+                      T(1),
+                      T(-1),
+                      T(-2),
+                      T(1.5),
+                      std::numeric_limits<T>::denorm_min(),
+                      -std::numeric_limits<T>::denorm_min(),
+                      std::numeric_limits<T>::min(),
+                      std::numeric_limits<T>::max(),
+                      -std::numeric_limits<T>::max(),
+                      inf,
+                      -inf,
+                      std::numeric_limits<T>::quiet_NaN()};
+  std::vector<double> a, b;
+  std::vector<T> want;
+  for (T x : values) {
+    for (T y : values) {
+      a.push_back(x);
+      b.push_back(y);
+      want.push_back(std::nextafter(x, y));
+    }
+  }
+  const int64_t n = static_cast<int64_t>(want.size());
+  const Tensor got = tensor(a, TensorOptions(kDouble))
+                         .to(dtype)
+                         .nextafter(tensor(b, TensorOptions(kDouble)).to(dtype))
+                         .contiguous();
+  for (int64_t i = 0; i < n; ++i) {
+    const T g = got.data_ptr<T>()[i];
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(g)) << a[i] << " " << b[i];
+    } else {
+      EXPECT_EQ(std::memcmp(&g, &want[i], sizeof(T)), 0) << a[i] << " toward " << b[i] << ": " << g;
+    }
+  }
+}
+
+TEST(SpecialTest, NextafterGivesCBitsAtEverySpecialValue) {
+  expect_nextafter_is_c<float>(kFloat);
+  expect_nextafter_is_c<double>(kDouble);
 }
 
 TEST(SpecialTest, InPlaceFormsReturnSelf) {
