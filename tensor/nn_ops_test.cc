@@ -236,7 +236,7 @@ TEST(NnOps, GeluFusedMatchesPyTorch) {
   }
 }
 
-// Note [Vectorizable exp and erfc]: float gelu and its derivative (a long
+// float gelu (libmvec erfc and exp, Note [Vectorized libm]) and its derivative (a long
 // contiguous run: the vectorized loop and its tail) within a few float
 // ulp of the exact values, relative to each, in both tails too (at
 // x = -12 the value is ~2e-32, where 1 + erf(x) cancels to 0 even in

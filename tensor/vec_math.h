@@ -1,26 +1,19 @@
 #ifndef EMBER_TENSOR_VEC_MATH_H_
 #define EMBER_TENSOR_VEC_MATH_H_
 
-// Note [Vectorizable exp and erfc]: float exp and erfc written as plain
-// arithmetic, without branches or calls, so that the compiler vectorizes
-// the loops that call them (8 lanes with AVX2). glibc's expf and erff are
-// calls the compiler cannot vectorize without -ffast-math: in a GPT
-// training step on one core they were 7% of the time (GELU's erf and
-// exp, attention's softmax), where libtorch runs Sleef's vectorized ones.
-// Double keeps std::exp / std::erf. GCC vectorizes the loops only with
-// -fno-trapping-math (VEC_MATH_COPTS in tensor/BUILD.bazel): otherwise
-// it keeps the selects as branches.
+// Note [Vectorizable exp and erfc]: float exp written as plain arithmetic,
+// without branches or calls, so that the compiler vectorizes the loops
+// that call it (8 lanes with AVX2). glibc's expf is a call the compiler
+// cannot vectorize without -ffast-math: in a GPT training step on one
+// core it was 7% of the time (attention's softmax), where libtorch runs
+// Sleef's vectorized one. Double keeps std::exp. GCC vectorizes the loops
+// only with -fno-trapping-math (VEC_MATH_COPTS in tensor/BUILD.bazel):
+// otherwise it keeps the selects as branches. (GELU's erfc, once here
+// too, now vectorizes through libmvec: Note [Vectorized libm].)
 //
 // exp_f: Cephes' expf (Cody-Waite reduction by ln 2, a degree-6
 // polynomial), within 2 ulp of exp over float's range; inf above 88.72,
 // denormals then 0 below -87.3, NaN for NaN.
-//
-// erfc_f: Numerical Recipes' erfcc (a Chebyshev fit of
-// log(erfc(z) / t), t = 1 / (1 + z / 2), fractional error under 1.2e-7
-// for z >= 0) with -z^2 split exactly (fma), so that its relative error
-// stays within a few ulp where erfc is tiny; erfc(-z) = 2 - erfc(z). GELU
-// takes its cdf as erfc(-x / sqrt 2) / 2, accurate in relative terms in
-// both tails (1 + erf(x) would cancel for negative x).
 
 #include <algorithm>
 #include <cmath>
@@ -57,27 +50,6 @@ namespace detail {
   const int32_t n1 = ni >> 1, n2 = ni - n1;
   const float scaled = y * float_from_bits((n1 + 127) << 23) * float_from_bits((n2 + 127) << 23);
   return nan ? x : scaled;
-}
-
-[[gnu::always_inline]] inline float erfc_f(float z) {
-  // Past 11 erfc is 0 in float (and inf would make the split NaN).
-  const float a = std::min(std::fabs(z), 11.f);
-  const float t = 1.f / (1.f + 0.5f * a);
-  float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  // exp(-a^2 + p) as exp(-hi) exp(p - lo), a^2 = hi + lo exactly.
-  const float hi = a * a;
-  const float lo = std::fma(a, a, -hi);
-  const float e = t * exp_f(-hi) * exp_f(p - lo);
-  return z >= 0.f ? e : 2.f - e;
 }
 
 // The same on float, the standard library's on double (for templates).
