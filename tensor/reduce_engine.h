@@ -65,7 +65,10 @@ struct ReducePlan {
   int64_t nout = 1;
   int64_t nred = 1;
 };
-ReducePlan make_plan(const Tensor& t, const DimMask& mask);
+// any_order (Note [Reduced dims in memory order]): the op's result does not
+// depend on the order in which it meets the elements (beyond rounding), so
+// the reduced dims are walked in memory order.
+ReducePlan make_plan(const Tensor& t, const DimMask& mask, bool any_order = false);
 
 // The reductions a device backend implements. The device-independent part
 // (dims, output shape and dtype, allocation) is in reduce.cc; a kernel

@@ -557,7 +557,8 @@ NormKind norm_kind(double p) {
 
 void reduce_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask, const ReduceArgs& args,
                 Tensor* outs) {
-  const ReducePlan plan = make_plan(in, mask);
+  // Every kind here is order-insensitive (Note [Reduced dims in memory order]).
+  const ReducePlan plan = make_plan(in, mask, /*any_order=*/true);
   switch (kind) {
     case ReduceKind::kSum:
       if (in.dtype() == kHalf || in.dtype() == kBFloat16) {

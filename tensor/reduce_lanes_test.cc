@@ -328,6 +328,94 @@ TEST(ReduceLanesTest, ScansAndSoftmaxAlongALine) {
 
 // Long rows split across threads in fixed chunks: the same results on one
 // thread and on two, the first NaN / best index found across chunks.
+// Note [Reduced dims in memory order]: full and multi-dim reductions of
+// transposed, permuted, channels-last and expanded inputs walk memory order;
+// their results are those of the contiguous copy (exactly for the
+// comparisons and counts, including amax's choice between 0.0 and -0.0,
+// which follows the logical order; within rounding for the arithmetic).
+TEST(ReduceLanesTest, NonContiguousReductionsMatchContiguousCopies) {
+  for (ScalarType dt : {kFloat, kDouble, kLong}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      SCOPED_TRACE(std::string(scalar_type_name(dt)) + " variant " + std::to_string(variant));
+      std::vector<double> v = values(6 * 5 * 7 * 3, 11 + variant);
+      if (dt == kLong) {
+        for (auto& x : v) x = std::floor(x);
+      }
+      if (variant == 1) {
+        // Negative values around a 0.0 and a -0.0 whose order differs
+        // between memory and logical order.
+        for (auto& x : v) x = -std::abs(x) - 1;
+        v[2] = 0.0;
+        v[7 * 3 * 5] = -0.0;
+      } else if (variant == 2 && dt != kLong) {
+        v[100] = kNan;
+        v[17] = kInf;
+      }
+      const Tensor base = from_values({6, 5, 7, 3}, v, dt);
+      const std::vector<Tensor> views = {
+          base.permute({3, 1, 0, 2}),
+          base.view({30, 21}).t(),
+          base.contiguous(MemoryFormat::ChannelsLast),
+          base.select(0, 1).unsqueeze(0).expand({4, 5, 7, 3}),
+          base.transpose(1, 2),
+      };
+      for (size_t k = 0; k < views.size(); ++k) {
+        SCOPED_TRACE("view " + std::to_string(k));
+        const Tensor x = views[k];
+        const Tensor c = x.contiguous();
+        auto exact = [](const Tensor& got, const Tensor& want) {
+          const Tensor g = got.to(kDouble).contiguous(), w = want.to(kDouble).contiguous();
+          ASSERT_EQ(g.sizes(), w.sizes());
+          for (int64_t i = 0; i < g.numel(); ++i) {
+            EXPECT_TRUE(same_value(g.data_ptr<double>()[i], w.data_ptr<double>()[i])) << i;
+          }
+        };
+        auto close = [](const Tensor& got, const Tensor& want, double rel) {
+          const Tensor g = got.to(kDouble).contiguous(), w = want.to(kDouble).contiguous();
+          ASSERT_EQ(g.sizes(), w.sizes());
+          for (int64_t i = 0; i < g.numel(); ++i) {
+            EXPECT_TRUE(near(g.data_ptr<double>()[i], w.data_ptr<double>()[i], rel)) << i;
+          }
+        };
+        const double rel = dt == kFloat ? 1e-5 : 1e-12;
+        for (const std::vector<int64_t>& dims :
+             {std::vector<int64_t>{}, {0, 1}, {1, 3}, {0, 2, 3}, {2, 0}}) {
+          SCOPED_TRACE("dims " + std::to_string(dims.size()));
+          if (x.dim() == 2 && dims.size() > 2) continue;
+          const std::vector<int64_t> d2 = {dims.empty() ? 0 : 1};
+          if (x.dim() == 2 && !dims.empty() && dims != std::vector<int64_t>{0, 1}) {
+            // The 2-d view: along its dim 1 (a strided line) instead.
+            exact(x.amax(d2), c.amax(d2));
+            close(x.sum(d2), c.sum(d2), dt == kFloat ? 1e-5 : 1e-12);
+            continue;
+          }
+          exact(x.amax(dims), c.amax(dims));
+          exact(x.amin(dims, true), c.amin(dims, true));
+          exact(count_nonzero(x, dims), count_nonzero(c, dims));
+          if (dt == kLong) {
+            exact(x.sum(dims), c.sum(dims));
+            continue;
+          }
+          close(x.sum(dims), c.sum(dims), rel);
+          close(x.mean(dims), c.mean(dims), rel);
+          close(x.norm(2, dims, false), c.norm(2, dims, false), rel);
+          close(x.norm(kInf, dims, false), c.norm(kInf, dims, false), rel);
+          close(x.logsumexp(dims), c.logsumexp(dims), rel);
+          close(x.var(dims, true, false), c.var(dims, true, false), rel * 10);
+          close(nansum(x, dims), nansum(c, dims), rel);
+        }
+        exact(x.max(), c.max());
+        exact(x.min(), c.min());
+        exact(x.argmax(), c.argmax());
+        exact(x.argmin(), c.argmin());
+        exact(x.all(), c.all());
+        exact(x.any(), c.any());
+        if (dt != kLong) close(x.prod(), c.prod(), rel * 10);
+      }
+    }
+  }
+}
+
 TEST(ReduceLanesTest, ThreadCountDoesNotChangeResults) {
   const int64_t n = 100003;
   std::vector<double> v = values(3 * n, 5);
