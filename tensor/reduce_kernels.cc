@@ -10,6 +10,9 @@
 #include "tensor/loops.h"
 #include "tensor/reduce_engine.h"
 #include "tensor/vec_math.h"
+// After <cmath>: double exp vectorizes through libmvec (Note [Vectorized
+// libm]).
+#include "tensor/simd_math.h"
 
 namespace ember {
 namespace reduce_detail {

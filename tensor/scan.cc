@@ -19,8 +19,12 @@
 #include "tensor/loops.h"
 #include "tensor/parallel.h"
 #include "tensor/reduce.h"
+#include "tensor/reduce_engine.h"
 #include "tensor/scan_kernels.h"
 #include "tensor/vec_math.h"
+// After <cmath>: double exp vectorizes through libmvec (Note [Vectorized
+// libm]).
+#include "tensor/simd_math.h"
 
 namespace ember {
 namespace detail {
@@ -121,30 +125,39 @@ void cumulative(const In* x, Out* y, const ScanShape& s) {
 // lanes with exp_f (Note [Vectorizable exp and erfc]; softmax of float
 // keeps the exponentials in the output), then the output. The block path
 // walked a 65536-element line one element at a time with calls to expf:
-// 10 times libtorch 1.13's time.
+// 10 times libtorch 1.13's time. double's std::exp vectorizes through
+// libmvec (Note [Vectorized libm]) and its max through vector types: the
+// double line ran scalar exp calls and a branchy max, 3.3 times 1.13's
+// time.
 template <typename T, bool kLog>
 bool softmax_line(const T* xr, T* yr, int64_t len) {
   using acc_t = float_acc_t<T>;
   constexpr int kLanes = 128 / sizeof(acc_t);  // four AVX2 registers
   acc_t lanes[kLanes];
-  acc_t nan_seen[kLanes];  // a NaN the lane saw, else 0
-  for (int l = 0; l < kLanes; ++l) {
-    lanes[l] = -std::numeric_limits<acc_t>::infinity();
-    nan_seen[l] = 0;
-  }
-  int64_t i = 0;
-  for (; i + kLanes <= len; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const acc_t v = static_cast<acc_t>(xr[i + l]);
-      lanes[l] = v > lanes[l] ? v : lanes[l];
-      nan_seen[l] = v != v ? v : nan_seen[l];
-    }
-  }
   acc_t mx = -std::numeric_limits<acc_t>::infinity();
   bool nan = false;
-  for (int l = 0; l < kLanes; ++l) {
-    mx = lanes[l] > mx ? lanes[l] : mx;
-    nan |= nan_seen[l] != nan_seen[l];
+  int64_t i = 0;
+  if constexpr (std::is_same<T, acc_t>::value) {
+    // float and double as vector types: GCC left the select loop over
+    // double lanes scalar, with branches (Note [Vectorized max and min]).
+    i = reduce_detail::vector_best<true>(xr, len, &mx, &nan);
+  } else {
+    acc_t nan_seen[kLanes];  // a NaN the lane saw, else 0
+    for (int l = 0; l < kLanes; ++l) {
+      lanes[l] = -std::numeric_limits<acc_t>::infinity();
+      nan_seen[l] = 0;
+    }
+    for (; i + kLanes <= len; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        const acc_t v = static_cast<acc_t>(xr[i + l]);
+        lanes[l] = v > lanes[l] ? v : lanes[l];
+        nan_seen[l] = v != v ? v : nan_seen[l];
+      }
+    }
+    for (int l = 0; l < kLanes; ++l) {
+      mx = lanes[l] > mx ? lanes[l] : mx;
+      nan |= nan_seen[l] != nan_seen[l];
+    }
   }
   for (; i < len; ++i) {
     const acc_t v = static_cast<acc_t>(xr[i]);
