@@ -162,6 +162,43 @@ constexpr int64_t kTile = 64;
 // so results do not depend on the number of threads.
 constexpr int64_t kReduceChunk = 16384;
 
+// kStrip outputs whose inputs are contiguous (the innermost kept stride is
+// 1), reduced together in tile mode with a width known at compile time:
+// their accumulators stay in registers and each reduced step is a few
+// vector instructions. The loop over the tile's whole width kept them in
+// memory (sum over dim 0 of a [256, 256] float matrix: 15 us, libtorch
+// 1.13: 9). Each output sees the same steps in the same order.
+constexpr int64_t kStrip = 32;
+template <typename Op>
+void reduce_strip(const Op& op, const ReducePlan& p, const typename Op::scalar_t* base, int64_t k) {
+  using acc_t = typename Op::acc_t;
+  const int nr = static_cast<int>(p.rsz.size());
+  acc_t acc[kStrip];
+  for (int64_t j = 0; j < kStrip; ++j) acc[j] = op.identity();
+  if (nr == 1) {
+    const int64_t rs = p.rstr[0];
+    for (int64_t r = 0; r < p.nred; ++r) {
+      const typename Op::scalar_t* q = base + r * rs;
+      for (int64_t j = 0; j < kStrip; ++j) op.step(acc[j], q[j], r);
+    }
+  } else {
+    int64_t idx[kMaxDims];
+    for (int d = 0; d < nr; ++d) idx[d] = 0;
+    int64_t off = 0;
+    for (int64_t r = 0; r < p.nred; ++r) {
+      const typename Op::scalar_t* q = base + off;
+      for (int64_t j = 0; j < kStrip; ++j) op.step(acc[j], q[j], r);
+      for (int d = nr - 1; d >= 0; --d) {
+        off += p.rstr[d];
+        if (++idx[d] < p.rsz[d]) break;
+        off -= idx[d] * p.rstr[d];
+        idx[d] = 0;
+      }
+    }
+  }
+  for (int64_t j = 0; j < kStrip; ++j) op.write(k + j, acc[j]);
+}
+
 // Outputs [kb, ke) in tile mode: neighbours along the innermost kept dim
 // advance together through the reduced range.
 template <typename Op>
@@ -176,8 +213,16 @@ void reduce_tiles(const Op& op, const ReducePlan& p, const typename Op::scalar_t
   int64_t k = kb;
   while (k < ke) {
     const int64_t col = k % oin;
-    const int64_t g = std::min({kTile, oin - col, ke - k});
+    int64_t g = std::min({kTile, oin - col, ke - k});
     const typename Op::scalar_t* base = in + kept_offset(p, k);
+    if (ostride == 1 && g >= kStrip && p.nred > 0) {
+      int64_t j0 = 0;
+      for (; j0 + kStrip <= g; j0 += kStrip) reduce_strip(op, p, base + j0, k + j0);
+      k += j0;
+      g -= j0;
+      base += j0;
+      if (g == 0) continue;
+    }
     for (int64_t j = 0; j < g; ++j) acc[j] = op.identity();
     for (int d = 0; d < nr; ++d) idx[d] = 0;
     int64_t off = 0;

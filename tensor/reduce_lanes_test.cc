@@ -391,6 +391,61 @@ TEST(ReduceLanesTest, FloatProdFollows113) {
       same_value(from_values({70}, many, kFloat).prod().item<double>(), prod_113<float>(many)));
 }
 
+// Tile mode over contiguous columns (kStrip at a time, then the rest):
+// every column is its own element-by-element reduction.
+TEST(ReduceLanesTest, ColumnStripsFollowTheElementRule) {
+  for (int64_t cols : {int64_t{31}, int64_t{32}, int64_t{33}, int64_t{64}, int64_t{100}}) {
+    for (int64_t rows : {int64_t{1}, int64_t{5}, int64_t{40}}) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+      std::vector<double> v = values(3 * rows * cols, static_cast<uint32_t>(rows * cols));
+      for (int64_t c = 0; c < cols; c += 7) v[(c % rows) * cols + c] = kNan;      // column c
+      for (int64_t c = 3; c < cols; c += 11) v[((c + 1) % rows) * cols + c] = 9;  // ties at 9
+      for (int64_t c = 3; c < cols; c += 11) v[((c + 2) % rows) * cols + c] = 9;
+      for (ScalarType dt : {kFloat, kDouble, kBFloat16}) {
+        SCOPED_TRACE(scalar_type_name(dt));
+        const Tensor t3 = from_values({3, rows, cols}, v, dt);
+        // One reduced dim, and two that do not coalesce (a narrowed middle).
+        const std::vector<Tensor> xs = {t3.select(0, 1),
+                                        t3.narrow(1, 0, std::max<int64_t>(1, rows - 1))};
+        for (size_t k = 0; k < xs.size(); ++k) {
+          const Tensor x = xs[k];
+          const std::vector<int64_t> dims =
+              k == 0 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1};
+          const Tensor flat = x.reshape({-1, cols});
+          const Tensor amax = x.amax(dims), sum = x.sum(dims), prod = x.prod(0);
+          const Tensor am = k == 0 ? x.argmax(0) : Tensor();
+          for (int64_t c = 0; c < cols; ++c) {
+            const Tensor col = flat.select(1, c).contiguous();
+            double best = -kInf, s = 0;
+            int64_t at_best = -1;
+            for (int64_t r = 0; r < col.size(0); ++r) {
+              const double y = at(col, r);
+              if (std::isnan(y)) {
+                if (!std::isnan(best)) best = y, at_best = r;
+              } else if (!std::isnan(best) && (y > best || at_best < 0)) {
+                best = y, at_best = r;
+              }
+              s += y;
+            }
+            EXPECT_TRUE(same_value(at(amax.reshape({-1}), c), best)) << c;
+            if (k == 0) {
+              EXPECT_EQ(at(am, c), at_best) << c;
+              if (dt == kFloat) {
+                float pr = 1;
+                for (int64_t r = 0; r < rows; ++r) pr *= static_cast<float>(at(col, r));
+                EXPECT_TRUE(same_value(at(prod, c), pr)) << c;
+              }
+            }
+            if (dt != kBFloat16) {
+              EXPECT_TRUE(near(at(sum.reshape({-1}), c), s, 1e-6)) << c;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Note [Reduced dims in memory order]: full and multi-dim reductions of
 // transposed, permuted, channels-last and expanded inputs walk memory order;
 // their results are those of the contiguous copy (exactly for the
