@@ -131,7 +131,9 @@ ReducePlan make_plan(const Tensor& t, const DimMask& mask, bool any_order) {
 namespace {
 Tensor skip_nan_reduction(ReduceKind kind, const Tensor& self, IntArrayRef dim, bool keepdim,
                           ScalarType out_dtype) {
-  EMBER_CHECK(self.device().is_cpu() && (self.dtype() == kFloat || self.dtype() == kDouble),
+  EMBER_CHECK(self.device().is_cpu() && (self.dtype() == kFloat || self.dtype() == kDouble ||
+                                         (kind == ReduceKind::kSum &&
+                                          (self.dtype() == kHalf || self.dtype() == kBFloat16))),
               "expected a float or double CPU tensor");
   const DimMask mask = make_dim_mask(self, dim);
   Tensor outs[2];
