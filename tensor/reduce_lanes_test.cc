@@ -328,6 +328,23 @@ TEST(ReduceLanesTest, ScansAndSoftmaxAlongALine) {
 
 // Long rows split across threads in fixed chunks: the same results on one
 // thread and on two, the first NaN / best index found across chunks.
+// float16 / bfloat16 softmax along a line keeps its float exponentials in
+// a scratch line (up to 65536 elements) or computes them again: either way
+// the float softmax of the same values, rounded once.
+TEST(ReduceLanesTest, ReducedFloatSoftmaxLineIsTheRoundedFloatOne) {
+  std::vector<int64_t> lengths(std::begin(kLengths), std::end(kLengths));
+  lengths.push_back(65536);
+  lengths.push_back(65537);
+  for (int64_t n : lengths) {
+    for (ScalarType dt : {kBFloat16, kHalf}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " " + scalar_type_name(dt));
+      const Tensor x = from_values({2, n}, values(2 * n, static_cast<uint32_t>(n) + 9), dt);
+      const Tensor want = x.to(kFloat).softmax(1).to(dt);
+      EXPECT_TRUE(x.softmax(1).equal(want));
+    }
+  }
+}
+
 // Note [Float prod]: 1.13's order and rounding, in the accumulator's own
 // type: 4 vectors of lanes from the first block, (v0 * v1) * (v2 * v3),
 // the lanes in order, then the rest one by one.

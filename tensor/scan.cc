@@ -166,24 +166,49 @@ bool softmax_line(const T* xr, T* yr, int64_t len) {
   }
   if (nan) return false;
   // Stores exp(x - max) in the output where it keeps its value (float,
-  // double): the last pass then only scales.
+  // double): the last pass then only scales. float16 / bfloat16 softmax
+  // keeps them in a float scratch line (up to kScratchLine elements) instead
+  // of computing them twice: bfloat16's line took 1.76 times 1.13's time.
   constexpr bool kKeepExp = !kLog && std::is_same<T, acc_t>::value;
-  for (int l = 0; l < kLanes; ++l) lanes[l] = 0;
-  for (i = 0; i + kLanes <= len; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[i + l]) - mx);
-      if constexpr (kKeepExp) yr[i + l] = e;
-      lanes[l] += e;
+  constexpr bool kScratch = !kLog && !kKeepExp;
+  constexpr int64_t kScratchLine = int64_t{1} << 16;
+  auto exp_pass = [&](auto* dst) {
+    constexpr bool kStore = !std::is_same<decltype(dst), std::nullptr_t*>::value;
+    for (int l = 0; l < kLanes; ++l) lanes[l] = 0;
+    int64_t j = 0;
+    for (; j + kLanes <= len; j += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[j + l]) - mx);
+        if constexpr (kStore) dst[j + l] = e;
+        lanes[l] += e;
+      }
     }
-  }
-  for (int w = kLanes / 2; w > 0; w /= 2) {
-    for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
-  }
-  acc_t sum = lanes[0];
-  for (; i < len; ++i) {
-    const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[i]) - mx);
-    if constexpr (kKeepExp) yr[i] = e;
-    sum += e;
+    for (int w = kLanes / 2; w > 0; w /= 2) {
+      for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+    }
+    acc_t total = lanes[0];
+    for (; j < len; ++j) {
+      const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[j]) - mx);
+      if constexpr (kStore) dst[j] = e;
+      total += e;
+    }
+    return total;
+  };
+  acc_t* ex = nullptr;
+  acc_t sum;
+  if constexpr (kKeepExp) {
+    sum = exp_pass(yr);
+  } else if constexpr (kScratch) {
+    if (len <= kScratchLine) {
+      thread_local std::vector<acc_t> scratch;
+      if (static_cast<int64_t>(scratch.size()) < len) scratch.resize(len);
+      ex = scratch.data();
+      sum = exp_pass(ex);
+    } else {
+      sum = exp_pass(static_cast<std::nullptr_t*>(nullptr));
+    }
+  } else {
+    sum = exp_pass(static_cast<std::nullptr_t*>(nullptr));
   }
   if constexpr (kLog) {
     const acc_t lsum = std::log(sum);
@@ -191,6 +216,9 @@ bool softmax_line(const T* xr, T* yr, int64_t len) {
   } else if constexpr (kKeepExp) {
     const acc_t inv = 1 / sum;
     for (i = 0; i < len; ++i) yr[i] = yr[i] * inv;
+  } else if (ex != nullptr) {
+    const acc_t inv = 1 / sum;
+    for (i = 0; i < len; ++i) yr[i] = static_cast<T>(ex[i] * inv);
   } else {
     const acc_t inv = 1 / sum;
     for (i = 0; i < len; ++i) {
