@@ -252,6 +252,17 @@ void reduce_kernel(const Op& op, const ReducePlan& p, const typename Op::scalar_
       reduce_tiles(op, p, in, kb, ke);
       return;
     }
+    if (p.osz.size() == 1 && p.rsz.size() == 1) {
+      // One kept and one reduced dim (sum over the last dim of a matrix):
+      // reduce_range's and kept_offset's divisions cost as much as a short
+      // row.
+      for (int64_t k = kb; k < ke; ++k) {
+        acc_t acc = op.identity();
+        op.run(acc, in + k * p.ostr[0], p.rstr[0], p.nred, 0);
+        op.write(k, acc);
+      }
+      return;
+    }
     for (int64_t k = kb; k < ke; ++k) {
       acc_t acc = op.identity();
       reduce_range(op, p, in + kept_offset(p, k), 0, p.nred, acc);
@@ -302,13 +313,9 @@ int64_t vector_best(const V* p, int64_t n, V* best, bool* any_nan) {
   typedef V W __attribute__((vector_size(32)));
   constexpr int kW = 32 / sizeof(V);
   constexpr int kRegs = 4;  // hides the max/min latency
-  W acc[kRegs] = {}, nan_seen[kRegs] = {};
-  for (int r = 0; r < kRegs; ++r) {
-    for (int j = 0; j < kW; ++j) {
-      acc[r][j] = *best;
-      nan_seen[r][j] = 0;
-    }
-  }
+  W start;
+  for (int j = 0; j < kW; ++j) start[j] = *best;
+  W acc[kRegs] = {start, start, start, start}, nan_seen[kRegs] = {};
   int64_t i = 0;
   for (; i + kRegs * kW <= n; i += kRegs * kW) {
     for (int r = 0; r < kRegs; ++r) {
@@ -322,12 +329,22 @@ int64_t vector_best(const V* p, int64_t n, V* best, bool* any_nan) {
       nan_seen[r] = v != v ? v : nan_seen[r];  // a NaN the lane saw, else 0
     }
   }
-  for (int r = 0; r < kRegs; ++r) {
-    for (int j = 0; j < kW; ++j) {
-      const V a = acc[r][j], z = nan_seen[r][j];
-      *best = (kMax ? a > *best : a < *best) ? a : *best;
-      *any_nan |= z != z;
+  // The registers into one with the same selects, then its lanes: a
+  // lane-by-lane end over all four cost as much as a 256-element run
+  // (amax over the last dim of a [256, 256] float matrix: 5 times 1.13's
+  // time).
+  W a = acc[0], z = nan_seen[0];
+  for (int r = 1; r < kRegs; ++r) {
+    if constexpr (kMax) {
+      a = acc[r] > a ? acc[r] : a;
+    } else {
+      a = acc[r] < a ? acc[r] : a;
     }
+    z = nan_seen[r] != nan_seen[r] ? nan_seen[r] : z;
+  }
+  for (int j = 0; j < kW; ++j) {
+    *best = (kMax ? a[j] > *best : a[j] < *best) ? a[j] : *best;
+    *any_nan |= z[j] != z[j];
   }
   return i;
 }
