@@ -305,46 +305,61 @@ using Unit = std::integral_constant<int64_t, 1>;
 // Lanes of float or double as GCC / Clang vector types (Note [Vectorized
 // max and min]): GCC's vectorizer leaves a plain select loop over double
 // lanes scalar (it moves them to integer registers for cmov). Reduces
-// p[0, done), done the largest multiple of the lane count <= n, into
+// p[0, done), done the largest multiple of one register's lanes <= n, into
 // *best (max or min ignoring NaN; lanes start from *best) and *any_nan
 // (set if a NaN was seen); returns done.
 template <bool kMax, typename V>
 int64_t vector_best(const V* p, int64_t n, V* best, bool* any_nan) {
   typedef V W __attribute__((vector_size(32)));
   constexpr int kW = 32 / sizeof(V);
-  constexpr int kRegs = 4;  // hides the max/min latency
+  // Four registers of lanes hide the max/min latency. Named values, not
+  // arrays: GCC kept arrays of them on the stack and cleared them with
+  // rep stos, which cost more than a short run.
+  auto pick = [](W v, W a) {
+    if constexpr (kMax) {
+      return v > a ? v : a;
+    } else {
+      return v < a ? v : a;
+    }
+  };
+  auto nan_of = [](W v, W z) { return v != v ? v : z; };  // a NaN the lane saw, else 0
+  auto load = [&](int64_t i) {
+    W v;
+    std::memcpy(&v, p + i, sizeof v);
+    return v;
+  };
   W start;
   for (int j = 0; j < kW; ++j) start[j] = *best;
-  W acc[kRegs] = {start, start, start, start}, nan_seen[kRegs] = {};
+  W a0 = start, a1 = start, a2 = start, a3 = start;
+  W z0 = {}, z1 = {}, z2 = {}, z3 = {};
   int64_t i = 0;
-  for (; i + kRegs * kW <= n; i += kRegs * kW) {
-    for (int r = 0; r < kRegs; ++r) {
-      W v;
-      std::memcpy(&v, p + i + r * kW, sizeof v);
-      if constexpr (kMax) {
-        acc[r] = v > acc[r] ? v : acc[r];
-      } else {
-        acc[r] = v < acc[r] ? v : acc[r];
-      }
-      nan_seen[r] = v != v ? v : nan_seen[r];  // a NaN the lane saw, else 0
-    }
+  for (; i + 4 * kW <= n; i += 4 * kW) {
+    const W v0 = load(i), v1 = load(i + kW), v2 = load(i + 2 * kW), v3 = load(i + 3 * kW);
+    a0 = pick(v0, a0);
+    a1 = pick(v1, a1);
+    a2 = pick(v2, a2);
+    a3 = pick(v3, a3);
+    z0 = nan_of(v0, z0);
+    z1 = nan_of(v1, z1);
+    z2 = nan_of(v2, z2);
+    z3 = nan_of(v3, z3);
+  }
+  // Then one register at a time (short runs: softmax over a last dim of
+  // 16 spent most of its time on a scalar, branchy max).
+  for (; i + kW <= n; i += kW) {
+    const W v = load(i);
+    a0 = pick(v, a0);
+    z0 = nan_of(v, z0);
   }
   // The registers into one with the same selects, then its lanes: a
   // lane-by-lane end over all four cost as much as a 256-element run
   // (amax over the last dim of a [256, 256] float matrix: 5 times 1.13's
   // time).
-  W a = acc[0], z = nan_seen[0];
-  for (int r = 1; r < kRegs; ++r) {
-    if constexpr (kMax) {
-      a = acc[r] > a ? acc[r] : a;
-    } else {
-      a = acc[r] < a ? acc[r] : a;
-    }
-    z = nan_seen[r] != nan_seen[r] ? nan_seen[r] : z;
-  }
+  a0 = pick(a3, pick(a2, pick(a1, a0)));
+  z0 = nan_of(z3, nan_of(z2, nan_of(z1, z0)));
   for (int j = 0; j < kW; ++j) {
-    *best = (kMax ? a[j] > *best : a[j] < *best) ? a[j] : *best;
-    *any_nan |= z[j] != z[j];
+    *best = (kMax ? a0[j] > *best : a0[j] < *best) ? a0[j] : *best;
+    *any_nan |= z0[j] != z0[j];
   }
   return i;
 }

@@ -174,19 +174,37 @@ bool softmax_line(const T* xr, T* yr, int64_t len) {
   constexpr int64_t kScratchLine = int64_t{1} << 16;
   auto exp_pass = [&](auto* dst) {
     constexpr bool kStore = !std::is_same<decltype(dst), std::nullptr_t*>::value;
-    for (int l = 0; l < kLanes; ++l) lanes[l] = 0;
     int64_t j = 0;
-    for (; j + kLanes <= len; j += kLanes) {
-      for (int l = 0; l < kLanes; ++l) {
-        const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[j + l]) - mx);
-        if constexpr (kStore) dst[j + l] = e;
-        lanes[l] += e;
+    acc_t total = 0;
+    if (len >= kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] = 0;
+      for (; j + kLanes <= len; j += kLanes) {
+        for (int l = 0; l < kLanes; ++l) {
+          const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[j + l]) - mx);
+          if constexpr (kStore) dst[j + l] = e;
+          lanes[l] += e;
+        }
       }
+      for (int w = kLanes / 2; w > 0; w /= 2) {
+        for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+      }
+      total = lanes[0];
     }
-    for (int w = kLanes / 2; w > 0; w /= 2) {
-      for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+    // Then one register at a time: a line shorter than kLanes (softmax over
+    // a last dim of 16) took every exponential one by one, 4 times 1.13's
+    // time.
+    constexpr int kVec = 32 / sizeof(acc_t);
+    if (j + kVec <= len) {
+      acc_t vec[kVec] = {};
+      for (; j + kVec <= len; j += kVec) {
+        for (int l = 0; l < kVec; ++l) {
+          const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[j + l]) - mx);
+          if constexpr (kStore) dst[j + l] = e;
+          vec[l] += e;
+        }
+      }
+      for (int l = 0; l < kVec; ++l) total += vec[l];
     }
-    acc_t total = lanes[0];
     for (; j < len; ++j) {
       const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[j]) - mx);
       if constexpr (kStore) dst[j] = e;
