@@ -81,6 +81,23 @@ double sum_contiguous(const T* p, int64_t n) {
     }
     total += static_cast<double>(lanes[0]);
   }
+  // Then whole registers (at most 3): a short row (sum over a last dim of
+  // 16) ran its elements through one double add chain, 2.4 times 1.13's
+  // time.
+  constexpr int kW = 32 / sizeof(T);
+  if (n - i >= kW) {
+    T lanes[kW] = {};
+    for (; i + kW <= n; i += kW) {
+      for (int l = 0; l < kW; ++l) {
+        const T v = p[i + l];
+        lanes[l] += kSkipNan && v != v ? T(0) : v;
+      }
+    }
+    for (int w = kW / 2; w > 0; w /= 2) {
+      for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+    }
+    total += static_cast<double>(lanes[0]);
+  }
   for (; i < n; ++i) total += kSkipNan && p[i] != p[i] ? 0.0 : static_cast<double>(p[i]);
   return total;
 }
