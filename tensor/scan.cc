@@ -178,11 +178,21 @@ bool softmax_line(const T* xr, T* yr, int64_t len) {
     acc_t total = 0;
     if (len >= kLanes) {
       for (int l = 0; l < kLanes; ++l) lanes[l] = 0;
-      for (; j + kLanes <= len; j += kLanes) {
-        for (int l = 0; l < kLanes; ++l) {
-          const acc_t e = detail::vec_exp(static_cast<acc_t>(xr[j + l]) - mx);
-          if constexpr (kStore) dst[j + l] = e;
-          lanes[l] += e;
+      const int64_t whole = len / kLanes * kLanes;
+      if constexpr (kStore) {
+        // The exponentials as a plain map, then their sum in the same
+        // lanes: one loop of both kept double's lanes in shuffles around
+        // the libmvec calls (1.3 times 1.13's time).
+        for (int64_t m = 0; m < whole; ++m)
+          dst[m] = detail::vec_exp(static_cast<acc_t>(xr[m]) - mx);
+        for (; j < whole; j += kLanes) {
+          for (int l = 0; l < kLanes; ++l) lanes[l] += dst[j + l];
+        }
+      } else {
+        for (; j < whole; j += kLanes) {
+          for (int l = 0; l < kLanes; ++l) {
+            lanes[l] += detail::vec_exp(static_cast<acc_t>(xr[j + l]) - mx);
+          }
         }
       }
       for (int w = kLanes / 2; w > 0; w /= 2) {
