@@ -142,9 +142,17 @@ Tensor kron(const Tensor& self, const Tensor& other) {
 namespace {
 // float and double on the CPU sum with NaN read as 0 in one pass (a
 // where() and a sum took 13 times libtorch 1.13's time); the same values.
+// float16 / bfloat16 too (Note [Reduced-float sum], NaN read as 0: 2.6
+// times 1.13's time as where() and sum).
 bool nansum_in_one_pass(const Tensor& self, std::optional<ScalarType> dtype) {
-  return self.device().is_cpu() && (self.dtype() == kFloat || self.dtype() == kDouble) &&
+  return self.device().is_cpu() &&
+         (self.dtype() == kFloat || self.dtype() == kDouble || self.dtype() == kHalf ||
+          self.dtype() == kBFloat16) &&
          (!dtype || *dtype == self.dtype());
+}
+// nanmean's count in one pass: float and double.
+bool count_in_one_pass(const Tensor& self, std::optional<ScalarType> dtype) {
+  return nansum_in_one_pass(self, dtype) && (self.dtype() == kFloat || self.dtype() == kDouble);
 }
 }  // namespace
 
@@ -177,7 +185,7 @@ Tensor nanmean(const Tensor& self, std::optional<ScalarType> dtype) {
   EMBER_CHECK(self.is_floating_point(),
               "nanmean(): expected input to have floating point dtype but got ",
               scalar_type_name(self.dtype()));
-  if (nansum_in_one_pass(self, dtype)) {
+  if (count_in_one_pass(self, dtype)) {
     return nansum(self, dtype).div(reduce_detail::count_not_nan_cpu(self, {}, false));
   }
   return nansum(self, dtype).div(self.isnan().logical_not().sum());
@@ -186,7 +194,7 @@ Tensor nanmean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<
   EMBER_CHECK(self.is_floating_point(),
               "nanmean(): expected input to have floating point dtype but got ",
               scalar_type_name(self.dtype()));
-  if (nansum_in_one_pass(self, dtype)) {
+  if (count_in_one_pass(self, dtype)) {
     return nansum(self, dim, keepdim, dtype)
         .div(reduce_detail::count_not_nan_cpu(self, dim, keepdim));
   }

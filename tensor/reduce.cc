@@ -4,7 +4,9 @@
 
 #include "tensor/reduce.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "tensor/autocast.h"
@@ -68,7 +70,20 @@ void coalesce(DimVector& sz, DimVector& st) {
 }
 }  // namespace
 
-ReducePlan make_plan(const Tensor& t, const DimMask& mask) {
+// Note [Reduced dims in memory order]: a reduction whose result does not
+// depend on the order of its elements (sum, mean, prod, var/std, norm,
+// logsumexp, amax/amin, all/any, count_nonzero; not the arg reductions,
+// whose index is the logical position) walks its reduced dims sorted by
+// stride, outermost largest, so that those of a transposed, permuted or
+// channels-last input coalesce into long contiguous runs for the op's
+// vectorized loop: amax over both dims of a transposed [256, 256] float
+// tensor walked 256 runs of stride 256 (100 us, libtorch 1.13: 6 us).
+// PyTorch's TensorIterator also sorts the dims of a reduction by the
+// input's strides, so a float sum adds in memory order there too.
+// Stride-0 (expanded) dims go outermost, where they repeat whole runs.
+// amax/amin of floats choose between 0.0 and -0.0 by order: they redo a
+// zero result in logical order (reduce_minmax.cc).
+ReducePlan make_plan(const Tensor& t, const DimMask& mask, bool any_order) {
   ReducePlan p;
   for (int64_t d = 0; d < t.dim(); ++d) {
     int64_t s = t.sizes()[d];
@@ -92,6 +107,22 @@ ReducePlan make_plan(const Tensor& t, const DimMask& mask) {
     }
     return p;
   }
+  if (any_order && p.rsz.size() > 1) {
+    auto key = [](int64_t stride) {
+      return stride == 0 ? std::numeric_limits<int64_t>::max() : std::abs(stride);
+    };
+    DimVector order;
+    for (size_t i = 0; i < p.rsz.size(); ++i) order.push_back(static_cast<int64_t>(i));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return key(p.rstr[a]) > key(p.rstr[b]); });
+    DimVector sz, st;
+    for (int64_t i : order) {
+      sz.push_back(p.rsz[i]);
+      st.push_back(p.rstr[i]);
+    }
+    p.rsz = std::move(sz);
+    p.rstr = std::move(st);
+  }
   coalesce(p.osz, p.ostr);
   coalesce(p.rsz, p.rstr);
   return p;
@@ -100,7 +131,9 @@ ReducePlan make_plan(const Tensor& t, const DimMask& mask) {
 namespace {
 Tensor skip_nan_reduction(ReduceKind kind, const Tensor& self, IntArrayRef dim, bool keepdim,
                           ScalarType out_dtype) {
-  EMBER_CHECK(self.device().is_cpu() && (self.dtype() == kFloat || self.dtype() == kDouble),
+  EMBER_CHECK(self.device().is_cpu() && (self.dtype() == kFloat || self.dtype() == kDouble ||
+                                         (kind == ReduceKind::kSum &&
+                                          (self.dtype() == kHalf || self.dtype() == kBFloat16))),
               "expected a float or double CPU tensor");
   const DimMask mask = make_dim_mask(self, dim);
   Tensor outs[2];

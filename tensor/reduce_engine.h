@@ -65,7 +65,10 @@ struct ReducePlan {
   int64_t nout = 1;
   int64_t nred = 1;
 };
-ReducePlan make_plan(const Tensor& t, const DimMask& mask);
+// any_order (Note [Reduced dims in memory order]): the op's result does not
+// depend on the order in which it meets the elements (beyond rounding), so
+// the reduced dims are walked in memory order.
+ReducePlan make_plan(const Tensor& t, const DimMask& mask, bool any_order = false);
 
 // The reductions a device backend implements. The device-independent part
 // (dims, output shape and dtype, allocation) is in reduce.cc; a kernel
@@ -159,6 +162,43 @@ constexpr int64_t kTile = 64;
 // so results do not depend on the number of threads.
 constexpr int64_t kReduceChunk = 16384;
 
+// kStrip outputs whose inputs are contiguous (the innermost kept stride is
+// 1), reduced together in tile mode with a width known at compile time:
+// their accumulators stay in registers and each reduced step is a few
+// vector instructions. The loop over the tile's whole width kept them in
+// memory (sum over dim 0 of a [256, 256] float matrix: 15 us, libtorch
+// 1.13: 9). Each output sees the same steps in the same order.
+constexpr int64_t kStrip = 32;
+template <typename Op>
+void reduce_strip(const Op& op, const ReducePlan& p, const typename Op::scalar_t* base, int64_t k) {
+  using acc_t = typename Op::acc_t;
+  const int nr = static_cast<int>(p.rsz.size());
+  acc_t acc[kStrip];
+  for (int64_t j = 0; j < kStrip; ++j) acc[j] = op.identity();
+  if (nr == 1) {
+    const int64_t rs = p.rstr[0];
+    for (int64_t r = 0; r < p.nred; ++r) {
+      const typename Op::scalar_t* q = base + r * rs;
+      for (int64_t j = 0; j < kStrip; ++j) op.step(acc[j], q[j], r);
+    }
+  } else {
+    int64_t idx[kMaxDims];
+    for (int d = 0; d < nr; ++d) idx[d] = 0;
+    int64_t off = 0;
+    for (int64_t r = 0; r < p.nred; ++r) {
+      const typename Op::scalar_t* q = base + off;
+      for (int64_t j = 0; j < kStrip; ++j) op.step(acc[j], q[j], r);
+      for (int d = nr - 1; d >= 0; --d) {
+        off += p.rstr[d];
+        if (++idx[d] < p.rsz[d]) break;
+        off -= idx[d] * p.rstr[d];
+        idx[d] = 0;
+      }
+    }
+  }
+  for (int64_t j = 0; j < kStrip; ++j) op.write(k + j, acc[j]);
+}
+
 // Outputs [kb, ke) in tile mode: neighbours along the innermost kept dim
 // advance together through the reduced range.
 template <typename Op>
@@ -173,8 +213,16 @@ void reduce_tiles(const Op& op, const ReducePlan& p, const typename Op::scalar_t
   int64_t k = kb;
   while (k < ke) {
     const int64_t col = k % oin;
-    const int64_t g = std::min({kTile, oin - col, ke - k});
+    int64_t g = std::min({kTile, oin - col, ke - k});
     const typename Op::scalar_t* base = in + kept_offset(p, k);
+    if (ostride == 1 && g >= kStrip && p.nred > 0) {
+      int64_t j0 = 0;
+      for (; j0 + kStrip <= g; j0 += kStrip) reduce_strip(op, p, base + j0, k + j0);
+      k += j0;
+      g -= j0;
+      base += j0;
+      if (g == 0) continue;
+    }
     for (int64_t j = 0; j < g; ++j) acc[j] = op.identity();
     for (int d = 0; d < nr; ++d) idx[d] = 0;
     int64_t off = 0;
@@ -202,6 +250,17 @@ void reduce_kernel(const Op& op, const ReducePlan& p, const typename Op::scalar_
   auto rows = [&](int64_t kb, int64_t ke) {
     if (tile) {
       reduce_tiles(op, p, in, kb, ke);
+      return;
+    }
+    if (p.osz.size() == 1 && p.rsz.size() == 1) {
+      // One kept and one reduced dim (sum over the last dim of a matrix):
+      // reduce_range's and kept_offset's divisions cost as much as a short
+      // row.
+      for (int64_t k = kb; k < ke; ++k) {
+        acc_t acc = op.identity();
+        op.run(acc, in + k * p.ostr[0], p.rstr[0], p.nred, 0);
+        op.write(k, acc);
+      }
       return;
     }
     for (int64_t k = kb; k < ke; ++k) {
@@ -246,40 +305,61 @@ using Unit = std::integral_constant<int64_t, 1>;
 // Lanes of float or double as GCC / Clang vector types (Note [Vectorized
 // max and min]): GCC's vectorizer leaves a plain select loop over double
 // lanes scalar (it moves them to integer registers for cmov). Reduces
-// p[0, done), done the largest multiple of the lane count <= n, into
+// p[0, done), done the largest multiple of one register's lanes <= n, into
 // *best (max or min ignoring NaN; lanes start from *best) and *any_nan
 // (set if a NaN was seen); returns done.
 template <bool kMax, typename V>
 int64_t vector_best(const V* p, int64_t n, V* best, bool* any_nan) {
   typedef V W __attribute__((vector_size(32)));
   constexpr int kW = 32 / sizeof(V);
-  constexpr int kRegs = 4;  // hides the max/min latency
-  W acc[kRegs] = {}, nan_seen[kRegs] = {};
-  for (int r = 0; r < kRegs; ++r) {
-    for (int j = 0; j < kW; ++j) {
-      acc[r][j] = *best;
-      nan_seen[r][j] = 0;
+  // Four registers of lanes hide the max/min latency. Named values, not
+  // arrays: GCC kept arrays of them on the stack and cleared them with
+  // rep stos, which cost more than a short run.
+  auto pick = [](W v, W a) {
+    if constexpr (kMax) {
+      return v > a ? v : a;
+    } else {
+      return v < a ? v : a;
     }
-  }
+  };
+  auto nan_of = [](W v, W z) { return v != v ? v : z; };  // a NaN the lane saw, else 0
+  auto load = [&](int64_t i) {
+    W v;
+    std::memcpy(&v, p + i, sizeof v);
+    return v;
+  };
+  W start;
+  for (int j = 0; j < kW; ++j) start[j] = *best;
+  W a0 = start, a1 = start, a2 = start, a3 = start;
+  W z0 = {}, z1 = {}, z2 = {}, z3 = {};
   int64_t i = 0;
-  for (; i + kRegs * kW <= n; i += kRegs * kW) {
-    for (int r = 0; r < kRegs; ++r) {
-      W v;
-      std::memcpy(&v, p + i + r * kW, sizeof v);
-      if constexpr (kMax) {
-        acc[r] = v > acc[r] ? v : acc[r];
-      } else {
-        acc[r] = v < acc[r] ? v : acc[r];
-      }
-      nan_seen[r] = v != v ? v : nan_seen[r];  // a NaN the lane saw, else 0
-    }
+  for (; i + 4 * kW <= n; i += 4 * kW) {
+    const W v0 = load(i), v1 = load(i + kW), v2 = load(i + 2 * kW), v3 = load(i + 3 * kW);
+    a0 = pick(v0, a0);
+    a1 = pick(v1, a1);
+    a2 = pick(v2, a2);
+    a3 = pick(v3, a3);
+    z0 = nan_of(v0, z0);
+    z1 = nan_of(v1, z1);
+    z2 = nan_of(v2, z2);
+    z3 = nan_of(v3, z3);
   }
-  for (int r = 0; r < kRegs; ++r) {
-    for (int j = 0; j < kW; ++j) {
-      const V a = acc[r][j], z = nan_seen[r][j];
-      *best = (kMax ? a > *best : a < *best) ? a : *best;
-      *any_nan |= z != z;
-    }
+  // Then one register at a time (short runs: softmax over a last dim of
+  // 16 spent most of its time on a scalar, branchy max).
+  for (; i + kW <= n; i += kW) {
+    const W v = load(i);
+    a0 = pick(v, a0);
+    z0 = nan_of(v, z0);
+  }
+  // The registers into one with the same selects, then its lanes: a
+  // lane-by-lane end over all four cost as much as a 256-element run
+  // (amax over the last dim of a [256, 256] float matrix: 5 times 1.13's
+  // time).
+  a0 = pick(a3, pick(a2, pick(a1, a0)));
+  z0 = nan_of(z3, nan_of(z2, nan_of(z1, z0)));
+  for (int j = 0; j < kW; ++j) {
+    *best = (kMax ? a0[j] > *best : a0[j] < *best) ? a0[j] : *best;
+    *any_nan |= z0[j] != z0[j];
   }
   return i;
 }

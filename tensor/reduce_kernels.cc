@@ -10,6 +10,9 @@
 #include "tensor/loops.h"
 #include "tensor/reduce_engine.h"
 #include "tensor/vec_math.h"
+// After <cmath>: double exp vectorizes through libmvec (Note [Vectorized
+// libm]).
+#include "tensor/simd_math.h"
 
 namespace ember {
 namespace reduce_detail {
@@ -74,6 +77,23 @@ double sum_contiguous(const T* p, int64_t n) {
       }
     }
     for (int w = kLanes / 2; w > 0; w /= 2) {
+      for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+    }
+    total += static_cast<double>(lanes[0]);
+  }
+  // Then whole registers (at most 3): a short row (sum over a last dim of
+  // 16) ran its elements through one double add chain, 2.4 times 1.13's
+  // time.
+  constexpr int kW = 32 / sizeof(T);
+  if (n - i >= kW) {
+    T lanes[kW] = {};
+    for (; i + kW <= n; i += kW) {
+      for (int l = 0; l < kW; ++l) {
+        const T v = p[i + l];
+        lanes[l] += kSkipNan && v != v ? T(0) : v;
+      }
+    }
+    for (int w = kW / 2; w > 0; w /= 2) {
       for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
     }
     total += static_cast<double>(lanes[0]);
@@ -195,10 +215,50 @@ struct SumOp {
   }
 };
 
+// Note [Float prod]: prod of float and double accumulates in its own type
+// as PyTorch 1.13 does (binary_kernel_reduce_vec), which matters beyond
+// rounding: a float product overflows to inf or underflows to 0 where a
+// double accumulator would not. A contiguous run of at least 4 vectors
+// takes 1.13's vectorized_inner_reduction order: 4 AVX2 vectors of lanes
+// start from the run's first 4 vectors and multiply in each following
+// block; then (v0 * v1) * (v2 * v3) lane by lane, the lanes of that in
+// order, and the remaining elements one by one, so that a run's product
+// is 1.13's bit for bit. Outputs that advance together (tile mode) and
+// short runs multiply element by element in order, as 1.13's outer and
+// basic loops do. prod of 65536 floats took 8 us in double lanes where
+// libtorch took 4.7.
+template <typename T>
+using prod_acc_t =
+    std::conditional_t<std::is_same<T, float>::value || std::is_same<T, double>::value, T,
+                       arith_acc_t<T>>;
+
+// The product of p[0], p[stride], ... (n >= kW * 4 elements) in 1.13's
+// order; the elements after the last whole block are left to the caller
+// (returns how many it took).
+template <typename T, typename S>
+int64_t prod_blocks(const T* p, int64_t n, S stride, T* r) {
+  constexpr int kW = 32 / sizeof(T);
+  constexpr int kLanes = 4 * kW;
+  T lanes[kLanes];
+  for (int l = 0; l < kLanes; ++l) lanes[l] = p[l * stride];
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) lanes[l] *= p[(i + l) * stride];
+  }
+  T v[kW];
+  for (int l = 0; l < kW; ++l) {
+    v[l] = (lanes[l] * lanes[l + kW]) * (lanes[l + 2 * kW] * lanes[l + 3 * kW]);
+  }
+  T acc = v[0];
+  for (int l = 1; l < kW; ++l) acc *= v[l];
+  *r = acc;
+  return i;
+}
+
 template <typename T>
 struct ProdOp {
   using scalar_t = T;
-  using acc_t = arith_acc_t<T>;
+  using acc_t = prod_acc_t<T>;
   using out_t = arith_out_t<T>;
   out_t* out;
 
@@ -208,6 +268,8 @@ struct ProdOp {
       // Wraps like PyTorch's int64 arithmetic instead of overflowing UB.
       a = static_cast<int64_t>(static_cast<uint64_t>(a) *
                                static_cast<uint64_t>(static_cast<int64_t>(x)));
+    } else if constexpr (std::is_same<acc_t, T>::value) {
+      a *= x;
     } else {
       a *= to_double(x);
     }
@@ -216,6 +278,18 @@ struct ProdOp {
     if constexpr (std::is_integral<T>::value) {
       if (stride == 1 && n >= kMinLaneRun) {
         a = mul(a, int_lanes<true>(p, n));
+        return;
+      }
+    } else if constexpr (std::is_same<acc_t, T>::value) {
+      // Note [Float prod]. Strided runs take the same lanes (1.13 walks
+      // them one by one: only the rounding differs).
+      constexpr int64_t kLanes = 4 * 32 / sizeof(T);
+      if (n >= kLanes) {
+        T r;
+        const int64_t done =
+            stride == 1 ? prod_blocks(p, n, Unit(), &r) : prod_blocks(p, n, stride, &r);
+        a *= r;
+        for (int64_t i = done; i < n; ++i) a *= p[i * stride];
         return;
       }
     } else {
@@ -240,7 +314,7 @@ struct ProdOp {
     }
   }
   void write(int64_t k, const acc_t& a) const {
-    if constexpr (std::is_same<T, double>::value || std::is_integral<T>::value) {
+    if constexpr (std::is_same<acc_t, T>::value || std::is_integral<T>::value) {
       out[k] = a;
     } else {
       out[k] = static_cast<out_t>(static_cast<float>(a));
@@ -557,7 +631,8 @@ NormKind norm_kind(double p) {
 
 void reduce_cpu(ReduceKind kind, const Tensor& in, const DimMask& mask, const ReduceArgs& args,
                 Tensor* outs) {
-  const ReducePlan plan = make_plan(in, mask);
+  // Every kind here is order-insensitive (Note [Reduced dims in memory order]).
+  const ReducePlan plan = make_plan(in, mask, /*any_order=*/true);
   switch (kind) {
     case ReduceKind::kSum:
       if (in.dtype() == kHalf || in.dtype() == kBFloat16) {

@@ -328,6 +328,231 @@ TEST(ReduceLanesTest, ScansAndSoftmaxAlongALine) {
 
 // Long rows split across threads in fixed chunks: the same results on one
 // thread and on two, the first NaN / best index found across chunks.
+// float16 / bfloat16 softmax along a line keeps its float exponentials in
+// a scratch line (up to 65536 elements) or computes them again: either way
+// the float softmax of the same values, rounded once.
+TEST(ReduceLanesTest, ReducedFloatSoftmaxLineIsTheRoundedFloatOne) {
+  std::vector<int64_t> lengths(std::begin(kLengths), std::end(kLengths));
+  lengths.push_back(65536);
+  lengths.push_back(65537);
+  for (int64_t n : lengths) {
+    for (ScalarType dt : {kBFloat16, kHalf}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " " + scalar_type_name(dt));
+      const Tensor x = from_values({2, n}, values(2 * n, static_cast<uint32_t>(n) + 9), dt);
+      const Tensor want = x.to(kFloat).softmax(1).to(dt);
+      EXPECT_TRUE(x.softmax(1).equal(want));
+    }
+  }
+}
+
+// Note [Float prod]: 1.13's order and rounding, in the accumulator's own
+// type: 4 vectors of lanes from the first block, (v0 * v1) * (v2 * v3),
+// the lanes in order, then the rest one by one.
+template <typename T>
+T prod_113(const std::vector<double>& v, int64_t stride = 1) {
+  constexpr int kW = 32 / sizeof(T);
+  const int64_t n = static_cast<int64_t>(v.size()) / stride;
+  auto x = [&](int64_t i) { return static_cast<T>(v[i * stride]); };
+  T acc = 1;
+  int64_t i = 0;
+  if (n >= 4 * kW) {
+    std::vector<T> lanes(4 * kW);
+    for (int l = 0; l < 4 * kW; ++l) lanes[l] = x(l);
+    for (i = 4 * kW; i + 4 * kW <= n; i += 4 * kW) {
+      for (int l = 0; l < 4 * kW; ++l) lanes[l] *= x(i + l);
+    }
+    T r = 0;
+    for (int l = 0; l < kW; ++l) {
+      const T w = (lanes[l] * lanes[l + kW]) * (lanes[l + 2 * kW] * lanes[l + 3 * kW]);
+      r = l == 0 ? w : r * w;
+    }
+    acc *= r;
+  }
+  for (; i < n; ++i) acc *= x(i);
+  return acc;
+}
+
+TEST(ReduceLanesTest, FloatProdFollows113) {
+  for (int64_t n : kLengths) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const std::vector<double> v = values(n, static_cast<uint32_t>(n) + 3, 0.6, 1.6);
+    const Tensor f = from_values({n}, v, kFloat), d = from_values({n}, v, kDouble);
+    EXPECT_TRUE(same_value(f.prod().item<double>(), prod_113<float>(v)));
+    EXPECT_TRUE(same_value(at(f.prod(0), 0), prod_113<float>(v)));
+    EXPECT_TRUE(same_value(d.prod().item<double>(), prod_113<double>(v)));
+    // Rows of a matrix (contiguous runs) and its columns (tile mode: one by
+    // one, in order).
+    const Tensor rows = stack({f, f * 0.5}, 0);
+    EXPECT_TRUE(same_value(at(rows.prod(1), 0), prod_113<float>(v)));
+    const Tensor cols = rows.t().contiguous();
+    float seq = 1;
+    for (double x : v) seq *= static_cast<float>(x);
+    EXPECT_TRUE(same_value(at(cols.prod(0), 0), seq));
+    // A NaN in any lane, and a zero, still decide.
+    for (int64_t pos : {int64_t{0}, n / 3, n - 1}) {
+      std::vector<double> w = v;
+      w[pos] = kNan;
+      EXPECT_TRUE(std::isnan(from_values({n}, w, kFloat).prod().item<double>()));
+      w[pos] = -0.0;
+      EXPECT_TRUE(
+          same_value(from_values({n}, w, kFloat).prod().item<double>(), prod_113<float>(w)));
+    }
+  }
+  // float accumulates in float, as 1.13 does: 1e30 * 1e30 overflows before
+  // the small factors arrive (double would give 1).
+  const Tensor big = from_values({4}, {1e30, 1e30, 1e-30, 1e-30}, kFloat);
+  EXPECT_EQ(big.prod().item<float>(), INFINITY);
+  std::vector<double> many(70, 1e30);
+  for (int i = 35; i < 70; ++i) many[i] = 1e-30;
+  EXPECT_TRUE(
+      same_value(from_values({70}, many, kFloat).prod().item<double>(), prod_113<float>(many)));
+}
+
+// Tile mode over contiguous columns (kStrip at a time, then the rest):
+// every column is its own element-by-element reduction.
+TEST(ReduceLanesTest, ColumnStripsFollowTheElementRule) {
+  for (int64_t cols : {int64_t{31}, int64_t{32}, int64_t{33}, int64_t{64}, int64_t{100}}) {
+    for (int64_t rows : {int64_t{1}, int64_t{5}, int64_t{40}}) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+      std::vector<double> v = values(3 * rows * cols, static_cast<uint32_t>(rows * cols));
+      for (int64_t c = 0; c < cols; c += 7) v[(c % rows) * cols + c] = kNan;      // column c
+      for (int64_t c = 3; c < cols; c += 11) v[((c + 1) % rows) * cols + c] = 9;  // ties at 9
+      for (int64_t c = 3; c < cols; c += 11) v[((c + 2) % rows) * cols + c] = 9;
+      for (ScalarType dt : {kFloat, kDouble, kBFloat16}) {
+        SCOPED_TRACE(scalar_type_name(dt));
+        const Tensor t3 = from_values({3, rows, cols}, v, dt);
+        // One reduced dim, and two that do not coalesce (a narrowed middle).
+        const std::vector<Tensor> xs = {t3.select(0, 1),
+                                        t3.narrow(1, 0, std::max<int64_t>(1, rows - 1))};
+        for (size_t k = 0; k < xs.size(); ++k) {
+          const Tensor x = xs[k];
+          const std::vector<int64_t> dims =
+              k == 0 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1};
+          const Tensor flat = x.reshape({-1, cols});
+          const Tensor amax = x.amax(dims), sum = x.sum(dims), prod = x.prod(0);
+          const Tensor am = k == 0 ? x.argmax(0) : Tensor();
+          for (int64_t c = 0; c < cols; ++c) {
+            const Tensor col = flat.select(1, c).contiguous();
+            double best = -kInf, s = 0;
+            int64_t at_best = -1;
+            for (int64_t r = 0; r < col.size(0); ++r) {
+              const double y = at(col, r);
+              if (std::isnan(y)) {
+                if (!std::isnan(best)) best = y, at_best = r;
+              } else if (!std::isnan(best) && (y > best || at_best < 0)) {
+                best = y, at_best = r;
+              }
+              s += y;
+            }
+            EXPECT_TRUE(same_value(at(amax.reshape({-1}), c), best)) << c;
+            if (k == 0) {
+              EXPECT_EQ(at(am, c), at_best) << c;
+              if (dt == kFloat) {
+                float pr = 1;
+                for (int64_t r = 0; r < rows; ++r) pr *= static_cast<float>(at(col, r));
+                EXPECT_TRUE(same_value(at(prod, c), pr)) << c;
+              }
+            }
+            if (dt != kBFloat16) {
+              EXPECT_TRUE(near(at(sum.reshape({-1}), c), s, 1e-6)) << c;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Note [Reduced dims in memory order]: full and multi-dim reductions of
+// transposed, permuted, channels-last and expanded inputs walk memory order;
+// their results are those of the contiguous copy (exactly for the
+// comparisons and counts, including amax's choice between 0.0 and -0.0,
+// which follows the logical order; within rounding for the arithmetic).
+TEST(ReduceLanesTest, NonContiguousReductionsMatchContiguousCopies) {
+  for (ScalarType dt : {kFloat, kDouble, kLong}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      SCOPED_TRACE(std::string(scalar_type_name(dt)) + " variant " + std::to_string(variant));
+      std::vector<double> v = values(6 * 5 * 7 * 3, 11 + variant);
+      if (dt == kLong) {
+        for (auto& x : v) x = std::floor(x);
+      }
+      if (variant == 1) {
+        // Negative values around a 0.0 and a -0.0 whose order differs
+        // between memory and logical order.
+        for (auto& x : v) x = -std::abs(x) - 1;
+        v[2] = 0.0;
+        v[7 * 3 * 5] = -0.0;
+      } else if (variant == 2 && dt != kLong) {
+        v[100] = kNan;
+        v[17] = kInf;
+      }
+      const Tensor base = from_values({6, 5, 7, 3}, v, dt);
+      const std::vector<Tensor> views = {
+          base.permute({3, 1, 0, 2}),
+          base.view({30, 21}).t(),
+          base.contiguous(MemoryFormat::ChannelsLast),
+          base.select(0, 1).unsqueeze(0).expand({4, 5, 7, 3}),
+          base.transpose(1, 2),
+      };
+      for (size_t k = 0; k < views.size(); ++k) {
+        SCOPED_TRACE("view " + std::to_string(k));
+        const Tensor x = views[k];
+        const Tensor c = x.contiguous();
+        auto exact = [](const Tensor& got, const Tensor& want) {
+          const Tensor g = got.to(kDouble).contiguous(), w = want.to(kDouble).contiguous();
+          ASSERT_EQ(g.sizes(), w.sizes());
+          for (int64_t i = 0; i < g.numel(); ++i) {
+            EXPECT_TRUE(same_value(g.data_ptr<double>()[i], w.data_ptr<double>()[i])) << i;
+          }
+        };
+        auto close = [](const Tensor& got, const Tensor& want, double rel) {
+          const Tensor g = got.to(kDouble).contiguous(), w = want.to(kDouble).contiguous();
+          ASSERT_EQ(g.sizes(), w.sizes());
+          for (int64_t i = 0; i < g.numel(); ++i) {
+            EXPECT_TRUE(near(g.data_ptr<double>()[i], w.data_ptr<double>()[i], rel)) << i;
+          }
+        };
+        const double rel = dt == kFloat ? 1e-5 : 1e-12;
+        for (const std::vector<int64_t>& dims :
+             {std::vector<int64_t>{}, {0, 1}, {1, 3}, {0, 2, 3}, {2, 0}}) {
+          SCOPED_TRACE("dims " + std::to_string(dims.size()));
+          if (x.dim() == 2 && dims.size() > 2) continue;
+          const std::vector<int64_t> d2 = {dims.empty() ? 0 : 1};
+          if (x.dim() == 2 && !dims.empty() && dims != std::vector<int64_t>{0, 1}) {
+            // The 2-d view: along its dim 1 (a strided line) instead.
+            exact(x.amax(d2), c.amax(d2));
+            close(x.sum(d2), c.sum(d2), dt == kFloat ? 1e-5 : 1e-12);
+            continue;
+          }
+          exact(x.amax(dims), c.amax(dims));
+          exact(x.amin(dims, true), c.amin(dims, true));
+          exact(count_nonzero(x, dims), count_nonzero(c, dims));
+          if (dt == kLong) {
+            exact(x.sum(dims), c.sum(dims));
+            continue;
+          }
+          close(x.sum(dims), c.sum(dims), rel);
+          close(x.mean(dims), c.mean(dims), rel);
+          close(x.norm(2, dims, false), c.norm(2, dims, false), rel);
+          close(x.norm(kInf, dims, false), c.norm(kInf, dims, false), rel);
+          close(x.logsumexp(dims), c.logsumexp(dims), rel);
+          close(x.var(dims, true, false), c.var(dims, true, false), rel * 10);
+          close(nansum(x, dims), nansum(c, dims), rel);
+        }
+        exact(x.max(), c.max());
+        exact(x.min(), c.min());
+        exact(x.argmax(), c.argmax());
+        exact(x.argmin(), c.argmin());
+        exact(x.all(), c.all());
+        exact(x.any(), c.any());
+        // (Variant 1 overflows float's product to inf before or after its
+        // zero, depending on the order: Note [Float prod].)
+        if (dt != kLong && variant != 1) close(x.prod(), c.prod(), rel * 10);
+      }
+    }
+  }
+}
+
 TEST(ReduceLanesTest, ThreadCountDoesNotChangeResults) {
   const int64_t n = 100003;
   std::vector<double> v = values(3 * n, 5);

@@ -116,11 +116,14 @@ Lanes<L> row_sum(const Load& load, int64_t size) {
   return partial[0];
 }
 
-template <typename T>
+// kSkipNan (nansum): NaN reads as 0, as 1.13's cascade_sum<ignore_nan>
+// does, which is where(isnan(x), 0, x).sum() to the bit.
+template <typename T, bool kSkipNan = false>
 float load1(const char* p) {
   T x;
   std::memcpy(&x, p, sizeof(T));
-  return static_cast<float>(x);
+  const float v = static_cast<float>(x);
+  return kSkipNan && v != v ? 0.f : v;
 }
 
 // c10's `half += float`: the float is rounded to T, then the T + T sum.
@@ -134,7 +137,7 @@ void store_add(char* p, float v) {
 
 // One 2-D slab of ATen's reduction loop, columns [jb, je) of size1
 // (jb, je multiples of 32 or je == size1). Strides in bytes.
-template <typename T>
+template <typename T, bool kSkipNan = false>
 void slab(char* out, const char* in, const int64_t* istr_in, const int64_t* ostr_in, int64_t size0,
           int64_t size1, int64_t jb, int64_t je) {
   constexpr int64_t es = sizeof(T);
@@ -155,7 +158,8 @@ void slab(char* out, const char* in, const int64_t* istr_in, const int64_t* ostr
         char* o = out + i * ostr[0] + j * ostr[1];
         T a;
         std::memcpy(&a, o, sizeof(T));
-        a = static_cast<T>(static_cast<float>(a) + load1<T>(in + i * istr[0] + j * istr[1]));
+        a = static_cast<T>(static_cast<float>(a) +
+                           load1<T, kSkipNan>(in + i * istr[0] + j * istr[1]));
         std::memcpy(o, &a, sizeof(T));
       }
     }
@@ -163,7 +167,8 @@ void slab(char* out, const char* in, const int64_t* istr_in, const int64_t* ostr
   }
   const int64_t os = ostr[1];
   auto scalar_row = [&](const char* row, int64_t stride) {
-    return row_sum<1>([&](int64_t i) { return Lanes<1>{{load1<T>(row + i * stride)}}; }, size0)
+    return row_sum<1>([&](int64_t i) { return Lanes<1>{{load1<T, kSkipNan>(row + i * stride)}}; },
+                      size0)
         .v[0];
   };
   if (istr[0] == es && size0 >= 16) {
@@ -177,16 +182,17 @@ void slab(char* out, const char* in, const int64_t* istr_in, const int64_t* ostr
             Lanes<8> r;
             for (int l = 0; l < 8; ++l) {
               if (std::is_same<T, BFloat16>::value) {
-                r.v[l] = load1<T>(b + l * es) + load1<T>(b + (l + 8) * es);
+                r.v[l] = load1<T, kSkipNan>(b + l * es) + load1<T, kSkipNan>(b + (l + 8) * es);
               } else {
-                r.v[l] = load1<T>(b + 2 * l * es) + load1<T>(b + (2 * l + 1) * es);
+                r.v[l] =
+                    load1<T, kSkipNan>(b + 2 * l * es) + load1<T, kSkipNan>(b + (2 * l + 1) * es);
               }
             }
             return r;
           },
           nvec);
       float total = 0.f;
-      for (int64_t k = nvec * 16; k < size0; ++k) total += load1<T>(row + k * es);
+      for (int64_t k = nvec * 16; k < size0; ++k) total += load1<T, kSkipNan>(row + k * es);
       for (int l = 0; l < 8; ++l) total += acc.v[l];
       store_add<T>(out + j * os, total);
     }
@@ -195,7 +201,7 @@ void slab(char* out, const char* in, const int64_t* istr_in, const int64_t* ostr
     int64_t j = jb;
     auto lanes8 = [&](const char* p) {
       Lanes<8> r;
-      for (int l = 0; l < 8; ++l) r.v[l] = load1<T>(p + l * es);
+      for (int l = 0; l < 8; ++l) r.v[l] = load1<T, kSkipNan>(p + l * es);
       return r;
     };
     for (; j + 32 <= je; j += 32) {
@@ -221,7 +227,9 @@ void slab(char* out, const char* in, const int64_t* istr_in, const int64_t* ostr
     for (; j + 3 < je; j += 4) {
       const char* base = in + j * istr[1];
       auto sums = multi_row_sum<1, 4>(
-          [&](int64_t i, int k) { return Lanes<1>{{load1<T>(base + i * istr[0] + k * istr[1])}}; },
+          [&](int64_t i, int k) {
+            return Lanes<1>{{load1<T, kSkipNan>(base + i * istr[0] + k * istr[1])}};
+          },
           size0);
       for (int k = 0; k < 4; ++k) store_add<T>(out + (j + k) * os, sums[k].v[0]);
     }
@@ -311,7 +319,7 @@ SumIter make_iter(const Tensor& in, const int64_t* ostr_full) {
   return it;
 }
 
-template <typename T>
+template <typename T, bool kSkipNan = false>
 void sum_lowp(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Tensor& out) {
   const int n = static_cast<int>(in.dim());
   const int64_t es = sizeof(T);
@@ -339,7 +347,7 @@ void sum_lowp(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Ten
       const int64_t is[2] = {it.nd == 1 ? it.istr[0] : 0, 0};
       const int64_t os[2] = {it.nd == 1 ? it.ostr[0] : 0, 0};
       const int64_t size0 = it.nd == 1 ? it.shape[0] : 1;
-      slab<T>(o, ip, is, os, size0, 1, 0, 1);
+      slab<T, kSkipNan>(o, ip, is, os, size0, 1, 0, 1);
     } else {
       // Outer dims (2..): the leading ones still reduced (`nr_outer`), then
       // kept ones; tasks split the kept outer index space, and when there
@@ -366,7 +374,7 @@ void sum_lowp(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Ten
               roff += (rrest % it.shape[d]) * it.istr[d];
               rrest /= it.shape[d];
             }
-            slab<T>(o + ooff, ip + ioff + roff, it.istr, it.ostr, size0, size1, jb, je);
+            slab<T, kSkipNan>(o + ooff, ip + ioff + roff, it.istr, it.ostr, size0, size1, jb, je);
           }
         }
       };
@@ -526,7 +534,13 @@ void norm_lowp(const Tensor& in, const DimMask& mask, double p, Tensor& out) {
 
 void sum_lowp_cpu(const Tensor& in, const DimMask& mask, const ReduceArgs& args, Tensor* outs) {
   if (in.dtype() == kHalf) {
-    sum_lowp<Half>(in, mask, args, outs[0]);
+    if (args.skip_nan) {
+      sum_lowp<Half, true>(in, mask, args, outs[0]);
+    } else {
+      sum_lowp<Half>(in, mask, args, outs[0]);
+    }
+  } else if (args.skip_nan) {
+    sum_lowp<BFloat16, true>(in, mask, args, outs[0]);
   } else {
     sum_lowp<BFloat16>(in, mask, args, outs[0]);
   }
