@@ -10,8 +10,14 @@
 // of uniforms below rate 10 and Hormann's transformed rejection (PTRS) from
 // 10; binomial by geometric inversion below count * min(p, 1 - p) = 10 and
 // BTRS from there. So the same seed gives 1.13's samples
-// (tensor/distributions_test.cc checks some). Other devices draw on the CPU
-// and copy back (Note [CPU fallback]).
+// (tensor/distributions_test.cc checks some). On CUDA each element runs
+// the same sampler, in double, on uniforms from its own Philox counters
+// (tensor/cuda/distributions_launch.h): the same distributions, not the
+// CPU's numbers (as PyTorch's CUDA samples are not its CPU's); half and
+// bfloat16 are taken there too (binomial computes them in float), and a
+// negative or NaN rate raises at the next synchronization (Note
+// [Device-side index checks]). A device without kernels falls back to
+// the CPU (Note [CPU fallback]).
 //
 // Deviations, where 1.13 loops forever or returns garbage: a rate of +inf
 // gives +inf (1.13: INT64_MIN), a NaN or infinite count with 0 < prob < 1

@@ -19,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Those never yet run on a GPU first.
-TESTS=(//tensor/cuda:grid_sampler_test //nn:rnn_functional_test //tensor/cuda:no_fallback_test //tensor/cuda:stream_test //tensor/cuda:sort_test //tensor/cuda:indexing_test
+TESTS=(//tensor/cuda:grid_sampler_test //tensor/cuda:distributions_test //nn:rnn_functional_test //tensor/cuda:no_fallback_test //tensor/cuda:stream_test //tensor/cuda:sort_test //tensor/cuda:indexing_test
   //nn/functional:dropout_cuda_test //tensor/cuda:graph_test //nn:cuda_graph_test
   //tensor/cuda:linalg_test //tensor/cuda:reduce_ops_test //tensor/cuda:index_ops_test //tensor:linalg_spectral_test
   //tensor/cuda:sort_ops_test //tensor/cuda:special_test //tensor:linalg_more_test //tensor:linalg_factor_test

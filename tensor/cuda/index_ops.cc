@@ -33,6 +33,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensor/cuda/context.h"
+#include "tensor/cuda/distributions_launch.h"
 #include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/index_launch.h"
 #include "tensor/cuda/kernels.h"
@@ -103,6 +104,10 @@ uint64_t index_launch_count(int device) { return slot(device).launches.load(); }
 namespace {
 
 [[noreturn]] void raise(const kernels::IndexErrorRecord& r) {
+  // Not an index: distributions.cu's rate check shares the record.
+  if (r.check == kernels::kPoissonRateCheck) {
+    throw Error("invalid Poisson rate, expected rate to be non-negative");
+  }
   const std::string bounds = absl::StrCat("index ", r.value, " is out of bounds for dimension ",
                                           r.dim, " with size ", r.bound);
   switch (static_cast<IndexCheck>(r.check)) {

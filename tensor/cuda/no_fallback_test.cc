@@ -99,6 +99,8 @@ TEST(NoFallbackTest, EveryOpStaysOnTheDevice) {
       [&] { x.clone().bernoulli_(0.3); },
       [&] { multinomial(m.abs() + 0.1, 4, /*replacement=*/true); },
       [&] { multinomial(m.abs() + 0.1, 4, /*replacement=*/false); },
+      [&] { poisson(m.abs()); },
+      [&] { binomial(m.abs().round(), full_like(m, 0.25)); },
       [&] { randperm(9, TensorOptions(kLong).device(kCuda)); },
       // linear algebra
       [&] { linalg_inv(a); },

@@ -10,12 +10,29 @@
 #include "tensor/cuda/graph_internal.h"
 #include "tensor/cuda/launch.h"
 #include "tensor/cuda/random_kernels.h"
+#include "tensor/cuda/random_launch.h"
 #include "tensor/empty.h"
 #include "tensor/random_kernel.h"
 #include "tensor/selection.h"
 
 namespace ember {
 namespace cuda {
+
+namespace detail {
+
+void set_philox(kernels::RandomArgs& a, const ember::detail::RandomFill& f, int device) {
+  a.seed = f.seed;
+  a.offset = f.offset;
+  uint64_t base = 0;
+  if (const uint64_t* state =
+          captured_rng_state(current_stream_handle(device), f.generator, &base)) {
+    a.graph_state = state;
+    a.offset = f.offset - base;
+  }
+}
+
+}  // namespace detail
+
 namespace {
 
 using ember::detail::RandomFill;
@@ -68,20 +85,6 @@ kernels::Elementwise random_geometry(std::initializer_list<const Tensor*> operan
   return e;
 }
 
-// The draw's seed and offset, or inside a CUDA graph capture the graph's
-// device words and the offset within the graph (Note [Graph-safe random
-// numbers] in graph.cc).
-void set_philox(kernels::RandomArgs& a, const RandomFill& f, int device) {
-  a.seed = f.seed;
-  a.offset = f.offset;
-  uint64_t base = 0;
-  if (const uint64_t* state =
-          detail::captured_rng_state(detail::current_stream_handle(device), f.generator, &base)) {
-    a.graph_state = state;
-    a.offset = f.offset - base;
-  }
-}
-
 void random_fill_cuda(Tensor& self, const RandomFill& f) {
   detail::DeviceGuard guard(self.device().index());
   kernels::RandomArgs a;
@@ -98,7 +101,7 @@ void random_fill_cuda(Tensor& self, const RandomFill& f) {
   a.b = f.b;
   a.from = f.from;
   a.range = f.range;
-  set_philox(a, f, self.device().index());
+  detail::set_philox(a, f, self.device().index());
   const Tensor* p = nullptr;
   if (f.kind == RandomKind::kBernoulliTensor) {
     EMBER_CHECK(f.p.device() == self.device() && f.p.sizes() == self.sizes() &&
@@ -122,7 +125,7 @@ void dropout_cuda(const Tensor& input, Tensor& mask, Tensor& out, double scale,
   EMBER_CHECK(mask.dtype() == kBool, "Mask should be Bool Scalar Type",
               scalar_type_name(mask.dtype()));
   kernels::RandomArgs a;
-  if (draw != nullptr) set_philox(a, *draw, input.device().index());
+  if (draw != nullptr) detail::set_philox(a, *draw, input.device().index());
   detail::check_launch(
       kernels::launch_dropout(detail::kernel_dtype(input.dtype()),
                               random_geometry({&out, &input, &mask}), a,
