@@ -146,11 +146,12 @@ void check_dims(const Tensor& input, const Tensor& grid, int64_t d, int64_t inte
 }
 
 // 1.13's dtype errors: 2-D's TORCH_CHECK, 3-D's AT_DISPATCH, then the
-// accessor's check that grid has input's dtype.
+// accessor's check that grid has input's dtype. CUDA also takes half, as
+// 1.13's CUDA kernels do.
 void check_dtypes(const Tensor& input, const Tensor& grid, bool three_d) {
   const ScalarType t = input.dtype();
-  if (t != kFloat && t != kDouble) {
-    const bool cuda = input.device().is_cuda();
+  const bool cuda = input.device().is_cuda();
+  if (t != kFloat && t != kDouble && !(cuda && t == kHalf)) {
     if (three_d) {
       throw Error(absl::StrCat("\"grid_sampler3d_", cuda ? "cuda" : "cpu",
                                "\" not implemented for '", scalar_type_name(t), "'"));
@@ -161,6 +162,11 @@ void check_dtypes(const Tensor& input, const Tensor& grid, bool three_d) {
   EMBER_CHECK(grid.dtype() == t, "expected scalar type ", scalar_type_name(t), " but found ",
               scalar_type_name(grid.dtype()));
 }
+
+// Half (CUDA's only) computes in float: the operands converted, the
+// results rounded back; 1.13's CUDA kernels compute each step in half's
+// float opmath, so results agree to half's rounding.
+Tensor in_compute_type(const Tensor& t) { return t.dtype() == kHalf ? t.to(kFloat) : t; }
 
 Geometry make_geometry(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                        int64_t padding_mode, bool align_corners, bool three_d) {
@@ -219,10 +225,11 @@ Tensor sampler_forward(const char* name, const Tensor& input, const Tensor& grid
   check_dtypes(input, grid, three_d);
   profiler::RecordFunction prof_range(name, profiler::RangeKind::kOp, input);
   detail::OpScope scope(input, grid);
-  const Geometry g =
-      make_geometry(input, grid, interpolation_mode, padding_mode, align_corners, three_d);
-  Tensor out = empty(output_sizes(g), input.options());
-  if (out.numel() > 0) detail::grid_sampler_forward_stub(input.device())(g, input, grid, out);
+  const Tensor x = in_compute_type(input), gr = in_compute_type(grid);
+  const Geometry g = make_geometry(x, gr, interpolation_mode, padding_mode, align_corners, three_d);
+  Tensor out = empty(output_sizes(g), x.options());
+  if (out.numel() > 0) detail::grid_sampler_forward_stub(input.device())(g, x, gr, out);
+  out = out.to(input.dtype());
   if (scope.active()) {
     scope.record(name, {input, grid}, {out},
                  {Scalar(interpolation_mode), Scalar(padding_mode), Scalar(align_corners)});
@@ -249,16 +256,21 @@ std::tuple<Tensor, Tensor> sampler_backward(const char* name, const Tensor& grad
               scalar_type_name(grad_output.dtype()));
   profiler::RecordFunction prof_range(name, profiler::RangeKind::kOp, input);
   detail::OpScope scope(grad_output, input, grid);
-  Tensor gi = output_mask[0] ? zeros(input.sizes(), input.options()) : Tensor();
+  const Tensor x = in_compute_type(input), gr = in_compute_type(grid);
+  const Geometry gx = x.is_same(input) ? g
+                                       : make_geometry(x, gr, interpolation_mode, padding_mode,
+                                                       align_corners, three_d);
+  Tensor gi = output_mask[0] ? zeros(x.sizes(), x.options()) : Tensor();
   // grad_grid is always computed by the kernel (it costs the same reads).
-  Tensor gg = empty(grid.sizes(), grid.options());
-  const Tensor go = grad_output.contiguous();
+  Tensor gg = empty(gr.sizes(), gr.options());
+  const Tensor go = in_compute_type(grad_output).contiguous();
   if (go.numel() > 0) {
-    detail::grid_sampler_backward_stub(input.device())(g, go, input, grid, gi, gg);
+    detail::grid_sampler_backward_stub(input.device())(gx, go, x, gr, gi, gg);
   } else {
     gg.zero_();
   }
-  Tensor gg_out = output_mask[1] ? gg : Tensor();
+  if (gi.defined()) gi = gi.to(input.dtype());
+  Tensor gg_out = output_mask[1] ? gg.to(grid.dtype()) : Tensor();
   if (scope.active()) {
     scope.record(name, {grad_output, input, grid}, {gi, gg_out},
                  {Scalar(interpolation_mode), Scalar(padding_mode), Scalar(align_corners)});

@@ -1,6 +1,6 @@
 // grid_sampler.cu against the CPU kernels (tensor/grid_sampler.cc): the
 // output, grad_input and grad_grid over every mode x padding x
-// align_corners, 2-D and 3-D, float and double, non-contiguous input and
+// align_corners, 2-D and 3-D, float, double and half, non-contiguous input and
 // grid, and NaN / infinities in the grid. Needs a GPU, skips without one.
 
 #include <gtest/gtest.h>
@@ -141,15 +141,48 @@ TEST(GridSamplerCudaTest, OutputStaysOnTheDevice) {
   EXPECT_TRUE(gg.is_cuda());
 }
 
-// ember's CUDA dispatch takes the CPU's dtypes, float and double (1.13's
-// CUDA kernel also takes half; ember does not yet): others raise, and so
-// does a grid of another dtype than the input's.
+// Half on CUDA (as 1.13's CUDA kernels) computes in float: against the
+// CPU's float result on the same half-rounded values, within half's
+// rounding of the results.
+TEST(GridSamplerCudaTest, HalfMatchesTheCpuInFloat) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (bool three_d : {false, true}) {
+    SCOPED_TRACE(three_d ? "3-D" : "2-D");
+    const Tensor x =
+        values(three_d ? IntArrayRef{2, 3, 3, 4, 5} : IntArrayRef{2, 3, 5, 7}, kFloat, 1).to(kHalf);
+    const Tensor g =
+        values(three_d ? IntArrayRef{2, 2, 3, 4, 3} : IntArrayRef{2, 4, 6, 2}, kFloat, 1.3)
+            .to(kHalf);
+    for (int64_t mode : {0, 1}) {
+      for (int64_t pad : {0, 1, 2}) {
+        SCOPED_TRACE(::testing::Message() << "mode " << mode << " padding " << pad);
+        const Tensor out_c = sample(x.to(kCuda), g.to(kCuda), mode, pad, false);
+        ASSERT_EQ(out_c.dtype(), kHalf);
+        const Tensor out = sample(x.to(kFloat), g.to(kFloat), mode, pad, false);
+        expect_matches(out_c.to(kFloat), out, 1e-2, 1e-2);
+        const Tensor go = values(out.sizes(), kFloat, 1).to(kHalf);
+        auto [gi_c, gg_c] =
+            sample_backward(go.to(kCuda), x.to(kCuda), g.to(kCuda), mode, pad, false, {true, true});
+        ASSERT_EQ(gi_c.dtype(), kHalf);
+        ASSERT_EQ(gg_c.dtype(), kHalf);
+        auto [gi, gg] = sample_backward(go.to(kFloat), x.to(kFloat), g.to(kFloat), mode, pad, false,
+                                        {true, true});
+        expect_matches(gi_c.to(kFloat), gi, 1e-2, 1e-2);
+        expect_matches(gg_c.to(kFloat), gg, 2e-2, 2e-2);
+      }
+    }
+  }
+}
+
+// CUDA takes float, double and half (1.13's CUDA dispatch): others raise,
+// and so does a grid of another dtype than the input's.
 TEST(GridSamplerCudaTest, DtypeErrors) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const Tensor x = values({1, 2, 3, 3}, kFloat, 1).to(kCuda);
   const Tensor g = values({1, 2, 2, 2}, kFloat, 1).to(kCuda);
-  EXPECT_THROW(grid_sampler(x.to(kHalf), g.to(kHalf), 0, 0, false), Error);
+  EXPECT_THROW(grid_sampler(x.to(kBFloat16), g.to(kBFloat16), 0, 0, false), Error);
   EXPECT_THROW(grid_sampler(x, g.to(kDouble), 0, 0, false), Error);
+  EXPECT_THROW(grid_sampler(x.to(kHalf), g, 0, 0, false), Error);
 }
 
 }  // namespace

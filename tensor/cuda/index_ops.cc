@@ -24,6 +24,8 @@
 // kernel still running on another stream is looked at again at a later
 // synchronization. (A bad index found by such a kernel between the read
 // and the clear of a set record is lost: the record holds one value.)
+// poisson's rate check (distributions.cu) shares the record, with a check
+// code of its own (kPoissonRateCheck) and the CPU's message.
 
 #include <algorithm>
 #include <atomic>
