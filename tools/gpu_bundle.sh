@@ -38,7 +38,10 @@ for t in "$@"; do
   cp -L "${exe}" ".gpu/stage/bin/${pkg}/${name}"
   ldd "${exe}" | awk '/=> \// {print $1, $3}' | while read -r soname path; do
     case "${soname}" in
-      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libcuda.so*) continue ;;
+      # libmvec too: it is glibc's (it needs this glibc's loader's private
+      # symbols and DT_RELR), so the GPU machine's own must serve (glibc
+      # 2.35 or later: tools/gpu_checks.sh checks before the tests).
+      libc.so*|libm.so*|libmvec.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libcuda.so*) continue ;;
       # The toolkit's libraries (cuBLAS alone is ~700 MB) are at
       # /usr/local/cuda on the GPU machine too; the rpath finds them there.
       libcudart.so*|libcublas*.so*|libcudnn*.so*|libnccl.so*) continue ;;

@@ -82,6 +82,15 @@ if [[ -d .gpu/mnist && ! -e ${fm}/train-images-idx3-ubyte.gz ]]; then
 fi
 ls -l "${fm}" .gpu/mnist | head -12
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+# The binaries call glibc's vector math (libmvec, symbols of glibc 2.35:
+# Note [Vectorized libm]); the bundle leaves glibc's libraries to this
+# machine. Say at once if they cannot load here, rather than per test.
+ldd --version | head -1
+missing=$(ldd -r "${B}/tensor/cuda/cuda_test" 2>&1 | grep -E 'not found|undefined symbol' | head -5)
+if [[ -n ${missing} ]]; then
+  echo "PREFLIGHT FAILED: the bundled binaries cannot load here (glibc older than 2.35?):"
+  echo "${missing}"
+fi
 
 for w in "${want[@]}"; do
   case "${w}" in
