@@ -327,7 +327,13 @@ Tensor mish(const Tensor& self) {
   EMBER_AUTOCAST_OPAQUE();
   profiler::RecordFunction prof_range("mish", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
-  Tensor out = self * self.exp().log1p().tanh();
+  Tensor out;
+  if (!fused_cpu_activation(self, out, [](auto tag) {
+        using T = decltype(tag);
+        return [](T x) { return x * std::tanh(std::log1p(std::exp(x))); };
+      })) {
+    out = self * self.exp().log1p().tanh();
+  }
   if (scope.active()) scope.record("mish", {self}, {out});
   return out;
 }
@@ -337,10 +343,23 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   EMBER_AUTOCAST(softplus, ::ember::softplus, self, beta, threshold);
   profiler::RecordFunction prof_range("softplus", profiler::RangeKind::kOp, self);
   detail::OpScope scope(self);
-  Tensor bx = self * beta;
   // Above the threshold log1p(exp(bx)) / beta is x to working precision
   // (and exp would overflow).
-  Tensor out = where(bx > threshold, self, bx.clamp_max(threshold).exp().log1p() / beta);
+  Tensor out;
+  const double b = beta.toDouble(), th = threshold.toDouble();
+  if (!fused_cpu_activation(self, out, [b, th](auto tag) {
+        using T = decltype(tag);
+        const T bt = static_cast<T>(b), tt = static_cast<T>(th);
+        return [bt, tt](T x) {
+          const T bx = x * bt;
+          const T clamped = bx > tt ? tt : bx;  // clamp_max: NaN stays NaN
+          const T soft = std::log1p(std::exp(clamped)) / bt;
+          return bx > tt ? x : soft;
+        };
+      })) {
+    Tensor bx = self * beta;
+    out = where(bx > threshold, self, bx.clamp_max(threshold).exp().log1p() / beta);
+  }
   if (scope.active()) scope.record("softplus", {self}, {out}, {beta, threshold});
   return out;
 }
@@ -352,7 +371,17 @@ Tensor log_sigmoid(const Tensor& self) {
   detail::OpScope scope(self);
   // min(x, 0) - log1p(exp(-|x|)): neither term overflows.
   // Row-major whatever self's layout, as PyTorch's log_sigmoid_forward.
-  Tensor out = (self.clamp_max(0) - (-self.abs()).exp().log1p()).contiguous();
+  Tensor out;
+  if (!fused_cpu_activation(self, out, [](auto tag) {
+        using T = decltype(tag);
+        return [](T x) {
+          const T low = x > T(0) ? T(0) : x;  // clamp_max(0): NaN stays NaN
+          return low - std::log1p(std::exp(-std::fabs(x)));
+        };
+      })) {
+    out = self.clamp_max(0) - (-self.abs()).exp().log1p();
+  }
+  out = out.contiguous();
   if (scope.active()) scope.record("log_sigmoid", {self}, {out});
   return out;
 }

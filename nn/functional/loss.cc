@@ -298,6 +298,62 @@ std::pair<int64_t, int64_t> margin_loss_shape(const Tensor& input) {
 
 }  // namespace
 
+namespace {
+
+// multi_margin_loss's per-sample losses on the CPU as ATen's kernel
+// computes them (MultiMarginCriterion.cpp: each sample's terms summed in
+// order, in the input's dtype, then divided by dim): one pass instead of
+// the composition's eight ops. Undefined where it does not apply (another
+// device or dtype, a weight of another dtype), for the composition.
+Tensor multi_margin_cpu(const Tensor& input, const Tensor& target, const Tensor& w, int64_t nframe,
+                        int64_t dim, int64_t p, double margin) {
+  const ScalarType dt = input.dtype();
+  if (!input.is_cpu() || !target.is_cpu() || (dt != kFloat && dt != kDouble) ||
+      !is_integral(target.dtype(), /*include_bool=*/false) ||
+      (w.defined() && (!w.is_cpu() || w.dtype() != dt))) {
+    return Tensor();
+  }
+  const Tensor x = input.reshape({nframe, dim}).contiguous();
+  const Tensor t = target.reshape({nframe}).to(kLong).contiguous();
+  const Tensor wc = w.defined() ? w.reshape({dim}).contiguous() : Tensor();
+  Tensor loss = empty({nframe}, input.options());
+  const int64_t* tp = t.data_ptr<int64_t>();
+  for (int64_t i = 0; i < nframe; ++i) {
+    EMBER_CHECK_INDEX(tp[i] >= 0 && tp[i] < dim, "target out of range");
+  }
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const T* xp = x.data_ptr<T>();
+    const T* wp = wc.defined() ? wc.data_ptr<T>() : nullptr;
+    T* out = loss.data_ptr<T>();
+    const T m = static_cast<T>(margin);
+    for (int64_t i = 0; i < nframe; ++i) {
+      const T* row = xp + i * dim;
+      const int64_t y = tp[i];
+      const T xy = row[y];
+      T sum = 0;
+      for (int64_t j = 0; j < dim; ++j) {
+        if (j == y) continue;
+        const T z = m - xy + row[j];
+        if (z > 0) {
+          T h = p == 1 ? z : z * z;
+          if (wp != nullptr) h *= wp[y];
+          sum += h;
+        }
+      }
+      out[i] = sum / static_cast<T>(dim);
+    }
+  };
+  if (dt == kFloat) {
+    run(0.0f);
+  } else {
+    run(0.0);
+  }
+  return loss;
+}
+
+}  // namespace
+
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
                          const MultiMarginLossFuncOptions& o) {
   const auto [nframe, dim] = margin_loss_shape(input);
@@ -317,17 +373,22 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
   EMBER_CHECK(!scope.active() || !w.defined() || !w.requires_grad(),
               "The function 'multi_margin_loss' is not differentiable with respect to argument "
               "'weight'. This input cannot have requires_grad True.");
-  const Tensor t = target.reshape({nframe, 1}).to(kLong);
-  EMBER_CHECK_INDEX(nframe == 0 || (t.min().item<int64_t>() >= 0 && t.max().item<int64_t>() < dim),
-                    "target out of range");
-  const Tensor x = input.reshape({nframe, dim});
-  // Per sample sum_{j != y} max(0, margin - x[y] + x[j])^p (* weight[y]) / dim;
-  // relu's gradient at 0 is 0, as ATen's backward (z > 0).
-  Tensor z = ((o.margin() - x.gather(1, t)) + x).relu();
-  if (o.p() == 2) z = z * z;
-  if (w.defined()) z = z * w.reshape({dim}).index_select(0, t.reshape({nframe})).unsqueeze(1);
-  const Tensor not_y = ones_like(x, kBool).scatter(1, t, Scalar(false));
-  Tensor loss = where(not_y, z, 0.0).sum(IntArrayRef{1}) / dim;
+  Tensor loss = multi_margin_cpu(input, target, w, nframe, dim, o.p(), o.margin());
+  if (!loss.defined()) {
+    const Tensor t = target.reshape({nframe, 1}).to(kLong);
+    EMBER_CHECK_INDEX(
+        nframe == 0 || (t.min().item<int64_t>() >= 0 && t.max().item<int64_t>() < dim),
+        "target out of range");
+    const Tensor x = input.reshape({nframe, dim});
+    // Per sample sum_{j != y} max(0, margin - x[y] + x[j])^p (* weight[y]) /
+    // dim; a term counts where z > 0 (a NaN term does not), as ATen's kernels.
+    Tensor z = (o.margin() - x.gather(1, t)) + x;
+    z = where(z > 0, z, 0.0);
+    if (o.p() == 2) z = z * z;
+    if (w.defined()) z = z * w.reshape({dim}).index_select(0, t.reshape({nframe})).unsqueeze(1);
+    const Tensor not_y = ones_like(x, kBool).scatter(1, t, Scalar(false));
+    loss = where(not_y, z, 0.0).sum(IntArrayRef{1}) / dim;
+  }
   if (o.reduction() == kNone && target.dim() == 0) loss = loss.reshape({});
   loss = reduce(loss, o.reduction());
   if (scope.active()) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "autograd/autograd.h"
 #include "nn/functional/distance.h"
 #include "nn/functional/loss.h"
@@ -118,6 +120,25 @@ TEST(MarginLossTest, ModulesCallTheirFunctionals) {
   nn::TripletMarginWithDistanceLoss tl;
   EXPECT_TRUE(tl->forward(x, x + 1, x - 1).allclose(F::triplet_margin_with_distance_loss(x, x + 1, x - 1)));
   EXPECT_THROW(nn::MultiMarginLoss(nn::MultiMarginLossOptions().p(3)), Error);
+}
+
+// multi_margin_loss counts a term where margin - x[y] + x[j] > 0, so a NaN
+// term counts for nothing (1.13's kernel; 1.13 prints [0.6667, 0] for p = 1
+// and [1.3333, 0] for p = 2 in float64).
+TEST(MarginLossTest, MultiMarginSkipsNaNTerms) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor x = tensor({nan, 1.0, 0.0, 0.5, nan, 2.0}).view({2, 3});
+  const Tensor y = tensor({int64_t{2}, 1});
+  for (ScalarType t : {kFloat, kDouble}) {
+    const Tensor l1 =
+        F::multi_margin_loss(x.to(t), y, F::MultiMarginLossFuncOptions().reduction(kNone));
+    EXPECT_NEAR(l1[0].item<double>(), 2.0 / 3, 1e-6);
+    EXPECT_EQ(l1[1].item<double>(), 0);
+    const Tensor l2 =
+        F::multi_margin_loss(x.to(t), y, F::MultiMarginLossFuncOptions().p(2).reduction(kNone));
+    EXPECT_NEAR(l2[0].item<double>(), 4.0 / 3, 1e-6);
+    EXPECT_EQ(l2[1].item<double>(), 0);
+  }
 }
 
 TEST(MarginLossTest, BadInputsSayWhatIsWrong) {

@@ -27,6 +27,8 @@
 // ops too).
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -40,6 +42,7 @@
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
+#include "tensor/parallel.h"
 #include "tensor/random.h"
 #include "tensor/selection.h"
 
@@ -164,16 +167,96 @@ void check_adaptive_max_input(const Tensor& input, int64_t spatial, const char* 
   }
 }
 
+// Adaptive max pooling of a CPU float/double input in one pass, as ATen's
+// CPU kernel: per output cell its window [floor(o * in / out),
+// ceil((o + 1) * in / out)) along each dim, scanned in row-major order,
+// where a value replaces the running maximum when it is greater or NaN (so
+// ties keep the first maximum and NaNs the last NaN). The separable
+// composition (for other devices and dtypes) keeps the first NaN; both
+// agree everywhere else. False where it does not apply.
+template <size_t D>
+bool adaptive_max_cpu(const Tensor& input, const ExpandingArray<D>& out_size, Tensor* values,
+                      Tensor* indices) {
+  if (!input.is_cpu() || (input.dtype() != kFloat && input.dtype() != kDouble)) return false;
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1};
+  const int64_t base = input.dim() - static_cast<int64_t>(D);
+  for (size_t s = 0; s < D; ++s) {
+    in[3 - D + s] = input.size(base + static_cast<int64_t>(s));
+    out[3 - D + s] = out_size[s];
+    if (out_size[s] < 1) return false;
+  }
+  DimVector shape(input.sizes().begin(), input.sizes().begin() + base);
+  int64_t planes = 1;
+  for (int64_t s : shape) planes *= s;
+  for (size_t s = 0; s < D; ++s) shape.push_back(out_size[s]);
+  const Tensor x = input.contiguous();
+  *values = empty(shape, input.options());
+  *indices = empty(shape, input.options().dtype(kLong));
+  const int64_t plane_in = in[0] * in[1] * in[2], plane_out = out[0] * out[1] * out[2];
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const T* xp = x.data_ptr<T>();
+    T* vp = values->data_ptr<T>();
+    int64_t* ip = indices->data_ptr<int64_t>();
+    parallel_for(0, planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane_in, 1)),
+                 [&](int64_t begin, int64_t end) {
+                   for (int64_t p = begin; p < end; ++p) {
+                     const T* src = xp + p * plane_in;
+                     T* v = vp + p * plane_out;
+                     int64_t* idx = ip + p * plane_out;
+                     for (int64_t od = 0; od < out[0]; ++od) {
+                       const int64_t d0 = od * in[0] / out[0];
+                       const int64_t d1 = ((od + 1) * in[0] + out[0] - 1) / out[0];
+                       for (int64_t oh = 0; oh < out[1]; ++oh) {
+                         const int64_t h0 = oh * in[1] / out[1];
+                         const int64_t h1 = ((oh + 1) * in[1] + out[1] - 1) / out[1];
+                         for (int64_t ow = 0; ow < out[2]; ++ow) {
+                           const int64_t w0 = ow * in[2] / out[2];
+                           const int64_t w1 = ((ow + 1) * in[2] + out[2] - 1) / out[2];
+                           T best = -std::numeric_limits<T>::infinity();
+                           int64_t at = (d0 * in[1] + h0) * in[2] + w0;
+                           for (int64_t d = d0; d < d1; ++d) {
+                             for (int64_t h = h0; h < h1; ++h) {
+                               const int64_t row = (d * in[1] + h) * in[2];
+                               for (int64_t w = w0; w < w1; ++w) {
+                                 const T val = src[row + w];
+                                 if (val > best || std::isnan(val)) {
+                                   best = val;
+                                   at = row + w;
+                                 }
+                               }
+                             }
+                           }
+                           const int64_t cell = (od * out[1] + oh) * out[2] + ow;
+                           v[cell] = best;
+                           idx[cell] = at;
+                         }
+                       }
+                     }
+                   }
+                 });
+  };
+  if (input.dtype() == kFloat) {
+    run(0.0f);
+  } else {
+    run(0.0);
+  }
+  return true;
+}
+
 template <size_t D>
 std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const Tensor& input,
                                                 const AdaptivePoolFuncOptions<D>& o,
                                                 const char* name) {
   check_adaptive_max_input(input, D, name);
   detail::OpScope scope(input);  // Note [Pooling nodes]
-  auto [values, indices] =
-      separable_window_max(input, D, [&](const Tensor& v, int64_t dim, int64_t s) {
-        return adaptive_max_along(v, dim, o.output_size()[s]);
-      });
+  Tensor values, indices;
+  if (!adaptive_max_cpu<D>(input, o.output_size(), &values, &indices)) {
+    std::tie(values, indices) =
+        separable_window_max(input, D, [&](const Tensor& v, int64_t dim, int64_t s) {
+          return adaptive_max_along(v, dim, o.output_size()[s]);
+        });
+  }
   // 1.13's layouts: a channels-last 4-d input keeps its format (its CPU
   // adaptive_max_pool3d has no channels-last kernel).
   const MemoryFormat f = D == 2 ? input.suggest_memory_format() : MemoryFormat::Contiguous;
@@ -365,7 +448,9 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
   Tensor values, indices;
   {
     detail::OpScope scope(x);
-    std::tie(values, indices) = adaptive_max_along(input, input.dim() - 1, o.output_size()[0]);
+    if (!adaptive_max_cpu<1>(input, o.output_size(), &values, &indices)) {
+      std::tie(values, indices) = adaptive_max_along(input, input.dim() - 1, o.output_size()[0]);
+    }
     const MemoryFormat f = x.suggest_memory_format();
     values = values.unsqueeze(-2).contiguous(f);
     indices = indices.unsqueeze(-2).contiguous(f);

@@ -1,5 +1,6 @@
 // The 1-d, 3-d and adaptive max poolings against PyTorch
 // (tools/golden/nn_ops_extra.py), their indices, and finite differences.
+#include <cmath>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -149,6 +150,40 @@ TEST(AdaptiveMaxPool, MatchesPyTorch) {
   check_with_indices("adaptive_max_pool2d_upsample", [](const Tensor& x) {
     return F::adaptive_max_pool2d_with_indices(x, {5, 4});
   });
+}
+
+// 1.13's CPU kernels scan a window in row-major order and take a value when
+// it is greater than the running maximum or NaN: ties keep the first
+// maximum, NaNs the last NaN (1.13 prints index 3 for the NaN window below,
+// in every layout, and 1 for the tie).
+TEST(AdaptiveMaxPool, NaNsGiveTheLastNaNAndTiesTheFirstMaximum) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (ScalarType t : {kFloat, kDouble}) {
+    const Tensor x = tensor({1.0, nan, 3.0, nan, 5.0, 2.0, 7.0, 7.0, 1.0}).to(t).view({1, 1, 3, 3});
+    for (const Tensor& in : {x, x.contiguous(MemoryFormat::ChannelsLast)}) {
+      auto [v, i] = F::adaptive_max_pool2d_with_indices(in, 1);
+      EXPECT_TRUE(std::isnan(v.item<double>()));
+      EXPECT_EQ(i.item<int64_t>(), 3);
+    }
+    auto [v3, i3] = F::adaptive_max_pool3d_with_indices(x.unsqueeze(2), 1);
+    EXPECT_TRUE(std::isnan(v3.item<double>()));
+    EXPECT_EQ(i3.item<int64_t>(), 3);
+    auto [v1, i1] =
+        F::adaptive_max_pool1d_with_indices(tensor({1.0, nan, nan, 2.0}).to(t).view({1, 4}), 1);
+    EXPECT_TRUE(std::isnan(v1.item<double>()));
+    EXPECT_EQ(i1.item<int64_t>(), 2);
+    const Tensor ties =
+        tensor({1.0, 7.0, 3.0, 7.0, 5.0, 2.0, 7.0, 7.0, 1.0}).to(t).view({1, 1, 3, 3});
+    EXPECT_EQ(std::get<1>(F::adaptive_max_pool2d_with_indices(ties, 1)).item<int64_t>(), 1);
+    EXPECT_EQ(
+        std::get<1>(F::adaptive_max_pool3d_with_indices(ties.unsqueeze(2), 1)).item<int64_t>(), 1);
+    // Windows that overlap (3 -> 2: [0, 2) and [1, 3)) and -inf everywhere.
+    const Tensor low =
+        full({1, 1, 3, 3}, -std::numeric_limits<double>::infinity(), TensorOptions(t));
+    auto [vl, il] = F::adaptive_max_pool2d_with_indices(low, 2);
+    EXPECT_TRUE(il.equal(tensor({int64_t{0}, 1, 3, 4}).view({1, 1, 2, 2})));
+    EXPECT_TRUE(vl.eq(-std::numeric_limits<double>::infinity()).all().item<bool>());
+  }
 }
 
 // 1.13's layouts (CPU): adaptive_max_pool2d keeps a channels-last input

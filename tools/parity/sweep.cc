@@ -28,7 +28,7 @@
 // run reproduces the cases a full run found. --nn runs torch.nn.functional's
 // ops instead, on cases drawn to fit each op (nn_ops.h; with --grad too);
 // their drawn options print as P {...} Q {...}. --time times the main
-// table's ops in both libraries instead (timing.h).
+// table's ops (or with --nn, nn_ops.h's) in both libraries instead (timing.h).
 #include "benchmarks/libtorch.h"
 
 #include <algorithm>
@@ -1105,6 +1105,7 @@ int main(int argc, char** argv) {
   }
   torch::set_num_threads(1);
   ember::set_num_threads(1);
+  if (time && nn) return run_nn_timing(nn_ops(), filter, seed, cases);
   if (time) return run_timing(ops(), filter, elems, dtype, layout);
   if (grad) g_tolerance_scale = 10.0;
   std::map<std::string, Finding> findings;

@@ -81,6 +81,17 @@ struct Timing {
   double ember_s, torch_s;
 };
 
+void print_timings(std::vector<Timing>& rows) {
+  std::sort(rows.begin(), rows.end(), [](const Timing& a, const Timing& b) {
+    return a.ember_s / a.torch_s > b.ember_s / b.torch_s;
+  });
+  std::printf("%-28s %-14s %12s %12s %7s\n", "op", "shape", "ember us", "libtorch us", "ratio");
+  for (const Timing& t : rows) {
+    std::printf("%-28s %-14s %12.1f %12.1f %7.2f\n", t.op.c_str(), t.shape.c_str(), t.ember_s * 1e6,
+                t.torch_s * 1e6, t.ember_s / t.torch_s);
+  }
+}
+
 // The inputs of `o` at about `elems` elements that both libraries accept
 // (empty when no shape works).
 bool timing_inputs(const Op& o, int dtype, Layout layout, int64_t elems, std::vector<Input>& ins) {
@@ -160,17 +171,75 @@ int run_timing(const std::vector<Op>& table, const std::string& filter, int64_t 
     std::fprintf(stderr, "%-28s %-14s %10.1f us %10.1f us\n", t.op.c_str(), t.shape.c_str(),
                  t.ember_s * 1e6, t.torch_s * 1e6);
   }
-  std::sort(rows.begin(), rows.end(), [](const Timing& a, const Timing& b) {
-    return a.ember_s / a.torch_s > b.ember_s / b.torch_s;
-  });
-  std::printf("%-28s %-14s %12s %12s %7s\n", "op", "shape", "ember us", "libtorch us", "ratio");
-  for (const Timing& t : rows) {
-    std::printf("%-28s %-14s %12.1f %12.1f %7.2f\n", t.op.c_str(), t.shape.c_str(), t.ember_s * 1e6,
-                t.torch_s * 1e6, t.ember_s / t.torch_s);
-  }
+  print_timings(rows);
   std::printf(
       "%zu ops timed (%s, %s, about %lld elements); not timed (no shape both accept):", rows.size(),
       kDtypes[dtype].name, kLayoutNames[layout], static_cast<long long>(elems));
+  for (const std::string& s : skipped) std::printf(" %s;", s.c_str());
+  std::printf("\n");
+  return 0;
+}
+
+int run_nn_timing(const std::vector<Op>& table, const std::string& filter, uint64_t seed,
+                  int64_t cases) {
+  struct Case {
+    NnCase c;
+    std::vector<E::Tensor> ein;
+    std::vector<torch::Tensor> tin;
+  };
+  std::vector<Timing> rows;
+  std::vector<std::string> skipped;
+  for (const Op& o : table) {
+    if (!filter.empty() && o.name.find(filter) == std::string::npos) continue;
+    uint64_t mixed = 1469598103934665603ull ^ seed;
+    for (const char c : o.name) mixed = (mixed ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    std::mt19937_64 rng(mixed);
+    std::vector<Case> set;
+    for (int64_t draw = 0; draw < 4 * cases && static_cast<int64_t>(set.size()) < cases; ++draw) {
+      Case k;
+      o.gen(rng, k.c);
+      for (const Input& in : k.c.ins) {
+        k.ein.push_back(make_ember(in));
+        k.tin.push_back(make_torch(in));
+      }
+      g_p = k.c.p;
+      g_q = k.c.q;
+      try {
+        o.torch_tensors(k.tin);
+        o.ember_tensors(k.ein);
+      } catch (const std::exception&) {
+        continue;  // a case one library refuses (errors are --nn's business)
+      }
+      set.push_back(std::move(k));
+    }
+    if (set.empty()) {
+      skipped.push_back(o.name);
+      continue;
+    }
+    Timing t;
+    t.op = o.name;
+    t.shape = std::to_string(set.size()) + " cases";
+    t.ember_s = seconds_per_call([&] {
+      for (const Case& k : set) {
+        g_p = k.c.p;
+        g_q = k.c.q;
+        o.ember_tensors(k.ein);
+      }
+    });
+    t.torch_s = seconds_per_call([&] {
+      for (const Case& k : set) {
+        g_p = k.c.p;
+        g_q = k.c.q;
+        o.torch_tensors(k.tin);
+      }
+    });
+    rows.push_back(t);
+    std::fprintf(stderr, "%-28s %-14s %10.1f us %10.1f us\n", t.op.c_str(), t.shape.c_str(),
+                 t.ember_s * 1e6, t.torch_s * 1e6);
+  }
+  print_timings(rows);
+  std::printf("%zu nn ops timed (their --nn cases, seed %llu); not timed (no case both accept):",
+              rows.size(), static_cast<unsigned long long>(seed));
   for (const std::string& s : skipped) std::printf(" %s;", s.c_str());
   std::printf("\n");
   return 0;
