@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "tensor/addr_kernel.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/composite_ops.h"
 #include "tensor/creation.h"
 #include "tensor/dim.h"
+#include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/iterator.h"
@@ -572,7 +574,24 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
       [&] {
         // (alpha * vec1[i]) * vec2[j] + beta * self, each product rounded in
         // the result's dtype in PyTorch's order (Half and BFloat16 results
-        // depend on it).
+        // depend on it). Float and double on the CPU in one pass (three
+        // passes took 483 us for a [1024, 1024] result, libtorch 125).
+        if ((t == kFloat || t == kDouble) && self.device().type() == kCPU &&
+            vec1.device().type() == kCPU && vec2.device().type() == kCPU) {
+          const Tensor s = self.to(t).expand(out_sizes);
+          const Tensor v1 = vec1.to(t);
+          const Tensor v2 = vec2.to(t).contiguous();
+          Tensor out = empty(out_sizes, v1.options());
+          const bool read_self = beta.toDouble() != 0;
+          EMBER_DISPATCH_FLOAT_DOUBLE(t, "addr_cpu", [&] {
+            detail::addr_cpu(out.data_ptr<scalar_t>(), s.data_ptr<scalar_t>(), s.strides()[0],
+                             s.strides()[1], v1.data_ptr<scalar_t>(), v1.strides()[0],
+                             v2.data_ptr<scalar_t>(), out_sizes[0], out_sizes[1],
+                             static_cast<scalar_t>(beta.toDouble()),
+                             static_cast<scalar_t>(alpha.toDouble()), read_self);
+          });
+          return out;
+        }
         const Tensor v1 = vec1.to(t);
         const Tensor prod = (alpha.toDouble() == 1 ? v1 : v1 * alpha).outer(vec2.to(t));
         return add_scaled(self.expand(out_sizes).to(t), prod, beta, 1);

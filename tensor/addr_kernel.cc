@@ -1,0 +1,53 @@
+#include "tensor/addr_kernel.h"
+
+#include <algorithm>
+
+#include "tensor/parallel.h"
+
+namespace ember {
+namespace detail {
+namespace {
+
+// Rows split across the pool, about kGrainSize results a chunk.
+template <typename T>
+void addr_rows(T* __restrict out, const T* self, int64_t s0, int64_t s1, const T* v1,
+               int64_t v1_stride, const T* v2, int64_t n, int64_t m, T beta, T alpha,
+               bool read_self) {
+  if (n == 0 || m == 0) return;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / m);
+  parallel_for(0, n, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const T a = alpha * v1[i * v1_stride];
+      T* __restrict o = out + i * m;
+      if (!read_self) {
+        for (int64_t j = 0; j < m; ++j) o[j] = a * v2[j];
+        continue;
+      }
+      const T* s = self + i * s0;
+      if (s1 == 1) {
+        for (int64_t j = 0; j < m; ++j) o[j] = beta * s[j] + a * v2[j];
+      } else if (s1 == 0) {
+        const T bs = beta * s[0];
+        for (int64_t j = 0; j < m; ++j) o[j] = bs + a * v2[j];
+      } else {
+        for (int64_t j = 0; j < m; ++j) o[j] = beta * s[j * s1] + a * v2[j];
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void addr_cpu(float* out, const float* self, int64_t s0, int64_t s1, const float* v1,
+              int64_t v1_stride, const float* v2, int64_t n, int64_t m, float beta, float alpha,
+              bool read_self) {
+  addr_rows(out, self, s0, s1, v1, v1_stride, v2, n, m, beta, alpha, read_self);
+}
+void addr_cpu(double* out, const double* self, int64_t s0, int64_t s1, const double* v1,
+              int64_t v1_stride, const double* v2, int64_t n, int64_t m, double beta, double alpha,
+              bool read_self) {
+  addr_rows(out, self, s0, s1, v1, v1_stride, v2, n, m, beta, alpha, read_self);
+}
+
+}  // namespace detail
+}  // namespace ember
