@@ -17,6 +17,7 @@
 #include "tensor/empty.h"
 #include "tensor/loops.h"
 #include "tensor/math.h"
+#include "tensor/select_bits.h"
 #include "tensor/special_kernels.h"
 #include "tensor/simd_math.h"
 #include "tensor/special_math.h"
@@ -58,13 +59,79 @@ namespace {
     });                                                                  \
   }                                                                      \
   EMBER_REGISTER_KERNEL(op##_kernel, kCPU, &op##_cpu);
-EMBER_SPECIAL_UNARY_CPU(erfinv, special::erfinv(x))
 EMBER_SPECIAL_UNARY_CPU(lgamma, std::lgamma(x))
 EMBER_SPECIAL_UNARY_CPU(digamma, special::digamma(x))
 EMBER_SPECIAL_UNARY_CPU(i0, special::i0(x))
 EMBER_SPECIAL_UNARY_CPU(special_i1, special::i1(x))
 EMBER_SPECIAL_UNARY_CPU(sinc, special::sinc(x))
 #undef EMBER_SPECIAL_UNARY_CPU
+
+// erf^-1 of a float, vectorizable: special::erfinv<float> (a closed form,
+// then four or five Newton steps on erf in double, each a libm call that
+// kept the loop scalar) took 7598 us for 65536 floats where libtorch's
+// scalar loop takes 2241. Here, still in double: Giles' single-precision
+// approximation ("Approximating the erfinv function", GPU Computing Gems,
+// 2011; relative error below 1.3e-7), then one Halley step on
+// f(y) = erf(y) - |x| (cubic convergence: the step's own error is far below
+// double's rounding), with f as (1 - |x|) - erfc(y) past |x| = 1/2 (1 - |x|
+// is exact, so the tails keep their relative accuracy, as
+// special::erfinv's). erf, erfc, exp and log1p go through libmvec (Note
+// [Vectorized libm]); |x| >= 1 and NaN lanes reach them as 1/2 (Note
+// [Out-of-domain lanes], tensor/unary.cc) and take their value by select.
+// Rounded to float this gives special::erfinv<float>'s value: the same
+// floats on a sample of 2.1 million (every 997th float of [-1, 1]).
+[[gnu::always_inline]] inline float erfinv_float(float in) {
+  const double x = in;
+  const double ax_in = std::fabs(x);
+  const bool inside = ax_in < 1.0;
+  const double ax = detail::select_bits<double>(inside, ax_in, 0.5);
+  const double w = -std::log1p(-ax * ax);  // ax * ax is exact
+  // Both of Giles' polynomials, in w - 2.5 (w < 5) and in sqrt(w) - 3.
+  const double u = w - 2.5;
+  double p = 2.81022636e-08;
+  p = 3.43273939e-07 + p * u;
+  p = -3.5233877e-06 + p * u;
+  p = -4.39150654e-06 + p * u;
+  p = 0.00021858087 + p * u;
+  p = -0.00125372503 + p * u;
+  p = -0.00417768164 + p * u;
+  p = 0.246640727 + p * u;
+  p = 1.50140941 + p * u;
+  const double v = std::sqrt(w) - 3.0;
+  double q = -0.000200214257;
+  q = 0.000100950558 + q * v;
+  q = 0.00134934322 + q * v;
+  q = -0.00367342844 + q * v;
+  q = 0.00573950773 + q * v;
+  q = -0.0076224613 + q * v;
+  q = 0.00943887047 + q * v;
+  q = 1.00167406 + q * v;
+  q = 2.83297682 + q * v;
+  double y = (w < 5.0 ? p : q) * ax;
+  const double e = std::erf(y), ec = std::erfc(y);
+  const double f = ax <= 0.5 ? e - ax : (1.0 - ax) - ec;
+  // f' = 2 / sqrt(pi) exp(-y^2), f'' = -2 y f': y - (f / f') / (1 + y f / f').
+  const double step = f / (1.12837916709551257390 * std::exp(-y * y));
+  y -= step / (1.0 + y * step);
+  float r = static_cast<float>(y);
+  r = x < 0 ? -r : r;
+  r = x == 0 ? in : r;  // keeps -0
+  r = ax_in == 1.0 ? (x < 0 ? -special::inf<float>() : special::inf<float>()) : r;
+  return inside | (ax_in == 1.0) ? r : special::nan<float>();  // NaN in, NaN out
+}
+
+void erfinv_cpu(TensorIterator& iter) {
+  if (iter.common_dtype() == kDouble) {
+    cpu_kernel(iter, [](double x) -> double { return special::erfinv(x); });
+    return;
+  }
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "erfinv_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t in) -> scalar_t {
+      return static_cast<scalar_t>(erfinv_float(static_cast<float>(in)));
+    });
+  });
+}
+EMBER_REGISTER_KERNEL(erfinv_kernel, kCPU, &erfinv_cpu);
 
 void polygamma_cpu(TensorIterator& iter, const Scalar& n_s) {
   const int64_t n = n_s.toLong();

@@ -15,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "tensor/all.h"
+#include "tensor/special_math.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -246,6 +247,61 @@ void expect_nextafter_is_c(ScalarType dtype) {
 TEST(SpecialTest, NextafterGivesCBitsAtEverySpecialValue) {
   expect_nextafter_is_c<float>(kFloat);
   expect_nextafter_is_c<double>(kDouble);
+}
+
+// The CPU's vectorized float erfinv (special.cc's erfinv_float) gives
+// special::erfinv<float>'s values: every 4099th float of [-1, 1], the
+// special values (+-1, beyond +-1, +-0, NaN, infinities, subnormals, the
+// floats next to +-1) at odd positions of a length no multiple of 8, so
+// that they share vector lanes with ordinary values; and a strided view.
+TEST(SpecialTest, FloatErfinvIsTheDoubleAlgorithmRounded) {
+  std::vector<float> xs;
+  for (uint32_t b = 0; b <= 0x3f800000u; b += 4099) {
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    xs.push_back(f);
+    xs.push_back(-f);
+  }
+  const float specials[] = {1.0f,
+                            -1.0f,
+                            1.5f,
+                            -2.0f,
+                            0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::denorm_min(),
+                            -1e-40f,
+                            std::nextafter(1.0f, 0.0f),
+                            std::nextafter(-1.0f, 0.0f),
+                            0.5f,
+                            std::nextafter(0.5f, 1.0f)};
+  size_t at = 3;
+  for (float v : specials) {
+    xs.insert(xs.begin() + static_cast<int64_t>(at), v);
+    at = (at * 7 + 5) % xs.size();
+  }
+  if (xs.size() % 8 == 0) xs.push_back(0.25f);
+  const Tensor x = from_blob(xs.data(), {static_cast<int64_t>(xs.size())}, kFloat).clone();
+  for (const Tensor& in : {x, x.slice(0, 1, x.size(0), 3)}) {
+    const Tensor got = in.erfinv().contiguous();
+    const Tensor src = in.contiguous();
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const float v = src.data_ptr<float>()[i];
+      const float want = special::erfinv<float>(v);
+      const float g = got.data_ptr<float>()[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(g)) << v;
+      } else {
+        EXPECT_EQ(std::memcmp(&g, &want, sizeof(float)), 0) << v << ": " << g << ", want " << want;
+      }
+    }
+  }
+  // Half and bfloat16 compute in float.
+  const Tensor h = x.to(kBFloat16);
+  EXPECT_TRUE(h.erfinv().to(kFloat).nan_to_num(7, 8, -8).equal(
+      h.to(kFloat).erfinv().to(kBFloat16).to(kFloat).nan_to_num(7, 8, -8)));
 }
 
 TEST(SpecialTest, InPlaceFormsReturnSelf) {
