@@ -4,6 +4,7 @@
 
 #include "tensor/special.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -62,7 +63,6 @@ namespace {
 EMBER_SPECIAL_UNARY_CPU(lgamma, std::lgamma(x))
 EMBER_SPECIAL_UNARY_CPU(digamma, special::digamma(x))
 EMBER_SPECIAL_UNARY_CPU(i0, special::i0(x))
-EMBER_SPECIAL_UNARY_CPU(special_i1, special::i1(x))
 EMBER_SPECIAL_UNARY_CPU(sinc, special::sinc(x))
 #undef EMBER_SPECIAL_UNARY_CPU
 
@@ -132,6 +132,90 @@ void erfinv_cpu(TensorIterator& iter) {
   });
 }
 EMBER_REGISTER_KERNEL(erfinv_kernel, kCPU, &erfinv_cpu);
+
+// special_i1 below |x| = 30, vectorized: special::bessel_i_double's power
+// series (a scalar loop of up to 60 steps with an early exit, for each
+// element: 2718 us for 65536 floats, libtorch's Chebyshev series 1737) runs
+// over a block of elements at once, each step one vectorizable loop, as
+// many steps as the block's largest |x| needs. A lane whose own series ends
+// earlier takes the extra steps unchanged: the series stops at the first
+// term below 1e-17 of the sum (past its largest term: the terms shrink from
+// there), less than half an ulp of it, so neither that term nor any later
+// one changes the sum, and each lane's value is the scalar loop's bit for
+// bit. |x| >= 30, infinities and NaN run the scalar function.
+constexpr double kI1SeriesEnd = 30.0;
+
+// The steps special::bessel_i_double's series takes for I1(ax), ax < 30.
+int i1_series_steps(double ax) {
+  if (!(ax > 0.0)) return 0;  // zero terms
+  const double q = 0.25 * ax * ax;
+  double term = 0.5 * ax;
+  double sum = term;
+  for (int k = 1; k < 500; ++k) {
+    term *= q / (static_cast<double>(k) * static_cast<double>(k + 1));
+    sum += term;
+    if (term < 1e-17 * sum) return k;
+  }
+  return 499;
+}
+
+template <typename scalar_t>
+void i1_strided(char** data, const int64_t* strides, int64_t n) {
+  using acc_t = opmath_t<scalar_t>;
+  constexpr int64_t kBlock = 64;
+  double x[kBlock], q[kBlock], term[kBlock], sum[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t m = std::min(kBlock, n - start);
+    const char* in = data[1] + start * strides[1];
+    char* out = data[0] + start * strides[0];
+    for (int64_t k = 0; k < m; ++k) {
+      x[k] = static_cast<acc_t>(*reinterpret_cast<const scalar_t*>(in + k * strides[1]));
+    }
+    int bad = 0;
+    double amax = 0;
+    for (int64_t k = 0; k < m; ++k) {
+      const double ax = std::fabs(x[k]);
+      const bool ok = ax < kI1SeriesEnd;  // NaN: no
+      bad |= !ok;
+      const double a = ok ? ax : 0.0;
+      q[k] = 0.25 * a * a;
+      term[k] = 0.5 * a;
+      sum[k] = term[k];
+    }
+    for (int64_t k = 0; k < m; ++k) {
+      const double ax = std::fabs(x[k]);
+      amax = ax < kI1SeriesEnd && ax > amax ? ax : amax;
+    }
+    const int steps = i1_series_steps(amax);
+    for (int j = 1; j <= steps; ++j) {
+      const double c = static_cast<double>(j) * static_cast<double>(j + 1);
+      for (int64_t k = 0; k < m; ++k) {
+        term[k] *= q[k] / c;
+        sum[k] += term[k];
+      }
+    }
+    for (int64_t k = 0; k < m; ++k) {
+      const double r = x[k] < 0 ? -sum[k] : sum[k];
+      *reinterpret_cast<scalar_t*>(out + k * strides[0]) =
+          static_cast<scalar_t>(static_cast<acc_t>(r));
+    }
+    if (!bad) continue;
+    for (int64_t k = 0; k < m; ++k) {
+      if (std::fabs(x[k]) < kI1SeriesEnd) continue;
+      *reinterpret_cast<scalar_t*>(out + k * strides[0]) =
+          static_cast<scalar_t>(special::i1(static_cast<acc_t>(x[k])));
+    }
+  }
+}
+
+void special_i1_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "special_i1_cpu", [&] {
+    iter.for_each([](char** data, const int64_t* strides, int64_t n) {
+      i1_strided<scalar_t>(data, strides, n);
+    });
+  });
+}
+EMBER_REGISTER_KERNEL(special_i1_kernel, kCPU, &special_i1_cpu);
 
 void polygamma_cpu(TensorIterator& iter, const Scalar& n_s) {
   const int64_t n = n_s.toLong();

@@ -304,6 +304,56 @@ TEST(SpecialTest, FloatErfinvIsTheDoubleAlgorithmRounded) {
       h.to(kFloat).erfinv().to(kBFloat16).to(kFloat).nan_to_num(7, 8, -8)));
 }
 
+// The CPU's blocked special_i1 (special.cc's i1_strided) is the scalar
+// series bit for bit: float and double, |x| up to 35 (past the series' end
+// at 30), blocks mixing small and large |x|, special values (NaN,
+// infinities, +-0, subnormals) among ordinary lanes, a length no multiple
+// of the block, and a strided view.
+template <typename T>
+void expect_i1_is_scalar(ScalarType dtype) {
+  std::vector<T> xs;
+  for (int i = 0; i < 3000; ++i) {
+    // Every magnitude from 1e-6 to 35, both signs, in a scrambled order.
+    const double u = static_cast<double>((i * 7919) % 3000) / 3000.0;
+    const double v = 1e-6 * std::pow(35e6, u);
+    xs.push_back(static_cast<T>(i % 2 ? -v : v));
+  }
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(),
+                        std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(),
+                        T(0),
+                        -T(0),
+                        std::numeric_limits<T>::denorm_min(),
+                        T(30),
+                        T(-30),
+                        T(29.999)};
+  size_t at = 5;
+  for (T v : specials) {
+    xs.insert(xs.begin() + static_cast<int64_t>(at), v);
+    at = (at * 13 + 11) % xs.size();
+  }
+  const Tensor x = from_blob(xs.data(), {static_cast<int64_t>(xs.size())}, dtype).clone();
+  for (const Tensor& in : {x, x.slice(0, 2, x.size(0), 3)}) {
+    const Tensor got = special_i1(in).contiguous();
+    const Tensor src = in.contiguous();
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const T v = src.data_ptr<T>()[i];
+      const T want = special::i1<T>(v);
+      const T g = got.data_ptr<T>()[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(g)) << v;
+      } else {
+        EXPECT_EQ(std::memcmp(&g, &want, sizeof(T)), 0) << v << ": " << g << ", want " << want;
+      }
+    }
+  }
+}
+
+TEST(SpecialTest, BlockedI1IsTheScalarSeries) {
+  expect_i1_is_scalar<float>(kFloat);
+  expect_i1_is_scalar<double>(kDouble);
+}
+
 TEST(SpecialTest, InPlaceFormsReturnSelf) {
   Tensor x = tensor({0.5, -0.25}, kDouble);
   EXPECT_TRUE(x.erfinv_().is_same(x));
