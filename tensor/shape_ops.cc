@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "tensor/addr_kernel.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/composite_kernels.h"
 #include "tensor/composite_ops.h"
 #include "tensor/creation.h"
 #include "tensor/dim.h"

@@ -1,7 +1,9 @@
-#include "tensor/addr_kernel.h"
+#include "tensor/composite_kernels.h"
 
 #include <algorithm>
 
+#include "tensor/dispatch.h"
+#include "tensor/loops.h"
 #include "tensor/parallel.h"
 
 namespace ember {
@@ -47,6 +49,18 @@ void addr_cpu(double* out, const double* self, int64_t s0, int64_t s1, const dou
               int64_t v1_stride, const double* v2, int64_t n, int64_t m, double beta, double alpha,
               bool read_self) {
   addr_rows(out, self, s0, s1, v1, v1_stride, v2, n, m, beta, alpha, read_self);
+}
+
+void lerp_tensor_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_FLOAT_DOUBLE(iter.common_dtype(), "lerp_kernel_tensor", [&] {
+    cpu_kernel(iter, [](scalar_t self, scalar_t end, scalar_t weight) -> scalar_t {
+      // Both forms computed, then selected: no branch to if-convert.
+      const scalar_t diff = end - self;
+      const scalar_t low = self + weight * diff;
+      const scalar_t high = end - diff * (scalar_t(1) - weight);
+      return weight < scalar_t(0.5) ? low : high;
+    });
+  });
 }
 
 }  // namespace detail
