@@ -4,6 +4,7 @@
 
 #include "tensor/dispatch.h"
 #include "tensor/loops.h"
+#include "tensor/math_kernels.h"
 #include "tensor/parallel.h"
 
 namespace ember {
@@ -52,13 +53,19 @@ void addr_cpu(double* out, const double* self, int64_t s0, int64_t s1, const dou
 }
 
 void lerp_tensor_cpu(TensorIterator& iter) {
-  EMBER_DISPATCH_FLOAT_DOUBLE(iter.common_dtype(), "lerp_kernel_tensor", [&] {
-    cpu_kernel(iter, [](scalar_t self, scalar_t end, scalar_t weight) -> scalar_t {
+  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "lerp_kernel_tensor", [&] {
+    using acc_t = opmath_t<scalar_t>;
+    // Each step rounded to scalar_t, as the composition's ops round their
+    // results (a no-op for float and double; half and bfloat16 compute in
+    // float and round after each op).
+    auto r = [](acc_t v) { return static_cast<acc_t>(static_cast<scalar_t>(v)); };
+    cpu_kernel(iter, [r](scalar_t self_, scalar_t end_, scalar_t weight_) -> scalar_t {
+      const acc_t self = self_, end = end_, weight = weight_;
       // Both forms computed, then selected: no branch to if-convert.
-      const scalar_t diff = end - self;
-      const scalar_t low = self + weight * diff;
-      const scalar_t high = end - diff * (scalar_t(1) - weight);
-      return weight < scalar_t(0.5) ? low : high;
+      const acc_t diff = r(end - self);
+      const acc_t low = r(self + r(weight * diff));
+      const acc_t high = r(end - r(diff * r(acc_t(1) - weight)));
+      return static_cast<scalar_t>(weight < acc_t(0.5) ? low : high);
     });
   });
 }

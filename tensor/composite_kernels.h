@@ -28,7 +28,7 @@ void addr_cpu(double* out, const double* self, int64_t s0, int64_t s1, const dou
 
 // lerp with a tensor weight (composite_ops.cc), out = weight < 0.5 ?
 // self + weight * (end - self) : end - (end - self) * (1 - weight), for an
-// iterator (out, self, end, weight) of float or double.
+// iterator (out, self, end, weight) of one floating dtype.
 void lerp_tensor_cpu(TensorIterator& iter);
 
 }  // namespace detail

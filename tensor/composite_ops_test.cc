@@ -149,7 +149,8 @@ TEST(CompositeOpsTest, Cross) {
             "expected scalar type Float but found Double");
 }
 
-// lerp with a tensor weight runs in one pass on the CPU (float, double):
+// lerp with a tensor weight runs in one pass on the CPU (half and bfloat16
+// rounded after each step, as the separate ops round):
 // the composition's values bit for bit (no fused multiply-add), NaN weights,
 // weights at and around 0.5 and outside [0, 1], infinite ends, broadcast and
 // strided operands, a length no multiple of 8, and the iterator's layout.
@@ -157,9 +158,9 @@ TEST(CompositeOpsTest, LerpTensorWeightOnePassIsTheComposition) {
   manual_seed(11);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  for (ScalarType t : {kFloat, kDouble}) {
-    Tensor self = randn({5, 13}, t), end = randn({5, 13}, t) * 100;
-    Tensor weight = rand({5, 13}, t) * 3 - 1;
+  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16}) {
+    Tensor self = randn({5, 13}).to(t), end = (randn({5, 13}) * 100).to(t);
+    Tensor weight = (rand({5, 13}) * 3 - 1).to(t);
     weight.index_put_({0, 1}, nan);
     weight.index_put_({1, 2}, 0.5);
     weight.index_put_({1, 3}, std::nextafter(0.5, 0.0));

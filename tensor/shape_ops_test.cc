@@ -489,8 +489,9 @@ TEST(ShapeOpsTest, Addr) {
 TEST(ShapeOpsTest, AddrOnePassMatchesComposition) {
   manual_seed(3);
   for (ScalarType t : {kFloat, kDouble}) {
-    for (int64_t m : {1, 13, 37}) {
-      const int64_t n = 7;
+    // [71, 1031]: more than the grain (kGrainSize), rows split across threads.
+    for (int64_t m : {1, 13, 37, 1031}) {
+      const int64_t n = m == 1031 ? 71 : 7;
       const Tensor v1 = randn({2 * n}, t).slice(0, 0, 2 * n, 2);
       const Tensor v2 = randn({2 * m}, t).slice(0, 0, 2 * m, 2);
       Tensor full = randn({n, m}, t);

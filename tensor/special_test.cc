@@ -308,13 +308,14 @@ TEST(SpecialTest, FloatErfinvIsTheDoubleAlgorithmRounded) {
 // series bit for bit: float and double, |x| up to 35 (past the series' end
 // at 30), blocks mixing small and large |x|, special values (NaN,
 // infinities, +-0, subnormals) among ordinary lanes, a length no multiple
-// of the block, and a strided view.
+// of the block, a strided view, on the pool's threads.
 template <typename T>
 void expect_i1_is_scalar(ScalarType dtype) {
   std::vector<T> xs;
-  for (int i = 0; i < 3000; ++i) {
+  // More than the grain (kGrainSize): the pool's threads split the run.
+  for (int i = 0; i < 40000; ++i) {
     // Every magnitude from 1e-6 to 35, both signs, in a scrambled order.
-    const double u = static_cast<double>((i * 7919) % 3000) / 3000.0;
+    const double u = static_cast<double>((i * 7919) % 40000) / 40000.0;
     const double v = 1e-6 * std::pow(35e6, u);
     xs.push_back(static_cast<T>(i % 2 ? -v : v));
   }
