@@ -18,13 +18,15 @@ namespace detail {
 // out[i * m + j] = beta * self[i * s0 + j * s1] + (alpha * v1[i * v1_stride]) * v2[j],
 // each product and the sum rounded on its own, as PyTorch 1.13's addr;
 // read_self false (beta == 0) leaves self unread (NaN there too) and gives
-// (alpha * v1[i]) * v2[j]. out is contiguous and no input; v2 contiguous.
+// (alpha * v1[i]) * v2[j]. out is no input, stored row by row
+// (out[i * m + j]), or column by column (out[j * n + i]) when by_columns;
+// v2 contiguous.
 void addr_cpu(float* out, const float* self, int64_t s0, int64_t s1, const float* v1,
               int64_t v1_stride, const float* v2, int64_t n, int64_t m, float beta, float alpha,
-              bool read_self);
+              bool read_self, bool by_columns);
 void addr_cpu(double* out, const double* self, int64_t s0, int64_t s1, const double* v1,
               int64_t v1_stride, const double* v2, int64_t n, int64_t m, double beta, double alpha,
-              bool read_self);
+              bool read_self, bool by_columns);
 
 // lerp with a tensor weight (composite_ops.cc), out = weight < 0.5 ?
 // self + weight * (end - self) : end - (end - self) * (1 - weight), for an

@@ -508,6 +508,7 @@ TEST(ShapeOpsTest, AddrOnePassMatchesComposition) {
             const Tensor want = beta == 0 ? prod : self.expand({n, m}) * beta + prod;
             const Tensor got = self.addr(v1, v2, beta, alpha);
             ASSERT_EQ(got.sizes(), want.sizes());
+            EXPECT_EQ(got.strides(), want.strides());  // a transposed self's layout
             EXPECT_TRUE(got.equal(want) || (got.isnan() == want.isnan()).all().item<bool>() &&
                                                got.nan_to_num().equal(want.nan_to_num()));
           }
