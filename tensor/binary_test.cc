@@ -51,6 +51,65 @@ TEST(PowTest, HalfSquareRootsFollowCPow) {
   }
 }
 
+// pow's negative bases (pointwise.cc's pow_real): a finite negative base to
+// a finite non-integer power is C pow's NaN, bit for bit (glibc's default
+// NaN), wherever it sits among the vector lanes; integer powers of negative
+// bases keep their signs; the special values are C pow's. Float and double,
+// a length no multiple of 8, and a scalar base (pow(Scalar, Tensor)).
+template <typename T>
+void expect_pow_negative_bases(ScalarType dtype) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> bases = {-1.5, 2.0,  -0.25, -3.0, -2.0, 0.0, -0.0,  -inf, inf,
+                                nan,  -7.5, 1.25,  -1.0, -2.5, 3.0, -1e30, -0.5};
+  const std::vector<T> exps = {0.5, 1.5,  -2.0, 3.0, 2.5,  -0.5, 0.5, 0.5, -1.5,
+                               2.0, -inf, inf,  nan, 1e10, -3.0, 0.3, 7.0};
+  std::vector<T> a, b;
+  for (int rep = 0; rep < 7; ++rep) {
+    for (size_t i = 0; i < bases.size(); ++i) {
+      a.push_back(bases[(i + rep) % bases.size()]);
+      b.push_back(exps[(i * 3 + rep) % exps.size()]);
+    }
+  }
+  const int64_t n = static_cast<int64_t>(a.size());
+  const Tensor ta = from_blob(a.data(), {n}, dtype).clone();
+  const Tensor tb = from_blob(b.data(), {n}, dtype).clone();
+  const Tensor r = ta.pow(tb).contiguous();
+  for (int64_t i = 0; i < n; ++i) {
+    const T want = std::pow(a[i], b[i]);
+    const T got = r.data_ptr<T>()[i];
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << a[i] << " ** " << b[i];
+      if (a[i] < 0 && std::isfinite(a[i]) && std::isfinite(b[i])) {
+        EXPECT_EQ(std::memcmp(&got, &want, sizeof(T)), 0) << a[i] << " ** " << b[i];
+      }
+    } else if (!std::isfinite(want) || want == 0) {
+      EXPECT_EQ(std::memcmp(&got, &want, sizeof(T)), 0) << a[i] << " ** " << b[i];
+    } else {
+      EXPECT_NEAR(got, want, 4 * std::numeric_limits<T>::epsilon() * std::fabs(want))
+          << a[i] << " ** " << b[i];
+    }
+  }
+  const Tensor s = pow(Scalar(-2.0), tb).contiguous();
+  for (int64_t i = 0; i < n; ++i) {
+    const T want = std::pow(T(-2), b[i]);
+    const T got = s.data_ptr<T>()[i];
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << "-2 ** " << b[i];
+    } else if (!std::isfinite(want) || want == 0) {
+      EXPECT_EQ(std::memcmp(&got, &want, sizeof(T)), 0) << "-2 ** " << b[i];
+    } else {
+      EXPECT_NEAR(got, want, 4 * std::numeric_limits<T>::epsilon() * std::fabs(want))
+          << "-2 ** " << b[i];
+    }
+  }
+}
+
+TEST(PowTest, NegativeBasesInVectorLanes) {
+  expect_pow_negative_bases<float>(kFloat);
+  expect_pow_negative_bases<double>(kDouble);
+}
+
 TEST(AddTest, SameShape) {
   check("add_float", [](In& x) { return x[0] + x[1]; });
   check("add_double", [](In& x) { return x[0] + x[1]; });

@@ -149,6 +149,45 @@ TEST(CompositeOpsTest, Cross) {
             "expected scalar type Float but found Double");
 }
 
+// lerp with a tensor weight runs in one pass on the CPU (half and bfloat16
+// rounded after each step, as the separate ops round):
+// the composition's values bit for bit (no fused multiply-add), NaN weights,
+// weights at and around 0.5 and outside [0, 1], infinite ends, broadcast and
+// strided operands, a length no multiple of 8, and the iterator's layout.
+TEST(CompositeOpsTest, LerpTensorWeightOnePassIsTheComposition) {
+  manual_seed(11);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16}) {
+    Tensor self = randn({5, 13}).to(t), end = (randn({5, 13}) * 100).to(t);
+    Tensor weight = (rand({5, 13}) * 3 - 1).to(t);
+    weight.index_put_({0, 1}, nan);
+    weight.index_put_({1, 2}, 0.5);
+    weight.index_put_({1, 3}, std::nextafter(0.5, 0.0));
+    weight.index_put_({2, 4}, 0.0);
+    weight.index_put_({2, 5}, 1.0);
+    end.index_put_({3, 6}, inf);
+    self.index_put_({3, 7}, -inf);
+    self.index_put_({4, 8}, nan);
+    const std::vector<std::vector<Tensor>> cases = {
+        {self, end, weight},
+        {self.t().contiguous().t(), end, weight},
+        {self, end.slice(1, 0, 13, 1), weight[1]},
+        {self, end, tensor(0.3, TensorOptions(t))},
+        {self[2], end, weight.t().contiguous().t()},
+    };
+    for (const auto& c : cases) {
+      const Tensor diff = c[1] - c[0];
+      const Tensor want = where(c[2] < 0.5, c[0] + c[2] * diff, c[1] - diff * (1 - c[2]));
+      const Tensor got = c[0].lerp(c[1], c[2]);
+      ASSERT_EQ(got.sizes(), want.sizes());
+      EXPECT_TRUE((got.isnan() == want.isnan()).all().item<bool>());
+      EXPECT_TRUE(got.nan_to_num(0.0, 7.0, -7.0).equal(want.nan_to_num(0.0, 7.0, -7.0)))
+          << scalar_type_name(t);
+    }
+  }
+}
+
 TEST(CompositeOpsTest, DistLerpLogitHeaviside) {
   const Tensor a = tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}});
   const Tensor b = tensor({{0.0f, 1.0f, 0.0f}, {1.0f, 0.0f, 2.0f}});

@@ -10,11 +10,15 @@
 
 #include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
+#include "tensor/dispatch.h"
 #include "tensor/error.h"
 #include "tensor/indexing.h"
+#include "tensor/iterator.h"
 #include "tensor/layout.h"
 #include "tensor/linalg.h"
+#include "tensor/loops.h"
 #include "tensor/math.h"
+#include "tensor/math_kernels.h"
 #include "tensor/nn_ops.h"
 #include "tensor/reduce.h"
 #include "tensor/selection.h"
@@ -307,12 +311,29 @@ const Tensor& Tensor::resize_as_(const Tensor& other,
 
 // The argument of a real number: pi for x < 0, 0 for x >= 0 (and -0), NaN
 // kept; integers and bool give the default dtype. One node (AngleBackward0,
-// a zero gradient for real inputs).
+// a zero gradient for real inputs). On the CPU one loop of selects (the
+// composition of `where`s took 69 us for 65536 floats, libtorch 11 us);
+// other devices run the composition.
 Tensor angle(const Tensor& self) {
   const ScalarType dt = is_floating_point(self.dtype()) ? self.dtype() : get_default_dtype();
   return detail::record_out_op(
       "angle", Tensor(), {self},
       [&] {
+        if (self.device().type() == kCPU) {
+          IterConfig c;
+          c.promote_integer_inputs_to_float = true;
+          TensorIterator iter = TensorIterator::unary_op(Tensor(), self, c);
+          EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), "angle_cpu", [&] {
+            using acc_t = opmath_t<scalar_t>;
+            cpu_kernel(iter, [](scalar_t in) -> scalar_t {
+              // Both comparisons unconditional (no branch to if-convert).
+              const acc_t x = static_cast<acc_t>(in);
+              const acc_t r = x < acc_t(0) ? static_cast<acc_t>(M_PI) : acc_t(0);
+              return static_cast<scalar_t>(x != x ? x : r);
+            });
+          });
+          return iter.output();
+        }
         const Tensor x = self.to(dt);
         const Tensor pi_or_zero = where(x < 0, full_like(x, M_PI), zeros_like(x));
         return where(isnan(x), x, pi_or_zero);

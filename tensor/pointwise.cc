@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "tensor/autocast.h"
@@ -14,6 +15,7 @@
 #include "tensor/loops.h"
 #include "tensor/math.h"
 #include "tensor/math_kernels.h"
+#include "tensor/select_bits.h"
 #include "tensor/simd_math.h"
 
 namespace ember {
@@ -39,6 +41,23 @@ using detail::wrap_for;
 
 using detail::powi;  // tensor/int_pow.h, shared with the CUDA kernel
 
+// std::pow(a, b) for a loop that vectorizes through libmvec (Note
+// [Vectorized libm]), which hands each lane with a negative base to the
+// scalar pow, one call per lane (Note [Out-of-domain lanes], unary.cc):
+// 65536 normal random floats to normal powers took 844 us, libtorch 362. A
+// finite negative base to a finite power that is no integer is NaN, glibc's
+// (x - x) / (x - x) (the default NaN); those lanes reach pow as 1^1 and
+// take that NaN by select. Every other lane (integer powers of negative
+// bases included) reaches pow as before.
+template <typename A>
+[[gnu::always_inline]] inline A pow_real(A a, A b) {
+  constexpr A kInf = std::numeric_limits<A>::infinity();
+  const bool nan_lane = (a < A(0)) & (a > -kInf) & (std::fabs(b) < kInf) & (b != std::trunc(b));
+  const A r =
+      std::pow(detail::select_bits(nan_lane, A(1), a), detail::select_bits(nan_lane, A(1), b));
+  return nan_lane ? (a - a) / (a - a) : r;
+}
+
 void pow_tensor_tensor_cpu(TensorIterator& iter) {
   ScalarType dt = iter.common_dtype();
   if (is_integral(dt, /*include_bool=*/false)) {
@@ -49,8 +68,9 @@ void pow_tensor_tensor_cpu(TensorIterator& iter) {
   }
   EMBER_DISPATCH_FLOATING_TYPES(dt, "pow", [&] {
     using acc_t = opmath_t<scalar_t>;
-    cpu_kernel(iter,
-               [](scalar_t a, scalar_t b) -> scalar_t { return std::pow(acc_t(a), acc_t(b)); });
+    cpu_kernel(iter, [](scalar_t a, scalar_t b) -> scalar_t {
+      return static_cast<scalar_t>(pow_real(acc_t(a), acc_t(b)));
+    });
   });
 }
 

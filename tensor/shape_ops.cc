@@ -14,9 +14,11 @@
 
 #include "absl/strings/str_join.h"
 #include "tensor/autograd_hook.h"
+#include "tensor/composite_kernels.h"
 #include "tensor/composite_ops.h"
 #include "tensor/creation.h"
 #include "tensor/dim.h"
+#include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/iterator.h"
@@ -572,7 +574,34 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
       [&] {
         // (alpha * vec1[i]) * vec2[j] + beta * self, each product rounded in
         // the result's dtype in PyTorch's order (Half and BFloat16 results
-        // depend on it).
+        // depend on it). Float and double on the CPU in one pass (three
+        // passes took 483 us for a [1024, 1024] result, libtorch 125).
+        // The result's layout is the composition's: row-major, unless beta
+        // is nonzero and self is laid out column-major (a transposed matrix),
+        // where the iterator gives self's layout; other layouts (of a size-1
+        // dim) run the composition.
+        const bool cpu = self.device().type() == kCPU && vec1.device().type() == kCPU &&
+                         vec2.device().type() == kCPU;
+        const Tensor s =
+            cpu && (t == kFloat || t == kDouble) ? self.to(t).expand(out_sizes) : Tensor();
+        const bool read_self = beta.toDouble() != 0;
+        const int64_t st0 = s.defined() ? s.strides()[0] : 0;
+        const int64_t st1 = s.defined() ? s.strides()[1] : 0;
+        const bool by_rows = !read_self || st0 == 0 || st1 == 0 || st0 >= st1;
+        const bool by_columns = !by_rows && out_sizes[0] > 1 && out_sizes[1] > 1;
+        if (s.defined() && (by_rows || by_columns)) {
+          const Tensor v1 = vec1.to(t);
+          const Tensor v2 = vec2.to(t).contiguous();
+          const Tensor out = by_columns ? empty({out_sizes[1], out_sizes[0]}, v1.options()).t()
+                                        : empty(out_sizes, v1.options());
+          EMBER_DISPATCH_FLOAT_DOUBLE(t, "addr_cpu", [&] {
+            detail::addr_cpu(out.data_ptr<scalar_t>(), s.data_ptr<scalar_t>(), st0, st1,
+                             v1.data_ptr<scalar_t>(), v1.strides()[0], v2.data_ptr<scalar_t>(),
+                             out_sizes[0], out_sizes[1], static_cast<scalar_t>(beta.toDouble()),
+                             static_cast<scalar_t>(alpha.toDouble()), read_self, by_columns);
+          });
+          return out;
+        }
         const Tensor v1 = vec1.to(t);
         const Tensor prod = (alpha.toDouble() == 1 ? v1 : v1 * alpha).outer(vec2.to(t));
         return add_scaled(self.expand(out_sizes).to(t), prod, beta, 1);

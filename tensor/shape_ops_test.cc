@@ -481,6 +481,43 @@ TEST(ShapeOpsTest, Addr) {
             "addr: Expected 1-D argument vec2, but got 2-D");
 }
 
+// addr's one-pass CPU loop (float, double) gives the composition's values
+// bit for bit: (alpha * vec1[i]) * vec2[j] and beta * self rounded on their
+// own, then summed; self strided, broadcast along either dim or a scalar;
+// strided vectors; lengths that are no multiple of the vector width; beta 0
+// never reads self (NaN there).
+TEST(ShapeOpsTest, AddrOnePassMatchesComposition) {
+  manual_seed(3);
+  for (ScalarType t : {kFloat, kDouble}) {
+    // [71, 1031]: more than the grain (kGrainSize), rows split across threads.
+    for (int64_t m : {1, 13, 37, 1031}) {
+      const int64_t n = m == 1031 ? 71 : 7;
+      const Tensor v1 = randn({2 * n}, t).slice(0, 0, 2 * n, 2);
+      const Tensor v2 = randn({2 * m}, t).slice(0, 0, 2 * m, 2);
+      Tensor full = randn({n, m}, t);
+      full.index_put_({0, 0}, std::numeric_limits<double>::quiet_NaN());
+      const std::vector<Tensor> selves = {full, randn({m, n}, t).t(), randn({m}, t),
+                                          randn({n, 1}, t), randn({}, t)};
+      for (const Tensor& self : selves) {
+        for (double beta : {0.0, 1.0, 2.5}) {
+          for (double alpha : {1.0, 0.3}) {
+            SCOPED_TRACE(::testing::Message()
+                         << scalar_type_name(t) << " m " << m << " self " << self.dim()
+                         << "-d beta " << beta << " alpha " << alpha);
+            const Tensor prod = (v1.contiguous() * alpha).view({n, 1}) * v2.contiguous();
+            const Tensor want = beta == 0 ? prod : self.expand({n, m}) * beta + prod;
+            const Tensor got = self.addr(v1, v2, beta, alpha);
+            ASSERT_EQ(got.sizes(), want.sizes());
+            EXPECT_EQ(got.strides(), want.strides());  // a transposed self's layout
+            EXPECT_TRUE(got.equal(want) || (got.isnan() == want.isnan()).all().item<bool>() &&
+                                               got.nan_to_num().equal(want.nan_to_num()));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ShapeOpsTest, AddbmmBaddbmm) {
   const Tensor b1 = arange(24, kFloat).view({3, 2, 4}), b2 = arange(24, kFloat).view({3, 4, 2}) / 4;
   expect_tensor(ones({2, 2}).addbmm(b1, b2, 2, 0.5),

@@ -15,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "tensor/all.h"
+#include "tensor/special_math.h"
 #include "tensor/testing/golden.h"
 
 namespace ember {
@@ -246,6 +247,177 @@ void expect_nextafter_is_c(ScalarType dtype) {
 TEST(SpecialTest, NextafterGivesCBitsAtEverySpecialValue) {
   expect_nextafter_is_c<float>(kFloat);
   expect_nextafter_is_c<double>(kDouble);
+}
+
+// The CPU's vectorized float erfinv (special.cc's erfinv_float) gives
+// special::erfinv<float>'s values: every 4099th float of [-1, 1], the
+// special values (+-1, beyond +-1, +-0, NaN, infinities, subnormals, the
+// floats next to +-1) at odd positions of a length no multiple of 8, so
+// that they share vector lanes with ordinary values; and a strided view.
+TEST(SpecialTest, FloatErfinvIsTheDoubleAlgorithmRounded) {
+  std::vector<float> xs;
+  for (uint32_t b = 0; b <= 0x3f800000u; b += 4099) {
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    xs.push_back(f);
+    xs.push_back(-f);
+  }
+  const float specials[] = {1.0f,
+                            -1.0f,
+                            1.5f,
+                            -2.0f,
+                            0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::denorm_min(),
+                            -1e-40f,
+                            std::nextafter(1.0f, 0.0f),
+                            std::nextafter(-1.0f, 0.0f),
+                            0.5f,
+                            std::nextafter(0.5f, 1.0f)};
+  size_t at = 3;
+  for (float v : specials) {
+    xs.insert(xs.begin() + static_cast<int64_t>(at), v);
+    at = (at * 7 + 5) % xs.size();
+  }
+  if (xs.size() % 8 == 0) xs.push_back(0.25f);
+  const Tensor x = from_blob(xs.data(), {static_cast<int64_t>(xs.size())}, kFloat).clone();
+  for (const Tensor& in : {x, x.slice(0, 1, x.size(0), 3)}) {
+    const Tensor got = in.erfinv().contiguous();
+    const Tensor src = in.contiguous();
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const float v = src.data_ptr<float>()[i];
+      const float want = special::erfinv<float>(v);
+      const float g = got.data_ptr<float>()[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(g)) << v;
+      } else {
+        EXPECT_EQ(std::memcmp(&g, &want, sizeof(float)), 0) << v << ": " << g << ", want " << want;
+      }
+    }
+  }
+  // Half and bfloat16 compute in float.
+  const Tensor h = x.to(kBFloat16);
+  EXPECT_TRUE(h.erfinv().to(kFloat).nan_to_num(7, 8, -8).equal(
+      h.to(kFloat).erfinv().to(kBFloat16).to(kFloat).nan_to_num(7, 8, -8)));
+}
+
+// The CPU's blocked special_i1 (special.cc's i1_strided) is the scalar
+// series bit for bit: float and double, |x| up to 35 (past the series' end
+// at 30), blocks mixing small and large |x|, special values (NaN,
+// infinities, +-0, subnormals) among ordinary lanes, a length no multiple
+// of the block, a strided view, on the pool's threads.
+template <typename T>
+void expect_i1_is_scalar(ScalarType dtype) {
+  std::vector<T> xs;
+  // More than the grain (kGrainSize): the pool's threads split the run.
+  for (int i = 0; i < 40000; ++i) {
+    // Every magnitude from 1e-6 to 35, both signs, in a scrambled order.
+    const double u = static_cast<double>((i * 7919) % 40000) / 40000.0;
+    const double v = 1e-6 * std::pow(35e6, u);
+    xs.push_back(static_cast<T>(i % 2 ? -v : v));
+  }
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(),
+                        std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(),
+                        T(0),
+                        -T(0),
+                        std::numeric_limits<T>::denorm_min(),
+                        T(30),
+                        T(-30),
+                        T(29.999)};
+  size_t at = 5;
+  for (T v : specials) {
+    xs.insert(xs.begin() + static_cast<int64_t>(at), v);
+    at = (at * 13 + 11) % xs.size();
+  }
+  const Tensor x = from_blob(xs.data(), {static_cast<int64_t>(xs.size())}, dtype).clone();
+  for (const Tensor& in : {x, x.slice(0, 2, x.size(0), 3)}) {
+    const Tensor got = special_i1(in).contiguous();
+    const Tensor src = in.contiguous();
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const T v = src.data_ptr<T>()[i];
+      const T want = special::i1<T>(v);
+      const T g = got.data_ptr<T>()[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(g)) << v;
+      } else {
+        EXPECT_EQ(std::memcmp(&g, &want, sizeof(T)), 0) << v << ": " << g << ", want " << want;
+      }
+    }
+  }
+}
+
+TEST(SpecialTest, BlockedI1IsTheScalarSeries) {
+  expect_i1_is_scalar<float>(kFloat);
+  expect_i1_is_scalar<double>(kDouble);
+}
+
+// The CPU's vectorized float lgamma (special.cc's lgamma_float) is
+// glibc's double lgamma rounded to float (the correctly rounded value,
+// where glibc's lgammaf is up to 4 ulp off near the negative zeros): every
+// 65537th float of either sign, the zeros 1 and 2 and their neighbours,
+// values near the negative zeros, the poles (0, -0, negative integers),
+// +-inf and NaN among ordinary lanes, x <= -7 (the two-log blocks) beside
+// blocks without it, half and bfloat16, and a strided view.
+TEST(SpecialTest, FloatLgammaIsTheDoubleOneRounded) {
+  std::vector<float> xs;
+  for (uint32_t b = 0; b < 0x7f800000u; b += 65537) {
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    xs.push_back(f);
+    xs.push_back(-f);
+  }
+  // Blocks of 256 with only x > -7 (one log) after the loop above's mix.
+  for (int i = 0; i < 600; ++i) xs.push_back(-6.9f + 0.023f * static_cast<float>(i));
+  const float specials[] = {1.0f,
+                            2.0f,
+                            std::nextafter(1.0f, 0.0f),
+                            std::nextafter(1.0f, 2.0f),
+                            std::nextafter(2.0f, 1.0f),
+                            std::nextafter(2.0f, 3.0f),
+                            -2.4570248f,
+                            -2.7476826f,
+                            -3.1435945f,
+                            0.0f,
+                            -0.0f,
+                            -1.0f,
+                            -7.0f,
+                            -8388608.0f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::denorm_min(),
+                            std::numeric_limits<float>::max(),
+                            4.0850e36f};
+  size_t at = 7;
+  for (float v : specials) {
+    xs.insert(xs.begin() + static_cast<int64_t>(at), v);
+    xs.push_back(v);  // and among the one-log blocks' values
+    at = (at * 11 + 3) % xs.size();
+  }
+  const Tensor x = from_blob(xs.data(), {static_cast<int64_t>(xs.size())}, kFloat).clone();
+  for (const Tensor& in : {x, x.slice(0, 1, x.size(0), 2)}) {
+    const Tensor got = in.lgamma().contiguous();
+    const Tensor src = in.contiguous();
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const float v = src.data_ptr<float>()[i];
+      const float want = static_cast<float>(std::lgamma(static_cast<double>(v)));
+      const float g = got.data_ptr<float>()[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(g)) << v;
+      } else {
+        EXPECT_EQ(std::memcmp(&g, &want, sizeof(float)), 0) << v << ": " << g << ", want " << want;
+      }
+    }
+  }
+  for (ScalarType t : {kHalf, kBFloat16}) {
+    const Tensor h = x.to(t);
+    EXPECT_TRUE(h.lgamma().to(kFloat).nan_to_num(7, 8, -8).equal(
+        h.to(kFloat).lgamma().to(t).to(kFloat).nan_to_num(7, 8, -8)));
+  }
 }
 
 TEST(SpecialTest, InPlaceFormsReturnSelf) {
