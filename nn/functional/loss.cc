@@ -14,6 +14,8 @@
 #include "tensor/creation.h"
 #include "tensor/ctc_loss.h"
 #include "tensor/error.h"
+#include "tensor/iterator.h"
+#include "tensor/loops.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
@@ -533,10 +535,32 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, 
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   profiler::RecordFunction prof_range("huber_loss", profiler::RangeKind::kOp, input, target);
   detail::OpScope scope(input, target);
-  const Tensor z = (input - target).abs();
-  // Computed in the operands' common dtype, written in the input's (1.13
-  // does not promote: huber_loss(float, double) is float).
-  const Tensor loss = where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta).to(input.dtype());
+  Tensor loss;
+  if (input.is_cpu() && target.is_cpu() && input.dtype() == target.dtype() &&
+      (input.dtype() == kFloat || input.dtype() == kDouble)) {
+    // One pass, ATen's huber kernel step for step in the dtype (delta
+    // converted to it first, so the comparison is the dtype's too).
+    TensorIterator iter = TensorIterator::binary_op(Tensor(), input, target);
+    auto run = [&](auto zero) {
+      using T = decltype(zero);
+      const T d = static_cast<T>(delta);
+      cpu_kernel(iter, [d](T a, T b) -> T {
+        const T z = std::abs(a - b);
+        return z < d ? T(0.5) * z * z : d * (z - T(0.5) * d);
+      });
+    };
+    if (input.dtype() == kFloat) {
+      run(0.0f);
+    } else {
+      run(0.0);
+    }
+    loss = iter.output();
+  } else {
+    const Tensor z = (input - target).abs();
+    // Computed in the operands' common dtype, written in the input's (1.13
+    // does not promote: huber_loss(float, double) is float).
+    loss = where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta).to(input.dtype());
+  }
   Tensor out = reduction == loss_reduction::kMean  ? loss.mean()
                : reduction == loss_reduction::kSum ? loss.sum()
                                                    : loss;
