@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
+#include "tensor/dispatch.h"
 #include "tensor/distribution_samplers.h"
 #include "tensor/distributions_kernels.h"
 #include "tensor/error.h"
@@ -127,18 +128,12 @@ Tensor binomial(const Tensor& count, const Tensor& prob,
     GeneratorImpl* g = cpu_generator(generator, &holder);
     std::lock_guard<std::mutex> lock(g->mutex());
     CpuUniform uniform{g};
-    auto run = [&](auto zero) {
-      using scalar_t = decltype(zero);
+    EMBER_DISPATCH_FLOAT_DOUBLE(dtype, "binomial_cpu", [&] {
       const scalar_t* cn = n.data_ptr<scalar_t>();
       const scalar_t* cp = p.data_ptr<scalar_t>();
       scalar_t* o = r.data_ptr<scalar_t>();
       for (int64_t i = 0; i < r.numel(); ++i) o[i] = samplers::binomial(cn[i], cp[i], uniform);
-    };
-    if (dtype == kFloat) {
-      run(0.0f);
-    } else {
-      run(0.0);
-    }
+    });
   }
   if (scope.active()) scope.record("binomial", {count, prob}, {r});
   return r;

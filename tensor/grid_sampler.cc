@@ -245,8 +245,8 @@ std::tuple<Tensor, Tensor> sampler_backward(const char* name, const Tensor& grad
   check_common(input, grid);
   check_dims(input, grid, three_d ? 5 : 4, interpolation_mode, padding_mode);
   check_dtypes(input, grid, three_d);
-  const Geometry g =
-      make_geometry(input, grid, interpolation_mode, padding_mode, align_corners, three_d);
+  const Tensor x = in_compute_type(input), gr = in_compute_type(grid);
+  const Geometry g = make_geometry(x, gr, interpolation_mode, padding_mode, align_corners, three_d);
   const DimVector out_sizes = output_sizes(g);
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(out_sizes), name,
               ": expected grad_output of sizes ", detail::sizes_str(out_sizes), ", but got ",
@@ -256,16 +256,12 @@ std::tuple<Tensor, Tensor> sampler_backward(const char* name, const Tensor& grad
               scalar_type_name(grad_output.dtype()));
   profiler::RecordFunction prof_range(name, profiler::RangeKind::kOp, input);
   detail::OpScope scope(grad_output, input, grid);
-  const Tensor x = in_compute_type(input), gr = in_compute_type(grid);
-  const Geometry gx = x.is_same(input) ? g
-                                       : make_geometry(x, gr, interpolation_mode, padding_mode,
-                                                       align_corners, three_d);
   Tensor gi = output_mask[0] ? zeros(x.sizes(), x.options()) : Tensor();
   // grad_grid is always computed by the kernel (it costs the same reads).
   Tensor gg = empty(gr.sizes(), gr.options());
   const Tensor go = in_compute_type(grad_output).contiguous();
   if (go.numel() > 0) {
-    detail::grid_sampler_backward_stub(input.device())(gx, go, x, gr, gi, gg);
+    detail::grid_sampler_backward_stub(input.device())(g, go, x, gr, gi, gg);
   } else {
     gg.zero_();
   }

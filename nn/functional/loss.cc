@@ -13,6 +13,7 @@
 #include "tensor/record_function.h"
 #include "tensor/creation.h"
 #include "tensor/ctc_loss.h"
+#include "tensor/dispatch.h"
 #include "tensor/error.h"
 #include "tensor/iterator.h"
 #include "tensor/loops.h"
@@ -298,10 +299,6 @@ std::pair<int64_t, int64_t> margin_loss_shape(const Tensor& input) {
   return {nd <= 1 ? 1 : input.size(0), nd == 0 ? 1 : input.size(nd - 1)};
 }
 
-}  // namespace
-
-namespace {
-
 // multi_margin_loss's per-sample losses on the CPU as ATen's kernel
 // computes them (MultiMarginCriterion.cpp: each sample's terms summed in
 // order, in the input's dtype, then divided by dim): one pass instead of
@@ -323,8 +320,8 @@ Tensor multi_margin_cpu(const Tensor& input, const Tensor& target, const Tensor&
   for (int64_t i = 0; i < nframe; ++i) {
     EMBER_CHECK_INDEX(tp[i] >= 0 && tp[i] < dim, "target out of range");
   }
-  auto run = [&](auto zero) {
-    using T = decltype(zero);
+  EMBER_DISPATCH_FLOAT_DOUBLE(dt, "multi_margin_loss_cpu", [&] {
+    using T = scalar_t;
     const T* xp = x.data_ptr<T>();
     const T* wp = wc.defined() ? wc.data_ptr<T>() : nullptr;
     T* out = loss.data_ptr<T>();
@@ -345,12 +342,7 @@ Tensor multi_margin_cpu(const Tensor& input, const Tensor& target, const Tensor&
       }
       out[i] = sum / static_cast<T>(dim);
     }
-  };
-  if (dt == kFloat) {
-    run(0.0f);
-  } else {
-    run(0.0);
-  }
+  });
   return loss;
 }
 
@@ -541,19 +533,13 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, 
     // One pass, ATen's huber kernel step for step in the dtype (delta
     // converted to it first, so the comparison is the dtype's too).
     TensorIterator iter = TensorIterator::binary_op(Tensor(), input, target);
-    auto run = [&](auto zero) {
-      using T = decltype(zero);
-      const T d = static_cast<T>(delta);
-      cpu_kernel(iter, [d](T a, T b) -> T {
-        const T z = std::abs(a - b);
-        return z < d ? T(0.5) * z * z : d * (z - T(0.5) * d);
+    EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "huber_cpu", [&] {
+      const scalar_t d = static_cast<scalar_t>(delta);
+      cpu_kernel(iter, [d](scalar_t a, scalar_t b) -> scalar_t {
+        const scalar_t z = std::abs(a - b);
+        return z < d ? scalar_t(0.5) * z * z : d * (z - scalar_t(0.5) * d);
       });
-    };
-    if (input.dtype() == kFloat) {
-      run(0.0f);
-    } else {
-      run(0.0);
-    }
+    });
     loss = iter.output();
   } else {
     const Tensor z = (input - target).abs();

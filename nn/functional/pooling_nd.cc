@@ -39,6 +39,7 @@
 #include "tensor/autograd_hook.h"
 #include "tensor/creation.h"
 #include "tensor/empty.h"
+#include "tensor/dispatch.h"
 #include "tensor/error.h"
 #include "tensor/nn_ops.h"
 #include "tensor/nn_util.h"
@@ -193,8 +194,8 @@ bool adaptive_max_cpu(const Tensor& input, const ExpandingArray<D>& out_size, Te
   *values = empty(shape, input.options());
   *indices = empty(shape, input.options().dtype(kLong));
   const int64_t plane_in = in[0] * in[1] * in[2], plane_out = out[0] * out[1] * out[2];
-  auto run = [&](auto zero) {
-    using T = decltype(zero);
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "adaptive_max_pool_cpu", [&] {
+    using T = scalar_t;
     const T* xp = x.data_ptr<T>();
     T* vp = values->data_ptr<T>();
     int64_t* ip = indices->data_ptr<int64_t>();
@@ -235,12 +236,7 @@ bool adaptive_max_cpu(const Tensor& input, const ExpandingArray<D>& out_size, Te
                      }
                    }
                  });
-  };
-  if (input.dtype() == kFloat) {
-    run(0.0f);
-  } else {
-    run(0.0);
-  }
+  });
   return true;
 }
 

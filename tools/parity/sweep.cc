@@ -1068,6 +1068,14 @@ std::string compare_grads(const Op& o, const std::vector<Input>& ins, std::mt199
   return diff.empty() ? "" : "grad " + diff;
 }
 
+// Each op draws from its own stream (the seed mixed with the op's name by
+// FNV-1a), so --filter reproduces exactly the cases of a full run.
+std::mt19937_64 op_rng(uint64_t seed, const std::string& name) {
+  uint64_t mixed = 1469598103934665603ull ^ seed;
+  for (const char c : name) mixed = (mixed ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return std::mt19937_64(mixed);
+}
+
 #include "tools/parity/nn_ops.h"
 #include "tools/parity/timing.h"
 
@@ -1114,11 +1122,7 @@ int main(int argc, char** argv) {
     if (!filter.empty() && o.name.find(filter) == std::string::npos) continue;
     if (grad && o.kind == kIntegral) continue;
     if (progress) std::fprintf(stderr, "%s\n", o.name.c_str());
-    // Each op draws from its own stream (the seed mixed with the op's name by
-    // FNV-1a), so --filter reproduces exactly the cases of a full run.
-    uint64_t mixed = 1469598103934665603ull ^ seed;
-    for (const char c : o.name) mixed = (mixed ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    std::mt19937_64 rng(mixed);
+    std::mt19937_64 rng = op_rng(seed, o.name);
     // LAPACK's gesdd can loop forever on NaN or infinity, and gradients of
     // the SVD need it (forward-only cases use gesdd's values-only mode).
     const bool finite = grad && (o.name.find("svd") != std::string::npos ||

@@ -191,9 +191,7 @@ int run_nn_timing(const std::vector<Op>& table, const std::string& filter, uint6
   std::vector<std::string> skipped;
   for (const Op& o : table) {
     if (!filter.empty() && o.name.find(filter) == std::string::npos) continue;
-    uint64_t mixed = 1469598103934665603ull ^ seed;
-    for (const char c : o.name) mixed = (mixed ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    std::mt19937_64 rng(mixed);
+    std::mt19937_64 rng = op_rng(seed, o.name);  // the cases --nn draws
     std::vector<Case> set;
     for (int64_t draw = 0; draw < 4 * cases && static_cast<int64_t>(set.size()) < cases; ++draw) {
       Case k;
