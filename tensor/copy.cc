@@ -27,6 +27,62 @@ class NonBlockingScope {
   bool saved_;
 };
 
+// Both fill one block of memory with their elements in the same order, so
+// that copy_ can run over the two blocks as flat arrays.
+bool same_dense_block(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) return false;
+  if (a.is_contiguous() && b.is_contiguous()) return true;
+  return a.strides() == b.strides() && is_non_overlapping_and_dense(a.sizes(), a.strides());
+}
+
+// float <-> float16 eight at a time with F16C (vcvtps2ph/vcvtph2ps, the
+// instructions Half's scalar conversions use, so the same bits): the
+// element loop calls the scalar instruction per element, which GCC does not
+// vectorize (58 us for 65536 floats, libtorch 28).
+void convert_block(const float* src, Half* dst, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
+  }
+#endif
+  for (; i < n; ++i) dst[i] = Half(src[i]);
+}
+
+// double -> float -> float16, as Half's constructor from a double rounds.
+void convert_block(const double* src, Half* dst, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m256 f = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_loadu_pd(src + i + 4)),
+                                     _mm256_cvtpd_ps(_mm256_loadu_pd(src + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+  }
+#endif
+  for (; i < n; ++i) dst[i] = Half(static_cast<float>(src[i]));
+}
+
+void convert_block(const Half* src, float* dst, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+  }
+#endif
+  for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+template <typename From, typename To>
+void convert_dense(const Tensor& src, const Tensor& dst) {
+  const From* s = src.data_ptr<From>();
+  To* d = dst.data_ptr<To>();
+  parallel_for(0, src.numel(), kGrainSize * 4,
+               [&](int64_t b, int64_t e) { convert_block(s + b, d + b, e - b); });
+}
+
 }  // namespace
 
 bool detail::copy_is_non_blocking() { return t_non_blocking; }
@@ -97,8 +153,9 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) const {
   iter.add_output(mut()).add_input(src).build();
   ScalarType dst_t = is_quantized() ? (dtype() == kQInt8 ? kChar : kByte) : dtype();
   ScalarType src_t = src.is_quantized() ? (src.dtype() == kQInt8 ? kChar : kByte) : src.dtype();
+  const bool flat = same_dense_block(*this, src);
   if (dst_t == src_t) {
-    if (is_contiguous() && src.is_contiguous() && sizes() == src.sizes()) {
+    if (flat) {
       char* d = static_cast<char*>(data_ptr());
       const char* s = static_cast<const char*>(src.data_ptr());
       int64_t esz = element_size();
@@ -113,6 +170,18 @@ Tensor& Tensor::copy_nograd_(const Tensor& src) const {
       case 4: cpu_kernel(iter, [](uint32_t v) -> uint32_t { return v; }); break;
       default: cpu_kernel(iter, [](uint64_t v) -> uint64_t { return v; }); break;
     }
+    return mut();
+  }
+  if (flat && src_t == kFloat && dst_t == kHalf) {
+    convert_dense<float, Half>(src, *this);
+    return mut();
+  }
+  if (flat && src_t == kDouble && dst_t == kHalf) {
+    convert_dense<double, Half>(src, *this);
+    return mut();
+  }
+  if (flat && src_t == kHalf && dst_t == kFloat) {
+    convert_dense<Half, float>(src, *this);
     return mut();
   }
   EMBER_DISPATCH_ALL_TYPES(dst_t, "copy_", [&] {

@@ -201,10 +201,10 @@ TEST(SpecialTest, ShiftOperatorsAndInPlaceForms) {
             "result type Long can't be cast to the desired output type Bool");
 }
 
-// nextafter is computed on the bits (no libm call, so that it vectorizes):
-// every pair of special values, in the vectorized loop, gives C's bits.
-template <typename T>
-void expect_nextafter_is_c(ScalarType dtype) {
+// Every pair of special values, in the vectorized loop, gives C's bits:
+// `op` is the tensor op, `c_op` the C function it must match.
+template <typename T, typename Op, typename COp>
+void expect_special_pairs_are_c(ScalarType dtype, Op op, COp c_op) {
   const T inf = std::numeric_limits<T>::infinity();
   const T values[] = {T(0),
                       -T(0),
@@ -226,27 +226,45 @@ void expect_nextafter_is_c(ScalarType dtype) {
     for (T y : values) {
       a.push_back(x);
       b.push_back(y);
-      want.push_back(std::nextafter(x, y));
+      want.push_back(c_op(x, y));
     }
   }
   const int64_t n = static_cast<int64_t>(want.size());
-  const Tensor got = tensor(a, TensorOptions(kDouble))
-                         .to(dtype)
-                         .nextafter(tensor(b, TensorOptions(kDouble)).to(dtype))
-                         .contiguous();
+  const Tensor got =
+      op(tensor(a, TensorOptions(kDouble)).to(dtype), tensor(b, TensorOptions(kDouble)).to(dtype))
+          .contiguous();
   for (int64_t i = 0; i < n; ++i) {
     const T g = got.data_ptr<T>()[i];
     if (std::isnan(want[i])) {
       EXPECT_TRUE(std::isnan(g)) << a[i] << " " << b[i];
     } else {
-      EXPECT_EQ(std::memcmp(&g, &want[i], sizeof(T)), 0) << a[i] << " toward " << b[i] << ": " << g;
+      EXPECT_EQ(std::memcmp(&g, &want[i], sizeof(T)), 0) << a[i] << ", " << b[i] << ": " << g;
     }
   }
 }
 
+// nextafter is computed on the bits (no libm call, so that it vectorizes).
 TEST(SpecialTest, NextafterGivesCBitsAtEverySpecialValue) {
-  expect_nextafter_is_c<float>(kFloat);
-  expect_nextafter_is_c<double>(kDouble);
+  const auto op = [](const Tensor& x, const Tensor& y) { return x.nextafter(y); };
+  expect_special_pairs_are_c<float>(kFloat, op,
+                                    [](float x, float y) { return std::nextafter(x, y); });
+  expect_special_pairs_are_c<double>(kDouble, op,
+                                     [](double x, double y) { return std::nextafter(x, y); });
+}
+
+// fmax/fmin are selects (pointwise.cc's min_max_cpu), not libm calls: a NaN
+// gives the other operand as C's fmax/fmin do. Equal operands give the first
+// one, +0 and -0 included, as 1.13 (measured: torch.fmax([0., -0.],
+// [-0., 0.]) and torch.fmin of the same are [0., -0.], in float and double).
+TEST(SpecialTest, FmaxFminGiveCBitsAtEverySpecialValue) {
+  const auto fmax_op = [](const Tensor& x, const Tensor& y) { return x.fmax(y); };
+  const auto fmin_op = [](const Tensor& x, const Tensor& y) { return x.fmin(y); };
+  const auto c_fmax = [](auto x, auto y) { return x == y ? x : std::fmax(x, y); };
+  const auto c_fmin = [](auto x, auto y) { return x == y ? x : std::fmin(x, y); };
+  expect_special_pairs_are_c<float>(kFloat, fmax_op, c_fmax);
+  expect_special_pairs_are_c<double>(kDouble, fmax_op, c_fmax);
+  expect_special_pairs_are_c<float>(kFloat, fmin_op, c_fmin);
+  expect_special_pairs_are_c<double>(kDouble, fmin_op, c_fmin);
 }
 
 // The CPU's vectorized float erfinv (special.cc's erfinv_float) gives
