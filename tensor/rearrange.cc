@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "tensor/autograd_hook.h"
 #include "tensor/copy.h"
@@ -23,6 +24,89 @@ namespace {
 
 using detail::make_view;
 using detail::wrap_dim;
+
+// Note [Flip by rows]: flip of a contiguous CPU tensor. copy_ of the
+// negative-stride view walks a flipped last dim one element at a time
+// (fliplr of a [256, 256] double tensor took 102 us, libtorch 45). Here the
+// dims merge where they can (adjacent dims flipped alike), and each output
+// row is its source row, reversed when the last dim is flipped: a loop GCC
+// vectorizes with permutes, or a memcpy. The work splits over output
+// elements, so that a 1-d flip runs on every thread too.
+template <typename T>
+void flip_rows(const T* src, T* dst, const DimVector& sizes, const std::vector<bool>& flipped,
+               int64_t numel) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  const int64_t inner = sizes[nd - 1];
+  const bool reverse = flipped[nd - 1];
+  parallel_for(0, numel, kGrainSize, [&](int64_t begin, int64_t end) {
+    int64_t pos = begin;
+    while (pos < end) {
+      const int64_t row = pos / inner, col = pos % inner;
+      const int64_t len = std::min(inner - col, end - pos);
+      int64_t rem = row, src_row = 0, mult = 1;
+      for (int64_t d = nd - 2; d >= 0; --d) {
+        int64_t i = rem % sizes[d];
+        rem /= sizes[d];
+        if (flipped[d]) i = sizes[d] - 1 - i;
+        src_row += i * mult;
+        mult *= sizes[d];
+      }
+      T* o = dst + pos;
+      if (reverse) {
+        const T* s = src + src_row * inner + (inner - 1 - col);
+        for (int64_t j = 0; j < len; ++j) o[j] = s[-j];
+      } else {
+        std::memcpy(o, src + src_row * inner + col, len * sizeof(T));
+      }
+      pos += len;
+    }
+  });
+}
+
+// Whether flip_rows took it: a contiguous CPU tensor of a 1-, 2-, 4- or
+// 8-byte dtype; `out` is contiguous.
+bool flip_contiguous(const Tensor& self, const absl::InlinedVector<bool, 6>& flipped,
+                     const Tensor& out) {
+  if (!self.is_cpu() || self.is_quantized() || !self.is_contiguous() || !out.is_contiguous()) {
+    return false;
+  }
+  // Merge adjacent dims flipped alike; size-1 dims drop out.
+  DimVector sizes;
+  std::vector<bool> flips;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const int64_t n = self.sizes()[d];
+    if (n == 1) continue;
+    if (!sizes.empty() && flips.back() == flipped[d]) {
+      sizes.back() *= n;
+    } else {
+      sizes.push_back(n);
+      flips.push_back(flipped[d]);
+    }
+  }
+  if (sizes.empty()) return false;
+  const void* src = self.data_ptr();
+  void* dst = out.data_ptr();
+  switch (self.element_size()) {
+    case 1:
+      flip_rows(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), sizes, flips,
+                self.numel());
+      return true;
+    case 2:
+      flip_rows(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), sizes, flips,
+                self.numel());
+      return true;
+    case 4:
+      flip_rows(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), sizes, flips,
+                self.numel());
+      return true;
+    case 8:
+      flip_rows(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), sizes, flips,
+                self.numel());
+      return true;
+    default:
+      return false;
+  }
+}
 
 // tril/triu need a matrix; PyTorch reports a missing one as a bad dim -2.
 void check_matrix(const Tensor& t) {
@@ -122,6 +206,7 @@ Tensor Tensor::flip(IntArrayRef dims) const {
   }
   Tensor out = empty_like(*this);
   if (numel() == 0) return out;
+  if (flip_contiguous(*this, flipped, out)) return out;
   out.copy_(make_view(*this, sizes(), strides, offset));
   return out;
 }
