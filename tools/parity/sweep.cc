@@ -28,7 +28,8 @@
 // run reproduces the cases a full run found. --nn runs torch.nn.functional's
 // ops instead, on cases drawn to fit each op (nn_ops.h; with --grad too);
 // their drawn options print as P {...} Q {...}. --time times the main
-// table's ops (or with --nn, nn_ops.h's) in both libraries instead (timing.h).
+// table's ops (or with --nn, nn_ops.h's) in both libraries instead, with --grad
+// forward and backward together (timing.h).
 #include "benchmarks/libtorch.h"
 
 #include <algorithm>
@@ -1113,8 +1114,8 @@ int main(int argc, char** argv) {
   }
   torch::set_num_threads(1);
   ember::set_num_threads(1);
-  if (time && nn) return run_nn_timing(nn_ops(), filter, seed, cases);
-  if (time) return run_timing(ops(), filter, elems, dtype, layout);
+  if (time && nn) return run_nn_timing(nn_ops(), filter, seed, cases, grad);
+  if (time) return run_timing(ops(), filter, elems, dtype, layout, grad);
   if (grad) g_tolerance_scale = 10.0;
   std::map<std::string, Finding> findings;
   int64_t run_cases = 0, agreed = 0;

@@ -14,6 +14,11 @@
 // instead. Each side runs in batches of at least 20 ms after a warm-up call; the fastest of three
 // batches counts. Lines are sorted by ember's time over libtorch's, slowest first. Timing, not
 // correctness: outputs are not compared here (the other modes do that).
+//
+// --time --grad (with --nn too) times forward and backward together: float leaves, the op,
+// then autograd::grad of the outputs that require grad with respect to the leaves (the same
+// random grad_outputs on both sides; nothing accumulates in .grad between calls). Ops whose
+// outputs need no gradient are not timed.
 
 bool g_time_positive = false;
 
@@ -123,8 +128,73 @@ int64_t output_elems(const Op& o, const std::vector<Input>& ins) {
   return n;
 }
 
+// --time --grad: one forward and backward of the op on `ins`, for each library. False when
+// either library raises or no output requires grad.
+template <typename Tensor>
+std::vector<Tensor> grads_of(const std::vector<Tensor>& outs, const std::vector<Tensor>& leaves,
+                             const std::vector<Tensor>& grad_outputs) {
+  if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+    return E::autograd::grad(outs, leaves, grad_outputs, false, false, /*allow_unused=*/true);
+  } else {
+    return torch::autograd::grad(outs, leaves, grad_outputs, false, false, /*allow_unused=*/true);
+  }
+}
+
+template <typename Tensor, typename F>
+std::function<void()> forward_backward(const F& f, const std::vector<Input>& ins, bool& ok) {
+  auto leaves = std::make_shared<std::vector<Tensor>>();
+  for (const Input& in : ins) leaves->push_back(leaf_of<Tensor>(in));
+  auto grad_leaves = std::make_shared<std::vector<Tensor>>();
+  for (const Tensor& l : *leaves) {
+    if (l.requires_grad()) grad_leaves->push_back(l);
+  }
+  auto views_of = [leaves, ins] {
+    std::vector<Tensor> views;
+    for (size_t i = 0; i < ins.size(); ++i) views.push_back(apply_layout((*leaves)[i], ins[i]));
+    return views;
+  };
+  // Which outputs take a gradient, and their grad_outputs (seeded: the same on both sides).
+  auto which = std::make_shared<std::vector<size_t>>();
+  auto grad_outputs = std::make_shared<std::vector<Tensor>>();
+  try {
+    const std::vector<Tensor> outs = f(views_of());
+    std::mt19937_64 rng(11);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (!needs_grad(outs[i])) continue;
+      std::vector<double> g(outs[i].numel());
+      for (double& v : g) v = normal(rng);
+      if constexpr (std::is_same_v<Tensor, E::Tensor>) {
+        grad_outputs->push_back(
+            E::from_blob(g.data(), outs[i].sizes(), E::TensorOptions(E::kDouble))
+                .clone()
+                .to(outs[i].scalar_type()));
+      } else {
+        grad_outputs->push_back(torch::from_blob(g.data(), outs[i].sizes(), torch::kDouble)
+                                    .clone()
+                                    .to(outs[i].scalar_type()));
+      }
+      which->push_back(i);
+    }
+    ok = ok && !which->empty() && !grad_leaves->empty();
+    if (ok) {
+      std::vector<Tensor> needed;
+      for (size_t i : *which) needed.push_back(outs[i]);
+      grads_of(needed, *grad_leaves, *grad_outputs);
+    }
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  return [f, views_of, which, grad_outputs, grad_leaves] {
+    const std::vector<Tensor> outs = f(views_of());
+    std::vector<Tensor> needed;
+    for (size_t i : *which) needed.push_back(outs[i]);
+    grads_of(needed, *grad_leaves, *grad_outputs);
+  };
+}
+
 int run_timing(const std::vector<Op>& table, const std::string& filter, int64_t elems,
-               const std::string& dtype_name, Layout layout) {
+               const std::string& dtype_name, Layout layout, bool grad) {
   int dtype = -1;
   for (int i = 0; i < kNumDtypes; ++i) {
     if (dtype_name == kDtypes[i].name) dtype = i;
@@ -158,6 +228,17 @@ int run_timing(const std::vector<Op>& table, const std::string& filter, int64_t 
       ein.push_back(make_ember(in));
       tin.push_back(make_torch(in));
     }
+    std::function<void()> ember_call = [&] { o.ember_tensors(ein); };
+    std::function<void()> torch_call = [&] { o.torch_tensors(tin); };
+    if (grad) {
+      bool ok = kDtypes[dtype].floating;
+      ember_call = forward_backward<E::Tensor>(o.ember_tensors, ins, ok);
+      torch_call = forward_backward<torch::Tensor>(o.torch_tensors, ins, ok);
+      if (!ok) {
+        skipped.push_back(o.name);
+        continue;
+      }
+    }
     Timing t;
     t.op = o.name;
     std::ostringstream shape;
@@ -165,27 +246,29 @@ int run_timing(const std::vector<Op>& table, const std::string& filter, int64_t 
     for (size_t i = 0; i < ins[0].sizes.size(); ++i) shape << (i ? "," : "") << ins[0].sizes[i];
     shape << "]";
     t.shape = shape.str();
-    t.ember_s = seconds_per_call([&] { o.ember_tensors(ein); });
-    t.torch_s = seconds_per_call([&] { o.torch_tensors(tin); });
+    t.ember_s = seconds_per_call(ember_call);
+    t.torch_s = seconds_per_call(torch_call);
     rows.push_back(t);
     std::fprintf(stderr, "%-28s %-14s %10.1f us %10.1f us\n", t.op.c_str(), t.shape.c_str(),
                  t.ember_s * 1e6, t.torch_s * 1e6);
   }
   print_timings(rows);
   std::printf(
-      "%zu ops timed (%s, %s, about %lld elements); not timed (no shape both accept):", rows.size(),
-      kDtypes[dtype].name, kLayoutNames[layout], static_cast<long long>(elems));
+      "%zu ops timed (%s%s, %s, about %lld elements); not timed (no shape both accept%s):",
+      rows.size(), grad ? "forward and backward, " : "", kDtypes[dtype].name, kLayoutNames[layout],
+      static_cast<long long>(elems), grad ? ", or no gradient" : "");
   for (const std::string& s : skipped) std::printf(" %s;", s.c_str());
   std::printf("\n");
   return 0;
 }
 
 int run_nn_timing(const std::vector<Op>& table, const std::string& filter, uint64_t seed,
-                  int64_t cases) {
+                  int64_t cases, bool grad) {
   struct Case {
     NnCase c;
     std::vector<E::Tensor> ein;
     std::vector<torch::Tensor> tin;
+    std::function<void()> ember_call, torch_call;
   };
   std::vector<Timing> rows;
   std::vector<std::string> skipped;
@@ -208,6 +291,20 @@ int run_nn_timing(const std::vector<Op>& table, const std::string& filter, uint6
       } catch (const std::exception&) {
         continue;  // a case one library refuses (errors are --nn's business)
       }
+      if (grad) {
+        bool ok = true;
+        for (const Input& in : k.c.ins) ok = ok && kDtypes[in.dtype].floating;
+        k.ember_call = forward_backward<E::Tensor>(o.ember_tensors, k.c.ins, ok);
+        k.torch_call = forward_backward<torch::Tensor>(o.torch_tensors, k.c.ins, ok);
+        if (!ok) continue;
+      } else {
+        const std::vector<E::Tensor> ein = k.ein;
+        const std::vector<torch::Tensor> tin = k.tin;
+        const auto& ef = o.ember_tensors;
+        const auto& tf = o.torch_tensors;
+        k.ember_call = [ef, ein] { ef(ein); };
+        k.torch_call = [tf, tin] { tf(tin); };
+      }
       set.push_back(std::move(k));
     }
     if (set.empty()) {
@@ -221,14 +318,14 @@ int run_nn_timing(const std::vector<Op>& table, const std::string& filter, uint6
       for (const Case& k : set) {
         g_p = k.c.p;
         g_q = k.c.q;
-        o.ember_tensors(k.ein);
+        k.ember_call();
       }
     });
     t.torch_s = seconds_per_call([&] {
       for (const Case& k : set) {
         g_p = k.c.p;
         g_q = k.c.q;
-        o.torch_tensors(k.tin);
+        k.torch_call();
       }
     });
     rows.push_back(t);
@@ -236,8 +333,9 @@ int run_nn_timing(const std::vector<Op>& table, const std::string& filter, uint6
                  t.ember_s * 1e6, t.torch_s * 1e6);
   }
   print_timings(rows);
-  std::printf("%zu nn ops timed (their --nn cases, seed %llu); not timed (no case both accept):",
-              rows.size(), static_cast<unsigned long long>(seed));
+  std::printf("%zu nn ops timed (%stheir --nn cases, seed %llu); not timed (no case both accept%s):",
+              rows.size(), grad ? "forward and backward, " : "",
+              static_cast<unsigned long long>(seed), grad ? ", or no gradient" : "");
   for (const std::string& s : skipped) std::printf(" %s;", s.c_str());
   std::printf("\n");
   return 0;
