@@ -110,6 +110,44 @@ TEST(PowTest, NegativeBasesInVectorLanes) {
   expect_pow_negative_bases<double>(kDouble);
 }
 
+// The same for a number as the power (pointwise.cc's pow_tensor_scalar_cpu:
+// integer powers as pow(|a|, e) with the sign of an odd power, other powers
+// through pow_real), computed in double as 1.13 does. The powers PyTorch
+// gives fast paths of their own (2, 3, -2, +-0.5, -1) are not these.
+template <typename T>
+void expect_pow_scalar_negative_bases(ScalarType dtype) {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> bases = {-1.5, 2.0,  -0.25, -3.0, -2.0, 0.0, -0.0,  -inf, inf,
+                                nan,  -7.5, 1.25,  -1.0, -2.5, 3.0, -1e30, -0.5, -1e-30};
+  const double exps[] = {-3,  4,    -4,  5,   7,   11,   1e10, 1e20, -1e20,
+                         1.5, -1.5, 0.3, 2.5, inf, -inf, nan,  1,    0};
+  std::vector<T> a;
+  for (int rep = 0; rep < 3; ++rep) a.insert(a.end(), bases.begin(), bases.end());
+  const int64_t n = static_cast<int64_t>(a.size());
+  const Tensor ta = from_blob(a.data(), {n}, dtype).clone();
+  for (double e : exps) {
+    const Tensor r = ta.pow(e).contiguous();
+    for (int64_t i = 0; i < n; ++i) {
+      const T want = static_cast<T>(std::pow(static_cast<double>(a[i]), e));
+      const T got = r.data_ptr<T>()[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << a[i] << " ** " << e;
+      } else if (!std::isfinite(want) || want == 0) {
+        EXPECT_EQ(std::memcmp(&got, &want, sizeof(T)), 0) << a[i] << " ** " << e << ": " << got;
+      } else {
+        EXPECT_NEAR(got, want, 4 * std::numeric_limits<T>::epsilon() * std::fabs(want))
+            << a[i] << " ** " << e;
+      }
+    }
+  }
+}
+
+TEST(PowTest, NumberPowersOfNegativeBasesInVectorLanes) {
+  expect_pow_scalar_negative_bases<float>(kFloat);
+  expect_pow_scalar_negative_bases<double>(kDouble);
+}
+
 TEST(AddTest, SameShape) {
   check("add_float", [](In& x) { return x[0] + x[1]; });
   check("add_double", [](In& x) { return x[0] + x[1]; });
