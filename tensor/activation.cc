@@ -2,6 +2,7 @@
 // (GeluBackward0, EluBackward0...), the forward composed of public ops
 // (which do not record below an OpScope: Note [Op recording]).
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "tensor/activation_kernels.h"
@@ -149,6 +150,77 @@ Tensor threshold_backward_composed(const Tensor& grad_output, const Tensor& self
                                    const Scalar& threshold) {
   return where(self <= threshold, Scalar(0.0), grad_output);
 }
+}  // namespace detail
+
+namespace detail {
+
+// Note [Fused CPU activation backwards]. Each element function repeats the
+// composition in autograd/derivatives (activation.cc, composite.cc): the
+// numbers converted to the dtype first, masks as the comparisons give them.
+template <typename T>
+void activation_backward_loop(TensorIterator& iter, ActivationBackward kind, double a, double b) {
+  switch (kind) {
+    case ActivationBackward::kHardswish:
+      // pass_where(x >= -3, where(x <= 3, g * (x / 3 + 0.5), g))
+      cpu_kernel(iter, [](T g, T x) -> T {
+        const T inner = x <= T(3) ? g * (x / T(3) + T(0.5)) : g;
+        return x >= T(-3) ? inner : T(0);
+      });
+      return;
+    case ActivationBackward::kHardsigmoid: {
+      // pass_where((x > -3) & (x < 3), g * (double)(1.0f / 6.0f))
+      const T k = static_cast<T>(static_cast<double>(1.0f / 6.0f));
+      cpu_kernel(iter, [k](T g, T x) -> T {
+        const T scaled = g * k;  // unconditionally: a select GCC vectorizes
+        return (x > T(-3)) & (x < T(3)) ? scaled : T(0);
+      });
+      return;
+    }
+    case ActivationBackward::kShrink: {
+      // pass_where((x < -lambd) | (x > lambd), g)
+      const T lo = static_cast<T>(-a), hi = static_cast<T>(a);
+      cpu_kernel(iter, [lo, hi](T g, T x) -> T { return (x < lo) | (x > hi) ? g : T(0); });
+      return;
+    }
+    case ActivationBackward::kHardtanh: {
+      // pass_where((x > min_val) & (x < max_val), g)
+      const T lo = static_cast<T>(a), hi = static_cast<T>(b);
+      cpu_kernel(iter, [lo, hi](T g, T x) -> T { return (x > lo) & (x < hi) ? g : T(0); });
+      return;
+    }
+    case ActivationBackward::kLogit: {
+      // where((x < lo) | (x > 1 - lo), beyond,
+      //       where((x == 0) | (x == 1), g * inf, g / (x * (1 - x))))
+      const bool has_eps = b != 0;
+      const T lo = static_cast<T>(has_eps ? a : 0.0),
+              hi = static_cast<T>(1.0 - (has_eps ? a : 0.0));
+      const T beyond = has_eps ? T(0) : std::numeric_limits<T>::quiet_NaN();
+      const T inf = std::numeric_limits<T>::infinity();
+      cpu_kernel(iter, [lo, hi, beyond, inf](T g, T x) -> T {
+        const T slope = g / (x * (T(1) - x));
+        const T inside = (x == T(0)) | (x == T(1)) ? g * inf : slope;
+        return (x < lo) | (x > hi) ? beyond : inside;
+      });
+      return;
+    }
+  }
+}
+
+Tensor activation_backward_cpu(ActivationBackward kind, const Tensor& grad, const Tensor& self,
+                               double a, double b) {
+  if (!grad.is_cpu() || !self.is_cpu() || grad.dtype() != self.dtype() ||
+      (self.dtype() != kFloat && self.dtype() != kDouble)) {
+    return Tensor();
+  }
+  TensorIterator iter = TensorIterator::binary_op(Tensor(), grad, self);
+  if (self.dtype() == kFloat) {
+    activation_backward_loop<float>(iter, kind, a, b);
+  } else {
+    activation_backward_loop<double>(iter, kind, a, b);
+  }
+  return iter.output();
+}
+
 }  // namespace detail
 
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {

@@ -23,6 +23,14 @@ using C = BackwardCtx;
 // g where mask, else 0.
 Tensor pass_where(const Tensor& mask, const Tensor& g) { return where(mask, g, Scalar(0.0)); }
 
+// Note [Fused CPU activation backwards]: one CPU loop where no graph is
+// being built; undefined where the composition must run.
+Tensor fused(detail::ActivationBackward kind, const Tensor& g, const Tensor& x, double a = 0,
+             double b = 0) {
+  if (GradMode::is_enabled()) return Tensor();
+  return detail::activation_backward_cpu(kind, g, x, a, b);
+}
+
 // x > 0 ? g * scale : g * alpha * scale * input_scale * exp(x * input_scale)
 Tensor elu_grad(const Tensor& g, const Tensor& x, double alpha, double scale,
                 double input_scale) {
@@ -61,10 +69,16 @@ V log_sigmoid_bw(const C& c, const V& g) { return {g[0] * (-c.input(0)).sigmoid(
 // hardtanh(self; min_val, max_val): zero at the bounds, as PyTorch.
 V hardtanh_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
+  if (Tensor r =
+          fused(detail::ActivationBackward::kHardtanh, g[0], x, c.double_arg(0), c.double_arg(1));
+      r.defined()) {
+    return {r};
+  }
   return {pass_where((x > c.scalar(0)).logical_and(x < c.scalar(1)), g[0])};
 }
 V hardsigmoid_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
+  if (Tensor r = fused(detail::ActivationBackward::kHardsigmoid, g[0], x); r.defined()) return {r};
   // 1.13's kernel multiplies by `1.0f / 6.0f`, a float constant, in every
   // dtype: float64 gradients are 0.1666666716337204, not 1/6.
   return {pass_where((x > -3).logical_and(x < 3), g[0] * static_cast<double>(1.0f / 6.0f))};
@@ -74,6 +88,7 @@ V hardsigmoid_bw(const C& c, const V& g) {
 // PyTorch 2.x; 1.13's vectorized loop alone gives 1 there).
 V hardswish_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
+  if (Tensor r = fused(detail::ActivationBackward::kHardswish, g[0], x); r.defined()) return {r};
   return {pass_where(x >= -3, where(x <= 3, g[0] * (x / 3 + 0.5), g[0]))};
 }
 // softshrink / hardshrink(self; lambd): zero on [-lambd, lambd]. A NaN self
@@ -83,6 +98,7 @@ V hardswish_bw(const C& c, const V& g) {
 V shrink_bw(const C& c, const V& g) {
   const Tensor& x = c.input(0);
   const double l = c.double_arg(0);
+  if (Tensor r = fused(detail::ActivationBackward::kShrink, g[0], x, l); r.defined()) return {r};
   return {pass_where((x < -l).logical_or(x > l), g[0])};
 }
 // threshold(self; threshold, value)

@@ -8,6 +8,7 @@
 
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
+#include "tensor/activation_kernels.h"
 #include "tensor/composite_ops.h"
 #include "tensor/creation.h"
 #include "tensor/math.h"
@@ -74,6 +75,12 @@ V logit_bw(const C& c, const V& g) {
   const bool has_eps = c.has_arg(0);
   const double lo = has_eps ? c.double_arg(0) : 0.0;
   const Scalar beyond(has_eps ? 0.0 : std::numeric_limits<double>::quiet_NaN());
+  if (!GradMode::is_enabled()) {
+    // Note [Fused CPU activation backwards] (tensor/activation_kernels.h).
+    Tensor r = detail::activation_backward_cpu(detail::ActivationBackward::kLogit, g[0], x, lo,
+                                               has_eps ? 1.0 : 0.0);
+    if (r.defined()) return {r};
+  }
   const Tensor slope = g[0] / (x * (1 - x));
   if (GradMode::is_enabled()) return {where((x >= lo).logical_and(x <= 1 - lo), slope, beyond)};
   const Tensor at_ends = (x == 0).logical_or(x == 1);
