@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <string>
 
 #include "tensor/creation.h"
@@ -116,6 +118,83 @@ TEST(SumTest, ReductionsOverSizeOneDims) {
     EXPECT_TRUE(b.sum(1).equal(b.squeeze(1))) << threads;
   }
   set_num_threads(1);
+}
+
+// Note [Short sum rows] (reduce_kernels.cc): sums and means over a
+// contiguous last dim shorter than one AVX2 register are a double add chain
+// from 0 in order, rounded once (as the engine computed them), checked here
+// against that chain, with -0, infinities
+// and NaN among the values, in float and double, on two threads.
+template <typename T>
+void expect_short_rows(ScalarType dtype) {
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int64_t n = 1; n < 32 / static_cast<int64_t>(sizeof(T)); ++n) {
+    const int64_t rows = 5003;
+    Tensor x = randn({rows, n}, TensorOptions(dtype)) * 1000;
+    T* p = x.data_ptr<T>();
+    p[3] = -0.0;
+    p[7 % (rows * n)] = static_cast<T>(inf);
+    p[n * 11] = static_cast<T>(-inf);
+    p[n * 13 + n - 1] = static_cast<T>(std::nan(""));
+    for (int64_t k = 0; k < n; ++k) p[n * 17 + k] = -0.0;  // an all -0 row sums to +0
+    const Tensor s = x.sum(1), m = x.mean(1);
+    for (int64_t r = 0; r < rows; ++r) {
+      double t = 0;
+      for (int64_t k = 0; k < n; ++k) t += static_cast<double>(p[r * n + k]);
+      const T want_s = static_cast<T>(t), want_m = static_cast<T>(t * (1.0 / n));
+      const T got_s = s.data_ptr<T>()[r], got_m = m.data_ptr<T>()[r];
+      if (std::isnan(want_s)) {
+        EXPECT_TRUE(std::isnan(got_s)) << n << " " << r;
+        EXPECT_TRUE(std::isnan(got_m)) << n << " " << r;
+        continue;
+      }
+      EXPECT_EQ(std::memcmp(&got_s, &want_s, sizeof(T)), 0) << n << " " << r << ": " << got_s;
+      EXPECT_EQ(std::memcmp(&got_m, &want_m, sizeof(T)), 0) << n << " " << r << ": " << got_m;
+    }
+  }
+  set_num_threads(threads);
+}
+
+TEST(SumTest, ShortLastDimRows) {
+  expect_short_rows<float>(kFloat);
+  expect_short_rows<double>(kDouble);
+}
+
+// And sums over dim 0 of 1 to 33 rows into contiguous outputs (reduce_kernels.cc's
+// sum_short_columns): each output the rows' double chain in order, rounded once.
+template <typename T>
+void expect_short_columns(ScalarType dtype) {
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  for (int64_t n : {1, 2, 3, 7, 8, 31, 32, 33}) {
+    const int64_t cols = 3001;
+    Tensor x = randn({n, cols}, TensorOptions(dtype)) * 1000;
+    T* p = x.data_ptr<T>();
+    p[5] = std::numeric_limits<T>::infinity();
+    p[cols - 1] = static_cast<T>(std::nan(""));
+    for (int64_t r = 0; r < n; ++r) p[r * cols + 9] = -0.0;  // an all -0 column sums to +0
+    const Tensor s = x.sum(0), m = x.mean(0);
+    for (int64_t c = 0; c < cols; ++c) {
+      double t = 0;
+      for (int64_t r = 0; r < n; ++r) t += static_cast<double>(p[r * cols + c]);
+      const T want_s = static_cast<T>(t), want_m = static_cast<T>(t * (1.0 / n));
+      const T got_s = s.data_ptr<T>()[c], got_m = m.data_ptr<T>()[c];
+      if (std::isnan(want_s)) {
+        EXPECT_TRUE(std::isnan(got_s) && std::isnan(got_m)) << n << " " << c;
+        continue;
+      }
+      EXPECT_EQ(std::memcmp(&got_s, &want_s, sizeof(T)), 0) << n << " " << c << ": " << got_s;
+      EXPECT_EQ(std::memcmp(&got_m, &want_m, sizeof(T)), 0) << n << " " << c << ": " << got_m;
+    }
+  }
+  set_num_threads(threads);
+}
+
+TEST(SumTest, FewRowsIntoContiguousOutputs) {
+  expect_short_columns<float>(kFloat);
+  expect_short_columns<double>(kDouble);
 }
 
 TEST(MeanTest, FloatDtypes) {
