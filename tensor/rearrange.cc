@@ -84,25 +84,21 @@ bool flip_contiguous(const Tensor& self, const absl::InlinedVector<bool, 6>& fli
     }
   }
   if (sizes.empty()) return false;
-  const void* src = self.data_ptr();
-  void* dst = out.data_ptr();
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    flip_rows(static_cast<const T*>(self.data_ptr()), static_cast<T*>(out.data_ptr()), sizes, flips,
+              self.numel());
+    return true;
+  };
   switch (self.element_size()) {
     case 1:
-      flip_rows(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), sizes, flips,
-                self.numel());
-      return true;
+      return run(uint8_t{});
     case 2:
-      flip_rows(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), sizes, flips,
-                self.numel());
-      return true;
+      return run(uint16_t{});
     case 4:
-      flip_rows(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), sizes, flips,
-                self.numel());
-      return true;
+      return run(uint32_t{});
     case 8:
-      flip_rows(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), sizes, flips,
-                self.numel());
-      return true;
+      return run(uint64_t{});
     default:
       return false;
   }
