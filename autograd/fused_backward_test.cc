@@ -85,6 +85,7 @@ TEST(FusedActivationBackward, MatchesTheComposition) {
   expect_same_gradients("hardshrink", [](const Tensor& x) { return hardshrink(x, 0.5); });
   expect_same_gradients("softshrink", [](const Tensor& x) { return softshrink(x, 0.5); });
   expect_same_gradients("hardtanh", [](const Tensor& x) { return hardtanh(x, -1, 2); });
+  expect_same_gradients("leaky_relu", [](const Tensor& x) { return leaky_relu(x, 0.2); });
   expect_same_gradients(
       "logit", [](const Tensor& x) { return logit(x); }, 0.0);
   expect_same_gradients(
@@ -110,6 +111,11 @@ TEST(FusedActivationBackward, GradsLayoutDecides) {
     EXPECT_EQ(autograd::grad({f(x)}, {x}, {randn({7, 5})})[0].strides(), IntArrayRef({5, 1}));
     EXPECT_EQ(autograd::grad({f(x)}, {x}, {randn({5, 7}).t()})[0].strides(), IntArrayRef({1, 7}));
   }
+  // leaky_relu's kernel iterates (self, grad): self's layout decides, (1, 7)
+  // for both grads in 1.13.
+  const Tensor y = leaky_relu(x, 0.2);
+  EXPECT_EQ(autograd::grad({y}, {x}, {randn({7, 5})}, true)[0].strides(), IntArrayRef({1, 7}));
+  EXPECT_EQ(autograd::grad({y}, {x}, {randn({5, 7}).t()})[0].strides(), IntArrayRef({1, 7}));
 }
 
 }  // namespace

@@ -203,6 +203,15 @@ void activation_backward_loop(TensorIterator& iter, ActivationBackward kind, dou
       });
       return;
     }
+    case ActivationBackward::kLeakyRelu: {
+      // where(x > 0, g, g * negative_slope); the iterator is (self, grad)
+      const T slope = static_cast<T>(a);
+      cpu_kernel(iter, [slope](T x, T g) -> T {
+        const T scaled = g * slope;
+        return x > T(0) ? g : scaled;
+      });
+      return;
+    }
   }
 }
 
@@ -212,7 +221,9 @@ Tensor activation_backward_cpu(ActivationBackward kind, const Tensor& grad, cons
       (self.dtype() != kFloat && self.dtype() != kDouble)) {
     return Tensor();
   }
-  TensorIterator iter = TensorIterator::binary_op(Tensor(), grad, self);
+  TensorIterator iter = kind == ActivationBackward::kLeakyRelu
+                            ? TensorIterator::binary_op(Tensor(), self, grad)
+                            : TensorIterator::binary_op(Tensor(), grad, self);
   if (self.dtype() == kFloat) {
     activation_backward_loop<float>(iter, kind, a, b);
   } else {

@@ -59,20 +59,22 @@ Tensor gelu_backward_composed(const Tensor& grad_output, const Tensor& self,
 
 // Note [Fused CPU activation backwards]: the first-order gradients of
 // hardswish, hardsigmoid, hardshrink/softshrink, hardtanh and logit on CPU
-// float/double tensors are one loop over (grad, self), as PyTorch's
-// *_backward kernels, instead of their compositions of four to nine public
+// float/double tensors (and leaky_relu's) are one loop over (grad, self), as
+// PyTorch's *_backward kernels, instead of their compositions of four to nine public
 // ops (hardswish's backward took 2x libtorch's time, logit's 2.3x: `sweep
 // --time --grad`). Each loop repeats its composition's arithmetic
 // (autograd/derivatives) step for step in the dtype, so the values are the
 // same; the compositions stay for double backward (they differentiate
 // again), other devices and dtypes. The result's layout is the iterator's
-// over (grad, self), as PyTorch's kernels give it.
+// over (grad, self), as PyTorch's kernels give it (leaky_relu's: over
+// (self, grad)).
 enum class ActivationBackward {
   kHardswish,
   kHardsigmoid,
-  kShrink,    // a: lambd
-  kHardtanh,  // a, b: min_val, max_val
-  kLogit,     // a: eps, b: 1 with an eps, 0 without
+  kShrink,     // a: lambd
+  kHardtanh,   // a, b: min_val, max_val
+  kLogit,      // a: eps, b: 1 with an eps, 0 without
+  kLeakyRelu,  // a: negative_slope; self's layout decides, as 1.13's kernel
 };
 
 // The gradient, or an undefined tensor where the loop does not apply (not

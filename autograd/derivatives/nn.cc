@@ -205,6 +205,12 @@ V gelu_bw(const C& c, const V& g) {
   return {detail::gelu_backward_composed(g[0], c.input(0), c.str(0) == "tanh")};
 }
 V leaky_relu_bw(const C& c, const V& g) {
+  if (!GradMode::is_enabled()) {
+    // Note [Fused CPU activation backwards] (tensor/activation_kernels.h).
+    Tensor r = detail::activation_backward_cpu(detail::ActivationBackward::kLeakyRelu, g[0],
+                                               c.input(0), c.double_arg(0));
+    if (r.defined()) return {r};
+  }
   return {where(c.input(0) > 0, g[0], g[0] * c.scalar(0))};
 }
 
