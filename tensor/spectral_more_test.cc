@@ -163,6 +163,20 @@ TEST(SpectralMoreTest, Pdist) {
   check_error("pdist negative p", [&] { pdist(X, -1); });
 }
 
+// The CPU's direct differences give the bits of the index_select form,
+// on a transposed input with rows no multiple of eight, for each p.
+TEST(SpectralMoreTest, PdistDifferencesAsTheGathers) {
+  for (ScalarType t : {kFloat, kDouble}) {
+    const Tensor x = randn({11, 5}, t).t();
+    const Tensor idx = triu_indices(5, 5, 1);
+    const Tensor d = x.index_select(0, idx[0]) - x.index_select(0, idx[1]);
+    for (double p : {0.0, 1.0, 2.0, 3.0, std::numeric_limits<double>::infinity()}) {
+      EXPECT_TRUE(pdist(x, p).equal(d.norm(p, {1}))) << p;
+    }
+  }
+  EXPECT_TRUE(pdist(ones({3, 0})).equal(zeros({3})));
+}
+
 using WindowFn = Tensor (*)(int64_t, bool, const TensorOptions&);
 
 TEST(SpectralMoreTest, Windows) {
