@@ -266,6 +266,24 @@ void check_bce_dtypes(const Tensor& input, const Tensor& target) {
 // input outside [0, 1] (NaN included) an error. Undefined where squeeze(x)
 // and squeeze(t) differ in shape (1.13's resized output) or off the CPU,
 // for the composition.
+// One run of bce_cpu's loop; false where an input is outside [0, 1]. Each
+// product and difference rounded on its own (no FMA), as 1.13's kernel.
+template <typename T>
+__attribute__((optimize("fp-contract=off"))) bool bce_run(char** data, const int64_t* strides,
+                                                          int64_t n) {
+  const int64_t so = strides[0], sx = strides[1], st = strides[2];
+  bool bad = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const T xv = *reinterpret_cast<const T*>(data[1] + i * sx);
+    const T tv = *reinterpret_cast<const T*>(data[2] + i * st);
+    bad |= !(xv >= 0 && xv <= 1);
+    const T l1 = std::log(T(1) - xv), l0 = std::log(xv);
+    *reinterpret_cast<T*>(data[0] + i * so) =
+        (tv - T(1)) * (l1 < T(-100) ? T(-100) : l1) - tv * (l0 < T(-100) ? T(-100) : l0);
+  }
+  return !bad;
+}
+
 Tensor bce_cpu(const Tensor& input, const Tensor& x, const Tensor& t) {
   if (!input.is_cpu() || !t.is_cpu() || x.sizes() != t.sizes() ||
       (input.dtype() != kFloat && input.dtype() != kDouble)) {
@@ -277,17 +295,7 @@ Tensor bce_cpu(const Tensor& input, const Tensor& x, const Tensor& t) {
   EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "binary_cross_entropy_cpu", [&] {
     using T = scalar_t;
     iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
-      const int64_t so = strides[0], sx = strides[1], st = strides[2];
-      bool bad = false;
-      for (int64_t i = 0; i < n; ++i) {
-        const T xv = *reinterpret_cast<const T*>(data[1] + i * sx);
-        const T tv = *reinterpret_cast<const T*>(data[2] + i * st);
-        bad |= !(xv >= 0 && xv <= 1);
-        const T l1 = std::log(T(1) - xv), l0 = std::log(xv);
-        *reinterpret_cast<T*>(data[0] + i * so) =
-            (tv - T(1)) * (l1 < T(-100) ? T(-100) : l1) - tv * (l0 < T(-100) ? T(-100) : l0);
-      }
-      if (bad) out_of_range = true;
+      if (!bce_run<T>(data, strides, n)) out_of_range = true;
     });
   });
   EMBER_CHECK(!out_of_range, "all elements of input should be between 0 and 1");
