@@ -377,6 +377,69 @@ std::tuple<Tensor, Tensor> fractional_max_pool_nd(const Tensor& input,
           unbatched_like(index.view(sizes), input, D)};
 }
 
+// Note [Average pooling 3-d on the CPU]: the two 2-d stages cost about ten
+// ops on the small volumes the 3-d poolings mostly see. On the CPU (float,
+// double) avg_pool3d is 1.13's frame loop instead (AveragePool3d.cpp): each
+// window's sum in the dtype in (d, h, w) order, divided by the override,
+// the window's size clipped at input + padding (count_include_pad) or its
+// size inside the input; a window wholly in the padding gives 0. x is
+// [N, C, D, H, W]; the result [N, C, out...], row-major.
+Tensor avg_pool3d_cpu(const Tensor& input, const std::array<int64_t, 3>& out,
+                      const ExpandingArray<3>& k, const ExpandingArray<3>& s,
+                      const ExpandingArray<3>& p, bool count_include_pad,
+                      std::optional<int64_t> divisor) {
+  const Tensor x = input.contiguous();
+  const int64_t planes = x.size(0) * x.size(1);
+  const int64_t id = x.size(2), ih = x.size(3), iw = x.size(4);
+  Tensor r = empty({x.size(0), x.size(1), out[0], out[1], out[2]}, x.options());
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "avg_pool3d_cpu", [&] {
+    using T = scalar_t;
+    const T* xp = x.data_ptr<T>();
+    T* rp = r.data_ptr<T>();
+    const int64_t per_plane = out[0] * out[1] * out[2];
+    const int64_t grain = std::max<int64_t>(
+        1, (int64_t{1} << 14) / std::max<int64_t>(1, per_plane * k[0] * k[1] * k[2]));
+    parallel_for(0, planes, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t plane = lo; plane < hi; ++plane) {
+        const T* ip = xp + plane * id * ih * iw;
+        T* op = rp + plane * per_plane;
+        for (int64_t od = 0; od < out[0]; ++od) {
+          for (int64_t oh = 0; oh < out[1]; ++oh) {
+            for (int64_t ow = 0; ow < out[2]; ++ow, ++op) {
+              int64_t d0 = od * s[0] - p[0], h0 = oh * s[1] - p[1], w0 = ow * s[2] - p[2];
+              int64_t d1 = std::min(d0 + k[0], id + p[0]), h1 = std::min(h0 + k[1], ih + p[1]),
+                      w1 = std::min(w0 + k[2], iw + p[2]);
+              const int64_t pool_size = (d1 - d0) * (h1 - h0) * (w1 - w0);
+              d0 = std::max<int64_t>(d0, 0);
+              h0 = std::max<int64_t>(h0, 0);
+              w0 = std::max<int64_t>(w0, 0);
+              d1 = std::min(d1, id);
+              h1 = std::min(h1, ih);
+              w1 = std::min(w1, iw);
+              if (d0 >= d1 || h0 >= h1 || w0 >= w1) {
+                *op = T(0);
+                continue;
+              }
+              const int64_t factor = divisor             ? *divisor
+                                     : count_include_pad ? pool_size
+                                                         : (d1 - d0) * (h1 - h0) * (w1 - w0);
+              T sum = 0;
+              for (int64_t z = d0; z < d1; ++z) {
+                for (int64_t y = h0; y < h1; ++y) {
+                  const T* row = ip + (z * ih + y) * iw;
+                  for (int64_t xx = w0; xx < w1; ++xx) sum += row[xx];
+                }
+              }
+              *op = sum / static_cast<T>(factor);
+            }
+          }
+        }
+      }
+    });
+  });
+  return r;
+}
+
 }  // namespace
 
 // --- 1-d: views of the 2-d kernels -------------------------------------------------------
@@ -570,16 +633,21 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
   const auto &k = o.kernel_size(), &s = o.stride(), &p = o.padding();
   const auto out = pool3d_output(x, k, s, p, ExpandingArray<3>(1), o.ceil_mode(), /*avg=*/true);
   const int64_t n = x.size(0), c = x.size(1), depth = x.size(2);
-  // With divisor_override, both stages sum and the override divides once.
-  const std::optional<int64_t> stage_divisor = divisor ? std::optional<int64_t>(1) : std::nullopt;
-  Tensor planes =
-      ember::avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {k[1], k[2]}, {s[1], s[2]},
-                        {p[1], p[2]}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
-  Tensor result =
-      ember::avg_pool2d(planes.view({n, c, depth, out[1] * out[2]}), {k[0], 1}, {s[0], 1},
-                        {p[0], 0}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
-  if (divisor) result = result / static_cast<double>(*divisor);
-  result = unbatched_like(result.view({n, c, out[0], out[1], out[2]}), input, 3);
+  Tensor result;
+  if (x.is_cpu() && (x.dtype() == kFloat || x.dtype() == kDouble)) {
+    result =
+        unbatched_like(avg_pool3d_cpu(x, out, k, s, p, o.count_include_pad(), divisor), input, 3);
+  } else {
+    // With divisor_override, both stages sum and the override divides once.
+    const std::optional<int64_t> stage_divisor = divisor ? std::optional<int64_t>(1) : std::nullopt;
+    Tensor planes = ember::avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {k[1], k[2]},
+                                      {s[1], s[2]}, {p[1], p[2]}, o.ceil_mode(),
+                                      o.count_include_pad(), stage_divisor);
+    result = ember::avg_pool2d(planes.view({n, c, depth, out[1] * out[2]}), {k[0], 1}, {s[0], 1},
+                               {p[0], 0}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
+    if (divisor) result = result / static_cast<double>(*divisor);
+    result = unbatched_like(result.view({n, c, out[0], out[1], out[2]}), input, 3);
+  }
   if (scope.active()) {
     OpArgs args{DimVector(k.begin(), k.end()), DimVector(s.begin(), s.end()),
                 DimVector(p.begin(), p.end()), Scalar(o.ceil_mode()),

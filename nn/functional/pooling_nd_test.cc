@@ -122,6 +122,25 @@ TEST(AvgPool3d, MatchesPyTorch) {
   });
 }
 
+// The CPU loop (Note [Average pooling 3-d on the CPU]): a NaN reaches only
+// the windows holding it; a transposed or unbatched input gives the
+// contiguous batched input's numbers.
+TEST(AvgPool3d, CpuLoopNaNAndLayouts) {
+  for (ScalarType t : {kFloat, kDouble}) {
+    Tensor x = randn({2, 3, 5, 7, 6}, t);
+    x[1][2][4][6][5].fill_(std::numeric_limits<double>::quiet_NaN());
+    const auto o = F::AvgPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true);
+    const Tensor y = F::avg_pool3d(x, o);
+    ASSERT_EQ(y.sizes(), IntArrayRef({2, 3, 3, 4, 4}));
+    EXPECT_EQ(y.isnan().sum().item<int64_t>(), 2);
+    EXPECT_TRUE(y[1][2][2][3][2].isnan().item<bool>());
+    EXPECT_TRUE(y[1][2][2][3][3].isnan().item<bool>());
+    const Tensor yt = F::avg_pool3d(x.transpose(3, 4).contiguous().transpose(3, 4), o);
+    EXPECT_TRUE(yt.nan_to_num(0).equal(y.nan_to_num(0)));
+    EXPECT_TRUE(F::avg_pool3d(x[0], o).equal(y[0]));
+  }
+}
+
 TEST(AdaptiveAvgPool, OneAndThreeD) {
   check_extra_case("adaptive_avg_pool1d", 1, {0},
                    [](const V& x) { return F::adaptive_avg_pool1d(x[0], 3); });
