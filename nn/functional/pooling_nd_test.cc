@@ -9,6 +9,7 @@
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
 #include "gtest/gtest.h"
+#include "nn/functional/conv.h"
 #include "nn/functional/pooling.h"
 #include "nn/functional/testing/nn_golden.h"
 #include "tensor/all.h"
@@ -138,6 +139,22 @@ TEST(AvgPool3d, CpuLoopNaNAndLayouts) {
     const Tensor yt = F::avg_pool3d(x.transpose(3, 4).contiguous().transpose(3, 4), o);
     EXPECT_TRUE(yt.nan_to_num(0).equal(y.nan_to_num(0)));
     EXPECT_TRUE(F::avg_pool3d(x[0], o).equal(y[0]));
+  }
+}
+
+// Long rows (windows inside the input along W summed eight at a time), on
+// integers, whose sums are exact in any order: the sums of a convolution
+// with ones, divided by 27.
+TEST(AvgPool3d, CpuLoopLongRowsAreWindowSums) {
+  const Tensor x = randint(-8, 8, {1, 2, 4, 5, 43}, kDouble);
+  for (int64_t stride : {1, 2}) {
+    const Tensor y = F::avg_pool3d(x, F::AvgPool3dFuncOptions(3).stride(stride).padding(1));
+    const Tensor sums = F::conv3d(x.view({2, 1, 4, 5, 43}), ones({1, 1, 3, 3, 3}, kDouble),
+                                  F::Conv3dFuncOptions().stride(stride).padding(1));
+    EXPECT_TRUE(y.equal((sums / 27).view(y.sizes()))) << stride;
+    EXPECT_TRUE(F::avg_pool3d(x.to(kFloat), F::AvgPool3dFuncOptions(3).stride(stride).padding(1))
+                    .equal((sums.to(kFloat) / 27).view(y.sizes())))
+        << stride;
   }
 }
 
