@@ -61,6 +61,19 @@ TEST(PixelShuffle, CpuCopyIsThePermutation) {
   EXPECT_TRUE(back.is_contiguous(MemoryFormat::ChannelsLast));
   EXPECT_TRUE(back.equal(cl));
   EXPECT_EQ(F::pixel_shuffle(zeros({0, 4, 2, 2}), 2).sizes(), IntArrayRef({0, 1, 4, 4}));
+  // Large enough to be split across two threads.
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  const Tensor big = randn({64, 3, 12, 40, 48}).transpose(0, 1);  // [3, 64, 12, 40, 48]
+  const Tensor shuffled = F::pixel_shuffle(big, 2);
+  const Tensor unshuffled = F::pixel_unshuffle(big, 4);
+  set_num_threads(threads);
+  EXPECT_TRUE(shuffled.equal(big.reshape({3, 64, 3, 2, 2, 40, 48})
+                                 .permute({0, 1, 2, 5, 3, 6, 4})
+                                 .reshape({3, 64, 3, 80, 96})));
+  EXPECT_TRUE(unshuffled.equal(big.reshape({3, 64, 12, 10, 4, 12, 4})
+                                   .permute({0, 1, 2, 4, 6, 3, 5})
+                                   .reshape({3, 64, 192, 10, 12})));
 }
 
 TEST(PixelShuffle, Errors) {
