@@ -481,6 +481,68 @@ void avg_pool3d_planes(const T* xp, T* rp, const AvgPool3dGeometry& g, int64_t l
   }
 }
 
+// adaptive_avg_pool3d on the CPU (float, double) as 1.13's frame loop
+// (AdaptiveAveragePooling3d.cpp), instead of two adaptive_avg_pool2d
+// stages: output o of n along a dim of size len averages [floor(o * len /
+// n), ceil((o + 1) * len / n)); each window summed in the dtype in (d, h, w)
+// order, then divided by its depth, height and width in turn. x [N, C, D,
+// H, W]; the result [N, C, out...], row-major.
+Tensor adaptive_avg_pool3d_cpu(const Tensor& input, IntArrayRef os) {
+  const Tensor x = input.contiguous();
+  const int64_t planes = x.size(0) * x.size(1);
+  const int64_t id = x.size(2), ih = x.size(3), iw = x.size(4);
+  Tensor r = empty({x.size(0), x.size(1), os[0], os[1], os[2]}, x.options());
+  const int64_t per_plane = os[0] * os[1] * os[2];
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "adaptive_avg_pool3d_cpu", [&] {
+    using T = scalar_t;
+    const T* xp = x.data_ptr<T>();
+    T* rp = r.data_ptr<T>();
+    auto start = [](int64_t o, int64_t n, int64_t len) {
+      return (o / n) * len + ((o % n) * len) / n;
+    };
+    auto end = [](int64_t o, int64_t n, int64_t len) { return 1 + ((o + 1) * len - 1) / n; };
+    // The W windows, shared by every row.
+    std::vector<int64_t> w0(os[2]), w1(os[2]);
+    for (int64_t ow = 0; ow < os[2]; ++ow) {
+      w0[ow] = start(ow, os[2], iw);
+      w1[ow] = end(ow, os[2], iw);
+    }
+    parallel_for(0, planes, std::max<int64_t>(1, (int64_t{1} << 14) / (id * ih * iw)),
+                 [&](int64_t lo, int64_t hi) {
+                   std::vector<T> acc(os[2]);
+                   for (int64_t plane = lo; plane < hi; ++plane) {
+                     const T* ip = xp + plane * id * ih * iw;
+                     T* op = rp + plane * per_plane;
+                     for (int64_t od = 0; od < os[0]; ++od) {
+                       const int64_t d0 = start(od, os[0], id), d1 = end(od, os[0], id);
+                       for (int64_t oh = 0; oh < os[1]; ++oh, op += os[2]) {
+                         const int64_t h0 = start(oh, os[1], ih), h1 = end(oh, os[1], ih);
+                         // The row's outputs side by side, each summed in
+                         // (d, h, w) order: independent chains the CPU
+                         // overlaps.
+                         std::fill(acc.begin(), acc.end(), T(0));
+                         for (int64_t z = d0; z < d1; ++z) {
+                           for (int64_t y = h0; y < h1; ++y) {
+                             const T* row = ip + (z * ih + y) * iw;
+                             for (int64_t ow = 0; ow < os[2]; ++ow) {
+                               T a = acc[ow];
+                               for (int64_t v = w0[ow]; v < w1[ow]; ++v) a += row[v];
+                               acc[ow] = a;
+                             }
+                           }
+                         }
+                         for (int64_t ow = 0; ow < os[2]; ++ow) {
+                           op[ow] = acc[ow] / static_cast<T>(d1 - d0) / static_cast<T>(h1 - h0) /
+                                    static_cast<T>(w1[ow] - w0[ow]);
+                         }
+                       }
+                     }
+                   }
+                 });
+  });
+  return r;
+}
+
 // x [N, C, D, H, W]; the result [N, C, out...], row-major.
 Tensor avg_pool3d_cpu(const Tensor& input, const std::array<int64_t, 3>& out,
                       const ExpandingArray<3>& k, const ExpandingArray<3>& s,
@@ -749,12 +811,17 @@ Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptio
   detail::OpScope scope(input);  // Note [Pooling nodes]
   Tensor x = batched(input, 3);
   const int64_t n = x.size(0), c = x.size(1), depth = x.size(2);
-  Tensor planes =
-      ember::adaptive_avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {os[1], os[2]});
-  // Adaptive pooling of a dim onto its own length is the identity.
-  Tensor result =
-      ember::adaptive_avg_pool2d(planes.view({n, c, depth, os[1] * os[2]}), {os[0], os[1] * os[2]});
-  result = unbatched_like(result.view({n, c, os[0], os[1], os[2]}), input, 3);
+  Tensor result;
+  if (x.is_cpu() && (x.dtype() == kFloat || x.dtype() == kDouble)) {
+    result = unbatched_like(adaptive_avg_pool3d_cpu(x, {os[0], os[1], os[2]}), input, 3);
+  } else {
+    Tensor planes =
+        ember::adaptive_avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {os[1], os[2]});
+    // Adaptive pooling of a dim onto its own length is the identity.
+    result = ember::adaptive_avg_pool2d(planes.view({n, c, depth, os[1] * os[2]}),
+                                        {os[0], os[1] * os[2]});
+    result = unbatched_like(result.view({n, c, os[0], os[1], os[2]}), input, 3);
+  }
   if (scope.active()) {
     scope.record("adaptive_avg_pool3d", {input}, {result}, {DimVector(os.begin(), os.end())});
   }

@@ -158,6 +158,27 @@ TEST(AvgPool3d, CpuLoopLongRowsAreWindowSums) {
   }
 }
 
+// adaptive_avg_pool3d's CPU loop: overlapping windows (5 -> 3 along W:
+// [0, 2), [1, 4), [3, 5)), a NaN in the two that hold it, a transposed input
+// the contiguous one's numbers.
+TEST(AdaptiveAvgPool, ThreeDCpuLoop) {
+  for (ScalarType t : {kFloat, kDouble}) {
+    Tensor x = randn({2, 3, 4, 6, 5}, t);
+    x[1][0][3][5][1].fill_(std::numeric_limits<double>::quiet_NaN());
+    const Tensor y = F::adaptive_avg_pool3d(x, F::AdaptiveAvgPool3dFuncOptions({3, 4, 3}));
+    ASSERT_EQ(y.sizes(), IntArrayRef({2, 3, 3, 4, 3}));
+    EXPECT_EQ(y.isnan().sum().item<int64_t>(), 2);
+    EXPECT_TRUE(y[1][0][2][3][0].isnan().item<bool>());
+    EXPECT_TRUE(y[1][0][2][3][1].isnan().item<bool>());
+    const Tensor yt = F::adaptive_avg_pool3d(x.transpose(2, 4).contiguous().transpose(2, 4),
+                                             F::AdaptiveAvgPool3dFuncOptions({3, 4, 3}));
+    EXPECT_TRUE(yt.nan_to_num(0).equal(y.nan_to_num(0)));
+    // The window [1, 3) x [0, 2) x [0, 2) of sample 0, channel 2.
+    const Tensor w = x[0][2].slice(0, 1, 3).slice(1, 0, 2).slice(2, 0, 2);
+    EXPECT_NEAR(y[0][2][1][0][0].item<double>(), w.mean().item<double>(), 1e-6);
+  }
+}
+
 TEST(AdaptiveAvgPool, OneAndThreeD) {
   check_extra_case("adaptive_avg_pool1d", 1, {0},
                    [](const V& x) { return F::adaptive_avg_pool1d(x[0], 3); });
