@@ -12,7 +12,10 @@
 // each output's window (padded to the widest by repeating its last
 // element, which changes neither the maximum nor the first index of it)
 // and takes max over it, one dim at a time. The ops run wherever the 2-d
-// kernels and index_select do (CPU and CUDA).
+// kernels and index_select do (CPU and CUDA). On the CPU, the forwards of
+// avg_pool3d and adaptive_avg_pool3d (float, double) are 1.13's direct
+// loops instead (Note [Average pooling 3-d on the CPU]); their backwards
+// stay the stages' adjoints.
 //
 // Note [Pooling nodes]: as in PyTorch 1.13, the 3-d poolings and the
 // adaptive max poolings are each one node (AvgPool3DBackward0,
