@@ -1,6 +1,7 @@
 // Loss primitives: nll_loss (a kernel), mse_loss, smooth_l1_loss,
 // binary_cross_entropy(_with_logits) (their forward composed of public ops
 // inside the op's scope, so each records once under ATen's name).
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -12,6 +13,7 @@
 #include "tensor/empty.h"
 #include "tensor/error.h"
 #include "tensor/fallback.h"
+#include "tensor/iterator.h"
 #include "tensor/loss_kernels.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
@@ -258,6 +260,48 @@ void check_bce_dtypes(const Tensor& input, const Tensor& target) {
               "'");
 }
 
+// binary_cross_entropy's elementwise step on the CPU in one pass, as
+// 1.13's kernel (float, double): (t - 1) * max(log(1 - x), -100) -
+// t * max(log(x), -100) in the dtype, into squeeze(empty_like(input)), an
+// input outside [0, 1] (NaN included) an error. Undefined where squeeze(x)
+// and squeeze(t) differ in shape (1.13's resized output) or off the CPU,
+// for the composition.
+// One run of bce_cpu's loop; false where an input is outside [0, 1]. Each
+// product and difference rounded on its own (no FMA), as 1.13's kernel.
+template <typename T>
+__attribute__((optimize("fp-contract=off"))) bool bce_run(char** data, const int64_t* strides,
+                                                          int64_t n) {
+  const int64_t so = strides[0], sx = strides[1], st = strides[2];
+  bool bad = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const T xv = *reinterpret_cast<const T*>(data[1] + i * sx);
+    const T tv = *reinterpret_cast<const T*>(data[2] + i * st);
+    bad |= !(xv >= 0 && xv <= 1);
+    const T l1 = std::log(T(1) - xv), l0 = std::log(xv);
+    *reinterpret_cast<T*>(data[0] + i * so) =
+        (tv - T(1)) * (l1 < T(-100) ? T(-100) : l1) - tv * (l0 < T(-100) ? T(-100) : l0);
+  }
+  return !bad;
+}
+
+Tensor bce_cpu(const Tensor& input, const Tensor& x, const Tensor& t) {
+  if (!input.is_cpu() || !t.is_cpu() || x.sizes() != t.sizes() ||
+      (input.dtype() != kFloat && input.dtype() != kDouble)) {
+    return Tensor();
+  }
+  Tensor out = empty_like(input);
+  TensorIterator iter = TensorIterator::binary_op(out.squeeze(), x, t);
+  std::atomic<bool> out_of_range{false};
+  EMBER_DISPATCH_FLOAT_DOUBLE(input.dtype(), "binary_cross_entropy_cpu", [&] {
+    using T = scalar_t;
+    iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
+      if (!bce_run<T>(data, strides, n)) out_of_range = true;
+    });
+  });
+  EMBER_CHECK(!out_of_range, "all elements of input should be between 0 and 1");
+  return out;
+}
+
 }  // namespace
 
 namespace detail {
@@ -286,12 +330,15 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                                       target, weight);
   detail::OpScope scope(input, target, weight);
   const Tensor x = input.squeeze(), t = target.squeeze();
-  EMBER_CHECK(((x >= 0) & (x <= 1)).all().item<bool>(),
-              "all elements of input should be between 0 and 1");
-  // (t - 1) * max(log(1 - x), -100) - t * max(log(x), -100): each log is
-  // clamped at -100 so that 0 * log(0) stays finite.
-  Tensor loss = detail::on_squeezed(
-      input, (t - 1) * (1 - x).log().clamp_min(-100) - t * x.log().clamp_min(-100));
+  Tensor loss = bce_cpu(input, x, t);
+  if (!loss.defined()) {
+    EMBER_CHECK(((x >= 0) & (x <= 1)).all().item<bool>(),
+                "all elements of input should be between 0 and 1");
+    // (t - 1) * max(log(1 - x), -100) - t * max(log(x), -100): each log is
+    // clamped at -100 so that 0 * log(0) stays finite.
+    loss = detail::on_squeezed(
+        input, (t - 1) * (1 - x).log().clamp_min(-100) - t * x.log().clamp_min(-100));
+  }
   if (weight.defined()) loss.mul_(weight);
   Tensor out = apply_reduction(loss, reduction);
   if (scope.active()) {

@@ -2,7 +2,9 @@
 // inside the op's scope (one NativeBatchNormBackward0 /
 // NativeLayerNormBackward0 node); the backward formulas are in
 // autograd/derivatives/nn.cc.
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <string>
 #include <tuple>
 
@@ -14,9 +16,11 @@
 #include "tensor/dispatch.h"
 #include "tensor/empty.h"
 #include "tensor/error.h"
+#include "tensor/lane_sum.h"
 #include "tensor/layer_norm_kernels.h"
 #include "tensor/math.h"
 #include "tensor/nn_ops.h"
+#include "tensor/parallel.h"
 #include "tensor/record_function.h"
 #include "tensor/reduce.h"
 #include "tensor/shape.h"
@@ -52,6 +56,75 @@ std::pair<Tensor, Tensor> scale_and_shift(const Tensor& mean, const Tensor& invs
   Tensor beta = mean * alpha;
   beta = bias.defined() ? bias - beta : beta.neg();
   return {alpha, beta};
+}
+
+// Note [Group norm on the CPU]: native_group_norm's composition (a layer
+// norm of each sample's groups, then `* weight` and `+ bias`, reshapes and
+// casts: about ten ops) in one pass for contiguous float and double inputs
+// whose parameters are contiguous or absent, with the same numbers: each
+// row's statistics as the layer norm kernel's (tensor/layer_norm_cpu.cc,
+// lane sums in double), xhat = (x - mean) * rstd in the dtype, then the
+// product with weight and the sum with bias each rounded on its own (two
+// loops, so that the compiler cannot fuse them into one FMA, as the
+// composition's separate ops cannot).
+bool group_norm_cpu_applies(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  const ScalarType dt = input.dtype();
+  if (!input.is_cpu() || (dt != kFloat && dt != kDouble) || input.numel() == 0 ||
+      !input.is_contiguous() || input.suggest_memory_format() != MemoryFormat::Contiguous) {
+    return false;
+  }
+  for (const Tensor* t : {&weight, &bias}) {
+    if (t->defined() && (!t->is_cpu() || !t->is_contiguous())) return false;
+  }
+  return true;
+}
+
+// x [N, G, cpg, hxw] contiguous; mean and rstd [N, G].
+void group_norm_cpu(const Tensor& x, const Tensor& weight, const Tensor& bias, int64_t cpg,
+                    int64_t hxw, double eps, Tensor& out, Tensor& mean, Tensor& rstd) {
+  const int64_t rows = mean.numel(), d = cpg * hxw, groups = mean.size(1);
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "group_norm_cpu", [&] {
+    using T = scalar_t;
+    const T* xp = x.data_ptr<T>();
+    const T* wp = weight.defined() ? weight.data_ptr<T>() : nullptr;
+    const T* bp = bias.defined() ? bias.data_ptr<T>() : nullptr;
+    T* op = out.data_ptr<T>();
+    T* mp = mean.data_ptr<T>();
+    T* rp = rstd.data_ptr<T>();
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / d);
+    parallel_for(0, rows, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const T* __restrict xr = xp + r * d;
+        T* __restrict yr = op + r * d;
+        const double mu =
+            detail::lane_sum<double>(d, [xr](int64_t i) { return static_cast<double>(xr[i]); }) / d;
+        const double var = detail::lane_sum<double>(d,
+                                                    [xr, mu](int64_t i) {
+                                                      const double c =
+                                                          static_cast<double>(xr[i]) - mu;
+                                                      return c * c;
+                                                    }) /
+                           d;
+        const T m = static_cast<T>(mu);
+        const T s = static_cast<T>(1.0 / std::sqrt(var + eps));
+        mp[r] = m;
+        rp[r] = s;
+        for (int64_t i = 0; i < d; ++i) yr[i] = (xr[i] - m) * s;
+        const int64_t c0 = (r % groups) * cpg;
+        for (int64_t c = 0; c < cpg; ++c) {
+          T* __restrict y = yr + c * hxw;
+          if (wp != nullptr) {
+            const T w = wp[c0 + c];
+            for (int64_t i = 0; i < hxw; ++i) y[i] = y[i] * w;
+          }
+          if (bp != nullptr) {
+            const T b = bp[c0 + c];
+            for (int64_t i = 0; i < hxw; ++i) y[i] = y[i] + b;
+          }
+        }
+      }
+    });
+  });
 }
 
 }  // namespace
@@ -281,6 +354,16 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
   // per-channel affine map, on input read as [N, C, HxW] (as 1.13's kernel
   // reads it, whatever input's shape).
   const int64_t per_group = C / group * HxW;
+  if (group_norm_cpu_applies(input, weight, bias)) {
+    Tensor out = empty(input.sizes(), input.options());
+    Tensor mean = empty({N, group}, input.options()), rstd = empty({N, group}, input.options());
+    group_norm_cpu(input, weight, bias, C / group, HxW, eps, out, mean, rstd);
+    if (scope.active()) {
+      scope.record("native_group_norm", {input, weight, bias}, {out, mean, rstd},
+                   {Scalar(group), Scalar(eps), Scalar(N), Scalar(C), Scalar(HxW)});
+    }
+    return {out, mean, rstd};
+  }
   auto [xhat, mean, rstd] =
       native_layer_norm(input.reshape({N, group, per_group}), {per_group}, Tensor(), Tensor(), eps);
   Tensor out = xhat.reshape({N, C, HxW});

@@ -163,6 +163,36 @@ TEST(SpectralMoreTest, Pdist) {
   check_error("pdist negative p", [&] { pdist(X, -1); });
 }
 
+// The CPU's direct differences give the bits of the index_select form,
+// on a transposed input with rows no multiple of eight, for each p; p = 1
+// and 2 (Note [pdist on the CPU]) their norms within rounding.
+TEST(SpectralMoreTest, PdistDifferencesAsTheGathers) {
+  for (ScalarType t : {kFloat, kDouble}) {
+    const Tensor x = randn({11, 5}, t).t();
+    const Tensor idx = triu_indices(5, 5, 1);
+    const Tensor d = x.index_select(0, idx[0]) - x.index_select(0, idx[1]);
+    for (double p : {0.0, 3.0, std::numeric_limits<double>::infinity()}) {
+      EXPECT_TRUE(pdist(x, p).equal(d.norm(p, {1}))) << p;
+    }
+    for (double p : {1.0, 2.0}) {
+      EXPECT_TRUE(pdist(x, p).allclose(d.norm(p, {1}), 1e-6, 0)) << p;
+    }
+  }
+  EXPECT_TRUE(pdist(ones({3, 0})).equal(zeros({3})));
+  // Rows of 70 (the CPU loop's lanes): within rounding of the norm of the
+  // differences; NaN and infinity as theirs.
+  for (ScalarType t : {kFloat, kDouble}) {
+    Tensor x = randn({6, 70}, t);
+    x[2][40].fill_(std::numeric_limits<double>::quiet_NaN());
+    x[4][3].fill_(std::numeric_limits<double>::infinity());
+    const Tensor idx = triu_indices(6, 6, 1);
+    const Tensor d = x.index_select(0, idx[0]) - x.index_select(0, idx[1]);
+    for (double p : {1.0, 2.0}) {
+      EXPECT_TRUE(pdist(x, p).allclose(d.norm(p, {1}), 1e-6, 0, /*equal_nan=*/true)) << p;
+    }
+  }
+}
+
 using WindowFn = Tensor (*)(int64_t, bool, const TensorOptions&);
 
 TEST(SpectralMoreTest, Windows) {

@@ -28,6 +28,28 @@ TEST(GroupNorm, TwoDimsWeightOnly) {
     return F::group_norm(x[0], F::GroupNormFuncOptions(2).weight(x[1]));
   });
 }
+// The CPU loop of contiguous inputs (Note [Group norm on the CPU]) gives
+// the composition's bits, which a channels-last input still takes: with
+// and without each parameter, in float and double, with sizes that are no
+// multiple of eight; mean and rstd too.
+TEST(GroupNorm, CpuLoopIsTheComposition) {
+  for (ScalarType t : {kFloat, kDouble}) {
+    const Tensor x = (randn({2, 6, 5, 3}, t) * 3 + 1).contiguous();
+    const Tensor cl = x.contiguous(MemoryFormat::ChannelsLast);
+    const Tensor w = randn({6}, t), b = randn({6}, t);
+    for (int k = 0; k < 4; ++k) {
+      const Tensor wk = k & 1 ? w : Tensor(), bk = k & 2 ? b : Tensor();
+      auto fast = native_group_norm(x, wk, bk, 2, 6, 15, 3, 1e-5);
+      auto composed = native_group_norm(cl, wk, bk, 2, 6, 15, 3, 1e-5);
+      EXPECT_TRUE(std::get<0>(fast).equal(std::get<0>(composed).contiguous())) << k;
+      EXPECT_TRUE(std::get<1>(fast).equal(std::get<1>(composed))) << k;
+      EXPECT_TRUE(std::get<2>(fast).equal(std::get<2>(composed))) << k;
+      EXPECT_TRUE(std::get<0>(fast).is_contiguous());
+      EXPECT_TRUE(std::get<0>(composed).is_contiguous(MemoryFormat::ChannelsLast));
+    }
+  }
+}
+
 TEST(InstanceNorm, Affine) {
   check_more_case("instance_norm", 3, {0, 1, 2}, [](const V& x) {
     return F::instance_norm(x[0], F::InstanceNormFuncOptions().weight(x[1]).bias(x[2]));

@@ -1,5 +1,6 @@
 #include "nn/functional/loss.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -299,23 +300,30 @@ std::pair<int64_t, int64_t> margin_loss_shape(const Tensor& input) {
   return {nd <= 1 ? 1 : input.size(0), nd == 0 ? 1 : input.size(nd - 1)};
 }
 
-// multi_margin_loss's per-sample losses on the CPU as ATen's kernel
-// computes them (MultiMarginCriterion.cpp: each sample's terms summed in
-// order, in the input's dtype, then divided by dim): one pass instead of
-// the composition's eight ops. Undefined where it does not apply (another
-// device or dtype, a weight of another dtype), for the composition.
+// multi_margin_loss on the CPU as ATen's kernel computes it
+// (MultiMarginCriterion.cpp: each sample's terms summed in order, in the
+// input's dtype, then divided by dim; for the mean and sum, and a 0-dim
+// target, the samples' losses added in double, then the mean's division):
+// one pass instead of the composition's eight ops and the reduction's.
+// Undefined where it does not apply (another device or dtype, a weight of
+// another dtype), for the composition.
 Tensor multi_margin_cpu(const Tensor& input, const Tensor& target, const Tensor& w, int64_t nframe,
-                        int64_t dim, int64_t p, double margin) {
+                        int64_t dim, int64_t p, double margin, Reduction reduction,
+                        bool scalar_out) {
   const ScalarType dt = input.dtype();
   if (!input.is_cpu() || !target.is_cpu() || (dt != kFloat && dt != kDouble) ||
       !is_integral(target.dtype(), /*include_bool=*/false) ||
       (w.defined() && (!w.is_cpu() || w.dtype() != dt))) {
     return Tensor();
   }
-  const Tensor x = input.reshape({nframe, dim}).contiguous();
-  const Tensor t = target.reshape({nframe}).to(kLong).contiguous();
-  const Tensor wc = w.defined() ? w.reshape({dim}).contiguous() : Tensor();
-  Tensor loss = empty({nframe}, input.options());
+  // Row-major data is all the loop reads (the shapes are checked).
+  const Tensor x = input.contiguous();
+  const Tensor t = target.to(kLong).contiguous();
+  const Tensor wc = w.defined() ? w.contiguous() : Tensor();
+  const bool reduced = reduction != kNone || scalar_out;
+  DimVector shape;
+  if (!reduced) shape.push_back(nframe);
+  Tensor loss = empty(shape, input.options());
   const int64_t* tp = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < nframe; ++i) {
     EMBER_CHECK_INDEX(tp[i] >= 0 && tp[i] < dim, "target out of range");
@@ -326,6 +334,7 @@ Tensor multi_margin_cpu(const Tensor& input, const Tensor& target, const Tensor&
     const T* wp = wc.defined() ? wc.data_ptr<T>() : nullptr;
     T* out = loss.data_ptr<T>();
     const T m = static_cast<T>(margin);
+    double total = 0;
     for (int64_t i = 0; i < nframe; ++i) {
       const T* row = xp + i * dim;
       const int64_t y = tp[i];
@@ -340,7 +349,80 @@ Tensor multi_margin_cpu(const Tensor& input, const Tensor& target, const Tensor&
           sum += h;
         }
       }
-      out[i] = sum / static_cast<T>(dim);
+      const T li = sum / static_cast<T>(dim);
+      if (reduced) {
+        total += li;
+      } else {
+        out[i] = li;
+      }
+    }
+    if (reduced) {
+      if (reduction == kMean) total /= static_cast<double>(nframe);
+      out[0] = static_cast<T>(total);
+    }
+  });
+  return loss;
+}
+
+// multilabel_margin_loss on the CPU as ATen's kernel computes it
+// (LossMultiLabelMargin.cpp): per sample, the terms max(0, 1 - x[y] + x[i])
+// over its classes y (its targets up to the first -1) and the i that are
+// none of them, a NaN term counted as 0, summed in double (float's
+// accumulation type) and rounded to the dtype; then divided by dim, and for
+// the mean and sum the samples' sums added in double first. One pass
+// instead of the composition's twenty ops. Undefined where it does not
+// apply (another device or dtype, no samples), for the composition.
+Tensor multilabel_margin_cpu(const Tensor& input, const Tensor& target, int64_t nframe, int64_t dim,
+                             Reduction reduction, bool scalar_out) {
+  const ScalarType dt = input.dtype();
+  if (!input.is_cpu() || !target.is_cpu() || (dt != kFloat && dt != kDouble) ||
+      !is_integral(target.dtype(), /*include_bool=*/false) || nframe == 0) {
+    return Tensor();
+  }
+  // Row-major data is all the loop reads (the shapes are checked).
+  const Tensor x = input.contiguous();
+  const Tensor t = target.to(kLong).contiguous();
+  const int64_t* tp = t.data_ptr<int64_t>();
+  // A sample's classes end at its first -1; the others must be classes.
+  for (int64_t i = 0; i < nframe; ++i) {
+    for (int64_t k = 0; k < dim && tp[i * dim + k] != -1; ++k) {
+      EMBER_CHECK_INDEX(tp[i * dim + k] >= 0 && tp[i * dim + k] < dim, "target out of range");
+    }
+  }
+  const bool reduced = reduction != kNone || scalar_out;
+  DimVector shape;
+  if (!reduced) shape.push_back(nframe);
+  Tensor loss = empty(shape, input.options());
+  std::vector<unsigned char> is_target(dim);
+  EMBER_DISPATCH_FLOAT_DOUBLE(dt, "multilabel_margin_loss_cpu", [&] {
+    using T = scalar_t;
+    const T* xp = x.data_ptr<T>();
+    T* out = loss.data_ptr<T>();
+    double total = 0;
+    for (int64_t i = 0; i < nframe; ++i) {
+      const T* row = xp + i * dim;
+      const int64_t* ti = tp + i * dim;
+      std::fill(is_target.begin(), is_target.end(), 0);
+      int64_t classes = 0;
+      while (classes < dim && ti[classes] != -1) is_target[ti[classes++]] = 1;
+      double sum = 0;
+      for (int64_t k = 0; k < classes; ++k) {
+        const T xy = row[ti[k]];
+        for (int64_t j = 0; j < dim; ++j) {
+          const T z = 1 - xy + row[j];
+          if (!is_target[j] && z > 0) sum += z;
+        }
+      }
+      if (reduced) {
+        total += static_cast<T>(sum);
+      } else {
+        out[i] = static_cast<T>(sum) / static_cast<T>(dim);
+      }
+    }
+    if (reduced) {
+      total /= static_cast<double>(dim);
+      if (reduction == kMean) total /= static_cast<double>(nframe);
+      out[0] = static_cast<T>(total);
     }
   });
   return loss;
@@ -367,7 +449,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
   EMBER_CHECK(!scope.active() || !w.defined() || !w.requires_grad(),
               "The function 'multi_margin_loss' is not differentiable with respect to argument "
               "'weight'. This input cannot have requires_grad True.");
-  Tensor loss = multi_margin_cpu(input, target, w, nframe, dim, o.p(), o.margin());
+  Tensor loss = multi_margin_cpu(input, target, w, nframe, dim, o.p(), o.margin(), o.reduction(),
+                                 target.dim() == 0);
   if (!loss.defined()) {
     const Tensor t = target.reshape({nframe, 1}).to(kLong);
     EMBER_CHECK_INDEX(
@@ -382,9 +465,9 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
     if (w.defined()) z = z * w.reshape({dim}).index_select(0, t.reshape({nframe})).unsqueeze(1);
     const Tensor not_y = ones_like(x, kBool).scatter(1, t, Scalar(false));
     loss = where(not_y, z, 0.0).sum(IntArrayRef{1}) / dim;
+    if (o.reduction() == kNone && target.dim() == 0) loss = loss.reshape({});
+    loss = reduce(loss, o.reduction());
   }
-  if (o.reduction() == kNone && target.dim() == 0) loss = loss.reshape({});
-  loss = reduce(loss, o.reduction());
   if (scope.active()) {
     scope.record("multi_margin_loss", {input, target, w}, {loss},
                  {Scalar(o.p()), Scalar(o.margin()), Scalar(red(o.reduction()))});
@@ -405,6 +488,13 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
   // One MultilabelMarginLossBackward0 node, as 1.13's op.
   profiler::RecordFunction prof_range("multilabel_margin_loss", profiler::RangeKind::kOp, input);
   ::ember::detail::OpScope scope(input);
+  Tensor loss = multilabel_margin_cpu(input, target, nframe, dim, o.reduction(), target.dim() <= 1);
+  if (loss.defined()) {
+    if (scope.active()) {
+      scope.record("multilabel_margin_loss", {input, target}, {loss}, {Scalar(red(o.reduction()))});
+    }
+    return loss;
+  }
   const Tensor t = target.reshape({nframe, dim}).to(kLong);
   // A sample's classes are its targets up to the first -1.
   const Tensor valid = (t != -1).to(kLong).cumprod(1).to(kBool);
@@ -419,7 +509,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
   // each i that is none of them.
   const Tensor z = ((1 - x.gather(1, idx)).unsqueeze(2) + x.unsqueeze(1)).relu();
   const Tensor mask = valid.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1));
-  Tensor loss = where(mask, z, 0.0).sum(IntArrayRef{1, 2}) / dim;
+  loss = where(mask, z, 0.0).sum(IntArrayRef{1, 2}) / dim;
   if (o.reduction() == kNone && target.dim() <= 1) loss = loss.reshape({});
   loss = reduce(loss, o.reduction());
   if (scope.active()) {

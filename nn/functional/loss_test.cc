@@ -1,5 +1,8 @@
 #include "nn/functional/loss.h"
 
+#include <cmath>
+#include <limits>
+
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
 #include "gtest/gtest.h"
@@ -217,6 +220,27 @@ TEST(BceAten, RefusesWhat113Refuses) {
             "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
   EXPECT_EQ(testing::error_of([&] { binary_cross_entropy(x + 0.6, x); }),
             "all elements of input should be between 0 and 1");
+}
+
+// The CPU loop (bce_cpu in tensor/loss.cc) on eleven elements (a vector's
+// eight and three more): each log clamped at -100, a NaN target giving
+// NaN, a NaN input anywhere refused as one out of [0, 1]; float as double.
+TEST(BceAten, ClampsLogsAndRefusesNaNInputs) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor x = d({0.0, 1.0, 0.5, 0.25, 0.75, 1e-30, 0.999, 0.1, 0.2, 0.3, 0.4});
+  const Tensor t = d({1.0, 0.0, 0.5, 1.0, 0.0, 0.0, 1.0, 0.3, nan, 0.9, 0.1});
+  const Tensor want =
+      d({100.0, 100.0, 0.6931471805599453, 1.3862943611198906, 1.3862943611198906, 0.0,
+         0.0010005003335835344, 0.764527888858692, 0.0, 1.1192430182872157, 0.5513721345768071});
+  for (ScalarType dt : {kDouble, kFloat}) {
+    const Tensor got = binary_cross_entropy(x.to(dt), t.to(dt), {}, kRedNone);
+    EXPECT_TRUE(std::isnan(got[8].item<double>()));
+    EXPECT_TRUE(got.to(kDouble).nan_to_num(0).allclose(want, 1e-6, 1e-6)) << got;
+    Tensor bad = x.to(dt).clone();
+    bad[9].fill_(nan);
+    EXPECT_EQ(testing::error_of([&] { binary_cross_entropy(bad, t.to(dt)); }),
+              "all elements of input should be between 0 and 1");
+  }
 }
 
 TEST(BceAten, WithLogitsHasTheTargetsShapeAndDtype) {

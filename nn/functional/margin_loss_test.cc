@@ -141,6 +141,37 @@ TEST(MarginLossTest, MultiMarginSkipsNaNTerms) {
   }
 }
 
+// multilabel_margin_loss's CPU loop (nn/functional/loss.cc) as 1.13's
+// kernel: a NaN term counts for nothing, a class listed twice counts twice,
+// a sample's classes end at its first -1, every class of a sample gives 0;
+// the sums reduce in double. 1.13 prints these (float64).
+TEST(MarginLossTest, MultilabelMarginAs113sKernel) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor x =
+      tensor({0.1, nan, 0.3, 0.5, -0.2, 0.7, 0.2, -1.0, 0.4, 0.9, 0.3, 0.8, 0.1, -0.5, 0.6},
+             kDouble)
+          .view({3, 5});
+  const Tensor y = tensor({int64_t{2}, 0, -1, 1, 4, 3, 3, 1, -1, -1, 4, 0, 1, 2, 3}).view({3, 5});
+  for (ScalarType t : {kFloat, kDouble}) {
+    const double tol = t == kFloat ? 1e-6 : 1e-15;
+    // Transposed twice: a non-contiguous input of the same values.
+    for (const Tensor& in : {x.to(t), x.to(t).t().contiguous().t()}) {
+      const Tensor none = F::multilabel_margin_loss(in, y, kNone);
+      ASSERT_EQ(none.sizes(), IntArrayRef({3}));
+      EXPECT_NEAR(none[0].item<double>(), 0.76, tol);
+      EXPECT_NEAR(none[1].item<double>(), 1.76, tol);
+      EXPECT_EQ(none[2].item<double>(), 0);
+      EXPECT_NEAR(F::multilabel_margin_loss(in, y, kSum).item<double>(), 2.52, 2 * tol);
+      EXPECT_NEAR(F::multilabel_margin_loss(in, y, kMean).item<double>(), 0.84, tol);
+    }
+    // 1-D: one sample, a 0-dim loss even without a reduction.
+    const Tensor l = F::multilabel_margin_loss(tensor({0.5, 0.25, 2.0}, kDouble).to(t),
+                                               tensor({int64_t{1}, -1, 0}), kNone);
+    EXPECT_EQ(l.dim(), 0);
+    EXPECT_NEAR(l.item<double>(), 4.0 / 3, tol);
+  }
+}
+
 TEST(MarginLossTest, BadInputsSayWhatIsWrong) {
   Tensor x = zeros({4, 5});
   auto message = [](const std::function<void()>& f) {

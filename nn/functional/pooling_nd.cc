@@ -12,7 +12,10 @@
 // each output's window (padded to the widest by repeating its last
 // element, which changes neither the maximum nor the first index of it)
 // and takes max over it, one dim at a time. The ops run wherever the 2-d
-// kernels and index_select do (CPU and CUDA).
+// kernels and index_select do (CPU and CUDA). On the CPU, the forwards of
+// avg_pool3d and adaptive_avg_pool3d (float, double) are 1.13's direct
+// loops instead (Note [Average pooling 3-d on the CPU]); their backwards
+// stay the stages' adjoints.
 //
 // Note [Pooling nodes]: as in PyTorch 1.13, the 3-d poolings and the
 // adaptive max poolings are each one node (AvgPool3DBackward0,
@@ -377,6 +380,205 @@ std::tuple<Tensor, Tensor> fractional_max_pool_nd(const Tensor& input,
           unbatched_like(index.view(sizes), input, D)};
 }
 
+// Note [Average pooling 3-d on the CPU]: the two 2-d stages cost about ten
+// ops on the small volumes the 3-d poolings mostly see. On the CPU (float,
+// double) avg_pool3d is 1.13's frame loop instead (AveragePool3d.cpp): each
+// window's sum in the dtype in (d, h, w) order, divided by the override,
+// the window's size clipped at input + padding (count_include_pad) or its
+// size inside the input; a window wholly in the padding gives 0. Windows
+// inside the input along W are summed eight side by side (the same order
+// for each, in a fixed-length loop that -O2 vectorizes), the others one
+// at a time.
+struct AvgPool3dGeometry {
+  int64_t in[3], out[3], k[3], s[3], p[3];
+  int64_t divisor;  // 0: none
+  bool count_include_pad;
+  int64_t w_lo, w_hi;  // the outputs whose windows lie inside the input along W
+};
+
+// Output ow of the row (d0..d1, h0..h1) whose unclipped depth-height extent
+// holds pool_dh places.
+template <typename T>
+T avg_pool3d_one(const T* ip, const AvgPool3dGeometry& g, int64_t d0, int64_t d1, int64_t h0,
+                 int64_t h1, int64_t pool_dh, int64_t ow) {
+  const int64_t ih = g.in[1], iw = g.in[2];
+  int64_t w0 = ow * g.s[2] - g.p[2];
+  int64_t w1 = std::min(w0 + g.k[2], iw + g.p[2]);
+  const int64_t pool_w = w1 - w0;
+  w0 = std::max<int64_t>(w0, 0);
+  w1 = std::min(w1, iw);
+  if (w0 >= w1) return T(0);
+  T sum = 0;
+  for (int64_t z = d0; z < d1; ++z) {
+    for (int64_t y = h0; y < h1; ++y) {
+      const T* row = ip + (z * ih + y) * iw;
+      for (int64_t x = w0; x < w1; ++x) sum += row[x];
+    }
+  }
+  const int64_t factor = g.divisor             ? g.divisor
+                         : g.count_include_pad ? pool_dh * pool_w
+                                               : (d1 - d0) * (h1 - h0) * (w1 - w0);
+  return sum / static_cast<T>(factor);
+}
+
+// Planes [lo, hi) of x [planes, D, H, W] into r [planes, out...].
+template <typename T>
+void avg_pool3d_planes(const T* xp, T* rp, const AvgPool3dGeometry& g, int64_t lo, int64_t hi) {
+  const int64_t id = g.in[0], ih = g.in[1], iw = g.in[2];
+  const int64_t od_n = g.out[0], oh_n = g.out[1], ow_n = g.out[2];
+  const int64_t w_lo = g.w_lo, w_hi = g.w_hi, kw = g.k[2], sw = g.s[2];
+  for (int64_t plane = lo; plane < hi; ++plane) {
+    const T* ip = xp + plane * id * ih * iw;
+    T* op = rp + plane * od_n * oh_n * ow_n;
+    for (int64_t od = 0; od < od_n; ++od) {
+      for (int64_t oh = 0; oh < oh_n; ++oh, op += ow_n) {
+        int64_t d0 = od * g.s[0] - g.p[0], h0 = oh * g.s[1] - g.p[1];
+        int64_t d1 = std::min(d0 + g.k[0], id + g.p[0]), h1 = std::min(h0 + g.k[1], ih + g.p[1]);
+        const int64_t pool_dh = (d1 - d0) * (h1 - h0);
+        d0 = std::max<int64_t>(d0, 0);
+        h0 = std::max<int64_t>(h0, 0);
+        d1 = std::min(d1, id);
+        h1 = std::min(h1, ih);
+        if (d0 >= d1 || h0 >= h1) {
+          for (int64_t ow = 0; ow < ow_n; ++ow) op[ow] = T(0);
+          continue;
+        }
+        for (int64_t ow = 0; ow < w_lo; ++ow) {
+          op[ow] = avg_pool3d_one(ip, g, d0, d1, h0, h1, pool_dh, ow);
+        }
+        for (int64_t ow = w_hi; ow < ow_n; ++ow) {
+          op[ow] = avg_pool3d_one(ip, g, d0, d1, h0, h1, pool_dh, ow);
+        }
+        // Eight at a time: a fixed-length loop the compiler vectorizes.
+        int64_t ow = w_lo;
+        if (ow + 8 <= w_hi) {
+          const int64_t factor = g.divisor             ? g.divisor
+                                 : g.count_include_pad ? pool_dh * kw
+                                                       : (d1 - d0) * (h1 - h0) * kw;
+          const T f = static_cast<T>(factor);
+          // The stride as a constant where it is 1, so that the loads are
+          // contiguous.
+          auto blocks = [&](auto step) {
+            for (; ow + 8 <= w_hi; ow += 8) {
+              T acc[8] = {};
+              for (int64_t z = d0; z < d1; ++z) {
+                for (int64_t y = h0; y < h1; ++y) {
+                  const T* row = ip + (z * ih + y) * iw - g.p[2] + ow * step;
+                  for (int64_t kx = 0; kx < kw; ++kx) {
+                    for (int l = 0; l < 8; ++l) acc[l] += row[kx + l * step];
+                  }
+                }
+              }
+              for (int l = 0; l < 8; ++l) op[ow + l] = acc[l] / f;
+            }
+          };
+          if (sw == 1) {
+            blocks(std::integral_constant<int64_t, 1>());
+          } else {
+            blocks(sw);
+          }
+        }
+        for (; ow < w_hi; ++ow) op[ow] = avg_pool3d_one(ip, g, d0, d1, h0, h1, pool_dh, ow);
+      }
+    }
+  }
+}
+
+// adaptive_avg_pool3d on the CPU (float, double) as 1.13's frame loop
+// (AdaptiveAveragePooling3d.cpp), instead of two adaptive_avg_pool2d
+// stages: output o of n along a dim of size len averages [floor(o * len /
+// n), ceil((o + 1) * len / n)); each window summed in the dtype in (d, h, w)
+// order, then divided by its depth, height and width in turn. x [N, C, D,
+// H, W]; the result [N, C, out...], row-major.
+Tensor adaptive_avg_pool3d_cpu(const Tensor& input, IntArrayRef os) {
+  const Tensor x = input.contiguous();
+  const int64_t planes = x.size(0) * x.size(1);
+  const int64_t id = x.size(2), ih = x.size(3), iw = x.size(4);
+  Tensor r = empty({x.size(0), x.size(1), os[0], os[1], os[2]}, x.options());
+  const int64_t per_plane = os[0] * os[1] * os[2];
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "adaptive_avg_pool3d_cpu", [&] {
+    using T = scalar_t;
+    const T* xp = x.data_ptr<T>();
+    T* rp = r.data_ptr<T>();
+    auto start = [](int64_t o, int64_t n, int64_t len) {
+      return (o / n) * len + ((o % n) * len) / n;
+    };
+    auto end = [](int64_t o, int64_t n, int64_t len) { return 1 + ((o + 1) * len - 1) / n; };
+    // The W windows, shared by every row.
+    std::vector<int64_t> w0(os[2]), w1(os[2]);
+    for (int64_t ow = 0; ow < os[2]; ++ow) {
+      w0[ow] = start(ow, os[2], iw);
+      w1[ow] = end(ow, os[2], iw);
+    }
+    parallel_for(0, planes, std::max<int64_t>(1, (int64_t{1} << 14) / (id * ih * iw)),
+                 [&](int64_t lo, int64_t hi) {
+                   std::vector<T> acc(os[2]);
+                   for (int64_t plane = lo; plane < hi; ++plane) {
+                     const T* ip = xp + plane * id * ih * iw;
+                     T* op = rp + plane * per_plane;
+                     for (int64_t od = 0; od < os[0]; ++od) {
+                       const int64_t d0 = start(od, os[0], id), d1 = end(od, os[0], id);
+                       for (int64_t oh = 0; oh < os[1]; ++oh, op += os[2]) {
+                         const int64_t h0 = start(oh, os[1], ih), h1 = end(oh, os[1], ih);
+                         // The row's outputs side by side, each summed in
+                         // (d, h, w) order: independent chains the CPU
+                         // overlaps.
+                         std::fill(acc.begin(), acc.end(), T(0));
+                         for (int64_t z = d0; z < d1; ++z) {
+                           for (int64_t y = h0; y < h1; ++y) {
+                             const T* row = ip + (z * ih + y) * iw;
+                             for (int64_t ow = 0; ow < os[2]; ++ow) {
+                               T a = acc[ow];
+                               for (int64_t v = w0[ow]; v < w1[ow]; ++v) a += row[v];
+                               acc[ow] = a;
+                             }
+                           }
+                         }
+                         for (int64_t ow = 0; ow < os[2]; ++ow) {
+                           op[ow] = acc[ow] / static_cast<T>(d1 - d0) / static_cast<T>(h1 - h0) /
+                                    static_cast<T>(w1[ow] - w0[ow]);
+                         }
+                       }
+                     }
+                   }
+                 });
+  });
+  return r;
+}
+
+// x [N, C, D, H, W]; the result [N, C, out...], row-major.
+Tensor avg_pool3d_cpu(const Tensor& input, const std::array<int64_t, 3>& out,
+                      const ExpandingArray<3>& k, const ExpandingArray<3>& s,
+                      const ExpandingArray<3>& p, bool count_include_pad,
+                      std::optional<int64_t> divisor) {
+  const Tensor x = input.contiguous();
+  const int64_t planes = x.size(0) * x.size(1);
+  AvgPool3dGeometry g;
+  for (int i = 0; i < 3; ++i) {
+    g.in[i] = x.size(2 + i);
+    g.out[i] = out[i];
+    g.k[i] = k[i];
+    g.s[i] = s[i];
+    g.p[i] = p[i];
+  }
+  g.divisor = divisor.value_or(0);
+  g.count_include_pad = count_include_pad;
+  g.w_lo = 0;
+  while (g.w_lo < out[2] && g.w_lo * s[2] - p[2] < 0) ++g.w_lo;
+  g.w_hi = g.w_lo;
+  while (g.w_hi < out[2] && g.w_hi * s[2] - p[2] + k[2] <= g.in[2]) ++g.w_hi;
+  Tensor r = empty({x.size(0), x.size(1), out[0], out[1], out[2]}, x.options());
+  const int64_t work = std::max<int64_t>(1, out[0] * out[1] * out[2] * k[0] * k[1] * k[2]);
+  EMBER_DISPATCH_FLOAT_DOUBLE(x.dtype(), "avg_pool3d_cpu", [&] {
+    using T = scalar_t;
+    const T* xp = x.data_ptr<T>();
+    T* rp = r.data_ptr<T>();
+    parallel_for(0, planes, std::max<int64_t>(1, (int64_t{1} << 14) / work),
+                 [&](int64_t lo, int64_t hi) { avg_pool3d_planes(xp, rp, g, lo, hi); });
+  });
+  return r;
+}
+
 }  // namespace
 
 // --- 1-d: views of the 2-d kernels -------------------------------------------------------
@@ -570,16 +772,21 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
   const auto &k = o.kernel_size(), &s = o.stride(), &p = o.padding();
   const auto out = pool3d_output(x, k, s, p, ExpandingArray<3>(1), o.ceil_mode(), /*avg=*/true);
   const int64_t n = x.size(0), c = x.size(1), depth = x.size(2);
-  // With divisor_override, both stages sum and the override divides once.
-  const std::optional<int64_t> stage_divisor = divisor ? std::optional<int64_t>(1) : std::nullopt;
-  Tensor planes =
-      ember::avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {k[1], k[2]}, {s[1], s[2]},
-                        {p[1], p[2]}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
-  Tensor result =
-      ember::avg_pool2d(planes.view({n, c, depth, out[1] * out[2]}), {k[0], 1}, {s[0], 1},
-                        {p[0], 0}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
-  if (divisor) result = result / static_cast<double>(*divisor);
-  result = unbatched_like(result.view({n, c, out[0], out[1], out[2]}), input, 3);
+  Tensor result;
+  if (x.is_cpu() && (x.dtype() == kFloat || x.dtype() == kDouble)) {
+    result =
+        unbatched_like(avg_pool3d_cpu(x, out, k, s, p, o.count_include_pad(), divisor), input, 3);
+  } else {
+    // With divisor_override, both stages sum and the override divides once.
+    const std::optional<int64_t> stage_divisor = divisor ? std::optional<int64_t>(1) : std::nullopt;
+    Tensor planes = ember::avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {k[1], k[2]},
+                                      {s[1], s[2]}, {p[1], p[2]}, o.ceil_mode(),
+                                      o.count_include_pad(), stage_divisor);
+    result = ember::avg_pool2d(planes.view({n, c, depth, out[1] * out[2]}), {k[0], 1}, {s[0], 1},
+                               {p[0], 0}, o.ceil_mode(), o.count_include_pad(), stage_divisor);
+    if (divisor) result = result / static_cast<double>(*divisor);
+    result = unbatched_like(result.view({n, c, out[0], out[1], out[2]}), input, 3);
+  }
   if (scope.active()) {
     OpArgs args{DimVector(k.begin(), k.end()), DimVector(s.begin(), s.end()),
                 DimVector(p.begin(), p.end()), Scalar(o.ceil_mode()),
@@ -607,12 +814,17 @@ Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptio
   detail::OpScope scope(input);  // Note [Pooling nodes]
   Tensor x = batched(input, 3);
   const int64_t n = x.size(0), c = x.size(1), depth = x.size(2);
-  Tensor planes =
-      ember::adaptive_avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {os[1], os[2]});
-  // Adaptive pooling of a dim onto its own length is the identity.
-  Tensor result =
-      ember::adaptive_avg_pool2d(planes.view({n, c, depth, os[1] * os[2]}), {os[0], os[1] * os[2]});
-  result = unbatched_like(result.view({n, c, os[0], os[1], os[2]}), input, 3);
+  Tensor result;
+  if (x.is_cpu() && (x.dtype() == kFloat || x.dtype() == kDouble)) {
+    result = unbatched_like(adaptive_avg_pool3d_cpu(x, {os[0], os[1], os[2]}), input, 3);
+  } else {
+    Tensor planes =
+        ember::adaptive_avg_pool2d(x.reshape({n, c * depth, x.size(3), x.size(4)}), {os[1], os[2]});
+    // Adaptive pooling of a dim onto its own length is the identity.
+    result = ember::adaptive_avg_pool2d(planes.view({n, c, depth, os[1] * os[2]}),
+                                        {os[0], os[1] * os[2]});
+    result = unbatched_like(result.view({n, c, os[0], os[1], os[2]}), input, 3);
+  }
   if (scope.active()) {
     scope.record("adaptive_avg_pool3d", {input}, {result}, {DimVector(os.begin(), os.end())});
   }

@@ -9,6 +9,7 @@
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
 #include "gtest/gtest.h"
+#include "nn/functional/conv.h"
 #include "nn/functional/pooling.h"
 #include "nn/functional/testing/nn_golden.h"
 #include "tensor/all.h"
@@ -120,6 +121,62 @@ TEST(AvgPool3d, MatchesPyTorch) {
   check_extra_case("avg_pool3d_divisor", 1, {0}, [](const V& x) {
     return F::avg_pool3d(x[0], F::AvgPool3dFuncOptions(2).stride(1).divisor_override(3));
   });
+}
+
+// The CPU loop (Note [Average pooling 3-d on the CPU]): a NaN reaches only
+// the windows holding it; a transposed or unbatched input gives the
+// contiguous batched input's numbers.
+TEST(AvgPool3d, CpuLoopNaNAndLayouts) {
+  for (ScalarType t : {kFloat, kDouble}) {
+    Tensor x = randn({2, 3, 5, 7, 6}, t);
+    x[1][2][4][6][5].fill_(std::numeric_limits<double>::quiet_NaN());
+    const auto o = F::AvgPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true);
+    const Tensor y = F::avg_pool3d(x, o);
+    ASSERT_EQ(y.sizes(), IntArrayRef({2, 3, 3, 4, 4}));
+    EXPECT_EQ(y.isnan().sum().item<int64_t>(), 2);
+    EXPECT_TRUE(y[1][2][2][3][2].isnan().item<bool>());
+    EXPECT_TRUE(y[1][2][2][3][3].isnan().item<bool>());
+    const Tensor yt = F::avg_pool3d(x.transpose(3, 4).contiguous().transpose(3, 4), o);
+    EXPECT_TRUE(yt.nan_to_num(0).equal(y.nan_to_num(0)));
+    EXPECT_TRUE(F::avg_pool3d(x[0], o).equal(y[0]));
+  }
+}
+
+// Long rows (windows inside the input along W summed eight at a time), on
+// integers, whose sums are exact in any order: the sums of a convolution
+// with ones, divided by 27.
+TEST(AvgPool3d, CpuLoopLongRowsAreWindowSums) {
+  const Tensor x = randint(-8, 8, {1, 2, 4, 5, 43}, kDouble);
+  for (int64_t stride : {1, 2}) {
+    const Tensor y = F::avg_pool3d(x, F::AvgPool3dFuncOptions(3).stride(stride).padding(1));
+    const Tensor sums = F::conv3d(x.view({2, 1, 4, 5, 43}), ones({1, 1, 3, 3, 3}, kDouble),
+                                  F::Conv3dFuncOptions().stride(stride).padding(1));
+    EXPECT_TRUE(y.equal((sums / 27).view(y.sizes()))) << stride;
+    EXPECT_TRUE(F::avg_pool3d(x.to(kFloat), F::AvgPool3dFuncOptions(3).stride(stride).padding(1))
+                    .equal((sums.to(kFloat) / 27).view(y.sizes())))
+        << stride;
+  }
+}
+
+// adaptive_avg_pool3d's CPU loop: overlapping windows (5 -> 3 along W:
+// [0, 2), [1, 4), [3, 5)), a NaN in the two that hold it, a transposed input
+// the contiguous one's numbers.
+TEST(AdaptiveAvgPool, ThreeDCpuLoop) {
+  for (ScalarType t : {kFloat, kDouble}) {
+    Tensor x = randn({2, 3, 4, 6, 5}, t);
+    x[1][0][3][5][1].fill_(std::numeric_limits<double>::quiet_NaN());
+    const Tensor y = F::adaptive_avg_pool3d(x, F::AdaptiveAvgPool3dFuncOptions({3, 4, 3}));
+    ASSERT_EQ(y.sizes(), IntArrayRef({2, 3, 3, 4, 3}));
+    EXPECT_EQ(y.isnan().sum().item<int64_t>(), 2);
+    EXPECT_TRUE(y[1][0][2][3][0].isnan().item<bool>());
+    EXPECT_TRUE(y[1][0][2][3][1].isnan().item<bool>());
+    const Tensor yt = F::adaptive_avg_pool3d(x.transpose(2, 4).contiguous().transpose(2, 4),
+                                             F::AdaptiveAvgPool3dFuncOptions({3, 4, 3}));
+    EXPECT_TRUE(yt.nan_to_num(0).equal(y.nan_to_num(0)));
+    // The window [1, 3) x [0, 2) x [0, 2) of sample 0, channel 2.
+    const Tensor w = x[0][2].slice(0, 1, 3).slice(1, 0, 2).slice(2, 0, 2);
+    EXPECT_NEAR(y[0][2][1][0][0].item<double>(), w.mean().item<double>(), 1e-6);
+  }
 }
 
 TEST(AdaptiveAvgPool, OneAndThreeD) {

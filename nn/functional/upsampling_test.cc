@@ -1,5 +1,6 @@
 // F::interpolate against PyTorch (tools/golden/nn_ops_extra.py) and finite
 // differences.
+#include <limits>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -61,6 +62,32 @@ TEST(Interpolate, Bicubic) {
   check("interp_bicubic_align", by_size({3, 8}, kBicubic).align_corners(true));
   check("interp_bicubic_scale", by_scale({1.5}, kBicubic));
   check("interp_bicubic_down", by_size({3, 2}, kBicubic));
+}
+
+// The CPU loops (Note [Upsampling on the CPU]): a NaN spreads to the
+// outputs that read it, the result does not depend on the number of
+// threads, and a channels-last input gives the contiguous input's numbers
+// in a channels-last result.
+TEST(Interpolate, CpuLoopsKeepNaNThreadsAndLayouts) {
+  const int threads = get_num_threads();
+  for (ScalarType t : {kFloat, kDouble}) {
+    Tensor x = randn({2, 3, 40, 50}, t);
+    x[0][1][5][7].fill_(std::numeric_limits<double>::quiet_NaN());
+    for (InterpolateMode m : {kNearest, kNearestExact, kBilinear, kBicubic}) {
+      const auto o = by_size({97, 61}, m);
+      set_num_threads(1);
+      const Tensor one = F::interpolate(x, o);
+      set_num_threads(2);
+      const Tensor two = F::interpolate(x, o);
+      const Tensor cl = F::interpolate(x.contiguous(MemoryFormat::ChannelsLast), o);
+      set_num_threads(threads);
+      EXPECT_TRUE(one.isnan().any().item<bool>());
+      EXPECT_TRUE(one.isnan().equal(two.isnan()));
+      EXPECT_TRUE(one.nan_to_num(0).equal(two.nan_to_num(0)));
+      EXPECT_TRUE(one.nan_to_num(0).equal(cl.nan_to_num(0)));
+      EXPECT_EQ(cl.is_contiguous(MemoryFormat::ChannelsLast), m != kBicubic);
+    }
+  }
 }
 
 TEST(Interpolate, Area) {
