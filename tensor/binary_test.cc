@@ -430,6 +430,44 @@ void check_fmod_family(ScalarType dtype) {
 TEST(FmodFamilyTest, FastPathGivesLibmBitsFloat) { check_fmod_family<float>(kFloat); }
 TEST(FmodFamilyTest, FastPathGivesLibmBitsDouble) { check_fmod_family<double>(kDouble); }
 
+// float16 and bfloat16 compute in float (binary.cc's fmod_family_floating,
+// guarded as float is): each result is the float formula on the rounded
+// inputs, with fmodf's remainder, rounded once to the dtype.
+void check_fmod_family_reduced(ScalarType dtype) {
+  const std::vector<float> pairs = fmod_cases<float>(9);
+  const int64_t n = static_cast<int64_t>(pairs.size()) / 2;
+  const Tensor ab = from_blob(const_cast<float*>(pairs.data()), {n, 2}).clone().to(dtype);
+  const Tensor a = ab.select(1, 0).contiguous(), b = ab.select(1, 1).contiguous();
+  const Tensor af = a.to(kFloat), bf = b.to(kFloat);
+  std::vector<float> fm(n), rem(n), fdiv(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = af.data_ptr<float>()[i], y = bf.data_ptr<float>()[i];
+    fm[i] = std::fmod(x, y);
+    rem[i] = fm[i] != 0 && (y < 0) != (fm[i] < 0) ? fm[i] + y : fm[i];
+    if (y == 0) {
+      fdiv[i] = x / y;
+      continue;
+    }
+    float d = (x - fm[i]) / y;
+    if (fm[i] != 0 && (y < 0) != (fm[i] < 0)) d -= 1.0f;
+    float fl = std::floor(d);
+    if (d != 0 && d - fl > 0.5f) fl += 1.0f;
+    fdiv[i] = d != 0 ? fl : std::copysign(0.0f, x / y);
+  }
+  const auto rounded = [&](const std::vector<float>& v) {
+    const Tensor t = from_blob(const_cast<float*>(v.data()), {n}).to(dtype).to(kFloat);
+    return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + n);
+  };
+  expect_same_bits(fmod(a, b).to(kFloat), rounded(fm), "fmod");
+  expect_same_bits(remainder(a, b).to(kFloat), rounded(rem), "remainder");
+  expect_same_bits(floor_divide(a, b).to(kFloat), rounded(fdiv), "floor_divide");
+  expect_same_bits(remainder(ab.select(1, 0), ab.select(1, 1)).to(kFloat), rounded(rem),
+                   "remainder strided");
+}
+
+TEST(FmodFamilyTest, FastPathGivesLibmBitsHalf) { check_fmod_family_reduced(kHalf); }
+TEST(FmodFamilyTest, FastPathGivesLibmBitsBFloat16) { check_fmod_family_reduced(kBFloat16); }
+
 TEST(PowTest, TensorExponent) {
   check("pow_tensor_tensor", [](In& x) { return pow(x[0], x[1]); });
   check("pow_int_tensor", [](In& x) { return pow(x[0], x[1]); });
