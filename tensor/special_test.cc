@@ -6,6 +6,7 @@
 #include "tensor/special.h"
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -265,6 +266,39 @@ TEST(SpecialTest, FmaxFminGiveCBitsAtEverySpecialValue) {
   expect_special_pairs_are_c<double>(kDouble, fmax_op, c_fmax);
   expect_special_pairs_are_c<float>(kFloat, fmin_op, c_fmin);
   expect_special_pairs_are_c<double>(kDouble, fmin_op, c_fmin);
+}
+
+// maximum/minimum are selects too (pointwise.cc's min_max_cpu): a NaN a,
+// else a NaN b, else std::max / std::min, whose ties give a (+0 and -0
+// included). float16 and bfloat16 give their float values' results.
+TEST(SpecialTest, MaximumMinimumPropagateNaNAtEverySpecialValue) {
+  const auto max_op = [](const Tensor& x, const Tensor& y) { return maximum(x, y); };
+  const auto min_op = [](const Tensor& x, const Tensor& y) { return minimum(x, y); };
+  const auto c_max = [](auto x, auto y) { return x != x ? x : y != y ? y : std::max(x, y); };
+  const auto c_min = [](auto x, auto y) { return x != x ? x : y != y ? y : std::min(x, y); };
+  expect_special_pairs_are_c<float>(kFloat, max_op, c_max);
+  expect_special_pairs_are_c<double>(kDouble, max_op, c_max);
+  expect_special_pairs_are_c<float>(kFloat, min_op, c_min);
+  expect_special_pairs_are_c<double>(kDouble, min_op, c_min);
+  for (ScalarType low : {kHalf, kBFloat16}) {
+    const std::vector<double> v = {0.0, -0.0,     1.5,       -2.0, 1e30, -1e-30,
+                                   NAN, INFINITY, -INFINITY, 3.0,  0.25};
+    std::vector<double> a, b;
+    for (double x : v) {
+      for (double y : v) {
+        a.push_back(x);
+        b.push_back(y);
+      }
+    }
+    const Tensor ta = tensor(a, TensorOptions(kDouble)).to(low);
+    const Tensor tb = tensor(b, TensorOptions(kDouble)).to(low);
+    using BinaryOp = std::function<Tensor(const Tensor&, const Tensor&)>;
+    for (const BinaryOp& op : std::vector<BinaryOp>{max_op, min_op}) {
+      const Tensor got = op(ta, tb).to(kFloat).view(kInt);
+      const Tensor want = op(ta.to(kFloat), tb.to(kFloat)).to(low).to(kFloat).view(kInt);
+      EXPECT_TRUE(got.equal(want)) << scalar_type_name(low);
+    }
+  }
 }
 
 // The CPU's vectorized float erfinv (special.cc's erfinv_float) gives
